@@ -1,0 +1,252 @@
+package audit
+
+import (
+	"sort"
+	"strings"
+)
+
+// Status is the verdict for one cell after all rules and table decisions.
+type Status string
+
+// The cell statuses, in increasing order of severity for reporting.
+const (
+	StatusOK        Status = "ok"        // publishable as is
+	StatusReview    Status = "review"    // could not be assessed; a person must look
+	StatusSecondary Status = "secondary" // suppressed to protect a primary cell
+	StatusPrimary   Status = "primary"   // fails a sensitivity rule; suppressed
+)
+
+// Outcome is the result of one rule on one cell.
+type Outcome string
+
+// The outcomes of a rule.
+const (
+	Pass          Outcome = "pass"           // the rule is satisfied
+	Fail          Outcome = "fail"           // the cell is sensitive under the rule
+	Review        Outcome = "review"         // the rule could not decide; a person must look
+	NotApplicable Outcome = "not_applicable" // the input lacks what the rule needs, or the rule does not apply
+)
+
+// Finding is what one rule says about one cell: the outcome, a sentence a
+// person understands, and the figures behind it. Values may hold
+// confidential numbers and are only written to the checker's report.
+type Finding struct {
+	Rule    string         `json:"rule"`
+	Status  Outcome        `json:"status"`
+	Message string         `json:"message"`
+	Values  map[string]any `json:"values,omitempty"`
+}
+
+// Mode says how a table's cells were obtained.
+type Mode string
+
+// The table modes.
+const (
+	Microdata Mode = "microdata" // grouped from record-level data by the pipeline
+	Aggregate Mode = "aggregate" // read from an already aggregated table
+)
+
+// Domain is the grid of values a measured variable can take: Min, Min+Step,
+// ..., Max. It is used by the mean/SD reconstruction check.
+type Domain struct {
+	Min, Max, Step Dec
+}
+
+// Stat is one published statistic of a cell as it appears (or would appear)
+// in the released table. Text keeps the published digits, which matter for
+// the reconstruction attacks; Missing marks an empty or suppressed entry.
+type Stat struct {
+	Text    string
+	Value   Dec
+	Missing bool
+	Marker  bool // the input already carried a suppression marker here
+}
+
+// Cell is one cell of a table and everything known about it.
+//
+// Key holds one value per table dimension; a margin carries the table's
+// total label in the aggregated dimensions. Contributions are known only in
+// microdata mode or when an aggregate table gives top columns; HasX fields
+// tell which figures are present so that rules never guess.
+type Cell struct {
+	Key []string
+
+	// Row is the 1-based source row of an aggregate cell (0 in microdata mode).
+	Row int
+
+	HasN bool
+	N    int64 // distinct contributors (holdings when configured)
+
+	Rows     int64 // input records that fell into the cell
+	Missing  int64 // records whose value was missing
+	Negative int64 // contributors whose value is negative
+
+	HasTotal bool
+	Total    Dec // X, the sum of contributions
+
+	// Top holds the largest contributions in descending order (x1, x2, ...),
+	// as many as the rules need or the input gives.
+	Top []Dec
+	// AllTop is true when Top holds every contribution of the cell.
+	AllTop bool
+
+	HasRange bool
+	Min, Max Dec
+
+	HasSumSq bool
+	SumSq    Dec // sum of squared contributions, exact
+
+	// Pow holds power sums for the moment attack: Pow[p-1] = Σ (x/PowScale)^p
+	// for p = 1..len(Pow), scaled by PowScale (the largest |x|) so that high
+	// powers do not overflow.
+	Pow      []float64
+	PowScale float64
+
+	// Hist counts the contributions on each grid point of the measure domain
+	// when one is configured and small enough (index = (x-min)/step).
+	Hist []int64
+
+	// Stats are the statistics the released table shows for this cell,
+	// by role name (count, total, mean, sd, median, ...).
+	Stats map[string]Stat
+
+	Status   Status
+	Findings []Finding
+	// Notes are table-level explanations attached to the cell, such as the
+	// primary cell that a secondary suppression protects.
+	Notes []string
+}
+
+// IsMargin reports whether any dimension of the cell is the total label.
+func (c *Cell) IsMargin(total string) bool {
+	for _, k := range c.Key {
+		if k == total {
+			return true
+		}
+	}
+	return false
+}
+
+// Top1 and Top2 return the largest and second largest contribution, with
+// zero when the cell has fewer contributors.
+func (c *Cell) TopN(i int) Dec {
+	if i < len(c.Top) {
+		return c.Top[i]
+	}
+	return Dec{}
+}
+
+// Table is one audited table.
+type Table struct {
+	Name   string // output base name
+	Source string // input path (and sheet), for messages
+	Mode   Mode
+	Dims   []string
+	// TotalLabel is the dimension value used for margins ("Total").
+	TotalLabel string
+	// Value is the value column in microdata mode ("" for a frequency table).
+	Value string
+	// Publish lists the statistics the released table shows per cell.
+	Publish []string
+	Measure *Domain
+	Cells   []*Cell
+	// Columns are the output columns of the publishable table, by role.
+	Columns []string
+	// Warnings are table-level remarks for the checker's report.
+	Warnings []string
+}
+
+// Summary counts the outcome of a table.
+type Summary struct {
+	Cells     int            `json:"cells"`
+	OK        int            `json:"ok"`
+	Primary   int            `json:"primary"`
+	Secondary int            `json:"secondary"`
+	Review    int            `json:"review"`
+	ByRule    map[string]int `json:"by_rule"`
+}
+
+// NeedsPerson reports whether the table blocks a release: some cell failed
+// a rule or needs review.
+func (s Summary) NeedsPerson() bool { return s.Primary+s.Secondary+s.Review > 0 }
+
+// Summarize counts statuses, and per rule the cells it failed or sent to review.
+func (t *Table) Summarize() Summary {
+	s := Summary{Cells: len(t.Cells), ByRule: map[string]int{}}
+	for _, c := range t.Cells {
+		switch c.Status {
+		case StatusPrimary:
+			s.Primary++
+		case StatusSecondary:
+			s.Secondary++
+		case StatusReview:
+			s.Review++
+		default:
+			s.OK++
+		}
+		for _, f := range c.Findings {
+			if f.Status == Fail || f.Status == Review {
+				s.ByRule[f.Rule]++
+			}
+		}
+	}
+	return s
+}
+
+// Decide sets each cell's status from its findings: any failed rule makes
+// it primary, otherwise any review makes it review, otherwise ok. Secondary
+// suppression runs afterwards and only touches ok cells.
+func Decide(c *Cell) {
+	st := StatusOK
+	for _, f := range c.Findings {
+		switch f.Status {
+		case Fail:
+			st = StatusPrimary
+		case Review:
+			if st == StatusOK {
+				st = StatusReview
+			}
+		}
+	}
+	c.Status = st
+}
+
+// SortCells orders cells by key, dimension by dimension, with the total
+// label after every other value, so that reports are deterministic.
+func (t *Table) SortCells() {
+	total := t.TotalLabel
+	sort.SliceStable(t.Cells, func(i, j int) bool {
+		return KeyLess(t.Cells[i].Key, t.Cells[j].Key, total)
+	})
+}
+
+// KeyLess orders two keys dimension by dimension, margins last.
+func KeyLess(a, b []string, total string) bool {
+	for d := range a {
+		if a[d] == b[d] {
+			continue
+		}
+		if a[d] == total {
+			return false
+		}
+		if b[d] == total {
+			return true
+		}
+		return a[d] < b[d]
+	}
+	return false
+}
+
+// KeyString joins a key for messages: "region=A, gender=female".
+func (t *Table) KeyString(key []string) string {
+	var b strings.Builder
+	for i, d := range t.Dims {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d)
+		b.WriteByte('=')
+		b.WriteString(key[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,193 @@
+package readers
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CSV and TSV files: the first record is the header; a UTF-8 byte-order mark
+// is skipped; the delimiter is sniffed from the header line (comma,
+// semicolon or tab; .tsv means tab) unless Options.Delimiter is set; fields
+// may be quoted as in RFC 4180. Every row must have as many fields as the
+// header.
+
+func init() {
+	RegisterFormat("csv", OpenCSV, ".csv", ".txt")
+	RegisterFormat("tsv", func(p string, o Options) ([]Source, error) {
+		if o.Delimiter == 0 {
+			o.Delimiter = '\t'
+		}
+		return OpenCSV(p, o)
+	}, ".tsv", ".tab")
+}
+
+type csvSource struct {
+	path   string
+	name   string
+	f      *os.File
+	r      *csv.Reader
+	header []string
+	batch  int
+	done   bool
+}
+
+// OpenCSV opens a delimited text file.
+func OpenCSV(path string, opt Options) ([]Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	src, err := newCSV(path, f, opt)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	src.f = f
+	return []Source{src}, nil
+}
+
+// NewCSV reads delimited text from r; path is used in messages and for the
+// table name.
+func NewCSV(path string, r io.Reader, opt Options) (Source, error) {
+	return newCSV(path, r, opt)
+}
+
+func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
+	br := bufio.NewReaderSize(r, 256<<10)
+	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
+		br.Discard(3)
+	}
+	delim := opt.Delimiter
+	if delim == 0 {
+		delim = sniffDelimiter(br)
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = delim
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = 0
+	base := filepath.Base(path)
+	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, batch: opt.batchSize()}
+	h, err := cr.Read()
+	if err == io.EOF {
+		return nil, &Error{File: path, Row: 1, Err: ErrNoHeader}
+	}
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	s.header = make([]string, len(h))
+	seen := map[string]int{}
+	for i, v := range h {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return nil, &Error{File: path, Row: 1, Column: fmt.Sprintf("#%d", i+1), Err: errors.New("empty column name")}
+		}
+		if j, dup := seen[v]; dup {
+			return nil, &Error{File: path, Row: 1, Column: v, Err: fmt.Errorf("duplicate column name (also column %d)", j+1)}
+		}
+		seen[v] = i
+		s.header[i] = v
+	}
+	return s, nil
+}
+
+// sniffDelimiter looks at the first line and picks the most frequent of
+// comma, semicolon and tab outside quotes (comma on ties).
+func sniffDelimiter(br *bufio.Reader) rune {
+	line, _ := br.Peek(br.Buffered())
+	if len(line) == 0 {
+		line, _ = br.Peek(4096)
+		if len(line) == 0 {
+			b, _ := br.Peek(1)
+			line = b
+		}
+	}
+	counts := map[byte]int{}
+	quoted := false
+	for _, c := range line {
+		if c == '"' {
+			quoted = !quoted
+			continue
+		}
+		if quoted {
+			continue
+		}
+		if c == '\n' {
+			break
+		}
+		counts[c]++
+	}
+	best, n := byte(','), counts[',']
+	for _, c := range []byte{';', '\t'} {
+		if counts[c] > n {
+			best, n = c, counts[c]
+		}
+	}
+	return rune(best)
+}
+
+func (s *csvSource) Name() string            { return s.name }
+func (s *csvSource) Where() (string, string) { return s.path, "" }
+func (s *csvSource) Header() []string        { return s.header }
+
+func (s *csvSource) Close() error {
+	if s.f != nil {
+		return s.f.Close()
+	}
+	return nil
+}
+
+func (s *csvSource) wrap(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		e := &Error{File: s.path, Row: pe.StartLine, Err: pe.Err}
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			e.Err = fmt.Errorf("%w: the header has %d", ErrFieldCount, len(s.header))
+			e.Row = pe.Line
+		} else if pe.Column > 0 {
+			e.Column = fmt.Sprintf("character %d", pe.Column)
+		}
+		return e
+	}
+	return &Error{File: s.path, Err: err}
+}
+
+// Next reads up to one batch of records.
+func (s *csvSource) Next() (*Batch, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	b := &Batch{Rows: make([][]string, 0, s.batch), Lines: make([]int, 0, s.batch)}
+	width := len(s.header)
+	// one backing array per batch keeps allocations low
+	store := make([]string, 0, s.batch*width)
+	for len(b.Rows) < s.batch {
+		rec, err := s.r.Read()
+		if err == io.EOF {
+			s.done = true
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
+				return nil, &Error{File: s.path, Row: pe.Line, Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), width)}
+			}
+			return nil, s.wrap(err)
+		}
+		line, _ := s.r.FieldPos(0)
+		start := len(store)
+		store = append(store, rec...)
+		b.Rows = append(b.Rows, store[start:len(store):len(store)])
+		b.Lines = append(b.Lines, line)
+	}
+	if len(b.Rows) == 0 {
+		return nil, io.EOF
+	}
+	return b, nil
+}

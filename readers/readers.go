@@ -1,0 +1,148 @@
+// Package readers turns input files into rows of text fields with their
+// source positions. Every format (CSV/TSV, Excel, Arrow IPC, Parquet) is
+// one file behind the same Source interface, chosen by extension or by an
+// explicit format name.
+//
+// Readers do not interpret values: they return text exactly as it should be
+// parsed (numbers in plain decimal notation, nulls as empty strings) and
+// leave number parsing and role mapping to the pipeline, which reports
+// errors with the positions readers give.
+package readers
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Errors wrapped by *Error.
+var (
+	ErrFieldCount = errors.New("wrong number of fields")
+	ErrNoHeader   = errors.New("no header row")
+	ErrFormat     = errors.New("unknown input format")
+	ErrNotNumber  = errors.New("not a number")
+	ErrCorrupt    = errors.New("corrupt or unreadable file")
+	ErrTooLarge   = errors.New("file exceeds a size limit")
+	ErrColumn     = errors.New("no such column")
+)
+
+// Error is an input error with the position where it happened. Row and
+// Column are 1-based; zero means unknown. Sheet is empty outside workbooks.
+type Error struct {
+	File   string
+	Sheet  string
+	Row    int
+	Column string // column name or letter
+	Value  string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Sheet != "" {
+		fmt.Fprintf(&b, ", sheet %q", e.Sheet)
+	}
+	if e.Row > 0 {
+		fmt.Fprintf(&b, ", row %d", e.Row)
+	}
+	if e.Column != "" {
+		fmt.Fprintf(&b, ", column %q", e.Column)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	if e.Value != "" {
+		v := e.Value
+		if len(v) > 60 {
+			v = v[:60] + "..."
+		}
+		fmt.Fprintf(&b, " (value %q)", v)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Batch is a run of consecutive data rows.
+type Batch struct {
+	// Rows holds the fields of each row, one string per header column;
+	// nulls and empty cells are "".
+	Rows [][]string
+	// Lines holds the 1-based source row of each row (the line of a CSV
+	// record, the sheet row of a workbook, the record index+2 for Arrow and
+	// Parquet so that row 1 is the header as in the other formats).
+	Lines []int
+}
+
+// Source is one table in an input file.
+type Source interface {
+	// Name is the table's name: the file's base name without extension,
+	// with the sheet name appended for workbooks with several sheets.
+	Name() string
+	// Where is the file (and sheet) for messages.
+	Where() (file, sheet string)
+	// Header returns the column names.
+	Header() []string
+	// Next returns the next batch of rows, or io.EOF after the last one.
+	// Errors are *Error values.
+	Next() (*Batch, error)
+	// Close releases the file.
+	Close() error
+}
+
+// Options control how a file is opened. The zero value picks everything
+// from the file itself.
+type Options struct {
+	// Format overrides the extension: csv, tsv, xlsx, arrow, arrows, parquet.
+	Format string
+	// Delimiter forces the CSV field separator (0 sniffs , ; or tab).
+	Delimiter rune
+	// Sheet selects a workbook sheet by name or 1-based index; "*" means
+	// every visible sheet, "" the first sheet.
+	Sheet string
+	// Range restricts a workbook sheet to a cell range such as "A5:H40".
+	Range string
+	// BatchSize is the number of rows per batch (default 4096).
+	BatchSize int
+}
+
+func (o Options) batchSize() int {
+	if o.BatchSize > 0 {
+		return o.BatchSize
+	}
+	return 4096
+}
+
+// Opener opens every table of one file.
+type Opener func(path string, opt Options) ([]Source, error)
+
+var formats = map[string]Opener{}
+var extensions = map[string]string{}
+
+// RegisterFormat adds a format with the file extensions (with dot) it owns.
+func RegisterFormat(name string, open Opener, exts ...string) {
+	formats[name] = open
+	for _, e := range exts {
+		extensions[e] = name
+	}
+}
+
+// FormatOf returns the format name for a path, or "" when unknown.
+func FormatOf(path string, opt Options) string {
+	if opt.Format != "" {
+		return opt.Format
+	}
+	return extensions[strings.ToLower(filepath.Ext(path))]
+}
+
+// Open opens every table of a file (one for CSV, one per chosen sheet for
+// workbooks).
+func Open(path string, opt Options) ([]Source, error) {
+	f := FormatOf(path, opt)
+	open, ok := formats[f]
+	if !ok {
+		return nil, &Error{File: path, Err: fmt.Errorf("%w %q (known: .csv .tsv .xlsx .arrow .feather .ipc .arrows .parquet)", ErrFormat, filepath.Ext(path))}
+	}
+	return open(path, opt)
+}

@@ -1,0 +1,156 @@
+// Package rules holds every cell-level disclosure check behind one small
+// interface, registered by name. A rule reads one cell (and the table it
+// belongs to for context such as the margin label or the measure domain)
+// and returns a Finding: pass, fail, review or not applicable, with a
+// sentence a person understands and the figures behind it.
+//
+// Rules register themselves in init functions; the pipeline builds the
+// rules a configuration enables with New. The heavy mathematics of some
+// rules lives in subpackages (rules/meansd, rules/moments) that know
+// nothing of tables.
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// Rule is a named disclosure check. Every rule implements CellRule,
+// TableRule, or both.
+type Rule interface {
+	Name() string
+}
+
+// CellRule checks one cell. Check must be safe for concurrent use on
+// different cells and must not modify the cell.
+type CellRule interface {
+	Rule
+	Check(t *audit.Table, c *audit.Cell) audit.Finding
+}
+
+// TableRule checks relations between the cells of a table (for example a
+// row whose whole total sits in one cell). It runs after every CellRule and
+// appends its findings to the cells concerned.
+type TableRule interface {
+	Rule
+	CheckTable(t *audit.Table)
+}
+
+// Needs says what a rule needs the cell builder to keep per cell.
+type Needs struct {
+	Top    int  // number of largest contributions
+	Powers int  // highest power sum for the moment attack
+	SumSq  bool // exact sum of squares
+	Hist   bool // histogram on the measure domain
+}
+
+// Merge returns the larger of two needs.
+func (n Needs) Merge(o Needs) Needs {
+	return Needs{Top: max(n.Top, o.Top), Powers: max(n.Powers, o.Powers), SumSq: n.SumSq || o.SumSq, Hist: n.Hist || o.Hist}
+}
+
+// Needer is implemented by rules that need more than counts and totals.
+type Needer interface {
+	Needs() Needs
+}
+
+// Decoder fills a rule's parameter struct from configuration. It is strict:
+// unknown parameters are errors.
+type Decoder func(v any) error
+
+// Factory builds a rule from its parameters.
+type Factory func(decode Decoder) (Rule, error)
+
+// Spec describes a registered rule.
+type Spec struct {
+	Name string
+	// Doc is a one-line description for `sdcaudit rules`.
+	Doc string
+	New Factory
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Spec{}
+)
+
+// Register adds a rule. It panics on a duplicate name, which is a
+// programming error.
+func Register(s Spec) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[s.Name]; dup {
+		panic("rules: duplicate rule " + s.Name)
+	}
+	registry[s.Name] = s
+}
+
+// Lookup returns the rule registered under name.
+func Lookup(name string) (Spec, bool) {
+	mu.RLock()
+	defer mu.RUnlock()
+	s, ok := registry[name]
+	return s, ok
+}
+
+// Names lists the registered rules in alphabetical order.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// New builds the named rule with its parameters.
+func New(name string, decode Decoder) (Rule, error) {
+	s, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown rule %q (known: %v)", name, Names())
+	}
+	r, err := s.New(decode)
+	if err != nil {
+		return nil, fmt.Errorf("rule %s: %w", name, err)
+	}
+	return r, nil
+}
+
+// ParamError reports an invalid rule parameter.
+type ParamError struct {
+	Rule, Param string
+	Msg         string
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("parameter %s: %s", e.Param, e.Msg)
+}
+
+// pct is a percentage parameter kept exact as num/den.
+type pct struct{ num, den int64 }
+
+func toPct(rule, param string, d audit.Dec, lo, hi int64, loOpen bool) (pct, error) {
+	num, den, ok := d.Frac()
+	if !ok {
+		return pct{}, &ParamError{rule, param, "too many digits"}
+	}
+	low := audit.DecInt(lo)
+	if c := d.Cmp(low); c < 0 || (loOpen && c == 0) || d.Cmp(audit.DecInt(hi)) > 0 {
+		op := "<="
+		if loOpen {
+			op = "<"
+		}
+		return pct{}, &ParamError{rule, param, fmt.Sprintf("must satisfy %d %s %s <= %d, got %s", lo, op, param, hi, d)}
+	}
+	return pct{num, den}, nil
+}
+
+// pass, fail and na build findings.
+func finding(rule string, o audit.Outcome, msg string, v map[string]any) audit.Finding {
+	return audit.Finding{Rule: rule, Status: o, Message: msg, Values: v}
+}
