@@ -106,8 +106,9 @@ type Cell struct {
 	// when one is configured and small enough (index = (x-min)/step).
 	Hist []int64
 
-	// Stats are the statistics the released table shows for this cell,
-	// by role name (count, total, mean, sd, median, ...).
+	// Stats are the statistics the released table shows for this cell, by
+	// role name: count, total, mean, sd, variance, median, min, max,
+	// skewness, kurtosis, and m1, m2, ... for raw moment means (S_p / n).
 	Stats map[string]Stat
 
 	Status   Status
@@ -149,7 +150,14 @@ type Table struct {
 	// Publish lists the statistics the released table shows per cell.
 	Publish []string
 	Measure *Domain
-	Cells   []*Cell
+	// Decimals is the number of decimal places of derived statistics (mean,
+	// SD, ...) in the released table; in microdata mode the published texts
+	// in Cell.Stats are rounded half-up to it.
+	Decimals int
+	// MomentOrder is the highest raw moment order the table releases (0 when
+	// none); variance counts as 2, skewness 3, kurtosis 4.
+	MomentOrder int
+	Cells       []*Cell
 	// Columns are the output columns of the publishable table, by role.
 	Columns []string
 	// Warnings are table-level remarks for the checker's report.
