@@ -447,3 +447,56 @@ func (d Dec) Frac() (num, den int64, ok bool) {
 	}
 	return d.m, pow10[d.scale], true
 }
+
+// Mantissa returns the int64 mantissa of d (d = m × 10^-Scale()) when it fits.
+func (d Dec) Mantissa() (int64, bool) {
+	if d.b != nil {
+		return 0, false
+	}
+	return d.m, true
+}
+
+// DecScaled returns m × 10^-scale.
+func DecScaled(m int64, scale int) Dec { return Dec{m: m, scale: int32(scale)}.norm() }
+
+// DecFromRat returns r as a Dec when its denominator is a power of ten
+// (as for every sum of decimals), otherwise r rounded half-even to MaxScale
+// places.
+func DecFromRat(r *big.Rat) Dec {
+	den := new(big.Int).Set(r.Denom())
+	two, five, one := big.NewInt(2), big.NewInt(5), big.NewInt(1)
+	q, m := new(big.Int), new(big.Int)
+	n2, n5 := int32(0), int32(0)
+	for n2 <= MaxScale {
+		if q.QuoRem(den, two, m); m.Sign() != 0 {
+			break
+		}
+		den.Set(q)
+		n2++
+	}
+	for n5 <= MaxScale {
+		if q.QuoRem(den, five, m); m.Sign() != 0 {
+			break
+		}
+		den.Set(q)
+		n5++
+	}
+	scale := max(n2, n5)
+	if den.Cmp(one) != 0 || scale > MaxScale {
+		scale = MaxScale
+	}
+	v := new(big.Rat).Mul(r, new(big.Rat).SetInt(pow10big(scale)))
+	n := new(big.Int).Quo(v.Num(), v.Denom()) // exact when the loop found a power of ten
+	if new(big.Rat).SetInt(n).Cmp(v) != 0 {
+		// round half-even
+		fl := new(big.Int)
+		rem := new(big.Int)
+		fl.DivMod(v.Num(), v.Denom(), rem)
+		twice := new(big.Int).Mul(rem, big.NewInt(2))
+		if c := twice.Cmp(v.Denom()); c > 0 || (c == 0 && fl.Bit(0) == 1) {
+			fl.Add(fl, big.NewInt(1))
+		}
+		n = fl
+	}
+	return Dec{b: n, scale: scale}.norm()
+}

@@ -90,6 +90,13 @@ type Cell struct {
 	// AllTop is true when Top holds every contribution of the cell.
 	AllTop bool
 
+	// AbsTotal and AbsTop are the total and the largest contributions by
+	// absolute value, kept when a rule asks for them (rules.Needs.Absolute)
+	// to apply magnitude rules to absolute values (ABS practice).
+	HasAbs   bool
+	AbsTotal Dec
+	AbsTop   []Dec
+
 	HasRange bool
 	Min, Max Dec
 

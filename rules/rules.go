@@ -45,11 +45,14 @@ type Needs struct {
 	Powers int  // highest power sum for the moment attack
 	SumSq  bool // exact sum of squares
 	Hist   bool // histogram on the measure domain
+	// Absolute asks for totals and top contributions by absolute value
+	// (Cell.AbsTotal, Cell.AbsTop), with Top contributions kept as well.
+	Absolute bool
 }
 
 // Merge returns the larger of two needs.
 func (n Needs) Merge(o Needs) Needs {
-	return Needs{Top: max(n.Top, o.Top), Powers: max(n.Powers, o.Powers), SumSq: n.SumSq || o.SumSq, Hist: n.Hist || o.Hist}
+	return Needs{Top: max(n.Top, o.Top), Powers: max(n.Powers, o.Powers), SumSq: n.SumSq || o.SumSq, Hist: n.Hist || o.Hist, Absolute: n.Absolute || o.Absolute}
 }
 
 // Needer is implemented by rules that need more than counts and totals.

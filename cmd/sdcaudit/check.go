@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+func init() {
+	addCommand(newCheckCmd)
+	addCommand(newRunCmd)
+	classify = func(err error) int {
+		var re *readers.Error
+		var ce *configs.Error
+		switch {
+		case errors.As(err, &re):
+			return exitInput
+		case errors.As(err, &ce):
+			return exitUsage
+		case errors.Is(err, context.Canceled):
+			return exitFailed
+		}
+		return exitFailed
+	}
+}
+
+// runFlags are the flags check and run share.
+type runFlags struct {
+	out       string
+	workers   int
+	logLevel  string
+	logFormat string
+	json      bool
+	quiet     bool
+}
+
+func (f *runFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.out, "out", "out", "output directory")
+	cmd.Flags().IntVar(&f.workers, "workers", 0, "concurrent tables and cell workers (0: number of CPUs)")
+	cmd.Flags().StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	cmd.Flags().StringVar(&f.logFormat, "log-format", "console", "log format: console or json")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the run summary as JSON on stdout")
+	cmd.Flags().BoolVar(&f.quiet, "quiet", false, "print nothing on success")
+}
+
+func (f *runFlags) logger(w io.Writer) (zerolog.Logger, error) {
+	lvl, err := zerolog.ParseLevel(f.logLevel)
+	if err != nil || f.logLevel == "" {
+		return zerolog.Nop(), usageErr(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
+	}
+	switch f.logFormat {
+	case "json":
+	case "console":
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.TimeOnly}
+	default:
+		return zerolog.Nop(), usageErr(fmt.Errorf("--log-format %q: want console or json", f.logFormat))
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// execute runs the pipeline with signal handling, progress and the summary.
+func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
+	log, err := f.logger(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	var bar *progressbar.ProgressBar
+	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
+		bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetDescription("rows read"),
+			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		var rows atomic.Int64
+		opt.Progress = func(n int64) { bar.Set64(rows.Add(n)) }
+	}
+	res, err := pipeline.Run(ctx, jobs, opt)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &codeError{exitFailed, fmt.Errorf("interrupted; no output was left half-written: %w", err)}
+		}
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if f.json {
+		if err := writers.WriteSummary(out, &res.Summary); err != nil {
+			return err
+		}
+	} else if !f.quiet {
+		printSummary(out, f.out, &res.Summary)
+	}
+	if res.Summary.NeedsPerson {
+		return errNeedsPerson
+	}
+	return nil
+}
+
+// printSummary prints the short human summary of a run.
+func printSummary(w io.Writer, dir string, s *writers.RunSummary) {
+	t := s.Totals
+	fmt.Fprintf(w, "%d table(s), %d cells: %d ok, %d primary, %d secondary, %d review\n", len(s.Tables), t.Cells, t.OK, t.Primary, t.Secondary, t.Review)
+	for _, ts := range s.Tables {
+		x := ts.Summary
+		var rules []string
+		for _, r := range sortedKeys(x.ByRule) {
+			rules = append(rules, fmt.Sprintf("%s %d", r, x.ByRule[r]))
+		}
+		line := fmt.Sprintf("  %-24s %6d cells  %5d primary  %5d secondary  %5d review", ts.Table, x.Cells, x.Primary, x.Secondary, x.Review)
+		if len(rules) > 0 {
+			line += "  (" + strings.Join(rules, ", ") + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	verdict := "nothing needs a person"
+	if s.NeedsPerson {
+		verdict = "some cells need a person: see the reports"
+	}
+	fmt.Fprintf(w, "reports in %s/ — %s\n", dir, verdict)
+}
+
+func newCheckCmd() *cobra.Command {
+	var rf runFlags
+	var cfgPath, profile, dims, value, holding, format, sheet, name string
+	cmd := &cobra.Command{
+		Use:   "check TABLE...",
+		Short: "Audit table files and write reports",
+		Long: `Audit one or more table files. Microdata (one record per contributor) is
+grouped by --dims with every margin; without --dims the config's columns map
+an aggregate table. Reports go to --out: NAME.report.json (checker's report),
+NAME.safe.csv (publishable table) and summary.json.
+
+Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
+review, 2 usage or configuration error, 3 input could not be read.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layer := &configs.Config{}
+			if cfgPath != "" {
+				c, err := configs.Load(cfgPath)
+				if err != nil {
+					return err
+				}
+				layer = c
+			}
+			flags := &configs.Config{Profile: profile}
+			if dims != "" || value != "" || holding != "" {
+				if dims == "" {
+					return usageErr(errors.New("--value and --holding need --dims"))
+				}
+				md := &configs.Microdata{Dims: splitList(dims), Value: value, Holding: holding}
+				if layer.Microdata != nil && value == "" {
+					md.Value = layer.Microdata.Value
+				}
+				if layer.Microdata != nil && holding == "" {
+					md.Holding = layer.Microdata.Holding
+				}
+				flags.Microdata = md
+			}
+			if format != "" || sheet != "" {
+				in := configs.Input{Format: format, Sheet: sheet}
+				if layer.Input != nil {
+					in.Range, in.Delimiter = layer.Input.Range, layer.Input.Delimiter
+					if format == "" {
+						in.Format = layer.Input.Format
+					}
+					if sheet == "" {
+						in.Sheet = layer.Input.Sheet
+					}
+				}
+				flags.Input = &in
+			}
+			s, err := configs.Resolve(layer, flags)
+			if err != nil {
+				return err
+			}
+			if name != "" && len(args) > 1 {
+				return usageErr(errors.New("--name needs a single input file"))
+			}
+			var jobs []pipeline.Job
+			for _, a := range args {
+				jobs = append(jobs, pipeline.Job{Path: a, Name: name, Settings: s})
+			}
+			return rf.execute(cmd, jobs)
+		},
+	}
+	rf.add(cmd)
+	cmd.Flags().StringVar(&cfgPath, "config", "", "config file (YAML); the embedded default profile otherwise")
+	cmd.Flags().StringVar(&profile, "profile", "", "base profile: "+strings.Join(configs.Profiles(), ", "))
+	cmd.Flags().StringVar(&dims, "dims", "", "microdata: comma-separated grouping dimensions")
+	cmd.Flags().StringVar(&value, "value", "", "microdata: the value column (omit for a frequency table)")
+	cmd.Flags().StringVar(&holding, "holding", "", "microdata: holding/enterprise id column; its contributions are summed")
+	cmd.Flags().StringVar(&format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
+	cmd.Flags().StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
+	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
+	return cmd
+}
+
+func newRunCmd() *cobra.Command {
+	var rf runFlags
+	cmd := &cobra.Command{
+		Use:   "run RELEASE.yaml",
+		Short: "Audit every table a release file lists",
+		Long: `Audit every table of a release file. The release file holds shared
+settings (the same keys as a config file) and a list of tables, each with
+its file (relative to the release file), an optional output name and
+per-table overrides.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rel, err := configs.LoadRelease(args[0])
+			if err != nil {
+				return err
+			}
+			var jobs []pipeline.Job
+			for i := range rel.Tables {
+				t := &rel.Tables[i]
+				s, err := configs.Resolve(rel.Base(), t.Layer())
+				if err != nil {
+					return err
+				}
+				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s})
+			}
+			return rf.execute(cmd, jobs)
+		},
+	}
+	rf.add(cmd)
+	return cmd
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

@@ -1,0 +1,5 @@
+package main
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,360 @@
+// Package configs reads sdcaudit configuration: named profiles embedded in
+// the binary (profiles/*.yaml), user config files and release files. All
+// YAML is decoded strictly: an unknown key is an error that names the file
+// and line.
+//
+// A configuration is layered: the embedded profile named by `profile`
+// (default "default"), then the keys a config file sets, then the keys a
+// release file sets for one table. Rule entries merge key by key, so
+// `rules: {p_percent: {p: 15}}` changes p and keeps the profile's other
+// settings of that rule.
+package configs
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed profiles/*.yaml
+var profileFS embed.FS
+
+// Error is a configuration error with the file and line where known.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	switch {
+	case e.File != "" && e.Line > 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	case e.File != "":
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return e.Msg
+}
+
+// Config is one layer of configuration as written in YAML. Pointer and nil
+// fields mean "not set in this layer".
+type Config struct {
+	// Profile names the embedded base profile (default, acro, abs, tau-argus).
+	Profile string `yaml:"profile"`
+	// Rules maps a rule name to its settings: `enabled` plus the rule's own
+	// parameters.
+	Rules map[string]yaml.Node `yaml:"rules"`
+	// Columns maps the columns of an aggregate table to roles.
+	Columns *Columns `yaml:"columns"`
+	// Microdata describes record-level input: grouping dimensions, the value
+	// column and an optional holding (enterprise group) id.
+	Microdata *Microdata `yaml:"microdata"`
+	// Measure is the domain of the measured variable (for mean/SD
+	// reconstruction).
+	Measure *Measure `yaml:"measure"`
+	// Publish lists the statistics the released table shows per cell.
+	Publish *Publish `yaml:"publish"`
+	// Decimals of derived statistics (mean, SD, ...) in the released table.
+	Decimals *int `yaml:"decimals"`
+	// TotalLabel is the dimension value of margins (default "Total").
+	TotalLabel *string `yaml:"total_label"`
+	// Marker replaces suppressed cells in publishable outputs (default "x").
+	Marker *string `yaml:"marker"`
+	// Markers are the texts that mark already suppressed cells in input
+	// tables (default c, x, .., *, -, :).
+	Markers []string `yaml:"markers"`
+	// Input selects how files are read.
+	Input *Input `yaml:"input"`
+	// Output selects the extra outputs.
+	Output *Output `yaml:"output"`
+	// Suppression configures secondary suppression and the interval audit.
+	Suppression *Suppression `yaml:"suppression"`
+
+	file string
+}
+
+// Columns maps aggregate input columns to roles.
+type Columns struct {
+	Dims     []string `yaml:"dims"`
+	Count    string   `yaml:"count"`
+	Total    string   `yaml:"total"`
+	Mean     string   `yaml:"mean"`
+	SD       string   `yaml:"sd"`
+	Variance string   `yaml:"variance"`
+	Median   string   `yaml:"median"`
+	Min      string   `yaml:"min"`
+	Max      string   `yaml:"max"`
+	Skewness string   `yaml:"skewness"`
+	Kurtosis string   `yaml:"kurtosis"`
+	// Top are the largest contributions, descending (top1, top2, ...).
+	Top []string `yaml:"top"`
+	// Moments are raw moment means of order 1, 2, ... (S_p / n).
+	Moments []string `yaml:"moments"`
+}
+
+// Roles returns the scalar statistic roles and their columns, in a fixed order.
+func (c *Columns) Roles() [][2]string {
+	var out [][2]string
+	for _, r := range [][2]string{{"count", c.Count}, {"total", c.Total}, {"mean", c.Mean}, {"sd", c.SD}, {"variance", c.Variance}, {"median", c.Median}, {"min", c.Min}, {"max", c.Max}, {"skewness", c.Skewness}, {"kurtosis", c.Kurtosis}} {
+		if r[1] != "" {
+			out = append(out, r)
+		}
+	}
+	for i, m := range c.Moments {
+		out = append(out, [2]string{fmt.Sprintf("m%d", i+1), m})
+	}
+	return out
+}
+
+// Microdata describes record-level input.
+type Microdata struct {
+	Dims    []string `yaml:"dims"`
+	Value   string   `yaml:"value"`
+	Holding string   `yaml:"holding"`
+}
+
+// Measure is the grid of values a measured variable can take.
+type Measure struct {
+	Min  audit.Dec `yaml:"min"`
+	Max  audit.Dec `yaml:"max"`
+	Step audit.Dec `yaml:"step"`
+}
+
+// Publish is the list of released statistics. Items are names (count,
+// total, mean, sd, median, min, max, variance, skewness, kurtosis) or
+// `moments: {order: K}`.
+type Publish struct {
+	Stats       []string
+	MomentOrder int
+}
+
+// Known statistic names for publish.
+var publishable = []string{"count", "total", "mean", "sd", "variance", "median", "min", "max", "skewness", "kurtosis"}
+
+// UnmarshalYAML reads the mixed list of names and `moments: {order: K}`.
+func (p *Publish) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return fmt.Errorf("line %d: publish must be a list", n.Line)
+	}
+	for _, it := range n.Content {
+		switch it.Kind {
+		case yaml.ScalarNode:
+			if !contains(publishable, it.Value) {
+				return fmt.Errorf("line %d: unknown statistic %q in publish (known: %s, moments)", it.Line, it.Value, strings.Join(publishable, ", "))
+			}
+			p.Stats = append(p.Stats, it.Value)
+		case yaml.MappingNode:
+			var m struct {
+				Moments struct {
+					Order int `yaml:"order"`
+				} `yaml:"moments"`
+			}
+			if err := strictNode(it, &m, "publish"); err != nil {
+				return err
+			}
+			if m.Moments.Order < 1 || m.Moments.Order > 100 {
+				return fmt.Errorf("line %d: publish moments order must be 1..100, got %d", it.Line, m.Moments.Order)
+			}
+			p.MomentOrder = m.Moments.Order
+			p.Stats = append(p.Stats, "moments")
+		default:
+			return fmt.Errorf("line %d: unexpected item in publish", it.Line)
+		}
+	}
+	return nil
+}
+
+// Has reports whether the statistic is published.
+func (p *Publish) Has(s string) bool { return p != nil && contains(p.Stats, s) }
+
+// Input selects how input files are read.
+type Input struct {
+	Format    string `yaml:"format"`
+	Sheet     string `yaml:"sheet"`
+	Range     string `yaml:"range"`
+	Delimiter string `yaml:"delimiter"`
+}
+
+// Output selects extra outputs beside NAME.report.json and NAME.safe.csv.
+type Output struct {
+	SafeXLSX  *bool `yaml:"safe_xlsx"`
+	Annotated *bool `yaml:"annotated"`
+	Findings  *bool `yaml:"findings"`
+	HTML      *bool `yaml:"html"`
+}
+
+// Suppression configures table-level protection.
+type Suppression struct {
+	// Secondary enables secondary suppression of tables with margins.
+	Secondary *bool `yaml:"secondary"`
+	// Cost is what secondary suppression minimises: value, count or unity.
+	Cost string `yaml:"cost"`
+	// Protection is the required protection level as a percentage of the
+	// cell value (upper and lower).
+	Protection *audit.Dec `yaml:"protection"`
+	// Hierarchies maps a dimension to child -> parent codes.
+	Hierarchies map[string]map[string]string `yaml:"hierarchies"`
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Parse reads one configuration layer. name is used in messages.
+func Parse(name string, data []byte) (*Config, error) {
+	c := &Config{file: name}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(name, err)
+	}
+	if err := c.checkRules(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Load reads a configuration file.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	return Parse(path, data)
+}
+
+// Profile returns the embedded profile of that name.
+func Profile(name string) (*Config, error) {
+	data, err := profileFS.ReadFile("profiles/" + name + ".yaml")
+	if err != nil {
+		return nil, &Error{Msg: fmt.Sprintf("unknown profile %q (known: %s)", name, strings.Join(Profiles(), ", "))}
+	}
+	return Parse("profile "+name, data)
+}
+
+// Profiles lists the embedded profile names.
+func Profiles() []string {
+	ents, _ := profileFS.ReadDir("profiles")
+	var out []string
+	for _, e := range ents {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// yamlError turns a yaml error ("yaml: line 3: ...") into an *Error.
+func yamlError(file string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msg = strings.Join(te.Errors, "; ")
+	}
+	line := 0
+	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	return &Error{File: file, Line: line, Msg: msg}
+}
+
+func (c *Config) checkRules() error {
+	for name, n := range c.Rules {
+		if n.Kind != yaml.MappingNode {
+			return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf("rules.%s must be a mapping such as {enabled: true}", name)}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "enabled" && n.Content[i+1].Tag != "!!bool" {
+				return &Error{File: c.file, Line: n.Content[i].Line, Msg: fmt.Sprintf("rules.%s.enabled must be true or false", name)}
+			}
+		}
+	}
+	return nil
+}
+
+// strictNode decodes n into v, rejecting keys that v does not have, with
+// the line of the offending key.
+func strictNode(n *yaml.Node, v any, path string) error {
+	if err := checkKeys(n, reflect.TypeOf(v), path); err != nil {
+		return err
+	}
+	if err := n.Decode(v); err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			if reflect.PointerTo(t).Implements(reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()) {
+				return nil
+			}
+			return fmt.Errorf("line %d: %s must be a mapping", n.Line, path)
+		}
+		fields := map[string]reflect.Type{}
+		var names []string
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if tag == "-" {
+				continue
+			}
+			if tag == "" {
+				tag = strings.ToLower(f.Name)
+			}
+			fields[tag] = f.Type
+			names = append(names, tag)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			ft, ok := fields[k.Value]
+			if !ok {
+				return fmt.Errorf("line %d: unknown key %q in %s (known: %s)", k.Line, k.Value, path, strings.Join(names, ", "))
+			}
+			if err := checkKeys(n.Content[i+1], ft, path+"."+k.Value); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if n.Kind == yaml.SequenceNode {
+			for i, it := range n.Content {
+				if err := checkKeys(it, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if err := checkKeys(n.Content[i+1], t.Elem(), path+"."+n.Content[i].Value); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

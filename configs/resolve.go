@@ -1,0 +1,281 @@
+package configs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"go.yaml.in/yaml/v3"
+)
+
+// Settings is a fully resolved configuration for one table.
+type Settings struct {
+	Profile     string
+	Rules       []RuleSetting // every rule mentioned, sorted by name
+	Columns     *Columns
+	Microdata   *Microdata
+	Measure     *Measure
+	Publish     Publish
+	Decimals    int
+	TotalLabel  string
+	Marker      string
+	Markers     []string
+	Input       Input
+	Output      OutputSettings
+	Suppression SuppressionSettings
+}
+
+// OutputSettings are the resolved output switches.
+type OutputSettings struct {
+	SafeXLSX, Annotated, Findings, HTML bool
+}
+
+// SuppressionSettings are the resolved table-protection settings.
+type SuppressionSettings struct {
+	Secondary   bool
+	Cost        string
+	Protection  audit.Dec
+	Hierarchies map[string]map[string]string
+}
+
+// RuleSetting is one rule's resolved settings.
+type RuleSetting struct {
+	Name    string
+	Enabled bool
+	params  *yaml.Node
+	file    string
+}
+
+// Decode fills v (a pointer to the rule's parameter struct, pre-set with
+// defaults) from the settings; unknown parameters are errors.
+func (r RuleSetting) Decode(v any) error {
+	if r.params == nil {
+		return nil
+	}
+	if err := strictNode(r.params, v, "rules."+r.Name); err != nil {
+		return yamlError(r.file, err)
+	}
+	return nil
+}
+
+// Resolve layers configurations over the embedded profile named by the
+// last layer that names one ("default" when none does).
+func Resolve(layers ...*Config) (*Settings, error) {
+	name := "default"
+	for _, l := range layers {
+		if l != nil && l.Profile != "" {
+			name = l.Profile
+		}
+	}
+	base, err := Profile(name)
+	if err != nil {
+		for i := len(layers) - 1; i >= 0; i-- {
+			if layers[i] != nil && layers[i].Profile != "" {
+				err.(*Error).File = layers[i].file
+				break
+			}
+		}
+		return nil, err
+	}
+	merged := &Config{}
+	files := map[string]string{}
+	for _, l := range append([]*Config{base}, layers...) {
+		if l == nil {
+			continue
+		}
+		merged.overlay(l, files)
+	}
+	s := &Settings{
+		Profile:    name,
+		Columns:    merged.Columns,
+		Microdata:  merged.Microdata,
+		Measure:    merged.Measure,
+		Decimals:   2,
+		TotalLabel: "Total",
+		Marker:     "x",
+		Markers:    []string{"c", "x", "..", "*", "-", ":"},
+	}
+	if merged.Publish != nil {
+		s.Publish = *merged.Publish
+	}
+	if merged.Decimals != nil {
+		if *merged.Decimals < 0 || *merged.Decimals > 12 {
+			return nil, &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals)}
+		}
+		s.Decimals = *merged.Decimals
+	}
+	if merged.TotalLabel != nil {
+		s.TotalLabel = *merged.TotalLabel
+	}
+	if merged.Marker != nil {
+		s.Marker = *merged.Marker
+	}
+	if merged.Markers != nil {
+		s.Markers = merged.Markers
+	}
+	if merged.Input != nil {
+		s.Input = *merged.Input
+	}
+	if o := merged.Output; o != nil {
+		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML)}
+	}
+	s.Suppression = SuppressionSettings{Cost: "value", Protection: audit.DecInt(10)}
+	if p := merged.Suppression; p != nil {
+		s.Suppression.Secondary = deref(p.Secondary)
+		if p.Cost != "" {
+			s.Suppression.Cost = p.Cost
+		}
+		if p.Protection != nil {
+			s.Suppression.Protection = *p.Protection
+		}
+		s.Suppression.Hierarchies = p.Hierarchies
+	}
+	switch s.Suppression.Cost {
+	case "value", "count", "unity":
+	default:
+		return nil, &Error{Msg: fmt.Sprintf("suppression.cost must be value, count or unity, got %q", s.Suppression.Cost)}
+	}
+	if m := s.Measure; m != nil {
+		if m.Step.IsZero() {
+			m.Step = audit.DecInt(1)
+		}
+		if m.Step.Sign() < 0 || m.Max.Cmp(m.Min) < 0 {
+			return nil, &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step)}
+		}
+	}
+	names := make([]string, 0, len(merged.Rules))
+	for n := range merged.Rules {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		node := merged.Rules[n]
+		rs := RuleSetting{Name: n, Enabled: true, file: files[n]}
+		params := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			if node.Content[i].Value == "enabled" {
+				rs.Enabled = node.Content[i+1].Value == "true"
+				continue
+			}
+			params.Content = append(params.Content, node.Content[i], node.Content[i+1])
+		}
+		rs.params = params
+		s.Rules = append(s.Rules, rs)
+	}
+	return s, nil
+}
+
+func deref(b *bool) bool { return b != nil && *b }
+
+// overlay sets in c every field that l sets. Rule mappings merge key by key.
+func (c *Config) overlay(l *Config, files map[string]string) {
+	if l.Profile != "" {
+		c.Profile = l.Profile
+	}
+	if c.Rules == nil {
+		c.Rules = map[string]yaml.Node{}
+	}
+	for name, n := range l.Rules {
+		files[name] = l.file
+		old, ok := c.Rules[name]
+		if !ok {
+			c.Rules[name] = n
+			continue
+		}
+		m := yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line}
+		m.Content = append(m.Content, old.Content...)
+	next:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			for j := 0; j+1 < len(m.Content); j += 2 {
+				if m.Content[j].Value == n.Content[i].Value {
+					m.Content[j], m.Content[j+1] = n.Content[i], n.Content[i+1]
+					continue next
+				}
+			}
+			m.Content = append(m.Content, n.Content[i], n.Content[i+1])
+		}
+		c.Rules[name] = m
+	}
+	set := func(dst, src any) {
+		// dst and src are pointers to fields of the same type
+		dv, sv := reflectValue(dst), reflectValue(src)
+		if !sv.IsZero() {
+			dv.Set(sv)
+		}
+	}
+	set(&c.Columns, &l.Columns)
+	set(&c.Microdata, &l.Microdata)
+	set(&c.Measure, &l.Measure)
+	set(&c.Publish, &l.Publish)
+	set(&c.Decimals, &l.Decimals)
+	set(&c.TotalLabel, &l.TotalLabel)
+	set(&c.Marker, &l.Marker)
+	set(&c.Markers, &l.Markers)
+	set(&c.Input, &l.Input)
+	set(&c.Output, &l.Output)
+	set(&c.Suppression, &l.Suppression)
+}
+
+// Release is a release file: shared settings and the tables to audit.
+type Release struct {
+	Config `yaml:",inline"`
+	// Tables lists the inputs, with per-table overrides.
+	Tables []ReleaseTable `yaml:"tables"`
+
+	dir string
+}
+
+// ReleaseTable is one input of a release.
+type ReleaseTable struct {
+	// File is the input path, relative to the release file.
+	File string `yaml:"file"`
+	// Name overrides the output base name.
+	Name   string `yaml:"name"`
+	Config `yaml:",inline"`
+}
+
+// LoadRelease reads a release file.
+func LoadRelease(path string) (*Release, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	r := &Release{dir: filepath.Dir(path)}
+	if err := decodeStrict(data, r); err != nil {
+		return nil, yamlError(path, err)
+	}
+	r.file = path
+	if err := r.checkRules(); err != nil {
+		return nil, err
+	}
+	if len(r.Tables) == 0 {
+		return nil, &Error{File: path, Msg: "no tables listed (tables: [{file: ...}])"}
+	}
+	for i := range r.Tables {
+		t := &r.Tables[i]
+		t.file = path
+		if t.File == "" {
+			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] has no file", i)}
+		}
+		if err := t.checkRules(); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// Path returns a table's input path resolved against the release file.
+func (r *Release) Path(t ReleaseTable) string {
+	if filepath.IsAbs(t.File) {
+		return t.File
+	}
+	return filepath.Join(r.dir, t.File)
+}
+
+// Base returns the release-level configuration layer.
+func (r *Release) Base() *Config { return &r.Config }
+
+// Layer returns a table's own configuration layer.
+func (t *ReleaseTable) Layer() *Config { return &t.Config }

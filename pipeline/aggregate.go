@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+)
+
+// aggBuilder reads an already aggregated table: one row per cell, columns
+// mapped to roles by the configuration.
+type aggBuilder struct {
+	t       *audit.Table
+	file    string
+	dimIdx  []int
+	roles   [][2]string // role, column
+	roleIdx []int
+	topIdx  []int
+	markers map[string]bool
+	seen    map[string]int
+}
+
+func newAggBuilder(t *audit.Table, file string, header []string, cols *configs.Columns, markers []string) (*aggBuilder, error) {
+	idx := map[string]int{}
+	for i, h := range header {
+		idx[h] = i
+	}
+	col := func(name, role string) (int, error) {
+		i, ok := idx[name]
+		if !ok {
+			return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
+		}
+		return i, nil
+	}
+	b := &aggBuilder{t: t, file: file, markers: map[string]bool{}, seen: map[string]int{}}
+	for _, m := range markers {
+		b.markers[m] = true
+	}
+	if len(cols.Dims) == 0 {
+		return nil, fmt.Errorf("aggregate mode needs columns.dims in the config")
+	}
+	for _, d := range cols.Dims {
+		i, err := col(d, "dimension")
+		if err != nil {
+			return nil, err
+		}
+		b.dimIdx = append(b.dimIdx, i)
+	}
+	b.roles = cols.Roles()
+	if len(b.roles) == 0 {
+		return nil, fmt.Errorf("aggregate mode needs at least one statistic column (columns.count, columns.total, ...)")
+	}
+	for _, r := range b.roles {
+		i, err := col(r[1], r[0])
+		if err != nil {
+			return nil, err
+		}
+		b.roleIdx = append(b.roleIdx, i)
+		t.Columns = append(t.Columns, r[0])
+	}
+	for k, name := range cols.Top {
+		i, err := col(name, fmt.Sprintf("top%d", k+1))
+		if err != nil {
+			return nil, err
+		}
+		b.topIdx = append(b.topIdx, i)
+	}
+	return b, nil
+}
+
+func (b *aggBuilder) add(batch *readers.Batch) error {
+	for r, row := range batch.Rows {
+		line := batch.Lines[r]
+		c := &audit.Cell{Key: make([]string, len(b.dimIdx)), Row: line, Stats: map[string]audit.Stat{}}
+		for d, i := range b.dimIdx {
+			c.Key[d] = strings.TrimSpace(row[i])
+		}
+		k := strings.Join(c.Key, "\x00")
+		if prev, dup := b.seen[k]; dup {
+			return &readers.Error{File: b.file, Row: line, Err: fmt.Errorf("duplicate cell %s (also row %d)", b.t.KeyString(c.Key), prev)}
+		}
+		b.seen[k] = line
+		for j, role := range b.roles {
+			text := strings.TrimSpace(row[b.roleIdx[j]])
+			st, err := b.stat(text)
+			if err != nil {
+				return &readers.Error{File: b.file, Row: line, Column: role[1], Value: text, Err: err}
+			}
+			c.Stats[role[0]] = st
+			switch role[0] {
+			case "count":
+				if !st.Missing {
+					n, ok := st.Value.Int64()
+					if !ok || n < 0 {
+						return &readers.Error{File: b.file, Row: line, Column: role[1], Value: text, Err: fmt.Errorf("a count must be a non-negative integer")}
+					}
+					c.HasN, c.N = true, n
+				}
+			case "total":
+				if !st.Missing {
+					c.HasTotal, c.Total = true, st.Value
+				}
+			}
+		}
+		for k, i := range b.topIdx {
+			text := strings.TrimSpace(row[i])
+			st, err := b.stat(text)
+			if err != nil {
+				return &readers.Error{File: b.file, Row: line, Column: b.colName(i), Value: text, Err: err}
+			}
+			if st.Missing {
+				break // fewer contributors than top columns, or not given
+			}
+			if k > 0 && st.Value.Cmp(c.Top[k-1]) > 0 {
+				return &readers.Error{File: b.file, Row: line, Column: b.colName(i), Value: text, Err: fmt.Errorf("top contributions must be in descending order")}
+			}
+			if st.Value.Sign() < 0 {
+				c.Negative++
+			}
+			c.Top = append(c.Top, st.Value)
+		}
+		if c.HasN && int64(len(c.Top)) >= c.N {
+			c.AllTop = true
+		}
+		b.t.Cells = append(b.t.Cells, c)
+	}
+	return nil
+}
+
+func (b *aggBuilder) colName(i int) string { return fmt.Sprintf("#%d", i+1) }
+
+// stat parses one statistic: empty is missing, a marker is missing and
+// marked, anything else must be a number. Thousands separators (1,234 or
+// 1 234) are accepted.
+func (b *aggBuilder) stat(text string) (audit.Stat, error) {
+	if text == "" || isMissing(text) {
+		return audit.Stat{Text: text, Missing: true}, nil
+	}
+	if b.markers[text] {
+		return audit.Stat{Text: text, Missing: true, Marker: true}, nil
+	}
+	d, err := audit.ParseDec(text)
+	if err != nil {
+		if thousands.MatchString(text) {
+			clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(text)
+			if d2, err2 := audit.ParseDec(clean); err2 == nil {
+				return audit.Stat{Text: text, Value: d2}, nil
+			}
+		}
+		return audit.Stat{}, fmt.Errorf("%w", readers.ErrNotNumber)
+	}
+	return audit.Stat{Text: text, Value: d}, nil
+}
+
+// thousands matches numbers with groups of three digits separated by a
+// comma, space, no-break space or apostrophe: 1,234 or 12 345.67.
+var thousands = regexp.MustCompile(`^[-+]?\d{1,3}([, \x{00a0}']\d{3})+(\.\d+)?$`)
+
+// finish keeps the cells in input order: the report follows the table as read.
+func (b *aggBuilder) finish() {}

@@ -1,0 +1,542 @@
+package pipeline
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/big"
+	"strconv"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
+)
+
+// microBuilder groups record-level rows into the cells of a table with every
+// margin. It keeps one accumulator per finest cell, so memory grows with
+// the number of cells (and, with a holding column, with the holdings per
+// cell), not with the number of rows.
+type microBuilder struct {
+	t        *audit.Table
+	file     string
+	dimIdx   []int
+	valIdx   int // -1 for a frequency table
+	holdIdx  int // -1 without holdings
+	needs    rules.Needs
+	levels   []map[string]uint32
+	names    [][]string
+	cells    map[string]*cellAcc
+	keyBuf   []byte
+	measure  *domainGrid
+	warnings map[string]int
+}
+
+// cellAcc accumulates one cell.
+type cellAcc struct {
+	key      []uint32
+	rows     int64
+	missing  int64
+	n        int64
+	negative int64
+	total    sum
+	sumsq    sum
+	top      topK
+	absTotal sum
+	absTop   topK
+	hasRange bool
+	min, max audit.Dec
+	pow      powSums
+	hist     []int64
+	offGrid  int64
+	holdings map[string]*holding
+}
+
+type holding struct {
+	s    sum
+	rows int64
+}
+
+// domainGrid maps values onto the measure grid.
+type domainGrid struct {
+	min, step audit.Dec
+	size      int
+}
+
+func (g *domainGrid) index(d audit.Dec) (int, bool) {
+	q := new(big.Rat).Quo(d.Sub(g.min).Rat(), g.step.Rat())
+	if !q.IsInt() || q.Sign() < 0 || !q.Num().IsInt64() || q.Num().Int64() >= int64(g.size) {
+		return 0, false
+	}
+	return int(q.Num().Int64()), true
+}
+
+const maxHist = 100000
+
+func newMicroBuilder(t *audit.Table, file string, header []string, value, holdingCol string, needs rules.Needs) (*microBuilder, error) {
+	col := func(name, role string) (int, error) {
+		for i, h := range header {
+			if h == name {
+				return i, nil
+			}
+		}
+		return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
+	}
+	b := &microBuilder{t: t, file: file, valIdx: -1, holdIdx: -1, needs: needs, cells: map[string]*cellAcc{}, warnings: map[string]int{}}
+	if len(t.Dims) == 0 {
+		return nil, fmt.Errorf("microdata mode needs at least one dimension (--dims)")
+	}
+	seen := map[string]bool{}
+	for _, d := range t.Dims {
+		if seen[d] {
+			return nil, fmt.Errorf("dimension %q given twice", d)
+		}
+		seen[d] = true
+		i, err := col(d, "dimension")
+		if err != nil {
+			return nil, err
+		}
+		b.dimIdx = append(b.dimIdx, i)
+		b.levels = append(b.levels, map[string]uint32{})
+		b.names = append(b.names, nil)
+	}
+	if value != "" {
+		i, err := col(value, "value")
+		if err != nil {
+			return nil, err
+		}
+		b.valIdx = i
+	}
+	if holdingCol != "" {
+		i, err := col(holdingCol, "holding")
+		if err != nil {
+			return nil, err
+		}
+		b.holdIdx = i
+	}
+	if m := t.Measure; m != nil && needs.Hist {
+		q := new(big.Rat).Quo(m.Max.Sub(m.Min).Rat(), m.Step.Rat())
+		if q.IsInt() && q.Num().IsInt64() && q.Num().Int64() < maxHist {
+			b.measure = &domainGrid{min: m.Min, step: m.Step, size: int(q.Num().Int64()) + 1}
+		}
+	}
+	b.keyBuf = make([]byte, 4*len(t.Dims))
+	return b, nil
+}
+
+func (b *microBuilder) newAcc(key []uint32) *cellAcc {
+	a := &cellAcc{key: key, top: topK{k: b.needs.Top}}
+	if b.needs.Absolute {
+		a.absTop.k = b.needs.Top
+	}
+	if b.needs.Powers > 0 {
+		a.pow.v = make([]float64, b.needs.Powers)
+	}
+	if b.measure != nil {
+		a.hist = make([]int64, b.measure.size)
+	}
+	if b.holdIdx >= 0 {
+		a.holdings = map[string]*holding{}
+	}
+	return a
+}
+
+// add consumes one batch of rows.
+func (b *microBuilder) add(batch *readers.Batch) error {
+	total := b.t.TotalLabel
+	for r, row := range batch.Rows {
+		for d, i := range b.dimIdx {
+			v := row[i]
+			id, ok := b.levels[d][v]
+			if !ok {
+				if v == total {
+					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Dims[d], Value: v, Err: fmt.Errorf("a dimension value equals the margin label %q (set total_label in the config)", total)}
+				}
+				id = uint32(len(b.names[d]))
+				b.levels[d][v] = id
+				b.names[d] = append(b.names[d], v)
+			}
+			binary.LittleEndian.PutUint32(b.keyBuf[4*d:], id)
+		}
+		a := b.cells[string(b.keyBuf)]
+		if a == nil {
+			key := make([]uint32, len(b.dimIdx))
+			for d := range key {
+				key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+			}
+			a = b.newAcc(key)
+			b.cells[string(b.keyBuf)] = a
+		}
+		a.rows++
+		var v audit.Dec
+		missing := false
+		if b.valIdx >= 0 {
+			s := row[b.valIdx]
+			if isMissing(s) {
+				missing = true
+				a.missing++
+			} else {
+				d, err := audit.ParseDec(s)
+				if err != nil {
+					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w: %v", readers.ErrNotNumber, err)}
+				}
+				v = d
+			}
+		}
+		if b.holdIdx >= 0 {
+			h := row[b.holdIdx]
+			if h == "" {
+				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
+			}
+			hd := a.holdings[h]
+			if hd == nil {
+				hd = &holding{}
+				a.holdings[h] = hd
+			}
+			if !missing {
+				hd.s.add(v)
+				hd.rows++
+			}
+			continue
+		}
+		if missing {
+			continue
+		}
+		b.contribute(a, v)
+	}
+	return nil
+}
+
+func header(b *microBuilder, i int) string {
+	if i == b.valIdx {
+		return b.t.Value
+	}
+	return "holding"
+}
+
+// isMissing reports the texts that mean "no value" in microdata.
+func isMissing(s string) bool {
+	switch s {
+	case "", "NA", "NaN", "nan", "null", "NULL", ".":
+		return true
+	}
+	return false
+}
+
+// contribute adds one contributor's value to a cell.
+func (b *microBuilder) contribute(a *cellAcc, v audit.Dec) {
+	a.n++
+	if b.valIdx < 0 {
+		return
+	}
+	a.total.add(v)
+	if v.Sign() < 0 {
+		a.negative++
+	}
+	if b.needs.SumSq {
+		a.sumsq.add(v.Mul(v))
+	}
+	a.top.add(v)
+	if b.needs.Absolute {
+		av := v.Abs()
+		a.absTotal.add(av)
+		a.absTop.add(av)
+	}
+	if !a.hasRange {
+		a.min, a.max, a.hasRange = v, v, true
+	} else {
+		if v.Cmp(a.min) < 0 {
+			a.min = v
+		}
+		if v.Cmp(a.max) > 0 {
+			a.max = v
+		}
+	}
+	if a.pow.v != nil {
+		a.pow.add(v.Float64())
+	}
+	if a.hist != nil {
+		if i, ok := b.measure.index(v); ok {
+			a.hist[i]++
+		} else {
+			a.offGrid++
+		}
+	}
+}
+
+// merge adds a child cell into a margin cell (holdings are merged, not
+// finished, so that a holding in several child cells counts once).
+func (b *microBuilder) merge(dst, src *cellAcc) {
+	dst.rows += src.rows
+	dst.missing += src.missing
+	if src.holdings != nil {
+		for h, s := range src.holdings {
+			d := dst.holdings[h]
+			if d == nil {
+				d = &holding{}
+				dst.holdings[h] = d
+			}
+			d.s.merge(&s.s)
+			d.rows += s.rows
+		}
+		return
+	}
+	dst.n += src.n
+	dst.negative += src.negative
+	dst.total.merge(&src.total)
+	dst.sumsq.merge(&src.sumsq)
+	for _, v := range src.top.v {
+		dst.top.add(v)
+	}
+	if b.needs.Absolute {
+		dst.absTotal.merge(&src.absTotal)
+		for _, v := range src.absTop.v {
+			dst.absTop.add(v)
+		}
+	}
+	if src.hasRange {
+		if !dst.hasRange {
+			dst.min, dst.max, dst.hasRange = src.min, src.max, true
+		} else {
+			if src.min.Cmp(dst.min) < 0 {
+				dst.min = src.min
+			}
+			if src.max.Cmp(dst.max) > 0 {
+				dst.max = src.max
+			}
+		}
+	}
+	if dst.pow.v != nil {
+		dst.pow.merge(&src.pow)
+	}
+	for i, c := range src.hist {
+		dst.hist[i] += c
+	}
+	dst.offGrid += src.offGrid
+}
+
+// finish turns accumulators into the table's cells, with every margin.
+func (b *microBuilder) finish() {
+	nd := len(b.dimIdx)
+	totalID := uint32(1<<32 - 1)
+	all := make(map[string]*cellAcc, len(b.cells)*2)
+	keyOf := func(k []uint32) string {
+		buf := make([]byte, 4*len(k))
+		for d, v := range k {
+			binary.LittleEndian.PutUint32(buf[4*d:], v)
+		}
+		return string(buf)
+	}
+	// Iterate finest cells in a fixed order so that merges (and with them
+	// float power sums) are deterministic.
+	b.addEmptyCells()
+	finest := make([]*cellAcc, 0, len(b.cells))
+	for _, a := range b.cells {
+		finest = append(finest, a)
+	}
+	sortAccs(finest)
+	for _, a := range finest {
+		for mask := 0; mask < 1<<nd; mask++ {
+			if mask == 0 {
+				all[keyOf(a.key)] = a
+				continue
+			}
+			k := make([]uint32, nd)
+			for d := range k {
+				if mask&(1<<d) != 0 {
+					k[d] = totalID
+				} else {
+					k[d] = a.key[d]
+				}
+			}
+			ks := keyOf(k)
+			m := all[ks]
+			if m == nil {
+				m = b.newAcc(k)
+				all[ks] = m
+			}
+			b.merge(m, a)
+		}
+	}
+	cells := make([]*audit.Cell, 0, len(all))
+	for _, a := range all {
+		if a.holdings != nil {
+			b.finishHoldings(a)
+		}
+		c := &audit.Cell{Key: make([]string, nd), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
+		for d, id := range a.key {
+			if id == totalID {
+				c.Key[d] = b.t.TotalLabel
+			} else {
+				c.Key[d] = b.names[d][id]
+			}
+		}
+		if b.valIdx >= 0 {
+			c.HasTotal = true
+			c.Total = a.total.value()
+			c.Top = a.top.v
+			c.AllTop = int64(len(a.top.v)) >= a.n
+			if b.needs.Absolute {
+				c.HasAbs, c.AbsTotal, c.AbsTop = true, a.absTotal.value(), a.absTop.v
+			}
+			c.HasRange = a.hasRange
+			c.Min, c.Max = a.min, a.max
+			if b.needs.SumSq {
+				c.HasSumSq = true
+				c.SumSq = a.sumsq.value()
+			}
+			if a.pow.v != nil {
+				c.Pow, c.PowScale = a.pow.v, a.pow.scale
+			}
+			if a.hist != nil && a.offGrid == 0 {
+				c.Hist = a.hist
+			}
+			if a.offGrid > 0 {
+				b.warnings[fmt.Sprintf("values off the measure grid %s..%s step %s; the histogram is not used", b.t.Measure.Min, b.t.Measure.Max, b.t.Measure.Step)] += int(a.offGrid)
+			}
+		}
+		publishStats(b.t, c)
+		cells = append(cells, c)
+	}
+	b.t.Cells = cells
+	b.t.SortCells()
+	for w, n := range b.warnings {
+		b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("%s (%d values)", w, n))
+	}
+	sortStrings(b.t.Warnings)
+}
+
+// finishHoldings turns the per-holding sums of a cell into contributions.
+func (b *microBuilder) finishHoldings(a *cellAcc) {
+	ids := make([]string, 0, len(a.holdings))
+	for h := range a.holdings {
+		ids = append(ids, h)
+	}
+	sortStrings(ids)
+	for _, h := range ids {
+		hd := a.holdings[h]
+		if b.valIdx >= 0 && hd.rows == 0 {
+			continue // every value of this holding is missing: not a contributor
+		}
+		b.contribute(a, hd.s.value())
+	}
+	a.holdings = nil
+}
+
+// publishStats fills the statistics the released table shows, as text
+// rounded to the table's decimals.
+func publishStats(t *audit.Table, c *audit.Cell) {
+	c.Stats = map[string]audit.Stat{}
+	set := func(k, text string) {
+		d, _ := audit.ParseDec(text)
+		c.Stats[k] = audit.Stat{Text: text, Value: d}
+	}
+	miss := func(k string) { c.Stats[k] = audit.Stat{Missing: true} }
+	for _, s := range t.Publish {
+		switch s {
+		case "count":
+			set("count", strconv.FormatInt(c.N, 10))
+		case "total":
+			if c.HasTotal {
+				set("total", c.Total.String())
+			}
+		case "mean":
+			if c.N > 0 && c.HasTotal {
+				set("mean", audit.RoundRat(new(big.Rat).Quo(c.Total.Rat(), big.NewRat(c.N, 1)), t.Decimals))
+			} else {
+				miss("mean")
+			}
+		case "sd", "variance":
+			if v := sampleVariance(c); v != nil {
+				if s == "sd" {
+					set("sd", audit.RoundSqrt(v, t.Decimals))
+				} else {
+					set("variance", audit.RoundRat(v, t.Decimals))
+				}
+			} else {
+				miss(s)
+			}
+		case "min":
+			if c.HasRange {
+				set("min", c.Min.String())
+			} else {
+				miss("min")
+			}
+		case "max":
+			if c.HasRange {
+				set("max", c.Max.String())
+			} else {
+				miss("max")
+			}
+		case "median":
+			if m, ok := histMedian(t, c); ok {
+				set("median", audit.RoundRat(m, t.Decimals))
+			} else {
+				miss("median")
+			}
+		case "skewness", "kurtosis":
+			if v, ok := shapeStat(c, s); ok {
+				set(s, strconv.FormatFloat(v, 'f', t.Decimals, 64))
+			} else {
+				miss(s)
+			}
+		}
+	}
+	for p := 1; p <= t.MomentOrder && p <= len(c.Pow); p++ {
+		if c.N == 0 {
+			miss(fmt.Sprintf("m%d", p))
+			continue
+		}
+		v := momentMean(c, p)
+		set(fmt.Sprintf("m%d", p), strconv.FormatFloat(v, 'g', 15, 64))
+	}
+}
+
+// sampleVariance returns (Q - S²/n)/(n-1) exactly, or nil when n < 2.
+func sampleVariance(c *audit.Cell) *big.Rat {
+	if c.N < 2 || !c.HasSumSq {
+		return nil
+	}
+	n := big.NewRat(c.N, 1)
+	s := c.Total.Rat()
+	v := new(big.Rat).Sub(c.SumSq.Rat(), new(big.Rat).Quo(new(big.Rat).Mul(s, s), n))
+	return v.Quo(v, big.NewRat(c.N-1, 1))
+}
+
+// maxCrossCells bounds the full cross product of dimension levels.
+const maxCrossCells = 5_000_000
+
+// addEmptyCells adds the combinations of observed levels that no record
+// falls into, so that the table has the empty cells a published cross
+// table shows (zeros can be disclosive). Very sparse tables whose cross
+// product exceeds maxCrossCells keep only observed combinations, with a
+// warning.
+func (b *microBuilder) addEmptyCells() {
+	total := 1
+	for _, n := range b.names {
+		total *= max(len(n), 1)
+		if total > maxCrossCells {
+			b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("the cross product of the dimension levels exceeds %d cells; only observed combinations are audited", maxCrossCells))
+			return
+		}
+	}
+	if total == len(b.cells) || len(b.cells) == 0 {
+		return
+	}
+	key := make([]uint32, len(b.names))
+	var rec func(d int)
+	rec = func(d int) {
+		if d == len(key) {
+			for i, v := range key {
+				binary.LittleEndian.PutUint32(b.keyBuf[4*i:], v)
+			}
+			if b.cells[string(b.keyBuf)] == nil {
+				b.cells[string(b.keyBuf)] = b.newAcc(append([]uint32(nil), key...))
+			}
+			return
+		}
+		for i := range b.names[d] {
+			key[d] = uint32(i)
+			rec(d + 1)
+		}
+	}
+	rec(0)
+}

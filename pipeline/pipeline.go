@@ -1,0 +1,450 @@
+// Package pipeline runs an audit: read -> build cells -> evaluate cells with
+// a bounded worker pool -> table decisions -> write. Each stage honours
+// context cancellation; tables are processed concurrently up to a limit and
+// their outputs are written atomically, in a deterministic order and form.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+// Job is one input file with its resolved settings.
+type Job struct {
+	Path     string
+	Name     string // output base name; the file's base name when empty
+	Settings *configs.Settings
+}
+
+// Options control a run.
+type Options struct {
+	// Out is the output directory (created when missing).
+	Out string
+	// Workers bounds concurrent tables and cell-evaluation workers
+	// (default: the number of CPUs).
+	Workers int
+	// Log receives progress messages; never confidential values at info level.
+	Log zerolog.Logger
+	// Progress, when set, is told how many rows have been read.
+	Progress func(rows int64)
+	// Version is written into summary.json.
+	Version string
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Summary writers.RunSummary
+	Tables  []*audit.Table
+}
+
+// Hook runs table-level decisions after the cell rules (for example
+// secondary suppression); set by packages that provide them.
+type Hook func(ctx context.Context, t *audit.Table, s *configs.Settings) error
+
+var tableHooks []Hook
+
+// AddTableHook registers a table-level decision step.
+func AddTableHook(h Hook) { tableHooks = append(tableHooks, h) }
+
+// ExtraWriters returns the additional table writers the settings enable;
+// set by packages that provide other formats.
+var ExtraWriters func(s *configs.Settings) []writers.TableWriter
+
+// RunWriters returns run-level writers (for example summary.html).
+var RunWriters func(s *configs.Settings) []func(ctx context.Context, dir string, r *Result) error
+
+// Run audits every job and writes the outputs. It returns the result even
+// when some table needs a person; errors are input, configuration or
+// output failures.
+func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
+	if err := mkdirAll(opt.Out); err != nil {
+		return nil, err
+	}
+	// Validate every configuration before reading anything.
+	built := make([]*ruleSet, len(jobs))
+	for i, j := range jobs {
+		rs, err := BuildRules(j.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", j.Path, err)
+		}
+		built[i] = rs
+	}
+	type unit struct {
+		job  int
+		src  readers.Source
+		name string
+	}
+	var units []unit
+	defer func() {
+		for _, u := range units {
+			u.src.Close()
+		}
+	}()
+	names := map[string]string{}
+	for i, j := range jobs {
+		srcs, err := readers.Open(j.Path, readerOptions(j.Settings))
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range srcs {
+			name := s.Name()
+			if j.Name != "" {
+				name = j.Name
+				if len(srcs) > 1 {
+					name = j.Name + "_" + s.Name()
+				}
+			}
+			if prev, dup := names[name]; dup {
+				units = append(units, unit{i, s, name})
+				return nil, &configs.Error{Msg: fmt.Sprintf("two inputs would write outputs named %q (%s and %s); give one a name in the release file", name, prev, j.Path)}
+			}
+			names[name] = j.Path
+			units = append(units, unit{i, s, name})
+		}
+	}
+	res := &Result{Tables: make([]*audit.Table, len(units))}
+	outputs := make([][]string, len(units))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.workers())
+	for k, u := range units {
+		g.Go(func() error {
+			j := jobs[u.job]
+			log := opt.Log.With().Str("table", u.name).Logger()
+			log.Info().Str("file", j.Path).Msg("reading")
+			t, err := loadTable(gctx, u.src, j.Settings, built[u.job].needs, opt.Progress)
+			if err != nil {
+				return err
+			}
+			t.Name = u.name
+			if err := Evaluate(gctx, t, built[u.job], j.Settings, opt.workers()); err != nil {
+				return err
+			}
+			files, err := writeTable(gctx, opt.Out, t, j.Settings)
+			if err != nil {
+				return err
+			}
+			s := t.Summarize()
+			log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
+			res.Tables[k] = t
+			outputs[k] = files
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	res.Summary.Version = opt.Version
+	for k, t := range res.Tables {
+		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
+	}
+	if err := writers.WriteAtomic(ctx, filepath.Join(opt.Out, "summary.json"), func(w io.Writer) error {
+		return writers.WriteSummary(w, &res.Summary)
+	}); err != nil {
+		return nil, err
+	}
+	if RunWriters != nil && len(jobs) > 0 {
+		for _, w := range RunWriters(jobs[0].Settings) {
+			if err := w(ctx, opt.Out, res); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return res, nil
+}
+
+func readerOptions(s *configs.Settings) readers.Options {
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range}
+	switch s.Input.Delimiter {
+	case "tab", "\\t", "\t":
+		o.Delimiter = '\t'
+	case "":
+	default:
+		o.Delimiter = []rune(s.Input.Delimiter)[0]
+	}
+	return o
+}
+
+// writeTable writes every output of one table and returns the file names.
+func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Settings) ([]string, error) {
+	ws := []writers.TableWriter{writers.Report{}, writers.SafeCSV{Options: writers.Options{Marker: s.Marker}}}
+	if ExtraWriters != nil {
+		ws = append(ws, ExtraWriters(s)...)
+	}
+	var files []string
+	for _, w := range ws {
+		if err := writers.WriteTable(ctx, dir, w, t); err != nil {
+			return nil, err
+		}
+		files = append(files, w.File(t))
+	}
+	return files, nil
+}
+
+// ruleSet is the rules a configuration enables, built once per job.
+type ruleSet struct {
+	cell  []rules.CellRule
+	table []rules.TableRule
+	needs rules.Needs
+}
+
+// BuildRules builds and validates the enabled rules of the settings.
+func BuildRules(s *configs.Settings) (*ruleSet, error) {
+	rs := &ruleSet{}
+	for _, r := range s.Rules {
+		if !r.Enabled {
+			continue
+		}
+		rule, err := rules.New(r.Name, r.Decode)
+		if err != nil {
+			return nil, &configs.Error{Msg: err.Error()}
+		}
+		ok := false
+		if c, is := rule.(rules.CellRule); is {
+			rs.cell = append(rs.cell, c)
+			ok = true
+		}
+		if t, is := rule.(rules.TableRule); is {
+			rs.table = append(rs.table, t)
+			ok = true
+		}
+		if !ok {
+			return nil, fmt.Errorf("rule %s checks neither cells nor tables", r.Name)
+		}
+		if n, is := rule.(rules.Needer); is {
+			rs.needs = rs.needs.Merge(n.Needs())
+		}
+	}
+	// What the released statistics need, whatever the rules.
+	for _, p := range s.Publish.Stats {
+		switch p {
+		case "sd", "variance":
+			rs.needs.SumSq = true
+		case "median":
+			rs.needs.Hist = true
+		case "skewness":
+			rs.needs.Powers = max(rs.needs.Powers, 3)
+		case "kurtosis":
+			rs.needs.Powers = max(rs.needs.Powers, 4)
+		}
+	}
+	rs.needs.Powers = max(rs.needs.Powers, s.Publish.MomentOrder)
+	if s.Publish.Has("median") && s.Measure == nil && s.Microdata != nil {
+		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})"}
+	}
+	return rs, nil
+}
+
+// LoadTable reads a source into a table of cells per the settings, with
+// what the enabled rules need.
+func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*audit.Table, error) {
+	rs, err := BuildRules(s)
+	if err != nil {
+		return nil, err
+	}
+	return loadTable(ctx, src, s, rs.needs, nil)
+}
+
+func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, needs rules.Needs, progress func(int64)) (*audit.Table, error) {
+	file, sheet := src.Where()
+	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals}
+	if sheet != "" {
+		t.Source = file + " [" + sheet + "]"
+	}
+	if s.Measure != nil {
+		t.Measure = &audit.Domain{Min: s.Measure.Min, Max: s.Measure.Max, Step: s.Measure.Step}
+	}
+	type builder interface {
+		add(*readers.Batch) error
+		finish()
+	}
+	var b builder
+	header := src.Header()
+	switch {
+	case s.Microdata != nil && len(s.Microdata.Dims) > 0:
+		t.Mode = audit.Microdata
+		t.Dims = s.Microdata.Dims
+		t.Value = s.Microdata.Value
+		t.Publish = s.Publish.Stats
+		if len(t.Publish) == 0 {
+			t.Publish = []string{"count"}
+			if t.Value != "" {
+				t.Publish = append(t.Publish, "total")
+			}
+		}
+		t.MomentOrder = s.Publish.MomentOrder
+		if s.Publish.Has("variance") {
+			t.MomentOrder = max(t.MomentOrder, 2)
+		}
+		for _, p := range t.Publish {
+			if p == "moments" {
+				continue
+			}
+			if t.Value == "" && p != "count" {
+				return nil, &configs.Error{Msg: fmt.Sprintf("publish %q needs a value column (--value)", p)}
+			}
+			t.Columns = append(t.Columns, p)
+		}
+		for p := 1; p <= s.Publish.MomentOrder; p++ {
+			t.Columns = append(t.Columns, fmt.Sprintf("m%d", p))
+		}
+		mb, err := newMicroBuilder(t, file, header, t.Value, s.Microdata.Holding, needs)
+		if err != nil {
+			return nil, classify(err)
+		}
+		b = mb
+	case s.Columns != nil && len(s.Columns.Dims) > 0:
+		t.Mode = audit.Aggregate
+		t.Dims = s.Columns.Dims
+		ab, err := newAggBuilder(t, file, header, s.Columns, s.Markers)
+		if err != nil {
+			return nil, classify(err)
+		}
+		b = ab
+		t.Publish = t.Columns
+		for _, c := range t.Columns {
+			if strings.HasPrefix(c, "m") && c != "mean" && c != "median" && c != "min" && c != "max" {
+				t.MomentOrder++
+			}
+		}
+		if s.Columns.Variance != "" || s.Columns.SD != "" {
+			t.MomentOrder = max(t.MomentOrder, 2)
+		}
+	default:
+		return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata or columns.dims in the config for an aggregate table", file)}
+	}
+	// Stage: read batches concurrently with building cells.
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan *readers.Batch, 4)
+	g.Go(func() error {
+		defer close(batches)
+		var rows int64
+		for {
+			bt, err := src.Next()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			rows += int64(len(bt.Rows))
+			if progress != nil {
+				progress(int64(len(bt.Rows)))
+			}
+			select {
+			case batches <- bt:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+	})
+	g.Go(func() error {
+		for bt := range batches {
+			if err := b.add(bt); err != nil {
+				return withSheet(err, sheet)
+			}
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	b.finish()
+	return t, nil
+}
+
+func withSheet(err error, sheet string) error {
+	var re *readers.Error
+	if sheet != "" && errors.As(err, &re) && re.Sheet == "" {
+		re.Sheet = sheet
+	}
+	return err
+}
+
+// classify marks builder set-up errors that are not input errors as
+// configuration errors.
+func classify(err error) error {
+	var re *readers.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return &configs.Error{Msg: err.Error()}
+}
+
+// Evaluate runs the cell rules on every cell with a bounded worker pool,
+// then the table rules, then decides every cell's status and runs the
+// table-level decisions.
+func Evaluate(ctx context.Context, t *audit.Table, rs *ruleSet, s *configs.Settings, workers int) error {
+	const chunk = 1024
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(workers, 1))
+	for lo := 0; lo < len(t.Cells); lo += chunk {
+		hi := min(lo+chunk, len(t.Cells))
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			for _, c := range t.Cells[lo:hi] {
+				c.Findings = make([]audit.Finding, 0, len(rs.cell))
+				for _, r := range rs.cell {
+					c.Findings = append(c.Findings, r.Check(t, c))
+				}
+			}
+			return gctx.Err()
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, r := range rs.table {
+		r.CheckTable(t)
+	}
+	for _, c := range t.Cells {
+		audit.Decide(c)
+	}
+	for _, h := range tableHooks {
+		if err := h(ctx, t, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Rules lists the enabled rules of a settings, sorted.
+func Rules(s *configs.Settings) []string {
+	var out []string
+	for _, r := range s.Rules {
+		if r.Enabled {
+			out = append(out, r.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

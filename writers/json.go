@@ -1,0 +1,139 @@
+package writers
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// Report writes NAME.report.json, the checker's report: every cell with its
+// status, the findings of every rule with the figures behind them, and the
+// table summary. It may contain confidential numbers.
+type Report struct{}
+
+// File implements TableWriter.
+func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
+
+type orderedKey struct {
+	dims []string
+	vals []string
+}
+
+func (k orderedKey) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, d := range k.dims {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(d)
+		vb, _ := json.Marshal(k.vals[i])
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+type reportCell struct {
+	Key      orderedKey      `json:"key"`
+	Row      int             `json:"row,omitempty"`
+	Status   audit.Status    `json:"status"`
+	N        *int64          `json:"n,omitempty"`
+	Total    *audit.Dec      `json:"total,omitempty"`
+	Findings []audit.Finding `json:"findings"`
+	Notes    []string        `json:"notes,omitempty"`
+}
+
+type reportDoc struct {
+	Table    string        `json:"table"`
+	Source   string        `json:"source"`
+	Mode     audit.Mode    `json:"mode"`
+	Dims     []string      `json:"dims"`
+	Value    string        `json:"value,omitempty"`
+	Publish  []string      `json:"publish,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+	Cells    []reportCell  `json:"cells"`
+	Summary  audit.Summary `json:"summary"`
+}
+
+// Write implements TableWriter.
+func (Report) Write(w io.Writer, t *audit.Table) error {
+	doc := reportDoc{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Summary: t.Summarize()}
+	doc.Cells = make([]reportCell, len(t.Cells))
+	for i, c := range t.Cells {
+		rc := reportCell{Key: orderedKey{t.Dims, c.Key}, Row: c.Row, Status: c.Status, Findings: c.Findings, Notes: c.Notes}
+		if rc.Findings == nil {
+			rc.Findings = []audit.Finding{}
+		}
+		if c.HasN {
+			n := c.N
+			rc.N = &n
+		}
+		if c.HasTotal {
+			x := c.Total
+			rc.Total = &x
+		}
+		doc.Cells[i] = rc
+	}
+	return encode(w, doc)
+}
+
+func encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// TableSummary is one table's line in summary.json. It holds no
+// confidential values.
+type TableSummary struct {
+	Table   string        `json:"table"`
+	Source  string        `json:"source"`
+	Mode    audit.Mode    `json:"mode"`
+	Outputs []string      `json:"outputs"`
+	Summary audit.Summary `json:"summary"`
+}
+
+// RunSummary is the content of summary.json.
+type RunSummary struct {
+	Version string         `json:"version"`
+	Tables  []TableSummary `json:"tables"`
+	Totals  audit.Summary  `json:"totals"`
+	// NeedsPerson is true when a cell failed a rule or needs review: the
+	// release must stop (exit code 1).
+	NeedsPerson bool `json:"needs_person"`
+}
+
+// Add appends a table and updates the totals.
+func (r *RunSummary) Add(ts TableSummary) {
+	r.Tables = append(r.Tables, ts)
+	s := ts.Summary
+	if r.Totals.ByRule == nil {
+		r.Totals.ByRule = map[string]int{}
+	}
+	r.Totals.Cells += s.Cells
+	r.Totals.OK += s.OK
+	r.Totals.Primary += s.Primary
+	r.Totals.Secondary += s.Secondary
+	r.Totals.Review += s.Review
+	for k, v := range s.ByRule {
+		r.Totals.ByRule[k] += v
+	}
+	r.NeedsPerson = r.NeedsPerson || s.NeedsPerson()
+}
+
+// WriteSummary writes summary.json.
+func WriteSummary(w io.Writer, r *RunSummary) error {
+	if r.Totals.ByRule == nil {
+		r.Totals.ByRule = map[string]int{}
+	}
+	if r.Tables == nil {
+		r.Tables = []TableSummary{}
+	}
+	return encode(w, r)
+}

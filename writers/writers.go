@@ -1,0 +1,100 @@
+// Package writers produces the outputs of an audit from audited tables:
+// the checker's report (NAME.report.json), the publishable table
+// (NAME.safe.csv), and the run summary (summary.json). Other formats add a
+// file each.
+//
+// Every file is written atomically: to a temporary file in the output
+// directory, synced, then renamed, so that an interrupted run never leaves
+// a half-written output. Outputs are byte-identical for identical input.
+package writers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// TableWriter writes one output file for one audited table.
+type TableWriter interface {
+	// File is the output file name for the table (e.g. NAME.report.json).
+	File(t *audit.Table) string
+	// Write writes the output. It must not keep w.
+	Write(w io.Writer, t *audit.Table) error
+}
+
+// Options are the settings writers share.
+type Options struct {
+	// Marker replaces suppressed values in publishable outputs.
+	Marker string
+}
+
+// WriteAtomic creates path through a temporary file in the same directory
+// and renames it into place when write succeeds and ctx is not cancelled.
+// On any failure the temporary file is removed and path is untouched.
+func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = ctx.Err(); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteTable writes one table output into dir atomically.
+func WriteTable(ctx context.Context, dir string, w TableWriter, t *audit.Table) error {
+	return WriteAtomic(ctx, filepath.Join(dir, w.File(t)), func(out io.Writer) error { return w.Write(out, t) })
+}
+
+// EscapeFormula makes text safe to open in a spreadsheet: a text that
+// starts with = + - @ (or a tab or carriage return) is prefixed with an
+// apostrophe so that it is shown, not evaluated. Plain numbers, including
+// negative ones, are left alone.
+func EscapeFormula(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		if _, err := audit.ParseDec(s); err == nil && !strings.ContainsAny(s, "\t\r") {
+			return s
+		}
+		return "'" + s
+	}
+	return s
+}
+
+// Suppressed reports whether a cell is withheld from publishable outputs:
+// primary and secondary cells, and cells that need review (not yet cleared).
+func Suppressed(c *audit.Cell) bool {
+	return c.Status != audit.StatusOK
+}
