@@ -166,14 +166,14 @@ func (s Sums) Lehmer(p int) (float64, error) {
 	if p < 1 || p > len(s.Pow) {
 		return 0, fmt.Errorf("%w: L_%d with orders 1..%d", ErrOrder, p, len(s.Pow))
 	}
-	return s.Scale * s.scaled(p) / s.scaled(p-1), nil
+	return s.Scale * (s.scaled(p) / s.scaled(p-1)), nil
 }
 
 // LehmerAll returns L_1..L_K.
 func (s Sums) LehmerAll() []float64 {
 	out := make([]float64, len(s.Pow))
 	for p := range out {
-		out[p] = s.Scale * s.scaled(p+1) / s.scaled(p)
+		out[p] = s.Scale * (s.scaled(p+1) / s.scaled(p))
 	}
 	return out
 }
