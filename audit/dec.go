@@ -75,6 +75,9 @@ func ParseDec(s string) (Dec, error) {
 		if digits == 0 {
 			return Dec{}, ErrNotNumber
 		}
+		if scale > MaxScale {
+			return Dec{}, fmt.Errorf("%w: more than %d decimal places", ErrNotNumber, MaxScale)
+		}
 		v := int64(m)
 		if neg {
 			v = -v

@@ -220,7 +220,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, locate(data, reflect.TypeOf(c), err))
 	}
 	if err := c.checkRules(); err != nil {
 		return nil, err
@@ -292,9 +292,57 @@ func strictNode(n *yaml.Node, v any, path string) error {
 		return err
 	}
 	if err := n.Decode(v); err != nil {
+		if !strings.Contains(err.Error(), "line ") {
+			return fmt.Errorf("line %d: %s: %v", n.Line, path, err)
+		}
 		return err
 	}
 	return nil
+}
+
+// locate finds the line of a decoding error that yaml reports without one
+// (a value rejected by UnmarshalText).
+func locate(data []byte, t reflect.Type, err error) error {
+	if strings.Contains(err.Error(), "line ") {
+		return err
+	}
+	var n yaml.Node
+	if yaml.Unmarshal(data, &n) != nil || len(n.Content) == 0 {
+		return err
+	}
+	if e := checkKeys(n.Content[0], t, "config"); e != nil {
+		return e
+	}
+	return err
+}
+
+var (
+	textUnmarshaler = reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()
+	yamlUnmarshaler = reflect.TypeFor[yaml.Unmarshaler]()
+	nodeType        = reflect.TypeFor[yaml.Node]()
+)
+
+// structFields lists a struct's YAML keys, flattening inline fields.
+func structFields(t reflect.Type, fields map[string]reflect.Type, names *[]string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "-" {
+			continue
+		}
+		if opts == "inline" {
+			structFields(f.Type, fields, names)
+			continue
+		}
+		if tag == "" {
+			tag = strings.ToLower(f.Name)
+		}
+		fields[tag] = f.Type
+		*names = append(*names, tag)
+	}
 }
 
 func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
@@ -304,31 +352,27 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
 	if n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
+	if t == nodeType || reflect.PointerTo(t).Implements(yamlUnmarshaler) {
+		return nil
+	}
+	if reflect.PointerTo(t).Implements(textUnmarshaler) {
+		if n.Kind != yaml.ScalarNode {
+			return fmt.Errorf("line %d: %s must be a single value", n.Line, path)
+		}
+		v := reflect.New(t).Interface().(interface{ UnmarshalText([]byte) error })
+		if err := v.UnmarshalText([]byte(n.Value)); err != nil {
+			return fmt.Errorf("line %d: %s: %v", n.Line, path, err)
+		}
+		return nil
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
-			if reflect.PointerTo(t).Implements(reflect.TypeFor[interface{ UnmarshalText([]byte) error }]()) {
-				return nil
-			}
 			return fmt.Errorf("line %d: %s must be a mapping", n.Line, path)
 		}
 		fields := map[string]reflect.Type{}
 		var names []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if tag == "-" {
-				continue
-			}
-			if tag == "" {
-				tag = strings.ToLower(f.Name)
-			}
-			fields[tag] = f.Type
-			names = append(names, tag)
-		}
+		structFields(t, fields, &names)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			ft, ok := fields[k.Value]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -244,7 +245,7 @@ func LoadRelease(path string) (*Release, error) {
 	}
 	r := &Release{dir: filepath.Dir(path)}
 	if err := decodeStrict(data, r); err != nil {
-		return nil, yamlError(path, err)
+		return nil, yamlError(path, locate(data, reflect.TypeOf(r), err))
 	}
 	r.file = path
 	if err := r.checkRules(); err != nil {

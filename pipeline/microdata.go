@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -176,7 +177,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			} else {
 				d, err := audit.ParseDec(s)
 				if err != nil {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w: %v", readers.ErrNotNumber, err)}
+					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), audit.ErrNotNumber.Error()))}
 				}
 				v = d
 			}

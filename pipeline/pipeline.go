@@ -448,3 +448,20 @@ func Rules(s *configs.Settings) []string {
 	sort.Strings(out)
 	return out
 }
+
+// AuditSource reads one source and evaluates it: LoadTable followed by the
+// rules and table decisions, without writing anything.
+func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int) (*audit.Table, error) {
+	rs, err := BuildRules(s)
+	if err != nil {
+		return nil, err
+	}
+	t, err := loadTable(ctx, src, s, rs.needs, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := Evaluate(ctx, t, rs, s, workers); err != nil {
+		return nil, err
+	}
+	return t, nil
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -34,10 +35,10 @@ func init() {
 			return exitInput
 		case errors.As(err, &ce):
 			return exitUsage
-		case errors.Is(err, context.Canceled):
+		case errors.Is(err, context.Canceled), errors.As(err, new(*fs.PathError)):
 			return exitFailed
 		}
-		return exitFailed
+		return 0
 	}
 }
 

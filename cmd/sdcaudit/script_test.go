@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -27,6 +28,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REPO", wd+"/../..")
 			env.Setenv("SHARED", wd+"/../../../shared")
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "shared" {
+				_, err := os.Stat("../../../shared/data/sdctable_microdata1.csv")
+				return err == nil, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"errors"
+	"math/big"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestParseDec(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		err  bool
+	}{
+		{"0", "0", false},
+		{"12", "12", false},
+		{"-3.250", "-3.25", false},
+		{"+7.5", "7.5", false},
+		{" 42 ", "42", false},
+		{".5", "0.5", false},
+		{"5.", "5", false},
+		{"1e6", "1000000", false},
+		{"1.5E-3", "0.0015", false},
+		{"-2.5e2", "-250", false},
+		{"123456789012345678901234567890", "123456789012345678901234567890", false},
+		{"0.000000000000000001", "0.000000000000000001", false},
+		{"9223372036854775807", "9223372036854775807", false},
+		{"9223372036854775808", "9223372036854775808", false},
+		{"", "", true},
+		{"-", "", true},
+		{".", "", true},
+		{"abc", "", true},
+		{"1.2.3", "", true},
+		{"1,5", "", true},
+		{"1e", "", true},
+		{"1e99999", "", true},
+		{"NaN", "", true},
+		{"0.0000000000000000001", "", true}, // beyond MaxScale
+	}
+	for _, tt := range tests {
+		d, err := ParseDec(tt.in)
+		if tt.err {
+			if err == nil || !errors.Is(err, ErrNotNumber) {
+				t.Errorf("ParseDec(%q) = %v, %v; want ErrNotNumber", tt.in, d, err)
+			}
+			continue
+		}
+		if err != nil || d.String() != tt.want {
+			t.Errorf("ParseDec(%q) = %v, %v; want %s", tt.in, d, err, tt.want)
+		}
+	}
+}
+
+func TestMulCmp(t *testing.T) {
+	// 100 × (X − x1 − x2) < p × x1 with X=110000, x1=52000, x2=50000, p=10:
+	// 800000 < 520000 is false.
+	rest := MustDec("110000").Sub(MustDec("52000")).Sub(MustDec("50000"))
+	if c := MulCmp(rest, 100, MustDec("52000"), 10); c != 1 {
+		t.Fatalf("MulCmp = %d, want 1", c)
+	}
+	// values at the int64 edge go through 128-bit products
+	big1 := MustDec("9223372036854775807")
+	if c := MulCmp(big1, 3, big1, 2); c != 1 {
+		t.Fatalf("MulCmp large = %d", c)
+	}
+	if c := MulCmp(big1.Neg(), 3, big1, 2); c != -1 {
+		t.Fatalf("MulCmp negative = %d", c)
+	}
+	if c := MulCmp(Dec{}, 5, Dec{}, -5); c != 0 {
+		t.Fatalf("MulCmp zero = %d", c)
+	}
+}
+
+func genDec(t *rapid.T, label string) Dec {
+	m := rapid.Int64().Draw(t, label+"m")
+	s := rapid.IntRange(0, 6).Draw(t, label+"s")
+	return DecScaled(m, s)
+}
+
+func TestDecArithmeticMatchesRat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		a, b := genDec(t, "a"), genDec(t, "b")
+		p := rapid.Int64Range(-1e12, 1e12).Draw(t, "p")
+		q := rapid.Int64Range(-1e12, 1e12).Draw(t, "q")
+		ra, rb := a.Rat(), b.Rat()
+		if got, want := a.Add(b).Rat(), new(big.Rat).Add(ra, rb); got.Cmp(want) != 0 {
+			t.Fatalf("%v + %v = %v, want %v", a, b, got, want)
+		}
+		if got, want := a.Sub(b).Rat(), new(big.Rat).Sub(ra, rb); got.Cmp(want) != 0 {
+			t.Fatalf("%v - %v = %v, want %v", a, b, got, want)
+		}
+		if got, want := a.Mul(b).Rat(), new(big.Rat).Mul(ra, rb); got.Cmp(want) != 0 {
+			t.Fatalf("%v * %v = %v, want %v", a, b, got, want)
+		}
+		if got, want := a.Cmp(b), ra.Cmp(rb); got != want {
+			t.Fatalf("Cmp(%v, %v) = %d, want %d", a, b, got, want)
+		}
+		l := new(big.Rat).Mul(ra, new(big.Rat).SetInt64(p))
+		r := new(big.Rat).Mul(rb, new(big.Rat).SetInt64(q))
+		if got, want := MulCmp(a, p, b, q), l.Cmp(r); got != want {
+			t.Fatalf("MulCmp(%v,%d,%v,%d) = %d, want %d", a, p, b, q, got, want)
+		}
+		back, err := ParseDec(a.String())
+		if err != nil || back.Cmp(a) != 0 {
+			t.Fatalf("round trip %v -> %q -> %v, %v", a, a.String(), back, err)
+		}
+		if got := DecFromRat(ra); got.Cmp(a) != 0 {
+			t.Fatalf("DecFromRat(%v) = %v", ra, got)
+		}
+	})
+}
+
+func TestRoundRatAndSqrt(t *testing.T) {
+	tests := []struct {
+		num, den int64
+		dp       int
+		want     string
+	}{
+		{9, 4, 1, "2.3"},      // 2.25 ties away from zero
+		{-9, 4, 1, "-2.3"},    // and for negatives
+		{1, 3, 3, "0.333"},    // plain
+		{2, 3, 0, "1"},        // to integers
+		{-1, 1000, 2, "0.00"}, // no negative zero
+	}
+	for _, tt := range tests {
+		if got := RoundRat(big.NewRat(tt.num, tt.den), tt.dp); got != tt.want {
+			t.Errorf("RoundRat(%d/%d, %d) = %s, want %s", tt.num, tt.den, tt.dp, got, tt.want)
+		}
+	}
+	sq := []struct {
+		num, den int64
+		dp       int
+		want     string
+	}{
+		{4, 1, 2, "2.00"},
+		{2, 1, 3, "1.414"},
+		{49, 1, 0, "7"},
+		{25, 100, 1, "0.5"},
+		{0, 1, 2, "0.00"},
+		// 1.5625 = 1.25^2: exactly at the tie for 1 dp -> rounds up to 1.3
+		{15625, 10000, 1, "1.3"},
+	}
+	for _, tt := range sq {
+		if got := RoundSqrt(big.NewRat(tt.num, tt.den), tt.dp); got != tt.want {
+			t.Errorf("RoundSqrt(%d/%d, %d) = %s, want %s", tt.num, tt.den, tt.dp, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,338 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const shared = "../../shared/data/"
+
+// settings resolves a YAML config over the embedded default profile.
+func settings(t testing.TB, y string) *configs.Settings {
+	t.Helper()
+	c, err := configs.Parse("test.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := configs.Resolve(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func auditFile(t testing.TB, path, y string) *audit.Table {
+	t.Helper()
+	s := settings(t, y)
+	srcs, err := readers.Open(path, readers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcs[0].Close()
+	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func auditText(t testing.TB, csv, y string) (*audit.Table, error) {
+	t.Helper()
+	src, err := readers.NewCSV("in.csv", strings.NewReader(csv), readers.Options{BatchSize: 3})
+	if err != nil {
+		return nil, err
+	}
+	return AuditSource(context.Background(), src, settings(t, y), 2)
+}
+
+func primaries(t *audit.Table) []string {
+	var out []string
+	for _, c := range t.Cells {
+		if c.Status == audit.StatusPrimary {
+			out = append(out, strings.Join(c.Key, "/"))
+		}
+	}
+	return out
+}
+
+func needShared(t *testing.T, name string) string {
+	p := shared + name
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared data %s not available: %v", p, err)
+	}
+	return p
+}
+
+// The acceptance case of the foundation issue: threshold 3 on
+// sdctable_microdata1 marks exactly A/female, in 15 cells with margins.
+func TestMicrodata1Threshold(t *testing.T) {
+	p := needShared(t, "sdctable_microdata1.csv")
+	tab := auditFile(t, p, `
+microdata: {dims: [region, gender], value: val}
+rules:
+  threshold: {min: 3}
+  dominance: {enabled: false}
+  p_percent: {enabled: false}
+`)
+	if len(tab.Cells) != 15 {
+		t.Fatalf("%d cells, want 15", len(tab.Cells))
+	}
+	if got := primaries(tab); len(got) != 1 || got[0] != "A/female" {
+		t.Fatalf("primary cells %v, want [A/female]", got)
+	}
+	// margins add up: Total/Total is every record
+	last := tab.Cells[len(tab.Cells)-1]
+	if strings.Join(last.Key, "/") != "Total/Total" || last.N != 100 || last.Total.String() != "1284" {
+		t.Fatalf("grand total cell %v n=%d total=%s", last.Key, last.N, last.Total)
+	}
+}
+
+func TestMicrodataFigures(t *testing.T) {
+	tab := auditFile(t, "../testdata/golden/micro.csv", `
+microdata: {dims: [region, sex], value: income}
+publish: [count, total, mean, sd, min, max]
+`)
+	byKey := map[string]*audit.Cell{}
+	for _, c := range tab.Cells {
+		byKey[strings.Join(c.Key, "/")] = c
+	}
+	sf := byKey["South/F"]
+	// 3 records, one missing: 2 contributors
+	if sf.Rows != 3 || sf.Missing != 1 || sf.N != 2 || sf.Total.String() != "4300" {
+		t.Fatalf("South/F rows=%d missing=%d n=%d total=%s", sf.Rows, sf.Missing, sf.N, sf.Total)
+	}
+	nf := byKey["North/F"]
+	if nf.Stats["mean"].Text != "1000.25" || nf.Stats["sd"].Text != "283.20" {
+		t.Fatalf("North/F mean %q sd %q", nf.Stats["mean"].Text, nf.Stats["sd"].Text)
+	}
+	if g := byKey["Total/Total"]; g.N != 9 || g.Total.String() != "21766.25" || g.Max.String() != "15000" || g.Min.String() != "50" {
+		t.Fatalf("grand total n=%d total=%s min=%s max=%s", g.N, g.Total, g.Min, g.Max)
+	}
+	if len(tab.Cells) != 9 {
+		t.Fatalf("%d cells, want 9 (2x2 + margins)", len(tab.Cells))
+	}
+}
+
+// With a holding column, the two North/F records of holding H1 are one
+// contributor, and the margins count every holding once.
+func TestHoldings(t *testing.T) {
+	in := "h,r,v\nH1,a,10\nH1,a,5\nH2,a,1\nH1,b,100\nH3,b,\n"
+	tab, err := auditText(t, in, "microdata: {dims: [r], value: v, holding: h}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range tab.Cells {
+		got[c.Key[0]] = fmt.Sprintf("n=%d total=%s top=%v", c.N, c.Total, c.Top)
+	}
+	want := map[string]string{
+		"a":     "n=2 total=16 top=[15 1]",
+		"b":     "n=1 total=100 top=[100]", // H3 has only a missing value
+		"Total": "n=2 total=116 top=[115 1]",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %s, want %s", k, got[k], w)
+		}
+	}
+}
+
+// Empty combinations of observed levels are cells too.
+func TestCrossProductCells(t *testing.T) {
+	tab, err := auditText(t, "a,b\nx,1\ny,2\n", "microdata: {dims: [a, b]}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Cells) != 9 {
+		t.Fatalf("%d cells, want 9", len(tab.Cells))
+	}
+	for _, c := range tab.Cells {
+		if c.Key[0] == "x" && c.Key[1] == "2" && (c.N != 0 || c.Status != audit.StatusOK) {
+			t.Fatalf("empty cell x/2: n=%d status=%s", c.N, c.Status)
+		}
+	}
+}
+
+func TestInputErrors(t *testing.T) {
+	tests := []struct {
+		name, in, cfg string
+		row           int
+		col, text     string
+	}{
+		{"non-number", "r,v\na,1\nb,abc\n", "microdata: {dims: [r], value: v}\n", 3, "v", "not a number"},
+		{"ragged", "r,v\na,1\nb\n", "microdata: {dims: [r], value: v}\n", 3, "", "wrong number of fields"},
+		{"margin label as value", "r,v\nTotal,1\n", "microdata: {dims: [r], value: v}\n", 2, "r", "margin label"},
+		{"missing column", "r,v\na,1\n", "microdata: {dims: [r], value: w}\n", 1, "w", "no such column"},
+		{"aggregate non-number", "r;n\na;1\nb;1.5.5\n", "columns: {dims: [r], count: n}\n", 3, "n", "not a number"},
+		{"aggregate duplicate", "r,n\na,1\na,2\n", "columns: {dims: [r], count: n}\n", 3, "", "duplicate cell"},
+		{"aggregate count", "r,n\na,-1\n", "columns: {dims: [r], count: n}\n", 2, "n", "non-negative integer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := auditText(t, tt.in, tt.cfg)
+			var re *readers.Error
+			if !errors.As(err, &re) {
+				t.Fatalf("err = %v, want *readers.Error", err)
+			}
+			if re.File != "in.csv" || re.Row != tt.row || re.Column != tt.col || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("err = %q at row %d column %q, want row %d column %q mentioning %q", err, re.Row, re.Column, tt.row, tt.col, tt.text)
+			}
+		})
+	}
+}
+
+func TestAggregateMarkersAndThousands(t *testing.T) {
+	in := "r,n,total\na,\"1,234\",\"12,345.5\"\nb,c,x\nc,5,\n"
+	tab, err := auditText(t, in, "columns: {dims: [r], count: n, total: total}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := tab.Cells[0], tab.Cells[1], tab.Cells[2]
+	if a.N != 1234 || a.Total.String() != "12345.5" {
+		t.Fatalf("thousands: n=%d total=%s", a.N, a.Total)
+	}
+	if b.HasN || !b.Stats["count"].Marker || !b.Stats["total"].Marker {
+		t.Fatalf("markers: %+v", b.Stats)
+	}
+	if c.HasTotal || !c.Stats["total"].Missing {
+		t.Fatalf("missing total: %+v", c.Stats)
+	}
+}
+
+// Permuting input rows never changes the report.
+func TestRowOrderDoesNotMatter(t *testing.T) {
+	data, err := os.ReadFile("../testdata/demo/businesses.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	cfg := "microdata: {dims: [region, sector], value: turnover, holding: group}\npublish: [count, total, mean, sd]\n"
+	report := func(body []string) []byte {
+		tab, err := auditText(t, lines[0]+"\n"+strings.Join(body, "\n")+"\n", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := (writers.Report{}).Write(&b, tab); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	want := report(lines[1:])
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 5; i++ {
+		body := append([]string(nil), lines[1:]...)
+		r.Shuffle(len(body), func(i, j int) { body[i], body[j] = body[j], body[i] })
+		if got := report(body); !bytes.Equal(got, want) {
+			t.Fatalf("shuffle %d changed the report", i)
+		}
+	}
+}
+
+// Golden reports: go test ./pipeline -update rewrites them.
+func TestGolden(t *testing.T) {
+	cases := []struct{ name, in, cfg string }{
+		{"micro", "../testdata/golden/micro.csv", "microdata: {dims: [region, sex], value: income, holding: holding}\npublish: [count, total, mean]\n"},
+		{"micro_freq", "../testdata/golden/micro.csv", "microdata: {dims: [region, sex]}\n"},
+		{"agg", "../testdata/golden/agg.csv", "columns: {dims: [year, grant_type], count: n, total: total, top: [top1, top2]}\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := settings(t, tc.cfg)
+			res, err := Run(context.Background(), []Job{{Path: tc.in, Name: tc.name, Settings: s}}, Options{Out: dir, Workers: 2, Version: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Summary.NeedsPerson {
+				t.Errorf("expected sensitive cells in %s", tc.name)
+			}
+			for _, f := range []string{tc.name + ".report.json", tc.name + ".safe.csv"} {
+				got, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden := filepath.Join("../testdata/golden", f+".golden")
+				if *update {
+					os.WriteFile(golden, got, 0o644)
+					continue
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run go test ./pipeline -update)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("%s differs from %s; run go test ./pipeline -update and review the diff", f, golden)
+				}
+			}
+			// identical input gives byte-identical outputs
+			dir2 := t.TempDir()
+			if _, err := Run(context.Background(), []Job{{Path: tc.in, Name: tc.name, Settings: s}}, Options{Out: dir2, Workers: 1, Version: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{tc.name + ".report.json", tc.name + ".safe.csv", "summary.json"} {
+				a, _ := os.ReadFile(filepath.Join(dir, f))
+				b, _ := os.ReadFile(filepath.Join(dir2, f))
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s differs between runs", f)
+				}
+			}
+		})
+	}
+}
+
+// The safe table never shows a suppressed cell's figures, and leaves no
+// temporary files behind.
+func TestSafeTableHidesSuppressed(t *testing.T) {
+	dir := t.TempDir()
+	s := settings(t, "microdata: {dims: [region, sex], value: income}\n")
+	res, err := Run(context.Background(), []Job{{Path: "../testdata/golden/micro.csv", Settings: s}}, Options{Out: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe, _ := os.ReadFile(filepath.Join(dir, "micro.safe.csv"))
+	for _, c := range res.Tables[0].Cells {
+		if c.Status == audit.StatusOK {
+			continue
+		}
+		line := strings.Join(c.Key, ",") + ",x,x\n"
+		if !strings.Contains(string(safe), line) {
+			t.Errorf("suppressed cell %v not masked in safe table:\n%s", c.Key, safe)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+}
+
+func TestCancelledRunWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := settings(t, "microdata: {dims: [region, sex], value: income}\n")
+	if _, err := Run(ctx, []Job{{Path: "../testdata/golden/micro.csv", Settings: s}}, Options{Out: dir}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 0 {
+		t.Fatalf("cancelled run left %d files", len(ents))
+	}
+}
