@@ -1,0 +1,154 @@
+package meansd
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// errStop ends a search early; errTime when the time limit or the context
+// ran out.
+var (
+	errStop = errors.New("stop")
+	errTime = errors.New("time limit")
+)
+
+// searcher enumerates count vectors c[0..K] by depth-first search from the
+// largest value down, pruned with two-sided bounds on the sum of squares of
+// the values still to place.
+type searcher struct {
+	p        *problem
+	lo, hi   []int // per-value count bounds (constraint queries)
+	vmax     int   // values above vmax are not used
+	c        []int
+	visit    func(c []int) error
+	ctx      context.Context
+	deadline time.Time
+	nodes    int
+}
+
+func newSearcher(ctx context.Context, p *problem, deadline time.Time) *searcher {
+	s := &searcher{p: p, ctx: ctx, deadline: deadline, vmax: p.K}
+	s.lo = make([]int, p.K+1)
+	s.hi = make([]int, p.K+1)
+	for i := range s.hi {
+		s.hi[i] = p.n
+	}
+	s.c = make([]int, p.K+1)
+	return s
+}
+
+// run visits every solution (in order of S) until visit returns an error.
+func (s *searcher) run() error {
+	p := s.p
+	for S := p.sLo; S <= p.sHi; S++ {
+		qlo, qhi := p.qRange(S)
+		if qlo > qhi {
+			continue
+		}
+		if err := s.dfs(s.vmax, int64(p.n), S, qlo, qhi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *searcher) tick() error {
+	s.nodes++
+	if s.nodes&4095 == 0 {
+		if s.ctx.Err() != nil {
+			return errTime
+		}
+		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+			return errTime
+		}
+	}
+	return nil
+}
+
+// qmin is the least sum of squares of r values summing to sig.
+func qmin(r, sig int64) int64 {
+	if r == 0 {
+		return 0
+	}
+	a, b := sig/r, sig%r
+	return (r-b)*a*a + b*(a+1)*(a+1)
+}
+
+// qmax is the largest sum of squares of r values in 0..v summing to sig.
+func qmax(r, sig, v int64) int64 {
+	if r == 0 || v == 0 {
+		return 0
+	}
+	a, b := sig/v, sig%v
+	if a >= r {
+		return r * v * v
+	}
+	return a*v*v + b*b
+}
+
+// feasible reports whether r values in 0..v can have sum sig and a sum of
+// squares in [qlo, qhi] (a relaxation: per-value bounds are ignored).
+func feasible(r, sig int64, v int, qlo, qhi int64) bool {
+	if sig < 0 || sig > r*int64(v) || qhi < 0 {
+		return false
+	}
+	return qmin(r, sig) <= qhi && qmax(r, sig, int64(v)) >= qlo
+}
+
+// dfs places the counts of values v, v-1, ..., 0 for r values with sum sig
+// and sum of squares in [qlo, qhi].
+func (s *searcher) dfs(v int, r, sig, qlo, qhi int64) error {
+	if err := s.tick(); err != nil {
+		return err
+	}
+	if !feasible(r, sig, v, qlo, qhi) {
+		return nil
+	}
+	if v == 0 {
+		if sig != 0 || qlo > 0 || int(r) < s.lo[0] || int(r) > s.hi[0] {
+			return nil
+		}
+		s.c[0] = int(r)
+		for k := 1; k <= s.p.K; k++ {
+			if k > s.vmax {
+				s.c[k] = 0
+			}
+		}
+		if s.p.hasM && !s.p.medianOK(s.c) {
+			return nil
+		}
+		return s.visit(s.c)
+	}
+	vv := int64(v)
+	w := vv * vv
+	cmax := min(r, sig/vv, int64(s.hi[v]))
+	cmin := max(int64(s.lo[v]), sig-r*(vv-1))
+	for c := cmax; c >= cmin; c-- {
+		r2, sig2 := r-c, sig-c*vv
+		qlo2, qhi2 := qlo-c*w, qhi-c*w
+		if !feasible(r2, sig2, v-1, qlo2, qhi2) {
+			// as c falls the remaining sum rises; once the remaining values
+			// cannot reach the needed squares from above, fewer copies of v
+			// only help the sum but the quick test is not monotone: go on.
+			continue
+		}
+		s.c[v] = int(c)
+		if err := s.dfs(v-1, r2, sig2, qlo2, qhi2); err != nil {
+			return err
+		}
+	}
+	s.c[v] = 0
+	return nil
+}
+
+// exists reports whether some solution satisfies the searcher's bounds.
+func (s *searcher) exists() (bool, error) {
+	found := false
+	s.visit = func([]int) error { found = true; return errStop }
+	err := s.run()
+	if errors.Is(err, errStop) {
+		return true, nil
+	}
+	return found, err
+}
