@@ -1,0 +1,329 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/rules/moments"
+)
+
+func init() {
+	Register(Spec{Name: "moments", Doc: "moment release (Lehmer mean): unsafe when published moments let an intruder estimate the largest or second largest contribution within max_rel_error%, or bracket the maximum within interval%", New: newMoments})
+}
+
+// momentsRule adapts rules/moments to cells. Parameters:
+//
+//	max_rel_error: 10   # percent; estimates closer to the true value disclose
+//	interval: 10        # percent; without true values, a bracket for the
+//	                    # maximum narrower than this share of its upper end discloses
+//	max_order: 8        # power sums the cell builder keeps (safe_order is
+//	                    # reported up to this order)
+//	step: 0             # data granularity for the one-pair estimate
+//	                    # (0: the measure step, else 1)
+//	sd: sample          # published SD/variance: sample | population
+//	skewness: g1        # g1 (Fisher-Pearson) | G1 (adjusted) | b1 (c3/s^3)
+//	kurtosis: g2        # g2 (c4/c2^2) | G2 (adjusted) | b2 (c4/s^4)
+//	excess_kurtosis: false
+type momentsRule struct {
+	opt      moments.Options
+	maxOrder int
+	step     audit.Dec
+	def      moments.Definition
+	relText  string
+	intText  string
+}
+
+func newMoments(decode Decoder) (Rule, error) {
+	p := struct {
+		MaxRelError    audit.Dec `yaml:"max_rel_error"`
+		Interval       audit.Dec `yaml:"interval"`
+		MaxOrder       int       `yaml:"max_order"`
+		Step           audit.Dec `yaml:"step"`
+		SD             string    `yaml:"sd"`
+		Skewness       string    `yaml:"skewness"`
+		Kurtosis       string    `yaml:"kurtosis"`
+		ExcessKurtosis bool      `yaml:"excess_kurtosis"`
+	}{MaxRelError: audit.DecInt(10), Interval: audit.DecInt(10), MaxOrder: 8, SD: "sample", Skewness: "g1", Kurtosis: "g2"}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	if _, err := toPct("moments", "max_rel_error", p.MaxRelError, 0, 100, true); err != nil {
+		return nil, err
+	}
+	if _, err := toPct("moments", "interval", p.Interval, 0, 100, true); err != nil {
+		return nil, err
+	}
+	if p.MaxOrder < 2 || p.MaxOrder > 100 {
+		return nil, &ParamError{"moments", "max_order", fmt.Sprintf("must be 2..100, got %d", p.MaxOrder)}
+	}
+	if p.Step.Sign() < 0 {
+		return nil, &ParamError{"moments", "step", "must not be negative"}
+	}
+	def := moments.Definition{SD: moments.SDKind(p.SD), Excess: p.ExcessKurtosis}
+	var ok bool
+	if def.Skewness, ok = shapeKind(p.Skewness, "1"); !ok {
+		return nil, &ParamError{"moments", "skewness", fmt.Sprintf("unknown definition %q (g1, G1 or b1)", p.Skewness)}
+	}
+	if def.Kurtosis, ok = shapeKind(p.Kurtosis, "2"); !ok {
+		return nil, &ParamError{"moments", "kurtosis", fmt.Sprintf("unknown definition %q (g2, G2 or b2)", p.Kurtosis)}
+	}
+	if err := def.Validate(); err != nil {
+		return nil, &ParamError{"moments", "sd", fmt.Sprintf("unknown definition %q (sample or population)", p.SD)}
+	}
+	return momentsRule{
+		opt:      moments.Options{MaxRelError: p.MaxRelError.Float64(), Interval: p.Interval.Float64()},
+		maxOrder: p.MaxOrder,
+		step:     p.Step,
+		def:      def,
+		relText:  p.MaxRelError.String(),
+		intText:  p.Interval.String(),
+	}, nil
+}
+
+// shapeKind maps g1/G1/b1 (or g2/G2/b2, or g/G/b) to a definition.
+func shapeKind(s, digit string) (moments.ShapeKind, bool) {
+	switch strings.TrimSuffix(strings.TrimSpace(s), digit) {
+	case "g", "fisher-pearson":
+		return moments.FisherPearson, true
+	case "G", "adjusted":
+		return moments.Adjusted, true
+	case "b", "sample-sd":
+		return moments.SampleSDBased, true
+	}
+	return "", false
+}
+
+func (momentsRule) Name() string { return "moments" }
+
+// Needs asks for power sums up to max_order; Check uses the orders the
+// table publishes for the verdict and the rest for safe_order.
+func (r momentsRule) Needs() Needs { return Needs{Top: 2, Powers: r.maxOrder} }
+
+func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	order := publishedOrder(t, c)
+	switch {
+	case order < 2:
+		return finding("moments", audit.NotApplicable, "the table publishes no moments beyond the mean", nil)
+	case c.Negative > 0:
+		return finding("moments", audit.Review, fmt.Sprintf("%d negative contribution(s): the Lehmer-mean attack assumes non-negative values", c.Negative), map[string]any{"negative": c.Negative})
+	case !c.HasN:
+		return finding("moments", audit.Review, "the number of contributors is not known", nil)
+	case c.N == 0:
+		return finding("moments", audit.NotApplicable, "empty cell", nil)
+	}
+	opt := r.opt
+	opt.Step = r.stepFor(t)
+	var truth *moments.Truth
+	if len(c.Top) > 0 {
+		truth = &moments.Truth{Largest: c.Top[0].Float64()}
+		if len(c.Top) > 1 && c.N > 1 {
+			truth.Second, truth.HasSecond = c.Top[1].Float64(), true
+		}
+	}
+	var s moments.Sums
+	var k int
+	vals := map[string]any{}
+	if len(c.Pow) > 0 {
+		if c.PowScale == 0 {
+			return finding("moments", audit.Pass, "every contribution is zero", nil)
+		}
+		s = moments.Sums{N: c.N, Scale: c.PowScale, Pow: c.Pow}
+		k = min(order, len(c.Pow))
+	} else {
+		var why string
+		s, why = r.aggregateSums(c)
+		if why != "" {
+			return finding("moments", audit.Review, why, nil)
+		}
+		if s.Order() < 2 {
+			return finding("moments", audit.NotApplicable, "fewer than two moments are published for this cell", nil)
+		}
+		k = s.Order()
+		vals["definition"] = r.def.String()
+	}
+	a := moments.Assess(s, truth, opt)
+	at := a.Orders[k-1]
+	ls := make([]float64, k)
+	for p := range ls {
+		ls[p] = sig(a.Orders[p].Largest.Value)
+	}
+	vals["order"] = k
+	vals["lehmer"] = ls
+	vals["largest"] = sig(at.Largest.Value)
+	vals["safe_order"] = a.SafeOrder
+	if opt.Step > 0 {
+		vals["step"] = opt.Step
+	}
+	putEst := func(name string, e moments.Estimate) {
+		if e.OK() {
+			vals[name] = sig(e.Value)
+			if e.HasError {
+				vals[name+"_rel_error"] = sig(e.RelError)
+			}
+		}
+	}
+	putEst("second_two_pair", at.TwoPair)
+	if at.TwoPair.OK() {
+		vals["two_pair_p_prime"] = at.PPrime
+	}
+	putEst("second_one_pair", at.OnePair)
+	b := at.Bracket
+	vals["bracket"] = []float64{sig(b.Lo), sig(b.Hi)}
+	vals["bracket_width_pct"] = sig(b.WidthPct)
+	safe := a.SafeUpTo(k)
+	if truth != nil {
+		vals["largest_true"] = truth.Largest
+		if at.Largest.HasError {
+			vals["largest_rel_error"] = sig(at.Largest.RelError)
+		}
+		if truth.HasSecond {
+			vals["second_true"] = truth.Second
+		}
+		vals["max_rel_error"] = r.relText
+	} else {
+		vals["interval"] = r.intText
+	}
+	vals["verdict"] = map[bool]string{true: "safe", false: "unsafe"}[safe]
+	if !safe {
+		return finding("moments", audit.Fail, r.failMessage(a, k, truth != nil), vals)
+	}
+	if k < order {
+		return finding("moments", audit.Review, fmt.Sprintf("the table publishes moments up to order %d but only %d power sums were kept; raise max_order", order, k), vals)
+	}
+	more := ""
+	if a.SafeOrder > k {
+		more = fmt.Sprintf("; safe up to order %d", a.SafeOrder)
+		if a.SafeOrder == s.Order() {
+			more = fmt.Sprintf("; safe up to at least order %d", a.SafeOrder)
+		}
+	}
+	if truth != nil {
+		return finding("moments", audit.Pass, fmt.Sprintf("moments up to order %d do not let an intruder estimate the largest or second largest contribution within %s%%%s", k, r.relText, more), vals)
+	}
+	return finding("moments", audit.Pass, fmt.Sprintf("moments up to order %d leave the largest contribution in a bracket %.3g%% wide (at least %s%% needed)%s", k, b.WidthPct, r.intText, more), vals)
+}
+
+// failMessage names the closest estimate at the first unsafe order.
+func (r momentsRule) failMessage(a moments.Assessment, k int, known bool) string {
+	o := a.Orders[a.SafeOrder] // the first unsafe order
+	safe := fmt.Sprintf("moments are safe only up to order %d", a.SafeOrder)
+	if a.SafeOrder == 0 {
+		safe = "even the mean is unsafe"
+	}
+	if !known {
+		return fmt.Sprintf("moments up to order %d bracket the largest contribution in an interval %.3g%% wide (threshold %s%%); %s", o.P, o.Bracket.WidthPct, r.intText, safe)
+	}
+	what, e := "largest", o.Largest
+	for _, c := range []struct {
+		name string
+		e    moments.Estimate
+	}{{"second largest", o.TwoPair}, {"second largest", o.OnePair}} {
+		if c.e.HasError && (!e.HasError || math.Abs(c.e.RelError) < math.Abs(e.RelError)) {
+			what, e = c.name, c.e
+		}
+	}
+	return fmt.Sprintf("moments up to order %d let an intruder estimate the %s contribution within %.2g%% (threshold %s%%); %s", o.P, what, math.Abs(e.RelError), r.relText, safe)
+}
+
+// stepFor is the granularity for the one-pair estimate.
+func (r momentsRule) stepFor(t *audit.Table) float64 {
+	if r.step.Sign() > 0 {
+		return r.step.Float64()
+	}
+	if t.Measure != nil && t.Measure.Step.Sign() > 0 {
+		return t.Measure.Step.Float64()
+	}
+	return 1
+}
+
+// publishedOrder is the highest moment order the cell's table releases:
+// the table's MomentOrder, raw moment means m1..mk, or SD/variance (2),
+// skewness (3) and kurtosis (4) published consecutively.
+func publishedOrder(t *audit.Table, c *audit.Cell) int {
+	k := t.MomentOrder
+	m := 0
+	for {
+		if _, ok := c.Stats["m"+strconv.Itoa(m+1)]; !ok {
+			break
+		}
+		m++
+	}
+	k = max(k, m)
+	has := func(n string) bool { _, ok := c.Stats[n]; return ok }
+	if has("mean") && (has("sd") || has("variance")) {
+		s := 2
+		if has("skewness") {
+			s = 3
+			if has("kurtosis") {
+				s = 4
+			}
+		}
+		k = max(k, s)
+	}
+	return k
+}
+
+// aggregateSums builds power sums from a cell's published statistics:
+// raw moment means m1..mk when present (up to the first missing one),
+// otherwise mean, SD or variance, skewness and kurtosis under the rule's
+// definition. It returns a reason when they cannot be used.
+func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, string) {
+	var ms []*big.Rat
+	for p := 1; ; p++ {
+		st, ok := c.Stats["m"+strconv.Itoa(p)]
+		if !ok || st.Missing {
+			break
+		}
+		ms = append(ms, st.Value.Rat())
+	}
+	if len(ms) < 2 {
+		get := func(n string) (*big.Rat, bool) {
+			st, ok := c.Stats[n]
+			if !ok || st.Missing {
+				return nil, false
+			}
+			return st.Value.Rat(), true
+		}
+		sum := moments.Summary{N: c.N}
+		var ok bool
+		if sum.Mean, ok = get("mean"); !ok {
+			return moments.Sums{}, ""
+		}
+		if sum.SD, ok = get("sd"); !ok {
+			if sum.Variance, ok = get("variance"); !ok {
+				return moments.Sums{}, ""
+			}
+		}
+		if sum.Skewness, ok = get("skewness"); ok {
+			sum.Kurtosis, _ = get("kurtosis")
+		}
+		var err error
+		if ms, err = sum.RawMoments(r.def); err != nil {
+			return moments.Sums{}, fmt.Sprintf("the published statistics cannot be converted to moments (%s): %v", r.def, err)
+		}
+	}
+	if len(ms) < 2 {
+		return moments.Sums{}, ""
+	}
+	if ms[0].Sign() <= 0 {
+		return moments.Sums{}, "the published mean is not positive: the Lehmer-mean attack needs positive values"
+	}
+	s, err := moments.FromMoments(c.N, moments.RatsToFloats(ms))
+	if err != nil {
+		return moments.Sums{}, fmt.Sprintf("the published moments are not those of non-negative data: %v", err)
+	}
+	return s, ""
+}
+
+// sig rounds to 10 significant digits for stable reports.
+func sig(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 10, 64), 64)
+	return f
+}

@@ -1,0 +1,176 @@
+package rules
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/rules/moments"
+)
+
+func newMomentsRule(t *testing.T, params string) CellRule {
+	t.Helper()
+	r, err := New("moments", func(v any) error {
+		if params == "" {
+			return nil
+		}
+		dec := yaml.NewDecoder(strings.NewReader(params))
+		dec.KnownFields(true)
+		return dec.Decode(v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.(CellRule)
+}
+
+func microCell(t *testing.T, x []float64, order int) *audit.Cell {
+	t.Helper()
+	s, err := moments.FromValues(x, order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &audit.Cell{HasN: true, N: int64(len(x)), Pow: s.Pow, PowScale: s.Scale}
+	top := append([]float64(nil), x...)
+	for i := range top { // descending
+		for j := i + 1; j < len(top); j++ {
+			if top[j] > top[i] {
+				top[i], top[j] = top[j], top[i]
+			}
+		}
+	}
+	for _, v := range top[:min(2, len(top))] {
+		c.Top = append(c.Top, audit.MustDec(strconv.FormatFloat(v, 'f', -1, 64)))
+	}
+	return c
+}
+
+func stat(v string) audit.Stat { return audit.Stat{Text: v, Value: audit.MustDec(v)} }
+
+func TestMomentsRuleMicrodata(t *testing.T) {
+	r := newMomentsRule(t, "")
+	x := []float64{100, 5, 4, 3, 2, 1}
+	cases := []struct {
+		order int
+		want  audit.Outcome
+	}{
+		{0, audit.NotApplicable},
+		{1, audit.NotApplicable},
+		{2, audit.Pass}, // L_2 87.4 is 12.6% off; two-pair 5.51 is 10.3% off
+		{3, audit.Fail}, // L_3 = 99.48
+		{8, audit.Fail},
+	}
+	for _, tc := range cases {
+		tab := &audit.Table{MomentOrder: tc.order}
+		f := r.Check(tab, microCell(t, x, 8))
+		if f.Status != tc.want {
+			t.Errorf("order %d: %s (%s), want %s", tc.order, f.Status, f.Message, tc.want)
+		}
+		if f.Status == audit.Fail || f.Status == audit.Pass {
+			if f.Values["safe_order"] != 2 {
+				t.Errorf("order %d: safe_order %v, want 2", tc.order, f.Values["safe_order"])
+			}
+			if _, err := json.Marshal(f); err != nil {
+				t.Errorf("finding does not encode: %v", err)
+			}
+		}
+	}
+	// fewer power sums kept than published: review unless already unsafe
+	tab := &audit.Table{MomentOrder: 4}
+	if f := r.Check(tab, microCell(t, []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 2)); f.Status != audit.Review {
+		t.Errorf("too few power sums: %s %s", f.Status, f.Message)
+	}
+	// negative contributions
+	c := microCell(t, x, 4)
+	c.Negative = 1
+	if f := r.Check(&audit.Table{MomentOrder: 4}, c); f.Status != audit.Review {
+		t.Errorf("negative: %s", f.Status)
+	}
+	// a stricter threshold makes order 3 of this sample unsafe too, a looser one safe
+	if f := newMomentsRule(t, "max_rel_error: 0.6").Check(&audit.Table{MomentOrder: 3}, microCell(t, x, 8)); f.Status != audit.Fail {
+		t.Errorf("max_rel_error 0.6: %s %s", f.Status, f.Message)
+	}
+	if f := newMomentsRule(t, "max_rel_error: 0.5").Check(&audit.Table{MomentOrder: 3}, microCell(t, x, 8)); f.Status != audit.Pass {
+		t.Errorf("max_rel_error 0.5: %s %s", f.Status, f.Message)
+	}
+}
+
+func TestMomentsRuleAggregate(t *testing.T) {
+	r := newMomentsRule(t, "")
+	// x = (10, 20, 30, 40, 1000): m1..m4 exactly
+	x := []float64{10, 20, 30, 40, 1000}
+	stats := map[string]audit.Stat{}
+	for p := 1; p <= 4; p++ {
+		s := 0.0
+		for _, v := range x {
+			s += math.Pow(v, float64(p))
+		}
+		stats["m"+strconv.Itoa(p)] = stat(strconv.FormatFloat(s/5, 'f', -1, 64))
+	}
+	c := &audit.Cell{HasN: true, N: 5, Stats: stats}
+	f := r.Check(&audit.Table{MomentOrder: 4}, c)
+	// L_4 = S_4/S_3 = 1000003540000/1000100000 ... bracket within 10%
+	if f.Status != audit.Fail {
+		t.Fatalf("dominant cell: %s %s %v", f.Status, f.Message, f.Values)
+	}
+	br := f.Values["bracket"].([]float64)
+	if br[0] > 1000 || br[1] < 1000 {
+		t.Errorf("bracket %v misses the max", br)
+	}
+	// a flat cell published as mean, SD, skewness, kurtosis (sample SD, g1, g2)
+	y := []float64{50, 52, 55, 60, 61, 64, 70, 71, 75, 80}
+	n := float64(len(y))
+	var mean, c2, c3, c4 float64
+	for _, v := range y {
+		mean += v / n
+	}
+	for _, v := range y {
+		d := v - mean
+		c2, c3, c4 = c2+d*d/n, c3+d*d*d/n, c4+d*d*d*d/n
+	}
+	f64 := func(v float64) audit.Stat { return stat(strconv.FormatFloat(v, 'f', 6, 64)) }
+	c = &audit.Cell{HasN: true, N: 10, Stats: map[string]audit.Stat{
+		"count": stat("10"), "mean": f64(mean), "sd": f64(math.Sqrt(c2 * n / (n - 1))),
+		"skewness": f64(c3 / math.Pow(c2, 1.5)), "kurtosis": f64(c4 / (c2 * c2)),
+	}}
+	f = r.Check(&audit.Table{}, c)
+	if f.Status != audit.Pass || f.Values["order"] != 4 {
+		t.Fatalf("flat cell: %s %s %v", f.Status, f.Message, f.Values)
+	}
+	// the Lehmer estimates match those from the true values
+	s, _ := moments.FromValues(y, 4)
+	ls := f.Values["lehmer"].([]float64)
+	for p := 1; p <= 4; p++ {
+		want, _ := s.Lehmer(p)
+		if math.Abs(ls[p-1]-want)/want > 1e-6 {
+			t.Errorf("L_%d from published stats %v, from values %v", p, ls[p-1], want)
+		}
+	}
+	// a suppressed moment: only the mean remains
+	c = &audit.Cell{HasN: true, N: 5, Stats: map[string]audit.Stat{"m1": stat("220"), "m2": {Missing: true}}}
+	if f := r.Check(&audit.Table{MomentOrder: 2}, c); f.Status != audit.NotApplicable {
+		t.Errorf("suppressed m2: %s %s", f.Status, f.Message)
+	}
+}
+
+func TestMomentsRuleParams(t *testing.T) {
+	for _, bad := range []string{"max_rel_error: 0", "max_rel_error: 120", "interval: -1", "max_order: 1", "skewness: weird", "kurtosis: x2", "sd: both", "unknown: 1"} {
+		_, err := New("moments", func(v any) error {
+			dec := yaml.NewDecoder(strings.NewReader(bad))
+			dec.KnownFields(true)
+			return dec.Decode(v)
+		})
+		if err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	r := newMomentsRule(t, "max_order: 12\nskewness: G1\nkurtosis: G2\nexcess_kurtosis: true\nsd: population\nstep: 0.5")
+	if n := r.(Needer).Needs(); n.Powers != 12 || n.Top != 2 {
+		t.Errorf("needs %+v", n)
+	}
+}
