@@ -1,0 +1,395 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Suppress chooses secondary (complementary) suppressions for the primary
+// cells of t so that each primary cell keeps an interval that reaches its
+// protection levels whatever an intruder does with the margins. It marks
+// the chosen cells StatusSecondary with a "secondary" finding saying which
+// primary cell they protect and in which relation.
+//
+// The method generalises the hypercube heuristic (GHMITER, used by
+// tau-argus): for each primary cell p, largest first, it picks the cheapest
+// "move" — a tensor product of one-dimensional moves, one per dimension,
+// each a pair of sibling codes with opposite signs or a path to the total —
+// that keeps every relation of the table in balance. Shifting the cells of
+// the move by +t and −t is invisible in the published cells, so when the
+// cells on the move's negative side are at least the upper protection
+// level and those on its positive side at least the lower level, p's
+// interval covers [x−L, x+U] once the move's cells are suppressed; later
+// suppressions only widen it. Already suppressed cells cost nothing, so
+// primaries share complements. Hierarchical codes give paths from a leaf up
+// to the sibling of the other side. Cost is the cells' value, contributors
+// or count (SuppressOptions.Cost).
+//
+// Singletons: a cell with one contributor is known exactly to that
+// contributor. A move that uses a singleton other than p would let it
+// recover p, so moves without other singletons are preferred; failing
+// that, each singleton of the move gets a second move avoiding it.
+func Suppress(ctx context.Context, t *Table, opt SuppressOptions) error {
+	if err := opt.validate(); err != nil {
+		return err
+	}
+	s, err := newStructure(t, opt)
+	if err != nil {
+		return err
+	}
+	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells))}
+	delta := s.scale() * 1e-6
+	for i, c := range t.Cells {
+		sp.sup[i] = s.isSuppressed(i)
+		switch opt.Cost {
+		case "unity":
+			sp.cost[i] = 1
+		case "count":
+			if c.HasN {
+				sp.cost[i] = float64(c.N) + 1e-6
+			} else {
+				sp.cost[i] = math.Abs(s.val[i]) + delta
+			}
+		default:
+			sp.cost[i] = math.Abs(s.val[i]) + delta
+		}
+	}
+	var prim []int
+	for i, c := range t.Cells {
+		if c.Status == StatusPrimary {
+			prim = append(prim, i)
+		}
+	}
+	sort.SliceStable(prim, func(a, b int) bool { return s.val[prim[a]] > s.val[prim[b]] })
+	for _, p := range prim {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sp.protect(p)
+	}
+	return nil
+}
+
+type suppressor struct {
+	s    *structure
+	opt  SuppressOptions
+	sup  []bool
+	cost []float64
+}
+
+// move is a candidate complementary pattern: cells with weights ±1.
+type move struct {
+	cells []int
+	w     []int8
+	cost  float64
+}
+
+// move1 is a one-dimensional move: codes of one dimension with weights.
+type move1 struct {
+	codes []int
+	w     []int8
+}
+
+func (sp *suppressor) singleton(i int) bool {
+	c := sp.s.t.Cells[i]
+	return sp.s.role == "total" && c.HasN && c.N == 1
+}
+
+func (sp *suppressor) protect(p int) {
+	s := sp.s
+	x := s.val[p]
+	up, low := s.levels(sp.opt, p, x)
+	best := sp.bestMove(p, up, low, nil)
+	if best == nil {
+		s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: no complementary pattern protects %s", s.t.KeyString(s.t.Cells[p].Key)))
+		return
+	}
+	var singles []int
+	for _, i := range best.cells {
+		if i != p && sp.singleton(i) {
+			singles = append(singles, i)
+		}
+	}
+	if len(singles) == 0 {
+		sp.apply(p, best)
+		return
+	}
+	noSingles := func(i int) bool { return i != p && sp.singleton(i) }
+	if alt := sp.bestMove(p, up, low, noSingles); alt != nil {
+		sp.apply(p, alt)
+		return
+	}
+	sp.apply(p, best)
+	for _, sg := range singles {
+		avoid := func(i int) bool { return i == sg }
+		if alt := sp.bestMove(p, up, low, avoid); alt != nil {
+			sp.apply(p, alt)
+		} else {
+			s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
+				s.t.KeyString(s.t.Cells[p].Key), s.t.KeyString(s.t.Cells[sg].Key)))
+		}
+	}
+}
+
+// apply suppresses the cells of m, recording which primary they protect.
+func (sp *suppressor) apply(p int, m *move) {
+	s := sp.s
+	for _, i := range m.cells {
+		if sp.sup[i] {
+			continue
+		}
+		sp.sup[i] = true
+		c := s.t.Cells[i]
+		where := "(a corner of its suppression hypercube)"
+		for _, r := range s.cellRels[i] {
+			if s.inRel(int(r), p) {
+				where = "in " + s.describe(int(r))
+				break
+			}
+		}
+		msg := fmt.Sprintf("protects %s %s", s.t.KeyString(s.t.Cells[p].Key), where)
+		c.Findings = append(c.Findings, Finding{Rule: "secondary", Status: Fail, Message: msg,
+			Values: map[string]any{"protects": s.t.KeyString(s.t.Cells[p].Key)}})
+		c.Notes = append(c.Notes, msg)
+		c.Status = StatusSecondary
+	}
+}
+
+func (s *structure) inRel(r, i int) bool {
+	rel := s.rels[r]
+	if rel.total == i {
+		return true
+	}
+	for _, j := range rel.parts {
+		if j == i {
+			return true
+		}
+	}
+	return false
+}
+
+// maxCombos bounds the moves tried per primary cell.
+const maxCombos = 20000
+
+// bestMove returns the cheapest valid move through p, or nil. forbid, when
+// set, excludes cells.
+func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *move {
+	s := sp.s
+	nd := s.nd
+	key := s.keys[p]
+	ms := make([][]move1, nd)
+	total := 1
+	for d := 0; d < nd; d++ {
+		ms[d] = s.moves1D(d, key[d])
+		total *= len(ms[d])
+	}
+	if total > maxCombos {
+		k := max(2, int(math.Pow(maxCombos, 1/float64(nd))))
+		for d := 0; d < nd; d++ {
+			if len(ms[d]) > k {
+				ms[d] = sp.prune(p, d, ms[d], up, low, k, forbid)
+			}
+		}
+	}
+	var cands []*move
+	idx := make([]int, nd)
+	tuple := make([]int, nd)
+	var cells []int
+	var ws []int8
+	var walk func(d int, w int8)
+	// Enumerate combinations of one-dimensional moves.
+	var combo func(d int)
+	var cost, upCap, downCap float64
+	var ok bool
+	walk = func(d int, w int8) {
+		if !ok {
+			return
+		}
+		if d == nd {
+			i := s.lookup(tuple)
+			if i < 0 || (forbid != nil && forbid(i)) {
+				ok = false
+				return
+			}
+			v := s.val[i]
+			if !s.known[i] {
+				v = 0
+			}
+			if !sp.sup[i] {
+				cost += sp.cost[i]
+			}
+			if w < 0 {
+				upCap = math.Min(upCap, v)
+			} else {
+				downCap = math.Min(downCap, v)
+			}
+			cells = append(cells, i)
+			ws = append(ws, w)
+			return
+		}
+		m := ms[d][idx[d]]
+		for a, code := range m.codes {
+			tuple[d] = code
+			walk(d+1, w*m.w[a])
+		}
+	}
+	combo = func(d int) {
+		if d == nd {
+			cells, ws = cells[:0], ws[:0]
+			cost, upCap, downCap, ok = 0, math.Inf(1), math.Inf(1), true
+			walk(0, 1)
+			if !ok || upCap < up || upCap <= 0 || downCap < low {
+				return
+			}
+			if len(cands) == 4 && cost >= cands[3].cost {
+				return
+			}
+			m := &move{cells: append([]int(nil), cells...), w: append([]int8(nil), ws...), cost: cost}
+			cands = append(cands, m)
+			sort.SliceStable(cands, func(a, b int) bool { return cands[a].cost < cands[b].cost })
+			if len(cands) > 4 {
+				cands = cands[:4]
+			}
+			return
+		}
+		for i := range ms[d] {
+			idx[d] = i
+			combo(d + 1)
+		}
+	}
+	combo(0)
+	for _, m := range cands {
+		if s.balanced(m) {
+			return m
+		}
+	}
+	return nil
+}
+
+// prune keeps the k most promising one-dimensional moves of dimension d,
+// judged on the line through p.
+func (sp *suppressor) prune(p, d int, ms []move1, up, low float64, k int, forbid func(int) bool) []move1 {
+	s := sp.s
+	type scored struct {
+		m     move1
+		score float64
+	}
+	sc := make([]scored, len(ms))
+	tuple := append([]int(nil), s.keys[p]...)
+	for a, m := range ms {
+		score := 0.0
+		for b, code := range m.codes {
+			tuple[d] = code
+			i := s.lookup(tuple)
+			if i < 0 || (forbid != nil && forbid(i)) {
+				score = math.Inf(1)
+				break
+			}
+			if !sp.sup[i] {
+				score += sp.cost[i]
+			}
+			if m.w[b] < 0 && s.val[i] < up || m.w[b] > 0 && s.val[i] < low {
+				score += 1e6 * (sp.cost[i] + 1)
+			}
+		}
+		sc[a] = scored{m, score}
+	}
+	sort.SliceStable(sc, func(a, b int) bool { return sc[a].score < sc[b].score })
+	out := make([]move1, 0, k)
+	for _, x := range sc[:k] {
+		out = append(out, x.m)
+	}
+	return out
+}
+
+// balanced checks that m leaves every relation of the table unchanged
+// (always true on a complete table; a table with partial margins may
+// break the tensor-product construction).
+func (s *structure) balanced(m *move) bool {
+	acc := map[int32]int{}
+	for a, i := range m.cells {
+		for _, r := range s.cellRels[i] {
+			acc[r] += int(s.coef(int(r), i)) * int(m.w[a])
+		}
+	}
+	for _, v := range acc {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// moves1D lists the one-dimensional moves through code k of dimension d:
+// a path from a leaf below k up to the root, or a path from a leaf below k
+// up to an ancestor-or-self a paired with the opposite path below a
+// sibling of a. A code in no relation moves alone.
+func (s *structure) moves1D(d, k int) []move1 {
+	par, ch := s.parent[d], s.children[d]
+	if par[k] < 0 && len(ch[k]) == 0 {
+		return []move1{{codes: []int{k}, w: []int8{1}}}
+	}
+	leaves := func(x int) []int {
+		var out []int
+		var rec func(int)
+		rec = func(y int) {
+			if len(ch[y]) == 0 {
+				out = append(out, y)
+				return
+			}
+			for _, c := range ch[y] {
+				rec(c)
+			}
+		}
+		rec(x)
+		return out
+	}
+	path := func(l, a int) []int { // l up to a inclusive
+		var out []int
+		for y := l; ; y = par[y] {
+			out = append(out, y)
+			if y == a || y < 0 {
+				break
+			}
+		}
+		return out
+	}
+	root := k
+	for par[root] >= 0 {
+		root = par[root]
+	}
+	var out []move1
+	below := leaves(k)
+	for _, l := range below {
+		m := move1{}
+		for _, c := range path(l, root) {
+			m.codes = append(m.codes, c)
+			m.w = append(m.w, 1)
+		}
+		out = append(out, m)
+	}
+	for a := k; par[a] >= 0; a = par[a] {
+		for _, b := range ch[par[a]] {
+			if b == a {
+				continue
+			}
+			for _, l := range below {
+				for _, l2 := range leaves(b) {
+					m := move1{}
+					for _, c := range path(l, a) {
+						m.codes = append(m.codes, c)
+						m.w = append(m.w, 1)
+					}
+					for _, c := range path(l2, b) {
+						m.codes = append(m.codes, c)
+						m.w = append(m.w, -1)
+					}
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,325 @@
+package audit
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SuppressOptions configures secondary suppression (Suppress) and the
+// interval audit (AuditIntervals).
+//
+// Table structure: in every dimension that has margins, a cell whose value
+// in that dimension is the total label (or a parent code of Hierarchies)
+// equals the sum of the cells that replace it by each of its children,
+// the other dimensions held fixed. A child cell absent from the table counts
+// as an empty (zero) cell; a relation whose total cell is absent does not
+// exist.
+type SuppressOptions struct {
+	// Value names the cell figure that the relations add up: "total" (the
+	// cell total X, a magnitude table), "count" (contributors N, a
+	// frequency table) or "" for total when any cell has a total, else count.
+	Value string
+	// Cost is what secondary suppression minimises: "value" (the sum of the
+	// suppressed cells' values, the default), "count" (their contributors)
+	// or "unity" (the number of suppressed cells).
+	Cost string
+	// Protection sets the protection levels of sensitive cells.
+	Protection Protection
+	// Hierarchies gives, per dimension, the parent of each code that is not
+	// a top-level code (e.g. district -> region). Codes without a parent
+	// add up to the total label. A parent missing from the table is skipped:
+	// its children add up to the nearest ancestor present.
+	Hierarchies map[string]map[string]string
+	// Workers bounds the audit's parallelism; 0 means 2.
+	Workers int
+}
+
+func (o SuppressOptions) valueRole(t *Table) string {
+	switch o.Value {
+	case "total", "count":
+		return o.Value
+	}
+	for _, c := range t.Cells {
+		if c.HasTotal {
+			return "total"
+		}
+	}
+	return "count"
+}
+
+func (o SuppressOptions) validate() error {
+	switch o.Value {
+	case "", "total", "count":
+	default:
+		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
+	}
+	switch o.Cost {
+	case "", "value", "count", "unity":
+	default:
+		return fmt.Errorf("suppression: cost %q: want value, count or unity", o.Cost)
+	}
+	return o.Protection.validate()
+}
+
+// relation says that cell total equals the sum of cells parts.
+type relation struct {
+	dim   int
+	total int
+	parts []int
+}
+
+// structure is the additive structure of a table: code trees per dimension,
+// a cell index by code tuple, and every relation.
+type structure struct {
+	t        *Table
+	nd       int
+	codes    [][]string
+	codeIdx  []map[string]int
+	parent   [][]int   // per dim and code: parent code, -1 at a root
+	children [][][]int // per dim and code: child codes
+	keys     [][]int   // per cell: code index per dim
+	dense    []int32   // cell by linear code index (when small), -1 absent
+	sparse   map[string]int
+	strides  []int
+	rels     []relation
+	cellRels [][]int32 // per cell: relations it belongs to (as total or part)
+	role     string
+	val      []float64 // value per cell (0 when unknown)
+	dec      []Dec
+	known    []bool // the cell's value is present in the table
+	relName  func(r int) string
+}
+
+const denseLimit = 1 << 24
+
+func newStructure(t *Table, opt SuppressOptions) (*structure, error) {
+	nd := len(t.Dims)
+	total := t.TotalLabel
+	if total == "" {
+		total = "Total"
+	}
+	s := &structure{t: t, nd: nd, role: opt.valueRole(t)}
+	s.codes = make([][]string, nd)
+	s.codeIdx = make([]map[string]int, nd)
+	for d := 0; d < nd; d++ {
+		s.codeIdx[d] = map[string]int{}
+	}
+	s.keys = make([][]int, len(t.Cells))
+	for i, c := range t.Cells {
+		if len(c.Key) != nd {
+			return nil, fmt.Errorf("table %s: cell %d has %d key values for %d dimensions", t.Name, i, len(c.Key), nd)
+		}
+		k := make([]int, nd)
+		for d, v := range c.Key {
+			id, ok := s.codeIdx[d][v]
+			if !ok {
+				id = len(s.codes[d])
+				s.codeIdx[d][v] = id
+				s.codes[d] = append(s.codes[d], v)
+			}
+			k[d] = id
+		}
+		s.keys[i] = k
+	}
+	// Code trees.
+	s.parent = make([][]int, nd)
+	s.children = make([][][]int, nd)
+	for d := 0; d < nd; d++ {
+		n := len(s.codes[d])
+		s.parent[d] = make([]int, n)
+		s.children[d] = make([][]int, n)
+		root, hasTotal := s.codeIdx[d][total]
+		hier := opt.Hierarchies[t.Dims[d]]
+		for id, code := range s.codes[d] {
+			p := -1
+			if code != total {
+				cur := code
+				for guard := 0; guard < 64; guard++ {
+					par, ok := hier[cur]
+					if !ok {
+						break
+					}
+					if pid, ok := s.codeIdx[d][par]; ok {
+						p = pid
+						break
+					}
+					cur = par
+				}
+				if p < 0 && hasTotal {
+					p = root
+				}
+			}
+			s.parent[d][id] = p
+		}
+		// Reject cycles in the hierarchy.
+		for id := range s.codes[d] {
+			cur, steps := id, 0
+			for cur >= 0 {
+				cur = s.parent[d][cur]
+				if steps++; steps > n {
+					return nil, fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", t.Name, t.Dims[d], s.codes[d][id])
+				}
+			}
+			if p := s.parent[d][id]; p >= 0 {
+				s.children[d][p] = append(s.children[d][p], id)
+			}
+		}
+	}
+	// Cell index.
+	s.strides = make([]int, nd)
+	size := 1
+	for d := nd - 1; d >= 0; d-- {
+		s.strides[d] = size
+		if size > 0 && len(s.codes[d]) > 0 && size <= denseLimit/len(s.codes[d]) {
+			size *= len(s.codes[d])
+		} else {
+			size = -1
+		}
+	}
+	if size > 0 && size <= denseLimit {
+		s.dense = make([]int32, size)
+		for i := range s.dense {
+			s.dense[i] = -1
+		}
+	} else {
+		s.sparse = make(map[string]int, len(t.Cells))
+	}
+	for i, k := range s.keys {
+		if s.dense != nil {
+			li := s.linear(k)
+			if s.dense[li] >= 0 {
+				return nil, fmt.Errorf("table %s: duplicate cell %s", t.Name, t.KeyString(t.Cells[i].Key))
+			}
+			s.dense[li] = int32(i)
+		} else {
+			ks := keyStr(k)
+			if _, dup := s.sparse[ks]; dup {
+				return nil, fmt.Errorf("table %s: duplicate cell %s", t.Name, t.KeyString(t.Cells[i].Key))
+			}
+			s.sparse[ks] = i
+		}
+	}
+	// Relations.
+	s.cellRels = make([][]int32, len(t.Cells))
+	tmp := make([]int, nd)
+	for i, k := range s.keys {
+		for d := 0; d < nd; d++ {
+			ch := s.children[d][k[d]]
+			if len(ch) == 0 {
+				continue
+			}
+			copy(tmp, k)
+			r := relation{dim: d, total: i}
+			for _, c := range ch {
+				tmp[d] = c
+				if j := s.lookup(tmp); j >= 0 {
+					r.parts = append(r.parts, j)
+				}
+			}
+			if len(r.parts) == 0 {
+				continue
+			}
+			ri := int32(len(s.rels))
+			s.rels = append(s.rels, r)
+			s.cellRels[i] = append(s.cellRels[i], ri)
+			for _, j := range r.parts {
+				s.cellRels[j] = append(s.cellRels[j], ri)
+			}
+		}
+	}
+	// Values.
+	s.val = make([]float64, len(t.Cells))
+	s.dec = make([]Dec, len(t.Cells))
+	s.known = make([]bool, len(t.Cells))
+	for i, c := range t.Cells {
+		switch {
+		case s.role == "total" && c.HasTotal:
+			s.dec[i], s.known[i] = c.Total, true
+		case s.role == "count" && c.HasN:
+			s.dec[i], s.known[i] = DecInt(c.N), true
+		}
+		s.val[i] = s.dec[i].Float64()
+	}
+	return s, nil
+}
+
+func keyStr(k []int) string {
+	var b strings.Builder
+	for _, v := range k {
+		fmt.Fprintf(&b, "%d,", v)
+	}
+	return b.String()
+}
+
+func (s *structure) linear(k []int) int {
+	li := 0
+	for d, v := range k {
+		li += v * s.strides[d]
+	}
+	return li
+}
+
+// lookup returns the cell with the given code indices, or -1.
+func (s *structure) lookup(k []int) int {
+	if s.dense != nil {
+		return int(s.dense[s.linear(k)])
+	}
+	if i, ok := s.sparse[keyStr(k)]; ok {
+		return i
+	}
+	return -1
+}
+
+// coef is the coefficient of cell i in relation r: +1 for the total, -1 for
+// a part, so that every relation reads Σ coef·x = 0.
+func (s *structure) coef(r, i int) float64 {
+	if s.rels[r].total == i {
+		return 1
+	}
+	return -1
+}
+
+// describe names relation r for messages: "row region=A" style, the
+// dimensions held fixed.
+func (s *structure) describe(r int) string {
+	rel := s.rels[r]
+	key := s.t.Cells[rel.total].Key
+	var parts []string
+	for d, v := range key {
+		if d != rel.dim {
+			parts = append(parts, s.t.Dims[d]+"="+v)
+		}
+	}
+	kind := "row"
+	if rel.dim == 0 && s.nd == 2 {
+		kind = "column"
+	}
+	if len(parts) == 0 {
+		return fmt.Sprintf("the %s total %s=%s", s.t.Dims[rel.dim], s.t.Dims[rel.dim], key[rel.dim])
+	}
+	if key[rel.dim] != s.t.TotalLabel && s.t.TotalLabel != "" {
+		return fmt.Sprintf("%s %s (%s=%s)", kind, strings.Join(parts, ", "), s.t.Dims[rel.dim], key[rel.dim])
+	}
+	return kind + " " + strings.Join(parts, ", ")
+}
+
+// isSuppressed reports whether cell c is withheld from publication: a
+// primary or secondary cell, or one whose value carries a suppression
+// marker (or is missing) in a received table.
+func (s *structure) isSuppressed(i int) bool {
+	c := s.t.Cells[i]
+	if c.Status == StatusPrimary || c.Status == StatusSecondary {
+		return true
+	}
+	if st, ok := c.Stats[s.role]; ok && st.Marker {
+		return true
+	}
+	if _, ok := c.Stats[s.role]; !ok {
+		for _, st := range c.Stats {
+			if st.Marker {
+				return true
+			}
+		}
+	}
+	return !s.known[i]
+}
