@@ -8,74 +8,116 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "dominance", Doc: "(n,k) dominance: unsafe when the n largest contributions exceed k% of the total", New: newDominance})
+	Register(Spec{Name: "dominance", Doc: "(n,k) dominance: unsafe when the n largest contributions exceed k% of the total, x1+...+xn > k/100*X; several (n,k) sets may be active (params: sets [{n, k}], absolute)", New: newDominance})
 }
 
 type nk struct {
 	n int
-	k pct
+	k frac // k/100
 	d audit.Dec
 }
 
-type dominance struct{ sets []nk }
+// dominance is the (n,k) rule with one or more (n,k) sets; a cell is
+// sensitive when any set finds it dominated.
+type dominance struct {
+	sets     []nk
+	need     int
+	absolute bool
+}
+
+// NK is one (n,k) set of the dominance rule.
+type NK struct {
+	N int       `yaml:"n"`
+	K audit.Dec `yaml:"k"`
+}
 
 func newDominance(decode Decoder) (Rule, error) {
 	p := struct {
-		Sets []struct {
-			N int       `yaml:"n"`
-			K audit.Dec `yaml:"k"`
-		} `yaml:"sets"`
+		Sets     []NK `yaml:"sets"`
+		Absolute bool `yaml:"absolute"`
 	}{}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
-	if len(p.Sets) == 0 {
-		return nil, &ParamError{"dominance", "sets", "at least one (n, k) set is needed"}
+	return NewDominance(p.Absolute, p.Sets...)
+}
+
+// NewDominance builds the dominance rule from its (n,k) sets, validating
+// 1 <= n and 0 < k <= 100.
+func NewDominance(absolute bool, sets ...NK) (Rule, error) {
+	if len(sets) == 0 {
+		return nil, &ParamError{"dominance", "sets", "at least one (n, k) set is needed, e.g. sets: [{n: 2, k: 90}]"}
 	}
-	r := dominance{}
-	for i, s := range p.Sets {
+	r := dominance{absolute: absolute}
+	for i, s := range sets {
 		if s.N < 1 {
 			return nil, &ParamError{"dominance", fmt.Sprintf("sets[%d].n", i), fmt.Sprintf("must be at least 1, got %d", s.N)}
 		}
-		k, err := toPct("dominance", fmt.Sprintf("sets[%d].k", i), s.K, 0, 100, true)
+		if s.N > 1000 {
+			return nil, &ParamError{"dominance", fmt.Sprintf("sets[%d].n", i), fmt.Sprintf("must be at most 1000, got %d", s.N)}
+		}
+		k, err := percentFrac("dominance", fmt.Sprintf("sets[%d].k", i), s.K, 0, 100, true)
 		if err != nil {
 			return nil, err
 		}
 		r.sets = append(r.sets, nk{s.N, k, s.K})
+		r.need = max(r.need, s.N)
 	}
 	return r, nil
 }
 
 func (dominance) Name() string { return "dominance" }
 
-func (r dominance) Needs() Needs {
-	n := 0
-	for _, s := range r.sets {
-		n = max(n, s.n)
-	}
-	return Needs{Top: n}
+func (r dominance) Needs() Needs { return Needs{Top: r.need, Absolute: r.absolute} }
+
+// dominated tests x1 + ... + xn > k/100 X exactly.
+func (s nk) dominated(m *magInput) (bool, audit.Dec) {
+	top := m.sumTop(s.n)
+	return audit.MulCmp(top, s.k.den, m.X, s.k.num) > 0, top
 }
 
-func (r dominance) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
-	need := r.Needs().Top
-	if f, ok := magnitudeInput("dominance", c, need); !ok {
-		return f
+// Sensitive implements Sensitiver.
+func (r dominance) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
+	m, st := readMagnitude(t, c, r.need, r.absolute)
+	if st != inOK {
+		return false, false
 	}
-	vals := map[string]any{"X": c.Total}
-	var failed, passed []string
 	for _, s := range r.sets {
-		top := sumTop(c, s.n)
-		vals[fmt.Sprintf("top%d_sum", s.n)] = top
-		// unsafe when top > k/100 X  <=>  100*kden*top > knum*X
+		if d, _ := s.dominated(&m); d {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	m, st := readMagnitude(t, c, r.need, r.absolute)
+	if st != inOK {
+		return inputFinding("dominance", st, c, r.need)
+	}
+	vals := map[string]any{"X": m.X}
+	absoluteValues(&m, vals)
+	var failed, passed []string
+	sets := make([]map[string]any, 0, len(r.sets))
+	for _, s := range r.sets {
+		d, top := s.dominated(&m)
 		label := fmt.Sprintf("(%d,%s)", s.n, s.d)
-		if audit.MulCmp(top, 100*s.k.den, c.Total, s.k.num) > 0 {
-			failed = append(failed, fmt.Sprintf("the %d largest contribution(s) exceed %s%% of the total %s", s.n, s.d, label))
+		share := pctOf(top, m.X)
+		sets = append(sets, map[string]any{"n": s.n, "k": s.d, "top_sum": top, "top_share_pct": share, "k/100*X": s.k.times(m.X), "dominated": d})
+		if d {
+			failed = append(failed, fmt.Sprintf("the %d largest contribution(s) make %s%% of the total, more than %s%% %s", s.n, share, s.d, label))
 		} else {
 			passed = append(passed, label)
 		}
 	}
+	vals["sets"] = sets
 	if len(failed) > 0 {
 		return finding("dominance", audit.Fail, strings.Join(failed, "; "), vals)
 	}
-	return finding("dominance", audit.Pass, "no dominance under "+strings.Join(passed, ", "), vals)
+	return finding("dominance", audit.Pass, "not dominated under "+strings.Join(passed, ", "), vals)
+}
+
+// pctOf formats 100 a / b.
+func pctOf(a, b audit.Dec) audit.Dec {
+	return ratio(a.Mul(audit.DecInt(100)), b)
 }

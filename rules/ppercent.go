@@ -2,47 +2,69 @@ package rules
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 func init() {
-	Register(Spec{Name: "p_percent", Doc: "p% rule: unsafe when X - x1 - x2 < p/100 * x1 (the second largest contributor estimates the largest within p%)", New: newPPercent})
+	Register(Spec{Name: "p_percent", Doc: "p% rule: unsafe when X - x1 - x2 < p/100 * x1, i.e. the second largest contributor can estimate the largest within p% (params: p in (0,100], absolute)", New: newPPercent})
 }
 
+// pPercent is the p% rule: the intruder is the second largest contributor,
+// whose upper estimate of x1 is X - x2.
 type pPercent struct {
-	p pct
-	d audit.Dec
+	p        frac // p/100
+	d        audit.Dec
+	absolute bool
 }
 
 func newPPercent(decode Decoder) (Rule, error) {
 	p := struct {
-		P audit.Dec `yaml:"p"`
+		P        audit.Dec `yaml:"p"`
+		Absolute bool      `yaml:"absolute"`
 	}{P: audit.DecInt(10)}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
-	v, err := toPct("p_percent", "p", p.P, 0, 100, true)
+	return NewPPercent(p.P, p.Absolute)
+}
+
+// NewPPercent builds the p% rule, validating 0 < p <= 100.
+func NewPPercent(p audit.Dec, absolute bool) (Rule, error) {
+	f, err := percentFrac("p_percent", "p", p, 0, 100, true)
 	if err != nil {
 		return nil, err
 	}
-	return pPercent{v, p.P}, nil
+	return pPercent{f, p, absolute}, nil
 }
 
-func (pPercent) Name() string { return "p_percent" }
-func (pPercent) Needs() Needs { return Needs{Top: 2} }
+func (pPercent) Name() string   { return "p_percent" }
+func (r pPercent) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
+func (r pPercent) test(m *magInput) bool {
+	// unsafe when X - x1 - x2 < p/100 x1
+	return audit.MulCmp(m.X.Sub(m.x(0)).Sub(m.x(1)), r.p.den, m.x(0), r.p.num) < 0
+}
 
-func (r pPercent) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
-	if f, ok := magnitudeInput("p_percent", c, 2); !ok {
-		return f
+// Sensitive implements Sensitiver.
+func (r pPercent) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
+	m, st := readMagnitude(t, c, 2, r.absolute)
+	if st != inOK {
+		return false, false
 	}
-	x1, x2 := c.TopN(0), c.TopN(1)
-	rest := c.Total.Sub(x1).Sub(x2)
-	vals := map[string]any{"X": c.Total, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.d, "p/100*x1": new(big.Rat).Quo(x1.Mul(r.d).Rat(), big.NewRat(100, 1)).FloatString(6)}
-	// unsafe when rest < p/100 * x1  <=>  100*pden*rest < pnum*x1
-	if audit.MulCmp(rest, 100*r.p.den, x1, r.p.num) < 0 {
-		return finding("p_percent", audit.Fail, fmt.Sprintf("the second largest contributor can estimate the largest within %s%%", r.d), vals)
+	return r.test(&m), true
+}
+
+func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	m, st := readMagnitude(t, c, 2, r.absolute)
+	if st != inOK {
+		return inputFinding("p_percent", st, c, 2)
 	}
-	return finding("p_percent", audit.Pass, fmt.Sprintf("the largest contribution cannot be estimated within %s%%", r.d), vals)
+	x1, x2 := m.x(0), m.x(1)
+	rest := m.X.Sub(x1).Sub(x2)
+	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.d, "p/100*x1": r.p.times(x1), "x1_upper": m.X.Sub(x2)}
+	absoluteValues(&m, vals)
+	if r.test(&m) {
+		return finding("p_percent", audit.Fail, fmt.Sprintf("the second largest contributor can estimate the largest within %s%%: X - x1 - x2 = %s < %s = p/100 * x1", r.d, rest, r.p.times(x1)), vals)
+	}
+	return finding("p_percent", audit.Pass, fmt.Sprintf("the largest contribution cannot be estimated within %s%%: X - x1 - x2 = %s >= %s = p/100 * x1", r.d, rest, r.p.times(x1)), vals)
 }

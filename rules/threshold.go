@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "threshold", Doc: "minimum number of distinct contributors (unsafe when 0 < n < min)", New: newThreshold})
+	Register(Spec{Name: "threshold", Doc: "minimum frequency: unsafe when 0 < n < min, n the distinct contributors (holdings; records with a missing value do not count) (params: min)", New: newThreshold})
 }
 
 type threshold struct{ min int64 }
@@ -19,23 +19,39 @@ func newThreshold(decode Decoder) (Rule, error) {
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
-	if p.Min < 1 {
-		return nil, &ParamError{"threshold", "min", fmt.Sprintf("must be at least 1, got %d", p.Min)}
+	return NewThreshold(p.Min)
+}
+
+// NewThreshold builds the threshold rule, validating min >= 1.
+func NewThreshold(min int64) (Rule, error) {
+	if min < 1 {
+		return nil, &ParamError{"threshold", "min", fmt.Sprintf("must be at least 1, got %d", min)}
 	}
-	return threshold{p.Min}, nil
+	return threshold{min}, nil
 }
 
 func (threshold) Name() string { return "threshold" }
 
 func (r threshold) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
+	if !c.HasN {
+		st, ok := c.Stats["count"]
+		switch {
+		case ok && st.Marker:
+			return finding("threshold", audit.NotApplicable, "the count is already suppressed in the input", map[string]any{"min": r.min})
+		case ok:
+			return finding("threshold", audit.Review, "the number of contributors is missing, so the threshold cannot be checked", map[string]any{"min": r.min})
+		}
+		return finding("threshold", audit.NotApplicable, "the table gives no number of contributors", map[string]any{"min": r.min})
+	}
 	v := map[string]any{"n": c.N, "min": r.min}
+	if c.Missing > 0 {
+		v["missing_values"] = c.Missing
+	}
 	switch {
-	case !c.HasN:
-		return finding("threshold", audit.Review, "the number of contributors is not known", map[string]any{"min": r.min})
 	case c.N > 0 && c.N < r.min:
 		return finding("threshold", audit.Fail, fmt.Sprintf("only %d contributor(s); at least %d needed", c.N, r.min), v)
 	case c.N == 0:
-		return finding("threshold", audit.Pass, "empty cell", v)
+		return finding("threshold", audit.Pass, "empty cell (the zeros rule decides)", v)
 	}
 	return finding("threshold", audit.Pass, fmt.Sprintf("%d contributors (at least %d needed)", c.N, r.min), v)
 }

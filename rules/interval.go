@@ -1,0 +1,103 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "interval", Doc: "Statisticon interval rule: the second largest contributor knows x1 in [max(x2, X-(n-1)x2), X-x2]; unsafe when that interval is narrower than s% of X; n = 1 is always unsafe (params: s in (0,100], absolute)", New: newInterval})
+}
+
+// interval is the Statisticon rule. The intruder is x2, who knows X, n and
+// that every other contribution is at most x2.
+type interval struct {
+	s        frac // s/100
+	d        audit.Dec
+	absolute bool
+}
+
+func newInterval(decode Decoder) (Rule, error) {
+	p := struct {
+		S        audit.Dec `yaml:"s"`
+		Absolute bool      `yaml:"absolute"`
+	}{S: audit.DecInt(25)}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return NewInterval(p.S, p.Absolute)
+}
+
+// NewInterval builds the interval rule, validating 0 < s <= 100.
+func NewInterval(s audit.Dec, absolute bool) (Rule, error) {
+	f, err := percentFrac("interval", "s", s, 0, 100, true)
+	if err != nil {
+		return nil, err
+	}
+	return interval{f, s, absolute}, nil
+}
+
+func (interval) Name() string   { return "interval" }
+func (r interval) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
+
+// bounds returns the intruder's interval [lo, hi] for x1 (n >= 2).
+func intervalBounds(m *magInput, n int64) (lo, hi audit.Dec) {
+	x2 := m.x(1)
+	hi = m.X.Sub(x2)
+	lo = m.X.Sub(x2.Mul(audit.DecInt(n - 1)))
+	if lo.Cmp(x2) < 0 {
+		lo = x2
+	}
+	return lo, hi
+}
+
+func (r interval) read(t *audit.Table, c *audit.Cell) (magInput, int64, inputState) {
+	m, st := readMagnitude(t, c, 2, r.absolute)
+	if st != inOK {
+		return m, 0, st
+	}
+	n, ok := contributors(c)
+	if !ok {
+		return m, 0, inNoN
+	}
+	return m, n, inOK
+}
+
+func (r interval) test(m *magInput, n int64) bool {
+	if n == 1 {
+		return true
+	}
+	lo, hi := intervalBounds(m, n)
+	return audit.MulCmp(hi.Sub(lo), r.s.den, m.X, r.s.num) < 0
+}
+
+// Sensitive implements Sensitiver.
+func (r interval) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
+	m, n, st := r.read(t, c)
+	if st != inOK {
+		return false, false
+	}
+	return r.test(&m, n), true
+}
+
+func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	m, n, st := r.read(t, c)
+	if st != inOK {
+		return inputFinding("interval", st, c, 2)
+	}
+	if n == 1 {
+		vals := map[string]any{"X": m.X, "n": n, "s": r.d}
+		absoluteValues(&m, vals)
+		return finding("interval", audit.Fail, "a single contributor: the total is its value", vals)
+	}
+	lo, hi := intervalBounds(&m, n)
+	width := hi.Sub(lo)
+	bound := r.s.times(m.X)
+	vals := map[string]any{"X": m.X, "x2": m.x(1), "n": n, "s": r.d, "x1_lower": lo, "x1_upper": hi, "width": width, "s/100*X": bound}
+	absoluteValues(&m, vals)
+	if r.test(&m, n) {
+		return finding("interval", audit.Fail, fmt.Sprintf("the second largest contributor knows x1 lies in [%s, %s], width %s < %s = s/100 * X", lo, hi, width, bound), vals)
+	}
+	return finding("interval", audit.Pass, fmt.Sprintf("the second largest contributor only knows x1 lies in [%s, %s], width %s >= %s = s/100 * X", lo, hi, width, bound), vals)
+}

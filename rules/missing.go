@@ -1,0 +1,104 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "missing", Doc: "missing statistics: a published statistic that is missing in the input, or could not be computed, sends the cell to review; an undefined statistic (the mean of an empty cell, the SD of one value) is not missing", New: newMissing})
+}
+
+type missing struct{}
+
+func newMissing(decode Decoder) (Rule, error) {
+	p := struct{}{}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return missing{}, nil
+}
+
+func (missing) Name() string { return "missing" }
+
+// minDefined is the least number of contributors for which a statistic is
+// defined (sample SD needs two values, skewness three, kurtosis four).
+func minDefined(stat string) int64 {
+	switch stat {
+	case "count":
+		return 0
+	case "sd", "variance":
+		return 2
+	case "skewness":
+		return 3
+	case "kurtosis":
+		return 4
+	}
+	return 1
+}
+
+func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	var miss, marked, undefined []string
+	for name, st := range c.Stats {
+		if !st.Missing {
+			continue
+		}
+		switch {
+		case st.Marker:
+			marked = append(marked, name)
+		case c.HasN && c.N < minDefined(name):
+			undefined = append(undefined, name)
+		default:
+			miss = append(miss, name)
+		}
+	}
+	if t != nil && t.Mode == audit.Microdata && t.Value != "" && !c.HasTotal {
+		if _, ok := c.Stats["total"]; !ok {
+			miss = append(miss, "total")
+		}
+	}
+	sort.Strings(miss)
+	sort.Strings(marked)
+	sort.Strings(undefined)
+	v := map[string]any{}
+	if len(miss) > 0 {
+		v["missing"] = miss
+	}
+	if len(marked) > 0 {
+		v["suppressed_in_input"] = marked
+	}
+	if len(undefined) > 0 {
+		v["undefined"] = undefined
+	}
+	if c.HasN {
+		v["n"] = c.N
+	}
+	if c.Missing > 0 {
+		v["missing_values"] = c.Missing
+	}
+	if len(v) == 0 {
+		v = nil
+	}
+	if len(miss) > 0 {
+		return finding("missing", audit.Review, fmt.Sprintf("published statistic(s) missing: %s; a missing figure cannot be assessed", strings.Join(miss, ", ")), v)
+	}
+	msg := "every published statistic is present"
+	var notes []string
+	if len(undefined) > 0 {
+		notes = append(notes, fmt.Sprintf("%s undefined for n = %d", strings.Join(undefined, ", "), c.N))
+	}
+	if len(marked) > 0 {
+		notes = append(notes, strings.Join(marked, ", ")+" already suppressed in the input")
+	}
+	if c.Missing > 0 {
+		notes = append(notes, strconv.FormatInt(c.Missing, 10)+" record(s) with a missing value, not counted as contributors")
+	}
+	if len(notes) > 0 {
+		msg += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return finding("missing", audit.Pass, msg, v)
+}

@@ -1,0 +1,62 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "negative", Doc: "negative contributions: the magnitude rules assume x >= 0; mode review (default) sends such cells to a person, mode absolute accepts them because the magnitude rules are configured with absolute: true (params: mode)", New: newNegative})
+}
+
+// negative reports cells with negative contributions. It never decides a
+// magnitude rule's verdict: each magnitude rule itself says review on
+// negative contributions unless it has absolute: true. In mode absolute
+// this rule records the negatives and passes (ABS practice, with the
+// magnitude rules on absolute values); in mode review it asks a person.
+type negative struct{ absolute bool }
+
+func newNegative(decode Decoder) (Rule, error) {
+	p := struct {
+		Mode string `yaml:"mode"`
+	}{Mode: "review"}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	switch p.Mode {
+	case "review":
+		return negative{}, nil
+	case "absolute":
+		return negative{true}, nil
+	}
+	return nil, &ParamError{"negative", "mode", fmt.Sprintf("must be review or absolute, got %q", p.Mode)}
+}
+
+func (negative) Name() string { return "negative" }
+
+func (r negative) Needs() Needs { return Needs{Absolute: r.absolute} }
+
+func (r negative) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
+	neg := c.Negative
+	if neg == 0 && c.HasTotal && c.Total.Sign() < 0 {
+		neg = 1 // a negative total needs at least one negative contribution
+	}
+	if !c.HasTotal && neg == 0 {
+		return finding("negative", audit.NotApplicable, "no contributions to check", nil)
+	}
+	v := map[string]any{"negative": neg}
+	if c.HasTotal {
+		v["X"] = c.Total
+	}
+	if c.HasAbs {
+		v["abs_X"] = c.AbsTotal
+	}
+	switch {
+	case neg == 0:
+		return finding("negative", audit.Pass, "no negative contributions", v)
+	case r.absolute:
+		return finding("negative", audit.Pass, fmt.Sprintf("%d negative contribution(s); the magnitude rules assess absolute values", neg), v)
+	}
+	return finding("negative", audit.Review, fmt.Sprintf("%d negative contribution(s): the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)", neg), v)
+}

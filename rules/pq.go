@@ -1,0 +1,83 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "pq", Doc: "p-q rule: unsafe when X - x1 - x2 < (p/q) * x1, where q% is the precision of what others already know and p% the protection needed; 0 < p < q <= 100 (params: p, q, absolute)", New: newPQ})
+}
+
+// pq is the prior-posterior (p-q) rule: sensitive when
+// p * x1 - q * (X - x1 - x2) > 0.
+type pq struct {
+	r        frac // p/q
+	p, q     audit.Dec
+	absolute bool
+}
+
+func newPQ(decode Decoder) (Rule, error) {
+	p := struct {
+		P        audit.Dec `yaml:"p"`
+		Q        audit.Dec `yaml:"q"`
+		Absolute bool      `yaml:"absolute"`
+	}{P: audit.DecInt(10), Q: audit.DecInt(50)}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return NewPQ(p.P, p.Q, p.Absolute)
+}
+
+// NewPQ builds the p-q rule, validating 0 < p < q <= 100.
+func NewPQ(p, q audit.Dec, absolute bool) (Rule, error) {
+	pf, err := toPct("pq", "p", p, 0, 100, true)
+	if err != nil {
+		return nil, err
+	}
+	qf, err := toPct("pq", "q", q, 0, 100, true)
+	if err != nil {
+		return nil, err
+	}
+	if p.Cmp(q) >= 0 {
+		return nil, &ParamError{"pq", "p", fmt.Sprintf("must be less than q (0 < p < q <= 100), got p = %s, q = %s", p, q)}
+	}
+	r, err := mulFrac("pq", "p", frac{pf.num, pf.den}, frac{qf.den, qf.num})
+	if err != nil {
+		return nil, err
+	}
+	return pq{r, p, q, absolute}, nil
+}
+
+func (pq) Name() string   { return "pq" }
+func (r pq) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
+func (r pq) test(m *magInput) bool {
+	// unsafe when X - x1 - x2 < p/q x1
+	return audit.MulCmp(m.X.Sub(m.x(0)).Sub(m.x(1)), r.r.den, m.x(0), r.r.num) < 0
+}
+
+// Sensitive implements Sensitiver.
+func (r pq) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
+	m, st := readMagnitude(t, c, 2, r.absolute)
+	if st != inOK {
+		return false, false
+	}
+	return r.test(&m), true
+}
+
+func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	m, st := readMagnitude(t, c, 2, r.absolute)
+	if st != inOK {
+		return inputFinding("pq", st, c, 2)
+	}
+	x1, x2 := m.x(0), m.x(1)
+	rest := m.X.Sub(x1).Sub(x2)
+	bound := r.r.times(x1)
+	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.p, "q": r.q, "p/q*x1": bound}
+	absoluteValues(&m, vals)
+	if r.test(&m) {
+		return finding("pq", audit.Fail, fmt.Sprintf("the others' contributions X - x1 - x2 = %s are less than p/q * x1 = %s: the second largest contributor learns x1 within %s%%", rest, bound, r.p), vals)
+	}
+	return finding("pq", audit.Pass, fmt.Sprintf("X - x1 - x2 = %s is at least p/q * x1 = %s", rest, bound), vals)
+}

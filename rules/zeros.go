@@ -1,0 +1,41 @@
+package rules
+
+import (
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "zeros", Doc: "empty cells (n = 0): safe by default; with disclosive: true a zero is unsafe because it can disclose that no member of a group has a characteristic (ACRO) (params: disclosive)", New: newZeros})
+}
+
+type zeros struct{ disclosive bool }
+
+func newZeros(decode Decoder) (Rule, error) {
+	p := struct {
+		Disclosive bool `yaml:"disclosive"`
+	}{}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return zeros{p.Disclosive}, nil
+}
+
+func (zeros) Name() string { return "zeros" }
+
+func (r zeros) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
+	v := map[string]any{"disclosive": r.disclosive}
+	if !c.HasN {
+		if st, ok := c.Stats["count"]; ok && !st.Marker {
+			return finding("zeros", audit.NotApplicable, "the count is missing (see the missing rule)", v)
+		}
+		return finding("zeros", audit.NotApplicable, "the table gives no number of contributors", v)
+	}
+	v["n"] = c.N
+	if c.N > 0 {
+		return finding("zeros", audit.Pass, "not empty", v)
+	}
+	if r.disclosive {
+		return finding("zeros", audit.Fail, "empty cell: a published zero discloses that no member of this group has the characteristic", v)
+	}
+	return finding("zeros", audit.Pass, "empty cell; zeros are not treated as disclosive", v)
+}
