@@ -1,0 +1,438 @@
+package readers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Arrow IPC files (.arrow, .feather, .ipc: the random-access "file" format,
+// Feather v2) and streams (.arrows) are read record batch by record batch.
+// The schema's field names are the header; each record is one row, and row
+// r (0-based) is reported as source row r+2 so that row 1 is the header as
+// in the other formats.
+//
+// Values become text as follows: integers of every width in decimal;
+// float16/32/64 in the shortest decimal notation that reads back to the
+// same value (never an exponent), NaN as null; decimal32/64/128/256
+// exactly with their scale; booleans as true/false; dates as 2006-01-02,
+// timestamps as RFC 3339 in UTC; strings, large strings, string views and
+// dictionary-encoded strings as they are; nulls as "". Other types use
+// Arrow's own text form.
+//
+// Memory taken by a file is capped (MaxArrowMemory plus a multiple of the
+// file size) so that a corrupt length cannot exhaust memory; exceeding it is
+// ErrTooLarge. Corrupt files are ErrCorrupt, never a panic.
+
+func init() {
+	RegisterFormat("arrow", OpenArrow, ".arrow", ".feather", ".ipc")
+	RegisterFormat("arrows", OpenArrowStream, ".arrows")
+}
+
+// MaxArrowMemory is the base memory budget of one Arrow or Parquet file in
+// bytes; the budget is this plus 32 times the file size.
+var MaxArrowMemory int64 = 1 << 30
+
+// OpenArrow opens an Arrow IPC file (random-access format).
+func OpenArrow(path string, opt Options) (srcs []Source, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	mem := newLimitAlloc(f)
+	defer recoverCorrupt(path, "", 0, &err)
+	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, arrowErr(path, 0, err)
+	}
+	i, n := 0, r.NumRecords()
+	next := func() (arrow.RecordBatch, error) {
+		if i >= n {
+			return nil, io.EOF
+		}
+		rec, err := r.RecordBatchAt(i)
+		i++
+		return rec, err
+	}
+	s := newRecordSource(path, r.Schema(), opt, next, func() error {
+		r.Close()
+		return f.Close()
+	})
+	return []Source{s}, nil
+}
+
+// OpenArrowStream opens an Arrow IPC stream.
+func OpenArrowStream(path string, opt Options) (srcs []Source, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+		}
+	}()
+	src, err := NewArrowStream(path, f, opt)
+	if err != nil {
+		return nil, err
+	}
+	rs := src.(*recordSource)
+	inner := rs.closeFn
+	rs.closeFn = func() error {
+		inner()
+		return f.Close()
+	}
+	return []Source{src}, nil
+}
+
+// NewArrowStream reads an Arrow IPC stream from r; path is used in messages
+// and for the table name.
+func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err error) {
+	defer recoverCorrupt(path, "", 0, &err)
+	mem := &limitAlloc{limit: MaxArrowMemory}
+	rd, err := ipc.NewReader(r, ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, arrowErr(path, 0, err)
+	}
+	next := func() (arrow.RecordBatch, error) {
+		if !rd.Next() {
+			if err := rd.Err(); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		}
+		rec := rd.RecordBatch()
+		rec.Retain()
+		return rec, nil
+	}
+	return newRecordSource(path, rd.Schema(), opt, next, func() error {
+		rd.Release()
+		return nil
+	}), nil
+}
+
+// NewArrowFile reads an Arrow IPC file held in memory (for tests and fuzzing).
+func NewArrowFile(path string, data []byte, opt Options) (src Source, err error) {
+	defer recoverCorrupt(path, "", 0, &err)
+	mem := &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data))}
+	r, err := ipc.NewFileReader(strings.NewReader(string(data)), ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, arrowErr(path, 0, err)
+	}
+	i, n := 0, r.NumRecords()
+	next := func() (arrow.RecordBatch, error) {
+		if i >= n {
+			return nil, io.EOF
+		}
+		rec, err := r.RecordBatchAt(i)
+		i++
+		return rec, err
+	}
+	return newRecordSource(path, r.Schema(), opt, next, r.Close), nil
+}
+
+// recordSource turns a sequence of Arrow record batches into batches of text rows.
+type recordSource struct {
+	path    string
+	name    string
+	header  []string
+	next    func() (arrow.RecordBatch, error)
+	closeFn func() error
+	batch   int
+
+	cur  arrow.RecordBatch
+	conv []func(int) string
+	off  int   // next row within cur
+	row  int64 // records consumed before cur
+	done bool
+}
+
+func newRecordSource(path string, schema *arrow.Schema, opt Options, next func() (arrow.RecordBatch, error), closeFn func() error) *recordSource {
+	base := filepath.Base(path)
+	s := &recordSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), next: next, closeFn: closeFn, batch: opt.batchSize()}
+	for _, f := range schema.Fields() {
+		s.header = append(s.header, f.Name)
+	}
+	return s
+}
+
+func (s *recordSource) Name() string            { return s.name }
+func (s *recordSource) Where() (string, string) { return s.path, "" }
+func (s *recordSource) Header() []string        { return s.header }
+
+func (s *recordSource) Close() (err error) {
+	defer recoverCorrupt(s.path, "", 0, &err)
+	if s.cur != nil {
+		s.cur.Release()
+		s.cur = nil
+	}
+	if s.closeFn != nil {
+		err = s.closeFn()
+		s.closeFn = nil
+	}
+	return err
+}
+
+// Next returns up to one batch of rows, crossing record batches as needed.
+func (s *recordSource) Next() (b *Batch, err error) {
+	defer recoverCorrupt(s.path, "", int(s.row)+s.off+2, &err)
+	if s.done {
+		return nil, io.EOF
+	}
+	width := len(s.header)
+	b = &Batch{Rows: make([][]string, 0, s.batch), Lines: make([]int, 0, s.batch)}
+	store := make([]string, 0, s.batch*width)
+	for len(b.Rows) < s.batch {
+		if s.cur == nil || int64(s.off) >= s.cur.NumRows() {
+			if s.cur != nil {
+				s.row += s.cur.NumRows()
+				s.cur.Release()
+				s.cur = nil
+			}
+			rec, err := s.next()
+			if err == io.EOF {
+				s.done = true
+				break
+			}
+			if err != nil {
+				return nil, arrowErr(s.path, int(s.row)+2, err)
+			}
+			if int(rec.NumCols()) != width {
+				rec.Release()
+				return nil, &Error{File: s.path, Row: int(s.row) + 2, Err: fmt.Errorf("%w: a record batch has %d columns, the schema %d", ErrCorrupt, rec.NumCols(), width)}
+			}
+			s.cur, s.off = rec, 0
+			s.conv = s.conv[:0]
+			for c := 0; c < width; c++ {
+				s.conv = append(s.conv, textOf(rec.Column(c)))
+			}
+			continue
+		}
+		n := min(int(s.cur.NumRows())-s.off, s.batch-len(b.Rows))
+		for i := s.off; i < s.off+n; i++ {
+			start := len(store)
+			for _, conv := range s.conv {
+				store = append(store, conv(i))
+			}
+			b.Rows = append(b.Rows, store[start:len(store):len(store)])
+			b.Lines = append(b.Lines, int(s.row)+i+2)
+		}
+		s.off += n
+	}
+	if len(b.Rows) == 0 {
+		return nil, io.EOF
+	}
+	return b, nil
+}
+
+// textOf returns a function giving the text of element i of a.
+func textOf(a arrow.Array) func(int) string {
+	null := func(f func(int) string) func(int) string {
+		if a.NullN() == 0 {
+			return f
+		}
+		return func(i int) string {
+			if a.IsNull(i) {
+				return ""
+			}
+			return f(i)
+		}
+	}
+	switch a := a.(type) {
+	case *array.Null:
+		return func(int) string { return "" }
+	case *array.String:
+		return null(a.Value)
+	case *array.LargeString:
+		return null(a.Value)
+	case *array.StringView:
+		return null(a.Value)
+	case *array.Binary:
+		return null(a.ValueString)
+	case *array.LargeBinary:
+		return null(a.ValueString)
+	case *array.Boolean:
+		return null(func(i int) string { return strconv.FormatBool(a.Value(i)) })
+	case *array.Int8:
+		return null(func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) })
+	case *array.Int16:
+		return null(func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) })
+	case *array.Int32:
+		return null(func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) })
+	case *array.Int64:
+		return null(func(i int) string { return strconv.FormatInt(a.Value(i), 10) })
+	case *array.Uint8:
+		return null(func(i int) string { return strconv.FormatUint(uint64(a.Value(i)), 10) })
+	case *array.Uint16:
+		return null(func(i int) string { return strconv.FormatUint(uint64(a.Value(i)), 10) })
+	case *array.Uint32:
+		return null(func(i int) string { return strconv.FormatUint(uint64(a.Value(i)), 10) })
+	case *array.Uint64:
+		return null(func(i int) string { return strconv.FormatUint(a.Value(i), 10) })
+	case *array.Float16:
+		return null(func(i int) string { return floatText(float64(a.Value(i).Float32()), 32) })
+	case *array.Float32:
+		return null(func(i int) string { return floatText(float64(a.Value(i)), 32) })
+	case *array.Float64:
+		return null(func(i int) string { return floatText(a.Value(i), 64) })
+	case *array.Decimal32:
+		sc := a.DataType().(arrow.DecimalType).GetScale()
+		return null(func(i int) string { return decimalText(big.NewInt(int64(a.Value(i))), sc) })
+	case *array.Decimal64:
+		sc := a.DataType().(arrow.DecimalType).GetScale()
+		return null(func(i int) string { return decimalText(big.NewInt(int64(a.Value(i))), sc) })
+	case *array.Decimal128:
+		sc := a.DataType().(arrow.DecimalType).GetScale()
+		return null(func(i int) string { return decimalText(a.Value(i).BigInt(), sc) })
+	case *array.Decimal256:
+		sc := a.DataType().(arrow.DecimalType).GetScale()
+		return null(func(i int) string { return decimalText(a.Value(i).BigInt(), sc) })
+	case *array.Date32:
+		return null(func(i int) string { return a.Value(i).ToTime().Format(time.DateOnly) })
+	case *array.Date64:
+		return null(func(i int) string { return a.Value(i).ToTime().Format(time.DateOnly) })
+	case *array.Timestamp:
+		unit := a.DataType().(*arrow.TimestampType).Unit
+		return null(func(i int) string { return a.Value(i).ToTime(unit).UTC().Format(time.RFC3339Nano) })
+	case *array.Dictionary:
+		dict := textOf(a.Dictionary())
+		return null(func(i int) string { return dict(a.GetValueIndex(i)) })
+	}
+	return null(a.ValueStr)
+}
+
+// floatText writes a float in plain decimal notation, the shortest that
+// reads back to the same value; NaN is a null (as pandas writes missing
+// values).
+func floatText(v float64, bits int) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	if math.IsInf(v, 0) {
+		if v > 0 {
+			return "Inf"
+		}
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'f', -1, bits)
+}
+
+// decimalText writes an unscaled integer with scale sc exactly.
+func decimalText(v *big.Int, sc int32) string {
+	s := v.String()
+	if sc <= 0 {
+		if sc < 0 && v.Sign() != 0 {
+			s += strings.Repeat("0", int(-sc))
+		}
+		return s
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	if len(s) <= int(sc) {
+		s = strings.Repeat("0", int(sc)-len(s)+1) + s
+	}
+	s = s[:len(s)-int(sc)] + "." + s[len(s)-int(sc):]
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func arrowErr(path string, row int, err error) error {
+	var re *Error
+	if errors.As(err, &re) {
+		return err
+	}
+	if errors.Is(err, errArrowMemory) {
+		return &Error{File: path, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, MaxArrowMemory)}
+	}
+	return &Error{File: path, Row: row, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+}
+
+// recoverCorrupt turns a panic in a decoding library into ErrCorrupt (or
+// ErrTooLarge when the memory budget ran out).
+func recoverCorrupt(path, sheet string, row int, err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if e, ok := r.(error); ok && errors.Is(e, errArrowMemory) {
+		*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, MaxArrowMemory)}
+		return
+	}
+	if debugPanics {
+		fmt.Fprintf(os.Stderr, "readers: recovered panic: %v\n%s", r, debug.Stack())
+	}
+	*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: %v", ErrCorrupt, r)}
+}
+
+// debugPanics prints the stack of recovered panics (SDCAUDIT_DEBUG_PANIC=1).
+var debugPanics = os.Getenv("SDCAUDIT_DEBUG_PANIC") != ""
+
+var errArrowMemory = errors.New("arrow memory budget exceeded")
+
+// limitAlloc is a Go allocator that panics with errArrowMemory when the
+// live bytes would exceed limit.
+type limitAlloc struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+	mem   memory.GoAllocator
+}
+
+func newLimitAlloc(f *os.File) *limitAlloc {
+	size := int64(0)
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	return &limitAlloc{limit: MaxArrowMemory + 32*size}
+}
+
+func (a *limitAlloc) take(n int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n < 0 || a.used+n > a.limit {
+		panic(errArrowMemory)
+	}
+	a.used += n
+}
+
+func (a *limitAlloc) give(n int64) {
+	a.mu.Lock()
+	a.used -= n
+	a.mu.Unlock()
+}
+
+func (a *limitAlloc) Allocate(size int) []byte {
+	a.take(int64(size))
+	return a.mem.Allocate(size)
+}
+
+func (a *limitAlloc) Reallocate(size int, b []byte) []byte {
+	a.take(int64(size) - int64(len(b)))
+	return a.mem.Reallocate(size, b)
+}
+
+func (a *limitAlloc) Free(b []byte) {
+	a.give(int64(len(b)))
+	a.mem.Free(b)
+}
