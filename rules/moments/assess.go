@@ -232,7 +232,11 @@ func (s Sums) EstimateAll(step float64, e *AllEstimates) {
 				pw[q] = pw[q-1] * l
 				num, den := sc[q]-pw[q], sc[q-1]-pw[q-1]
 				if two && num > tol*sc[q] && den > tol*sc[q-1] {
-					row[q-1] = s.Scale * min(num/den, l)
+					v := l // capped at L_p
+					if num < l*den {
+						v = num / den
+					}
+					row[q-1] = s.Scale * v
 					continue
 				}
 			}
@@ -247,7 +251,11 @@ func (s Sums) EstimateAll(step float64, e *AllEstimates) {
 			}
 			num, den := sc[p]-t*ls, sc[p-1]-t
 			if num > tol*sc[p] && den > tol*sc[p-1] {
-				e.OnePair[p-1] = s.Scale * min(num/den, ls)
+				v := ls
+				if num < ls*den {
+					v = num / den
+				}
+				e.OnePair[p-1] = s.Scale * v
 			}
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -628,4 +630,70 @@ func TestEstimateAllAgrees(t *testing.T) {
 			}
 		}
 	})
+}
+
+// BenchmarkEstimateSingle is the baseline for BenchmarkEstimateAll: the
+// same estimates per cell through FromValues, Lehmer, TwoPair and OnePair
+// (allocating, math.Pow per estimate).
+func BenchmarkEstimateSingle(b *testing.B) {
+	const n, K, pool = 20, 20, 1 << 14
+	rng := rand.New(rand.NewPCG(42, 43))
+	data := make([]float64, pool*n)
+	for i := range data {
+		data[i] = math.Exp(rng.NormFloat64()*1.2 + 10)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	sink := 0.0
+	for i := 0; i < b.N; i++ {
+		s, _ := FromValues(data[(i%pool)*n:(i%pool+1)*n], K)
+		for p := 1; p <= K; p++ {
+			l, _ := s.Lehmer(p)
+			sink += l
+			for q := 1; q < p; q++ {
+				v, _ := s.TwoPair(p, q)
+				sink += v
+			}
+			v, _, _ := s.OnePair(p, 1)
+			sink += v
+		}
+	}
+	_ = sink
+}
+
+// BenchmarkMillionCellsParallel is BenchmarkMillionCells with the cells
+// split over GOMAXPROCS goroutines, as the pipeline evaluates them.
+func BenchmarkMillionCellsParallel(b *testing.B) {
+	const cells, n, K = 1_000_000, 20, 20
+	rng := rand.New(rand.NewPCG(42, 43))
+	data := make([]float64, 1<<16*n)
+	for i := range data {
+		data[i] = math.Exp(rng.NormFloat64()*1.2 + 10)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	b.ResetTimer()
+	for range b.N {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pow := make([]float64, K)
+				var e AllEstimates
+				for c := w; c < cells; c += workers {
+					off := (c & (1<<16 - 1)) * n
+					x := data[off : off+n]
+					m := 0.0
+					for _, v := range x {
+						m = max(m, v)
+					}
+					clear(pow)
+					accumulate(pow, x, 1/m)
+					s := Sums{N: n, Scale: m, Pow: pow}
+					s.EstimateAll(1, &e)
+				}
+			}()
+		}
+		wg.Wait()
+	}
 }
