@@ -71,19 +71,17 @@ func (dominance) Name() string { return "dominance" }
 func (r dominance) Needs() Needs { return Needs{Top: r.need, Absolute: r.absolute} }
 
 // dominated tests x1 + ... + xn > k/100 X exactly.
-func (s nk) dominated(m *magInput) (bool, audit.Dec) {
-	top := m.sumTop(s.n)
-	return audit.MulCmp(top, s.k.den, m.X, s.k.num) > 0, top
-}
+func (s nk) dominated(m *magInput) bool { return m.topAbove(s.n, s.k) }
 
 // Sensitive implements Sensitiver.
 func (r dominance) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
-	m, st := readMagnitude(t, c, r.need, r.absolute)
+	var m magInput
+	st := readMagnitude(t, c, r.need, r.absolute, &m)
 	if st != inOK {
 		return false, false
 	}
 	for _, s := range r.sets {
-		if d, _ := s.dominated(&m); d {
+		if s.dominated(&m) {
 			return true, true
 		}
 	}
@@ -91,7 +89,8 @@ func (r dominance) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 }
 
 func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	m, st := readMagnitude(t, c, r.need, r.absolute)
+	var m magInput
+	st := readMagnitude(t, c, r.need, r.absolute, &m)
 	if st != inOK {
 		return inputFinding("dominance", st, c, r.need)
 	}
@@ -100,7 +99,7 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	var failed, passed []string
 	sets := make([]map[string]any, 0, len(r.sets))
 	for _, s := range r.sets {
-		d, top := s.dominated(&m)
+		d, top := s.dominated(&m), m.sumTop(s.n)
 		label := fmt.Sprintf("(%d,%s)", s.n, s.d)
 		share := pctOf(top, m.X)
 		sets = append(sets, map[string]any{"n": s.n, "k": s.d, "top_sum": top, "top_share_pct": share, "k/100*X": s.k.times(m.X), "dominated": d})
@@ -119,5 +118,5 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 
 // pctOf formats 100 a / b.
 func pctOf(a, b audit.Dec) audit.Dec {
-	return ratio(a.Mul(audit.DecInt(100)), b)
+	return ratio(100, a, b)
 }

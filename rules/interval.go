@@ -52,29 +52,28 @@ func intervalBounds(m *magInput, n int64) (lo, hi audit.Dec) {
 	return lo, hi
 }
 
-func (r interval) read(t *audit.Table, c *audit.Cell) (magInput, int64, inputState) {
-	m, st := readMagnitude(t, c, 2, r.absolute)
-	if st != inOK {
-		return m, 0, st
+func (r interval) read(t *audit.Table, c *audit.Cell, m *magInput) (int64, inputState) {
+	if st := readMagnitude(t, c, 2, r.absolute, m); st != inOK {
+		return 0, st
 	}
 	n, ok := contributors(c)
 	if !ok {
-		return m, 0, inNoN
+		return 0, inNoN
 	}
-	return m, n, inOK
+	return n, inOK
 }
 
 func (r interval) test(m *magInput, n int64) bool {
 	if n == 1 {
 		return true
 	}
-	lo, hi := intervalBounds(m, n)
-	return audit.MulCmp(hi.Sub(lo), r.s.den, m.X, r.s.num) < 0
+	return m.widthBelow(n, r.s)
 }
 
 // Sensitive implements Sensitiver.
 func (r interval) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
-	m, n, st := r.read(t, c)
+	var m magInput
+	n, st := r.read(t, c, &m)
 	if st != inOK {
 		return false, false
 	}
@@ -82,7 +81,8 @@ func (r interval) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 }
 
 func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	m, n, st := r.read(t, c)
+	var m magInput
+	n, st := r.read(t, c, &m)
 	if st != inOK {
 		return inputFinding("interval", st, c, 2)
 	}

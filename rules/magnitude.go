@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math/big"
+	"math/bits"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 )
@@ -46,7 +47,8 @@ const (
 	inNoN                     // the number of contributors is unknown: not applicable
 )
 
-// magInput is what a magnitude rule reads of a cell.
+// magInput is what a magnitude rule reads of a cell: X and the largest
+// contributions, by absolute value when abs is set.
 type magInput struct {
 	X   audit.Dec
 	top []audit.Dec
@@ -70,39 +72,43 @@ func (m *magInput) sumTop(n int) audit.Dec {
 }
 
 // readMagnitude checks a cell for a magnitude rule that needs the `need`
-// largest contributions.
-func readMagnitude(t *audit.Table, c *audit.Cell, need int, absolute bool) (magInput, inputState) {
+// largest contributions and fills m when the rule can read it.
+func readMagnitude(t *audit.Table, c *audit.Cell, need int, absolute bool, m *magInput) inputState {
 	if !c.HasTotal {
 		if st, ok := c.Stats["total"]; ok {
 			if st.Marker {
-				return magInput{}, inSuppressed
+				return inSuppressed
 			}
-			return magInput{}, inMissingTotal
+			return inMissingTotal
 		}
 		if t != nil && t.Mode == audit.Microdata && t.Value != "" {
-			return magInput{}, inMissingTotal
+			return inMissingTotal
 		}
-		return magInput{}, inNoTotals
+		return inNoTotals
 	}
 	if c.HasN && c.N == 0 {
-		return magInput{}, inEmpty
+		return inEmpty
 	}
-	m := magInput{X: c.Total, top: c.Top}
-	negative := c.Negative > 0 || c.Total.Sign() < 0
-	if absolute {
-		switch {
-		case c.HasAbs:
-			m = magInput{X: c.AbsTotal, top: c.AbsTop, abs: true}
-		case negative:
-			return magInput{}, inNoAbs
+	top := c.Top
+	if c.Negative > 0 || c.Total.Sign() < 0 {
+		if !absolute {
+			return inNegative
 		}
-	} else if negative {
-		return magInput{}, inNegative
+		if !c.HasAbs {
+			return inNoAbs
+		}
 	}
-	if len(m.top) < need && !c.AllTop && !(c.HasN && int64(len(m.top)) >= c.N) {
-		return magInput{}, inNoTop
+	if absolute && c.HasAbs {
+		top = c.AbsTop
+		m.X, m.abs = c.AbsTotal, true
+	} else {
+		m.X = c.Total
 	}
-	return m, inOK
+	m.top = top
+	if len(top) < need && !c.AllTop && !(c.HasN && int64(len(top)) >= c.N) {
+		return inNoTop
+	}
+	return inOK
 }
 
 // contributors returns n for the interval rule: the count, or the number
@@ -171,28 +177,48 @@ func mulFrac(rule, param string, fs ...frac) (frac, error) {
 	return frac{num.Int64(), den.Int64()}, nil
 }
 
-// times returns f × d, exactly when it has at most 6 decimals, else
-// rounded half-up to 6, for the figures of a finding.
+// times returns f × d, exactly when it has at most 6 more decimals than
+// d, else rounded half-up to 6 decimals; for the figures of a finding.
 func (f frac) times(d audit.Dec) audit.Dec {
+	if m, ok := d.Mantissa(); ok && pow10[6]%f.den == 0 && d.Scale() <= 12 {
+		hi, lo := bits.Mul64(uabs(m), uint64(f.num))
+		if hi == 0 {
+			hi, lo = bits.Mul64(lo, uint64(pow10[6]/f.den))
+			if hi == 0 && lo < 1<<63 {
+				v := int64(lo)
+				if m < 0 {
+					v = -v
+				}
+				return audit.DecScaled(v, d.Scale()+6)
+			}
+		}
+	}
 	return shortDec(new(big.Rat).Mul(d.Rat(), big.NewRat(f.num, f.den)))
 }
 
-// shortDec returns r exactly when it is a decimal with at most 6 places,
-// else rounded half-up to 6 places.
-func shortDec(r *big.Rat) audit.Dec {
-	if d := audit.DecFromRat(r); d.Scale() <= 6 && d.Rat().Cmp(r) == 0 {
-		return d
-	}
-	d, _ := audit.ParseDec(audit.RoundRat(r, 6))
-	return d
-}
-
-// ratio returns a/b (b != 0) for a finding, e.g. a share of X.
-func ratio(a, b audit.Dec) audit.Dec {
+// ratio returns k × a / b (b != 0; 0 when b = 0), rounded half-up to 6
+// decimals, for shares of X in a finding.
+func ratio(k int64, a, b audit.Dec) audit.Dec {
 	if b.IsZero() {
 		return audit.Dec{}
 	}
-	return shortDec(new(big.Rat).Quo(a.Rat(), b.Rat()))
+	s := max(a.Scale(), b.Scale())
+	if x, ok := mantAt(a, s); ok && x >= 0 {
+		if y, ok := mantAt(b, s); ok && y > 0 {
+			hi, lo := bits.Mul64(uint64(x), uint64(k)*uint64(pow10[6]))
+			if hi < uint64(y) {
+				q, r := bits.Div64(hi, lo, uint64(y))
+				if r >= uint64(y)-r {
+					q++
+				}
+				if q < 1<<63 {
+					return audit.DecScaled(int64(q), 6)
+				}
+			}
+		}
+	}
+	r := new(big.Rat).Quo(a.Rat(), b.Rat())
+	return shortDec(r.Mul(r, big.NewRat(k, 1)))
 }
 
 // absoluteValues marks to the figures of a rule assessing absolute values.

@@ -42,12 +42,13 @@ func (pPercent) Name() string   { return "p_percent" }
 func (r pPercent) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
 func (r pPercent) test(m *magInput) bool {
 	// unsafe when X - x1 - x2 < p/100 x1
-	return audit.MulCmp(m.X.Sub(m.x(0)).Sub(m.x(1)), r.p.den, m.x(0), r.p.num) < 0
+	return m.restBelow(r.p)
 }
 
 // Sensitive implements Sensitiver.
 func (r pPercent) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
-	m, st := readMagnitude(t, c, 2, r.absolute)
+	var m magInput
+	st := readMagnitude(t, c, 2, r.absolute, &m)
 	if st != inOK {
 		return false, false
 	}
@@ -55,7 +56,8 @@ func (r pPercent) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 }
 
 func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	m, st := readMagnitude(t, c, 2, r.absolute)
+	var m magInput
+	st := readMagnitude(t, c, 2, r.absolute, &m)
 	if st != inOK {
 		return inputFinding("p_percent", st, c, 2)
 	}

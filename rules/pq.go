@@ -54,12 +54,13 @@ func (pq) Name() string   { return "pq" }
 func (r pq) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
 func (r pq) test(m *magInput) bool {
 	// unsafe when X - x1 - x2 < p/q x1
-	return audit.MulCmp(m.X.Sub(m.x(0)).Sub(m.x(1)), r.r.den, m.x(0), r.r.num) < 0
+	return m.restBelow(r.r)
 }
 
 // Sensitive implements Sensitiver.
 func (r pq) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
-	m, st := readMagnitude(t, c, 2, r.absolute)
+	var m magInput
+	st := readMagnitude(t, c, 2, r.absolute, &m)
 	if st != inOK {
 		return false, false
 	}
@@ -67,7 +68,8 @@ func (r pq) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 }
 
 func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	m, st := readMagnitude(t, c, 2, r.absolute)
+	var m magInput
+	st := readMagnitude(t, c, 2, r.absolute, &m)
 	if st != inOK {
 		return inputFinding("pq", st, c, 2)
 	}
