@@ -905,8 +905,8 @@ func simSVG(rows []simRow, sizes []int, means []float64, f *simFlags) string {
 	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="15" font-weight="bold">Smallest power p whose moments recover the whole sample</text>`+"\n", L)
 	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">Poisson samples, values rounded up to integers; mean of %d replicates (band: min-max), seed %d</text>`+"\n", L, f.reps, f.seed)
 	// axes and grid
-	for i := 0; i <= 5; i++ {
-		p := ymax * float64(i) / 5
+	ystep := niceStep(ymax / 6)
+	for p := 0.0; p <= ymax+1e-9; p += ystep {
 		y := Y(p)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e5e5e5"/>`+"\n", L, y, float64(L)+pw, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", L-6, y+4, p)
@@ -955,10 +955,11 @@ func sep(i int) string {
 	return " "
 }
 
-// niceCeil rounds v up to 1, 2 or 5 times a power of ten.
+// niceCeil rounds v up to a round number: 1, 1.2, 1.5, 2, 2.5, 3, 4, 5,
+// 6 or 8 times a power of ten.
 func niceCeil(v float64) float64 {
 	e := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 5, 10} {
+	for _, m := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if m*e >= v {
 			return m * e
 		}
@@ -967,10 +968,21 @@ func niceCeil(v float64) float64 {
 }
 
 func niceTicks(lo, hi float64) []float64 {
-	step := niceCeil((hi - lo) / 6)
+	step := niceStep((hi - lo) / 6)
 	var out []float64
 	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
 		out = append(out, v)
 	}
 	return out
+}
+
+// niceStep rounds v up to 1, 2 or 5 times a power of ten.
+func niceStep(v float64) float64 {
+	e := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*e >= v {
+			return m * e
+		}
+	}
+	return 10 * e
 }
