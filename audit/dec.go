@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"strconv"
 	"strings"
 )
 
@@ -342,9 +343,38 @@ func (d Dec) Int64() (int64, bool) {
 
 // String formats d exactly in plain decimal notation.
 func (d Dec) String() string {
-	if d.b == nil && d.scale == 0 {
-		return fmt.Sprint(d.m)
+	return string(d.Append(nil))
+}
+
+// Append appends the exact decimal text of d to b.
+func (d Dec) Append(b []byte) []byte {
+	if d.b == nil {
+		if d.scale == 0 {
+			return strconv.AppendInt(b, d.m, 10)
+		}
+		if d.m != math.MinInt64 {
+			var tmp [24]byte
+			digits := strconv.AppendUint(tmp[:0], uint64(abs64(d.m)), 10)
+			if d.m < 0 {
+				b = append(b, '-')
+			}
+			sc := int(d.scale)
+			if len(digits) <= sc {
+				b = append(b, '0', '.')
+				for i := len(digits); i < sc; i++ {
+					b = append(b, '0')
+				}
+				return append(b, digits...)
+			}
+			b = append(b, digits[:len(digits)-sc]...)
+			b = append(b, '.')
+			return append(b, digits[len(digits)-sc:]...)
+		}
 	}
+	return append(b, d.bigString()...)
+}
+
+func (d Dec) bigString() string {
 	neg := d.Sign() < 0
 	digits := new(big.Int).Abs(d.bigMant()).String()
 	if d.scale > 0 {
@@ -361,7 +391,7 @@ func (d Dec) String() string {
 }
 
 // MarshalJSON writes d as a JSON number with its exact digits.
-func (d Dec) MarshalJSON() ([]byte, error) { return []byte(d.String()), nil }
+func (d Dec) MarshalJSON() ([]byte, error) { return d.Append(nil), nil }
 
 // MulCmp compares d × p and e × q exactly for integers p, q and returns
 // -1, 0 or +1. Rules use it to test inequalities such as

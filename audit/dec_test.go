@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"testing"
@@ -147,4 +149,32 @@ func TestRoundRatAndSqrt(t *testing.T) {
 			t.Errorf("RoundSqrt(%d/%d, %d) = %s, want %s", tt.num, tt.den, tt.dp, got, tt.want)
 		}
 	}
+}
+
+func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := Finding{Rule: rapid.String().Draw(t, "rule"), Status: Fail, Message: rapid.String().Draw(t, "msg"),
+			Values: map[string]any{
+				rapid.String().Draw(t, "k1"): genDec(t, "v1"),
+				rapid.String().Draw(t, "k2"): rapid.String().Draw(t, "s"),
+				"int":                        rapid.Int64().Draw(t, "i"),
+				"float":                      rapid.Float64Range(-1e9, 1e9).Draw(t, "f"),
+				"list":                       []int{1, 2},
+			}}
+		got, err := f.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		type plain Finding // without the custom marshaller
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(plain(f)); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimRight(buf.Bytes(), "\n")
+		if !bytes.Equal(got, want) {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	})
 }

@@ -1,7 +1,9 @@
 package writers
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"io"
 
@@ -48,22 +50,30 @@ type reportCell struct {
 	Notes    []string        `json:"notes,omitempty"`
 }
 
-type reportDoc struct {
-	Table    string        `json:"table"`
-	Source   string        `json:"source"`
-	Mode     audit.Mode    `json:"mode"`
-	Dims     []string      `json:"dims"`
-	Value    string        `json:"value,omitempty"`
-	Publish  []string      `json:"publish,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
-	Cells    []reportCell  `json:"cells"`
-	Summary  audit.Summary `json:"summary"`
+type reportHead struct {
+	Table    string     `json:"table"`
+	Source   string     `json:"source"`
+	Mode     audit.Mode `json:"mode"`
+	Dims     []string   `json:"dims"`
+	Value    string     `json:"value,omitempty"`
+	Publish  []string   `json:"publish,omitempty"`
+	Warnings []string   `json:"warnings,omitempty"`
 }
 
-// Write implements TableWriter.
+// Write implements TableWriter. The document is one JSON object; each cell
+// is written compactly on its own line so that large reports stay fast to
+// write and easy to grep.
 func (Report) Write(w io.Writer, t *audit.Table) error {
-	doc := reportDoc{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Summary: t.Summarize()}
-	doc.Cells = make([]reportCell, len(t.Cells))
+	bw := bufio.NewWriterSize(w, 1<<16)
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings})
+	if err != nil {
+		return err
+	}
+	bw.Write(head[:len(head)-1]) // without the closing brace
+	bw.WriteString(",\n\"cells\": [")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	for i, c := range t.Cells {
 		rc := reportCell{Key: orderedKey{t.Dims, c.Key}, Row: c.Row, Status: c.Status, Findings: c.Findings, Notes: c.Notes}
 		if rc.Findings == nil {
@@ -77,9 +87,24 @@ func (Report) Write(w io.Writer, t *audit.Table) error {
 			x := c.Total
 			rc.Total = &x
 		}
-		doc.Cells[i] = rc
+		buf.Reset()
+		if err := enc.Encode(rc); err != nil {
+			return fmt.Errorf("cell %s: %w", t.KeyString(c.Key), err)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n  ")
+		bw.Write(bytes.TrimRight(buf.Bytes(), "\n"))
 	}
-	return encode(w, doc)
+	bw.WriteString("\n],\n\"summary\": ")
+	sum, err := json.Marshal(t.Summarize())
+	if err != nil {
+		return err
+	}
+	bw.Write(sum)
+	bw.WriteString("}\n")
+	return bw.Flush()
 }
 
 func encode(w io.Writer, v any) error {

@@ -1,0 +1,127 @@
+package audit
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MarshalJSON writes a finding with its values in sorted key order, as
+// encoding/json would, but without reflection for the common value types
+// (reports hold millions of findings).
+func (f Finding) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 128+32*len(f.Values))
+	b = append(b, `{"rule":`...)
+	b = appendString(b, f.Rule)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(f.Status))
+	b = append(b, `,"message":`...)
+	b = appendString(b, f.Message)
+	if len(f.Values) > 0 {
+		b = append(b, `,"values":{`...)
+		keys := make([]string, 0, len(f.Values))
+		for k := range f.Values {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendValue(b, f.Values[k]); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
+}
+
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case Dec:
+		return x.Append(b), nil
+	case string:
+		return appendString(b, x), nil
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case uint64:
+		return strconv.AppendUint(b, x, 10), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64)), nil
+		}
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, j...), nil
+}
+
+const hex = "0123456789abcdef"
+
+// appendString appends s as a JSON string (no HTML escaping, invalid UTF-8
+// replaced), matching encoding/json with SetEscapeHTML(false).
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// genMicrodata writes rows records with three dimensions of 50, 40 and 10
+// levels and a lognormal value, with a fixed seed.
+func genMicrodata(tb testing.TB, dir string, rows int) string {
+	tb.Helper()
+	p := filepath.Join(dir, fmt.Sprintf("micro_%d.csv", rows))
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	r := rand.New(rand.NewPCG(42, uint64(rows)))
+	fmt.Fprintln(w, "id,region,industry,size,turnover")
+	for i := 0; i < rows; i++ {
+		v := math.Exp(10 + 1.5*r.NormFloat64())
+		fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+	return p
+}
+
+var benchDir = sync.OnceValue(func() string {
+	d, err := os.MkdirTemp("", "sdcaudit-bench")
+	if err != nil {
+		panic(err)
+	}
+	return d
+})
+
+// peakHeap samples the live heap while f runs and returns the peak in MiB.
+func peakHeap(f func()) float64 {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	go func() {
+		var ms runtime.MemStats
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	runtime.GC()
+	f()
+	close(done)
+	return float64(peak.Load()) / (1 << 20)
+}
+
+// BenchmarkCheckMicrodata measures `check` on generated microdata (3
+// dimensions, 50x40x10 levels, lognormal value) against a plain
+// encoding/csv read of the same file in the same run. Target: check within
+// 2x of the plain read; peak heap independent of the number of rows.
+func BenchmarkCheckMicrodata(b *testing.B) {
+	for _, rows := range []int{100_000, 1_000_000} {
+		path := genMicrodata(b, benchDir(), rows)
+		b.Run(fmt.Sprintf("rows=%d/plain-csv", rows), func(b *testing.B) {
+			var heap float64
+			for b.Loop() {
+				heap = peakHeap(func() {
+					f, err := os.Open(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					r := csv.NewReader(bufio.NewReaderSize(f, 256<<10))
+					r.ReuseRecord = true
+					n := 0
+					for {
+						_, err := r.Read()
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						n++
+					}
+					f.Close()
+				})
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(heap, "peak-heap-MiB")
+		})
+		b.Run(fmt.Sprintf("rows=%d/check", rows), func(b *testing.B) {
+			s := settings(b, "microdata: {dims: [region, industry, size], value: turnover}\n")
+			out := b.TempDir()
+			var heap float64
+			var cells int
+			for b.Loop() {
+				heap = peakHeap(func() {
+					res, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cells = res.Summary.Totals.Cells
+				})
+			}
+			if cells != 51*41*11 {
+				b.Fatalf("%d cells, want %d", cells, 51*41*11)
+			}
+			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(heap, "peak-heap-MiB")
+		})
+	}
+}
