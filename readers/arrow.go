@@ -410,7 +410,7 @@ func newLimitAlloc(f *os.File) *limitAlloc {
 func (a *limitAlloc) take(n int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if n < 0 || a.used+n > a.limit {
+	if n > 0 && a.used+n > a.limit {
 		panic(errArrowMemory)
 	}
 	a.used += n

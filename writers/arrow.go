@@ -1,0 +1,174 @@
+package writers
+
+import (
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// The findings files (NAME.findings.parquet and NAME.findings.arrow) hold
+// one row per cell and finding, for analysis across a release: the
+// columns are
+//
+//	table    the table name
+//	row      the source row of the cell (0 in microdata mode)
+//	key      the cell key as "dim=value, dim=value"
+//	DIM...   one text column per table dimension (prefixed "dim_" when a
+//	         dimension's name is one of these column names)
+//	status   the cell's status: ok, primary, secondary, review
+//	rule     the rule (null for a cell that no rule looked at)
+//	outcome  pass, fail, review or not_applicable (null likewise)
+//	message  the rule's sentence
+//
+// The rules' figures (Finding.Values) are left out. Strings are
+// dictionary-encoded in Parquet; rows are written in record batches of
+// findingsBatch rows.
+
+// FindingsParquet writes NAME.findings.parquet.
+type FindingsParquet struct{}
+
+// FindingsArrow writes NAME.findings.arrow (Arrow IPC file format).
+type FindingsArrow struct{}
+
+// File implements TableWriter.
+func (FindingsParquet) File(t *audit.Table) string { return t.Name + ".findings.parquet" }
+
+// File implements TableWriter.
+func (FindingsArrow) File(t *audit.Table) string { return t.Name + ".findings.arrow" }
+
+// Write implements TableWriter.
+func (FindingsParquet) Write(w io.Writer, t *audit.Table) error {
+	schema := FindingsSchema(t)
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithDictionaryDefault(true),
+		parquet.WithCreatedBy("sdcaudit"),
+	)
+	pw, err := pqarrow.NewFileWriter(schema, writeOnly{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return err
+	}
+	if err := findingRecords(t, schema, func(r arrow.RecordBatch) error { return pw.Write(r) }); err != nil {
+		pw.Close()
+		return err
+	}
+	return pw.Close()
+}
+
+// Write implements TableWriter.
+func (FindingsArrow) Write(w io.Writer, t *audit.Table) error {
+	schema := FindingsSchema(t)
+	fw, err := ipc.NewFileWriter(writeOnly{w}, ipc.WithSchema(schema))
+	if err != nil {
+		return err
+	}
+	if err := findingRecords(t, schema, fw.Write); err != nil {
+		fw.Close()
+		return err
+	}
+	return fw.Close()
+}
+
+var findingsFixed = []string{"table", "row", "key", "status", "rule", "outcome", "message"}
+
+// FindingsSchema is the schema of a table's findings files.
+func FindingsSchema(t *audit.Table) *arrow.Schema {
+	str := arrow.BinaryTypes.String
+	fields := []arrow.Field{
+		{Name: "table", Type: str},
+		{Name: "row", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "key", Type: str},
+	}
+	for _, d := range t.Dims {
+		name := d
+		for _, f := range findingsFixed {
+			if strings.EqualFold(f, d) {
+				name = "dim_" + d
+			}
+		}
+		fields = append(fields, arrow.Field{Name: name, Type: str})
+	}
+	fields = append(fields,
+		arrow.Field{Name: "status", Type: str},
+		arrow.Field{Name: "rule", Type: str, Nullable: true},
+		arrow.Field{Name: "outcome", Type: str, Nullable: true},
+		arrow.Field{Name: "message", Type: str, Nullable: true},
+	)
+	return arrow.NewSchema(fields, nil)
+}
+
+const findingsBatch = 65536
+
+func findingRecords(t *audit.Table, schema *arrow.Schema, put func(arrow.RecordBatch) error) error {
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	nd := len(t.Dims)
+	str := func(i int) *array.StringBuilder { return b.Field(i).(*array.StringBuilder) }
+	n := 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		n = 0
+		return put(rec)
+	}
+	add := func(c *audit.Cell, key string, f *audit.Finding) error {
+		str(0).Append(t.Name)
+		b.Field(1).(*array.Int64Builder).Append(int64(c.Row))
+		str(2).Append(key)
+		for d := 0; d < nd; d++ {
+			v := ""
+			if d < len(c.Key) {
+				v = c.Key[d]
+			}
+			str(3 + d).Append(v)
+		}
+		str(3 + nd).Append(string(statusOf(c)))
+		if f == nil {
+			str(4 + nd).AppendNull()
+			str(5 + nd).AppendNull()
+			str(6 + nd).AppendNull()
+		} else {
+			str(4 + nd).Append(f.Rule)
+			str(5 + nd).Append(string(f.Status))
+			str(6 + nd).Append(f.Message)
+		}
+		n++
+		if n >= findingsBatch {
+			return flush()
+		}
+		return nil
+	}
+	for _, c := range t.Cells {
+		key := t.KeyString(c.Key)
+		if len(c.Findings) == 0 {
+			if err := add(c, key, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		for i := range c.Findings {
+			if err := add(c, key, &c.Findings[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// writeOnly hides every method but Write, so that Arrow and Parquet
+// writers do not close the caller's file.
+type writeOnly struct{ w io.Writer }
+
+func (o writeOnly) Write(p []byte) (int, error) { return o.w.Write(p) }

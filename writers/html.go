@@ -1,0 +1,245 @@
+package writers
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// SummaryHTML writes summary.html: one self-contained page (no scripts,
+// no external fonts, styles or images) with the run summary, inline SVG
+// charts of cells by status and flagged cells by rule, and per table its
+// counts and its cells coloured by status (the palette of the annotated
+// workbook, each status also written out).
+//
+// The page holds no confidential values: only statuses, rule names,
+// counts, dimension labels and the published values of ok cells. Flagged
+// cells show their status instead of any figure, and rule messages (which
+// may quote figures) are left out.
+type SummaryHTML struct {
+	// MaxCells caps the cells listed per table (default 5000); the counts
+	// always cover every cell.
+	MaxCells int
+}
+
+// HTMLFile is the name of the run page.
+const HTMLFile = "summary.html"
+
+type htmlBar struct {
+	Label      string
+	Count      int
+	Y, W       int
+	Fill, Text string
+}
+
+type htmlChart struct {
+	Title  string
+	Height int
+	Bars   []htmlBar
+}
+
+type htmlCell struct {
+	Class  string
+	Status string
+	Key    []string
+	Values []string
+	Rules  string
+}
+
+type htmlTable struct {
+	Name, Source, Mode string
+	Summary            audit.Summary
+	Needs              bool
+	Dims, Columns      []string
+	Cells              []htmlCell
+	Hidden             int
+	Rules              []htmlBar
+}
+
+type htmlPage struct {
+	Version string
+	Totals  audit.Summary
+	Needs   bool
+	Status  htmlChart
+	Rules   htmlChart
+	Tables  []htmlTable
+	Legend  []htmlBar
+	Palette map[string]string
+}
+
+const chartWidth = 360
+
+func bars(labels []string, counts []int, fills []string) ([]htmlBar, int) {
+	most := 1
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	out := make([]htmlBar, len(labels))
+	for i, l := range labels {
+		w := counts[i] * chartWidth / most
+		if counts[i] > 0 {
+			w = max(w, 2)
+		}
+		out[i] = htmlBar{Label: l, Count: counts[i], Y: 8 + 26*i, W: w, Fill: fills[i]}
+	}
+	return out, 16 + 26*len(labels)
+}
+
+func statusChart(s audit.Summary) htmlChart {
+	labels := []string{"ok", "primary", "secondary", "review"}
+	counts := []int{s.OK, s.Primary, s.Secondary, s.Review}
+	fills := make([]string, 4)
+	for i, st := range statusOrder {
+		fills[i] = "#" + Palette[st]
+		if st == audit.StatusOK {
+			fills[i] = "#B8B8B8"
+		}
+	}
+	b, h := bars(labels, counts, fills)
+	return htmlChart{Title: "Cells by status", Height: h, Bars: b}
+}
+
+func ruleBars(by map[string]int) ([]htmlBar, int) {
+	rules := make([]string, 0, len(by))
+	for r := range by {
+		rules = append(rules, r)
+	}
+	sort.Slice(rules, func(i, j int) bool {
+		if by[rules[i]] != by[rules[j]] {
+			return by[rules[i]] > by[rules[j]]
+		}
+		return rules[i] < rules[j]
+	})
+	counts := make([]int, len(rules))
+	fills := make([]string, len(rules))
+	for i, r := range rules {
+		counts[i] = by[r]
+		fills[i] = "#0072B2" // Okabe-Ito blue
+	}
+	return bars(rules, counts, fills)
+}
+
+// WriteRun writes the page for a run.
+func (h SummaryHTML) WriteRun(w io.Writer, r *RunSummary, tables []*audit.Table) error {
+	limit := h.MaxCells
+	if limit <= 0 {
+		limit = 5000
+	}
+	p := htmlPage{Version: r.Version, Totals: r.Totals, Needs: r.NeedsPerson, Palette: map[string]string{}}
+	for _, st := range statusOrder {
+		p.Palette[string(st)] = "#" + Palette[st]
+		p.Legend = append(p.Legend, htmlBar{Label: string(st), Fill: "#" + Palette[st], Text: statusMeaning[st]})
+	}
+	p.Status = statusChart(r.Totals)
+	rb, rh := ruleBars(r.Totals.ByRule)
+	p.Rules = htmlChart{Title: "Cells flagged by rule", Height: rh, Bars: rb}
+	for _, t := range tables {
+		if t == nil {
+			continue
+		}
+		s := t.Summarize()
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Columns: t.Columns}
+		ht.Rules, _ = ruleBars(s.ByRule)
+		for i, c := range t.Cells {
+			if i >= limit {
+				ht.Hidden = len(t.Cells) - limit
+				break
+			}
+			st := statusOf(c)
+			hc := htmlCell{Class: string(st), Status: string(st), Key: c.Key, Rules: strings.Join(flaggedRules(c), ", ")}
+			for _, col := range t.Columns {
+				v := ""
+				if st == audit.StatusOK {
+					if x, ok := c.Stats[col]; ok {
+						v = x.Text
+					}
+				} else {
+					v = string(st)
+				}
+				hc.Values = append(hc.Values, v)
+			}
+			ht.Cells = append(ht.Cells, hc)
+		}
+		p.Tables = append(p.Tables, ht)
+	}
+	return htmlTemplate.Execute(w, p)
+}
+
+var htmlTemplate = template.Must(template.New("summary").Funcs(template.FuncMap{
+	"pct": func(n, of int) string {
+		if of == 0 {
+			return "0%"
+		}
+		return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+	},
+	"css": func(s string) template.CSS { return template.CSS(s) },
+	"add": func(a, b int) int { return a + b },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>sdcaudit summary</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; margin: 2em; color: #111; background: #fff; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: .2em; }
+h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+.verdict { padding: .6em 1em; border-left: 6px solid; margin: 1em 0; font-weight: 600; }
+.verdict.stop { border-color: #D55E00; background: #FBE3D3; }
+.verdict.go { border-color: #009E73; background: #D9F2EA; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: .92em; }
+th, td { border: 1px solid #c8c8c8; padding: .2em .6em; text-align: left; }
+th { background: #eee; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.primary td { background: {{index .Palette "primary" | css}}; }
+tr.secondary td { background: {{index .Palette "secondary" | css}}; }
+tr.review td { background: {{index .Palette "review" | css}}; }
+.charts { display: flex; flex-wrap: wrap; gap: 2em; }
+.swatch { display: inline-block; width: 1em; height: 1em; border: 1px solid #888; vertical-align: middle; margin-right: .4em; }
+.more { color: #555; font-style: italic; }
+svg text { font-family: inherit; font-size: 12px; fill: #111; }
+</style>
+</head>
+<body>
+<h1>sdcaudit summary</h1>
+<p>sdcaudit {{.Version}} &middot; {{len .Tables}} table(s) &middot; {{.Totals.Cells}} cells</p>
+{{if .Needs}}<p class="verdict stop" id="verdict">Release blocked: {{add .Totals.Primary (add .Totals.Secondary .Totals.Review)}} cell(s) failed a rule or need review.</p>
+{{else}}<p class="verdict go" id="verdict">Nothing needs a person: every cell passed.</p>
+{{end}}
+<table id="totals">
+<tr><th>cells</th><th>ok</th><th>primary</th><th>secondary</th><th>review</th></tr>
+<tr><td class="num">{{.Totals.Cells}}</td><td class="num">{{.Totals.OK}}</td><td class="num">{{.Totals.Primary}}</td><td class="num">{{.Totals.Secondary}}</td><td class="num">{{.Totals.Review}}</td></tr>
+</table>
+<div class="charts">
+{{template "chart" .Status}}
+{{if .Rules.Bars}}{{template "chart" .Rules}}{{end}}
+</div>
+<h2>Legend</h2>
+<table id="legend">
+{{range .Legend}}<tr><td><span class="swatch" style="background: {{css .Fill}}"></span>{{.Label}}</td><td>{{.Text}}</td></tr>
+{{end}}</table>
+{{range .Tables}}
+<h2 id="table-{{.Name}}">{{.Name}}</h2>
+<p>{{.Source}} &middot; {{.Mode}} &middot; {{.Summary.Cells}} cells: {{.Summary.OK}} ok, {{.Summary.Primary}} primary, {{.Summary.Secondary}} secondary, {{.Summary.Review}} review
+({{pct .Summary.OK .Summary.Cells}} publishable).</p>
+{{if .Rules}}<p>Flagged by rule: {{range $i, $r := .Rules}}{{if $i}}, {{end}}{{$r.Label}} {{$r.Count}}{{end}}</p>{{end}}
+<table class="cells">
+<tr>{{range .Dims}}<th>{{.}}</th>{{end}}{{range .Columns}}<th>{{.}}</th>{{end}}<th>status</th><th>rules</th></tr>
+{{range .Cells}}<tr class="{{.Class}}">{{range .Key}}<td>{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.}}</td>{{end}}<td>{{.Status}}</td><td>{{.Rules}}</td></tr>
+{{end}}</table>
+{{if .Hidden}}<p class="more">{{.Hidden}} more cells not listed; see the annotated workbook.</p>{{end}}
+{{end}}
+</body>
+</html>
+{{define "chart"}}<figure>
+<figcaption>{{.Title}}</figcaption>
+<svg xmlns="http://www.w3.org/2000/svg" width="520" height="{{.Height}}" viewBox="0 0 520 {{.Height}}" role="img" aria-label="{{.Title}}">
+{{range .Bars}}<text x="0" y="{{add .Y 14}}">{{.Label}}</text><rect x="100" y="{{.Y}}" width="{{.W}}" height="18" fill="{{css .Fill}}" stroke="#555" stroke-width="0.5"></rect><text x="{{add 106 .W}}" y="{{add .Y 14}}">{{.Count}}</text>
+{{end}}</svg>
+</figure>{{end}}
+`))
