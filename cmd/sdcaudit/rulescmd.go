@@ -1,0 +1,257 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
+	"github.com/sdcaudit/sdcaudit/rules/compare"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+func init() { addCommand(newRulesCmd) }
+
+// ruleInfo is one line of `sdcaudit rules --json`.
+type ruleInfo struct {
+	Name    string `json:"name"`
+	Enabled bool   `json:"enabled"`
+	Doc     string `json:"doc"`
+}
+
+func newRulesCmd() *cobra.Command {
+	var jsonOut bool
+	var profile string
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List the sensitivity rules and whether a profile enables them",
+		Long: `List every registered rule with what it checks and its parameters, and
+whether the profile (--profile, default "default") enables it. The
+parameter values live in the profiles (configs/profiles/*.yaml) and in
+config files under rules: NAME: {...}.
+
+"sdcaudit rules compare" calibrates the magnitude rules against each other.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := configs.Resolve(&configs.Config{Profile: profile})
+			if err != nil {
+				return err
+			}
+			enabled := map[string]bool{}
+			for _, r := range s.Rules {
+				enabled[r.Name] = r.Enabled
+			}
+			var list []ruleInfo
+			for _, n := range rules.Names() {
+				spec, _ := rules.Lookup(n)
+				list = append(list, ruleInfo{n, enabled[n], spec.Doc})
+			}
+			out := cmd.OutOrStdout()
+			if jsonOut {
+				e := json.NewEncoder(out)
+				e.SetIndent("", "  ")
+				return e.Encode(struct {
+					Profile string     `json:"profile"`
+					Rules   []ruleInfo `json:"rules"`
+				}{s.Profile, list})
+			}
+			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "RULE\t%s\tCHECKS\n", strings.ToUpper(s.Profile))
+			for _, r := range list {
+				on := "off"
+				if r.Enabled {
+					on = "on"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, on, r.Doc)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the list as JSON")
+	cmd.Flags().StringVar(&profile, "profile", "default", "profile whose enabled rules are shown: "+strings.Join(configs.Profiles(), ", "))
+	cmd.AddCommand(newRulesCompareCmd())
+	return cmd
+}
+
+func newRulesCompareCmd() *cobra.Command {
+	var (
+		cfgPath, profile, dims, value, holding, format, sheet string
+		dist, ruleList, svgPath                               string
+		contributors, cells, domN                             int
+		seed                                                  uint64
+		target                                                float64
+		jsonOut, margins                                      bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compare [TABLE]",
+		Short: "Calibrate the magnitude rules to flag the same share of cells and compare them",
+		Long: `Compare the magnitude rules (dominance, p_percent, pq, interval) as in the
+Statisticon rule thesis, section 3. Each rule's parameter (dominance k for
+a fixed n, p, the ratio p/q with q = 100, s) is calibrated by bisection on
+its exact test so that it flags --target of the cells; then every pair of
+rules gets its 2x2 agreement table, Cohen's kappa, and the typical case of
+the cells only one of them flags (mean and median shares x1/X, x2/X, ...,
+mean n, x1 - x2, the rest X - x1 - x2, the SD of the shares).
+
+The cells come from TABLE (read as "sdcaudit check" reads it: --dims,
+--value and --holding for microdata, or the config's columns with top
+contributions for an aggregate table) or from a simulation (--dist
+exponential|normal, --contributors per cell, --cells, --seed). Cells that
+some rule cannot assess (empty, negative contributions, figures missing)
+are left out and counted. --svg writes the sensitivity plot: sensitive
+cells against each rule's parameter.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opt := compare.Options{Target: target, DominanceN: domN, Rules: splitList(ruleList)}
+			if !(target > 0 && target < 1) {
+				return usageErr(fmt.Errorf("--target must be a share in (0, 1), got %g", target))
+			}
+			var (
+				t     *audit.Table
+				cs    []*audit.Cell
+				label string
+			)
+			switch {
+			case len(args) == 1 && dist != "":
+				return usageErr(errors.New("give either a TABLE or --dist, not both"))
+			case len(args) == 1:
+				var err error
+				t, err = loadForCompare(cmd, args[0], cfgPath, profile, dims, value, holding, format, sheet, max(domN, 4))
+				if err != nil {
+					return err
+				}
+				for _, c := range t.Cells {
+					if margins || !c.IsMargin(t.TotalLabel) {
+						cs = append(cs, c)
+					}
+				}
+				label = t.Source
+			case dist != "":
+				var err error
+				cs, err = compare.Simulate(dist, contributors, cells, seed)
+				if err != nil {
+					return usageErr(err)
+				}
+				t = &audit.Table{Mode: audit.Microdata, Value: "x", TotalLabel: "Total"}
+				label = fmt.Sprintf("simulated %s, n = %d, %d cells, seed %d", dist, contributors, cells, seed)
+			default:
+				return usageErr(errors.New("give a TABLE or --dist exponential|normal"))
+			}
+			res, err := compare.Run(t, cs, opt)
+			if err != nil {
+				return usageErr(err)
+			}
+			res.Source = label
+			if svgPath != "" {
+				if err := writers.WriteAtomic(cmd.Context(), svgPath, res.WriteSVG); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			if jsonOut {
+				e := json.NewEncoder(out)
+				e.SetIndent("", "  ")
+				return e.Encode(res)
+			}
+			return res.WriteText(out)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfgPath, "config", "", "config file for TABLE (columns, input options)")
+	f.StringVar(&profile, "profile", "", "base profile for TABLE's config")
+	f.StringVar(&dims, "dims", "", "microdata: comma-separated grouping dimensions")
+	f.StringVar(&value, "value", "", "microdata: the value column")
+	f.StringVar(&holding, "holding", "", "microdata: holding/enterprise id column")
+	f.StringVar(&format, "format", "", "input format instead of the extension")
+	f.StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index")
+	f.BoolVar(&margins, "margins", true, "include the margin cells of TABLE")
+	f.StringVar(&dist, "dist", "", "simulate contributions: exponential (rate 1) or normal (mean 100, SD 50, truncated at 0)")
+	f.IntVar(&contributors, "contributors", 4, "simulation: contributors per cell")
+	f.IntVar(&cells, "cells", 1000, "simulation: number of cells")
+	f.Uint64Var(&seed, "seed", 1, "simulation: random seed")
+	f.Float64Var(&target, "target", 0.2, "share of cells each rule should flag, in (0, 1)")
+	f.StringVar(&ruleList, "rules", strings.Join(compare.Families, ","), "rules to compare")
+	f.IntVar(&domN, "dominance-n", 2, "n of the (n,k) dominance rule; k is calibrated")
+	f.BoolVar(&jsonOut, "json", false, "print the comparison as JSON")
+	f.StringVar(&svgPath, "svg", "", "write the sensitivity plot (SVG) to this file")
+	return cmd
+}
+
+// loadForCompare reads TABLE with the settings "sdcaudit check" would use,
+// keeping at least the `top` largest contributions per cell.
+func loadForCompare(cmd *cobra.Command, path, cfgPath, profile, dims, value, holding, format, sheet string, top int) (*audit.Table, error) {
+	layer := &configs.Config{}
+	if cfgPath != "" {
+		c, err := configs.Load(cfgPath)
+		if err != nil {
+			return nil, err
+		}
+		layer = c
+	}
+	flags := &configs.Config{Profile: profile}
+	if dims != "" || value != "" || holding != "" {
+		if dims == "" {
+			return nil, usageErr(errors.New("--value and --holding need --dims"))
+		}
+		md := &configs.Microdata{Dims: splitList(dims), Value: value, Holding: holding}
+		if layer.Microdata != nil && value == "" {
+			md.Value = layer.Microdata.Value
+		}
+		if layer.Microdata != nil && holding == "" {
+			md.Holding = layer.Microdata.Holding
+		}
+		flags.Microdata = md
+	}
+	if format != "" || sheet != "" {
+		in := configs.Input{Format: format, Sheet: sheet}
+		if layer.Input != nil {
+			in.Range, in.Delimiter = layer.Input.Range, layer.Input.Delimiter
+			if format == "" {
+				in.Format = layer.Input.Format
+			}
+			if sheet == "" {
+				in.Sheet = layer.Input.Sheet
+			}
+		}
+		flags.Input = &in
+	}
+	// Keep the largest contributions the comparison needs, whatever the
+	// config's own rules ask for.
+	need, err := configs.Parse("rules compare", fmt.Appendf(nil, "rules: {dominance: {enabled: true, sets: [{n: %d, k: 99}]}}\n", top))
+	if err != nil {
+		return nil, err
+	}
+	s, err := configs.Resolve(layer, flags, need)
+	if err != nil {
+		return nil, err
+	}
+	opt := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range}
+	switch s.Input.Delimiter {
+	case "tab", "\\t", "\t":
+		opt.Delimiter = '\t'
+	case "":
+	default:
+		opt.Delimiter = []rune(s.Input.Delimiter)[0]
+	}
+	srcs, err := readers.Open(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, src := range srcs {
+			src.Close()
+		}
+	}()
+	if len(srcs) != 1 {
+		return nil, usageErr(fmt.Errorf("%s: compare reads one table; choose a sheet with --sheet", path))
+	}
+	return pipeline.LoadTable(cmd.Context(), srcs[0], s)
+}
