@@ -12,7 +12,11 @@ import (
 // encoding/json would, but without reflection for the common value types
 // (reports hold millions of findings).
 func (f Finding) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 128+32*len(f.Values))
+	return f.AppendJSON(make([]byte, 0, 128+32*len(f.Values)))
+}
+
+// AppendJSON appends the finding's JSON to b.
+func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"rule":`...)
 	b = appendString(b, f.Rule)
 	b = append(b, `,"status":`...)
@@ -71,6 +75,10 @@ func appendValue(b []byte, v any) ([]byte, error) {
 }
 
 const hex = "0123456789abcdef"
+
+// AppendJSONString appends s as a JSON string, escaped as encoding/json
+// does with HTML escaping off.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
 
 // appendString appends s as a JSON string (no HTML escaping, invalid UTF-8
 // replaced), matching encoding/json with SetEscapeHTML(false).

@@ -25,7 +25,8 @@ func genMicrodata(tb testing.TB, dir string, rows int) string {
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
-	f, err := os.Create(p)
+	tmp := p + ".tmp"
+	f, err := os.Create(tmp)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -40,12 +41,16 @@ func genMicrodata(tb testing.TB, dir string, rows int) string {
 		tb.Fatal(err)
 	}
 	f.Close()
+	if err := os.Rename(tmp, p); err != nil {
+		tb.Fatal(err)
+	}
 	return p
 }
 
+// benchDir keeps generated inputs between runs (they are deterministic).
 var benchDir = sync.OnceValue(func() string {
-	d, err := os.MkdirTemp("", "sdcaudit-bench")
-	if err != nil {
+	d := filepath.Join(os.TempDir(), "sdcaudit-bench")
+	if err := os.MkdirAll(d, 0o755); err != nil {
 		panic(err)
 	}
 	return d

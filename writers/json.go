@@ -2,10 +2,10 @@ package writers
 
 import (
 	"bufio"
-	"bytes"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 )
@@ -18,36 +18,55 @@ type Report struct{}
 // File implements TableWriter.
 func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
 
-type orderedKey struct {
-	dims []string
-	vals []string
-}
-
-func (k orderedKey) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, d := range k.dims {
+// appendCell writes one cell as compact JSON: key (dimensions in table
+// order), row, status, n, total, findings, notes.
+func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
+	b = append(b, `{"key":{`...)
+	for i, d := range t.Dims {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		kb, _ := json.Marshal(d)
-		vb, _ := json.Marshal(k.vals[i])
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
+		b = audit.AppendJSONString(b, d)
+		b = append(b, ':')
+		b = audit.AppendJSONString(b, c.Key[i])
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-type reportCell struct {
-	Key      orderedKey      `json:"key"`
-	Row      int             `json:"row,omitempty"`
-	Status   audit.Status    `json:"status"`
-	N        *int64          `json:"n,omitempty"`
-	Total    *audit.Dec      `json:"total,omitempty"`
-	Findings []audit.Finding `json:"findings"`
-	Notes    []string        `json:"notes,omitempty"`
+	b = append(b, '}')
+	if c.Row > 0 {
+		b = append(b, `,"row":`...)
+		b = strconv.AppendInt(b, int64(c.Row), 10)
+	}
+	b = append(b, `,"status":`...)
+	b = audit.AppendJSONString(b, string(c.Status))
+	if c.HasN {
+		b = append(b, `,"n":`...)
+		b = strconv.AppendInt(b, c.N, 10)
+	}
+	if c.HasTotal {
+		b = append(b, `,"total":`...)
+		b = c.Total.Append(b)
+	}
+	b = append(b, `,"findings":[`...)
+	for i, f := range c.Findings {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = f.AppendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, ']')
+	if len(c.Notes) > 0 {
+		b = append(b, `,"notes":[`...)
+		for i, n := range c.Notes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = audit.AppendJSONString(b, n)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}'), nil
 }
 
 type reportHead struct {
@@ -71,31 +90,17 @@ func (Report) Write(w io.Writer, t *audit.Table) error {
 	}
 	bw.Write(head[:len(head)-1]) // without the closing brace
 	bw.WriteString(",\n\"cells\": [")
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
+	var buf []byte
 	for i, c := range t.Cells {
-		rc := reportCell{Key: orderedKey{t.Dims, c.Key}, Row: c.Row, Status: c.Status, Findings: c.Findings, Notes: c.Notes}
-		if rc.Findings == nil {
-			rc.Findings = []audit.Finding{}
-		}
-		if c.HasN {
-			n := c.N
-			rc.N = &n
-		}
-		if c.HasTotal {
-			x := c.Total
-			rc.Total = &x
-		}
-		buf.Reset()
-		if err := enc.Encode(rc); err != nil {
+		var err error
+		if buf, err = appendCell(buf[:0], t, c); err != nil {
 			return fmt.Errorf("cell %s: %w", t.KeyString(c.Key), err)
 		}
 		if i > 0 {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n  ")
-		bw.Write(bytes.TrimRight(buf.Bytes(), "\n"))
+		bw.Write(buf)
 	}
 	bw.WriteString("\n],\n\"summary\": ")
 	sum, err := json.Marshal(t.Summarize())
