@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -12,9 +13,10 @@ func init() {
 }
 
 type nk struct {
-	n int
-	k frac // k/100
-	d audit.Dec
+	n     int
+	k     frac // k/100
+	d     audit.Dec
+	label string // "(n,k)"
 }
 
 // dominance is the (n,k) rule with one or more (n,k) sets; a cell is
@@ -60,7 +62,7 @@ func NewDominance(absolute bool, sets ...NK) (Rule, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.sets = append(r.sets, nk{s.N, k, s.K})
+		r.sets = append(r.sets, nk{s.N, k, s.K, fmt.Sprintf("(%d,%s)", s.N, s.K)})
 		r.need = max(r.need, s.N)
 	}
 	return r, nil
@@ -100,11 +102,11 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	sets := make([]map[string]any, 0, len(r.sets))
 	for _, s := range r.sets {
 		d, top := s.dominated(&m), m.sumTop(s.n)
-		label := fmt.Sprintf("(%d,%s)", s.n, s.d)
+		label := s.label
 		share := pctOf(top, m.X)
 		sets = append(sets, map[string]any{"n": s.n, "k": s.d, "top_sum": top, "top_share_pct": share, "k/100*X": s.k.times(m.X), "dominated": d})
 		if d {
-			failed = append(failed, fmt.Sprintf("the %d largest contribution(s) make %s%% of the total, more than %s%% %s", s.n, share, s.d, label))
+			failed = append(failed, "the "+strconv.Itoa(s.n)+" largest contribution(s) make "+share.String()+"% of the total, more than "+s.d.String()+"% "+label)
 		} else {
 			passed = append(passed, label)
 		}

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
@@ -97,7 +95,7 @@ func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	vals := map[string]any{"X": m.X, "x2": m.x(1), "n": n, "s": r.d, "x1_lower": lo, "x1_upper": hi, "width": width, "s/100*X": bound}
 	absoluteValues(&m, vals)
 	if r.test(&m, n) {
-		return finding("interval", audit.Fail, fmt.Sprintf("the second largest contributor knows x1 lies in [%s, %s], width %s < %s = s/100 * X", lo, hi, width, bound), vals)
+		return finding("interval", audit.Fail, "the second largest contributor knows x1 lies in ["+lo.String()+", "+hi.String()+"], width "+width.String()+" < "+bound.String()+" = s/100 * X", vals)
 	}
-	return finding("interval", audit.Pass, fmt.Sprintf("the second largest contributor only knows x1 lies in [%s, %s], width %s >= %s = s/100 * X", lo, hi, width, bound), vals)
+	return finding("interval", audit.Pass, "the second largest contributor only knows x1 lies in ["+lo.String()+", "+hi.String()+"], width "+width.String()+" >= "+bound.String()+" = s/100 * X", vals)
 }

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
@@ -63,10 +61,11 @@ func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	x1, x2 := m.x(0), m.x(1)
 	rest := m.X.Sub(x1).Sub(x2)
-	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.d, "p/100*x1": r.p.times(x1), "x1_upper": m.X.Sub(x2)}
+	bound := r.p.times(x1)
+	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.d, "p/100*x1": bound, "x1_upper": m.X.Sub(x2)}
 	absoluteValues(&m, vals)
 	if r.test(&m) {
-		return finding("p_percent", audit.Fail, fmt.Sprintf("the second largest contributor can estimate the largest within %s%%: X - x1 - x2 = %s < %s = p/100 * x1", r.d, rest, r.p.times(x1)), vals)
+		return finding("p_percent", audit.Fail, "the second largest contributor can estimate the largest within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" < "+bound.String()+" = p/100 * x1", vals)
 	}
-	return finding("p_percent", audit.Pass, fmt.Sprintf("the largest contribution cannot be estimated within %s%%: X - x1 - x2 = %s >= %s = p/100 * x1", r.d, rest, r.p.times(x1)), vals)
+	return finding("p_percent", audit.Pass, "the largest contribution cannot be estimated within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" >= "+bound.String()+" = p/100 * x1", vals)
 }

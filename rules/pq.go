@@ -79,7 +79,7 @@ func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.p, "q": r.q, "p/q*x1": bound}
 	absoluteValues(&m, vals)
 	if r.test(&m) {
-		return finding("pq", audit.Fail, fmt.Sprintf("the others' contributions X - x1 - x2 = %s are less than p/q * x1 = %s: the second largest contributor learns x1 within %s%%", rest, bound, r.p), vals)
+		return finding("pq", audit.Fail, "the others' contributions X - x1 - x2 = "+rest.String()+" are less than p/q * x1 = "+bound.String()+": the second largest contributor learns x1 within "+r.p.String()+"%", vals)
 	}
-	return finding("pq", audit.Pass, fmt.Sprintf("X - x1 - x2 = %s is at least p/q * x1 = %s", rest, bound), vals)
+	return finding("pq", audit.Pass, "X - x1 - x2 = "+rest.String()+" is at least p/q * x1 = "+bound.String(), vals)
 }
