@@ -25,7 +25,16 @@ type searcher struct {
 	ctx      context.Context
 	deadline time.Time
 	nodes    int
+	found    uint64
+	// dead holds states whose subtree has no solution; the state fixes the
+	// subtree when there is no median constraint.
+	dead map[state]struct{}
 }
+
+type state struct{ v, r, sig, qlo, qhi int64 }
+
+// maxDead bounds the memory of the dead-state memo.
+const maxDead = 1 << 21
 
 func newSearcher(ctx context.Context, p *problem, deadline time.Time) *searcher {
 	s := &searcher{p: p, ctx: ctx, deadline: deadline, vmax: p.K}
@@ -35,6 +44,9 @@ func newSearcher(ctx context.Context, p *problem, deadline time.Time) *searcher 
 		s.hi[i] = p.n
 	}
 	s.c = make([]int, p.K+1)
+	if !p.hasM {
+		s.dead = make(map[state]struct{})
+	}
 	return s
 }
 
@@ -118,8 +130,17 @@ func (s *searcher) dfs(v int, r, sig, qlo, qhi int64) error {
 		if s.p.hasM && !s.p.medianOK(s.c) {
 			return nil
 		}
+		s.found++
 		return s.visit(s.c)
 	}
+	var key state
+	if s.dead != nil {
+		key = state{int64(v), r, sig, qlo, qhi}
+		if _, ok := s.dead[key]; ok {
+			return nil
+		}
+	}
+	before := s.found
 	vv := int64(v)
 	w := vv * vv
 	cmax := min(r, sig/vv, int64(s.hi[v]))
@@ -139,6 +160,9 @@ func (s *searcher) dfs(v int, r, sig, qlo, qhi int64) error {
 		}
 	}
 	s.c[v] = 0
+	if s.dead != nil && s.found == before && len(s.dead) < maxDead {
+		s.dead[key] = struct{}{}
+	}
 	return nil
 }
 
