@@ -435,4 +435,3 @@ func finish(p *problem, req Request, res Result, minSol int) Result {
 	}
 	return res
 }
-
