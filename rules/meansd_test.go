@@ -1,0 +1,47 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func TestMeanSDRule(t *testing.T) {
+	r, err := New("meansd", func(v any) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := r.(CellRule)
+	tab := &audit.Table{Measure: &audit.Domain{Min: audit.DecInt(1), Max: audit.DecInt(5), Step: audit.DecInt(1)}}
+	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: audit.MustDec(s)} }
+	cell := func(n int64, mean, sd string) *audit.Cell {
+		return &audit.Cell{HasN: true, N: n, Stats: map[string]audit.Stat{"mean": stat(mean), "sd": stat(sd)}}
+	}
+	cases := []struct {
+		t      *audit.Table
+		c      *audit.Cell
+		status audit.Outcome
+		msg    string
+	}{
+		{tab, cell(7, "2.857", "1.574"), audit.Fail, "fit 2 samples; the maximum is 5 in all of them"},
+		{tab, cell(7, "2.587", "1.512"), audit.Review, "inconsistent"},
+		{tab, cell(200, "3.0", "1.2"), audit.Pass, "fit at least 10 samples"},
+		{tab, cell(9, "3.0", "1.2"), audit.Fail, "fewer than 10"},
+		{&audit.Table{}, cell(7, "2.857", "1.574"), audit.NotApplicable, "no measure domain"},
+		{tab, &audit.Cell{HasN: true, N: 7, Stats: map[string]audit.Stat{"mean": stat("2.857")}}, audit.NotApplicable, "not published"},
+		{tab, &audit.Cell{HasN: true, N: 7, Stats: map[string]audit.Stat{"mean": stat("2.857"), "sd": {Text: "c", Marker: true}}}, audit.NotApplicable, "missing"},
+	}
+	for _, c := range cases {
+		f := cr.Check(c.t, c.c)
+		if f.Status != c.status || !strings.Contains(f.Message, c.msg) {
+			t.Errorf("%+v: %s %q, want %s containing %q", c.c.Stats, f.Status, f.Message, c.status, c.msg)
+		}
+		if _, ok := f.Values["samples"]; ok {
+			t.Errorf("samples must not be in Values")
+		}
+	}
+	if _, err := New("meansd", func(v any) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
