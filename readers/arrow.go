@@ -60,7 +60,7 @@ func OpenArrow(path string, opt Options) (srcs []Source, err error) {
 	}()
 	mem := newLimitAlloc(f)
 	defer recoverCorrupt(path, "", 0, &err)
-	r, err := ipc.NewFileReader(f, ipc.WithAllocator(mem))
+	r, err := ipc.NewFileReader(f, ipcLimits(mem)...)
 	if err != nil {
 		return nil, arrowErr(path, 0, err)
 	}
@@ -109,7 +109,7 @@ func OpenArrowStream(path string, opt Options) (srcs []Source, err error) {
 func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err error) {
 	defer recoverCorrupt(path, "", 0, &err)
 	mem := &limitAlloc{limit: MaxArrowMemory}
-	rd, err := ipc.NewReader(r, ipc.WithAllocator(mem))
+	rd, err := ipc.NewReader(r, ipcLimits(mem)...)
 	if err != nil {
 		return nil, arrowErr(path, 0, err)
 	}
@@ -134,7 +134,7 @@ func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err erro
 func NewArrowFile(path string, data []byte, opt Options) (src Source, err error) {
 	defer recoverCorrupt(path, "", 0, &err)
 	mem := &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data))}
-	r, err := ipc.NewFileReader(strings.NewReader(string(data)), ipc.WithAllocator(mem))
+	r, err := ipc.NewFileReader(strings.NewReader(string(data)), ipcLimits(mem)...)
 	if err != nil {
 		return nil, arrowErr(path, 0, err)
 	}
@@ -148,6 +148,12 @@ func NewArrowFile(path string, data []byte, opt Options) (src Source, err error)
 		return rec, err
 	}
 	return newRecordSource(path, r.Schema(), opt, next, r.Close), nil
+}
+
+// ipcLimits bounds the memory an IPC message may claim: metadata to 16 MiB,
+// a record batch body to the memory budget.
+func ipcLimits(mem *limitAlloc) []ipc.Option {
+	return []ipc.Option{ipc.WithAllocator(mem), ipc.WithMetadataSizeLimit(16 << 20), ipc.WithBodySizeLimit(mem.limit)}
 }
 
 // recordSource turns a sequence of Arrow record batches into batches of text rows.
