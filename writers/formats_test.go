@@ -22,7 +22,9 @@ import (
 // sampleTable has one cell of each status; the confidential figures are
 // 98765 (a total) and 55555 (a finding's value).
 func sampleTable() *audit.Table {
-	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: audit.MustDec(strings.ReplaceAll(s, ",", ""))} }
+	stat := func(s string) audit.Stat {
+		return audit.Stat{Text: s, Value: audit.MustDec(strings.ReplaceAll(s, ",", ""))}
+	}
 	return &audit.Table{
 		Name: "grants", Source: "grants.csv", Mode: audit.Aggregate,
 		Dims: []string{"region", "=size"}, TotalLabel: "Total", Columns: []string{"count", "total"},
