@@ -20,6 +20,7 @@ type searcher struct {
 	p        *problem
 	lo, hi   []int // per-value count bounds (constraint queries)
 	vmax     int   // values above vmax are not used
+	pre      []int // counts placed before the search (constraint queries)
 	c        []int
 	visit    func(c []int) error
 	ctx      context.Context
@@ -53,12 +54,32 @@ func newSearcher(ctx context.Context, p *problem, deadline time.Time) *searcher 
 // run visits every solution (in order of S) until visit returns an error.
 func (s *searcher) run() error {
 	p := s.p
+	var pr, ps, pq int64
+	for k, x := range s.pre {
+		pr += int64(x)
+		ps += int64(x) * int64(k)
+		pq += int64(x) * int64(k) * int64(k)
+	}
+	if pr > int64(p.n) {
+		return nil
+	}
+	if pr > 0 {
+		inner := s.visit
+		full := make([]int, len(s.c))
+		s.visit = func(c []int) error {
+			for k := range full {
+				full[k] = c[k] + s.pre[k]
+			}
+			return inner(full)
+		}
+		defer func() { s.visit = inner }()
+	}
 	for S := p.sLo; S <= p.sHi; S++ {
 		qlo, qhi := p.qRange(S)
 		if qlo > qhi {
 			continue
 		}
-		if err := s.dfs(s.vmax, int64(p.n), S, qlo, qhi); err != nil {
+		if err := s.dfs(s.vmax, int64(p.n)-pr, S-ps, qlo-pq, qhi-pq); err != nil {
 			return err
 		}
 	}
@@ -67,7 +88,7 @@ func (s *searcher) run() error {
 
 func (s *searcher) tick() error {
 	s.nodes++
-	if s.nodes&4095 == 0 {
+	if s.nodes&1023 == 0 {
 		if s.ctx.Err() != nil {
 			return errTime
 		}
@@ -127,7 +148,7 @@ func (s *searcher) dfs(v int, r, sig, qlo, qhi int64) error {
 				s.c[k] = 0
 			}
 		}
-		if s.p.hasM && !s.p.medianOK(s.c) {
+		if s.p.hasM && !s.p.medianOK(s.withPre()) {
 			return nil
 		}
 		s.found++
@@ -175,4 +196,16 @@ func (s *searcher) exists() (bool, error) {
 		return true, nil
 	}
 	return found, err
+}
+
+// withPre returns the current vector plus the pre-placed counts.
+func (s *searcher) withPre() []int {
+	if s.pre == nil {
+		return s.c
+	}
+	out := make([]int, len(s.c))
+	for k := range out {
+		out[k] = s.c[k] + s.pre[k]
+	}
+	return out
 }

@@ -79,6 +79,10 @@ type Result struct {
 // derive ranges and forced values directly.
 const enumLimit = 20000
 
+// quickK is the widest scale (K+1 grid values) on which capped requests
+// still compute exact ranges, forced and impossible values.
+const quickK = 64
+
 // Solve answers a request. It returns an error only for invalid requests;
 // running out of time gives a Result that is not Determined.
 func Solve(ctx context.Context, req Request) (Result, error) {
@@ -187,8 +191,24 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 			collect(uint64(req.List))
 			exhausted = false
 		}
-		if !req.CountOnly {
-			res.Analysed = analyseQueries(ctx, p, deadline, all, &res) == nil
+		if !req.CountOnly && req.Cap > 0 && p.K > quickK {
+			// capped requests on wide scales: the verdict needs only to know
+			// whether the solutions share the maximum
+			quickRanges(ctx, p, deadline, all, &res)
+		} else if !req.CountOnly {
+			actx, sub := ctx, deadline
+			if !deadline.IsZero() {
+				sub = time.Now().Add(time.Until(deadline) / 2)
+			}
+			actx, cancel := context.WithDeadline(actx, sub)
+			if sub.IsZero() {
+				actx, cancel = context.WithCancel(ctx)
+			}
+			res.Analysed = analyseQueries(actx, p, sub, all, &res) == nil
+			cancel()
+			if !res.Analysed {
+				quickRanges(ctx, p, deadline, all, &res)
+			}
 		}
 	}
 	for i := 0; i < len(all) && i < req.List; i++ {
@@ -276,7 +296,10 @@ func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [
 		if possible[k] {
 			return true, nil
 		}
-		ok, err := query(func(s *searcher) { s.lo[k] = 1 })
+		ok, err := query(func(s *searcher) {
+			s.pre = make([]int, K+1)
+			s.pre[k] = 1
+		})
 		possible[k] = ok
 		return ok, err
 	}
@@ -361,6 +384,45 @@ func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [
 	return nil
 }
 
+// quickRanges sets lower bounds for the ranges of the maximum and minimum
+// from the solutions found, widened by one search for a solution with a
+// smaller maximum when they all share it. Forced and impossible values are
+// left out.
+func quickRanges(ctx context.Context, p *problem, deadline time.Time, known [][]int, res *Result) {
+	res.Forced, res.Impossible = nil, nil
+	res.MaxRange, res.MinRange = nil, nil
+	if len(known) == 0 {
+		return
+	}
+	mxLo, mxHi, mnLo, mnHi := p.K, 0, p.K, 0
+	extent := func(c []int) {
+		lo, hi := -1, -1
+		for k, x := range c {
+			if x > 0 {
+				if lo < 0 {
+					lo = k
+				}
+				hi = k
+			}
+		}
+		mxLo, mxHi = min(mxLo, hi), max(mxHi, hi)
+		mnLo, mnHi = min(mnLo, lo), max(mnHi, lo)
+	}
+	for _, c := range known {
+		extent(c)
+	}
+	if mxLo == mxHi && mxHi > 0 {
+		s := newSearcher(ctx, p, deadline)
+		s.vmax = mxHi - 1
+		s.visit = func(c []int) error { extent(c); return errStop }
+		if err := s.run(); err != nil && !errors.Is(err, errStop) {
+			return // not determined
+		}
+	}
+	res.MaxRange = &Range{p.value(mxLo), p.value(mxHi)}
+	res.MinRange = &Range{p.value(mnLo), p.value(mnHi)}
+}
+
 // searchFirst returns the least i in 0..n with f(i) true, f monotone (n if
 // none before n).
 func searchFirst(n int, f func(int) bool) int {
@@ -400,7 +462,14 @@ func finish(p *problem, req Request, res Result, minSol int) Result {
 	if res.Capped {
 		count = fmt.Sprintf("at least %d samples", res.Solutions)
 	}
-	if res.MaxRange != nil && res.MaxRange.Lo == res.MaxRange.Hi {
+	if res.MaxRange != nil && res.MaxRange.Lo == res.MaxRange.Hi && !res.Analysed && res.Solutions >= uint64(minSol) {
+		// the ranges are lower bounds from the solutions found and the
+		// search for a smaller maximum did not finish
+		res.Verdict = NotDetermined
+		res.Reason = fmt.Sprintf("%s fit %s; whether they all share the maximum %s was not determined in time", what, count, res.MaxRange.Hi)
+		return res
+	}
+	if res.MaxRange != nil && res.MaxRange.Lo == res.MaxRange.Hi && res.Analysed {
 		res.Verdict = Disclosive
 		res.Reason = fmt.Sprintf("%s fit %s; the maximum is %s in all of them", what, count, res.MaxRange.Hi)
 		return res
