@@ -35,6 +35,10 @@ type IntervalResult struct {
 	// for a secondary cell).
 	Upper, Lower float64
 	Status       Status
+	// Approximate is true when the cell lies in a component too large for
+	// one LP and its neighbourhood bounds did not close: [Lo, Hi] is then
+	// an inner interval, inside the true one (see AuditIntervals).
+	Approximate bool
 }
 
 // AuditResult is the interval audit of one table's suppression pattern.
@@ -46,6 +50,8 @@ type AuditResult struct {
 	// UnderProtected counts the cells that are not exactly disclosed but
 	// whose interval misses a protection level (partially disclosed).
 	UnderProtected int
+	// Approximate counts the cells whose interval is an inner bound.
+	Approximate int
 	// Warnings are remarks on the table such as published cells that
 	// contradict a margin.
 	Warnings []string
@@ -91,9 +97,15 @@ func (r AuditResult) MarshalJSON() ([]byte, error) {
 			b.WriteString(`,"status":`)
 			writeJSON(&b, c.Status)
 		}
+		if c.Approximate {
+			b.WriteString(`,"approximate":true`)
+		}
 		b.WriteByte('}')
 	}
 	fmt.Fprintf(&b, `],"exactly_disclosed":%d,"under_protected":%d`, r.ExactlyDisclosed, r.UnderProtected)
+	if r.Approximate > 0 {
+		fmt.Fprintf(&b, `,"approximate":%d`, r.Approximate)
+	}
 	if len(r.Warnings) > 0 {
 		b.WriteString(`,"warnings":`)
 		writeJSON(&b, r.Warnings)
@@ -145,7 +157,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 		if !sup[i] {
 			continue
 		}
-		r := IntervalResult{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status}
+		r := IntervalResult{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status, Approximate: iv.approx[i]}
 		r.Exact = iv.hi[i]-iv.lo[i] <= iv.tol
 		if r.Exact {
 			r.Hi = r.Lo
@@ -173,6 +185,9 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 		if r.Status == "" || r.Status == StatusOK || r.Status == StatusReview {
 			r.Status = "marked"
 		}
+		if r.Approximate {
+			res.Approximate++
+		}
 		switch {
 		case r.Exact:
 			res.ExactlyDisclosed++
@@ -196,6 +211,7 @@ func (s *structure) levels(opt SuppressOptions, i int, x float64) (float64, floa
 // intervalSet holds the audit of every cell (only suppressed ones are set).
 type intervalSet struct {
 	lo, hi   []float64
+	approx   []bool
 	tol      float64
 	warnings []string
 	// stats
@@ -218,7 +234,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*in
 		workers = 2
 	}
 	n := len(s.t.Cells)
-	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n)}
+	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), approx: make([]bool, n)}
 	scale := s.scale()
 	iv.tol = 1e-9 * scale
 	warn := func(format string, args ...any) {
@@ -401,37 +417,118 @@ func (s *structure) relCells(r int) []int {
 	return append(out, rel.parts...)
 }
 
+// largeComponent is the size above which a component whose true values
+// are known is audited on neighbourhoods rather than as one LP.
+const largeComponent = 400
+
+// Neighbourhood sizes of the large-component audit: cells audited per LP
+// (core) and cells free in the LP (core and halo).
+const (
+	coreSize = 50
+	nbhdSize = 450
+)
+
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
 func (s *structure) solveComponent(ctx context.Context, comp []int, sup, fixed []bool, resid []Dec, free []int, iv *intervalSet, split int) (int, error) {
-	local := make(map[int]int, len(comp))
-	for k, i := range comp {
-		local[i] = k
+	known := true
+	for _, i := range comp {
+		known = known && s.known[i]
 	}
-	// Rows: every relation with two or more unknown cells in this component.
+	if known && len(comp) > largeComponent {
+		return s.solveLarge(ctx, comp, sup, fixed, resid, free, iv, split)
+	}
+	inF := func(int) bool { return true }
+	rows, rowRel := s.compRows(comp, sup, fixed, resid, free, inF, false)
+	if len(rows) == 0 {
+		for _, i := range comp {
+			iv.lo[i], iv.hi[i] = 0, math.Inf(1)
+		}
+		return 0, nil
+	}
+	var x0 []float64
+	if known {
+		for _, i := range comp {
+			x0 = append(x0, s.val[i])
+		}
+	}
+	targets := make([]int, len(comp))
+	for j := range targets {
+		targets[j] = j
+	}
+	lo, hi, lps, err := rangeLP(ctx, len(comp), rows, x0, targets, iv.tol, split)
+	if err != nil {
+		if errors.Is(err, lp.ErrInfeasible) {
+			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
+				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
+		}
+		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[comp[0]].Key), err)
+	}
+	for j, i := range comp {
+		iv.lo[i], iv.hi[i] = lo[j], hi[j]
+	}
+	return lps, nil
+}
+
+// compRows builds the LP rows of the relations with two or more unknown
+// cells among comp, over the cells for which inF holds (local indices
+// follow comp's order, cells outside inF dropped). With relax, relations
+// that involve an unknown cell outside inF are left out (a relaxation);
+// otherwise those cells are fixed at their true values.
+func (s *structure) compRows(comp []int, sup, fixed []bool, resid []Dec, free []int, inF func(int) bool, relax bool) ([]lp.Row, []int) {
+	local := make(map[int]int, len(comp))
+	n := 0
+	for _, i := range comp {
+		if inF(i) {
+			local[i] = n
+			n++
+		}
+	}
 	seen := map[int32]bool{}
 	var rows []lp.Row
 	var rowRel []int
 	for _, i := range comp {
+		if !inF(i) {
+			continue
+		}
 		for _, r := range s.cellRels[i] {
 			if seen[r] || free[r] < 2 {
 				continue
 			}
 			seen[r] = true
 			row := lp.Row{RHS: resid[r].Float64()}
+			skip := false
 			for _, j := range s.relCells(int(r)) {
-				if sup[j] && !fixed[j] {
-					row.Idx = append(row.Idx, local[j])
-					row.Coef = append(row.Coef, s.coef(int(r), j))
+				if !sup[j] || fixed[j] {
+					continue
+				}
+				c := s.coef(int(r), j)
+				if l, ok := local[j]; ok {
+					row.Idx = append(row.Idx, l)
+					row.Coef = append(row.Coef, c)
+				} else if relax {
+					skip = true
+					break
+				} else {
+					row.RHS -= c * s.val[j]
 				}
 			}
-			rows = append(rows, row)
-			rowRel = append(rowRel, int(r))
+			if !skip {
+				rows = append(rows, row)
+				rowRel = append(rowRel, int(r))
+			}
 		}
 	}
-	k := len(comp)
-	// Outer upper bounds: a relation whose other unknowns all have the
-	// same sign as the cell bounds it by its residual.
+	return rows, rowRel
+}
+
+// rangeLP returns the minimum and maximum of each target variable over
+// {x : rows, x >= 0}, starting from x0 when given. Every vertex visited
+// settles the variables it puts at zero or at a bound that one row alone
+// implies, so most targets need fewer than two LPs.
+func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []int, tol float64, split int) (lo, hi []float64, lps int, err error) {
+	// Outer upper bounds: a row whose other variables all have the same
+	// sign as v bounds v by its right-hand side.
 	ub := make([]float64, k)
 	for j := range ub {
 		ub[j] = math.Inf(1)
@@ -450,25 +547,21 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, sup, fixed [
 			}
 		}
 	}
-	if len(rows) == 0 {
-		for _, i := range comp {
-			iv.lo[i], iv.hi[i] = 0, math.Inf(1)
-		}
-		return 0, nil
+	var base *lp.Solver
+	if x0 != nil {
+		base, err = lp.NewAt(ctx, k, rows, x0)
 	}
-	base, err := lp.New(ctx, k, rows)
+	if x0 == nil || errors.Is(err, lp.ErrInfeasible) {
+		base, err = lp.New(ctx, k, rows)
+	}
 	if err != nil {
-		if errors.Is(err, lp.ErrInfeasible) {
-			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
-				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
-		}
-		return 0, fmt.Errorf("table %s: audit LP: %w", s.t.Name, err)
+		return nil, nil, 0, err
 	}
-	tol := iv.tol
-	if split < 1 || k < 2*split {
+	nt := len(targets)
+	lo, hi = make([]float64, nt), make([]float64, nt)
+	if split < 1 || nt < 2*split {
 		split = 1
 	}
-	var total int
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	for w := 0; w < split; w++ {
@@ -477,46 +570,38 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, sup, fixed [
 			sv = base.Clone()
 		}
 		g.Go(func() error {
-			loDone := make([]bool, k)
-			hiDone := make([]bool, k)
-			mine := func(j int) bool { return j%split == w }
+			loDone := make([]bool, nt)
+			hiDone := make([]bool, nt)
 			scan := func() {
-				for j := w; j < k; j += split {
-					v := sv.Value(j)
-					if !loDone[j] && v <= tol {
-						loDone[j] = true
-						iv.lo[comp[j]] = 0
+				for a := w; a < nt; a += split {
+					v := sv.Value(targets[a])
+					if !loDone[a] && v <= tol {
+						loDone[a], lo[a] = true, 0
 					}
-					if !hiDone[j] && v >= ub[j]-tol {
-						hiDone[j] = true
-						iv.hi[comp[j]] = ub[j]
+					if u := ub[targets[a]]; !hiDone[a] && v >= u-tol {
+						hiDone[a], hi[a] = true, u
 					}
 				}
 			}
 			scan()
-			lps := 0
-			for j := 0; j < k; j++ {
-				if !mine(j) {
-					continue
-				}
+			n := 0
+			for a := w; a < nt; a += split {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
 				for _, max := range []bool{true, false} {
-					if max && hiDone[j] || !max && loDone[j] {
+					if max && hiDone[a] || !max && loDone[a] {
 						continue
 					}
-					v, err := sv.Optimize(gctx, j, max)
-					lps++
+					v, err := sv.Optimize(gctx, targets[a], max)
+					n++
 					if err != nil {
-						return fmt.Errorf("table %s: audit LP for %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[comp[j]].Key), err)
+						return err
 					}
 					if max {
-						hiDone[j] = true
-						iv.hi[comp[j]] = v
+						hiDone[a], hi[a] = true, v
 					} else {
-						loDone[j] = true
-						iv.lo[comp[j]] = math.Max(v, 0)
+						loDone[a], lo[a] = true, math.Max(v, 0)
 					}
 					if !math.IsInf(v, 1) {
 						scan()
@@ -524,12 +609,131 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, sup, fixed [
 				}
 			}
 			mu.Lock()
-			total += lps
+			lps += n
 			mu.Unlock()
 			return nil
 		})
 	}
 	err = g.Wait()
+	return lo, hi, lps, err
+}
+
+// solveLarge audits a large component whose true values are known on
+// neighbourhoods: the cells are split into clusters of coreSize connected
+// cells; each cluster with its surrounding cells (up to nbhdSize) is solved
+// twice, once with every other cell of the component fixed at its true
+// value (an inner interval: every value found is feasible for the whole
+// table) and once with the relations reaching outside left out (an outer
+// interval). Where the two agree the interval is exact; elsewhere the
+// inner interval is reported and marked approximate: it is contained in
+// the true one, so a cell it shows protected is protected, and the
+// verdicts err only on the side of caution.
+func (s *structure) solveLarge(ctx context.Context, comp []int, sup, fixed []bool, resid []Dec, free []int, iv *intervalSet, workers int) (int, error) {
+	// Adjacency of unknown cells sharing a relation.
+	adj := map[int][]int{}
+	for _, i := range comp {
+		for _, r := range s.cellRels[i] {
+			if free[r] < 2 {
+				continue
+			}
+			for _, j := range s.relCells(int(r)) {
+				if j != i && sup[j] && !fixed[j] {
+					adj[i] = append(adj[i], j)
+				}
+			}
+		}
+	}
+	bfs := func(start []int, limit int, ok func(int) bool) []int {
+		seen := map[int]bool{}
+		var out []int
+		queue := append([]int(nil), start...)
+		for _, i := range start {
+			seen[i] = true
+		}
+		for len(queue) > 0 && len(out) < limit {
+			i := queue[0]
+			queue = queue[1:]
+			out = append(out, i)
+			for _, j := range adj[i] {
+				if !seen[j] && ok(j) {
+					seen[j] = true
+					queue = append(queue, j)
+				}
+			}
+		}
+		return out
+	}
+	assigned := map[int]bool{}
+	var clusters [][]int
+	for _, i := range comp {
+		if assigned[i] {
+			continue
+		}
+		core := bfs([]int{i}, coreSize, func(j int) bool { return !assigned[j] })
+		for _, j := range core {
+			assigned[j] = true
+		}
+		clusters = append(clusters, core)
+	}
+	var mu sync.Mutex
+	total := 0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(workers, 1))
+	for _, core := range clusters {
+		g.Go(func() error {
+			nb := bfs(core, nbhdSize, func(int) bool { return true })
+			inF := map[int]bool{}
+			for _, i := range nb {
+				inF[i] = true
+			}
+			var cells []int // F in comp order
+			for _, i := range comp {
+				if inF[i] {
+					cells = append(cells, i)
+				}
+			}
+			pos := map[int]int{}
+			x0 := make([]float64, len(cells))
+			for l, i := range cells {
+				pos[i] = l
+				x0[l] = s.val[i]
+			}
+			targets := make([]int, len(core))
+			for a, i := range core {
+				targets[a] = pos[i]
+			}
+			in := func(i int) bool { return inF[i] }
+			n := 0
+			var bounds [2][2][]float64
+			for v, relax := range []bool{false, true} {
+				rows, _ := s.compRows(cells, sup, fixed, resid, free, in, relax)
+				lo, hi, lps, err := rangeLP(gctx, len(cells), rows, x0, targets, iv.tol, 1)
+				n += lps
+				if err != nil {
+					return fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[core[0]].Key), err)
+				}
+				bounds[v] = [2][]float64{lo, hi}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			total += n
+			for a, i := range core {
+				ilo, ihi := bounds[0][0][a], bounds[0][1][a]
+				olo, ohi := bounds[1][0][a], bounds[1][1][a]
+				// Widen the inner interval by the moves among suppressed
+				// cells, then keep it inside the outer one.
+				up, down := s.moveRange(i, sup)
+				ilo = math.Max(math.Min(ilo, s.val[i]-down), olo)
+				ihi = math.Min(math.Max(ihi, s.val[i]+up), ohi)
+				iv.lo[i], iv.hi[i] = ilo, ihi
+				if math.Abs(ilo-olo) > iv.tol || !(math.Abs(ihi-ohi) <= iv.tol || math.IsInf(ihi, 1) && math.IsInf(ohi, 1)) {
+					iv.approx[i] = true
+				}
+			}
+			return nil
+		})
+	}
+	err := g.Wait()
 	return total, err
 }
 

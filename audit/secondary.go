@@ -171,7 +171,7 @@ func (s *structure) inRel(r, i int) bool {
 }
 
 // maxCombos bounds the moves tried per primary cell.
-const maxCombos = 20000
+const maxCombos = 4000
 
 // bestMove returns the cheapest valid move through p, or nil. forbid, when
 // set, excludes cells.
@@ -219,6 +219,10 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 			}
 			if !sp.sup[i] {
 				cost += sp.cost[i]
+				if len(cands) == 4 && cost >= cands[3].cost {
+					ok = false
+					return
+				}
 			}
 			if w < 0 {
 				upCap = math.Min(upCap, v)
@@ -392,4 +396,85 @@ func (s *structure) moves1D(d, k int) []move1 {
 		}
 	}
 	return out
+}
+
+// moveRange returns how far cell i can move up and down along the
+// tensor-product moves whose cells are all suppressed: feasible changes
+// that no published cell sees, hence a witness that i's interval reaches at
+// least [x−down, x+up]. Cells without a known value count as zero.
+func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
+	nd := s.nd
+	key := s.keys[i]
+	ms := make([][]move1, nd)
+	tuple := make([]int, nd)
+	for d := 0; d < nd; d++ {
+		copy(tuple, key)
+		for _, m := range s.moves1D(d, key[d]) {
+			ok := true
+			for _, c := range m.codes {
+				tuple[d] = c
+				if j := s.lookup(tuple); j < 0 || !sup[j] {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				ms[d] = append(ms[d], m)
+			}
+		}
+		if len(ms[d]) == 0 {
+			return 0, 0
+		}
+	}
+	idx := make([]int, nd)
+	var combo func(d int)
+	combo = func(d int) {
+		if d < nd {
+			for a := range ms[d] {
+				idx[d] = a
+				combo(d + 1)
+			}
+			return
+		}
+		m := &move{}
+		upCap, downCap := math.Inf(1), math.Inf(1)
+		ok := true
+		var walk func(e int, w int8)
+		walk = func(e int, w int8) {
+			if !ok {
+				return
+			}
+			if e == nd {
+				j := s.lookup(tuple)
+				if j < 0 || !sup[j] {
+					ok = false
+					return
+				}
+				v := s.val[j]
+				if !s.known[j] {
+					v = 0
+				}
+				if w < 0 {
+					upCap = math.Min(upCap, v)
+				} else {
+					downCap = math.Min(downCap, v)
+				}
+				m.cells = append(m.cells, j)
+				m.w = append(m.w, w)
+				return
+			}
+			mv := ms[e][idx[e]]
+			for a, c := range mv.codes {
+				tuple[e] = c
+				walk(e+1, w*mv.w[a])
+			}
+		}
+		walk(0, 1)
+		if !ok || (upCap <= up && downCap <= down) || !s.balanced(m) {
+			return
+		}
+		up, down = math.Max(up, upCap), math.Max(down, downCap)
+	}
+	combo(0)
+	return up, down
 }

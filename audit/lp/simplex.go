@@ -39,8 +39,9 @@ type Solver struct {
 	m      int       // rows still in the tableau
 	stride int       // row length of t
 	ncols  int       // non-basic columns in use
-	t      []float64 // m × stride, basic[r] = beta[r] - Σ t[r][c]·x[cols[c]]
-	beta   []float64
+	t      []float64 // m × stride: Δbasic[r] = -Σ t[r][c]·Δx[cols[c]]
+	beta   []float64 // values of the basic variables
+	xN     []float64 // values of the non-basic variables (0 at a vertex)
 	d      []float64 // reduced costs per column
 	z      float64   // objective value
 	cols   []int     // variable in each non-basic column
@@ -57,35 +58,10 @@ type Solver struct {
 const pivTol = 1e-9
 
 // New builds a solver for n variables and the given rows and finds a
-// feasible basis. scale is the magnitude of the data (the largest |RHS| or
-// value), used to set the feasibility tolerance.
+// feasible basis by a phase 1 on artificial variables.
 func New(ctx context.Context, n int, rows []Row) (*Solver, error) {
-	m := len(rows)
-	s := &Solver{n: n, m: m, stride: n, ncols: n}
-	s.t = make([]float64, m*n)
-	s.beta = make([]float64, m)
-	s.d = make([]float64, n)
-	s.cols = make([]int, n)
-	s.basis = make([]int, m)
-	s.pos = make([]int, n)
-	scale := 1.0
-	for r, row := range rows {
-		sign := 1.0
-		if row.RHS < 0 {
-			sign = -1
-		}
-		s.beta[r] = sign * row.RHS
-		scale = math.Max(scale, math.Abs(row.RHS))
-		for k, j := range row.Idx {
-			s.t[r*n+j] += sign * row.Coef[k]
-		}
-		s.basis[r] = -1
-	}
-	s.Tol = 1e-9 * scale
-	for c := 0; c < n; c++ {
-		s.cols[c] = c
-		s.pos[c] = -(c + 1)
-	}
+	s := build(n, rows, nil)
+	m := s.m
 	// Phase 1: minimise the sum of artificials.
 	for r := 0; r < m; r++ {
 		s.z += s.beta[r]
@@ -97,10 +73,103 @@ func New(ctx context.Context, n int, rows []Row) (*Solver, error) {
 	if err := s.run(ctx); err != nil {
 		return nil, err
 	}
-	if s.z > s.Tol*float64(m+1) {
+	var infeas float64
+	for r := 0; r < s.m; r++ {
+		if s.basis[r] < 0 {
+			infeas += math.Abs(s.beta[r])
+		}
+	}
+	if infeas > s.Tol*float64(m+1) {
 		return nil, ErrInfeasible
 	}
-	// Drive remaining artificials out of the basis, dropping redundant rows.
+	s.finish()
+	return s, nil
+}
+
+// NewAt builds a solver from a known feasible point x0 (A x0 = b, x0 >= 0),
+// which saves phase 1: Gauss-Jordan elimination picks a basis and the other
+// variables keep their values until the first objective moves them.
+func NewAt(ctx context.Context, n int, rows []Row, x0 []float64) (*Solver, error) {
+	s := build(n, rows, x0)
+	for r := 0; r < s.m; r++ {
+		if math.Abs(s.beta[r]) > s.Tol*float64(len(rows[r].Idx)+1) {
+			return nil, ErrInfeasible
+		}
+	}
+	for r := 0; r < s.m; r++ {
+		if r&63 == 63 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if s.basis[r] >= 0 {
+			continue
+		}
+		// Pivot on the largest entry, preferring a variable far from its
+		// bound so that later steps are not degenerate.
+		row := s.t[r*s.stride : r*s.stride+s.ncols]
+		best, bv, bx := -1, pivTol, -1.0
+		for c, v := range row {
+			a := math.Abs(v)
+			if a > bv+1e-9 || a > bv-1e-9 && a > pivTol && s.xN[c] > bx {
+				best, bv, bx = c, a, s.xN[c]
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		s.pivot(r, best)
+	}
+	s.finish()
+	return s, nil
+}
+
+// build sets up the tableau with an artificial basic variable per row and
+// the structural variables non-basic at x0 (zero when nil).
+func build(n int, rows []Row, x0 []float64) *Solver {
+	m := len(rows)
+	s := &Solver{n: n, m: m, stride: n, ncols: n}
+	s.t = make([]float64, m*n)
+	s.beta = make([]float64, m)
+	s.xN = make([]float64, n)
+	s.d = make([]float64, n)
+	s.cols = make([]int, n)
+	s.basis = make([]int, m)
+	s.pos = make([]int, n)
+	if x0 != nil {
+		copy(s.xN, x0)
+	}
+	scale := 1.0
+	for r, row := range rows {
+		rhs := row.RHS
+		for k, j := range row.Idx {
+			rhs -= row.Coef[k] * s.xN[j]
+		}
+		sign := 1.0
+		if rhs < 0 {
+			sign = -1
+		}
+		s.beta[r] = sign * rhs
+		scale = math.Max(scale, math.Abs(row.RHS))
+		for k, j := range row.Idx {
+			s.t[r*n+j] += sign * row.Coef[k]
+		}
+		s.basis[r] = -1
+	}
+	for _, v := range s.xN {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	s.Tol = 1e-9 * scale
+	for c := 0; c < n; c++ {
+		s.cols[c] = c
+		s.pos[c] = -(c + 1)
+	}
+	return s
+}
+
+// finish drives remaining artificials out of the basis, dropping
+// redundant rows.
+func (s *Solver) finish() {
 	for r := 0; r < s.m; {
 		if s.basis[r] >= 0 {
 			r++
@@ -121,7 +190,6 @@ func New(ctx context.Context, n int, rows []Row) (*Solver, error) {
 		s.pivot(r, best)
 		r++
 	}
-	return s, nil
 }
 
 // dropRow removes row r (a redundant constraint whose artificial is basic).
@@ -144,6 +212,7 @@ func (s *Solver) Clone() *Solver {
 	c.t = append([]float64(nil), s.t[:s.m*s.stride]...)
 	c.beta = append([]float64(nil), s.beta[:s.m]...)
 	c.d = append([]float64(nil), s.d...)
+	c.xN = append([]float64(nil), s.xN...)
 	c.cols = append([]int(nil), s.cols...)
 	c.basis = append([]int(nil), s.basis[:s.m]...)
 	c.pos = append([]int(nil), s.pos...)
@@ -153,13 +222,14 @@ func (s *Solver) Clone() *Solver {
 
 // Value returns variable v at the current vertex.
 func (s *Solver) Value(v int) float64 {
-	if p := s.pos[v]; p >= 0 {
+	p := s.pos[v]
+	if p >= 0 {
 		if b := s.beta[p]; b > 0 {
 			return b
 		}
 		return 0
 	}
-	return 0
+	return s.xN[-p-1]
 }
 
 // Optimize moves to a vertex minimising (or, with max, maximising) variable
@@ -208,27 +278,41 @@ func (s *Solver) run(ctx context.Context) error {
 			}
 		}
 		bland := degenerate > 30
-		q := -1
-		best := -pivTol
+		q, dir := -1, 0.0
+		best := pivTol
 		for c, dc := range s.d[:s.ncols] {
-			if dc < best {
-				if bland {
-					if q < 0 || s.cols[c] < s.cols[q] {
-						q = c
-					}
-					continue
+			var dd float64
+			switch {
+			case dc < -pivTol:
+				dd = 1
+			case dc > pivTol && s.xN[c] > 0:
+				dd = -1
+			default:
+				continue
+			}
+			if bland {
+				if q < 0 || s.cols[c] < s.cols[q] {
+					q, dir = c, dd
 				}
-				q, best = c, dc
+				continue
+			}
+			if a := math.Abs(dc); a > best {
+				q, dir, best = c, dd, a
 			}
 		}
 		if q < 0 {
 			return nil
 		}
-		// Ratio test.
+		// Ratio test: the step t >= 0 along dir until a basic variable (or,
+		// moving down, the entering variable itself) reaches zero.
 		p := -1
-		var pr, pa float64
+		pr := math.Inf(1)
+		var pa float64
+		if dir < 0 {
+			pr = s.xN[q]
+		}
 		for r := 0; r < s.m; r++ {
-			a := s.t[r*s.stride+q]
+			a := s.t[r*s.stride+q] * dir
 			if a <= pivTol {
 				continue
 			}
@@ -238,9 +322,9 @@ func (s *Solver) run(ctx context.Context) error {
 			}
 			ratio := b / a
 			switch {
-			case p < 0, ratio < pr-1e-12*math.Max(1, pr):
+			case math.IsInf(pr, 1) || ratio < pr-1e-12*math.Max(1, pr):
 				p, pr, pa = r, ratio, a
-			case ratio <= pr+1e-12*math.Max(1, pr):
+			case p >= 0 && ratio <= pr+1e-12*math.Max(1, pr):
 				// Tie: prefer artificials leaving, then (Bland) the
 				// smallest variable, else the largest pivot.
 				if s.basis[r] < 0 && s.basis[p] >= 0 {
@@ -254,13 +338,27 @@ func (s *Solver) run(ctx context.Context) error {
 				}
 			}
 		}
-		if p < 0 {
+		if math.IsInf(pr, 1) {
 			return errUnbounded
 		}
 		if pr <= s.Tol {
 			degenerate++
 		} else {
 			degenerate = 0
+		}
+		delta := dir * pr
+		if delta != 0 {
+			for r := 0; r < s.m; r++ {
+				if a := s.t[r*s.stride+q]; a != 0 {
+					s.beta[r] -= a * delta
+				}
+			}
+			s.xN[q] += delta
+			s.z += s.d[q] * delta
+		}
+		if p < 0 {
+			s.xN[q] = 0 // the entering variable reached its bound
+			continue
 		}
 		s.pivot(p, q)
 	}
@@ -286,8 +384,9 @@ func (s *Solver) pivot(p, q int) {
 		}
 	}
 	prow[q] = inv
-	bp := s.beta[p] * inv
-	s.beta[p] = bp
+	// The entering variable takes the row; the leaving one is at zero.
+	s.beta[p] = s.xN[q]
+	s.xN[q] = 0
 	for r := 0; r < s.m; r++ {
 		if r == p {
 			continue
@@ -305,18 +404,12 @@ func (s *Solver) pivot(p, q int) {
 			row[c] = v
 		}
 		row[q] = -f * inv
-		b := s.beta[r] - f*bp
-		if math.Abs(b) < s.Tol*1e-3 {
-			b = 0
-		}
-		s.beta[r] = b
 	}
 	if f := s.d[q]; f != 0 {
 		for _, c := range s.nz {
 			s.d[c] -= f * prow[c]
 		}
 		s.d[q] = -f * inv
-		s.z += f * bp
 	}
 	enter, leave := s.cols[q], s.basis[p]
 	s.basis[p] = enter
@@ -333,6 +426,7 @@ func (s *Solver) pivot(p, q int) {
 			s.t[r*st+q] = s.t[r*st+last]
 		}
 		s.d[q] = s.d[last]
+		s.xN[q] = s.xN[last]
 		s.cols[q] = s.cols[last]
 		s.pos[s.cols[q]] = -(q + 1)
 	}

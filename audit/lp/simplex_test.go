@@ -64,11 +64,22 @@ func TestRangesAgainstGonum(t *testing.T) {
 		if err != nil {
 			rt.Fatalf("New: %v", err)
 		}
+		s2, err := NewAt(context.Background(), n+1, rows, append(append([]float64(nil), x0...), 5))
+		if err != nil {
+			rt.Fatalf("NewAt: %v", err)
+		}
 		for j := 0; j < n; j++ {
 			for _, max := range []bool{false, true} {
 				got, err := s.Optimize(context.Background(), j, max)
 				if err != nil {
 					rt.Fatal(err)
+				}
+				got2, err := s2.Optimize(context.Background(), j, max)
+				if err != nil {
+					rt.Fatal(err)
+				}
+				if math.Abs(got-got2) > 1e-7 {
+					rt.Fatalf("x%d max=%v: phase 1 start %v, feasible start %v", j, max, got, got2)
 				}
 				if max && got < x0[j]-1e-7 || !max && got > x0[j]+1e-7 {
 					rt.Fatalf("x%d: optimum %v (max=%v) excludes feasible %v", j, got, max, x0[j])

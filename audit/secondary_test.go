@@ -1,0 +1,88 @@
+package audit
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// benchTable is the benchmark's 50 x 40 x 10 magnitude table with every
+// margin (51*41*11 cells) and 5% of the interior cells primary.
+func benchTable(seed uint64) *Table {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	sizes := []int{50, 40, 10}
+	vals := make(map[[3]int]int64)
+	for i := 0; i < 50; i++ {
+		for j := 0; j < 40; j++ {
+			for k := 0; k < 10; k++ {
+				// Skewed business-like values, some empty cells.
+				v := int64(math.Exp(rng.NormFloat64()*1.2 + 5))
+				if rng.IntN(20) == 0 {
+					v = 0
+				}
+				vals[[3]int{i, j, k}] = v
+			}
+		}
+	}
+	tb := gridTable(sizes, func(i []int) int64 { return vals[[3]int{i[0], i[1], i[2]}] },
+		func(i []int) int64 {
+			if vals[[3]int{i[0], i[1], i[2]}] == 0 {
+				return 0
+			}
+			return 1 + int64(i[0]+i[1]+i[2])%7
+		})
+	for _, c := range tb.Cells {
+		if !c.IsMargin("Total") && rng.IntN(20) == 0 {
+			markPrimary(c)
+		}
+	}
+	return tb
+}
+
+func benchSuppressAudit(tb testing.TB, t *Table) (time.Duration, time.Duration, AuditResult) {
+	ctx := context.Background()
+	t0 := time.Now()
+	if err := Suppress(ctx, t, SuppressOptions{}); err != nil {
+		tb.Fatal(err)
+	}
+	t1 := time.Now()
+	res, err := AuditIntervals(ctx, t, SuppressOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t1.Sub(t0), time.Since(t1), res
+}
+
+// BenchmarkSuppressAudit3D protects and audits the 50 x 40 x 10 table.
+func BenchmarkSuppressAudit3D(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		t := benchTable(7)
+		b.StartTimer()
+		ds, da, res := benchSuppressAudit(b, t)
+		s := t.Summarize()
+		b.ReportMetric(ds.Seconds(), "suppress-s")
+		b.ReportMetric(da.Seconds(), "audit-s")
+		b.ReportMetric(float64(s.Primary), "primary")
+		b.ReportMetric(float64(s.Secondary), "secondary")
+		b.ReportMetric(float64(res.ExactlyDisclosed+res.UnderProtected), "unsafe")
+	}
+}
+
+func TestSuppressAudit3DLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large table")
+	}
+	tb := benchTable(7)
+	ds, da, res := benchSuppressAudit(t, tb)
+	s := tb.Summarize()
+	t.Logf("cells %d, primary %d, secondary %d; suppress %v, audit %v; exact %d, under-protected %d, approximate %d",
+		s.Cells, s.Primary, s.Secondary, ds, da, res.ExactlyDisclosed, res.UnderProtected, res.Approximate)
+	for _, r := range res.Cells {
+		if r.Status == StatusPrimary && (r.Exact || !r.Protected) {
+			t.Errorf("primary %v: [%v, %v] value %v levels %v/%v", r.Key, r.Lo, r.Hi, r.Value, r.Lower, r.Upper)
+		}
+	}
+}
