@@ -120,7 +120,8 @@ type Profile struct {
 
 // Pair compares two rules at their calibrated parameters.
 type Pair struct {
-	A, B string
+	A string `json:"a"`
+	B string `json:"b"`
 	// Both, OnlyA, OnlyB and Neither are the 2x2 agreement table.
 	Both    int `json:"both"`
 	OnlyA   int `json:"only_a"`
