@@ -108,7 +108,7 @@ func (sp *suppressor) protect(p int) {
 	}
 	var singles []int
 	for _, i := range best.cells {
-		if i != p && sp.singleton(i) {
+		if i != p && sp.singleton(i) && !s.covers(i, p) {
 			singles = append(singles, i)
 		}
 	}
@@ -116,7 +116,7 @@ func (sp *suppressor) protect(p int) {
 		sp.apply(p, best)
 		return
 	}
-	noSingles := func(i int) bool { return i != p && sp.singleton(i) }
+	noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
 	if alt := sp.bestMove(p, up, low, noSingles); alt != nil {
 		sp.apply(p, alt)
 		return
@@ -155,6 +155,22 @@ func (sp *suppressor) apply(p int, m *move) {
 		c.Notes = append(c.Notes, msg)
 		c.Status = StatusSecondary
 	}
+}
+
+// covers reports whether cell a is a margin of cell b (or b itself): in
+// every dimension a's code is b's or an ancestor of it. A singleton margin
+// over b has the same single contributor as b, who is no intruder.
+func (s *structure) covers(a, b int) bool {
+	for d := 0; d < s.nd; d++ {
+		c := s.keys[b][d]
+		for c >= 0 && c != s.keys[a][d] {
+			c = s.parent[d][c]
+		}
+		if c < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *structure) inRel(r, i int) bool {

@@ -81,6 +81,9 @@ func TestSuppressAudit3DLarge(t *testing.T) {
 	t.Logf("cells %d, primary %d, secondary %d; suppress %v, audit %v; exact %d, under-protected %d, approximate %d",
 		s.Cells, s.Primary, s.Secondary, ds, da, res.ExactlyDisclosed, res.UnderProtected, res.Approximate)
 	for _, r := range res.Cells {
+		if r.Lo > r.Value+1e-6 || r.Hi < r.Value-1e-6 {
+			t.Errorf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
+		}
 		if r.Status == StatusPrimary && (r.Exact || !r.Protected) {
 			t.Errorf("primary %v: [%v, %v] value %v levels %v/%v", r.Key, r.Lo, r.Hi, r.Value, r.Lower, r.Upper)
 		}
