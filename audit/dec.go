@@ -151,6 +151,15 @@ var pow10 = func() [19]int64 {
 	return p
 }()
 
+var pow10f = func() [23]float64 {
+	var p [23]float64
+	p[0] = 1
+	for i := 1; i < 23; i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
 func pow10big(n int32) *big.Int {
 	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
 }
@@ -328,6 +337,11 @@ func (d Dec) Rat() *big.Rat {
 func (d Dec) Float64() float64 {
 	if d.b == nil && d.scale == 0 {
 		return float64(d.m)
+	}
+	// m and 10^scale are exact floats here, so one division is correctly
+	// rounded.
+	if d.b == nil && d.scale <= 22 && abs64(d.m) < 1<<53 {
+		return float64(d.m) / pow10f[d.scale]
 	}
 	f, _ := d.Rat().Float64()
 	return f

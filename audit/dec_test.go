@@ -178,3 +178,13 @@ func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+func TestFloat64IsNearest(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := genDec(t, "d")
+		want, _ := d.Rat().Float64()
+		if got := d.Float64(); got != want {
+			t.Fatalf("%v.Float64() = %v, want %v", d, got, want)
+		}
+	})
+}

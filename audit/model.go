@@ -169,6 +169,9 @@ type Table struct {
 	Columns []string
 	// Warnings are table-level remarks for the checker's report.
 	Warnings []string
+	// Audit is the interval audit of the table's suppression pattern, when
+	// it was run.
+	Audit *AuditResult
 }
 
 // Summary counts the outcome of a table.

@@ -196,12 +196,16 @@ type Output struct {
 type Suppression struct {
 	// Secondary enables secondary suppression of tables with margins.
 	Secondary *bool `yaml:"secondary"`
+	// Audit runs the interval audit of the suppression pattern even
+	// without secondary suppression (to see what margins give away).
+	Audit *bool `yaml:"audit"`
 	// Cost is what secondary suppression minimises: value, count or unity.
 	Cost string `yaml:"cost"`
 	// Protection is the required protection level as a percentage of the
 	// cell value (upper and lower).
 	Protection *audit.Dec `yaml:"protection"`
-	// Hierarchies maps a dimension to child -> parent codes.
+	// Hierarchies maps a dimension to child -> parent codes (e.g.
+	// district -> region); codes without a parent add up to the total.
 	Hierarchies map[string]map[string]string `yaml:"hierarchies"`
 }
 

@@ -125,3 +125,23 @@ func TestEveryProfileParses(t *testing.T) {
 		}
 	}
 }
+
+func TestSectionsMergeFieldByField(t *testing.T) {
+	base, _ := Parse("b.yaml", []byte("output: {annotated: true}\nsuppression: {secondary: true, cost: count}\n"))
+	top, _ := Parse("t.yaml", []byte("output: {findings: true}\nsuppression: {protection: 15}\n"))
+	s, err := Resolve(base, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Output.Annotated || !s.Output.Findings {
+		t.Fatalf("output %+v", s.Output)
+	}
+	if !s.Suppression.Secondary || !s.Suppression.Audit || s.Suppression.Cost != "count" || s.Suppression.Protection.String() != "15" {
+		t.Fatalf("suppression %+v", s.Suppression)
+	}
+	off, _ := Parse("o.yaml", []byte("suppression: {secondary: false}\n"))
+	s, _ = Resolve(base, off)
+	if s.Suppression.Secondary || s.Suppression.Audit {
+		t.Fatalf("secondary not switched off: %+v", s.Suppression)
+	}
+}

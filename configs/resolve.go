@@ -35,7 +35,10 @@ type OutputSettings struct {
 
 // SuppressionSettings are the resolved table-protection settings.
 type SuppressionSettings struct {
-	Secondary   bool
+	Secondary bool
+	// Audit runs the LP interval audit of the suppression pattern (always
+	// after secondary suppression).
+	Audit       bool
 	Cost        string
 	Protection  audit.Dec
 	Hierarchies map[string]map[string]string
@@ -125,6 +128,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	s.Suppression = SuppressionSettings{Cost: "value", Protection: audit.DecInt(10)}
 	if p := merged.Suppression; p != nil {
 		s.Suppression.Secondary = deref(p.Secondary)
+		s.Suppression.Audit = deref(p.Audit) || s.Suppression.Secondary
 		if p.Cost != "" {
 			s.Suppression.Cost = p.Cost
 		}
@@ -199,13 +203,7 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 		}
 		c.Rules[name] = m
 	}
-	set := func(dst, src any) {
-		// dst and src are pointers to fields of the same type
-		dv, sv := reflectValue(dst), reflectValue(src)
-		if !sv.IsZero() {
-			dv.Set(sv)
-		}
-	}
+	set := func(dst, src any) { mergeValue(reflectValue(dst), reflectValue(src)) }
 	set(&c.Columns, &l.Columns)
 	set(&c.Microdata, &l.Microdata)
 	set(&c.Measure, &l.Measure)
@@ -217,6 +215,29 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 	set(&c.Input, &l.Input)
 	set(&c.Output, &l.Output)
 	set(&c.Suppression, &l.Suppression)
+}
+
+// mergeValue sets dst from src where src is set. Pointers to structs merge
+// field by field (so a layer that sets output.findings keeps the profile's
+// output.annotated); the Publish list and everything else is replaced.
+func mergeValue(dst, src reflect.Value) {
+	if src.IsZero() {
+		return
+	}
+	if src.Kind() == reflect.Pointer && src.Elem().Kind() == reflect.Struct && src.Type().Elem().PkgPath() == reflect.TypeFor[Config]().PkgPath() &&
+		src.Type() != reflect.TypeFor[*Publish]() && src.Type() != reflect.TypeFor[*Measure]() {
+		if dst.IsNil() {
+			dst.Set(reflect.New(src.Type().Elem()))
+		}
+		d, s := dst.Elem(), src.Elem()
+		for i := 0; i < s.NumField(); i++ {
+			if d.Type().Field(i).IsExported() {
+				mergeValue(d.Field(i), s.Field(i))
+			}
+		}
+		return
+	}
+	dst.Set(src)
 }
 
 // Release is a release file: shared settings and the tables to audit.

@@ -174,6 +174,9 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// ReaderOptions are the reader settings of a configuration.
+func ReaderOptions(s *configs.Settings) readers.Options { return readerOptions(s) }
+
 func readerOptions(s *configs.Settings) readers.Options {
 	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range}
 	switch s.Input.Delimiter {
@@ -236,17 +239,19 @@ func BuildRules(s *configs.Settings) (*ruleSet, error) {
 			rs.needs = rs.needs.Merge(n.Needs())
 		}
 	}
-	// What the released statistics need, whatever the rules.
+	// What the released statistics need, whatever the rules. Power sums
+	// are kept only up to the highest moment the table releases: an
+	// intruder can use no other, and they cost time on every record.
+	order := publishedOrder(&s.Publish)
+	rs.needs.Powers = min(rs.needs.Powers, order)
 	for _, p := range s.Publish.Stats {
 		switch p {
 		case "sd", "variance":
 			rs.needs.SumSq = true
 		case "median":
 			rs.needs.Hist = true
-		case "skewness":
-			rs.needs.Powers = max(rs.needs.Powers, 3)
-		case "kurtosis":
-			rs.needs.Powers = max(rs.needs.Powers, 4)
+		case "skewness", "kurtosis":
+			rs.needs.Powers = max(rs.needs.Powers, order)
 		}
 	}
 	rs.needs.Powers = max(rs.needs.Powers, s.Publish.MomentOrder)
@@ -293,10 +298,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 				t.Publish = append(t.Publish, "total")
 			}
 		}
-		t.MomentOrder = s.Publish.MomentOrder
-		if s.Publish.Has("variance") {
-			t.MomentOrder = max(t.MomentOrder, 2)
-		}
+		t.MomentOrder = publishedOrder(&s.Publish)
 		for _, p := range t.Publish {
 			if p == "moments" {
 				continue
@@ -374,6 +376,9 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 		return nil, err
 	}
 	b.finish()
+	if w, ok := src.(readers.Warner); ok {
+		t.Warnings = append(t.Warnings, w.Warnings()...)
+	}
 	return t, nil
 }
 
@@ -429,6 +434,9 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *ruleSet, s *configs.Setti
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
+	if err := protectTable(ctx, t, s, workers); err != nil {
+		return err
+	}
 	for _, h := range tableHooks {
 		if err := h(ctx, t, s); err != nil {
 			return err
@@ -464,4 +472,22 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 		return nil, err
 	}
 	return t, nil
+}
+
+// publishedOrder is the highest raw moment order a microdata table's
+// released statistics reveal: SD or variance 2, skewness 3, kurtosis 4, or
+// the moments listed.
+func publishedOrder(p *configs.Publish) int {
+	o := p.MomentOrder
+	for _, st := range p.Stats {
+		switch st {
+		case "sd", "variance":
+			o = max(o, 2)
+		case "skewness":
+			o = max(o, 3)
+		case "kurtosis":
+			o = max(o, 4)
+		}
+	}
+	return o
 }

@@ -108,6 +108,14 @@ func (Report) Write(w io.Writer, t *audit.Table) error {
 		return err
 	}
 	bw.Write(sum)
+	if t.Audit != nil {
+		a, err := json.Marshal(t.Audit)
+		if err != nil {
+			return err
+		}
+		bw.WriteString(",\n\"audit\": ")
+		bw.Write(a)
+	}
 	bw.WriteString("}\n")
 	return bw.Flush()
 }

@@ -138,7 +138,8 @@ func (Annotated) Write(w io.Writer, t *audit.Table) error {
 	if err := writeLegendSheet(f, styles, header); err != nil {
 		return err
 	}
-	f.SetActiveSheet(0)
+	// The first sheet (the cells) is already the active one; setting it
+	// again would make excelize parse the streamed sheet back.
 	return f.Write(w)
 }
 

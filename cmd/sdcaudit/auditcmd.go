@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline"
+	"github.com/sdcaudit/sdcaudit/readers"
+)
+
+func init() { addCommand(newAuditCmd) }
+
+func newAuditCmd() *cobra.Command {
+	var cfgPath, dims, total, count, sheet, format string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "audit FILE",
+		Short: "Audit the suppression pattern of a received aggregate table",
+		Long: `Audit the suppression pattern of an aggregate table as received: cells
+carrying a suppression marker (c, x, .., *, :, or the config's markers) are
+suppressed, margins are rows and columns whose dimension value is "Total" (or
+the config's total_label). For every suppressed cell the feasibility interval
+[lo, hi] an intruder can derive from everything published (additivity,
+non-negativity) is computed by linear programming.
+
+The table's columns come from the config (columns: {dims: [...], total: col}
+or count: col) or from --dims with --total or --count.
+
+Exit codes: 0 every suppressed cell is protected, 1 some cell is exactly
+disclosed or under-protected (or could not be decided), 2 usage or
+configuration error, 3 the table could not be read.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			layer := &configs.Config{}
+			if cfgPath != "" {
+				c, err := configs.Load(cfgPath)
+				if err != nil {
+					return err
+				}
+				layer = c
+			}
+			flags := &configs.Config{}
+			if dims != "" {
+				if (total == "") == (count == "") {
+					return usageErr(errors.New("--dims needs exactly one of --total or --count"))
+				}
+				flags.Columns = &configs.Columns{Dims: splitList(dims), Total: total, Count: count}
+			}
+			if sheet != "" || format != "" {
+				flags.Input = &configs.Input{Sheet: sheet, Format: format}
+			}
+			s, err := configs.Resolve(layer, flags)
+			if err != nil {
+				return err
+			}
+			if s.Columns == nil || len(s.Columns.Dims) == 0 || (s.Columns.Total == "" && s.Columns.Count == "") {
+				return usageErr(errors.New("audit needs the table's dimensions and value column: --dims a,b with --total COL or --count COL, or columns in --config"))
+			}
+			// Only the value column matters for the audit.
+			cols := &configs.Columns{Dims: s.Columns.Dims, Total: s.Columns.Total}
+			if cols.Total == "" {
+				cols.Count = s.Columns.Count
+			}
+			s.Columns = cols
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			srcs, err := readers.Open(args[0], pipeline.ReaderOptions(s))
+			if err != nil {
+				return err
+			}
+			defer func() {
+				for _, src := range srcs {
+					src.Close()
+				}
+			}()
+			if len(srcs) != 1 {
+				return usageErr(fmt.Errorf("%s has %d tables; choose one with --sheet", args[0], len(srcs)))
+			}
+			t, err := pipeline.LoadTable(ctx, srcs[0], s)
+			if err != nil {
+				return err
+			}
+			for _, c := range t.Cells {
+				c.Status = audit.StatusOK
+			}
+			res, err := audit.AuditIntervals(ctx, t, pipeline.SuppressOptions(t, s, 0))
+			if err != nil {
+				if errors.Is(err, audit.ErrInconsistent) {
+					return inputErr(fmt.Errorf("%s: %w", args[0], err))
+				}
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				b, err := json.Marshal(res)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out, string(b))
+			} else {
+				printAudit(out, t, &res)
+			}
+			if res.NeedsPerson() {
+				return errNeedsPerson
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&cfgPath, "config", "", "config file with columns: {dims, total or count}, markers and total_label")
+	cmd.Flags().StringVar(&dims, "dims", "", "comma-separated dimension columns")
+	cmd.Flags().StringVar(&total, "total", "", "the magnitude column the margins add up")
+	cmd.Flags().StringVar(&count, "count", "", "the frequency column the margins add up")
+	cmd.Flags().StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index")
+	cmd.Flags().StringVar(&format, "format", "", "input format instead of the extension")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the audit as JSON")
+	return cmd
+}
+
+// printAudit prints one line per suppressed cell and the counts.
+func printAudit(w io.Writer, t *audit.Table, r *audit.AuditResult) {
+	fmt.Fprintf(w, "%d suppressed cell(s) in %s\n", len(r.Cells), t.Source)
+	for _, c := range r.Cells {
+		hi := fmt.Sprintf("%g", c.Hi)
+		if math.IsInf(c.Hi, 1) {
+			hi = "unbounded"
+		}
+		verdict := "protected"
+		switch {
+		case c.Exact:
+			verdict = "EXACTLY DISCLOSED"
+		case !c.Protected:
+			verdict = "UNDER-PROTECTED"
+		}
+		if c.Approximate {
+			verdict += " (approximate interval)"
+		}
+		fmt.Fprintf(w, "  %-40s [%g, %s]  %s\n", t.KeyString(c.Key), c.Lo, hi, verdict)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintln(w, "warning:", warn)
+	}
+	fmt.Fprintf(w, "exactly disclosed: %d, under-protected: %d\n", r.ExactlyDisclosed, r.UnderProtected)
+	if r.NeedsPerson() {
+		fmt.Fprintln(w, "the suppression pattern does not protect every cell: suppress more cells")
+	}
+}

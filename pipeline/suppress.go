@@ -1,0 +1,117 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+)
+
+// SuppressOptions maps the configuration to the options of secondary
+// suppression and the interval audit for a table.
+func SuppressOptions(t *audit.Table, s *configs.Settings, workers int) audit.SuppressOptions {
+	return suppressOptions(t, s, workers)
+}
+
+func suppressOptions(t *audit.Table, s *configs.Settings, workers int) audit.SuppressOptions {
+	share, _ := s.Suppression.Protection.Rat().Float64()
+	opt := audit.SuppressOptions{
+		Cost:        s.Suppression.Cost,
+		Protection:  audit.Protection{Share: share / 100},
+		Hierarchies: s.Suppression.Hierarchies,
+		Workers:     workers,
+	}
+	if share == 0 {
+		opt.Protection.Share = -1 // no share-based level
+	}
+	frequency := t.Value == "" && t.Mode == audit.Microdata
+	if t.Mode == audit.Aggregate {
+		frequency = true
+		for _, c := range t.Cells {
+			if _, ok := c.Stats["total"]; ok {
+				frequency = false
+				break
+			}
+		}
+	}
+	if frequency {
+		opt.Value = "count"
+		opt.Protection.Min = 1
+	}
+	return opt
+}
+
+// protectTable runs secondary suppression and the interval audit as the
+// settings ask, after every cell has its primary status.
+func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int) error {
+	if !s.Suppression.Secondary && !s.Suppression.Audit {
+		return nil
+	}
+	opt := suppressOptions(t, s, workers)
+	if s.Suppression.Secondary {
+		if err := audit.Suppress(ctx, t, opt); err != nil {
+			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
+		}
+	}
+	res, err := audit.AuditIntervals(ctx, t, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		t.Warnings = append(t.Warnings, "interval audit not possible: "+err.Error())
+		return nil
+	}
+	t.Audit = &res
+	t.Warnings = append(t.Warnings, res.Warnings...)
+	attachIntervals(t, &res)
+	return nil
+}
+
+// attachIntervals adds an "interval_audit" finding to every suppressed
+// cell: pass when its interval is wide enough, review (a person must
+// strengthen the pattern) when it is exactly or partially disclosed.
+func attachIntervals(t *audit.Table, res *audit.AuditResult) {
+	byKey := make(map[string]*audit.Cell, len(t.Cells))
+	for _, c := range t.Cells {
+		byKey[strings.Join(c.Key, "\x00")] = c
+	}
+	for _, r := range res.Cells {
+		c := byKey[strings.Join(r.Key, "\x00")]
+		if c == nil {
+			continue
+		}
+		hi := any(r.Hi)
+		if math.IsInf(r.Hi, 1) {
+			hi = nil
+		}
+		v := map[string]any{"lo": r.Lo, "hi": hi, "exact": r.Exact, "protected": r.Protected, "upper_level": r.Upper, "lower_level": r.Lower}
+		if r.Approximate {
+			v["approximate"] = true
+		}
+		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Values: v}
+		switch {
+		case r.Exact:
+			f.Status = audit.Review
+			f.Message = fmt.Sprintf("the published cells give this cell exactly (%g): the suppression pattern does not protect it", r.Lo)
+		case !r.Protected:
+			f.Status = audit.Review
+			f.Message = fmt.Sprintf("an intruder can narrow this cell to [%g, %s], inside its protection levels", r.Lo, fmtHi(r.Hi))
+		default:
+			f.Message = fmt.Sprintf("an intruder can only place this cell in [%g, %s]", r.Lo, fmtHi(r.Hi))
+		}
+		c.Findings = append(c.Findings, f)
+		if f.Status == audit.Review && c.Status == audit.StatusOK {
+			c.Status = audit.StatusReview
+		}
+	}
+}
+
+func fmtHi(h float64) string {
+	if math.IsInf(h, 1) {
+		return "unbounded"
+	}
+	return fmt.Sprintf("%g", h)
+}
