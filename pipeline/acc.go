@@ -7,67 +7,78 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
-// sum accumulates decimals exactly: one int64 bucket per scale, falling back
-// to a big.Rat when a bucket would overflow.
+// sum accumulates decimals exactly in a compact form: one int64 mantissa
+// at the largest scale seen so far (rescaled when a value with more
+// decimals arrives), falling back to a big.Rat on overflow. It is small on
+// purpose: every record updates one cell's sums, and small accumulators
+// stay in cache.
 type sum struct {
-	buckets [audit.MaxScale + 1]int64
-	used    uint32 // bit i set when bucket i is non-zero
-	big     *big.Rat
+	m     int64
+	scale int32
+	big   *big.Rat
 }
 
 func (s *sum) add(d audit.Dec) {
-	sc := d.Scale()
-	if m, ok := d.Mantissa(); ok {
-		b := s.buckets[sc]
-		r := b + m
-		if (m > 0 && r < b) || (m < 0 && r > b) {
-			s.spill(sc)
-			r = m
-		}
-		s.buckets[sc] = r
-		s.used |= 1 << sc
-		return
-	}
 	if s.big == nil {
-		s.big = new(big.Rat)
+		if m, ok := d.Mantissa(); ok {
+			sc := int32(d.Scale())
+			if sc > s.scale {
+				if r, ok := scaleUp(s.m, sc-s.scale); ok {
+					s.m, s.scale = r, sc
+				} else {
+					s.spill()
+				}
+			}
+			if s.big == nil {
+				if v, ok := scaleUp(m, s.scale-sc); ok {
+					if r := s.m + v; (v >= 0 && r >= s.m) || (v < 0 && r < s.m) {
+						s.m = r
+						return
+					}
+				}
+				s.spill()
+			}
+		} else {
+			s.spill()
+		}
 	}
 	s.big.Add(s.big, d.Rat())
 }
 
-func (s *sum) spill(sc int) {
-	if s.big == nil {
-		s.big = new(big.Rat)
+// scaleUp returns m × 10^k when it fits int64.
+func scaleUp(m int64, k int32) (int64, bool) {
+	for ; k > 0; k-- {
+		if m > math.MaxInt64/10 || m < math.MinInt64/10 {
+			return 0, false
+		}
+		m *= 10
 	}
-	s.big.Add(s.big, audit.DecScaled(s.buckets[sc], sc).Rat())
-	s.buckets[sc] = 0
+	return m, true
+}
+
+// spill moves the sum to exact big arithmetic.
+func (s *sum) spill() {
+	if s.big == nil {
+		s.big = audit.DecScaled(s.m, int(s.scale)).Rat()
+		s.m, s.scale = 0, 0
+	}
 }
 
 func (s *sum) merge(o *sum) {
-	for sc := 0; sc <= audit.MaxScale; sc++ {
-		if o.used&(1<<sc) != 0 {
-			s.add(audit.DecScaled(o.buckets[sc], sc))
-		}
-	}
 	if o.big != nil {
-		if s.big == nil {
-			s.big = new(big.Rat)
-		}
+		s.spill()
 		s.big.Add(s.big, o.big)
+		return
 	}
+	s.add(audit.DecScaled(o.m, int(o.scale)))
 }
 
 // value returns the exact sum.
 func (s *sum) value() audit.Dec {
-	var d audit.Dec
-	for sc := 0; sc <= audit.MaxScale; sc++ {
-		if s.used&(1<<sc) != 0 {
-			d = d.Add(audit.DecScaled(s.buckets[sc], sc))
-		}
-	}
 	if s.big != nil {
-		d = d.Add(audit.DecFromRat(s.big))
+		return audit.DecFromRat(s.big)
 	}
-	return d
+	return audit.DecScaled(s.m, int(s.scale))
 }
 
 // powSums keeps Σ (x/scale)^p for p = 1..len(v), rescaled whenever a

@@ -144,13 +144,9 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	}
 	d, err := audit.ParseDec(text)
 	if err != nil {
-		if thousands.MatchString(text) {
-			clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(text)
-			if d2, err2 := audit.ParseDec(clean); err2 == nil {
-				return audit.Stat{Text: text, Value: d2}, nil
-			}
+		if d, err = parseGrouped(text, err); err != nil {
+			return audit.Stat{}, fmt.Errorf("%w", readers.ErrNotNumber)
 		}
-		return audit.Stat{}, fmt.Errorf("%w", readers.ErrNotNumber)
 	}
 	return audit.Stat{Text: text, Value: d}, nil
 }
@@ -158,6 +154,15 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 // thousands matches numbers with groups of three digits separated by a
 // comma, space, no-break space or apostrophe: 1,234 or 12 345.67.
 var thousands = regexp.MustCompile(`^[-+]?\d{1,3}([, \x{00a0}']\d{3})+(\.\d+)?$`)
+
+// parseGrouped reads a number written with thousands separators (1,234 or
+// 12 345.67); err is the error to return when text is not such a number.
+func parseGrouped(text string, err error) (audit.Dec, error) {
+	if !thousands.MatchString(text) {
+		return audit.Dec{}, err
+	}
+	return audit.ParseDec(strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(text))
+}
 
 // finish keeps the cells in input order: the report follows the table as read.
 func (b *aggBuilder) finish() {}

@@ -177,6 +177,9 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			} else {
 				d, err := audit.ParseDec(s)
 				if err != nil {
+					d, err = parseGrouped(s, err)
+				}
+				if err != nil {
 					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), audit.ErrNotNumber.Error()))}
 				}
 				v = d

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
@@ -133,18 +134,22 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			j := jobs[u.job]
 			log := opt.Log.With().Str("table", u.name).Logger()
 			log.Info().Str("file", j.Path).Msg("reading")
+			start := time.Now()
 			t, err := loadTable(gctx, u.src, j.Settings, built[u.job].needs, opt.Progress)
 			if err != nil {
 				return err
 			}
 			t.Name = u.name
+			read := time.Now()
 			if err := Evaluate(gctx, t, built[u.job], j.Settings, opt.workers()); err != nil {
 				return err
 			}
-			files, err := writeTable(gctx, opt.Out, t, j.Settings)
+			evaluated := time.Now()
+			files, err := writeTable(gctx, opt.Out, t, j.Settings, opt.workers())
 			if err != nil {
 				return err
 			}
+			log.Debug().Dur("read", read.Sub(start)).Dur("evaluate", evaluated.Sub(read)).Dur("write", time.Since(evaluated)).Msg("stage times")
 			s := t.Summarize()
 			log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
 			res.Tables[k] = t
@@ -189,18 +194,22 @@ func readerOptions(s *configs.Settings) readers.Options {
 	return o
 }
 
-// writeTable writes every output of one table and returns the file names.
-func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Settings) ([]string, error) {
+// writeTable writes every output of one table, concurrently (writers only
+// read the table), and returns the file names in a fixed order.
+func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Settings, workers int) ([]string, error) {
 	ws := []writers.TableWriter{writers.Report{}, writers.SafeCSV{Options: writers.Options{Marker: s.Marker}}}
 	if ExtraWriters != nil {
 		ws = append(ws, ExtraWriters(s)...)
 	}
-	var files []string
-	for _, w := range ws {
-		if err := writers.WriteTable(ctx, dir, w, t); err != nil {
-			return nil, err
-		}
-		files = append(files, w.File(t))
+	files := make([]string, len(ws))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(workers, 1))
+	for i, w := range ws {
+		files[i] = w.File(t)
+		g.Go(func() error { return writers.WriteTable(gctx, dir, w, t) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return files, nil
 }
@@ -414,7 +423,7 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *ruleSet, s *configs.Setti
 		}
 		g.Go(func() error {
 			for _, c := range t.Cells[lo:hi] {
-				c.Findings = make([]audit.Finding, 0, len(rs.cell))
+				c.Findings = make([]audit.Finding, 0, len(rs.cell)+len(rs.table)+2)
 				for _, r := range rs.cell {
 					c.Findings = append(c.Findings, r.Check(t, c))
 				}

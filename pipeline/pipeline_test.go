@@ -336,3 +336,16 @@ func TestCancelledRunWritesNothing(t *testing.T) {
 		t.Fatalf("cancelled run left %d files", len(ents))
 	}
 }
+
+func TestMicrodataThousandsSeparators(t *testing.T) {
+	tab, err := auditText(t, "g,v\na,\"1,234.5\"\na,\"12 000\"\n", "microdata: {dims: [g], value: v}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tab.Cells[0].Total.String(); got != "13234.5" {
+		t.Fatalf("total %s, want 13234.5", got)
+	}
+	if _, err := auditText(t, "g,v\na,\"1,5\"\n", "microdata: {dims: [g], value: v}\n"); err == nil {
+		t.Fatal("a decimal comma is ambiguous and must be an error")
+	}
+}

@@ -146,7 +146,7 @@ func printSummary(w io.Writer, dir string, s *writers.RunSummary) {
 
 func newCheckCmd() *cobra.Command {
 	var rf runFlags
-	var cfgPath, profile, dims, value, holding, format, sheet, name string
+	var cfgPath, profile, dims, value, holding, format, sheet, cellRange, name string
 	cmd := &cobra.Command{
 		Use:   "check TABLE...",
 		Short: "Audit table files and write reports",
@@ -169,30 +169,14 @@ review, 2 usage or configuration error, 3 input could not be read.`,
 			}
 			flags := &configs.Config{Profile: profile}
 			if dims != "" || value != "" || holding != "" {
-				if dims == "" {
-					return usageErr(errors.New("--value and --holding need --dims"))
+				if dims == "" && (layer.Microdata == nil || len(layer.Microdata.Dims) == 0) {
+					return usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
 				}
-				md := &configs.Microdata{Dims: splitList(dims), Value: value, Holding: holding}
-				if layer.Microdata != nil && value == "" {
-					md.Value = layer.Microdata.Value
-				}
-				if layer.Microdata != nil && holding == "" {
-					md.Holding = layer.Microdata.Holding
-				}
-				flags.Microdata = md
+				// layers merge field by field: unset flags keep the config's value
+				flags.Microdata = &configs.Microdata{Dims: splitList(dims), Value: value, Holding: holding}
 			}
-			if format != "" || sheet != "" {
-				in := configs.Input{Format: format, Sheet: sheet}
-				if layer.Input != nil {
-					in.Range, in.Delimiter = layer.Input.Range, layer.Input.Delimiter
-					if format == "" {
-						in.Format = layer.Input.Format
-					}
-					if sheet == "" {
-						in.Sheet = layer.Input.Sheet
-					}
-				}
-				flags.Input = &in
+			if format != "" || sheet != "" || cellRange != "" {
+				flags.Input = &configs.Input{Format: format, Sheet: sheet, Range: cellRange}
 			}
 			s, err := configs.Resolve(layer, flags)
 			if err != nil {
@@ -216,6 +200,7 @@ review, 2 usage or configuration error, 3 input could not be read.`,
 	cmd.Flags().StringVar(&holding, "holding", "", "microdata: holding/enterprise id column; its contributions are summed")
 	cmd.Flags().StringVar(&format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
 	cmd.Flags().StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
+	cmd.Flags().StringVar(&cellRange, "range", "", "workbook cell range of the table, such as A5:H40 (instead of detecting it)")
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
 	return cmd
 }

@@ -1,0 +1,47 @@
+package pipeline
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"pgregory.net/rapid"
+)
+
+// The compact accumulator is exact whatever the scales and magnitudes.
+func TestSumIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var s, o sum
+		want := new(big.Rat)
+		n := rapid.IntRange(0, 50).Draw(t, "n")
+		for i := 0; i < n; i++ {
+			var m int64
+			if rapid.Bool().Draw(t, "huge") {
+				m = rapid.Int64().Draw(t, "m")
+			} else {
+				m = rapid.Int64Range(-1e6, 1e6).Draw(t, "m")
+			}
+			d := audit.DecScaled(m, rapid.IntRange(0, 9).Draw(t, "scale"))
+			if rapid.Bool().Draw(t, "other") {
+				o.add(d)
+			} else {
+				s.add(d)
+			}
+			want.Add(want, d.Rat())
+		}
+		s.merge(&o)
+		if got := s.value().Rat(); got.Cmp(want) != 0 {
+			t.Fatalf("sum = %v, want %v", got.FloatString(12), want.FloatString(12))
+		}
+	})
+}
+
+func TestTopK(t *testing.T) {
+	tk := topK{k: 3}
+	for _, v := range []string{"5", "1", "9", "9", "2.5", "10", "-3"} {
+		tk.add(audit.MustDec(v))
+	}
+	if got := []string{tk.v[0].String(), tk.v[1].String(), tk.v[2].String()}; got[0] != "10" || got[1] != "9" || got[2] != "9" || len(tk.v) != 3 {
+		t.Fatalf("top = %v", got)
+	}
+}
