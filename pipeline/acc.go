@@ -131,15 +131,27 @@ func (p *powSums) merge(o *powSums) {
 	}
 }
 
-// topK keeps the k largest values in descending order.
+// topK keeps the k largest values in descending order. The smallest kept
+// value is also held as a mantissa and scale, so that the common case (a
+// value that does not enter) is decided without touching the slice.
 type topK struct {
-	k int
-	v []audit.Dec
+	k      int
+	v      []audit.Dec
+	lastM  int64
+	lastSc int32
+	fast   bool // lastM/lastSc hold v[k-1] and the slice is full
 }
 
 func (t *topK) add(d audit.Dec) {
 	if t.k == 0 {
 		return
+	}
+	if t.fast {
+		if m, ok := d.Mantissa(); ok {
+			if c, ok := cmpScaled(m, int32(d.Scale()), t.lastM, t.lastSc); ok && c <= 0 {
+				return
+			}
+		}
 	}
 	n := len(t.v)
 	if n == t.k && d.Cmp(t.v[n-1]) <= 0 {
@@ -156,4 +168,32 @@ func (t *topK) add(d audit.Dec) {
 	}
 	copy(t.v[i+1:], t.v[i:n])
 	t.v[i] = d
+	if len(t.v) == t.k {
+		last := t.v[t.k-1]
+		m, ok := last.Mantissa()
+		t.lastM, t.lastSc, t.fast = m, int32(last.Scale()), ok
+	}
+}
+
+// cmpScaled compares a×10^-as with b×10^-bs when both fit int64 at the
+// larger scale; ok is false when they do not.
+func cmpScaled(a int64, as int32, b int64, bs int32) (int, bool) {
+	var ok bool
+	switch {
+	case as < bs:
+		if a, ok = scaleUp(a, bs-as); !ok {
+			return 0, false
+		}
+	case bs < as:
+		if b, ok = scaleUp(b, as-bs); !ok {
+			return 0, false
+		}
+	}
+	switch {
+	case a < b:
+		return -1, true
+	case a > b:
+		return 1, true
+	}
+	return 0, true
 }

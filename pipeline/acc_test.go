@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"math/big"
+	"slices"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -44,4 +45,27 @@ func TestTopK(t *testing.T) {
 	if got := []string{tk.v[0].String(), tk.v[1].String(), tk.v[2].String()}; got[0] != "10" || got[1] != "9" || got[2] != "9" || len(tk.v) != 3 {
 		t.Fatalf("top = %v", got)
 	}
+}
+
+func TestTopKMatchesSort(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		k := rapid.IntRange(1, 5).Draw(t, "k")
+		tk := topK{k: k}
+		var all []audit.Dec
+		for i, n := 0, rapid.IntRange(0, 40).Draw(t, "n"); i < n; i++ {
+			d := audit.DecScaled(rapid.Int64Range(-1e15, 1e15).Draw(t, "m"), rapid.IntRange(0, 4).Draw(t, "s"))
+			tk.add(d)
+			all = append(all, d)
+		}
+		slices.SortFunc(all, func(a, b audit.Dec) int { return b.Cmp(a) })
+		want := all[:min(k, len(all))]
+		if len(tk.v) != len(want) {
+			t.Fatalf("kept %d, want %d", len(tk.v), len(want))
+		}
+		for i := range want {
+			if tk.v[i].Cmp(want[i]) != 0 {
+				t.Fatalf("top[%d] = %v, want %v", i, tk.v[i], want[i])
+			}
+		}
+	})
 }

@@ -17,16 +17,21 @@ import (
 // the number of cells (and, with a holding column, with the holdings per
 // cell), not with the number of rows.
 type microBuilder struct {
-	t        *audit.Table
-	file     string
-	dimIdx   []int
-	valIdx   int // -1 for a frequency table
-	holdIdx  int // -1 without holdings
-	needs    rules.Needs
-	levels   []map[string]uint32
-	names    [][]string
-	cells    map[string]*cellAcc
-	keyBuf   []byte
+	t       *audit.Table
+	file    string
+	dimIdx  []int
+	valIdx  int // -1 for a frequency table
+	holdIdx int // -1 without holdings
+	needs   rules.Needs
+	levels  []map[string]uint32
+	names   [][]string
+	cells   map[string]*cellAcc
+	keyBuf  []byte
+	// packed indexes the cells by a uint64 key (16 bits per dimension)
+	// while every dimension has fewer than 65,536 levels and there are at
+	// most four dimensions: faster than string keys on every record.
+	packed   map[uint64]*cellAcc
+	usePack  bool
 	measure  *domainGrid
 	warnings map[string]int
 }
@@ -120,6 +125,10 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 		}
 	}
 	b.keyBuf = make([]byte, 4*len(t.Dims))
+	if len(t.Dims) <= 4 {
+		b.usePack = true
+		b.packed = map[uint64]*cellAcc{}
+	}
 	return b, nil
 }
 
@@ -144,6 +153,7 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 func (b *microBuilder) add(batch *readers.Batch) error {
 	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
+		var pk uint64
 		for d, i := range b.dimIdx {
 			v := row[i]
 			id, ok := b.levels[d][v]
@@ -156,15 +166,29 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				b.names[d] = append(b.names[d], v)
 			}
 			binary.LittleEndian.PutUint32(b.keyBuf[4*d:], id)
-		}
-		a := b.cells[string(b.keyBuf)]
-		if a == nil {
-			key := make([]uint32, len(b.dimIdx))
-			for d := range key {
-				key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+			if id >= 1<<16 {
+				b.usePack = false
 			}
-			a = b.newAcc(key)
-			b.cells[string(b.keyBuf)] = a
+			pk = pk<<16 | uint64(id)
+		}
+		var a *cellAcc
+		if b.usePack {
+			a = b.packed[pk]
+		} else {
+			a = b.cells[string(b.keyBuf)]
+		}
+		if a == nil {
+			if a = b.cells[string(b.keyBuf)]; a == nil {
+				key := make([]uint32, len(b.dimIdx))
+				for d := range key {
+					key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+				}
+				a = b.newAcc(key)
+				b.cells[string(b.keyBuf)] = a
+			}
+			if b.usePack {
+				b.packed[pk] = a
+			}
 		}
 		a.rows++
 		var v audit.Dec
