@@ -146,7 +146,8 @@ func printSummary(w io.Writer, dir string, s *writers.RunSummary) {
 
 func newCheckCmd() *cobra.Command {
 	var rf runFlags
-	var cfgPath, profile, dims, value, holding, format, sheet, cellRange, name string
+	var tf tableFlags
+	var name string
 	cmd := &cobra.Command{
 		Use:   "check TABLE...",
 		Short: "Audit table files and write reports",
@@ -159,26 +160,11 @@ Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
 review, 2 usage or configuration error, 3 input could not be read.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			layer := &configs.Config{}
-			if cfgPath != "" {
-				c, err := configs.Load(cfgPath)
-				if err != nil {
-					return err
-				}
-				layer = c
+			layers, err := tf.layers()
+			if err != nil {
+				return err
 			}
-			flags := &configs.Config{Profile: profile}
-			if dims != "" || value != "" || holding != "" {
-				if dims == "" && (layer.Microdata == nil || len(layer.Microdata.Dims) == 0) {
-					return usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
-				}
-				// layers merge field by field: unset flags keep the config's value
-				flags.Microdata = &configs.Microdata{Dims: splitList(dims), Value: value, Holding: holding}
-			}
-			if format != "" || sheet != "" || cellRange != "" {
-				flags.Input = &configs.Input{Format: format, Sheet: sheet, Range: cellRange}
-			}
-			s, err := configs.Resolve(layer, flags)
+			s, err := configs.Resolve(layers...)
 			if err != nil {
 				return err
 			}
@@ -193,14 +179,7 @@ review, 2 usage or configuration error, 3 input could not be read.`,
 		},
 	}
 	rf.add(cmd)
-	cmd.Flags().StringVar(&cfgPath, "config", "", "config file (YAML); the embedded default profile otherwise")
-	cmd.Flags().StringVar(&profile, "profile", "", "base profile: "+strings.Join(configs.Profiles(), ", "))
-	cmd.Flags().StringVar(&dims, "dims", "", "microdata: comma-separated grouping dimensions")
-	cmd.Flags().StringVar(&value, "value", "", "microdata: the value column (omit for a frequency table)")
-	cmd.Flags().StringVar(&holding, "holding", "", "microdata: holding/enterprise id column; its contributions are summed")
-	cmd.Flags().StringVar(&format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
-	cmd.Flags().StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
-	cmd.Flags().StringVar(&cellRange, "range", "", "workbook cell range of the table, such as A5:H40 (instead of detecting it)")
+	tf.add(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
 	return cmd
 }

@@ -83,12 +83,12 @@ config files under rules: NAME: {...}.
 
 func newRulesCompareCmd() *cobra.Command {
 	var (
-		cfgPath, profile, dims, value, holding, format, sheet string
-		dist, ruleList, svgPath                               string
-		contributors, cells, domN                             int
-		seed                                                  uint64
-		target                                                float64
-		jsonOut, margins                                      bool
+		tf                        tableFlags
+		dist, ruleList, svgPath   string
+		contributors, cells, domN int
+		seed                      uint64
+		target                    float64
+		jsonOut, margins          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare [TABLE]",
@@ -124,7 +124,7 @@ cells against each rule's parameter.`,
 				return usageErr(errors.New("give either a TABLE or --dist, not both"))
 			case len(args) == 1:
 				var err error
-				t, err = loadForCompare(cmd, args[0], cfgPath, profile, dims, value, holding, format, sheet, max(domN, 4))
+				t, err = loadForCompare(cmd, args[0], &tf, max(domN, 4))
 				if err != nil {
 					return err
 				}
@@ -165,13 +165,7 @@ cells against each rule's parameter.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cfgPath, "config", "", "config file for TABLE (columns, input options)")
-	f.StringVar(&profile, "profile", "", "base profile for TABLE's config")
-	f.StringVar(&dims, "dims", "", "microdata: comma-separated grouping dimensions")
-	f.StringVar(&value, "value", "", "microdata: the value column")
-	f.StringVar(&holding, "holding", "", "microdata: holding/enterprise id column")
-	f.StringVar(&format, "format", "", "input format instead of the extension")
-	f.StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index")
+	tf.add(f)
 	f.BoolVar(&margins, "margins", true, "include the margin cells of TABLE")
 	f.StringVar(&dist, "dist", "", "simulate contributions: exponential (rate 1) or normal (mean 100, SD 50, truncated at 0)")
 	f.IntVar(&contributors, "contributors", 4, "simulation: contributors per cell")
@@ -187,41 +181,10 @@ cells against each rule's parameter.`,
 
 // loadForCompare reads TABLE with the settings "sdcaudit check" would use,
 // keeping at least the `top` largest contributions per cell.
-func loadForCompare(cmd *cobra.Command, path, cfgPath, profile, dims, value, holding, format, sheet string, top int) (*audit.Table, error) {
-	layer := &configs.Config{}
-	if cfgPath != "" {
-		c, err := configs.Load(cfgPath)
-		if err != nil {
-			return nil, err
-		}
-		layer = c
-	}
-	flags := &configs.Config{Profile: profile}
-	if dims != "" || value != "" || holding != "" {
-		if dims == "" {
-			return nil, usageErr(errors.New("--value and --holding need --dims"))
-		}
-		md := &configs.Microdata{Dims: splitList(dims), Value: value, Holding: holding}
-		if layer.Microdata != nil && value == "" {
-			md.Value = layer.Microdata.Value
-		}
-		if layer.Microdata != nil && holding == "" {
-			md.Holding = layer.Microdata.Holding
-		}
-		flags.Microdata = md
-	}
-	if format != "" || sheet != "" {
-		in := configs.Input{Format: format, Sheet: sheet}
-		if layer.Input != nil {
-			in.Range, in.Delimiter = layer.Input.Range, layer.Input.Delimiter
-			if format == "" {
-				in.Format = layer.Input.Format
-			}
-			if sheet == "" {
-				in.Sheet = layer.Input.Sheet
-			}
-		}
-		flags.Input = &in
+func loadForCompare(cmd *cobra.Command, path string, tf *tableFlags, top int) (*audit.Table, error) {
+	layers, err := tf.layers()
+	if err != nil {
+		return nil, err
 	}
 	// Keep the largest contributions the comparison needs, whatever the
 	// config's own rules ask for.
@@ -229,19 +192,11 @@ func loadForCompare(cmd *cobra.Command, path, cfgPath, profile, dims, value, hol
 	if err != nil {
 		return nil, err
 	}
-	s, err := configs.Resolve(layer, flags, need)
+	s, err := configs.Resolve(append(layers, need)...)
 	if err != nil {
 		return nil, err
 	}
-	opt := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range}
-	switch s.Input.Delimiter {
-	case "tab", "\\t", "\t":
-		opt.Delimiter = '\t'
-	case "":
-	default:
-		opt.Delimiter = []rune(s.Input.Delimiter)[0]
-	}
-	srcs, err := readers.Open(path, opt)
+	srcs, err := readers.Open(path, pipeline.ReaderOptions(s))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/sdcaudit/sdcaudit/configs"
+)
+
+// tableFlags say how to read a table from the command line: a config file,
+// a base profile, the microdata roles and the input format. check and
+// rules compare share them.
+type tableFlags struct {
+	config, profile, dims, value, holding, format, sheet, cellRange string
+}
+
+func (f *tableFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.config, "config", "", "config file (YAML); the embedded default profile otherwise")
+	fs.StringVar(&f.profile, "profile", "", "base profile: "+strings.Join(configs.Profiles(), ", "))
+	fs.StringVar(&f.dims, "dims", "", "microdata: comma-separated grouping dimensions")
+	fs.StringVar(&f.value, "value", "", "microdata: the value column (omit for a frequency table)")
+	fs.StringVar(&f.holding, "holding", "", "microdata: holding/enterprise id column; its contributions are summed")
+	fs.StringVar(&f.format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
+	fs.StringVar(&f.sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
+	fs.StringVar(&f.cellRange, "range", "", "workbook cell range of the table, such as A5:H40 (instead of detecting it)")
+}
+
+// layers returns the configuration layers the flags give: the config file,
+// then the flags themselves (which win). Layers merge field by field, so a
+// flag left empty keeps the config file's value.
+func (f *tableFlags) layers() ([]*configs.Config, error) {
+	file := &configs.Config{}
+	if f.config != "" {
+		c, err := configs.Load(f.config)
+		if err != nil {
+			return nil, err
+		}
+		file = c
+	}
+	flags := &configs.Config{Profile: f.profile}
+	if f.dims != "" || f.value != "" || f.holding != "" {
+		if f.dims == "" && (file.Microdata == nil || len(file.Microdata.Dims) == 0) {
+			return nil, usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
+		}
+		flags.Microdata = &configs.Microdata{Dims: splitList(f.dims), Value: f.value, Holding: f.holding}
+	}
+	if f.format != "" || f.sheet != "" || f.cellRange != "" {
+		flags.Input = &configs.Input{Format: f.format, Sheet: f.sheet, Range: f.cellRange}
+	}
+	return []*configs.Config{file, flags}, nil
+}
