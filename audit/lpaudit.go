@@ -39,6 +39,13 @@ type IntervalResult struct {
 	// one LP and its neighbourhood bounds did not close: [Lo, Hi] is then
 	// an inner interval, inside the true one (see AuditIntervals).
 	Approximate bool
+	// Undetermined is true when the audit's time limit
+	// (SuppressOptions.TimeLimit) ran out, or its neighbourhood LPs did not
+	// suffice, before the cell's verdict was proven either way: Protected
+	// is false and a person must look. Lo and Hi are then the best inner
+	// bounds known (at least the true value itself) or, for a cell whose
+	// value is unknown, outer bounds from the relations.
+	Undetermined bool
 }
 
 // AuditResult is the interval audit of one table's suppression pattern.
@@ -52,14 +59,19 @@ type AuditResult struct {
 	UnderProtected int
 	// Approximate counts the cells whose interval is an inner bound.
 	Approximate int
+	// Undetermined counts the cells whose verdict is not settled (see
+	// IntervalResult.Undetermined); they are in neither count above.
+	Undetermined int
 	// Warnings are remarks on the table such as published cells that
 	// contradict a margin.
 	Warnings []string
 }
 
-// NeedsPerson reports whether some cell is exactly disclosed or
-// under-protected.
-func (r AuditResult) NeedsPerson() bool { return r.ExactlyDisclosed+r.UnderProtected > 0 }
+// NeedsPerson reports whether some cell is exactly disclosed,
+// under-protected or undetermined.
+func (r AuditResult) NeedsPerson() bool {
+	return r.ExactlyDisclosed+r.UnderProtected+r.Undetermined > 0
+}
 
 // MarshalJSON writes the contract's form: {"cells": [{"key": {dim: value},
 // "lo", "hi", "exact", "protected"}], "exactly_disclosed",
@@ -100,11 +112,17 @@ func (r AuditResult) MarshalJSON() ([]byte, error) {
 		if c.Approximate {
 			b.WriteString(`,"approximate":true`)
 		}
+		if c.Undetermined {
+			b.WriteString(`,"undetermined":true`)
+		}
 		b.WriteByte('}')
 	}
 	fmt.Fprintf(&b, `],"exactly_disclosed":%d,"under_protected":%d`, r.ExactlyDisclosed, r.UnderProtected)
 	if r.Approximate > 0 {
 		fmt.Fprintf(&b, `,"approximate":%d`, r.Approximate)
+	}
+	if r.Undetermined > 0 {
+		fmt.Fprintf(&b, `,"undetermined":%d`, r.Undetermined)
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString(`,"warnings":`)
@@ -130,11 +148,20 @@ var ErrInconsistent = errors.New("published cells contradict the margins")
 // protection levels.
 //
 // Relations with a single suppressed cell give it away exactly; these are
-// resolved first in exact decimal arithmetic, repeatedly. The remaining
-// cells are split into connected components and each component's intervals
-// are found by linear programming (two objectives per cell, warm-started).
-// The LP is floating point: a cell is reported exact when Hi - Lo is below
-// 1e-9 times the largest magnitude in the table.
+// resolved first in exact decimal arithmetic, repeatedly. Interval
+// propagation through the relations then gives every other cell sound
+// outer bounds. The remaining cells are split into connected components;
+// small ones (and those of received tables) are solved by linear
+// programming (two objectives per cell, warm-started). In large components
+// with known values a cell is settled without LP when a balanced move
+// through suppressed cells proves its protection (inner bound) or the
+// outer bounds prove it unprotected; only the others get neighbourhood
+// LPs (see docs/suppression.md). The LP is floating point: a cell is
+// reported exact when Hi - Lo is below 1e-9 times the largest magnitude in
+// the table.
+//
+// With opt.TimeLimit set, cells not settled when it runs out are returned
+// with Undetermined set; cancelling ctx returns ctx.Err().
 func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditResult, error) {
 	res := AuditResult{Dims: t.Dims}
 	if err := opt.validate(); err != nil {
@@ -148,7 +175,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 	for i := range t.Cells {
 		sup[i] = s.isSuppressed(i)
 	}
-	iv, err := s.intervals(ctx, sup, opt.Workers)
+	iv, err := s.intervals(ctx, sup, opt)
 	if err != nil {
 		return res, err
 	}
@@ -157,11 +184,15 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 		if !sup[i] {
 			continue
 		}
-		r := IntervalResult{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status, Approximate: iv.approx[i]}
-		r.Exact = iv.hi[i]-iv.lo[i] <= iv.tol
+		r := IntervalResult{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status}
+		r.Exact = iv.ohi[i]-iv.olo[i] <= iv.tol
 		if r.Exact {
-			r.Hi = r.Lo
+			r.Lo, r.Hi = iv.olo[i], iv.olo[i]
+		} else {
+			r.Approximate = math.Abs(iv.lo[i]-iv.olo[i]) > iv.tol ||
+				!(math.Abs(iv.hi[i]-iv.ohi[i]) <= iv.tol || math.IsInf(iv.hi[i], 1) && math.IsInf(iv.ohi[i], 1))
 		}
+		r.Undetermined = iv.undet[i] && !r.Exact
 		needs := c.Status != StatusSecondary
 		switch {
 		case s.known[i]:
@@ -170,7 +201,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 				r.Upper, r.Lower = s.levels(opt, i, r.Value)
 				r.Protected = !r.Exact && r.Hi >= r.Value+r.Upper-iv.tol && r.Lo <= r.Value-r.Lower+iv.tol
 			} else {
-				r.Protected = !r.Exact
+				r.Protected = !r.Exact && r.Hi-r.Lo > iv.tol
 			}
 		case math.IsInf(r.Hi, 1):
 			r.Protected = !r.Exact
@@ -182,6 +213,9 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 			r.Upper, r.Lower = up, low
 			r.Protected = !r.Exact && r.Hi-r.Lo >= up+low-iv.tol
 		}
+		if r.Undetermined {
+			r.Protected, r.Approximate = false, false
+		}
 		if r.Status == "" || r.Status == StatusOK || r.Status == StatusReview {
 			r.Status = "marked"
 		}
@@ -191,6 +225,8 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 		switch {
 		case r.Exact:
 			res.ExactlyDisclosed++
+		case r.Undetermined:
+			res.Undetermined++
 		case !r.Protected:
 			res.UnderProtected++
 		}
@@ -208,14 +244,35 @@ func (s *structure) levels(opt SuppressOptions, i int, x float64) (float64, floa
 	return opt.Protection.Levels(c, x)
 }
 
-// intervalSet holds the audit of every cell (only suppressed ones are set).
+// intervalSet holds the audit of every cell (only suppressed ones are set):
+// inner bounds [lo, hi] (every value inside is feasible; the reported
+// interval) and outer bounds [olo, ohi] (every feasible value lies inside).
+// They coincide where the cell's interval is known exactly.
 type intervalSet struct {
 	lo, hi   []float64
-	approx   []bool
+	olo, ohi []float64
+	// undet marks cells not settled: neither protection proven by the inner
+	// bounds nor its failure by the outer ones.
+	undet    []bool
 	tol      float64
 	warnings []string
 	// stats
-	components, largest, lps int
+	components, largest, lps, witnessed int
+}
+
+// settled reports whether cell i's verdict is proven: exact, protected by
+// its inner bounds, or unprotected by its outer bounds. up and down are the
+// levels required (a secondary cell, sec, needs only not to be exact).
+func (iv *intervalSet) settled(i int, x, up, down float64, sec bool) bool {
+	if iv.ohi[i]-iv.olo[i] <= iv.tol {
+		return true
+	}
+	if sec {
+		return iv.hi[i]-iv.lo[i] > iv.tol
+	}
+	inner := iv.hi[i] >= x+up-iv.tol && iv.lo[i] <= x-down+iv.tol && iv.hi[i]-iv.lo[i] > iv.tol
+	outerFails := iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
+	return inner || outerFails
 }
 
 func (s *structure) scale() float64 {
@@ -228,13 +285,20 @@ func (s *structure) scale() float64 {
 	return m
 }
 
-// intervals computes [lo, hi] for every cell with sup set.
-func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*intervalSet, error) {
+// intervals computes the bounds of every cell with sup set.
+func (s *structure) intervals(ctx context.Context, sup []bool, opt SuppressOptions) (*intervalSet, error) {
+	workers := opt.Workers
 	if workers <= 0 {
 		workers = 2
 	}
+	bctx := ctx
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
 	n := len(s.t.Cells)
-	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), approx: make([]bool, n)}
+	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), olo: make([]float64, n), ohi: make([]float64, n), undet: make([]bool, n)}
 	scale := s.scale()
 	iv.tol = 1e-9 * scale
 	warn := func(format string, args ...any) {
@@ -293,6 +357,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*in
 		fixed[v] = true
 		f := x.Float64()
 		iv.lo[v], iv.hi[v] = f, f
+		iv.olo[v], iv.ohi[v] = f, f
 		if x.Sign() < 0 {
 			warn("%s is recomputed as %s, a negative value", s.t.KeyString(s.t.Cells[v].Key), x)
 		}
@@ -310,6 +375,29 @@ func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*in
 				if !resid[r2].IsZero() {
 					warn("%s: recomputed cells do not add up (difference %s)", s.describe(int(r2)), resid[r2].Neg())
 				}
+			}
+		}
+	}
+	// Outer bounds by interval propagation; inner bounds start at the true
+	// value (or, unknown, at the outer bounds, reported only while the
+	// cell is undetermined).
+	residF := make([]float64, len(s.rels))
+	for r := range resid {
+		residF[r] = resid[r].Float64()
+	}
+	for i := 0; i < n; i++ {
+		if sup[i] && !fixed[i] {
+			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
+			iv.undet[i] = true
+		}
+	}
+	s.propagate(sup, fixed, residF, free, iv.olo, iv.ohi, iv.tol, 30)
+	for i := 0; i < n; i++ {
+		if sup[i] && !fixed[i] {
+			if s.known[i] {
+				iv.lo[i], iv.hi[i] = s.val[i], s.val[i]
+			} else {
+				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
 			}
 		}
 	}
@@ -351,16 +439,25 @@ func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*in
 	if len(list) > 0 {
 		iv.largest = len(list[0])
 	}
+	need := func(i int) (up, down float64, sec bool) {
+		if s.t.Cells[i].Status == StatusSecondary {
+			return 0, 0, true
+		}
+		up, down = s.levels(opt, i, s.val[i])
+		return up, down, false
+	}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
-		lps, err := s.solveComponent(ctx, comp, sup, fixed, resid, free, iv, split)
+		lps, err := s.solveComponent(ctx, comp, env, split)
 		mu.Lock()
 		iv.lps += lps
 		mu.Unlock()
 		return err
 	}
-	g, gctx := errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(bctx)
 	g.SetLimit(workers)
+	var serr error
 	for _, comp := range list {
 		if err := gctx.Err(); err != nil {
 			break
@@ -368,18 +465,21 @@ func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*in
 		if len(comp) >= 200 && workers > 1 {
 			// Large components use every worker inside.
 			if err := solve(gctx, comp, workers); err != nil {
-				g.Wait()
-				return nil, err
+				serr = err
+				break
 			}
 			continue
 		}
 		g.Go(func() error { return solve(gctx, comp, 1) })
 	}
-	if err := g.Wait(); err != nil {
-		return nil, err
+	if err := g.Wait(); err != nil && serr == nil {
+		serr = err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
+		return nil, serr
 	}
 	places := 0
 	for i, d := range s.dec {
@@ -391,9 +491,21 @@ func (s *structure) intervals(ctx context.Context, sup []bool, workers int) (*in
 		if sup[i] {
 			iv.lo[i] = snap(iv.lo[i], places, iv.tol)
 			iv.hi[i] = snap(iv.hi[i], places, iv.tol)
+			iv.olo[i] = snap(iv.olo[i], places, iv.tol)
+			iv.ohi[i] = snap(iv.ohi[i], places, iv.tol)
 		}
 	}
 	return iv, nil
+}
+
+// auditEnv is the state shared by the component solvers.
+type auditEnv struct {
+	sup, fixed []bool
+	resid      []Dec
+	residF     []float64
+	free       []int
+	iv         *intervalSet
+	need       func(i int) (up, down float64, sec bool)
 }
 
 // snap rounds v to the table's decimal places when it is within tol of it,
@@ -418,31 +530,28 @@ func (s *structure) relCells(r int) []int {
 }
 
 // largeComponent is the size above which a component whose true values
-// are known is audited on neighbourhoods rather than as one LP.
+// are known is audited by witnesses and neighbourhoods rather than as one
+// LP.
 const largeComponent = 400
-
-// Neighbourhood sizes of the large-component audit: cells audited per LP
-// (core) and cells free in the LP (core and halo).
-const (
-	coreSize = 50
-	nbhdSize = 450
-)
 
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
-func (s *structure) solveComponent(ctx context.Context, comp []int, sup, fixed []bool, resid []Dec, free []int, iv *intervalSet, split int) (int, error) {
+func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
+	iv := env.iv
 	known := true
 	for _, i := range comp {
 		known = known && s.known[i]
 	}
 	if known && len(comp) > largeComponent {
-		return s.solveLarge(ctx, comp, sup, fixed, resid, free, iv, split)
+		return s.solveLarge(ctx, comp, env, split)
 	}
 	inF := func(int) bool { return true }
-	rows, rowRel := s.compRows(comp, sup, fixed, resid, free, inF, false)
+	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
 	if len(rows) == 0 {
 		for _, i := range comp {
 			iv.lo[i], iv.hi[i] = 0, math.Inf(1)
+			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
+			iv.undet[i] = false
 		}
 		return 0, nil
 	}
@@ -466,6 +575,8 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, sup, fixed [
 	}
 	for j, i := range comp {
 		iv.lo[i], iv.hi[i] = lo[j], hi[j]
+		iv.olo[i], iv.ohi[i] = lo[j], hi[j]
+		iv.undet[i] = false
 	}
 	return lps, nil
 }
@@ -616,125 +727,6 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	}
 	err = g.Wait()
 	return lo, hi, lps, err
-}
-
-// solveLarge audits a large component whose true values are known on
-// neighbourhoods: the cells are split into clusters of coreSize connected
-// cells; each cluster with its surrounding cells (up to nbhdSize) is solved
-// twice, once with every other cell of the component fixed at its true
-// value (an inner interval: every value found is feasible for the whole
-// table) and once with the relations reaching outside left out (an outer
-// interval). Where the two agree the interval is exact; elsewhere the
-// inner interval is reported and marked approximate: it is contained in
-// the true one, so a cell it shows protected is protected, and the
-// verdicts err only on the side of caution.
-func (s *structure) solveLarge(ctx context.Context, comp []int, sup, fixed []bool, resid []Dec, free []int, iv *intervalSet, workers int) (int, error) {
-	// Adjacency of unknown cells sharing a relation.
-	adj := map[int][]int{}
-	for _, i := range comp {
-		for _, r := range s.cellRels[i] {
-			if free[r] < 2 {
-				continue
-			}
-			for _, j := range s.relCells(int(r)) {
-				if j != i && sup[j] && !fixed[j] {
-					adj[i] = append(adj[i], j)
-				}
-			}
-		}
-	}
-	bfs := func(start []int, limit int, ok func(int) bool) []int {
-		seen := map[int]bool{}
-		var out []int
-		queue := append([]int(nil), start...)
-		for _, i := range start {
-			seen[i] = true
-		}
-		for len(queue) > 0 && len(out) < limit {
-			i := queue[0]
-			queue = queue[1:]
-			out = append(out, i)
-			for _, j := range adj[i] {
-				if !seen[j] && ok(j) {
-					seen[j] = true
-					queue = append(queue, j)
-				}
-			}
-		}
-		return out
-	}
-	assigned := map[int]bool{}
-	var clusters [][]int
-	for _, i := range comp {
-		if assigned[i] {
-			continue
-		}
-		core := bfs([]int{i}, coreSize, func(j int) bool { return !assigned[j] })
-		for _, j := range core {
-			assigned[j] = true
-		}
-		clusters = append(clusters, core)
-	}
-	var mu sync.Mutex
-	total := 0
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(workers, 1))
-	for _, core := range clusters {
-		g.Go(func() error {
-			nb := bfs(core, nbhdSize, func(int) bool { return true })
-			inF := map[int]bool{}
-			for _, i := range nb {
-				inF[i] = true
-			}
-			var cells []int // F in comp order
-			for _, i := range comp {
-				if inF[i] {
-					cells = append(cells, i)
-				}
-			}
-			pos := map[int]int{}
-			x0 := make([]float64, len(cells))
-			for l, i := range cells {
-				pos[i] = l
-				x0[l] = s.val[i]
-			}
-			targets := make([]int, len(core))
-			for a, i := range core {
-				targets[a] = pos[i]
-			}
-			in := func(i int) bool { return inF[i] }
-			n := 0
-			var bounds [2][2][]float64
-			for v, relax := range []bool{false, true} {
-				rows, _ := s.compRows(cells, sup, fixed, resid, free, in, relax)
-				lo, hi, lps, err := rangeLP(gctx, len(cells), rows, x0, targets, iv.tol, 1)
-				n += lps
-				if err != nil {
-					return fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[core[0]].Key), err)
-				}
-				bounds[v] = [2][]float64{lo, hi}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			total += n
-			for a, i := range core {
-				ilo, ihi := bounds[0][0][a], bounds[0][1][a]
-				olo, ohi := bounds[1][0][a], bounds[1][1][a]
-				// Widen the inner interval by the moves among suppressed
-				// cells, then keep it inside the outer one.
-				up, down := s.moveRange(i, sup)
-				ilo = math.Max(math.Min(ilo, s.val[i]-down), olo)
-				ihi = math.Min(math.Max(ihi, s.val[i]+up), ohi)
-				iv.lo[i], iv.hi[i] = ilo, ihi
-				if math.Abs(ilo-olo) > iv.tol || !(math.Abs(ihi-ohi) <= iv.tol || math.IsInf(ihi, 1) && math.IsInf(ohi, 1)) {
-					iv.approx[i] = true
-				}
-			}
-			return nil
-		})
-	}
-	err := g.Wait()
-	return total, err
 }
 
 type unionFind []int

@@ -219,6 +219,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 	var combo func(d int)
 	var cost, upCap, downCap float64
 	var ok bool
+	var free *move // a valid move through suppressed cells only
 	walk = func(d int, w int8) {
 		if !ok {
 			return
@@ -267,6 +268,11 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 				return
 			}
 			m := &move{cells: append([]int(nil), cells...), w: append([]int8(nil), ws...), cost: cost}
+			if cost == 0 && s.balanced(m) {
+				// Only cells already suppressed: nothing is cheaper.
+				free = m
+				return
+			}
 			cands = append(cands, m)
 			sort.SliceStable(cands, func(a, b int) bool { return cands[a].cost < cands[b].cost })
 			if len(cands) > 4 {
@@ -275,11 +281,17 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 			return
 		}
 		for i := range ms[d] {
+			if free != nil {
+				return
+			}
 			idx[d] = i
 			combo(d + 1)
 		}
 	}
 	combo(0)
+	if free != nil {
+		return free
+	}
 	for _, m := range cands {
 		if s.balanced(m) {
 			return m

@@ -79,13 +79,13 @@ func TestSuppressProperty(t *testing.T) {
 				continue
 			}
 			sup[si] = false
-			iv, err := s.intervals(context.Background(), sup, 1)
+			iv, err := s.intervals(context.Background(), sup, SuppressOptions{Workers: 1})
 			sup[si] = true
 			if err != nil {
 				rt.Fatal(err)
 			}
 			for p, pc := range tb.Cells {
-				if p != si && pc.Status == StatusPrimary && !s.covers(si, p) && iv.hi[p]-iv.lo[p] <= iv.tol {
+				if p != si && pc.Status == StatusPrimary && !s.covers(si, p) && iv.ohi[p]-iv.olo[p] <= iv.tol {
 					rt.Fatalf("the contributor of singleton %v recovers primary %v", c.Key, pc.Key)
 				}
 			}

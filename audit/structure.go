@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 )
 
 // SuppressOptions configures secondary suppression (Suppress) and the
@@ -32,6 +34,11 @@ type SuppressOptions struct {
 	Hierarchies map[string]map[string]string
 	// Workers bounds the audit's parallelism; 0 means 2.
 	Workers int
+	// TimeLimit bounds the wall time of Suppress and AuditIntervals; 0
+	// means none. When it runs out, Suppress stops choosing complements
+	// (with a table warning) and AuditIntervals returns what it has
+	// settled, marking the other cells Undetermined; neither is an error.
+	TimeLimit time.Duration
 }
 
 func (o SuppressOptions) valueRole(t *Table) string {
@@ -88,6 +95,9 @@ type structure struct {
 	dec      []Dec
 	known    []bool // the cell's value is present in the table
 	relName  func(r int) string
+
+	mvMu sync.Mutex
+	mv1  map[[2]int][]move1 // moves1D cache by (dim, code)
 }
 
 const denseLimit = 1 << 24

@@ -1,0 +1,732 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sdcaudit/sdcaudit/audit/lp"
+)
+
+// cachedMoves1D is moves1D, computed once per (dimension, code). Safe for
+// concurrent use; callers must not modify the result.
+func (s *structure) cachedMoves1D(d, k int) []move1 {
+	s.mvMu.Lock()
+	defer s.mvMu.Unlock()
+	if s.mv1 == nil {
+		s.mv1 = map[[2]int][]move1{}
+	}
+	key := [2]int{d, k}
+	if m, ok := s.mv1[key]; ok {
+		return m
+	}
+	m := s.moves1D(d, k)
+	s.mv1[key] = m
+	return m
+}
+
+// witnessScratch holds the buffers of one worker's witness searches.
+type witnessScratch struct {
+	ms    [][]move1
+	tuple []int
+	idx   []int
+	cells []int
+	w     []int8
+	acc   map[int32]int
+	sc    []scoredMove
+	// delta shifts the true values (a feasible point reached by earlier
+	// moves); floorUp/floorDown prune moves that cannot beat them.
+	delta              map[int]float64
+	floorUp, floorDown float64
+	// tried counts the moves of the current enumeration; visit may lower
+	// limit to end it early.
+	tried, limit int
+}
+
+type scoredMove struct {
+	m     move1
+	score float64
+}
+
+func newWitnessScratch(nd int) *witnessScratch {
+	return &witnessScratch{ms: make([][]move1, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
+}
+
+// value is cell j at the scratch's current point (unknown cells count as
+// zero).
+func (s *structure) pointValue(j int, ws *witnessScratch) float64 {
+	v := s.val[j]
+	if !s.known[j] {
+		v = 0
+	}
+	if len(ws.delta) > 0 {
+		v += ws.delta[j]
+	}
+	return v
+}
+
+// forMoves enumerates up to budget balanced tensor-product moves through
+// cell i whose cells are all suppressed (i has weight +1), the most
+// promising first, calling visit with the move in ws.cells and ws.w and
+// its caps at the current point: upCap is the smallest value on its
+// negative side, downCap the smallest on its positive side, so that the
+// point plus t·move stays feasible for t in [−downCap, upCap]. Moves
+// with upCap ≤ ws.floorUp and downCap ≤ ws.floorDown are skipped. visit
+// returns true to stop.
+func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, visit func(upCap, downCap float64) bool) {
+	nd := s.nd
+	key := s.keys[i]
+	tuple := ws.tuple
+	for d := 0; d < nd; d++ {
+		copy(tuple, key)
+		ws.sc = ws.sc[:0]
+		for _, m := range s.cachedMoves1D(d, key[d]) {
+			score := math.Inf(1)
+			ok := true
+			for _, c := range m.codes {
+				tuple[d] = c
+				j := s.lookup(tuple)
+				if j < 0 || !sup[j] {
+					ok = false
+					break
+				}
+				if j != i {
+					score = math.Min(score, s.pointValue(j, ws))
+				}
+			}
+			if ok {
+				ws.sc = append(ws.sc, scoredMove{m, score})
+			}
+		}
+		if len(ws.sc) == 0 {
+			return
+		}
+		sort.SliceStable(ws.sc, func(a, b int) bool { return ws.sc[a].score > ws.sc[b].score })
+		ws.ms[d] = ws.ms[d][:0]
+		for _, x := range ws.sc {
+			ws.ms[d] = append(ws.ms[d], x.m)
+		}
+	}
+	idx := ws.idx
+	for d := range idx {
+		idx[d] = 0
+	}
+	ws.limit = budget
+	for ws.tried = 0; ws.tried < ws.limit; ws.tried++ {
+		upCap, downCap := math.Inf(1), math.Inf(1)
+		ws.cells, ws.w = ws.cells[:0], ws.w[:0]
+		ok := true
+		var walk func(e int, w int8)
+		walk = func(e int, w int8) {
+			if !ok {
+				return
+			}
+			if e == nd {
+				j := s.lookup(tuple)
+				if j < 0 || !sup[j] {
+					ok = false
+					return
+				}
+				v := s.pointValue(j, ws)
+				if w < 0 {
+					upCap = math.Min(upCap, v)
+				} else {
+					downCap = math.Min(downCap, v)
+				}
+				if upCap <= ws.floorUp && downCap <= ws.floorDown {
+					ok = false // cannot improve
+					return
+				}
+				ws.cells = append(ws.cells, j)
+				ws.w = append(ws.w, w)
+				return
+			}
+			mv := ws.ms[e][idx[e]]
+			for a, c := range mv.codes {
+				tuple[e] = c
+				walk(e+1, w*mv.w[a])
+			}
+		}
+		walk(0, 1)
+		if ok && s.balancedCells(ws.cells, ws.w, ws.acc) && visit(upCap, downCap) {
+			return
+		}
+		// Next combination (odometer, last dimension fastest).
+		d := nd - 1
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < len(ws.ms[d]) {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+// witness searches the balanced moves through cell i whose cells are all
+// suppressed for feasible changes of i: with the true values x feasible,
+// x + t·m stays feasible for every t in [−down, up] (see forMoves). It
+// returns the largest up and down found, stopping once done(up, down)
+// holds (a few more moves are then tried to widen the interval) or after
+// budget moves. When one move does not reach the levels needUp/needDown,
+// moves are chained: each is applied in full to the point reached by the
+// previous ones, which stays feasible, for up to augmentSteps moves per
+// side. The interval [x−down, x+up] is an inner bound of i's feasible
+// interval.
+func (s *structure) witness(i int, sup []bool, needUp, needDown float64, done func(up, down float64) bool, budget int, ws *witnessScratch) (up, down float64) {
+	clear(ws.delta)
+	ws.floorUp, ws.floorDown = 0, 0
+	met := false
+	s.forMoves(i, sup, budget, ws, func(u, d float64) bool {
+		up, down = math.Max(up, u), math.Max(down, d)
+		ws.floorUp, ws.floorDown = up, down
+		if !met && done(up, down) {
+			met = true
+			ws.limit = min(ws.limit, ws.tried+16)
+		}
+		return false
+	})
+	if up < needUp {
+		up = math.Max(up, s.augment(i, sup, true, needUp, budget, ws))
+	}
+	if down < needDown {
+		down = math.Max(down, s.augment(i, sup, false, needDown, budget, ws))
+	}
+	return up, down
+}
+
+// augmentSteps bounds the chained moves of one augmentation.
+const augmentSteps = 12
+
+// augment chains moves that raise (or lower) cell i, each by the most its
+// best move allows at the point reached, until i has moved by need; it
+// returns how far i got.
+func (s *structure) augment(i int, sup []bool, raise bool, need float64, budget int, ws *witnessScratch) float64 {
+	clear(ws.delta)
+	total := 0.0
+	var cells []int
+	var wts []int8
+	for step := 0; step < augmentSteps && total < need; step++ {
+		best := 0.0
+		cells, wts = cells[:0], wts[:0]
+		ws.floorUp, ws.floorDown = 0, math.Inf(1)
+		if !raise {
+			ws.floorUp, ws.floorDown = math.Inf(1), 0
+		}
+		s.forMoves(i, sup, budget, ws, func(u, d float64) bool {
+			c := u
+			if !raise {
+				c = d
+			}
+			if c > best {
+				best = c
+				cells = append(cells[:0], ws.cells...)
+				wts = append(wts[:0], ws.w...)
+				if raise {
+					ws.floorUp = c
+				} else {
+					ws.floorDown = c
+				}
+			}
+			return best >= need-total
+		})
+		if best <= 0 {
+			break
+		}
+		t := math.Min(best, need-total)
+		if !raise {
+			t = -t
+		}
+		for a, j := range cells {
+			ws.delta[j] += t * float64(wts[a])
+		}
+		total += math.Abs(t)
+	}
+	clear(ws.delta)
+	return total
+}
+
+// balancedCells is balanced for a move given as cells and weights, with a
+// reusable accumulator.
+func (s *structure) balancedCells(cells []int, w []int8, acc map[int32]int) bool {
+	clear(acc)
+	for a, i := range cells {
+		for _, r := range s.cellRels[i] {
+			acc[r] += int(s.coef(int(r), i)) * int(w[a])
+		}
+	}
+	for _, v := range acc {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// propagate tightens outer bounds [olo, ohi] of the unknown cells (sup and
+// not fixed) by interval propagation through every relation with two or
+// more unknown cells: in Σ coef·x = resid, each unknown lies within what the
+// others' bounds leave. Known cells are not variables (resid holds them).
+// The bounds are sound outer bounds: every feasible value lies inside.
+// Work is capped at passes·len(rels) relation visits.
+func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, olo, ohi []float64, tol float64, passes int) {
+	unk := func(i int) bool { return sup[i] && !fixed[i] }
+	var queue []int32
+	inQ := make([]bool, len(s.rels))
+	for r := range s.rels {
+		if free[r] >= 2 {
+			queue = append(queue, int32(r))
+			inQ[r] = true
+		}
+	}
+	budget := passes * len(s.rels)
+	for len(queue) > 0 && budget > 0 {
+		budget--
+		r := int(queue[0])
+		queue = queue[1:]
+		inQ[r] = false
+		// Σ c_j x_j over unknowns = resid. Contribution ranges c_j·[lo, hi].
+		var sLo, sHi float64 // finite parts
+		nLoInf, nHiInf := 0, 0
+		cells := s.relCells(r)
+		for _, j := range cells {
+			if !unk(j) {
+				continue
+			}
+			c := s.coef(r, j)
+			lo, hi := c*olo[j], c*ohi[j]
+			if c < 0 {
+				lo, hi = hi, lo
+			}
+			if math.IsInf(lo, -1) {
+				nLoInf++
+			} else {
+				sLo += lo
+			}
+			if math.IsInf(hi, 1) {
+				nHiInf++
+			} else {
+				sHi += hi
+			}
+		}
+		rhs := resid[r]
+		for _, j := range cells {
+			if !unk(j) {
+				continue
+			}
+			c := s.coef(r, j)
+			lo, hi := c*olo[j], c*ohi[j]
+			if c < 0 {
+				lo, hi = hi, lo
+			}
+			// Others' range: [oLo, oHi].
+			oLo, oHi := math.Inf(-1), math.Inf(1)
+			if math.IsInf(lo, -1) {
+				if nLoInf == 1 {
+					oLo = sLo
+				}
+			} else if nLoInf == 0 {
+				oLo = sLo - lo
+			}
+			if math.IsInf(hi, 1) {
+				if nHiInf == 1 {
+					oHi = sHi
+				}
+			} else if nHiInf == 0 {
+				oHi = sHi - hi
+			}
+			// c·x_j ∈ [rhs − oHi, rhs − oLo].
+			cLo, cHi := rhs-oHi, rhs-oLo
+			nlo, nhi := cLo, cHi
+			if c < 0 {
+				nlo, nhi = -cHi, -cLo
+			}
+			changed := false
+			if nlo > olo[j]+tol {
+				olo[j] = nlo
+				changed = true
+			}
+			if nhi < ohi[j]-tol {
+				ohi[j] = math.Max(nhi, olo[j])
+				changed = true
+			}
+			if changed {
+				for _, r2 := range s.cellRels[j] {
+					if int(r2) != r && free[r2] >= 2 && !inQ[r2] {
+						inQ[r2] = true
+						queue = append(queue, r2)
+					}
+				}
+			}
+		}
+	}
+}
+
+// witnessBudget bounds the moves tried per cell by the witness search.
+const witnessBudget = 2000
+
+// nbhdRounds are the neighbourhood LP rounds of the large-component audit:
+// cells audited per LP (core) and cells free in the LP (core and halo).
+// Each round takes the cells the previous ones left unsettled.
+var nbhdRounds = []struct{ core, nbhd int }{{50, 450}, {15, 1200}}
+
+// solveLarge audits a large component whose true values are known.
+//
+//  1. Witnesses: a balanced move through suppressed cells with enough
+//     slack (witness) proves that the cell reaches x+U and x−L, an inner
+//     bound; the outer bounds from propagation prove the opposite when
+//     they stay inside the levels. Most cells of a heavily suppressed
+//     table settle here without LP.
+//  2. The others are clustered (coreSize connected unsettled cells) and
+//     each cluster with its surrounding cells (up to nbhdSize) is solved
+//     twice: with every other cell fixed at its true value (inner bounds:
+//     every value found is feasible for the whole table) and with every
+//     other cell free within its outer bounds (outer bounds: a relaxation
+//     of the whole table). Larger neighbourhoods follow for what is left.
+//
+// Cells still unsettled stay undetermined. Inner and outer bounds that
+// differ make an interval approximate.
+func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, workers int) (int, error) {
+	iv := env.iv
+	workers = max(workers, 1)
+	if !s.trueFeasible(comp, env) {
+		// The true values do not fit the published cells: no witness;
+		// one LP from a phase 1 finds the intervals or the contradiction.
+		return s.solveWhole(ctx, comp, env, workers)
+	}
+	settle := func(i int) bool {
+		up, down, sec := env.need(i)
+		if iv.settled(i, s.val[i], up, down, sec) {
+			iv.undet[i] = false
+			return true
+		}
+		return false
+	}
+	var next atomic.Int64
+	var witnessed atomic.Int64
+	g, gctx := errgroup.WithContext(ctx)
+	for w := 0; w < workers; w++ {
+		g.Go(func() error {
+			ws := newWitnessScratch(s.nd)
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(comp) {
+					return nil
+				}
+				if k&63 == 0 {
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+				}
+				i := comp[k]
+				if settle(i) {
+					continue
+				}
+				x := s.val[i]
+				up, down, sec := env.need(i)
+				done := func(u, d float64) bool { return u >= up-iv.tol && d >= down-iv.tol && u+d > 2*iv.tol }
+				if sec {
+					done = func(u, d float64) bool { return u+d > 2*iv.tol }
+				}
+				u, d := s.witness(i, env.sup, up, down, done, witnessBudget, ws)
+				iv.lo[i] = math.Max(math.Min(iv.lo[i], x-d), iv.olo[i])
+				iv.hi[i] = math.Min(math.Max(iv.hi[i], x+u), iv.ohi[i])
+				if settle(i) {
+					witnessed.Add(1)
+				}
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	iv.witnessed += int(witnessed.Load())
+	var open []int
+	for _, i := range comp {
+		if iv.undet[i] {
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		return 0, nil
+	}
+	// Adjacency of the component's cells (local indices).
+	pos := make(map[int]int, len(comp))
+	for l, i := range comp {
+		pos[i] = l
+	}
+	adj := make([][]int32, len(comp))
+	for l, i := range comp {
+		for _, r := range s.cellRels[i] {
+			if env.free[r] < 2 {
+				continue
+			}
+			for _, j := range s.relCells(int(r)) {
+				if j != i && env.sup[j] && !env.fixed[j] {
+					adj[l] = append(adj[l], int32(pos[j]))
+				}
+			}
+		}
+	}
+	bfs := func(seen []int32, gen int32, start []int, limit int, ok func(l int) bool) []int {
+		var out []int
+		queue := append([]int(nil), start...)
+		for _, l := range start {
+			seen[l] = gen
+		}
+		for h := 0; h < len(queue) && len(out) < limit; h++ {
+			l := queue[h]
+			out = append(out, l)
+			for _, m := range adj[l] {
+				if seen[m] != gen && ok(int(m)) {
+					seen[m] = gen
+					queue = append(queue, int(m))
+				}
+			}
+		}
+		return out
+	}
+	var mu sync.Mutex
+	total := 0
+	for _, round := range nbhdRounds {
+		if len(open) == 0 {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+		// Clusters of unsettled cells.
+		assigned := make([]bool, len(comp))
+		seen := make([]int32, len(comp))
+		var gen int32
+		var clusters [][]int
+		for _, i := range open {
+			l := pos[i]
+			if assigned[l] {
+				continue
+			}
+			gen++
+			core := bfs(seen, gen, []int{l}, round.core, func(m int) bool { return !assigned[m] && iv.undet[comp[m]] })
+			for _, m := range core {
+				assigned[m] = true
+			}
+			clusters = append(clusters, core)
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(workers)
+		var seenPool = sync.Pool{New: func() any { return &bfsMarks{seen: make([]int32, len(comp))} }}
+		for _, core := range clusters {
+			g.Go(func() error {
+				bm := seenPool.Get().(*bfsMarks)
+				defer seenPool.Put(bm)
+				bm.gen++
+				nb := bfs(bm.seen, bm.gen, core, round.nbhd, func(int) bool { return true })
+				cells := make([]int, len(nb))
+				for a, l := range nb {
+					cells[a] = comp[l]
+				}
+				n, err := s.nbhdLP(gctx, cells, len(core), env)
+				mu.Lock()
+				total += n
+				mu.Unlock()
+				return err
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return total, err
+		}
+		open = open[:0]
+		for _, i := range comp {
+			if iv.undet[i] && !settle(i) {
+				open = append(open, i)
+			}
+		}
+	}
+	return total, nil
+}
+
+type bfsMarks struct {
+	seen []int32
+	gen  int32
+}
+
+// nbhdLP solves the neighbourhood cells (the first ncore of them are the
+// targets) twice: inner (every other unknown cell at its true value) and
+// outer (every other unknown cell free within its outer bounds), and
+// merges the bounds of the targets into iv.
+func (s *structure) nbhdLP(ctx context.Context, cells []int, ncore int, env *auditEnv) (int, error) {
+	iv := env.iv
+	local := make(map[int]int, len(cells))
+	for l, i := range cells {
+		local[i] = l
+	}
+	targets := make([]int, 0, ncore)
+	for l := 0; l < ncore; l++ {
+		targets = append(targets, l)
+	}
+	lps := 0
+	for _, outer := range []bool{false, true} {
+		rows, nv, x0 := s.nbhdRows(cells, local, env, outer)
+		if len(rows) == 0 {
+			continue
+		}
+		lo, hi, n, err := rangeLP(ctx, nv, rows, x0, targets, iv.tol, 1)
+		lps += n
+		if err != nil {
+			return lps, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[cells[0]].Key), err)
+		}
+		for a, l := range targets {
+			i := cells[l]
+			if outer {
+				iv.olo[i] = math.Max(iv.olo[i], lo[a])
+				iv.ohi[i] = math.Min(iv.ohi[i], hi[a])
+				iv.lo[i] = math.Max(iv.lo[i], iv.olo[i])
+				iv.hi[i] = math.Min(iv.hi[i], iv.ohi[i])
+			} else {
+				iv.lo[i] = math.Max(math.Min(iv.lo[i], lo[a]), iv.olo[i])
+				iv.hi[i] = math.Min(math.Max(iv.hi[i], hi[a]), iv.ohi[i])
+			}
+		}
+	}
+	return lps, nil
+}
+
+// nbhdRows builds the LP of a neighbourhood: one variable per cell of
+// cells (local indices) and, for the outer LP, slack variables. Every
+// relation with an unknown cell in the neighbourhood gives a row; its
+// unknown cells outside are fixed at their true values (inner) or replaced
+// by the range of their sum w ∈ [A, B] implied by their outer bounds
+// (outer): Σ_in c·x + s = RHS − A with s = w − A ≥ 0 and, when B is finite,
+// s + s' = B − A. x0 is the true point (feasible in both).
+func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, outer bool) ([]lp.Row, int, []float64) {
+	iv := env.iv
+	nv := len(cells)
+	x0 := make([]float64, nv)
+	for l, i := range cells {
+		x0[l] = s.val[i]
+	}
+	seen := map[int32]bool{}
+	var rows []lp.Row
+	for _, i := range cells {
+		for _, r := range s.cellRels[i] {
+			if seen[r] || env.free[r] < 2 {
+				continue
+			}
+			seen[r] = true
+			row := lp.Row{RHS: env.residF[r]}
+			var a, b, w float64
+			outside := false
+			for _, j := range s.relCells(int(r)) {
+				if !env.sup[j] || env.fixed[j] {
+					continue
+				}
+				c := s.coef(int(r), j)
+				if l, ok := local[j]; ok {
+					row.Idx = append(row.Idx, l)
+					row.Coef = append(row.Coef, c)
+					continue
+				}
+				if !outer {
+					row.RHS -= c * s.val[j]
+					continue
+				}
+				outside = true
+				lo, hi := c*iv.olo[j], c*iv.ohi[j]
+				if c < 0 {
+					lo, hi = hi, lo
+				}
+				a += lo
+				b += hi
+				w += c * s.val[j]
+			}
+			if outside && math.IsInf(a, -1) {
+				// Nothing bounds the outside sum below: the row does not
+				// constrain the neighbourhood.
+				continue
+			}
+			if outside {
+				sv := nv
+				nv++
+				x0 = append(x0, math.Max(w-a, 0))
+				row.Idx = append(row.Idx, sv)
+				row.Coef = append(row.Coef, 1)
+				row.RHS -= a
+				if !math.IsInf(b, 1) {
+					s2 := nv
+					nv++
+					x0 = append(x0, math.Max(b-w, 0))
+					rows = append(rows, lp.Row{Idx: []int{sv, s2}, Coef: []float64{1, 1}, RHS: b - a})
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nv, x0
+}
+
+// trueFeasible reports whether the true values of comp satisfy every
+// relation among the unknown cells exactly and are non-negative, so that
+// they are a feasible point (the base of witnesses and inner bounds).
+func (s *structure) trueFeasible(comp []int, env *auditEnv) bool {
+	seen := map[int32]bool{}
+	for _, i := range comp {
+		if s.val[i] < 0 || !s.known[i] {
+			return false
+		}
+		for _, r := range s.cellRels[i] {
+			if seen[r] || env.free[r] < 2 {
+				continue
+			}
+			seen[r] = true
+			var sum Dec
+			for _, j := range s.relCells(int(r)) {
+				if !env.sup[j] || env.fixed[j] {
+					continue
+				}
+				if s.coef(int(r), j) > 0 {
+					sum = sum.Add(s.dec[j])
+				} else {
+					sum = sum.Sub(s.dec[j])
+				}
+			}
+			if sum.Cmp(env.resid[r]) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// solveWhole solves comp as one LP from a phase 1 (no feasible start).
+func (s *structure) solveWhole(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
+	iv := env.iv
+	inF := func(int) bool { return true }
+	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
+	targets := make([]int, len(comp))
+	for j := range targets {
+		targets[j] = j
+	}
+	lo, hi, lps, err := rangeLP(ctx, len(comp), rows, nil, targets, iv.tol, split)
+	if err != nil {
+		if errors.Is(err, lp.ErrInfeasible) {
+			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
+				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
+		}
+		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[comp[0]].Key), err)
+	}
+	for j, i := range comp {
+		iv.lo[i], iv.hi[i] = lo[j], hi[j]
+		iv.olo[i], iv.ohi[i] = lo[j], hi[j]
+		iv.undet[i] = false
+	}
+	return lps, nil
+}
