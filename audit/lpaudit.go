@@ -532,7 +532,7 @@ func (s *structure) relCells(r int) []int {
 // largeComponent is the size above which a component whose true values
 // are known is audited by witnesses and neighbourhoods rather than as one
 // LP.
-const largeComponent = 400
+var largeComponent = 400
 
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.

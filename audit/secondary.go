@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 )
 
 // Suppress chooses secondary (complementary) suppressions for the primary
@@ -31,6 +32,9 @@ import (
 // contributor. A move that uses a singleton other than p would let it
 // recover p, so moves without other singletons are preferred; failing
 // that, each singleton of the move gets a second move avoiding it.
+//
+// With opt.TimeLimit set, Suppress stops choosing complements when it runs
+// out and adds a table warning; the result is not an error.
 func Suppress(ctx context.Context, t *Table, opt SuppressOptions) error {
 	if err := opt.validate(); err != nil {
 		return err
@@ -63,9 +67,18 @@ func Suppress(ctx context.Context, t *Table, opt SuppressOptions) error {
 		}
 	}
 	sort.SliceStable(prim, func(a, b int) bool { return s.val[prim[a]] > s.val[prim[b]] })
-	for _, p := range prim {
+	var deadline time.Time
+	if opt.TimeLimit > 0 {
+		deadline = time.Now().Add(opt.TimeLimit)
+	}
+	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
+				opt.TimeLimit, len(prim)-k, len(prim)))
+			return nil
 		}
 		sp.protect(p)
 	}

@@ -1,0 +1,176 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+)
+
+// heavyTable draws a small table with heavy suppression: most interior
+// cells primary or secondary.
+func heavyTable(rt *rapid.T) *Table {
+	tb := randomTable(rt)
+	for _, c := range tb.Cells {
+		if c.Status == StatusOK && rapid.IntRange(0, 9).Draw(rt, "heavy") < 6 {
+			if c.IsMargin("Total") {
+				if rapid.IntRange(0, 3).Draw(rt, "margin") == 0 {
+					c.Status = StatusSecondary
+				}
+				continue
+			}
+			if rapid.Bool().Draw(rt, "primary") {
+				markPrimary(c)
+			} else {
+				c.Status = StatusSecondary
+			}
+		}
+	}
+	return tb
+}
+
+// withLarge runs f with every component treated as large (witnesses,
+// propagation, neighbourhood LPs) and the given neighbourhood rounds.
+func withLarge(rounds []struct{ core, nbhd int }, f func()) {
+	oldL, oldR := largeComponent, nbhdRounds
+	largeComponent, nbhdRounds = 0, rounds
+	defer func() { largeComponent, nbhdRounds = oldL, oldR }()
+	f()
+}
+
+// The verdicts of the large-component audit (witness moves and interval
+// propagation alone, or with neighbourhood LPs) agree with the full LP on
+// random heavily suppressed tables: a cell it calls protected is protected,
+// one it calls exact or under-protected is so, its intervals lie inside the
+// LP's, and with neighbourhood LPs (which here cover the whole component)
+// every cell is settled and every exact disclosure found.
+func TestWitnessAgreesWithLP(t *testing.T) {
+	var witnessed, total int
+	defer func() { t.Logf("%d of %d verdicts settled without LP", witnessed, total) }()
+	rapid.Check(t, func(rt *rapid.T) {
+		tb := heavyTable(rt)
+		ctx := context.Background()
+		full, err := AuditIntervals(ctx, tb, SuppressOptions{})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		byKey := map[string]IntervalResult{}
+		for _, r := range full.Cells {
+			byKey[joinKey(r.Key)] = r
+		}
+		for _, withLP := range []bool{false, true} {
+			var rounds []struct{ core, nbhd int }
+			if withLP {
+				rounds = nbhdRounds
+			}
+			var res AuditResult
+			withLarge(rounds, func() { res, err = AuditIntervals(ctx, tb, SuppressOptions{}) })
+			if err != nil {
+				rt.Fatal(err)
+			}
+			if len(res.Cells) != len(full.Cells) {
+				rt.Fatalf("%d cells, full LP %d", len(res.Cells), len(full.Cells))
+			}
+			for _, r := range res.Cells {
+				f := byKey[joinKey(r.Key)]
+				if r.Lo < f.Lo-1e-6 || r.Hi > f.Hi+1e-6 {
+					rt.Fatalf("withLP=%v %v: [%v, %v] outside the LP interval [%v, %v]", withLP, r.Key, r.Lo, r.Hi, f.Lo, f.Hi)
+				}
+				if r.Lo > r.Value+1e-9 || r.Hi < r.Value-1e-9 {
+					rt.Fatalf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
+				}
+				if !withLP {
+					total++
+				}
+				if r.Undetermined {
+					if withLP {
+						rt.Fatalf("%v undetermined with neighbourhood LPs covering the table (LP %+v)", r.Key, f)
+					}
+					if r.Protected || r.Exact {
+						rt.Fatalf("%v undetermined yet protected/exact: %+v", r.Key, r)
+					}
+					continue
+				}
+				if !withLP {
+					witnessed++
+				}
+				if r.Protected != f.Protected || r.Exact != f.Exact {
+					rt.Fatalf("withLP=%v %v (value %v, levels %v/%v): protected %v exact %v [%v, %v]; full LP protected %v exact %v [%v, %v]",
+						withLP, r.Key, r.Value, r.Lower, r.Upper, r.Protected, r.Exact, r.Lo, r.Hi, f.Protected, f.Exact, f.Lo, f.Hi)
+				}
+			}
+			if withLP && (res.ExactlyDisclosed != full.ExactlyDisclosed || res.UnderProtected != full.UnderProtected) {
+				rt.Fatalf("counts %d/%d, full LP %d/%d", res.ExactlyDisclosed, res.UnderProtected, full.ExactlyDisclosed, full.UnderProtected)
+			}
+		}
+	})
+}
+
+// A tiny time limit leaves cells undetermined: no error, the counts say
+// so, NeedsPerson is true and the JSON marks them.
+func TestAuditTimeLimit(t *testing.T) {
+	tb := denseTable(3, 0.8)
+	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{TimeLimit: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Undetermined == 0 || !res.NeedsPerson() {
+		t.Fatalf("undetermined %d, needs person %v", res.Undetermined, res.NeedsPerson())
+	}
+	n := 0
+	for _, r := range res.Cells {
+		if !r.Undetermined {
+			continue
+		}
+		n++
+		if r.Protected || r.Exact || r.Approximate {
+			t.Fatalf("%v: undetermined yet %+v", r.Key, r)
+		}
+		if r.Lo > r.Value || r.Hi < r.Value {
+			t.Fatalf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
+		}
+	}
+	if n != res.Undetermined || res.ExactlyDisclosed+res.UnderProtected+res.Undetermined > len(res.Cells) {
+		t.Fatalf("counts: %d undetermined cells, result %+v", n, res.Undetermined)
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"undetermined":true`) || !strings.Contains(string(out), `"undetermined":`+itoa(res.Undetermined)) {
+		t.Errorf("JSON lacks undetermined: %.300s", out)
+	}
+	// Without a limit the same table is settled.
+	full, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("limit 1ns: %d undetermined; no limit: %d undetermined, %d exact, %d under-protected of %d",
+		res.Undetermined, full.Undetermined, full.ExactlyDisclosed, full.UnderProtected, len(full.Cells))
+	if full.Undetermined != 0 {
+		t.Errorf("no limit: %d undetermined", full.Undetermined)
+	}
+	// Suppress honours the limit too: a warning, not an error.
+	tb2 := denseTable(3, 0.8)
+	if err := Suppress(context.Background(), tb2, SuppressOptions{TimeLimit: time.Nanosecond}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tb2.Warnings) == 0 || !strings.Contains(tb2.Warnings[len(tb2.Warnings)-1], "time limit") {
+		t.Errorf("warnings: %v", tb2.Warnings)
+	}
+	// Cancellation is still an error.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := AuditIntervals(ctx, tb, SuppressOptions{TimeLimit: time.Hour}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
