@@ -506,6 +506,16 @@ type auditEnv struct {
 	free       []int
 	iv         *intervalSet
 	need       func(i int) (up, down float64, sec bool)
+	mu         sync.Mutex
+}
+
+// warn adds a warning to the audit (safe for concurrent use).
+func (env *auditEnv) warn(msg string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	if len(env.iv.warnings) < 20 {
+		env.iv.warnings = append(env.iv.warnings, msg)
+	}
 }
 
 // snap rounds v to the table's decimal places when it is within tol of it,
@@ -534,6 +544,10 @@ func (s *structure) relCells(r int) []int {
 // LP.
 var largeComponent = 400
 
+// maxWholeLP is the largest component without known values solved as one
+// dense LP (its tableau grows with the square of the cells).
+var maxWholeLP = 3000
+
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
 func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
@@ -544,6 +558,14 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 	}
 	if known && len(comp) > largeComponent {
 		return s.solveLarge(ctx, comp, env, split)
+	}
+	if len(comp) > maxWholeLP {
+		// Unknown values and too many cells for one dense LP: only the
+		// outer bounds of propagation; the cells they do not settle (as
+		// exact) stay undetermined.
+		env.warn(fmt.Sprintf("interval audit: %d suppressed cells around %s are linked without known values, too many for one LP; their verdicts are undetermined (outer bounds reported)",
+			len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key)))
+		return 0, nil
 	}
 	inF := func(int) bool { return true }
 	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)

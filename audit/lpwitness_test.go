@@ -174,3 +174,30 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// A received table whose markers link more cells than one LP takes: the
+// audit returns quickly with those cells undetermined (outer bounds) and a warning, not after hours of LP.
+func TestAuditReceivedLargeComponent(t *testing.T) {
+	tb := denseTable(5, 0.8)
+	for _, c := range tb.Cells {
+		if c.Status == StatusPrimary {
+			c.Findings, c.Status = nil, StatusOK
+			c.HasTotal, c.Total = false, Dec{}
+			c.Stats = map[string]Stat{"total": {Text: "x", Missing: true, Marker: true}}
+		}
+	}
+	t0 := time.Now()
+	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{Value: "total"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v: %d cells, %d undetermined, %d exact; warnings %q", time.Since(t0), len(res.Cells), res.Undetermined, res.ExactlyDisclosed, res.Warnings)
+	if res.Undetermined == 0 || !res.NeedsPerson() || len(res.Warnings) == 0 {
+		t.Fatalf("undetermined %d, warnings %v", res.Undetermined, res.Warnings)
+	}
+	for _, r := range res.Cells {
+		if r.Undetermined && (r.Protected || r.Lo > r.Hi || r.Lo < 0) {
+			t.Fatalf("%v: %+v", r.Key, r)
+		}
+	}
+}
