@@ -521,6 +521,9 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 			}
 			clusters = append(clusters, core)
 		}
+		// The outer LPs read the other cells' outer bounds from a
+		// snapshot (the round's LPs tighten them concurrently).
+		bounds := [2][]float64{append([]float64(nil), iv.olo...), append([]float64(nil), iv.ohi...)}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(workers)
 		var seenPool = sync.Pool{New: func() any { return &bfsMarks{seen: make([]int32, len(comp))} }}
@@ -534,7 +537,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 				for a, l := range nb {
 					cells[a] = comp[l]
 				}
-				n, err := s.nbhdLP(gctx, cells, len(core), env)
+				n, err := s.nbhdLP(gctx, cells, len(core), env, bounds)
 				mu.Lock()
 				total += n
 				mu.Unlock()
@@ -561,9 +564,9 @@ type bfsMarks struct {
 
 // nbhdLP solves the neighbourhood cells (the first ncore of them are the
 // targets) twice: inner (every other unknown cell at its true value) and
-// outer (every other unknown cell free within its outer bounds), and
-// merges the bounds of the targets into iv.
-func (s *structure) nbhdLP(ctx context.Context, cells []int, ncore int, env *auditEnv) (int, error) {
+// outer (every other unknown cell free within its outer bounds, read from
+// bounds), and merges the bounds of the targets into iv.
+func (s *structure) nbhdLP(ctx context.Context, cells []int, ncore int, env *auditEnv, bounds [2][]float64) (int, error) {
 	iv := env.iv
 	local := make(map[int]int, len(cells))
 	for l, i := range cells {
@@ -575,7 +578,7 @@ func (s *structure) nbhdLP(ctx context.Context, cells []int, ncore int, env *aud
 	}
 	lps := 0
 	for _, outer := range []bool{false, true} {
-		rows, nv, x0 := s.nbhdRows(cells, local, env, outer)
+		rows, nv, x0 := s.nbhdRows(cells, local, env, outer, bounds)
 		if len(rows) == 0 {
 			continue
 		}
@@ -607,8 +610,8 @@ func (s *structure) nbhdLP(ctx context.Context, cells []int, ncore int, env *aud
 // by the range of their sum w ∈ [A, B] implied by their outer bounds
 // (outer): Σ_in c·x + s = RHS − A with s = w − A ≥ 0 and, when B is finite,
 // s + s' = B − A. x0 is the true point (feasible in both).
-func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, outer bool) ([]lp.Row, int, []float64) {
-	iv := env.iv
+func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, outer bool, bounds [2][]float64) ([]lp.Row, int, []float64) {
+	olo, ohi := bounds[0], bounds[1]
 	nv := len(cells)
 	x0 := make([]float64, nv)
 	for l, i := range cells {
@@ -640,7 +643,7 @@ func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, oute
 					continue
 				}
 				outside = true
-				lo, hi := c*iv.olo[j], c*iv.ohi[j]
+				lo, hi := c*olo[j], c*ohi[j]
 				if c < 0 {
 					lo, hi = hi, lo
 				}
