@@ -204,6 +204,9 @@ type Suppression struct {
 	// Protection is the required protection level as a percentage of the
 	// cell value (upper and lower).
 	Protection *audit.Dec `yaml:"protection"`
+	// TimeLimit bounds secondary suppression and the audit per table (a
+	// duration such as "60s"); cells not decided in time go to review.
+	TimeLimit string `yaml:"time_limit"`
 	// Hierarchies maps a dimension to child -> parent codes (e.g.
 	// district -> region); codes without a parent add up to the total.
 	Hierarchies map[string]map[string]string `yaml:"hierarchies"`

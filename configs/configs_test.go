@@ -145,3 +145,15 @@ func TestSectionsMergeFieldByField(t *testing.T) {
 		t.Fatalf("secondary not switched off: %+v", s.Suppression)
 	}
 }
+
+func TestSuppressionTimeLimit(t *testing.T) {
+	c, _ := Parse("t.yaml", []byte("suppression: {time_limit: 90s}\n"))
+	s, err := Resolve(c)
+	if err != nil || s.Suppression.TimeLimit.Seconds() != 90 {
+		t.Fatalf("time limit %v, %v", s.Suppression.TimeLimit, err)
+	}
+	bad, _ := Parse("t.yaml", []byte("suppression: {time_limit: soon}\n"))
+	if _, err := Resolve(bad); err == nil || !strings.Contains(err.Error(), "time_limit") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"go.yaml.in/yaml/v3"
@@ -40,6 +41,7 @@ type SuppressionSettings struct {
 	// after secondary suppression).
 	Audit       bool
 	Cost        string
+	TimeLimit   time.Duration
 	Protection  audit.Dec
 	Hierarchies map[string]map[string]string
 }
@@ -136,6 +138,13 @@ func Resolve(layers ...*Config) (*Settings, error) {
 			s.Suppression.Protection = *p.Protection
 		}
 		s.Suppression.Hierarchies = p.Hierarchies
+		if p.TimeLimit != "" {
+			d, err := time.ParseDuration(p.TimeLimit)
+			if err != nil || d < 0 {
+				return nil, &Error{Msg: fmt.Sprintf("suppression.time_limit must be a duration such as 60s, got %q", p.TimeLimit)}
+			}
+			s.Suppression.TimeLimit = d
+		}
 	}
 	switch s.Suppression.Cost {
 	case "value", "count", "unity":

@@ -23,6 +23,7 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) audit.Sup
 		Protection:  audit.Protection{Share: share / 100},
 		Hierarchies: s.Suppression.Hierarchies,
 		Workers:     workers,
+		TimeLimit:   s.Suppression.TimeLimit,
 	}
 	if share == 0 {
 		opt.Protection.Share = -1 // no share-based level
@@ -91,8 +92,14 @@ func attachIntervals(t *audit.Table, res *audit.AuditResult) {
 		if r.Approximate {
 			v["approximate"] = true
 		}
+		if r.Undetermined {
+			v["undetermined"] = true
+		}
 		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Values: v}
 		switch {
+		case r.Undetermined:
+			f.Status = audit.Review
+			f.Message = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%g, %s])", r.Lo, fmtHi(r.Hi))
 		case r.Exact:
 			f.Status = audit.Review
 			f.Message = fmt.Sprintf("the published cells give this cell exactly (%g): the suppression pattern does not protect it", r.Lo)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ func init() { addCommand(newAuditCmd) }
 func newAuditCmd() *cobra.Command {
 	var cfgPath, dims, total, count, sheet, format string
 	var asJSON bool
+	var limit time.Duration
 	cmd := &cobra.Command{
 		Use:   "audit FILE",
 		Short: "Audit the suppression pattern of a received aggregate table",
@@ -93,7 +95,11 @@ configuration error, 3 the table could not be read.`,
 			for _, c := range t.Cells {
 				c.Status = audit.StatusOK
 			}
-			res, err := audit.AuditIntervals(ctx, t, pipeline.SuppressOptions(t, s, 0))
+			opt := pipeline.SuppressOptions(t, s, 0)
+			if cmd.Flags().Changed("time-limit") {
+				opt.TimeLimit = limit
+			}
+			res, err := audit.AuditIntervals(ctx, t, opt)
 			if err != nil {
 				if errors.Is(err, audit.ErrInconsistent) {
 					return inputErr(fmt.Errorf("%s: %w", args[0], err))
@@ -123,6 +129,7 @@ configuration error, 3 the table could not be read.`,
 	cmd.Flags().StringVar(&sheet, "sheet", "", "workbook sheet by name or 1-based index")
 	cmd.Flags().StringVar(&format, "format", "", "input format instead of the extension")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the audit as JSON")
+	cmd.Flags().DurationVar(&limit, "time-limit", 0, "stop the audit after this long; undecided cells are reported as undetermined (default: the config's suppression.time_limit)")
 	return cmd
 }
 
@@ -136,6 +143,8 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.AuditResult) {
 		}
 		verdict := "protected"
 		switch {
+		case c.Undetermined:
+			verdict = "UNDETERMINED"
 		case c.Exact:
 			verdict = "EXACTLY DISCLOSED"
 		case !c.Protected:
@@ -149,7 +158,7 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.AuditResult) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(w, "warning:", warn)
 	}
-	fmt.Fprintf(w, "exactly disclosed: %d, under-protected: %d\n", r.ExactlyDisclosed, r.UnderProtected)
+	fmt.Fprintf(w, "exactly disclosed: %d, under-protected: %d, undetermined: %d\n", r.ExactlyDisclosed, r.UnderProtected, r.Undetermined)
 	if r.NeedsPerson() {
 		fmt.Fprintln(w, "the suppression pattern does not protect every cell: suppress more cells")
 	}
