@@ -116,25 +116,39 @@ func BenchmarkCheckMicrodata(b *testing.B) {
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 			b.ReportMetric(heap, "peak-heap-MiB")
 		})
-		b.Run(fmt.Sprintf("rows=%d/check", rows), func(b *testing.B) {
-			s := settings(b, "microdata: {dims: [region, industry, size], value: turnover}\n")
-			out := b.TempDir()
-			var heap float64
-			var cells int
-			for b.Loop() {
-				heap = peakHeap(func() {
-					res, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out})
-					if err != nil {
-						b.Fatal(err)
-					}
-					cells = res.Summary.Totals.Cells
-				})
+		// check: the default profile with every default output (report,
+		// safe CSV, annotated workbook, HTML summary) and secondary
+		// suppression with its audit; check-core: the report and safe CSV
+		// only, without secondary suppression.
+		variants := []struct{ name, cfg string }{
+			{"check", ""},
+			{"check-core", "output: {annotated: false, html: false}\nsuppression: {secondary: false}\n"},
+		}
+		for _, v := range variants {
+			b.Run(fmt.Sprintf("rows=%d/%s", rows, v.name), func(b *testing.B) {
+				benchCheck(b, path, rows, v.cfg)
+			})
+		}
+	}
+}
+
+func benchCheck(b *testing.B, path string, rows int, extra string) {
+	s := settings(b, "microdata: {dims: [region, industry, size], value: turnover}\n"+extra)
+	out := b.TempDir()
+	var heap float64
+	var cells int
+	for b.Loop() {
+		heap = peakHeap(func() {
+			res, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out})
+			if err != nil {
+				b.Fatal(err)
 			}
-			if cells != 51*41*11 {
-				b.Fatalf("%d cells, want %d", cells, 51*41*11)
-			}
-			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-			b.ReportMetric(heap, "peak-heap-MiB")
+			cells = res.Summary.Totals.Cells
 		})
 	}
+	if cells != 51*41*11 {
+		b.Fatalf("%d cells, want %d", cells, 51*41*11)
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(heap, "peak-heap-MiB")
 }
