@@ -152,6 +152,10 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			log.Debug().Dur("read", read.Sub(start)).Dur("evaluate", evaluated.Sub(read)).Dur("write", time.Since(evaluated)).Msg("stage times")
 			s := t.Summarize()
 			log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
+			if len(t.Warnings) > 0 {
+				// the texts go to the checker's report only
+				log.Warn().Int("warnings", len(t.Warnings)).Msg("the table has warnings: see its report")
+			}
 			res.Tables[k] = t
 			outputs[k] = files
 			return nil
