@@ -125,6 +125,14 @@ type Cell struct {
 	Notes []string
 }
 
+// ColumnLabel is the header shown for Columns[i].
+func (t *Table) ColumnLabel(i int) string {
+	if i < len(t.ColumnLabels) && t.ColumnLabels[i] != "" {
+		return t.ColumnLabels[i]
+	}
+	return t.Columns[i]
+}
+
 // IsMargin reports whether any dimension of the cell is the total label.
 func (c *Cell) IsMargin(total string) bool {
 	for _, k := range c.Key {
@@ -167,6 +175,9 @@ type Table struct {
 	Cells       []*Cell
 	// Columns are the output columns of the publishable table, by role.
 	Columns []string
+	// ColumnLabels are the headers shown for Columns in outputs: the input
+	// column names of an aggregate table; nil means the role names.
+	ColumnLabels []string
 	// Warnings are table-level remarks for the checker's report.
 	Warnings []string
 	// Audit is the interval audit of the table's suppression pattern, when

@@ -60,6 +60,7 @@ func newAggBuilder(t *audit.Table, file string, header []string, cols *configs.C
 		}
 		b.roleIdx = append(b.roleIdx, i)
 		t.Columns = append(t.Columns, r[0])
+		t.ColumnLabels = append(t.ColumnLabels, r[1])
 	}
 	for k, name := range cols.Top {
 		i, err := col(name, fmt.Sprintf("top%d", k+1))

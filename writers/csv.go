@@ -41,8 +41,8 @@ func writeRows(t *audit.Table, marker string, put func([]string) error, done fun
 	for _, d := range t.Dims {
 		header = append(header, EscapeFormula(d))
 	}
-	for _, c := range t.Columns {
-		header = append(header, EscapeFormula(c))
+	for i := range t.Columns {
+		header = append(header, EscapeFormula(t.ColumnLabel(i)))
 	}
 	if err := put(header); err != nil {
 		return err

@@ -142,7 +142,10 @@ func (h SummaryHTML) WriteRun(w io.Writer, r *RunSummary, tables []*audit.Table)
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Columns: t.Columns}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims}
+		for i := range t.Columns {
+			ht.Columns = append(ht.Columns, t.ColumnLabel(i))
+		}
 		ht.Rules, _ = ruleBars(s.ByRule)
 		for i, c := range t.Cells {
 			if i >= limit {

@@ -102,8 +102,8 @@ func (Annotated) Write(w io.Writer, t *audit.Table) error {
 	for _, d := range t.Dims {
 		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
 	}
-	for _, c := range t.Columns {
-		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(c)})
+	for i := range t.Columns {
+		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(i))})
 	}
 	row = append(row, excelize.Cell{StyleID: header, Value: "status"}, excelize.Cell{StyleID: header, Value: "rules"})
 	if err := sw.SetRow("A1", row); err != nil {
