@@ -568,3 +568,50 @@ func (b *microBuilder) addEmptyCells() {
 	}
 	rec(0)
 }
+
+// newShard returns an empty builder with the same settings, for building
+// part of the records in parallel; absorb merges it back.
+func (b *microBuilder) newShard() builder {
+	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
+		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf))}
+	for range b.dimIdx {
+		s.levels = append(s.levels, map[string]uint32{})
+		s.names = append(s.names, nil)
+	}
+	if len(b.dimIdx) <= 4 {
+		s.usePack = true
+		s.packed = map[uint64]*cellAcc{}
+	}
+	return s
+}
+
+// absorb merges the cells of a shard into b (before finish), mapping the
+// shard's level ids to b's by name. Shards are absorbed in a fixed order and
+// their cells in key order, so the result is deterministic.
+func (b *microBuilder) absorb(other builder) {
+	o := other.(*microBuilder)
+	accs := make([]*cellAcc, 0, len(o.cells))
+	for _, a := range o.cells {
+		accs = append(accs, a)
+	}
+	sortAccs(accs)
+	for _, a := range accs {
+		for d, id := range a.key {
+			name := o.names[d][id]
+			nid, ok := b.levels[d][name]
+			if !ok {
+				nid = uint32(len(b.names[d]))
+				b.levels[d][name] = nid
+				b.names[d] = append(b.names[d], name)
+			}
+			a.key[d] = nid
+			binary.LittleEndian.PutUint32(b.keyBuf[4*d:], nid)
+		}
+		if dst := b.cells[string(b.keyBuf)]; dst != nil {
+			b.merge(dst, a)
+		} else {
+			b.cells[string(b.keyBuf)] = a
+		}
+	}
+	b.usePack, b.packed = false, nil // the packed index no longer covers every cell
+}

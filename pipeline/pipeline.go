@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -135,7 +136,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			log := opt.Log.With().Str("table", u.name).Logger()
 			log.Info().Str("file", j.Path).Msg("reading")
 			start := time.Now()
-			t, err := loadTable(gctx, u.src, j.Settings, built[u.job].needs, opt.Progress)
+			t, err := loadTable(gctx, u.src, j.Settings, built[u.job].needs, opt.Progress, opt.workers())
 			if err != nil {
 				return err
 			}
@@ -281,10 +282,44 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 	if err != nil {
 		return nil, err
 	}
-	return loadTable(ctx, src, s, rs.needs, nil)
+	return loadTable(ctx, src, s, rs.needs, nil, runtime.GOMAXPROCS(0))
 }
 
-func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, needs rules.Needs, progress func(int64)) (*audit.Table, error) {
+// builder turns batches of rows into a table's cells.
+type builder interface {
+	add(*readers.Batch) error
+	finish()
+}
+
+// shardable builders can build parts of the input in parallel.
+type shardable interface {
+	builder
+	newShard() builder
+	absorb(shard builder)
+}
+
+// firstError returns the input error at the smallest row, so that the
+// error reported does not depend on which shard met it first.
+func firstError(errs []error) error {
+	var best error
+	bestRow := -1
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		row := 1 << 62
+		var re *readers.Error
+		if errors.As(err, &re) && re.Row > 0 {
+			row = re.Row
+		}
+		if best == nil || row < bestRow {
+			best, bestRow = err, row
+		}
+	}
+	return best
+}
+
+func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
 	file, sheet := src.Where()
 	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals}
 	if sheet != "" {
@@ -292,10 +327,6 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 	}
 	if s.Measure != nil {
 		t.Measure = &audit.Domain{Min: s.Measure.Min, Max: s.Measure.Max, Step: s.Measure.Step}
-	}
-	type builder interface {
-		add(*readers.Batch) error
-		finish()
 	}
 	var b builder
 	header := src.Header()
@@ -349,13 +380,29 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 	default:
 		return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata or columns.dims in the config for an aggregate table", file)}
 	}
-	// Stage: read batches concurrently with building cells.
+	// Stage: read batches concurrently with building cells. Microdata is
+	// built by several shards (batch i goes to shard i mod n, so the
+	// partition is deterministic) that are merged in a fixed order.
+	shards := []builder{b}
+	if sb, ok := b.(shardable); ok {
+		for len(shards) < max(1, min(workers, 4)) {
+			shards = append(shards, sb.newShard())
+		}
+	}
+	chans := make([]chan *readers.Batch, len(shards))
+	for i := range chans {
+		chans[i] = make(chan *readers.Batch, 2)
+	}
+	errs := make([]error, len(shards))
+	var failed atomic.Bool
 	g, gctx := errgroup.WithContext(ctx)
-	batches := make(chan *readers.Batch, 4)
 	g.Go(func() error {
-		defer close(batches)
-		var rows int64
-		for {
+		defer func() {
+			for _, c := range chans {
+				close(c)
+			}
+		}()
+		for i := 0; !failed.Load(); i++ {
 			bt, err := src.Next()
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -363,30 +410,45 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 			if err != nil {
 				return err
 			}
-			rows += int64(len(bt.Rows))
 			if progress != nil {
 				progress(int64(len(bt.Rows)))
 			}
 			select {
-			case batches <- bt:
+			case chans[i%len(chans)] <- bt:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
 		}
-	})
-	g.Go(func() error {
-		for bt := range batches {
-			if err := b.add(bt); err != nil {
-				return withSheet(err, sheet)
-			}
-			if err := gctx.Err(); err != nil {
-				return err
-			}
-		}
 		return nil
 	})
-	if err := g.Wait(); err != nil {
+	for k, sh := range shards {
+		g.Go(func() error {
+			for bt := range chans[k] {
+				if errs[k] != nil {
+					continue // drain: the reader stops soon
+				}
+				if err := sh.add(bt); err != nil {
+					errs[k] = withSheet(err, sheet)
+					failed.Store(true)
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	readErr := g.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := firstError(append(errs, readErr)); err != nil {
 		return nil, err
+	}
+	if sb, ok := b.(shardable); ok {
+		for _, sh := range shards[1:] {
+			sb.absorb(sh)
+		}
 	}
 	b.finish()
 	if w, ok := src.(readers.Warner); ok {
@@ -477,7 +539,7 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTable(ctx, src, s, rs.needs, nil)
+	t, err := loadTable(ctx, src, s, rs.needs, nil, workers)
 	if err != nil {
 		return nil, err
 	}
