@@ -349,3 +349,54 @@ func TestMicrodataThousandsSeparators(t *testing.T) {
 		t.Fatal("a decimal comma is ambiguous and must be an error")
 	}
 }
+
+// Building with parallel shards gives the same table as one builder, and
+// the input error reported is the one at the smallest row.
+func TestShardsAgreeWithOneBuilder(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("h,r,s,v\n")
+	r := rand.New(rand.NewPCG(7, 7))
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&b, "H%d,R%d,S%d,%d.%02d\n", r.IntN(400), r.IntN(7), r.IntN(5), r.IntN(100000), r.IntN(100))
+	}
+	in := b.String()
+	cfg := settings(t, "microdata: {dims: [r, s], value: v, holding: h}\npublish: [count, total, mean, sd, min, max]\n")
+	report := func(workers int, text string) ([]byte, error) {
+		src, err := readers.NewCSV("in.csv", strings.NewReader(text), readers.Options{BatchSize: 64})
+		if err != nil {
+			return nil, err
+		}
+		tab, err := AuditSource(context.Background(), src, cfg, workers)
+		if err != nil {
+			return nil, err
+		}
+		var out bytes.Buffer
+		err = (writers.Report{}).Write(&out, tab)
+		return out.Bytes(), err
+	}
+	one, err := report(1, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []int{2, 3, 4} {
+		got, err := report(w, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, one) {
+			t.Fatalf("%d shards give a different report", w)
+		}
+	}
+	// errors in two different batches: row 2000 and row 100
+	lines := strings.Split(in, "\n")
+	lines[1999] = "H1,R1,S1,oops"
+	lines[99] = "H1,R1,S1,bad"
+	bad := strings.Join(lines, "\n")
+	for _, w := range []int{1, 2, 4} {
+		_, err := report(w, bad)
+		var re *readers.Error
+		if !errors.As(err, &re) || re.Row != 100 {
+			t.Fatalf("%d shards: err %v, want row 100", w, err)
+		}
+	}
+}
