@@ -583,6 +583,13 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 			x0 = append(x0, s.val[i])
 		}
 	}
+	return s.solveRange(ctx, comp, env, rows, rowRel, x0, split)
+}
+
+// solveRange sets the interval of every cell of comp from the LP rows
+// (from the feasible point x0, or from a phase 1 when x0 is nil).
+func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, rows []lp.Row, rowRel []int, x0 []float64, split int) (int, error) {
+	iv := env.iv
 	targets := make([]int, len(comp))
 	for j := range targets {
 		targets[j] = j

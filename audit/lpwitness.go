@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -711,25 +710,7 @@ func (s *structure) trueFeasible(comp []int, env *auditEnv) bool {
 
 // solveWhole solves comp as one LP from a phase 1 (no feasible start).
 func (s *structure) solveWhole(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
-	iv := env.iv
 	inF := func(int) bool { return true }
 	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
-	targets := make([]int, len(comp))
-	for j := range targets {
-		targets[j] = j
-	}
-	lo, hi, lps, err := rangeLP(ctx, len(comp), rows, nil, targets, iv.tol, split)
-	if err != nil {
-		if errors.Is(err, lp.ErrInfeasible) {
-			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
-				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
-		}
-		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[comp[0]].Key), err)
-	}
-	for j, i := range comp {
-		iv.lo[i], iv.hi[i] = lo[j], hi[j]
-		iv.olo[i], iv.ohi[i] = lo[j], hi[j]
-		iv.undet[i] = false
-	}
-	return lps, nil
+	return s.solveRange(ctx, comp, env, rows, rowRel, nil, split)
 }
