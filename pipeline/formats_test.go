@@ -26,19 +26,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
-func fmtSettings(t testing.TB, y string) *configs.Settings {
-	t.Helper()
-	c, err := configs.Parse("formats.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // column is one column of a generated table: its cells as text ("" null)
 // and the Arrow type it is written with.
 type column struct {
@@ -275,7 +262,7 @@ func TestFormatsRoundTrip(t *testing.T) {
 		val.cells = append(val.cells, v)
 		wt.cells = append(wt.cells, strconv.FormatFloat(float64(rng.IntN(1000))/8, 'f', -1, 64))
 	}
-	micro := fmtSettings(t, "microdata: {dims: [region, sex], value: val}\npublish: [count, total, mean]\ndecimals: 2\n")
+	micro := settings(t, "microdata: {dims: [region, sex], value: val}\npublish: [count, total, mean]\ndecimals: 2\n")
 	paths := writeFormats(t, dir, "micro", []column{region, sex, val, wt})
 	want := reportOf(t, paths[0], micro)
 	if !bytes.Contains(want, []byte(`"primary"`)) {
@@ -311,7 +298,7 @@ func TestFormatsRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	agg := fmtSettings(t, "columns: {dims: [region, sex], count: n, total: total, top: [top1, top2]}\n")
+	agg := settings(t, "columns: {dims: [region, sex], count: n, total: total, top: [top1, top2]}\n")
 	paths = writeFormats(t, dir, "agg", append(dims, cnt, tot, top1, top2))
 	want = reportOf(t, paths[0], agg)
 	for _, p := range paths[1:] {
@@ -345,7 +332,7 @@ const businessesXLSX = "../testdata/xlsx/businesses.xlsx"
 // the annotated workbook written for it: fills and comments on the flagged
 // cells.
 func TestBusinessWorkbook(t *testing.T) {
-	s := fmtSettings(t, `columns:
+	s := settings(t, `columns:
   dims: [Region, Sex]
   count: Businesses Number
   total: "Turnover (EUR 1,000) Total"
@@ -428,7 +415,7 @@ func TestBusinessWorkbook(t *testing.T) {
 // TestRunOutputs checks that the output switches write their files.
 func TestRunOutputs(t *testing.T) {
 	dir := t.TempDir()
-	s := fmtSettings(t, `columns:
+	s := settings(t, `columns:
   dims: [Region, Sex]
   count: Businesses Number
   total: "Turnover (EUR 1,000) Total"

@@ -58,25 +58,11 @@ func OpenArrow(path string, opt Options) (srcs []Source, err error) {
 			f.Close()
 		}
 	}()
-	mem := newLimitAlloc(f)
 	defer recoverCorrupt(path, "", 0, &err)
-	r, err := ipc.NewFileReader(f, ipcLimits(mem)...)
+	s, err := arrowFileSource(path, f, newLimitAlloc(f), opt, f.Close)
 	if err != nil {
-		return nil, arrowErr(path, 0, err)
+		return nil, err
 	}
-	i, n := 0, r.NumRecords()
-	next := func() (arrow.RecordBatch, error) {
-		if i >= n {
-			return nil, io.EOF
-		}
-		rec, err := r.RecordBatchAt(i)
-		i++
-		return rec, err
-	}
-	s := newRecordSource(path, r.Schema(), opt, next, func() error {
-		r.Close()
-		return f.Close()
-	})
 	return []Source{s}, nil
 }
 
@@ -134,7 +120,13 @@ func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err erro
 func NewArrowFile(path string, data []byte, opt Options) (src Source, err error) {
 	defer recoverCorrupt(path, "", 0, &err)
 	mem := &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data))}
-	r, err := ipc.NewFileReader(strings.NewReader(string(data)), ipcLimits(mem)...)
+	return arrowFileSource(path, strings.NewReader(string(data)), mem, opt, func() error { return nil })
+}
+
+// arrowFileSource reads the record batches of an IPC file one by one;
+// closeFn releases what backs ra.
+func arrowFileSource(path string, ra ipc.ReadAtSeeker, mem *limitAlloc, opt Options, closeFn func() error) (Source, error) {
+	r, err := ipc.NewFileReader(ra, ipcLimits(mem)...)
 	if err != nil {
 		return nil, arrowErr(path, 0, err)
 	}
@@ -147,7 +139,10 @@ func NewArrowFile(path string, data []byte, opt Options) (src Source, err error)
 		i++
 		return rec, err
 	}
-	return newRecordSource(path, r.Schema(), opt, next, r.Close), nil
+	return newRecordSource(path, r.Schema(), opt, next, func() error {
+		r.Close()
+		return closeFn()
+	}), nil
 }
 
 // ipcLimits bounds the memory an IPC message may claim: metadata to 16 MiB,
