@@ -117,6 +117,9 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	opt := r.opt
 	opt.Step = r.stepFor(t)
+	if t != nil && t.Measure != nil {
+		opt.DomainMax, opt.HasDomainMax = t.Measure.Max.Float64(), true
+	}
 	var truth *moments.Truth
 	if len(c.Top) > 0 {
 		truth = &moments.Truth{Largest: c.Top[0].Float64()}

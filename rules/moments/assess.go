@@ -18,6 +18,11 @@ type Options struct {
 	// Step is the data's granularity used by the one-pair estimator (L_p
 	// rounded up to a multiple of Step); 0 skips the one-pair estimate.
 	Step float64
+	// DomainMax, when HasDomainMax, is the largest value the data can take
+	// (a published measure domain): the intruder's bracket for the maximum
+	// never reaches beyond it.
+	DomainMax    float64
+	HasDomainMax bool
 }
 
 func (o Options) norm() Options {
@@ -104,6 +109,20 @@ func (s Sums) Bracket(k int) Bracket {
 	return b
 }
 
+// Clamp lowers the bracket's upper end to max, the largest value the data
+// can take, and recomputes its width.
+func (b Bracket) Clamp(max float64) Bracket {
+	if max < b.Hi {
+		b.Hi = max
+		b.Lo = min(b.Lo, b.Hi)
+		b.WidthPct = 0
+		if b.Hi > 0 {
+			b.WidthPct = 100 * (b.Hi - b.Lo) / b.Hi
+		}
+	}
+	return b
+}
+
 // OrderResult is what moments of orders 1..P give an intruder.
 type OrderResult struct {
 	P int
@@ -171,6 +190,9 @@ func Assess(s Sums, truth *Truth, opt Options) Assessment {
 			r.OnePair = Estimate{Reason: "no granularity step given"}
 		}
 		r.Bracket = s.Bracket(p)
+		if opt.HasDomainMax {
+			r.Bracket = r.Bracket.Clamp(opt.DomainMax)
+		}
 		if truth != nil {
 			r.Largest.judge(truth.Largest)
 			if truth.HasSecond {
