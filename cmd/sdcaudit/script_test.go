@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -38,6 +41,40 @@ func TestScripts(t *testing.T) {
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// genmicro N FILE writes N microdata records with three
+			// dimensions (50, 40 and 10 levels) and a value, fixed seed.
+			"genmicro": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) != 2 {
+					ts.Fatalf("usage: genmicro N FILE")
+				}
+				n, err := strconv.Atoi(args[0])
+				ts.Check(err)
+				var b strings.Builder
+				b.WriteString("a,b,c,v\n")
+				r := rand.New(rand.NewPCG(1, 2))
+				for i := 0; i < n; i++ {
+					fmt.Fprintf(&b, "A%d,B%d,C%d,%d\n", r.IntN(50), r.IntN(40), r.IntN(10), 1+r.IntN(100000))
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+			},
+			// sleep DURATION pauses the script.
+			"sleep": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				time.Sleep(d)
+			},
+			// notemp DIR fails when DIR holds a temporary (dot) file.
+			"notemp": func(ts *testscript.TestScript, neg bool, args []string) {
+				ents, err := os.ReadDir(ts.MkAbs(args[0]))
+				if err != nil && !os.IsNotExist(err) {
+					ts.Fatalf("%v", err)
+				}
+				for _, e := range ents {
+					if strings.HasPrefix(e.Name(), ".") {
+						ts.Fatalf("temporary file left: %s", e.Name())
+					}
+				}
+			},
 			// exitcode N prog args... runs prog and checks its exit code;
 			// stdout and stderr are then available to the next commands.
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
