@@ -159,7 +159,13 @@ func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 				rapid.String().Draw(t, "k2"): rapid.String().Draw(t, "s"),
 				"int":                        rapid.Int64().Draw(t, "i"),
 				"float":                      rapid.Float64Range(-1e9, 1e9).Draw(t, "f"),
+				"tiny":                       rapid.Float64Range(-1e-5, 1e-5).Draw(t, "tiny"),
+				"huge":                       rapid.Float64Range(1e20, 1e25).Draw(t, "huge"),
 				"list":                       []int{1, 2},
+				"floats":                     []float64{rapid.Float64().Draw(t, "f1"), 0.5},
+				"sets":                       []map[string]any{{"n": 2, "k": genDec(t, "k"), "x": rapid.Float64Range(-1e3, 1e3).Draw(t, "x")}},
+				"any":                        []any{"a", int64(3), nil, true},
+				"obj":                        map[string]any{"z": 1, "a": rapid.String().Draw(t, "os")},
 			}}
 		got, err := f.MarshalJSON()
 		if err != nil {

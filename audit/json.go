@@ -66,12 +66,84 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64)), nil
 		}
+		return appendFloat(b, x), nil
+	case []float64:
+		b = append(b, '[')
+		for i, f := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, f); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case []any:
+		return appendSlice(b, len(x), func(i int) any { return x[i] })
+	case []map[string]any:
+		return appendSlice(b, len(x), func(i int) any { return x[i] })
+	case map[string]any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendValue(b, x[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, j...), nil
+}
+
+func appendSlice(b []byte, n int, at func(int) any) ([]byte, error) {
+	b = append(b, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendValue(b, at(i)); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+// appendFloat formats a finite float64 as encoding/json does.
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 const hex = "0123456789abcdef"
