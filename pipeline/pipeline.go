@@ -11,7 +11,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -61,14 +60,6 @@ type Result struct {
 	Tables  []*audit.Table
 }
 
-// Hook runs table-level decisions after the cell rules (for example
-// secondary suppression); set by packages that provide them.
-type Hook func(ctx context.Context, t *audit.Table, s *configs.Settings) error
-
-var tableHooks []Hook
-
-// AddTableHook registers a table-level decision step.
-func AddTableHook(h Hook) { tableHooks = append(tableHooks, h) }
 
 // ExtraWriters returns the additional table writers the settings enable;
 // set by packages that provide other formats.
@@ -509,28 +500,9 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *ruleSet, s *configs.Setti
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
-	if err := protectTable(ctx, t, s, workers); err != nil {
-		return err
-	}
-	for _, h := range tableHooks {
-		if err := h(ctx, t, s); err != nil {
-			return err
-		}
-	}
-	return nil
+	return protectTable(ctx, t, s, workers)
 }
 
-// Rules lists the enabled rules of a settings, sorted.
-func Rules(s *configs.Settings) []string {
-	var out []string
-	for _, r := range s.Rules {
-		if r.Enabled {
-			out = append(out, r.Name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 // AuditSource reads one source and evaluates it: LoadTable followed by the
 // rules and table decisions, without writing anything.
