@@ -60,7 +60,6 @@ type Result struct {
 	Tables  []*audit.Table
 }
 
-
 // ExtraWriters returns the additional table writers the settings enable;
 // set by packages that provide other formats.
 var ExtraWriters func(s *configs.Settings) []writers.TableWriter
@@ -502,7 +501,6 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *ruleSet, s *configs.Setti
 	}
 	return protectTable(ctx, t, s, workers)
 }
-
 
 // AuditSource reads one source and evaluates it: LoadTable followed by the
 // rules and table decisions, without writing anything.
