@@ -9,33 +9,38 @@ import (
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
-// The optional outputs, switched on in the config's output section:
-// annotated (NAME.annotated.xlsx), safe_xlsx (NAME.safe.xlsx), findings
-// (NAME.findings.parquet and NAME.findings.arrow) and html (summary.html).
-func init() {
-	ExtraWriters = func(s *configs.Settings) []writers.TableWriter {
-		var ws []writers.TableWriter
-		if s.Output.SafeXLSX {
-			ws = append(ws, writers.SafeXLSX{Options: writers.Options{Marker: s.Marker}})
-		}
-		if s.Output.Annotated {
-			ws = append(ws, writers.Annotated{})
-		}
-		if s.Output.Findings {
-			ws = append(ws, writers.FindingsParquet{}, writers.FindingsArrow{})
-		}
-		return ws
+// tableWriters are the outputs of one table: always the checker's report
+// and the publishable CSV; the others as the config's output section asks:
+// annotated (NAME.annotated.xlsx), safe_xlsx (NAME.safe.xlsx) and findings
+// (NAME.findings.parquet and NAME.findings.arrow).
+func tableWriters(s *configs.Settings) []writers.TableWriter {
+	ws := []writers.TableWriter{writers.Report{}, writers.SafeCSV{Options: writers.Options{Marker: s.Marker}}}
+	if s.Output.SafeXLSX {
+		ws = append(ws, writers.SafeXLSX{Options: writers.Options{Marker: s.Marker}})
 	}
-	RunWriters = func(s *configs.Settings) []func(ctx context.Context, dir string, r *Result) error {
-		if !s.Output.HTML {
-			return nil
-		}
-		return []func(ctx context.Context, dir string, r *Result) error{writeHTML}
+	if s.Output.Annotated {
+		ws = append(ws, writers.Annotated{})
 	}
+	if s.Output.Findings {
+		ws = append(ws, writers.FindingsParquet{}, writers.FindingsArrow{})
+	}
+	return ws
 }
 
-func writeHTML(ctx context.Context, dir string, r *Result) error {
-	return writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
-		return writers.SummaryHTML{}.WriteRun(w, &r.Summary, r.Tables)
-	})
+// writeRun writes the run's outputs: summary.json, and summary.html when
+// any table's settings ask for it.
+func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) error {
+	if err := writers.WriteAtomic(ctx, filepath.Join(dir, "summary.json"), func(w io.Writer) error {
+		return writers.WriteSummary(w, &r.Summary)
+	}); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.Settings.Output.HTML {
+			return writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
+				return writers.SummaryHTML{}.WriteRun(w, &r.Summary, r.Tables)
+			})
+		}
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -59,13 +58,6 @@ type Result struct {
 	Summary writers.RunSummary
 	Tables  []*audit.Table
 }
-
-// ExtraWriters returns the additional table writers the settings enable;
-// set by packages that provide other formats.
-var ExtraWriters func(s *configs.Settings) []writers.TableWriter
-
-// RunWriters returns run-level writers (for example summary.html).
-var RunWriters func(s *configs.Settings) []func(ctx context.Context, dir string, r *Result) error
 
 // Run audits every job and writes the outputs. It returns the result even
 // when some table needs a person; errors are input, configuration or
@@ -159,17 +151,8 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
-	if err := writers.WriteAtomic(ctx, filepath.Join(opt.Out, "summary.json"), func(w io.Writer) error {
-		return writers.WriteSummary(w, &res.Summary)
-	}); err != nil {
+	if err := writeRun(ctx, opt.Out, res, jobs); err != nil {
 		return nil, err
-	}
-	if RunWriters != nil && len(jobs) > 0 {
-		for _, w := range RunWriters(jobs[0].Settings) {
-			if err := w(ctx, opt.Out, res); err != nil {
-				return nil, err
-			}
-		}
 	}
 	return res, nil
 }
@@ -192,10 +175,7 @@ func readerOptions(s *configs.Settings) readers.Options {
 // writeTable writes every output of one table, concurrently (writers only
 // read the table), and returns the file names in a fixed order.
 func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Settings, workers int) ([]string, error) {
-	ws := []writers.TableWriter{writers.Report{}, writers.SafeCSV{Options: writers.Options{Marker: s.Marker}}}
-	if ExtraWriters != nil {
-		ws = append(ws, ExtraWriters(s)...)
-	}
+	ws := tableWriters(s)
 	files := make([]string, len(ws))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
