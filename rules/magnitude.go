@@ -227,3 +227,45 @@ func absoluteValues(m *magInput, v map[string]any) {
 		v["absolute"] = true
 	}
 }
+
+// restRule is what the p% and p-q rules share: the intruder is the second
+// largest contributor, and the cell is sensitive when the others'
+// contributions X - x1 - x2 are below ratio × x1.
+type restRule struct {
+	ratio    frac
+	absolute bool
+}
+
+func (r restRule) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
+
+// Sensitive implements Sensitiver.
+func (r restRule) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
+	var m magInput
+	if readMagnitude(t, c, 2, r.absolute, &m) != inOK {
+		return false, false
+	}
+	return m.restBelow(r.ratio), true
+}
+
+// restFigures are the figures behind a p% or p-q finding.
+type restFigures struct {
+	unsafe      bool
+	x1, x2      audit.Dec
+	rest, bound audit.Dec // X - x1 - x2 and ratio × x1
+	vals        map[string]any
+}
+
+// figures reads the cell for Check; ok is false (with the finding to
+// return) when the rule cannot be applied.
+func (r restRule) figures(rule string, t *audit.Table, c *audit.Cell) (restFigures, audit.Finding, bool) {
+	var m magInput
+	if st := readMagnitude(t, c, 2, r.absolute, &m); st != inOK {
+		return restFigures{}, inputFinding(rule, st, c, 2), false
+	}
+	g := restFigures{unsafe: m.restBelow(r.ratio), x1: m.x(0), x2: m.x(1)}
+	g.rest = m.X.Sub(g.x1).Sub(g.x2)
+	g.bound = r.ratio.times(g.x1)
+	g.vals = map[string]any{"X": m.X, "x1": g.x1, "x2": g.x2, "X-x1-x2": g.rest}
+	absoluteValues(&m, g.vals)
+	return g, audit.Finding{}, true
+}

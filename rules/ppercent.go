@@ -11,9 +11,8 @@ func init() {
 // pPercent is the p% rule: the intruder is the second largest contributor,
 // whose upper estimate of x1 is X - x2.
 type pPercent struct {
-	p        frac // p/100
+	restRule // ratio p/100
 	d        audit.Dec
-	absolute bool
 }
 
 func newPPercent(decode Decoder) (Rule, error) {
@@ -33,38 +32,19 @@ func NewPPercent(p audit.Dec, absolute bool) (Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pPercent{f, p, absolute}, nil
+	return pPercent{restRule{f, absolute}, p}, nil
 }
 
-func (pPercent) Name() string   { return "p_percent" }
-func (r pPercent) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
-func (r pPercent) test(m *magInput) bool {
-	// unsafe when X - x1 - x2 < p/100 x1
-	return m.restBelow(r.p)
-}
-
-// Sensitive implements Sensitiver.
-func (r pPercent) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
-	var m magInput
-	st := readMagnitude(t, c, 2, r.absolute, &m)
-	if st != inOK {
-		return false, false
-	}
-	return r.test(&m), true
-}
+func (pPercent) Name() string { return "p_percent" }
 
 func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	var m magInput
-	st := readMagnitude(t, c, 2, r.absolute, &m)
-	if st != inOK {
-		return inputFinding("p_percent", st, c, 2)
+	g, f, ok := r.figures("p_percent", t, c)
+	if !ok {
+		return f
 	}
-	x1, x2 := m.x(0), m.x(1)
-	rest := m.X.Sub(x1).Sub(x2)
-	bound := r.p.times(x1)
-	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.d, "p/100*x1": bound, "x1_upper": m.X.Sub(x2)}
-	absoluteValues(&m, vals)
-	if r.test(&m) {
+	rest, bound, vals := g.rest, g.bound, g.vals
+	vals["p"], vals["p/100*x1"], vals["x1_upper"] = r.d, bound, rest.Add(g.x1)
+	if g.unsafe {
 		return finding("p_percent", audit.Fail, "the second largest contributor can estimate the largest within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" < "+bound.String()+" = p/100 * x1", vals)
 	}
 	return finding("p_percent", audit.Pass, "the largest contribution cannot be estimated within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" >= "+bound.String()+" = p/100 * x1", vals)

@@ -13,9 +13,8 @@ func init() {
 // pq is the prior-posterior (p-q) rule: sensitive when
 // p * x1 - q * (X - x1 - x2) > 0.
 type pq struct {
-	r        frac // p/q
+	restRule // ratio p/q
 	p, q     audit.Dec
-	absolute bool
 }
 
 func newPQ(decode Decoder) (Rule, error) {
@@ -47,38 +46,19 @@ func NewPQ(p, q audit.Dec, absolute bool) (Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pq{r, p, q, absolute}, nil
+	return pq{restRule{r, absolute}, p, q}, nil
 }
 
-func (pq) Name() string   { return "pq" }
-func (r pq) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
-func (r pq) test(m *magInput) bool {
-	// unsafe when X - x1 - x2 < p/q x1
-	return m.restBelow(r.r)
-}
-
-// Sensitive implements Sensitiver.
-func (r pq) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
-	var m magInput
-	st := readMagnitude(t, c, 2, r.absolute, &m)
-	if st != inOK {
-		return false, false
-	}
-	return r.test(&m), true
-}
+func (pq) Name() string { return "pq" }
 
 func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	var m magInput
-	st := readMagnitude(t, c, 2, r.absolute, &m)
-	if st != inOK {
-		return inputFinding("pq", st, c, 2)
+	g, f, ok := r.figures("pq", t, c)
+	if !ok {
+		return f
 	}
-	x1, x2 := m.x(0), m.x(1)
-	rest := m.X.Sub(x1).Sub(x2)
-	bound := r.r.times(x1)
-	vals := map[string]any{"X": m.X, "x1": x1, "x2": x2, "X-x1-x2": rest, "p": r.p, "q": r.q, "p/q*x1": bound}
-	absoluteValues(&m, vals)
-	if r.test(&m) {
+	rest, bound, vals := g.rest, g.bound, g.vals
+	vals["p"], vals["q"], vals["p/q*x1"] = r.p, r.q, bound
+	if g.unsafe {
 		return finding("pq", audit.Fail, "the others' contributions X - x1 - x2 = "+rest.String()+" are less than p/q * x1 = "+bound.String()+": the second largest contributor learns x1 within "+r.p.String()+"%", vals)
 	}
 	return finding("pq", audit.Pass, "X - x1 - x2 = "+rest.String()+" is at least p/q * x1 = "+bound.String(), vals)
