@@ -2,7 +2,6 @@ package readers
 
 import (
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,22 +9,6 @@ import (
 	"testing"
 )
 
-func readAll(t *testing.T, src Source) ([][]string, []int, error) {
-	t.Helper()
-	var rows [][]string
-	var lines []int
-	for {
-		b, err := src.Next()
-		if errors.Is(err, io.EOF) {
-			return rows, lines, nil
-		}
-		if err != nil {
-			return rows, lines, err
-		}
-		rows = append(rows, b.Rows...)
-		lines = append(lines, b.Lines...)
-	}
-}
 
 func TestCSV(t *testing.T) {
 	tests := []struct {
@@ -65,7 +48,7 @@ func TestCSV(t *testing.T) {
 				if !reflect.DeepEqual(src.Header(), tt.header) && tt.header != nil {
 					t.Fatalf("header = %q, want %q", src.Header(), tt.header)
 				}
-				rows, lines, err = readAll(t, src)
+				rows, lines, err = collect(t, src)
 			}
 			if tt.errRow > 0 {
 				var re *Error
