@@ -274,21 +274,21 @@ func textOf(a arrow.Array) func(int) string {
 	case *array.Boolean:
 		return null(func(i int) string { return strconv.FormatBool(a.Value(i)) })
 	case *array.Int8:
-		return null(func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) })
+		return null(signed(a.Value))
 	case *array.Int16:
-		return null(func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) })
+		return null(signed(a.Value))
 	case *array.Int32:
-		return null(func(i int) string { return strconv.FormatInt(int64(a.Value(i)), 10) })
+		return null(signed(a.Value))
 	case *array.Int64:
-		return null(func(i int) string { return strconv.FormatInt(a.Value(i), 10) })
+		return null(signed(a.Value))
 	case *array.Uint8:
-		return null(func(i int) string { return strconv.FormatUint(uint64(a.Value(i)), 10) })
+		return null(unsigned(a.Value))
 	case *array.Uint16:
-		return null(func(i int) string { return strconv.FormatUint(uint64(a.Value(i)), 10) })
+		return null(unsigned(a.Value))
 	case *array.Uint32:
-		return null(func(i int) string { return strconv.FormatUint(uint64(a.Value(i)), 10) })
+		return null(unsigned(a.Value))
 	case *array.Uint64:
-		return null(func(i int) string { return strconv.FormatUint(a.Value(i), 10) })
+		return null(unsigned(a.Value))
 	case *array.Float16:
 		return null(func(i int) string { return floatText(float64(a.Value(i).Float32()), 32) })
 	case *array.Float32:
@@ -436,4 +436,13 @@ func (a *limitAlloc) Reallocate(size int, b []byte) []byte {
 func (a *limitAlloc) Free(b []byte) {
 	a.give(int64(len(b)))
 	a.mem.Free(b)
+}
+
+// signed and unsigned format the integers of an Arrow array of any width.
+func signed[T int8 | int16 | int32 | int64](value func(int) T) func(int) string {
+	return func(i int) string { return strconv.FormatInt(int64(value(i)), 10) }
+}
+
+func unsigned[T uint8 | uint16 | uint32 | uint64](value func(int) T) func(int) string {
+	return func(i int) string { return strconv.FormatUint(uint64(value(i)), 10) }
 }
