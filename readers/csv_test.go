@@ -9,7 +9,6 @@ import (
 	"testing"
 )
 
-
 func TestCSV(t *testing.T) {
 	tests := []struct {
 		name    string
