@@ -324,7 +324,7 @@ func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
 	n := new(big.Rat).SetInt64(f.n)
 	in := &momentsInput{}
 	var sums []*big.Rat // S_1..S_K
-	exactK := -1         // sums[:exactK] are exact (-1: all)
+	exactK := -1        // sums[:exactK] are exact (-1: all)
 	switch {
 	case f.raw != "":
 		in.source = "raw"
