@@ -101,7 +101,8 @@ func (momentsRule) Name() string { return "moments" }
 
 // Needs asks for power sums up to max_order; Check uses the orders the
 // table publishes for the verdict and the rest for safe_order.
-func (r momentsRule) Needs() Needs { return Needs{Top: 2, Powers: r.maxOrder} }
+// SumSq gives S_2 exactly, to decide threshold ties at orders 1 and 2.
+func (r momentsRule) Needs() Needs { return Needs{Top: 2, Powers: r.maxOrder, SumSq: true} }
 
 func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	order := publishedOrder(t, c)
@@ -116,15 +117,21 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		return finding("moments", audit.NotApplicable, "empty cell", nil)
 	}
 	opt := r.opt
-	opt.Step = r.stepFor(t)
+	step := r.stepFor(t)
+	opt.Step = step.Float64()
+	ex := &moments.Exact{Step: step.Rat()}
+	opt.Exact = ex
 	if t != nil && t.Measure != nil {
 		opt.DomainMax, opt.HasDomainMax = t.Measure.Max.Float64(), true
+		ex.DomainMax = t.Measure.Max.Rat()
 	}
 	var truth *moments.Truth
 	if len(c.Top) > 0 {
 		truth = &moments.Truth{Largest: c.Top[0].Float64()}
+		ex.Largest = c.Top[0].Rat()
 		if len(c.Top) > 1 && c.N > 1 {
 			truth.Second, truth.HasSecond = c.Top[1].Float64(), true
+			ex.Second = c.Top[1].Rat()
 		}
 	}
 	var s moments.Sums
@@ -136,9 +143,21 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		}
 		s = moments.Sums{N: c.N, Scale: c.PowScale, Pow: c.Pow}
 		k = min(order, len(c.Pow))
+		switch {
+		case c.AllTop && int64(len(c.Top)) == c.N:
+			ex.Values = make([]*big.Rat, len(c.Top))
+			for i, v := range c.Top {
+				ex.Values[i] = v.Rat()
+			}
+		case c.HasTotal:
+			ex.Sums = []*big.Rat{new(big.Rat).SetInt64(c.N), c.Total.Rat()}
+			if c.HasSumSq {
+				ex.Sums = append(ex.Sums, c.SumSq.Rat())
+			}
+		}
 	} else {
 		var why string
-		s, why = r.aggregateSums(c)
+		s, ex.Sums, why = r.aggregateSums(c)
 		if why != "" {
 			return finding("moments", audit.Review, why, nil)
 		}
@@ -149,6 +168,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		vals["definition"] = r.def.String()
 	}
 	a := moments.Assess(s, truth, opt)
+	d := moments.Decide(&a, k, nil)
 	at := a.Orders[k-1]
 	ls := make([]float64, k)
 	for p := range ls {
@@ -177,7 +197,6 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	b := at.Bracket
 	vals["bracket"] = []float64{sig(b.Lo), sig(b.Hi)}
 	vals["bracket_width_pct"] = sig(b.WidthPct)
-	safe := a.SafeUpTo(k)
 	if truth != nil {
 		vals["largest_true"] = truth.Largest
 		if at.Largest.HasError {
@@ -190,9 +209,12 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	} else {
 		vals["interval"] = r.intText
 	}
-	vals["verdict"] = map[bool]string{true: "safe", false: "unsafe"}[safe]
-	if !safe {
-		return finding("moments", audit.Fail, r.failMessage(a, k, truth != nil), vals)
+	vals["verdict"] = string(d.Verdict)
+	switch d.Verdict {
+	case moments.VerdictUnsafe:
+		return finding("moments", audit.Fail, r.failMessage(a, d.Order, truth != nil), vals)
+	case moments.VerdictReview:
+		return finding("moments", audit.Review, d.Reason, vals)
 	}
 	if k < order {
 		return finding("moments", audit.Review, fmt.Sprintf("the table publishes moments up to order %d but only %d power sums were kept; raise max_order", order, k), vals)
@@ -210,9 +232,9 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	return finding("moments", audit.Pass, fmt.Sprintf("moments up to order %d leave the largest contribution in a bracket %.3g%% wide (at least %s%% needed)%s", k, b.WidthPct, r.intText, more), vals)
 }
 
-// failMessage names the closest estimate at the first unsafe order.
-func (r momentsRule) failMessage(a moments.Assessment, k int, known bool) string {
-	o := a.Orders[a.SafeOrder] // the first unsafe order
+// failMessage names the closest estimate at the first unsafe order p.
+func (r momentsRule) failMessage(a moments.Assessment, p int, known bool) string {
+	o := a.Orders[p-1]
 	safe := fmt.Sprintf("moments are safe only up to order %d", a.SafeOrder)
 	if a.SafeOrder == 0 {
 		safe = "even the mean is unsafe"
@@ -233,14 +255,14 @@ func (r momentsRule) failMessage(a moments.Assessment, k int, known bool) string
 }
 
 // stepFor is the granularity for the one-pair estimate.
-func (r momentsRule) stepFor(t *audit.Table) float64 {
+func (r momentsRule) stepFor(t *audit.Table) audit.Dec {
 	if r.step.Sign() > 0 {
-		return r.step.Float64()
+		return r.step
 	}
 	if t.Measure != nil && t.Measure.Step.Sign() > 0 {
-		return t.Measure.Step.Float64()
+		return t.Measure.Step
 	}
-	return 1
+	return audit.DecInt(1)
 }
 
 // publishedOrder is the highest moment order the cell's table releases:
@@ -273,8 +295,10 @@ func publishedOrder(t *audit.Table, c *audit.Cell) int {
 // aggregateSums builds power sums from a cell's published statistics:
 // raw moment means m1..mk when present (up to the first missing one),
 // otherwise mean, SD or variance, skewness and kurtosis under the rule's
-// definition. It returns a reason when they cannot be used.
-func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, string) {
+// definition. It returns the power sums S_0..S_k known exactly (to decide
+// threshold ties), and a reason when they cannot be used or cannot come
+// from non-negative data.
+func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, []*big.Rat, string) {
 	var ms []*big.Rat
 	for p := 1; ; p++ {
 		st, ok := c.Stats["m"+strconv.Itoa(p)]
@@ -283,6 +307,8 @@ func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, string) {
 		}
 		ms = append(ms, st.Value.Rat())
 	}
+	exactK := len(ms)
+	var inc *moments.Inconsistency
 	if len(ms) < 2 {
 		get := func(n string) (*big.Rat, bool) {
 			st, ok := c.Stats[n]
@@ -294,11 +320,11 @@ func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, string) {
 		sum := moments.Summary{N: c.N}
 		var ok bool
 		if sum.Mean, ok = get("mean"); !ok {
-			return moments.Sums{}, ""
+			return moments.Sums{}, nil, ""
 		}
 		if sum.SD, ok = get("sd"); !ok {
 			if sum.Variance, ok = get("variance"); !ok {
-				return moments.Sums{}, ""
+				return moments.Sums{}, nil, ""
 			}
 		}
 		if sum.Skewness, ok = get("skewness"); ok {
@@ -306,20 +332,37 @@ func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, string) {
 		}
 		var err error
 		if ms, err = sum.RawMoments(r.def); err != nil {
-			return moments.Sums{}, fmt.Sprintf("the published statistics cannot be converted to moments (%s): %v", r.def, err)
+			return moments.Sums{}, nil, fmt.Sprintf("the published statistics cannot be converted to moments (%s): %v", r.def, err)
 		}
+		if inc, err = sum.Check(r.def); err != nil {
+			return moments.Sums{}, nil, fmt.Sprintf("the published statistics cannot be converted to moments (%s): %v", r.def, err)
+		}
+		exactK = len(ms)
+		if sum.Skewness != nil {
+			exactK = 2 // the third moment involves a square root
+		}
+	} else {
+		inc = moments.CheckRaw(ms)
 	}
 	if len(ms) < 2 {
-		return moments.Sums{}, ""
+		return moments.Sums{}, nil, ""
+	}
+	if d := moments.Decide(nil, 0, inc); d.Verdict == moments.VerdictReview {
+		return moments.Sums{}, nil, d.Reason
 	}
 	if ms[0].Sign() <= 0 {
-		return moments.Sums{}, "the published mean is not positive: the Lehmer-mean attack needs positive values"
+		return moments.Sums{}, nil, "the published mean is not positive: the Lehmer-mean attack needs positive values"
 	}
 	s, err := moments.FromMoments(c.N, moments.RatsToFloats(ms))
 	if err != nil {
-		return moments.Sums{}, fmt.Sprintf("the published moments are not those of non-negative data: %v", err)
+		return moments.Sums{}, nil, fmt.Sprintf("the published moments are not those of non-negative data: %v", err)
 	}
-	return s, ""
+	n := new(big.Rat).SetInt64(c.N)
+	exact := []*big.Rat{n}
+	for _, m := range ms[:exactK] {
+		exact = append(exact, new(big.Rat).Mul(m, n))
+	}
+	return s, exact, ""
 }
 
 // sig rounds to 10 significant digits for stable reports.

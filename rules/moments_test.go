@@ -174,3 +174,60 @@ func TestMomentsRuleParams(t *testing.T) {
 		t.Errorf("needs %+v", n)
 	}
 }
+
+// Issue 10 item 4: published moments no non-negative data can have send
+// the cell to review (status review with the reason), never ok.
+func TestMomentsRuleInconsistentReview(t *testing.T) {
+	r := newMomentsRule(t, "")
+	cases := []struct {
+		name  string
+		stats map[string]audit.Stat
+		n     int64
+		want  string
+	}{
+		// S_1..S_4 of data with a negative value: L_3 < L_2
+		{"falling Lehmer", map[string]audit.Stat{"m1": stat("42.4"), "m2": stat("3163.6"), "m3": stat("207148"), "m4": stat("14801462.8")}, 5, "the Lehmer means fall"},
+		{"kurtosis below skewness squared plus one", map[string]audit.Stat{"mean": stat("62.8"), "sd": stat("10.3"), "skewness": stat("1.5"), "kurtosis": stat("2")}, 10, "below the skewness squared plus one"},
+		{"negative variance", map[string]audit.Stat{"m1": stat("5"), "m2": stat("20")}, 4, "variance is negative"},
+	}
+	for _, tc := range cases {
+		c := &audit.Cell{HasN: true, N: tc.n, Stats: tc.stats}
+		f := r.Check(&audit.Table{}, c)
+		if f.Status != audit.Review || !strings.Contains(f.Message, tc.want) {
+			t.Errorf("%s: %s %q, want review with %q", tc.name, f.Status, f.Message, tc.want)
+		}
+		c.Findings = append(c.Findings, f)
+		audit.Decide(c)
+		if c.Status != audit.StatusReview {
+			t.Errorf("%s: cell status %s, want review", tc.name, c.Status)
+		}
+	}
+}
+
+// Issue 10 item 5: a relative error exactly at the threshold is not below
+// it. For {1.2, 0.3}, L_2 = 1.02 is exactly 15% below 1.2; float64 gives
+// 14.999999999999995%.
+func TestMomentsRuleTieExact(t *testing.T) {
+	r := newMomentsRule(t, "max_rel_error: 15")
+	x := []float64{1.2, 0.3}
+	for _, allTop := range []bool{true, false} {
+		c := microCell(t, x, 8)
+		c.AllTop = allTop
+		c.HasTotal, c.Total = true, audit.MustDec("1.5")
+		c.HasSumSq, c.SumSq = true, audit.MustDec("1.53")
+		f := r.Check(&audit.Table{MomentOrder: 2}, c)
+		if f.Status != audit.Pass || f.Values["verdict"] != "safe" {
+			t.Errorf("all top %v: %s %s, want pass (15%% is not below 15%%)", allTop, f.Status, f.Message)
+		}
+	}
+	// without exact figures the tie cannot be decided: review, not ok
+	c := microCell(t, x, 8)
+	f := r.Check(&audit.Table{MomentOrder: 2}, c)
+	if f.Status != audit.Review || !strings.Contains(f.Message, "float precision") {
+		t.Errorf("no exact sums: %s %s, want review", f.Status, f.Message)
+	}
+	// just inside the threshold is a failure
+	if f := newMomentsRule(t, "max_rel_error: 15.0001").Check(&audit.Table{MomentOrder: 2}, microCell(t, x, 8)); f.Status != audit.Fail {
+		t.Errorf("15.0001%%: %s %s, want fail", f.Status, f.Message)
+	}
+}

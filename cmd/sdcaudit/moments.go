@@ -98,8 +98,13 @@ type momentsInput struct {
 	grid       []int64    // values in steps, when on the grid
 	exactSums  []*big.Int // S_0..S_order in steps, when integers
 	step       float64
+	stepRat    *big.Rat // the step exactly (nil when 0)
 	definition string
 	missing    int
+	// inc says why the moments cannot come from non-negative data.
+	inc *moments.Inconsistency
+	// exact holds the figures exactly, to decide threshold ties.
+	exact *moments.Exact
 }
 
 func runMoments(cmd *cobra.Command, f *momentsFlags) error {
@@ -119,10 +124,23 @@ func runMoments(cmd *cobra.Command, f *momentsFlags) error {
 	if err != nil {
 		return err
 	}
-	opt := moments.Options{MaxRelError: f.maxRelError, Interval: f.interval, Step: in.step}
+	w := cmd.OutOrStdout()
+	if in.sums.Order() == 0 { // inconsistent moments the attack cannot even start from
+		rep := &momentsJSON{Source: in.source, N: f.n, Definition: in.definition, Order: in.order, Step: in.step, Lehmer: []momentsLehmer{}, Verdict: string(moments.VerdictReview), Reason: in.inc.Reason}
+		if f.json {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rep); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(w, "Verdict: %s: %s\n", rep.Verdict, rep.Reason)
+		}
+		return errNeedsPerson
+	}
+	opt := moments.Options{MaxRelError: f.maxRelError, Interval: f.interval, Step: in.step, Exact: in.exact}
 	a := moments.Assess(in.sums, in.truth, opt)
 	rep := momentsReport(in, a, f)
-	w := cmd.OutOrStdout()
 	if f.json {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -180,7 +198,11 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 			}
 			d, err := audit.ParseDec(v)
 			if err != nil {
-				return nil, inputErr(&readers.Error{File: f.values, Row: b.Lines[i], Column: f.column, Value: v, Err: readers.ErrNotNumber})
+				e := readers.ErrNotNumber
+				if strings.Contains(err.Error(), "decimal places") {
+					e = fmt.Errorf("%w: more than %d decimal places (the most kept exactly)", readers.ErrNotNumber, audit.MaxScale)
+				}
+				return nil, inputErr(&readers.Error{File: f.values, Row: b.Lines[i], Column: f.column, Value: v, Err: e})
 			}
 			if d.Sign() < 0 {
 				return nil, inputErr(&readers.Error{File: f.values, Row: b.Lines[i], Column: f.column, Value: v, Err: errors.New("negative value: the Lehmer-mean attack assumes non-negative values")})
@@ -210,9 +232,14 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 		step = audit.MustDec("1e-" + strconv.Itoa(d))
 	}
 	in.step = step.Float64()
+	if step.Sign() > 0 {
+		in.stepRat = step.Rat()
+	}
 	in.values = make([]float64, len(decs))
+	in.exact = &moments.Exact{Values: make([]*big.Rat, len(decs)), Step: in.stepRat}
 	for i, d := range decs {
 		in.values[i] = d.Float64()
+		in.exact.Values[i] = d.Rat()
 	}
 	if in.sums, err = moments.FromValues(in.values, avail); err != nil {
 		return nil, inputErr(&readers.Error{File: f.values, Column: f.column, Err: err})
@@ -222,6 +249,12 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 	in.truth = &moments.Truth{Largest: sorted[len(sorted)-1]}
 	if len(sorted) > 1 {
 		in.truth.Second, in.truth.HasSecond = sorted[len(sorted)-2], true
+	}
+	byRat := slices.Clone(in.exact.Values)
+	slices.SortFunc(byRat, func(a, b *big.Rat) int { return b.Cmp(a) })
+	in.exact.Largest = byRat[0]
+	if len(byRat) > 1 {
+		in.exact.Second = byRat[1]
 	}
 	// values in steps, for the exact recovery
 	if step.Sign() > 0 {
@@ -291,6 +324,7 @@ func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
 	n := new(big.Rat).SetInt64(f.n)
 	in := &momentsInput{}
 	var sums []*big.Rat // S_1..S_K
+	exactK := -1        // sums[:exactK] are exact (-1: all)
 	switch {
 	case f.raw != "":
 		in.source = "raw"
@@ -362,6 +396,19 @@ func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
 			sums = append(sums, new(big.Rat).Mul(m, n))
 		}
 		in.definition = def.String()
+		if in.inc, err = s.Check(def); err != nil {
+			return nil, usageErr(err)
+		}
+		if s.Skewness != nil {
+			exactK = 2 // the third moment involves a square root
+		}
+	}
+	if in.source != "summary" {
+		ms := make([]*big.Rat, len(sums))
+		for i, v := range sums {
+			ms[i] = new(big.Rat).Quo(v, n)
+		}
+		in.inc = moments.CheckRaw(ms)
 	}
 	k := len(sums)
 	if f.p > k {
@@ -372,21 +419,31 @@ func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
 		in.order = f.p
 		sums = sums[:f.p]
 	}
-	var err error
-	if in.sums, err = moments.FromPowerSums(f.n, moments.RatsToFloats(sums)); err != nil {
-		return nil, usageErr(fmt.Errorf("the moments cannot come from non-negative data: %w", err))
-	}
-	in.step = 1
+	in.step, in.stepRat = 1, big.NewRat(1, 1)
 	if f.step != "" {
 		st, err := audit.ParseDec(f.step)
 		if err != nil || st.Sign() < 0 {
-			return nil, usageErr(fmt.Errorf("--step %q: must be a non-negative number", f.step))
+			return nil, usageErr(fmt.Errorf("--step %q: must be a non-negative number (at most %d decimal places)", f.step, audit.MaxScale))
 		}
-		in.step = st.Float64()
+		in.step, in.stepRat = st.Float64(), nil
+		if st.Sign() > 0 {
+			in.stepRat = st.Rat()
+		}
 	}
+	var err error
+	if in.sums, err = moments.FromPowerSums(f.n, moments.RatsToFloats(sums)); err != nil {
+		if in.inc != nil {
+			return in, nil // review: the report says why
+		}
+		return nil, usageErr(fmt.Errorf("the moments cannot come from non-negative data: %w", err))
+	}
+	if exactK < 0 || exactK > len(sums) {
+		exactK = len(sums)
+	}
+	in.exact = &moments.Exact{Sums: append([]*big.Rat{n}, sums[:exactK]...), Step: in.stepRat}
 	// exact recovery when the sums are integers in steps
-	if in.step > 0 {
-		st := new(big.Rat).SetFloat64(in.step)
+	if in.stepRat != nil {
+		st := in.stepRat
 		ex := []*big.Int{big.NewInt(f.n)}
 		sp := big.NewRat(1, 1)
 		for _, s := range sums {
@@ -558,9 +615,12 @@ func momentsReport(in *momentsInput, a moments.Assessment, f *momentsFlags) *mom
 		}
 	}
 	r.SafeAtLeast = a.SafeOrder == in.sums.Order() && in.values != nil
-	safe := a.SafeUpTo(k)
-	r.Verdict = map[bool]string{true: "safe", false: "unsafe"}[safe]
-	r.Reason = momentsReason(a, k, in.truth != nil, f)
+	d := moments.Decide(&a, k, in.inc)
+	r.Verdict = string(d.Verdict)
+	r.Reason = d.Reason
+	if d.Verdict != moments.VerdictReview {
+		r.Reason = momentsReason(a, d, k, in.truth != nil, f)
+	}
 	return r
 }
 
@@ -588,7 +648,10 @@ func momentsRecover(in *momentsInput, p int) *momentsRecovery {
 			rec.Values = append(rec.Values, momentsSig(v))
 		}
 		rec.Complete = err == nil
-		if err != nil {
+		switch {
+		case errors.Is(err, moments.ErrTooMany):
+			rec.Note = err.Error()
+		case err != nil:
 			rec.Note = "the smaller values are lost in floating-point rounding"
 		}
 	}
@@ -610,22 +673,25 @@ func momentsRecover(in *momentsInput, p int) *momentsRecovery {
 	return rec
 }
 
-func momentsReason(a moments.Assessment, k int, known bool, f *momentsFlags) string {
-	if a.SafeUpTo(k) {
+func momentsReason(a moments.Assessment, d moments.Decision, k int, known bool, f *momentsFlags) string {
+	if d.Verdict == moments.VerdictSafe {
 		if known {
 			return fmt.Sprintf("no estimate of the largest or second largest value from moments up to order %d is within %g%%", k, f.maxRelError)
 		}
 		return fmt.Sprintf("moments up to order %d leave the maximum in a bracket %.3g%% wide (at least %g%% needed)", k, a.Orders[k-1].Bracket.WidthPct, f.interval)
 	}
-	o := a.Orders[a.SafeOrder]
+	o := a.Orders[d.Order-1]
 	if !known {
 		return fmt.Sprintf("moments up to order %d bracket the maximum within %.3g%% (threshold %g%%)", o.P, o.Bracket.WidthPct, f.interval)
 	}
+	// the closest estimate (a tie decided exactly may sit at the threshold)
 	what, e := "largest", o.Largest
-	if !e.HasError || math.Abs(e.RelError) >= f.maxRelError {
-		what, e = "second largest (two-pair)", o.TwoPair
-		if !e.HasError || math.Abs(e.RelError) >= f.maxRelError {
-			what, e = "second largest (one-pair)", o.OnePair
+	for _, c := range []struct {
+		what string
+		e    moments.Estimate
+	}{{"second largest (two-pair)", o.TwoPair}, {"second largest (one-pair)", o.OnePair}} {
+		if c.e.HasError && (!e.HasError || math.Abs(c.e.RelError) < math.Abs(e.RelError)) {
+			what, e = c.what, c.e
 		}
 	}
 	return fmt.Sprintf("moments up to order %d estimate the %s value within %.2g%% (threshold %g%%)", o.P, what, math.Abs(e.RelError), f.maxRelError)

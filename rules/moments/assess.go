@@ -23,6 +23,10 @@ type Options struct {
 	// never reaches beyond it.
 	DomainMax    float64
 	HasDomainMax bool
+	// Exact, when set, holds the cell's figures exactly: a relative error or
+	// bracket width within float precision of its threshold (a tie) is then
+	// decided in math/big. Without the figures a tie is undecided (review).
+	Exact *Exact
 }
 
 func (o Options) norm() Options {
@@ -140,6 +144,10 @@ type OrderResult struct {
 	// Safe is the verdict for releasing moments up to order P alone
 	// (Assessment.SafeOrder accounts for every lower order too).
 	Safe bool
+	// Undecided, when not empty, says why the order is neither safe nor
+	// unsafe: a tie with the threshold that exact arithmetic could not
+	// decide. Safe is then false.
+	Undecided string
 }
 
 // Truth holds the true largest and second largest values when the
@@ -174,6 +182,7 @@ func Assess(s Sums, truth *Truth, opt Options) Assessment {
 	opt = opt.norm()
 	a := Assessment{Known: truth != nil, Options: opt, Orders: make([]OrderResult, len(s.Pow))}
 	a.SafeOrder = -1
+	ex := newExactState(opt.Exact)
 	for p := 1; p <= len(s.Pow); p++ {
 		r := OrderResult{P: p}
 		r.Largest = estimate(s.Lehmer(p))
@@ -199,10 +208,9 @@ func Assess(s Sums, truth *Truth, opt Options) Assessment {
 				r.TwoPair.judge(truth.Second)
 				r.OnePair.judge(truth.Second)
 			}
-			thr := opt.MaxRelError
-			r.Safe = !r.Largest.close(thr) && !r.TwoPair.close(thr) && !r.OnePair.close(thr)
+			r.Safe, r.Undecided = ex.judgeKnown(s, &r, opt)
 		} else {
-			r.Safe = r.Bracket.WidthPct >= opt.Interval
+			r.Safe, r.Undecided = ex.judgeBracket(s, &r, opt)
 		}
 		a.Orders[p-1] = r
 		if !r.Safe && a.SafeOrder < 0 {

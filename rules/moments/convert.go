@@ -183,15 +183,34 @@ type Summary struct {
 // involves a square root and is computed with 256-bit precision; the
 // others are exact.
 func (s Summary) RawMoments(def Definition) ([]*big.Rat, error) {
-	def = def.norm()
-	if err := def.Validate(); err != nil {
+	c, alpha, d, err := s.central(def)
+	if err != nil {
 		return nil, err
 	}
+	if alpha != nil { // c3 = alpha sqrt(d)
+		cf := new(big.Float).SetPrec(256).SetRat(d)
+		cf.Sqrt(cf)
+		cf.Mul(cf, new(big.Float).SetPrec(256).SetRat(alpha))
+		c[3], _ = cf.Rat(nil)
+	}
+	m := CentralToRaw(s.Mean, c)
+	return m[1:], nil
+}
+
+// central returns the central moments c_0..c_K (divisor n) of the summary
+// under the definition, exactly except c_3 = alpha·√d, which involves a
+// square root: c[3] is then left zero and alpha, d (rationals) are
+// returned; alpha is nil when no skewness is used.
+func (s Summary) central(def Definition) (c []*big.Rat, alpha, d *big.Rat, err error) {
+	def = def.norm()
+	if err := def.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
 	if s.N < 1 || s.Mean == nil {
-		return nil, fmt.Errorf("%w: n and the mean are needed", ErrInput)
+		return nil, nil, nil, fmt.Errorf("%w: n and the mean are needed", ErrInput)
 	}
 	n := new(big.Rat).SetInt64(s.N)
-	c := []*big.Rat{big.NewRat(1, 1), new(big.Rat)}
+	c = []*big.Rat{big.NewRat(1, 1), new(big.Rat)}
 	var c2 *big.Rat
 	switch {
 	case s.SD != nil:
@@ -201,82 +220,74 @@ func (s Summary) RawMoments(def Definition) ([]*big.Rat, error) {
 	}
 	if c2 != nil {
 		if c2.Sign() < 0 {
-			return nil, fmt.Errorf("%w: negative variance", ErrInput)
+			return nil, nil, nil, fmt.Errorf("%w: negative variance", ErrInput)
 		}
 		if def.SD == SampleSD {
 			if s.N < 2 {
-				return nil, fmt.Errorf("%w: a sample SD needs n >= 2", ErrInput)
+				return nil, nil, nil, fmt.Errorf("%w: a sample SD needs n >= 2", ErrInput)
 			}
 			c2.Mul(c2, new(big.Rat).Quo(new(big.Rat).SetInt64(s.N-1), n)) // c2 = s^2 (n-1)/n
 		}
 		c = append(c, c2)
 	}
-	fn := float64(s.N)
-	if c2 != nil && s.Skewness != nil {
-		if c2.Sign() == 0 {
-			return nil, fmt.Errorf("%w: skewness with zero variance", ErrInput)
-		}
-		g1 := new(big.Float).SetPrec(256).SetRat(s.Skewness)
-		switch def.Skewness {
-		case Adjusted: // g1 = G1 (n-2) / sqrt(n(n-1))
-			if s.N < 3 {
-				return nil, fmt.Errorf("%w: adjusted skewness needs n >= 3", ErrInput)
-			}
-			r := new(big.Float).SetPrec(256).SetFloat64(fn * (fn - 1))
-			r.Sqrt(r)
-			g1.Mul(g1, new(big.Float).SetInt64(s.N-2))
-			g1.Quo(g1, r)
-		case SampleSDBased: // b1 = g1 ((n-1)/n)^(3/2), so g1 = b1 r sqrt(r) with r = n/(n-1)
-			if s.N < 2 {
-				return nil, fmt.Errorf("%w: skewness b1 needs n >= 2", ErrInput)
-			}
-			r := new(big.Float).SetPrec(256).SetRat(new(big.Rat).Quo(n, new(big.Rat).SetInt64(s.N-1)))
-			sq := new(big.Float).SetPrec(256).Sqrt(r)
-			g1.Mul(g1, r)
-			g1.Mul(g1, sq)
-		}
-		// c3 = g1 c2^(3/2)
-		cf := new(big.Float).SetPrec(256).SetRat(c2)
-		sq := new(big.Float).SetPrec(256).Sqrt(cf)
-		cf.Mul(cf, sq)
-		cf.Mul(cf, g1)
-		c3, _ := cf.Rat(nil)
-		c = append(c, c3)
-		if s.Kurtosis != nil {
-			k := new(big.Rat).Set(s.Kurtosis)
-			three := big.NewRat(3, 1)
-			switch def.Kurtosis {
-			case Adjusted: // G2 excess: g2e = (G2 (n-2)(n-3)/(n-1) - 6)/(n+1)
-				if s.N < 4 {
-					return nil, fmt.Errorf("%w: adjusted kurtosis needs n >= 4", ErrInput)
-				}
-				if !def.Excess {
-					k.Sub(k, three)
-				}
-				k.Mul(k, big.NewRat((s.N-2)*(s.N-3), s.N-1))
-				k.Sub(k, big.NewRat(6, 1))
-				k.Quo(k, new(big.Rat).SetInt64(s.N+1))
-				k.Add(k, three)
-			case SampleSDBased: // b2 = g2 ((n-1)/n)^2
-				if def.Excess {
-					k.Add(k, three)
-				}
-				r := new(big.Rat).Quo(n, new(big.Rat).SetInt64(s.N-1))
-				k.Mul(k, r)
-				k.Mul(k, r)
-			default:
-				if def.Excess {
-					k.Add(k, three)
-				}
-			}
-			// c4 = g2 c2^2 (g2 not in excess form here)
-			c4 := new(big.Rat).Mul(c2, c2)
-			c4.Mul(c4, k)
-			c = append(c, c4)
-		}
+	if c2 == nil || s.Skewness == nil {
+		return c, nil, nil, nil
 	}
-	m := CentralToRaw(s.Mean, c)
-	return m[1:], nil
+	if c2.Sign() == 0 {
+		return nil, nil, nil, fmt.Errorf("%w: skewness with zero variance", ErrInput)
+	}
+	// c3 = g1 c2^(3/2) = alpha sqrt(d)
+	alpha = new(big.Rat).Mul(s.Skewness, c2)
+	d = new(big.Rat).Set(c2)
+	switch def.Skewness {
+	case Adjusted: // g1 = G1 (n-2) / sqrt(n(n-1))
+		if s.N < 3 {
+			return nil, nil, nil, fmt.Errorf("%w: adjusted skewness needs n >= 3", ErrInput)
+		}
+		alpha.Mul(alpha, new(big.Rat).SetInt64(s.N-2))
+		d.Quo(d, new(big.Rat).SetInt64(s.N*(s.N-1)))
+	case SampleSDBased: // b1 = g1 ((n-1)/n)^(3/2), so g1 = b1 r sqrt(r) with r = n/(n-1)
+		if s.N < 2 {
+			return nil, nil, nil, fmt.Errorf("%w: skewness b1 needs n >= 2", ErrInput)
+		}
+		r := new(big.Rat).Quo(n, new(big.Rat).SetInt64(s.N-1))
+		alpha.Mul(alpha, r)
+		d.Mul(d, r)
+	}
+	c = append(c, new(big.Rat))
+	if s.Kurtosis != nil {
+		k := new(big.Rat).Set(s.Kurtosis)
+		three := big.NewRat(3, 1)
+		switch def.Kurtosis {
+		case Adjusted: // G2 excess: g2e = (G2 (n-2)(n-3)/(n-1) - 6)/(n+1)
+			if s.N < 4 {
+				return nil, nil, nil, fmt.Errorf("%w: adjusted kurtosis needs n >= 4", ErrInput)
+			}
+			if !def.Excess {
+				k.Sub(k, three)
+			}
+			k.Mul(k, big.NewRat((s.N-2)*(s.N-3), s.N-1))
+			k.Sub(k, big.NewRat(6, 1))
+			k.Quo(k, new(big.Rat).SetInt64(s.N+1))
+			k.Add(k, three)
+		case SampleSDBased: // b2 = g2 ((n-1)/n)^2
+			if def.Excess {
+				k.Add(k, three)
+			}
+			r := new(big.Rat).Quo(n, new(big.Rat).SetInt64(s.N-1))
+			k.Mul(k, r)
+			k.Mul(k, r)
+		default:
+			if def.Excess {
+				k.Add(k, three)
+			}
+		}
+		// c4 = g2 c2^2 (g2 not in excess form here)
+		c4 := new(big.Rat).Mul(c2, c2)
+		c4.Mul(c4, k)
+		c = append(c, c4)
+	}
+	return c, alpha, d, nil
 }
 
 // ratFloat converts a big.Rat to a big.Float with 256 bits.

@@ -39,7 +39,8 @@ func IntSums(k []int64, p int) ([]*big.Int, error) {
 // S_{p-1}), rounded up to an integer and capped at the previous value;
 // then its p-th and (p-1)-th powers are subtracted. It returns the S_0
 // estimates in descending order. The estimates equal the sample exactly
-// when p is large enough (SmallestRecoveryPower).
+// when p is large enough (SmallestRecoveryPower). More than MaxRecover
+// values are not attempted (ErrTooMany).
 func RecoverInts(sums []*big.Int, p int) ([]*big.Int, error) {
 	if p < 1 || p >= len(sums) {
 		return nil, fmt.Errorf("%w: p = %d with sums S_0..S_%d", ErrOrder, p, len(sums)-1)
@@ -48,6 +49,9 @@ func RecoverInts(sums []*big.Int, p int) ([]*big.Int, error) {
 		return nil, fmt.Errorf("%w: S_0 = %v is not a count", ErrInput, sums[0])
 	}
 	n := sums[0].Int64()
+	if n > MaxRecover {
+		return nil, ErrTooMany
+	}
 	rp := new(big.Int).Set(sums[p])
 	rq := new(big.Int).Set(sums[p-1])
 	out := make([]*big.Int, 0, n)

@@ -37,7 +37,14 @@ var (
 	ErrInput = errors.New("invalid input")
 	// ErrTooFew: the estimate needs at least two values.
 	ErrTooFew = errors.New("needs at least two values")
+	// ErrTooMany: the recovery of every value is not attempted for more
+	// than MaxRecover values.
+	ErrTooMany = fmt.Errorf("more than %d values to recover", MaxRecover)
 )
+
+// MaxRecover is the largest number of values Recover and RecoverInts list:
+// n comes from the input (a published count), so it bounds their memory.
+const MaxRecover = 1 << 20
 
 // Sums holds the power sums S_0..S_K of a non-negative sample in scaled
 // form: S_0 = N and S_p = Scale^p * Pow[p-1] for p = 1..K = len(Pow).
@@ -247,13 +254,19 @@ func (s Sums) residual(q int, l, limit float64) (float64, error) {
 	return s.Scale * min(num/den, limit), nil
 }
 
-// RoundUp rounds v up to the grid step, 2·step, ...; values within a
-// relative 1e-9 of a grid point are taken as that point, so that float
-// rounding of an exact grid value does not push it one step up.
+// RoundUp rounds v up to the grid step, 2·step, ...; a value above a grid
+// point by float noise, within a relative 1e-9 and at most a thousandth of
+// a step, is taken as that point, so that float rounding of an exact grid
+// value does not push it one step up. The cap keeps large values
+// (v/step > 1e6) from being rounded down: an estimate is never lowered by
+// more than a thousandth of a step.
 func RoundUp(v, step float64) float64 {
 	r := v / step
-	k := math.Ceil(r - 1e-9*max(1, math.Abs(r)))
-	return k * step
+	f := math.Floor(r)
+	if r-f <= min(1e-9*max(1, math.Abs(r)), 1e-3) {
+		return f * step
+	}
+	return (f + 1) * step
 }
 
 // OnePair returns the one-pair estimate of the second largest value (seed
@@ -284,13 +297,17 @@ func (s Sums) OnePair(p int, step float64) (second, largest float64, err error) 
 // so far, rounded up to step and capped at the previous one. It returns the
 // estimates in descending order; when the remainder is lost in rounding
 // before all N values are found it returns those found with ErrPrecision.
-// For integer data RecoverInts does the same in exact arithmetic.
+// For integer data RecoverInts does the same in exact arithmetic. More
+// than MaxRecover values are not attempted (ErrTooMany).
 func (s Sums) Recover(p int, step float64) ([]float64, error) {
 	if p < 1 || p > len(s.Pow) {
 		return nil, fmt.Errorf("%w: p = %d with orders 1..%d", ErrOrder, p, len(s.Pow))
 	}
 	if !(step > 0) {
 		return nil, fmt.Errorf("%w: step must be positive", ErrInput)
+	}
+	if s.N > MaxRecover {
+		return nil, ErrTooMany
 	}
 	rp, rq := s.scaled(p), s.scaled(p-1)
 	const tol = 64 * 0x1p-52
