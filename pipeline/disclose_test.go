@@ -2,6 +2,10 @@ package pipeline
 
 import (
 	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -253,5 +257,303 @@ func TestAggregateHierarchyAddsUp(t *testing.T) {
 	}
 	if c := cellByKey(t, tab, "d3"); c.Status != audit.StatusOK {
 		t.Errorf("d3 is %s", c.Status)
+	}
+}
+
+// The consistency verdicts agree with an independent check of every
+// margin (exact rationals on the input texts) on random three-dimensional
+// aggregate tables large enough for concurrent cell evaluation, with
+// perturbed figures, missing figures and absent cells.
+func TestConsistencyOracle(t *testing.T) {
+	dims := []int{12, 10, 8} // 13 x 11 x 9 = 1287 cells with margins
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		type fig struct{ n, cents int64 }
+		leaves := map[[3]int]fig{}
+		for a := 0; a < dims[0]; a++ {
+			for b := 0; b < dims[1]; b++ {
+				for c := 0; c < dims[2]; c++ {
+					n := int64(r.IntN(30))
+					var cents int64
+					if n > 0 {
+						cents = r.Int64N(10_000_000)
+					}
+					leaves[[3]int{a, b, c}] = fig{n, cents}
+				}
+			}
+		}
+		// every cell, margins (index -1) included, computed from the leaves
+		cells := map[[3]int]fig{}
+		for k, f := range leaves {
+			for mask := 0; mask < 8; mask++ {
+				m := k
+				for d := 0; d < 3; d++ {
+					if mask&(1<<d) != 0 {
+						m[d] = -1
+					}
+				}
+				g := cells[m]
+				g.n += f.n
+				g.cents += f.cents
+				cells[m] = g
+			}
+		}
+		keys := make([][3]int, 0, len(cells))
+		for k := range cells {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			for d := 0; d < 3; d++ {
+				if keys[i][d] != keys[j][d] {
+					return keys[i][d] < keys[j][d]
+				}
+			}
+			return false
+		})
+		name := func(d, v int) string {
+			if v < 0 {
+				return "Total"
+			}
+			return fmt.Sprintf("%c%d", 'a'+d, v)
+		}
+		countText := map[[3]int]string{}
+		totalText := map[[3]int]string{}
+		for _, k := range keys {
+			f := cells[k]
+			countText[k] = strconv.FormatInt(f.n, 10)
+			totalText[k] = fmt.Sprintf("%d.%02d", f.cents/100, f.cents%100)
+		}
+		// perturb: totals, counts, a total for no contributors, missing
+		// figures, absent cells
+		for i := 0; i < 4; i++ {
+			k := keys[r.IntN(len(keys))]
+			totalText[k] = fmt.Sprintf("%d.%02d", cells[k].cents/100+int64(r.IntN(5)+1), r.IntN(100))
+		}
+		for i := 0; i < 3; i++ {
+			k := keys[r.IntN(len(keys))]
+			countText[k] = strconv.FormatInt(cells[k].n+1, 10)
+		}
+		for _, k := range keys {
+			if cells[k].n == 0 && k[0] >= 0 && k[1] >= 0 && k[2] >= 0 {
+				totalText[k] = "5"
+				break
+			}
+		}
+		for i := 0; i < 6; i++ {
+			k := keys[r.IntN(len(keys))]
+			if i%2 == 0 {
+				totalText[k] = ""
+			} else {
+				countText[k] = "x"
+			}
+		}
+		absent := map[[3]int]bool{}
+		for i := 0; i < 3; i++ {
+			k := keys[r.IntN(len(keys))]
+			if k[0] >= 0 && k[1] >= 0 && k[2] >= 0 {
+				absent[k] = true
+			}
+		}
+		var b strings.Builder
+		b.WriteString("a,b,c,n,total\n")
+		for _, k := range keys {
+			if !absent[k] {
+				fmt.Fprintf(&b, "%s,%s,%s,%s,%s\n", name(0, k[0]), name(1, k[1]), name(2, k[2]), countText[k], totalText[k])
+			}
+		}
+		// the oracle
+		rat := func(s string) (*big.Rat, bool) {
+			if s == "" || s == "x" {
+				return nil, false
+			}
+			q, ok := new(big.Rat).SetString(s)
+			return q, ok
+		}
+		want := map[string]bool{}
+		keyName := func(k [3]int) string { return name(0, k[0]) + "/" + name(1, k[1]) + "/" + name(2, k[2]) }
+		for _, k := range keys {
+			if absent[k] {
+				continue
+			}
+			if n, ok := rat(countText[k]); ok && n.Sign() == 0 {
+				if x, ok := rat(totalText[k]); ok && x.Sign() != 0 {
+					want[keyName(k)] = true
+				}
+			}
+			for d := 0; d < 3; d++ {
+				if k[d] >= 0 {
+					continue
+				}
+				for _, texts := range []map[[3]int]string{countText, totalText} {
+					m, ok := rat(texts[k])
+					if !ok {
+						continue
+					}
+					sum := new(big.Rat)
+					var parts [][3]int
+					for l := 0; l < dims[d] && ok; l++ {
+						p := k
+						p[d] = l
+						if absent[p] {
+							continue
+						}
+						var v *big.Rat
+						if v, ok = rat(texts[p]); ok {
+							sum.Add(sum, v)
+							parts = append(parts, p)
+						}
+					}
+					if ok && sum.Cmp(m) != 0 {
+						want[keyName(k)] = true
+						for _, p := range parts {
+							want[keyName(p)] = true
+						}
+					}
+				}
+			}
+		}
+		tab, err := auditText(t, b.String(), "columns: {dims: [a, b, c], count: n, total: total}\nsuppression: {secondary: false}\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tab.Cells) != len(keys)-len(absent) {
+			t.Fatalf("%d cells, want %d", len(tab.Cells), len(keys)-len(absent))
+		}
+		got := map[string]bool{}
+		for _, c := range tab.Cells {
+			f, ok := findingOf(c, "consistency")
+			if !ok {
+				t.Fatalf("%v: no consistency finding", c.Key)
+			}
+			if f.Status == audit.Review {
+				got[strings.Join(c.Key, "/")] = true
+				if c.Status == audit.StatusOK {
+					t.Errorf("%v: consistency review but status ok", c.Key)
+				}
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("seed %d: the perturbations made no inconsistency", seed)
+		}
+		for k := range want {
+			if !got[k] {
+				t.Errorf("seed %d: %s is inconsistent but not review", seed, k)
+			}
+		}
+		for k := range got {
+			if !want[k] {
+				t.Errorf("seed %d: %s is consistent but review", seed, k)
+			}
+		}
+	}
+}
+
+// all_zero, the all-missing review and minmax agree with a brute-force
+// reading of random records (every cell and margin of a table large enough
+// for concurrent evaluation), and the safe table never shows a min or max.
+func TestMicrodataDisclosureOracle(t *testing.T) {
+	const levels = 10 // 11^3 = 1331 cells with margins
+	for seed := uint64(1); seed <= 3; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		type rec struct {
+			key [3]int
+			v   string
+		}
+		var recs []rec
+		for a := 0; a < levels; a++ {
+			for b := 0; b < levels; b++ {
+				for c := 0; c < levels; c++ {
+					k := [3]int{a, b, c}
+					kind := r.IntN(6)
+					for i := r.IntN(4); i >= 0; i-- {
+						var v string
+						switch kind {
+						case 0: // no records
+							continue
+						case 1:
+							v = "0"
+						case 2:
+							v = []string{"NA", "", "."}[r.IntN(3)]
+						case 3:
+							v = []string{"0", "NA", "0.00"}[r.IntN(3)]
+						case 4:
+							v = []string{"5", "-5", "0"}[i%3]
+						default:
+							v = strconv.Itoa(r.IntN(1000))
+						}
+						recs = append(recs, rec{k, v})
+					}
+				}
+			}
+		}
+		var b strings.Builder
+		b.WriteString("a,b,c,v\n")
+		for _, x := range recs {
+			fmt.Fprintf(&b, "a%d,b%d,c%d,%s\n", x.key[0], x.key[1], x.key[2], x.v)
+		}
+		tab, err := auditText(t, b.String(), "microdata: {dims: [a, b, c], value: v}\npublish: [count, total, min, max]\nsuppression: {secondary: false}\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var zeros, allMissing, shown int
+		for _, c := range tab.Cells {
+			var rows int
+			var vals []*big.Rat
+			for _, x := range recs {
+				in := true
+				for d := 0; d < 3; d++ {
+					if c.Key[d] != "Total" && c.Key[d] != fmt.Sprintf("%c%d", 'a'+d, x.key[d]) {
+						in = false
+					}
+				}
+				if !in {
+					continue
+				}
+				rows++
+				if x.v != "NA" && x.v != "" && x.v != "." {
+					q, _ := new(big.Rat).SetString(x.v)
+					vals = append(vals, q)
+				}
+			}
+			allZero := len(vals) > 0
+			for _, q := range vals {
+				if q.Sign() != 0 {
+					allZero = false
+				}
+			}
+			missing := rows > 0 && len(vals) == 0
+			fz, _ := findingOf(c, "all_zero")
+			fm, _ := findingOf(c, "missing")
+			fx, _ := findingOf(c, "minmax")
+			if (fz.Status == audit.Fail) != allZero {
+				t.Errorf("%v: all_zero %s, brute force all zero = %v", c.Key, fz.Status, allZero)
+			}
+			if (fm.Status == audit.Review) != missing {
+				t.Errorf("%v: missing %s, brute force all missing = %v", c.Key, fm.Status, missing)
+			}
+			if (fx.Status == audit.Fail) != (len(vals) > 0) {
+				t.Errorf("%v: minmax %s with %d values", c.Key, fx.Status, len(vals))
+			}
+			if (c.Status == audit.StatusOK) != (len(vals) == 0 && rows == 0) {
+				t.Errorf("%v: status %s with %d records, %d values", c.Key, c.Status, rows, len(vals))
+			}
+			if allZero {
+				zeros++
+			}
+			if missing {
+				allMissing++
+			}
+			if len(vals) > 0 {
+				shown++
+			}
+		}
+		if zeros == 0 || allMissing == 0 || shown == 0 {
+			t.Fatalf("seed %d: cases not reached: %d all zero, %d all missing, %d with values", seed, zeros, allMissing, shown)
+		}
+		for _, row := range writers.SafeRows(tab, "x")[1:] {
+			if (row[5] != "x" && row[5] != "") || (row[6] != "x" && row[6] != "") {
+				t.Fatalf("the safe table shows min/max: %v", row)
+			}
+		}
 	}
 }
