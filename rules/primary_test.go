@@ -190,7 +190,11 @@ func TestPrimaryRules(t *testing.T) {
 		{"not all zero", "all_zero", "", magTable, cell("0", "0", "1"), audit.Pass, "X"},
 		{"zero total with negatives", "all_zero", "", magTable, cell("5", "-5"), audit.Pass, "X"},
 		{"zero total, negative top (aggregate)", "all_zero", "", agg, aggCell(3, "0", "4", "-1"), audit.Pass, "X"},
-		{"zero total, negative min (aggregate)", "all_zero", "", agg, func() *audit.Cell { c := aggCell(3, "0"); c.Stats["min"] = audit.Stat{Value: audit.MustDec("-2")}; return c }(), audit.Pass, "X"},
+		{"zero total, negative min (aggregate)", "all_zero", "", agg, func() *audit.Cell {
+			c := aggCell(3, "0")
+			c.Stats["min"] = audit.Stat{Value: audit.MustDec("-2")}
+			return c
+		}(), audit.Pass, "X"},
 		{"zero total (aggregate)", "all_zero", "", agg, aggCell(12, "0"), audit.Fail, "assumed_non_negative"},
 		{"all zero empty cell", "all_zero", "", magTable, &audit.Cell{HasN: true, HasTotal: true}, audit.NotApplicable, "n"},
 		{"all zero frequency", "all_zero", "", freq, &audit.Cell{HasN: true, N: 4}, audit.NotApplicable, ""},
@@ -199,7 +203,11 @@ func TestPrimaryRules(t *testing.T) {
 		{"min published", "minmax", "", magTable, func() *audit.Cell { c := cell("1", "2"); c.Stats = map[string]audit.Stat{"min": {Text: "1"}}; return c }(), audit.Fail, "published"},
 		{"max published", "minmax", "", agg, func() *audit.Cell { c := aggCell(30, "100"); c.Stats["max"] = audit.Stat{Text: "9"}; return c }(), audit.Fail, "published"},
 		{"min of empty cell", "minmax", "", magTable, &audit.Cell{HasN: true, Stats: map[string]audit.Stat{"min": {Missing: true}, "max": {Missing: true}}}, audit.Pass, "n"},
-		{"max suppressed in input", "minmax", "", agg, func() *audit.Cell { c := aggCell(30, "100"); c.Stats["max"] = audit.Stat{Missing: true, Marker: true}; return c }(), audit.Pass, "n"},
+		{"max suppressed in input", "minmax", "", agg, func() *audit.Cell {
+			c := aggCell(30, "100")
+			c.Stats["max"] = audit.Stat{Missing: true, Marker: true}
+			return c
+		}(), audit.Pass, "n"},
 		{"no min or max", "minmax", "", magTable, cell("1", "2"), audit.NotApplicable, ""},
 	}
 	for _, tc := range tests {
