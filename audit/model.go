@@ -160,6 +160,10 @@ type Table struct {
 	Dims   []string
 	// TotalLabel is the dimension value used for margins ("Total").
 	TotalLabel string
+	// Hierarchies gives, per dimension, the parent of each code that is
+	// not a top-level code, as in SuppressOptions.Hierarchies: the margin
+	// relations the table declares beyond the total label.
+	Hierarchies map[string]map[string]string
 	// Value is the value column in microdata mode ("" for a frequency table).
 	Value string
 	// Publish lists the statistics the released table shows per cell.

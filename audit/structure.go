@@ -253,6 +253,30 @@ func newStructure(t *Table, opt SuppressOptions) (*structure, error) {
 	return s, nil
 }
 
+// Relation is one additive relation of a table: the cell Total (an index
+// into Table.Cells) equals the sum of the cells Parts along dimension Dim,
+// the other dimensions held fixed.
+type Relation struct {
+	Dim   int
+	Total int
+	Parts []int
+}
+
+// Relations returns the additive relations of t as secondary suppression
+// and the interval audit read them (see SuppressOptions): margins by the
+// table's total label and t.Hierarchies.
+func Relations(t *Table) ([]Relation, error) {
+	s, err := newStructure(t, SuppressOptions{Hierarchies: t.Hierarchies})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Relation, len(s.rels))
+	for i, r := range s.rels {
+		out[i] = Relation{Dim: r.dim, Total: r.total, Parts: r.parts}
+	}
+	return out, nil
+}
+
 func keyStr(k []int) string {
 	var b strings.Builder
 	for _, v := range k {

@@ -291,7 +291,7 @@ func firstError(errs []error) error {
 
 func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
 	file, sheet := src.Where()
-	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals}
+	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals, Hierarchies: s.Suppression.Hierarchies}
 	if sheet != "" {
 		t.Source = file + " [" + sheet + "]"
 	}

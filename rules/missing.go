@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "missing", Doc: "missing statistics: a published statistic that is missing in the input, or could not be computed, sends the cell to review; an undefined statistic (the mean of an empty cell, the SD of one value) is not missing", New: newMissing})
+	Register(Spec{Name: "missing", Doc: "missing statistics: a published statistic that is missing in the input, or could not be computed, sends the cell to review; a microdata cell whose records all have a missing value is review too; an undefined statistic (the mean of an empty cell, the SD of one value) is not missing", New: newMissing})
 }
 
 type missing struct{}
@@ -56,6 +56,9 @@ func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 			miss = append(miss, name)
 		}
 	}
+	// A microdata cell whose records all have a missing value is not an
+	// empty cell: its statistics exist but are unknown.
+	allMissing := t != nil && t.Mode == audit.Microdata && t.Value != "" && c.Rows > 0 && c.Missing == c.Rows
 	if t != nil && t.Mode == audit.Microdata && t.Value != "" && !c.HasTotal {
 		if _, ok := c.Stats["total"]; !ok {
 			miss = append(miss, "total")
@@ -82,6 +85,14 @@ func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	if len(v) == 0 {
 		v = nil
+	}
+	if allMissing {
+		v["all_missing"] = true
+		msg := fmt.Sprintf("all %d record(s) of this cell have a missing %s: its statistics are missing, not zero, and cannot be assessed", c.Rows, t.Value)
+		if len(miss) > 0 {
+			msg += "; also missing: " + strings.Join(miss, ", ")
+		}
+		return finding("missing", audit.Review, msg, v)
 	}
 	if len(miss) > 0 {
 		return finding("missing", audit.Review, fmt.Sprintf("published statistic(s) missing: %s; a missing figure cannot be assessed", strings.Join(miss, ", ")), v)

@@ -180,6 +180,35 @@ func TestPrimaryRules(t *testing.T) {
 		{"suppressed in input", "missing", "", agg, &audit.Cell{HasN: true, N: 2, Stats: map[string]audit.Stat{"total": {Missing: true, Marker: true}}}, audit.Pass, "suppressed_in_input"},
 		{"microdata total not computed", "missing", "", magTable, &audit.Cell{HasN: true, N: 2}, audit.Review, "missing"},
 		{"all present", "missing", "", magTable, cell("1", "2"), audit.Pass, ""},
+		{"all values missing", "missing", "", magTable, &audit.Cell{HasN: true, HasTotal: true, Rows: 3, Missing: 3}, audit.Review, "all_missing"},
+		{"some values missing", "missing", "", magTable, func() *audit.Cell { c := cell("1", "2"); c.Rows, c.Missing = 3, 1; return c }(), audit.Pass, "missing_values"},
+		{"empty cell is not missing", "missing", "", magTable, &audit.Cell{HasN: true, HasTotal: true}, audit.Pass, ""},
+		{"frequency table missing values", "missing", "", freq, &audit.Cell{HasN: true, Rows: 3, Missing: 3}, audit.Pass, ""},
+		// all contributions zero.
+		{"all zero", "all_zero", "", magTable, cell("0", "0", "0"), audit.Fail, "X"},
+		{"one zero", "all_zero", "", magTable, cell("0"), audit.Fail, "n"},
+		{"not all zero", "all_zero", "", magTable, cell("0", "0", "1"), audit.Pass, "X"},
+		{"zero total with negatives", "all_zero", "", magTable, cell("5", "-5"), audit.Pass, "X"},
+		{"zero total, negative top (aggregate)", "all_zero", "", agg, aggCell(3, "0", "4", "-1"), audit.Pass, "X"},
+		{"zero total, negative min (aggregate)", "all_zero", "", agg, func() *audit.Cell {
+			c := aggCell(3, "0")
+			c.Stats["min"] = audit.Stat{Value: audit.MustDec("-2")}
+			return c
+		}(), audit.Pass, "X"},
+		{"zero total (aggregate)", "all_zero", "", agg, aggCell(12, "0"), audit.Fail, "assumed_non_negative"},
+		{"all zero empty cell", "all_zero", "", magTable, &audit.Cell{HasN: true, HasTotal: true}, audit.NotApplicable, "n"},
+		{"all zero frequency", "all_zero", "", freq, &audit.Cell{HasN: true, N: 4}, audit.NotApplicable, ""},
+		{"all zero count unknown", "all_zero", "", agg, &audit.Cell{HasTotal: true}, audit.NotApplicable, ""},
+		// published min and max.
+		{"min published", "minmax", "", magTable, func() *audit.Cell { c := cell("1", "2"); c.Stats = map[string]audit.Stat{"min": {Text: "1"}}; return c }(), audit.Fail, "published"},
+		{"max published", "minmax", "", agg, func() *audit.Cell { c := aggCell(30, "100"); c.Stats["max"] = audit.Stat{Text: "9"}; return c }(), audit.Fail, "published"},
+		{"min of empty cell", "minmax", "", magTable, &audit.Cell{HasN: true, Stats: map[string]audit.Stat{"min": {Missing: true}, "max": {Missing: true}}}, audit.Pass, "n"},
+		{"max suppressed in input", "minmax", "", agg, func() *audit.Cell {
+			c := aggCell(30, "100")
+			c.Stats["max"] = audit.Stat{Missing: true, Marker: true}
+			return c
+		}(), audit.Pass, "n"},
+		{"no min or max", "minmax", "", magTable, cell("1", "2"), audit.NotApplicable, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,6 +264,9 @@ func TestParamErrors(t *testing.T) {
 		{"zeros", "disclosive: maybe", ""},
 		{"missing", "x: 1", ""},
 		{"class", "rows: 1", ""},
+		{"all_zero", "x: 1", ""},
+		{"minmax", "x: 1", ""},
+		{"consistency", "x: 1", ""},
 	}
 	for _, tc := range tests {
 		_, err := rules.New(tc.rule, params(tc.params))
@@ -260,7 +292,7 @@ func TestParamErrors(t *testing.T) {
 
 func TestRegistered(t *testing.T) {
 	names := strings.Join(rules.Names(), ",")
-	for _, n := range []string{"threshold", "zeros", "dominance", "p_percent", "pq", "interval", "class", "negative", "missing"} {
+	for _, n := range []string{"threshold", "zeros", "dominance", "p_percent", "pq", "interval", "class", "negative", "missing", "all_zero", "minmax", "consistency"} {
 		if !strings.Contains(","+names+",", ","+n+",") {
 			t.Errorf("%s not registered (have %s)", n, names)
 		}

@@ -1,0 +1,75 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "all_zero", Doc: "a magnitude cell with contributors whose non-negative contributions are all zero (n >= 1, X = 0): publishing it discloses every contributor's value (0) though every ratio rule passes; unsafe", New: newAllZero})
+}
+
+// allZero flags cells whose contributions are all zero. With non-negative
+// contributions, X = 0 and n >= 1 mean that every contributor's value is 0,
+// which anyone reading the table learns. The ratio rules cannot see it:
+// every one of their comparisons is 0 against 0.
+//
+// Non-negativity is known from the contributions in microdata mode. In an
+// aggregate table it is assumed, as the magnitude rules assume it, unless
+// the input shows a negative value (a top contribution or a min column);
+// then X = 0 no longer means all zero and the negative rule speaks.
+type allZero struct{}
+
+func newAllZero(decode Decoder) (Rule, error) {
+	p := struct{}{}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return allZero{}, nil
+}
+
+func (allZero) Name() string { return "all_zero" }
+
+func (allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	const name = "all_zero"
+	if !c.HasTotal {
+		return finding(name, audit.NotApplicable, "no total to check (a frequency table, or the total is missing or suppressed)", nil)
+	}
+	if !c.HasN {
+		return finding(name, audit.NotApplicable, "the number of contributors is not known", nil)
+	}
+	v := map[string]any{"n": c.N, "X": c.Total}
+	switch {
+	case c.N == 0:
+		return finding(name, audit.NotApplicable, "empty cell (the zeros rule decides)", v)
+	case !c.Total.IsZero():
+		return finding(name, audit.Pass, "the total is not zero", v)
+	case negativeKnown(c):
+		return finding(name, audit.Pass, "the total is zero but the contributions include negative values, so they are not all zero (see the negative rule)", v)
+	}
+	msg := fmt.Sprintf("all %d contributions are zero: publishing the cell discloses every contributor's value", c.N)
+	if t != nil && t.Mode == audit.Aggregate {
+		v["assumed_non_negative"] = true
+		msg = fmt.Sprintf("the total of %d contributors is zero: with non-negative contributions (assumed, as by the magnitude rules) every contributor's value is 0 and publishing the cell discloses it", c.N)
+	}
+	return finding(name, audit.Fail, msg, v)
+}
+
+// negativeKnown reports whether the cell is known to have a negative
+// contribution: counted ones, a negative top value or a negative published
+// minimum.
+func negativeKnown(c *audit.Cell) bool {
+	if c.Negative > 0 || (c.HasRange && c.Min.Sign() < 0) {
+		return true
+	}
+	for _, x := range c.Top {
+		if x.Sign() < 0 {
+			return true
+		}
+	}
+	if st, ok := c.Stats["min"]; ok && !st.Missing && st.Value.Sign() < 0 {
+		return true
+	}
+	return false
+}

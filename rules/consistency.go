@@ -1,0 +1,136 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func init() {
+	Register(Spec{Name: "consistency", Doc: "aggregate tables: every margin (total label, declared hierarchies) must equal the sum of its cells, for totals and counts, and an empty cell (n = 0) must have a zero total; otherwise the cells involved are review, since no audit of the table can be trusted", New: newConsistency})
+}
+
+// consistency checks that an aggregate table is internally consistent,
+// exactly: each additive relation the table declares (a margin by the
+// total label or a parent code of the suppression hierarchies, see
+// audit.Relations) holds for the totals and for the counts, and no cell
+// has a total without contributors. A relation is checked for a figure only
+// when every cell in it has that figure; suppressed or missing figures
+// leave it unchecked. The margin and every cell of a relation that fails,
+// and a cell with n = 0 and a non-zero total, get review with the
+// difference. Cells built from records (microdata mode) add up by
+// construction and are not checked.
+type consistency struct{}
+
+func newConsistency(decode Decoder) (Rule, error) {
+	p := struct{}{}
+	if err := decode(&p); err != nil {
+		return nil, err
+	}
+	return consistency{}, nil
+}
+
+func (consistency) Name() string { return "consistency" }
+
+// CheckTable implements TableRule.
+func (consistency) CheckTable(t *audit.Table) {
+	const name = "consistency"
+	if t.Mode != audit.Aggregate {
+		for _, c := range t.Cells {
+			c.Findings = append(c.Findings, finding(name, audit.NotApplicable, "cells built from records add up by construction", nil))
+		}
+		return
+	}
+	rels, err := audit.Relations(t)
+	if err != nil {
+		for _, c := range t.Cells {
+			c.Findings = append(c.Findings, finding(name, audit.Review, "the table's margins cannot be read, so no audit of it can be trusted: "+err.Error(), nil))
+		}
+		return
+	}
+	type problem struct {
+		msg string
+		v   map[string]any
+	}
+	problems := make([][]problem, len(t.Cells))
+	checked := make([]bool, len(t.Cells))
+	figures := []struct {
+		name  string
+		known func(c *audit.Cell) bool
+		value func(c *audit.Cell) audit.Dec
+	}{
+		{"total", func(c *audit.Cell) bool { return c.HasTotal }, func(c *audit.Cell) audit.Dec { return c.Total }},
+		{"count", func(c *audit.Cell) bool { return c.HasN }, func(c *audit.Cell) audit.Dec { return audit.DecInt(c.N) }},
+	}
+	for _, r := range rels {
+		for _, fig := range figures {
+			margin := t.Cells[r.Total]
+			if !fig.known(margin) {
+				continue
+			}
+			var sum audit.Dec
+			complete := true
+			for _, j := range r.Parts {
+				if !fig.known(t.Cells[j]) {
+					complete = false
+					break
+				}
+				sum = sum.Add(fig.value(t.Cells[j]))
+			}
+			if !complete {
+				continue
+			}
+			checked[r.Total] = true
+			for _, j := range r.Parts {
+				checked[j] = true
+			}
+			mv := fig.value(margin)
+			if mv.Cmp(sum) == 0 {
+				continue
+			}
+			diff := mv.Sub(sum)
+			along := t.Dims[r.Dim]
+			p := problem{
+				msg: fmt.Sprintf("the %s of %s is %s but its %d cell(s) along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, len(r.Parts), along, sum, diff),
+				v:   map[string]any{"figure": fig.name, "margin": t.KeyString(margin.Key), "along": along, "margin_value": mv, "sum": sum, "difference": diff},
+			}
+			problems[r.Total] = append(problems[r.Total], p)
+			for _, j := range r.Parts {
+				problems[j] = append(problems[j], p)
+			}
+		}
+	}
+	for i, c := range t.Cells {
+		v := map[string]any{}
+		if c.HasN {
+			v["n"] = c.N
+		}
+		if c.HasTotal {
+			v["X"] = c.Total
+		}
+		var msgs []string
+		if c.HasN && c.HasTotal {
+			checked[i] = true
+			if c.N == 0 && !c.Total.IsZero() {
+				msgs = append(msgs, fmt.Sprintf("no contributors (n = 0) but a total of %s", c.Total))
+			}
+		}
+		if len(problems[i]) > 0 {
+			var rs []map[string]any
+			for _, p := range problems[i] {
+				msgs = append(msgs, p.msg)
+				rs = append(rs, p.v)
+			}
+			v["relations"] = rs
+		}
+		switch {
+		case len(msgs) > 0:
+			c.Findings = append(c.Findings, finding(name, audit.Review, "the table is inconsistent, so no audit of it can be trusted: "+strings.Join(msgs, "; "), v))
+		case !checked[i]:
+			c.Findings = append(c.Findings, finding(name, audit.NotApplicable, "no margin relation or count and total to check", nil))
+		default:
+			c.Findings = append(c.Findings, finding(name, audit.Pass, "the margins it belongs to add up and its total fits its count", v))
+		}
+	}
+}
