@@ -63,6 +63,9 @@ type Result struct {
 // when some table needs a person; errors are input, configuration or
 // output failures.
 func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
+	if opt.Workers < 0 {
+		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers)}
+	}
 	if err := mkdirAll(opt.Out); err != nil {
 		return nil, err
 	}
@@ -74,6 +77,11 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", j.Path, err)
 		}
 		built[i] = rs
+		if j.Name != "" {
+			if err := checkName(j.Name, j.Path); err != nil {
+				return nil, err
+			}
+		}
 	}
 	type unit struct {
 		job  int
@@ -99,6 +107,10 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 				if len(srcs) > 1 {
 					name = j.Name + "_" + s.Name()
 				}
+			}
+			if err := checkName(name, j.Path); err != nil {
+				units = append(units, unit{i, s, name})
+				return nil, err
 			}
 			if prev, dup := names[name]; dup {
 				units = append(units, unit{i, s, name})
@@ -155,6 +167,15 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkName validates the output base name of an input: outputs are
+// never written outside the output directory (configuration error, exit 2).
+func checkName(name, path string) error {
+	if err := writers.CheckName(name); err != nil {
+		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err)}
+	}
+	return nil
 }
 
 // ReaderOptions are the reader settings of a configuration.

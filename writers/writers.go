@@ -70,9 +70,42 @@ func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error
 	return nil
 }
 
-// WriteTable writes one table output into dir atomically.
+// WriteTable writes one table output into dir atomically. The file name
+// must be a plain name inside dir (see CheckName).
 func WriteTable(ctx context.Context, dir string, w TableWriter, t *audit.Table) error {
-	return WriteAtomic(ctx, filepath.Join(dir, w.File(t)), func(out io.Writer) error { return w.Write(out, t) })
+	file := w.File(t)
+	if err := CheckName(file); err != nil {
+		return fmt.Errorf("output file %q: %w", file, err)
+	}
+	return WriteAtomic(ctx, filepath.Join(dir, file), func(out io.Writer) error { return w.Write(out, t) })
+}
+
+// CheckName reports why name cannot be an output name (a table's base
+// name, or an output file name) in the output directory: it must be a
+// single path element, not empty, "." or "..", without a path separator
+// (either slash), a leading dot (hidden and temporary files are the
+// writers' own) or a control character, and a name the system reserves
+// (filepath.IsLocal: NUL on Windows). It returns nil for a valid name.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty name")
+	case name == "." || name == "..":
+		return fmt.Errorf("%q is not a file name", name)
+	case strings.ContainsAny(name, `/\`):
+		return fmt.Errorf("a name must not contain a path separator")
+	case strings.HasPrefix(name, "."):
+		return fmt.Errorf("a name must not start with a dot")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return fmt.Errorf("a name must not contain a control character")
+		}
+	}
+	if !filepath.IsLocal(name) || filepath.Base(name) != name {
+		return fmt.Errorf("a name must be a single file name")
+	}
+	return nil
 }
 
 // EscapeFormula makes text safe to open in a spreadsheet: a text that

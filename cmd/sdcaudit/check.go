@@ -87,6 +87,9 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	if err != nil {
 		return err
 	}
+	if f.workers < 0 {
+		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
