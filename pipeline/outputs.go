@@ -38,7 +38,7 @@ func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) error {
 	for _, j := range jobs {
 		if j.Settings.Output.HTML {
 			return writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
-				return writers.SummaryHTML{}.WriteRun(w, &r.Summary, r.Tables)
+				return writers.SummaryHTML{}.WriteRunContext(ctx, w, &r.Summary, r.Tables)
 			})
 		}
 	}
