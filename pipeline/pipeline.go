@@ -44,6 +44,11 @@ type Options struct {
 	Progress func(rows int64)
 	// Version is written into summary.json.
 	Version string
+	// BeforeCommit, when set, is called once every output is written to
+	// the staging directory and before any is moved into the output
+	// directory; an error (such as ctx.Err()) abandons the run's outputs.
+	// The command's interrupt test uses it to signal at a known stage.
+	BeforeCommit func(ctx context.Context) error
 }
 
 func (o Options) workers() int {
@@ -65,9 +70,6 @@ type Result struct {
 func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if opt.Workers < 0 {
 		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers)}
-	}
-	if err := mkdirAll(opt.Out); err != nil {
-		return nil, err
 	}
 	// Validate every configuration before reading anything.
 	built := make([]*ruleSet, len(jobs))
@@ -120,6 +122,12 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			units = append(units, unit{i, s, name})
 		}
 	}
+	// Every output goes to a staging directory first; see stage.go.
+	stage, err := beginStaging(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer stage.abort()
 	res := &Result{Tables: make([]*audit.Table, len(units))}
 	outputs := make([][]string, len(units))
 	g, gctx := errgroup.WithContext(ctx)
@@ -140,7 +148,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 				return err
 			}
 			evaluated := time.Now()
-			files, err := writeTable(gctx, opt.Out, t, j.Settings, opt.workers())
+			files, err := writeTable(gctx, stage.dir, t, j.Settings, opt.workers())
 			if err != nil {
 				return err
 			}
@@ -163,7 +171,25 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
-	if err := writeRun(ctx, opt.Out, res, jobs); err != nil {
+	run, err := writeRun(ctx, stage.dir, res, jobs)
+	if err != nil {
+		return nil, err
+	}
+	if opt.BeforeCommit != nil {
+		if err := opt.BeforeCommit(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// The last point where an interrupt is honoured.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var tables, files []string
+	for k, t := range res.Tables {
+		tables = append(tables, t.Name)
+		files = append(files, outputs[k]...)
+	}
+	if err := stage.commit(tables, files, run); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -81,6 +81,11 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// holdEnv names a file: when set, a run writes "staged" into it once every
+// output is staged, then waits for an interrupt (a hook for the interrupt
+// test, not for users).
+const holdEnv = "SDCAUDIT_TEST_HOLD"
+
 // execute runs the pipeline with signal handling, progress and the summary.
 func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	log, err := f.logger(cmd.ErrOrStderr())
@@ -93,6 +98,17 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	if hold := os.Getenv(holdEnv); hold != "" {
+		// For tests: say when every output is staged, then wait for the
+		// interrupt, so that it comes at a known stage.
+		opt.BeforeCommit = func(ctx context.Context) error {
+			if err := os.WriteFile(hold, []byte("staged\n"), 0o644); err != nil {
+				return err
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		}
+	}
 	var bar *progressbar.ProgressBar
 	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
 		bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetDescription("rows read"),
