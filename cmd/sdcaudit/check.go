@@ -176,7 +176,9 @@ an aggregate table. Reports go to --out: NAME.report.json (checker's report),
 NAME.safe.csv (publishable table) and summary.json.
 
 Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
-review, 2 usage or configuration error, 3 input could not be read.`,
+review, 2 usage or configuration error, 3 input could not be read, 4
+interrupted or an output could not be written (the previous run's outputs
+are then left as they were).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layers, err := tf.layers()
