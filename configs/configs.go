@@ -18,7 +18,9 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -232,7 +234,86 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := c.checkRules(); err != nil {
 		return nil, err
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) > 0 {
+		if err := c.checkValues(doc.Content[0]); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// CheckMarker reports why a text cannot be the suppression marker of
+// publishable outputs: it must not be empty or blank, a number (plain,
+// with thousands separators or in exponent notation) or a text read as a
+// missing value (NA, NaN, null, .), or suppressed cells would look like
+// real values or like missing ones.
+func CheckMarker(m string) error {
+	t := strings.TrimSpace(m)
+	if t == "" {
+		return fmt.Errorf("marker must not be empty: suppressed cells would look like missing values")
+	}
+	switch t {
+	case "NA", "NaN", "nan", "null", "NULL", ".":
+		return fmt.Errorf("marker %q reads as a missing value; use a marker such as x or c", m)
+	}
+	_, errDec := audit.ParseDec(t)
+	_, errFloat := strconv.ParseFloat(t, 64)
+	if errDec == nil || errFloat == nil || groupedNumber.MatchString(t) {
+		return fmt.Errorf("marker %q reads as a number: suppressed cells would look like real values; use a marker such as x or c", m)
+	}
+	return nil
+}
+
+// groupedNumber matches numbers with thousands separators (1,234 or
+// 12 345.67), which the table readers accept as numbers.
+var groupedNumber = regexp.MustCompile(`^[-+]?\d{1,3}([, \x{00a0}']\d{3})+([.,]\d+)?$`)
+
+// checkValues checks the values of one layer that decoding alone accepts,
+// with the line of the offending key (n is the layer's mapping node):
+// the marker, suppression.protection (not negative) and measure.step
+// (positive when given).
+func (c *Config) checkValues(n *yaml.Node) error {
+	fail := func(line int, msg string) error { return &Error{File: c.file, Line: line, Msg: msg} }
+	if c.Marker != nil {
+		if err := CheckMarker(*c.Marker); err != nil {
+			return fail(keyLine(n, "marker"), err.Error())
+		}
+	}
+	if p := c.Suppression; p != nil && p.Protection != nil && p.Protection.Sign() < 0 {
+		return fail(keyLine(n, "suppression", "protection"), fmt.Sprintf("suppression.protection must not be negative (a percentage of the cell value), got %s", *p.Protection))
+	}
+	if m := c.Measure; m != nil && keyLine(n, "measure", "step") > 0 && m.Step.Sign() <= 0 {
+		return fail(keyLine(n, "measure", "step"), fmt.Sprintf("measure.step must be positive, got %s", m.Step))
+	}
+	return nil
+}
+
+// keyLine is the line of the key at path in a mapping node, 0 when absent.
+func keyLine(n *yaml.Node, path ...string) int {
+	line := 0
+	for _, k := range path {
+		if n == nil {
+			return 0
+		}
+		if n.Kind == yaml.AliasNode {
+			n = n.Alias
+		}
+		if n.Kind != yaml.MappingNode {
+			return 0
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				line, next = n.Content[i].Line, n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return 0
+		}
+		n = next
+	}
+	return line
 }
 
 // Load reads a configuration file.

@@ -157,3 +157,41 @@ func TestSuppressionTimeLimit(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestCheckMarker(t *testing.T) {
+	for _, c := range []struct {
+		marker string
+		ok     bool
+	}{
+		{"x", true}, {"c", true}, {"..", true}, {"*", true}, {"-", true}, {":", true}, {"[c]", true},
+		{"", false}, {"  ", false}, {"12", false}, {"-3", false}, {"0.5", false}, {"1,234", false},
+		{"12 345.6", false}, {"1e3", false}, {"NaN", false}, {"NA", false}, {"null", false}, {".", false},
+	} {
+		if err := CheckMarker(c.marker); (err == nil) != c.ok {
+			t.Errorf("CheckMarker(%q) = %v, want ok %v", c.marker, err, c.ok)
+		}
+	}
+}
+
+func TestValuesNameTheirLine(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"decimals: 2\nmarker: \"12\"\n", `f.yaml:2: marker "12" reads as a number`},
+		{"suppression:\n  secondary: true\n  protection: -10\n", "f.yaml:3: suppression.protection must not be negative"},
+		{"measure: {min: 1, max: 5, step: 0}\n", "f.yaml:1: measure.step must be positive"},
+		{"measure:\n  min: 1\n  max: 5\n  step: -1\n", "f.yaml:4: measure.step must be positive"},
+	} {
+		_, err := Parse("f.yaml", []byte(c.yaml))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.yaml, err, c.want)
+		}
+	}
+	// an omitted step is 1
+	cfg, err := Parse("f.yaml", []byte("measure: {min: 1, max: 5}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Resolve(cfg)
+	if err != nil || s.Measure.Step.String() != "1" {
+		t.Fatalf("step %v, err %v", s.Measure.Step, err)
+	}
+}

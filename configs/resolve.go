@@ -116,6 +116,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		s.TotalLabel = *merged.TotalLabel
 	}
 	if merged.Marker != nil {
+		if err := CheckMarker(*merged.Marker); err != nil {
+			return nil, &Error{Msg: err.Error()}
+		}
 		s.Marker = *merged.Marker
 	}
 	if merged.Markers != nil {
@@ -135,6 +138,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 			s.Suppression.Cost = p.Cost
 		}
 		if p.Protection != nil {
+			if p.Protection.Sign() < 0 {
+				return nil, &Error{Msg: fmt.Sprintf("suppression.protection must not be negative (a percentage of the cell value), got %s", *p.Protection)}
+			}
 			s.Suppression.Protection = *p.Protection
 		}
 		s.Suppression.Hierarchies = p.Hierarchies
@@ -281,6 +287,19 @@ func LoadRelease(path string) (*Release, error) {
 	if err := r.checkRules(); err != nil {
 		return nil, err
 	}
+	var doc yaml.Node
+	var tables *yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err == nil && len(doc.Content) > 0 {
+		if err := r.checkValues(doc.Content[0]); err != nil {
+			return nil, err
+		}
+		root := doc.Content[0]
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == "tables" && root.Content[i+1].Kind == yaml.SequenceNode {
+				tables = root.Content[i+1]
+			}
+		}
+	}
 	if len(r.Tables) == 0 {
 		return nil, &Error{File: path, Msg: "no tables listed (tables: [{file: ...}])"}
 	}
@@ -292,6 +311,11 @@ func LoadRelease(path string) (*Release, error) {
 		}
 		if err := t.checkRules(); err != nil {
 			return nil, err
+		}
+		if tables != nil && i < len(tables.Content) {
+			if err := t.checkValues(tables.Content[i]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return r, nil

@@ -27,20 +27,26 @@ func tableWriters(s *configs.Settings) []writers.TableWriter {
 	return ws
 }
 
-// writeRun writes the run's outputs: summary.json, and summary.html when
-// any table's settings ask for it.
-func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) error {
+// writeRun writes the run's outputs into dir: summary.json, and
+// summary.html when any table's settings ask for it. It returns their
+// names, summary.json (the run's manifest) last.
+func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) ([]string, error) {
+	var files []string
+	for _, j := range jobs {
+		if j.Settings.Output.HTML {
+			if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
+				return writers.SummaryHTML{}.WriteRunContext(ctx, w, &r.Summary, r.Tables)
+			}); err != nil {
+				return nil, err
+			}
+			files = append(files, writers.HTMLFile)
+			break
+		}
+	}
 	if err := writers.WriteAtomic(ctx, filepath.Join(dir, "summary.json"), func(w io.Writer) error {
 		return writers.WriteSummary(w, &r.Summary)
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	for _, j := range jobs {
-		if j.Settings.Output.HTML {
-			return writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
-				return writers.SummaryHTML{}.WriteRun(w, &r.Summary, r.Tables)
-			})
-		}
-	}
-	return nil
+	return append(files, "summary.json"), nil
 }

@@ -44,6 +44,11 @@ type Options struct {
 	Progress func(rows int64)
 	// Version is written into summary.json.
 	Version string
+	// BeforeCommit, when set, is called once every output is written to
+	// the staging directory and before any is moved into the output
+	// directory; an error (such as ctx.Err()) abandons the run's outputs.
+	// The command's interrupt test uses it to signal at a known stage.
+	BeforeCommit func(ctx context.Context) error
 }
 
 func (o Options) workers() int {
@@ -63,8 +68,8 @@ type Result struct {
 // when some table needs a person; errors are input, configuration or
 // output failures.
 func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
-	if err := mkdirAll(opt.Out); err != nil {
-		return nil, err
+	if opt.Workers < 0 {
+		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers)}
 	}
 	// Validate every configuration before reading anything.
 	built := make([]*ruleSet, len(jobs))
@@ -74,6 +79,11 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("%s: %w", j.Path, err)
 		}
 		built[i] = rs
+		if j.Name != "" {
+			if err := checkName(j.Name, j.Path); err != nil {
+				return nil, err
+			}
+		}
 	}
 	type unit struct {
 		job  int
@@ -100,6 +110,10 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 					name = j.Name + "_" + s.Name()
 				}
 			}
+			if err := checkName(name, j.Path); err != nil {
+				units = append(units, unit{i, s, name})
+				return nil, err
+			}
 			if prev, dup := names[name]; dup {
 				units = append(units, unit{i, s, name})
 				return nil, &configs.Error{Msg: fmt.Sprintf("two inputs would write outputs named %q (%s and %s); give one a name in the release file", name, prev, j.Path)}
@@ -108,6 +122,12 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			units = append(units, unit{i, s, name})
 		}
 	}
+	// Every output goes to a staging directory first; see stage.go.
+	stage, err := beginStaging(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer stage.abort()
 	res := &Result{Tables: make([]*audit.Table, len(units))}
 	outputs := make([][]string, len(units))
 	g, gctx := errgroup.WithContext(ctx)
@@ -128,7 +148,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 				return err
 			}
 			evaluated := time.Now()
-			files, err := writeTable(gctx, opt.Out, t, j.Settings, opt.workers())
+			files, err := writeTable(gctx, stage.dir, t, j.Settings, opt.workers())
 			if err != nil {
 				return err
 			}
@@ -151,10 +171,37 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
-	if err := writeRun(ctx, opt.Out, res, jobs); err != nil {
+	run, err := writeRun(ctx, stage.dir, res, jobs)
+	if err != nil {
+		return nil, err
+	}
+	if opt.BeforeCommit != nil {
+		if err := opt.BeforeCommit(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// The last point where an interrupt is honoured.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var tables, files []string
+	for k, t := range res.Tables {
+		tables = append(tables, t.Name)
+		files = append(files, outputs[k]...)
+	}
+	if err := stage.commit(tables, files, run); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkName validates the output base name of an input: outputs are
+// never written outside the output directory (configuration error, exit 2).
+func checkName(name, path string) error {
+	if err := writers.CheckName(name); err != nil {
+		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err)}
+	}
+	return nil
 }
 
 // ReaderOptions are the reader settings of a configuration.

@@ -1,6 +1,7 @@
 package writers
 
 import (
+	"context"
 	"io"
 	"strings"
 
@@ -45,8 +46,16 @@ func (FindingsParquet) File(t *audit.Table) string { return t.Name + ".findings.
 // File implements TableWriter.
 func (FindingsArrow) File(t *audit.Table) string { return t.Name + ".findings.arrow" }
 
-// Write implements TableWriter.
-func (FindingsParquet) Write(w io.Writer, t *audit.Table) error {
+// Write writes the findings; see WriteContext.
+func (p FindingsParquet) Write(w io.Writer, t *audit.Table) error {
+	return p.WriteContext(context.Background(), w, t)
+}
+
+// WriteContext implements TableWriter.
+func (FindingsParquet) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	schema := FindingsSchema(t)
 	props := parquet.NewWriterProperties(
 		parquet.WithCompression(compress.Codecs.Snappy),
@@ -57,21 +66,29 @@ func (FindingsParquet) Write(w io.Writer, t *audit.Table) error {
 	if err != nil {
 		return err
 	}
-	if err := findingRecords(t, schema, func(r arrow.RecordBatch) error { return pw.Write(r) }); err != nil {
+	if err := findingRecords(ctx, t, schema, func(r arrow.RecordBatch) error { return pw.Write(r) }); err != nil {
 		pw.Close()
 		return err
 	}
 	return pw.Close()
 }
 
-// Write implements TableWriter.
-func (FindingsArrow) Write(w io.Writer, t *audit.Table) error {
+// Write writes the findings; see WriteContext.
+func (a FindingsArrow) Write(w io.Writer, t *audit.Table) error {
+	return a.WriteContext(context.Background(), w, t)
+}
+
+// WriteContext implements TableWriter.
+func (FindingsArrow) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	schema := FindingsSchema(t)
 	fw, err := ipc.NewFileWriter(writeOnly{w}, ipc.WithSchema(schema))
 	if err != nil {
 		return err
 	}
-	if err := findingRecords(t, schema, fw.Write); err != nil {
+	if err := findingRecords(ctx, t, schema, fw.Write); err != nil {
 		fw.Close()
 		return err
 	}
@@ -108,7 +125,8 @@ func FindingsSchema(t *audit.Table) *arrow.Schema {
 
 const findingsBatch = 65536
 
-func findingRecords(t *audit.Table, schema *arrow.Schema, put func(arrow.RecordBatch) error) error {
+func findingRecords(ctx context.Context, t *audit.Table, schema *arrow.Schema, put func(arrow.RecordBatch) error) error {
+	cc := canceller{ctx: ctx}
 	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
 	defer b.Release()
 	nd := len(t.Dims)
@@ -151,6 +169,9 @@ func findingRecords(t *audit.Table, schema *arrow.Schema, put func(arrow.RecordB
 		return nil
 	}
 	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
 		key := t.KeyString(c.Key)
 		if len(c.Findings) == 0 {
 			if err := add(c, key, nil); err != nil {

@@ -1,6 +1,7 @@
 package writers
 
 import (
+	"context"
 	"encoding/csv"
 	"io"
 
@@ -19,10 +20,15 @@ type SafeCSV struct {
 // File implements TableWriter.
 func (SafeCSV) File(t *audit.Table) string { return t.Name + ".safe.csv" }
 
-// Write implements TableWriter.
+// Write writes the table; see WriteContext.
 func (s SafeCSV) Write(w io.Writer, t *audit.Table) error {
+	return s.WriteContext(context.Background(), w, t)
+}
+
+// WriteContext implements TableWriter.
+func (s SafeCSV) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
 	cw := csv.NewWriter(w)
-	return writeRows(t, s.Marker, func(rec []string) error { return cw.Write(rec) }, func() error {
+	return writeRows(ctx, t, s.Marker, func(rec []string) error { return cw.Write(rec) }, func() error {
 		cw.Flush()
 		return cw.Error()
 	})
@@ -32,11 +38,17 @@ func (s SafeCSV) Write(w io.Writer, t *audit.Table) error {
 // for writers of other formats.
 func SafeRows(t *audit.Table, marker string) [][]string {
 	var rows [][]string
-	writeRows(t, marker, func(r []string) error { rows = append(rows, append([]string(nil), r...)); return nil }, func() error { return nil })
+	writeRows(context.Background(), t, marker, func(r []string) error { rows = append(rows, append([]string(nil), r...)); return nil }, func() error { return nil })
 	return rows
 }
 
-func writeRows(t *audit.Table, marker string, put func([]string) error, done func() error) error {
+// writeRows gives put the publishable rows, header first, then calls
+// done; it stops with ctx.Err() once ctx is cancelled.
+func writeRows(ctx context.Context, t *audit.Table, marker string, put func([]string) error, done func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cc := canceller{ctx: ctx}
 	header := make([]string, 0, len(t.Dims)+len(t.Columns))
 	for _, d := range t.Dims {
 		header = append(header, EscapeFormula(d))
@@ -49,6 +61,9 @@ func writeRows(t *audit.Table, marker string, put func([]string) error, done fun
 	}
 	rec := make([]string, len(header))
 	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
 		for i, k := range c.Key {
 			rec[i] = EscapeFormula(k)
 		}

@@ -44,3 +44,19 @@ func TestSafeCSVMasksAndEscapes(t *testing.T) {
 		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+func TestCheckName(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"table1", true}, {"Région 2024", true}, {"a.b", true}, {"x_Sheet 1", true},
+		{"", false}, {".", false}, {"..", false}, {"../x", false}, {"../../x", false}, {"a/b", false},
+		{`a\b`, false}, {"/abs", false}, {".hidden", false}, {".x.report.json.tmp1", false},
+		{"a\nb", false}, {"a\x00b", false}, {"a\x7fb", false}, {"a\u0085b", false},
+	} {
+		if err := CheckName(c.name); (err == nil) != c.ok {
+			t.Errorf("CheckName(%q) = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package writers_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -51,10 +52,10 @@ func sampleTable() *audit.Table {
 func render(t *testing.T, w writers.TableWriter, tab *audit.Table) []byte {
 	t.Helper()
 	var a, b bytes.Buffer
-	if err := w.Write(&a, tab); err != nil {
+	if err := w.WriteContext(context.Background(), &a, tab); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(&b, tab); err != nil {
+	if err := w.WriteContext(context.Background(), &b, tab); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {

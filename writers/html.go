@@ -1,6 +1,7 @@
 package writers
 
 import (
+	"context"
 	"fmt"
 	"html/template"
 	"io"
@@ -123,8 +124,18 @@ func ruleBars(by map[string]int) ([]htmlBar, int) {
 	return bars(rules, counts, fills)
 }
 
-// WriteRun writes the page for a run.
+// WriteRun writes the page for a run; see WriteRunContext.
 func (h SummaryHTML) WriteRun(w io.Writer, r *RunSummary, tables []*audit.Table) error {
+	return h.WriteRunContext(context.Background(), w, r, tables)
+}
+
+// WriteRunContext writes the page for a run; it returns ctx.Err() soon
+// after ctx is cancelled.
+func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSummary, tables []*audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cc := canceller{ctx: ctx}
 	limit := h.MaxCells
 	if limit <= 0 {
 		limit = 5000
@@ -148,6 +159,9 @@ func (h SummaryHTML) WriteRun(w io.Writer, r *RunSummary, tables []*audit.Table)
 		}
 		ht.Rules, _ = ruleBars(s.ByRule)
 		for i, c := range t.Cells {
+			if err := cc.next(); err != nil {
+				return err
+			}
 			if i >= limit {
 				ht.Hidden = len(t.Cells) - limit
 				break
@@ -169,7 +183,7 @@ func (h SummaryHTML) WriteRun(w io.Writer, r *RunSummary, tables []*audit.Table)
 		}
 		p.Tables = append(p.Tables, ht)
 	}
-	return htmlTemplate.Execute(w, p)
+	return htmlTemplate.Execute(ctxWriter{ctx, w}, p)
 }
 
 var htmlTemplate = template.Must(template.New("summary").Funcs(template.FuncMap{

@@ -2,6 +2,7 @@ package writers
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,10 +80,19 @@ type reportHead struct {
 	Warnings []string   `json:"warnings,omitempty"`
 }
 
-// Write implements TableWriter. The document is one JSON object; each cell
-// is written compactly on its own line so that large reports stay fast to
-// write and easy to grep.
-func (Report) Write(w io.Writer, t *audit.Table) error {
+// Write writes the report; see WriteContext.
+func (r Report) Write(w io.Writer, t *audit.Table) error {
+	return r.WriteContext(context.Background(), w, t)
+}
+
+// WriteContext implements TableWriter. The document is one JSON object;
+// each cell is written compactly on its own line so that large reports
+// stay fast to write and easy to grep.
+func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cc := canceller{ctx: ctx}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings})
 	if err != nil {
@@ -92,6 +102,9 @@ func (Report) Write(w io.Writer, t *audit.Table) error {
 	bw.WriteString(",\n\"cells\": [")
 	var buf []byte
 	for i, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
 		var err error
 		if buf, err = appendCell(buf[:0], t, c); err != nil {
 			return fmt.Errorf("cell %s: %w", t.KeyString(c.Key), err)

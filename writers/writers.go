@@ -23,8 +23,44 @@ import (
 type TableWriter interface {
 	// File is the output file name for the table (e.g. NAME.report.json).
 	File(t *audit.Table) string
-	// Write writes the output. It must not keep w.
-	Write(w io.Writer, t *audit.Table) error
+	// WriteContext writes the output. It must not keep w, and it returns
+	// ctx.Err() soon after ctx is cancelled (it checks ctx at least every
+	// CheckEvery cells).
+	WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error
+}
+
+// CheckEvery is how many cells a writer handles between two looks at its
+// context.
+const CheckEvery = 256
+
+// canceller counts the cells a writer handles and looks at the context
+// every CheckEvery of them.
+type canceller struct {
+	ctx context.Context
+	n   int
+}
+
+// next counts one cell and returns ctx.Err() every CheckEvery cells.
+func (c *canceller) next() error {
+	c.n++
+	if c.n%CheckEvery != 0 {
+		return nil
+	}
+	return c.ctx.Err()
+}
+
+// ctxWriter fails every write once ctx is cancelled, so that a writer
+// stuck in a library's output phase stops too.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 // Options are the settings writers share.
@@ -35,7 +71,9 @@ type Options struct {
 
 // WriteAtomic creates path through a temporary file in the same directory
 // and renames it into place when write succeeds and ctx is not cancelled.
-// On any failure the temporary file is removed and path is untouched.
+// write's writer fails once ctx is cancelled. On any failure, cancellation
+// included, the temporary file is removed and path is untouched; a
+// cancelled write returns ctx.Err().
 func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
@@ -49,7 +87,13 @@ func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error
 			os.Remove(tmp)
 		}
 	}()
-	if err = write(f); err != nil {
+	if err = ctx.Err(); err != nil {
+		return err
+	}
+	if err = write(ctxWriter{ctx, f}); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = ctx.Err(); err != nil {
@@ -70,9 +114,42 @@ func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error
 	return nil
 }
 
-// WriteTable writes one table output into dir atomically.
+// WriteTable writes one table output into dir atomically. The file name
+// must be a plain name inside dir (see CheckName).
 func WriteTable(ctx context.Context, dir string, w TableWriter, t *audit.Table) error {
-	return WriteAtomic(ctx, filepath.Join(dir, w.File(t)), func(out io.Writer) error { return w.Write(out, t) })
+	file := w.File(t)
+	if err := CheckName(file); err != nil {
+		return fmt.Errorf("output file %q: %w", file, err)
+	}
+	return WriteAtomic(ctx, filepath.Join(dir, file), func(out io.Writer) error { return w.WriteContext(ctx, out, t) })
+}
+
+// CheckName reports why name cannot be an output name (a table's base
+// name, or an output file name) in the output directory: it must be a
+// single path element, not empty, "." or "..", without a path separator
+// (either slash), a leading dot (hidden and temporary files are the
+// writers' own) or a control character, and a name the system reserves
+// (filepath.IsLocal: NUL on Windows). It returns nil for a valid name.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("empty name")
+	case name == "." || name == "..":
+		return fmt.Errorf("%q is not a file name", name)
+	case strings.ContainsAny(name, `/\`):
+		return fmt.Errorf("a name must not contain a path separator")
+	case strings.HasPrefix(name, "."):
+		return fmt.Errorf("a name must not start with a dot")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return fmt.Errorf("a name must not contain a control character")
+		}
+	}
+	if !filepath.IsLocal(name) || filepath.Base(name) != name {
+		return fmt.Errorf("a name must be a single file name")
+	}
+	return nil
 }
 
 // EscapeFormula makes text safe to open in a spreadsheet: a text that

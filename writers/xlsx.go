@@ -1,8 +1,11 @@
 package writers
 
 import (
+	"archive/zip"
+	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,9 +57,18 @@ const (
 	SheetLegend  = "Legend"
 )
 
-// Write implements TableWriter.
-func (Annotated) Write(w io.Writer, t *audit.Table) error {
-	f := excelize.NewFile()
+// Write writes the workbook; see WriteContext.
+func (a Annotated) Write(w io.Writer, t *audit.Table) error {
+	return a.WriteContext(context.Background(), w, t)
+}
+
+// WriteContext implements TableWriter.
+func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cc := canceller{ctx: ctx}
+	f := newWorkbook(ctx)
 	defer f.Close()
 	if err := f.SetSheetName("Sheet1", SheetCells); err != nil {
 		return err
@@ -76,6 +88,9 @@ func (Annotated) Write(w io.Writer, t *audit.Table) error {
 	statusCol := nd + len(t.Columns) + 1
 	// Comments first: the stream writer keeps the sheet's drawing part.
 	for i, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
 		text := cellComment(t, c)
 		if text == "" {
 			continue
@@ -110,6 +125,9 @@ func (Annotated) Write(w io.Writer, t *audit.Table) error {
 		return err
 	}
 	for i, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
 		st := styles[c.Status]
 		row = row[:0]
 		for _, k := range c.Key {
@@ -142,6 +160,41 @@ func (Annotated) Write(w io.Writer, t *audit.Table) error {
 	// again would make excelize parse the streamed sheet back.
 	return f.Write(w)
 }
+
+// newWorkbook is a new workbook whose saving stops once ctx is cancelled:
+// excelize builds the whole zip before it writes a byte, so its entries
+// are written through writers that look at ctx.
+func newWorkbook(ctx context.Context) *excelize.File {
+	f := excelize.NewFile()
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return ctxZip{ctx, zip.NewWriter(w)} })
+	return f
+}
+
+// ctxZip is a zip writer whose entries fail to write once ctx is cancelled.
+type ctxZip struct {
+	ctx context.Context
+	zw  *zip.Writer
+}
+
+func (z ctxZip) Create(name string) (io.Writer, error) {
+	if err := z.ctx.Err(); err != nil {
+		return nil, err
+	}
+	w, err := z.zw.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	return ctxWriter{z.ctx, w}, nil
+}
+
+func (z ctxZip) AddFS(fsys fs.FS) error {
+	if err := z.ctx.Err(); err != nil {
+		return err
+	}
+	return z.zw.AddFS(fsys)
+}
+
+func (z ctxZip) Close() error { return z.zw.Close() }
 
 // cellStyles are the style ids of one status.
 type cellStyles struct{ text, num int }
@@ -353,9 +406,17 @@ type SafeXLSX struct {
 // File implements TableWriter.
 func (SafeXLSX) File(t *audit.Table) string { return t.Name + ".safe.xlsx" }
 
-// Write implements TableWriter.
+// Write writes the workbook; see WriteContext.
 func (s SafeXLSX) Write(w io.Writer, t *audit.Table) error {
-	f := excelize.NewFile()
+	return s.WriteContext(context.Background(), w, t)
+}
+
+// WriteContext implements TableWriter.
+func (s SafeXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f := newWorkbook(ctx)
 	defer f.Close()
 	const sheet = "Table"
 	if err := f.SetSheetName("Sheet1", sheet); err != nil {
@@ -369,7 +430,8 @@ func (s SafeXLSX) Write(w io.Writer, t *audit.Table) error {
 		return err
 	}
 	nd := len(t.Dims)
-	for i, rec := range SafeRows(t, s.Marker) {
+	i := 0
+	put := func(rec []string) error {
 		row := make([]any, len(rec))
 		for j, v := range rec {
 			row[j] = v
@@ -379,12 +441,11 @@ func (s SafeXLSX) Write(w io.Writer, t *audit.Table) error {
 				}
 			}
 		}
-		ref, _ := excelize.CoordinatesToCellName(1, i+1)
-		if err := sw.SetRow(ref, row); err != nil {
-			return err
-		}
+		i++
+		ref, _ := excelize.CoordinatesToCellName(1, i)
+		return sw.SetRow(ref, row)
 	}
-	if err := sw.Flush(); err != nil {
+	if err := writeRows(ctx, t, s.Marker, put, sw.Flush); err != nil {
 		return err
 	}
 	return f.Write(w)

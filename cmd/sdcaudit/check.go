@@ -81,15 +81,34 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// holdEnv names a file: when set, a run writes "staged" into it once every
+// output is staged, then waits for an interrupt (a hook for the interrupt
+// test, not for users).
+const holdEnv = "SDCAUDIT_TEST_HOLD"
+
 // execute runs the pipeline with signal handling, progress and the summary.
 func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	log, err := f.logger(cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	if f.workers < 0 {
+		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	if hold := os.Getenv(holdEnv); hold != "" {
+		// For tests: say when every output is staged, then wait for the
+		// interrupt, so that it comes at a known stage.
+		opt.BeforeCommit = func(ctx context.Context) error {
+			if err := os.WriteFile(hold, []byte("staged\n"), 0o644); err != nil {
+				return err
+			}
+			<-ctx.Done()
+			return ctx.Err()
+		}
+	}
 	var bar *progressbar.ProgressBar
 	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
 		bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetDescription("rows read"),
@@ -157,7 +176,9 @@ an aggregate table. Reports go to --out: NAME.report.json (checker's report),
 NAME.safe.csv (publishable table) and summary.json.
 
 Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
-review, 2 usage or configuration error, 3 input could not be read.`,
+review, 2 usage or configuration error, 3 input could not be read, 4
+interrupted or an output could not be written (the previous run's outputs
+are then left as they were).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layers, err := tf.layers()
