@@ -243,6 +243,9 @@ type ruleSet struct {
 	needs rules.Needs
 }
 
+// Needs returns what the rules and the published statistics need per cell.
+func (rs *ruleSet) Needs() rules.Needs { return rs.needs }
+
 // BuildRules builds and validates the enabled rules of the settings.
 func BuildRules(s *configs.Settings) (*ruleSet, error) {
 	rs := &ruleSet{}

@@ -1,0 +1,383 @@
+// Package sqlgen writes the SQL query that computes a table's cell
+// summaries in the engine that holds the microdata (PostgreSQL, DuckDB,
+// Spark 3, Trino, BigQuery), so that records never leave that engine.
+//
+// The query computes, for every observed cell of the table and of every
+// margin (GROUPING SETS over all subsets of the dimensions), exactly what
+// `sdcaudit check` computes from microdata: rows, contributors (distinct
+// holdings, else records with a value), missing values, negative
+// contributors, the exact total, exact power sums, min, max and the k
+// largest contributions. The output schema is specified in docs/cells.md.
+//
+// The aggregation has two stages per grouping set: stage 1 groups the
+// records by the grouping set and the holding (or, without a holding, by
+// the value itself, keeping the multiplicity), so that a holding's
+// contributions within a cell are summed before the cell is summarised;
+// stage 2 summarises each cell. All arithmetic is exact decimal: values
+// are cast to a wide DECIMAL with the declared scale (the query fails when
+// a value has more decimals, instead of rounding), power sums are taken
+// over the integer mantissa x·10^scale, and the query fails when a power
+// sum could exceed the engine's DECIMAL(38) range.
+package sqlgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Dialect names an SQL engine.
+type Dialect string
+
+// The supported dialects.
+const (
+	Postgres Dialect = "postgres"
+	DuckDB   Dialect = "duckdb"
+	Spark    Dialect = "spark"
+	Trino    Dialect = "trino"
+	BigQuery Dialect = "bigquery"
+)
+
+// Dialects lists the supported dialect names.
+func Dialects() []string {
+	return []string{string(BigQuery), string(DuckDB), string(Postgres), string(Spark), string(Trino)}
+}
+
+// Limits of a query.
+const (
+	// MaxDims bounds the dimensions: the query has 2^dims grouping sets.
+	MaxDims = 10
+	// MaxScale is the largest value scale (decimals) accepted; Spark's
+	// is lower (MaxSparkScale) because its decimal arithmetic drops
+	// decimals beyond 6 when results exceed 38 digits.
+	MaxScale      = 18
+	MaxSparkScale = 6
+	// MaxPowers and MaxTop bound the power sums and top contributions.
+	MaxPowers = 12
+	MaxTop    = 100
+)
+
+// ErrSpec is wrapped by every error about an invalid Spec.
+var ErrSpec = errors.New("sql")
+
+// Spec says which table to summarise and what the rules need.
+type Spec struct {
+	// Table is the relation holding the microdata, possibly qualified
+	// (catalog.schema.table); each dot-separated part is quoted.
+	Table string
+	// Dims are the grouping dimensions, in the table's order.
+	Dims []string
+	// Value is the magnitude column; empty for a frequency table.
+	Value string
+	// Holding is the holding/enterprise id column whose contributions
+	// are summed into one contributor; empty when records contribute.
+	Holding string
+	// Top is the number of largest contributions kept per cell (>= 1).
+	Top int
+	// Powers is the highest power sum (>= 1).
+	Powers int
+	// Scale is the number of decimals of the value (its measure step).
+	Scale int
+	// Hierarchies are child -> parent maps per dimension; not supported
+	// yet: a Spec that has one for a dimension is refused.
+	Hierarchies map[string]map[string]string
+}
+
+// reserved are the output column names of the cell summary.
+var reserved = map[string]bool{"grouping_id": true, "rows": true, "n": true, "missing": true, "negative": true,
+	"total": true, "min": true, "max": true, "top": true, "scale": true, "meta": true}
+
+func (s *Spec) validate(d Dialect) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, a...))
+	}
+	if _, ok := dialects[d]; !ok {
+		return bad("unknown dialect %q: want one of %s", d, strings.Join(Dialects(), ", "))
+	}
+	if s.Table == "" {
+		return bad("no table given")
+	}
+	for _, p := range strings.Split(s.Table, ".") {
+		if err := checkName(p); err != nil {
+			return bad("table %q: %v", s.Table, err)
+		}
+	}
+	if len(s.Dims) == 0 {
+		return bad("at least one dimension is needed (--dims)")
+	}
+	if len(s.Dims) > MaxDims {
+		return bad("%d dimensions: at most %d (the query has 2^dims grouping sets)", len(s.Dims), MaxDims)
+	}
+	seen := map[string]string{}
+	cols := append(append([]string(nil), s.Dims...), s.Value, s.Holding)
+	roles := append(make([]string, len(s.Dims)), "value", "holding")
+	for i := range s.Dims {
+		roles[i] = "dimension"
+	}
+	for i, c := range cols {
+		if c == "" {
+			continue
+		}
+		if err := checkName(c); err != nil {
+			return bad("%s column %q: %v", roles[i], c, err)
+		}
+		low := strings.ToLower(c)
+		if strings.HasPrefix(low, "sdc_") {
+			return bad("%s column %q: names starting with sdc_ are reserved for the query's own columns", roles[i], c)
+		}
+		if roles[i] == "dimension" && (reserved[low] || strings.HasPrefix(low, "sum_pow_")) {
+			return bad("dimension %q has the name of a cell-summary column; rename it in a view", c)
+		}
+		if r, ok := seen[low]; ok {
+			return bad("column %q is both the %s and the %s", c, r, roles[i])
+		}
+		seen[low] = roles[i]
+		if _, ok := s.Hierarchies[c]; ok && roles[i] == "dimension" {
+			return bad("dimension %q has a hierarchy (suppression.hierarchies): hierarchies are not supported by sdcaudit sql yet", c)
+		}
+	}
+	if s.Top < 1 || s.Top > MaxTop {
+		return bad("top-k %d: want 1..%d", s.Top, MaxTop)
+	}
+	if s.Powers < 1 || s.Powers > MaxPowers {
+		return bad("powers %d: want 1..%d", s.Powers, MaxPowers)
+	}
+	maxScale := MaxScale
+	if d == Spark {
+		maxScale = MaxSparkScale
+	}
+	if s.Scale < 0 || s.Scale > maxScale {
+		return bad("value decimals %d: want 0..%d for %s", s.Scale, maxScale, d)
+	}
+	return nil
+}
+
+// checkName refuses names that cannot be quoted the same way in every
+// dialect (and could otherwise break out of a quoted identifier or of the
+// metadata string).
+func checkName(s string) error {
+	if s == "" {
+		return errors.New("empty name")
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune("\"'`\\", r) {
+			return fmt.Errorf("character %q is not allowed in a name", r)
+		}
+	}
+	return nil
+}
+
+// Meta is the metadata every row of the cell summary carries (column
+// meta, as JSON): what was summarised and how.
+type Meta struct {
+	Schema  int      `json:"schema"`
+	Table   string   `json:"table"`
+	Dims    []string `json:"dims"`
+	Value   string   `json:"value,omitempty"`
+	Holding string   `json:"holding,omitempty"`
+	Top     int      `json:"k,omitempty"`
+	Powers  int      `json:"powers,omitempty"`
+	Scale   int      `json:"scale"`
+	Engine  string   `json:"engine"`
+}
+
+// SchemaVersion is the version of the cell-summary schema (docs/cells.md).
+const SchemaVersion = 1
+
+// Query returns the query that computes the cell summaries of s in
+// dialect d.
+func Query(d Dialect, s Spec) (string, error) {
+	if err := s.validate(d); err != nil {
+		return "", err
+	}
+	g := &gen{d: dialects[d], s: &s, name: d}
+	return g.query(), nil
+}
+
+// gen writes one query.
+type gen struct {
+	d    *dialect
+	s    *Spec
+	name Dialect
+	b    strings.Builder
+}
+
+func (g *gen) q(name string) string { return g.d.quote(name) }
+
+func (g *gen) printf(format string, a ...any) { fmt.Fprintf(&g.b, format, a...) }
+
+func (g *gen) dims() []string {
+	out := make([]string, len(g.s.Dims))
+	for i, d := range g.s.Dims {
+		out[i] = g.q(d)
+	}
+	return out
+}
+
+func (g *gen) table() string {
+	parts := strings.Split(g.s.Table, ".")
+	for i, p := range parts {
+		parts[i] = g.q(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+func (g *gen) meta() string {
+	m := Meta{Schema: SchemaVersion, Table: g.s.Table, Dims: g.s.Dims, Value: g.s.Value, Holding: g.s.Holding, Scale: g.s.Scale, Engine: string(g.name)}
+	if g.s.Value != "" {
+		m.Top, m.Powers = g.s.Top, g.s.Powers
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(m) // names are checked: no quote, backslash or control character
+	return strings.TrimSpace(buf.String())
+}
+
+func (g *gen) query() string {
+	s := g.s
+	dims := g.dims()
+	value := s.Value != ""
+	holding := s.Holding != ""
+	dec := g.d.dec(s.Scale)
+	g.printf("-- sdcaudit cell summaries (schema %d, docs/cells.md) for %s, dialect %s\n", SchemaVersion, s.Table, g.name)
+	g.printf("-- dims %s", strings.Join(s.Dims, ", "))
+	if value {
+		g.printf("; value %s (scale %d); top %d; powers 1..%d", s.Value, s.Scale, s.Top, s.Powers)
+	}
+	if holding {
+		g.printf("; holding %s", s.Holding)
+	}
+	g.printf("\n")
+
+	// Stage 0: the records, with exact types and checked inputs.
+	g.printf("WITH sdc_src AS (\n  SELECT %s", strings.Join(dims, ", "))
+	if holding {
+		h := g.q(s.Holding)
+		g.printf(",\n    CASE WHEN %s IS NULL THEN %s ELSE %s END AS sdc_h", h,
+			g.d.fail(fmt.Sprintf("sdcaudit: a holding id in column %s is NULL", s.Holding), h, g.d.holdType), g.d.holdCast(h))
+	}
+	if value {
+		v := g.q(s.Value)
+		cast := fmt.Sprintf("CAST(%s AS %s)", v, dec)
+		g.printf(",\n    CASE WHEN (%s IS NULL AND %s IS NOT NULL) OR %s <> %s\n      THEN %s\n      ELSE %s END AS sdc_x",
+			cast, v, cast, v, g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s has more than %d decimals or does not fit DECIMAL(38, %d): set --value-decimals", s.Value, s.Scale, s.Scale), v, dec), cast)
+	}
+	g.printf("\n  FROM %s\n),\n", g.table())
+
+	// Stage 1: per grouping set and contributor key (holding, else value).
+	key := ""
+	switch {
+	case holding:
+		key = "sdc_h"
+	case value:
+		key = "sdc_x"
+	}
+	g.printf("sdc_c1 AS (\n  SELECT %s,\n    ", strings.Join(dims, ", "))
+	var gid []string
+	for i, d := range dims {
+		gid = append(gid, fmt.Sprintf("GROUPING(%s) * %d", d, 1<<(len(dims)-1-i)))
+	}
+	g.printf("%s AS sdc_gid,\n    COUNT(*) AS sdc_rows", strings.Join(gid, " + "))
+	switch {
+	case value && holding:
+		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    SUM(sdc_x) AS sdc_cx,\n    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult")
+	case value:
+		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    sdc_x AS sdc_cx,\n    COUNT(sdc_x) AS sdc_mult")
+	case holding:
+		g.printf(",\n    1 AS sdc_mult")
+	default:
+		g.printf(",\n    COUNT(*) AS sdc_mult")
+	}
+	g.printf("\n  FROM sdc_src\n  GROUP BY GROUPING SETS (")
+	for mask := 0; mask < 1<<len(dims); mask++ {
+		var set []string
+		for i, d := range dims {
+			if mask&(1<<(len(dims)-1-i)) == 0 {
+				set = append(set, d)
+			}
+		}
+		if key != "" {
+			set = append(set, key)
+		}
+		if mask > 0 {
+			g.printf(", ")
+		}
+		g.printf("(%s)", strings.Join(set, ", "))
+	}
+	g.printf(")\n)")
+
+	topFunc := value && holding && g.d.topFunc != nil
+	from := "sdc_c1"
+	if value {
+		// Stage 1b: the integer mantissa and, for the window top-k, how
+		// many of each contribution enter the k largest.
+		g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    CAST(sdc_cx * %s AS %s) AS sdc_m", pow10(s.Scale), g.d.dec0)
+		if !topFunc {
+			part := strings.Join(append([]string{"sdc_gid"}, dims...), ", ")
+			g.printf(",\n    LEAST(sdc_mult, GREATEST(%d - (SUM(sdc_mult) OVER (PARTITION BY %s ORDER BY sdc_cx DESC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - sdc_mult), 0)) AS sdc_take", s.Top, part)
+		}
+		g.printf("\n  FROM sdc_c1\n)")
+		from = "sdc_c2"
+	}
+
+	// Stage 2: one row per cell.
+	g.printf("\nSELECT %s,\n  sdc_gid AS %s,\n", strings.Join(dims, ", "), g.q("grouping_id"))
+	g.printf("  CAST(SUM(sdc_rows) AS %s) AS %s,\n", g.d.bigint, g.q("rows"))
+	g.printf("  CAST(SUM(sdc_mult) AS %s) AS %s,\n", g.d.bigint, g.q("n"))
+	if value {
+		g.printf("  CAST(SUM(sdc_missing) AS %s) AS %s,\n", g.d.bigint, g.q("missing"))
+		g.printf("  CAST(SUM(CASE WHEN sdc_cx < 0 THEN sdc_mult ELSE 0 END) AS %s) AS %s,\n", g.d.bigint, g.q("negative"))
+		g.printf("  COALESCE(SUM(sdc_mult * sdc_cx), 0) AS %s,\n", g.q("total"))
+		g.printf("  MIN(sdc_cx) AS %s,\n  MAX(sdc_cx) AS %s,\n", g.q("min"), g.q("max"))
+		if topFunc {
+			g.printf("  COALESCE(%s, '') AS %s,\n", g.d.topFunc(s.Top), g.q("top"))
+		} else {
+			g.printf("  COALESCE(%s, '') AS %s,\n", g.d.topWindow, g.q("top"))
+		}
+		g.printf("  %d AS %s,\n", s.Scale, g.q("scale"))
+		for p := 1; p <= s.Powers; p++ {
+			sum := fmt.Sprintf("COALESCE(SUM(sdc_mult * %s), 0)", g.power(p))
+			if p == s.Powers && g.d.guard {
+				sum = g.guarded(sum, holding)
+			}
+			g.printf("  %s AS %s,\n", sum, g.q(fmt.Sprintf("sum_pow_%d", p)))
+		}
+	} else {
+		g.printf("  CAST(0 AS %s) AS %s,\n  CAST(0 AS %s) AS %s,\n", g.d.bigint, g.q("missing"), g.d.bigint, g.q("negative"))
+	}
+	g.printf("  '%s' AS %s\n", g.meta(), g.q("meta"))
+	g.printf("FROM %s\nGROUP BY %s\n", from, strings.Join(append([]string{"sdc_gid"}, dims...), ", "))
+	order := []string{fmt.Sprint(len(dims) + 1)}
+	for i := range dims {
+		order = append(order, fmt.Sprint(i+1))
+	}
+	g.printf("ORDER BY %s\n", strings.Join(order, ", "))
+	return g.b.String()
+}
+
+// power returns the expression of the p-th power of the mantissa, cast
+// to the wide integer type after every product.
+func (g *gen) power(p int) string {
+	e := "sdc_m"
+	for i := 2; i <= p; i++ {
+		e = fmt.Sprintf("CAST(%s * sdc_m AS %s)", e, g.d.dec0)
+	}
+	return e
+}
+
+// guarded makes the highest power sum fail when n·max|m|^P could exceed
+// 10^37 (bounding every partial sum of every power, and the total), or
+// when a holding's sum overflowed to NULL (Spark without ANSI mode).
+func (g *gen) guarded(sum string, holding bool) string {
+	cond := fmt.Sprintf("POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS %s), %d) * SUM(sdc_mult) >= 1e37", g.d.double, g.s.Powers)
+	if holding {
+		cond += " OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0"
+	}
+	return fmt.Sprintf("CASE WHEN %s\n    THEN %s\n    ELSE %s END", cond,
+		g.d.fail("sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value", "", g.d.dec0), sum)
+}
+
+func pow10(s int) string { return "1" + strings.Repeat("0", s) }

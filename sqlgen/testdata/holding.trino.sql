@@ -1,0 +1,46 @@
+-- sdcaudit cell summaries (schema 1, docs/cells.md) for register.enterprises, dialect trino
+-- dims region, sector, size class; value turnover (scale 2); top 3; powers 1..4; holding enterprise_group
+WITH sdc_src AS (
+  SELECT "region", "sector", "size class",
+    CASE WHEN "enterprise_group" IS NULL THEN fail('sdcaudit: a holding id in column enterprise_group is NULL') ELSE "enterprise_group" END AS sdc_h,
+    CASE WHEN (CAST("turnover" AS DECIMAL(38, 2)) IS NULL AND "turnover" IS NOT NULL) OR CAST("turnover" AS DECIMAL(38, 2)) <> "turnover"
+      THEN CAST(fail('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals') AS DECIMAL(38, 2))
+      ELSE CAST("turnover" AS DECIMAL(38, 2)) END AS sdc_x
+  FROM "register"."enterprises"
+),
+sdc_c1 AS (
+  SELECT "region", "sector", "size class",
+    GROUPING("region") * 4 + GROUPING("sector") * 2 + GROUPING("size class") * 1 AS sdc_gid,
+    COUNT(*) AS sdc_rows,
+    COUNT(*) - COUNT(sdc_x) AS sdc_missing,
+    SUM(sdc_x) AS sdc_cx,
+    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult
+  FROM sdc_src
+  GROUP BY GROUPING SETS (("region", "sector", "size class", sdc_h), ("region", "sector", sdc_h), ("region", "size class", sdc_h), ("region", sdc_h), ("sector", "size class", sdc_h), ("sector", sdc_h), ("size class", sdc_h), (sdc_h))
+),
+sdc_c2 AS (
+  SELECT sdc_c1.*,
+    CAST(sdc_cx * 100 AS DECIMAL(38, 0)) AS sdc_m
+  FROM sdc_c1
+)
+SELECT "region", "sector", "size class",
+  sdc_gid AS "grouping_id",
+  CAST(SUM(sdc_rows) AS BIGINT) AS "rows",
+  CAST(SUM(sdc_mult) AS BIGINT) AS "n",
+  CAST(SUM(sdc_missing) AS BIGINT) AS "missing",
+  CAST(SUM(CASE WHEN sdc_cx < 0 THEN sdc_mult ELSE 0 END) AS BIGINT) AS "negative",
+  COALESCE(SUM(sdc_mult * sdc_cx), 0) AS "total",
+  MIN(sdc_cx) AS "min",
+  MAX(sdc_cx) AS "max",
+  COALESCE(array_join(transform(max(sdc_cx, 3), e -> CAST(e AS varchar)), ';'), '') AS "top",
+  2 AS "scale",
+  COALESCE(SUM(sdc_mult * sdc_m), 0) AS "sum_pow_1",
+  COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_2",
+  COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_3",
+  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS DOUBLE), 4) * SUM(sdc_mult) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
+    THEN CAST(fail('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS DECIMAL(38, 0))
+    ELSE COALESCE(SUM(sdc_mult * CAST(CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) END AS "sum_pow_4",
+  '{"schema":1,"table":"register.enterprises","dims":["region","sector","size class"],"value":"turnover","holding":"enterprise_group","k":3,"powers":4,"scale":2,"engine":"trino"}' AS "meta"
+FROM sdc_c2
+GROUP BY sdc_gid, "region", "sector", "size class"
+ORDER BY 4, 1, 2, 3
