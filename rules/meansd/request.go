@@ -317,10 +317,7 @@ func compile(req Request) (*problem, error) {
 	mi.hi.Sub(mi.hi, mn)
 	lo, hi := intRange(mi, new(big.Rat).Quo(n, st))
 	nK := int64(req.N) * int64(p.K)
-	p.sLo, p.sHi = clampBig(lo, 0, nK), clampBig(hi, -1, nK)
-	if hi.Sign() < 0 {
-		p.sHi = -1
-	}
+	p.sLo, p.sHi = clampRange(lo, hi, 0, nK)
 
 	// D = n·Q − S² = SD²·n(n−1)/step² (population: SD²·n²/step²)
 	si := roundingInterval(sdV, sd, rnd)
@@ -339,7 +336,7 @@ func compile(req Request) (*problem, error) {
 			hi2.loOpen = si.loOpen
 		}
 		dl, dh := intRange(hi2, f)
-		p.dLo, p.dHi = clampBig(dl, 0, dMax+1), clampBig(dh, -1, dMax+1)
+		p.dLo, p.dHi = clampRange(dl, dh, 0, dMax)
 	}
 
 	if strings.TrimSpace(req.Median) != "" {
@@ -352,22 +349,27 @@ func compile(req Request) (*problem, error) {
 		mdI.hi.Sub(mdI.hi, mn)
 		a, b := intRange(mdI, new(big.Rat).Quo(big.NewRat(2, 1), st))
 		p.hasM = true
-		p.mLo, p.mHi = clampBig(a, 0, 2*int64(p.K)), clampBig(b, -1, 2*int64(p.K))
-		if b.Sign() < 0 {
-			p.mHi = -1
-		}
+		p.mLo, p.mHi = clampRange(a, b, 0, 2*int64(p.K))
 	}
 	return p, nil
 }
 
-func clampBig(x *big.Int, lo, hi int64) int64 {
-	if x.Cmp(big.NewInt(lo)) < 0 {
-		return lo
+// clampRange intersects the integer range [lo, hi] with [a, b]. An empty
+// intersection (a range wholly below or above [a, b], or lo > hi) is
+// returned as (1, 0), so that a published value off the scale matches
+// nothing instead of being moved onto the scale's end.
+func clampRange(lo, hi *big.Int, a, b int64) (int64, int64) {
+	if lo.Cmp(hi) > 0 || lo.Cmp(big.NewInt(b)) > 0 || hi.Cmp(big.NewInt(a)) < 0 {
+		return 1, 0
 	}
-	if x.Cmp(big.NewInt(hi)) > 0 {
-		return hi
+	l, h := a, b
+	if lo.Cmp(big.NewInt(a)) > 0 {
+		l = lo.Int64()
 	}
-	return x.Int64()
+	if hi.Cmp(big.NewInt(b)) < 0 {
+		h = hi.Int64()
+	}
+	return l, h
 }
 
 // value returns grid index k in original units as a decimal string.

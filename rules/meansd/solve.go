@@ -106,7 +106,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		maxCells = DefaultMaxCells
 	}
 	res := Result{Bounds: bounds(p), Method: "none"}
-	if p.sLo > p.sHi || p.dLo > p.dHi {
+	if p.sLo > p.sHi || p.dLo > p.dHi || p.hasM && p.mLo > p.mHi {
 		res.Determined, res.Analysed = true, true
 		return finish(p, req, res, minSol), nil
 	}
