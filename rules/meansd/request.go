@@ -85,7 +85,9 @@ type Request struct {
 	Median string
 	// Cap stops counting at Cap solutions ("at least Cap"); 0 counts exactly.
 	Cap uint64
-	// List is the number of solutions to return in Result.Samples.
+	// List is the number of solutions to return in Result.Samples (at
+	// most MaxListValues/max(N, grid size); Result.ListCut says when fewer
+	// are listed than asked and found).
 	List int
 	// TimeLimit bounds the whole request; 0 means no limit (the context
 	// still applies). When it runs out the result is not determined.
@@ -93,9 +95,19 @@ type Request struct {
 	// MinSolutions is the verdict threshold: fewer solutions are risky
 	// (0 means 10).
 	MinSolutions int
-	// IntervalPct, when positive, makes a maximum range narrower than this
-	// percentage of the domain width (Max-Min) risky.
-	IntervalPct float64
+	// Magnitude declares the measure a magnitude (an amount on a fine grid)
+	// rather than a scale: a largest or smallest value that is the same in
+	// every solution and lies strictly inside the domain is then disclosive,
+	// and a narrow range of the maximum risky.
+	Magnitude bool
+	// Interval, on a magnitude measure, is a percentage (a decimal string;
+	// "" or "0": off): a range of the maximum over all solutions narrower
+	// than this percentage of its upper end is risky.
+	Interval string
+	// GroupSlack is the number of values that may differ in a group
+	// disclosure: every solution giving one value to at least N−GroupSlack
+	// values is disclosive (0: to all of them).
+	GroupSlack int
 	// CountOnly skips the ranges, forced and impossible values, samples and
 	// verdict details that need more than the count.
 	CountOnly bool

@@ -46,11 +46,11 @@ func TestAcceptance(t *testing.T) {
 		verdict Verdict
 	}{
 		{"uwedragon n=7", Request{N: 7, Min: "1", Max: "5", Mean: "2.857", SD: "1.574"}, 2,
-			[]string{"{1,1,2,3,4,4,5}", "{1,2,2,2,3,5,5}"}, Disclosive},
+			[]string{"{1,1,2,3,4,4,5}", "{1,2,2,2,3,5,5}"}, Risky},
 		{"uwedragon n=7 median 3", Request{N: 7, Min: "1", Max: "5", Mean: "2.857", SD: "1.574", Median: "3"}, 1,
 			[]string{"{1,1,2,3,4,4,5}"}, Disclosive},
 		{"split-half disguise", Request{N: 7, Min: "1", Max: "5", Mean: "3.000", SD: "1.528"}, 2,
-			[]string{"{1,1,3,3,4,4,5}", "{1,2,2,3,3,5,5}"}, Disclosive},
+			[]string{"{1,1,3,3,4,4,5}", "{1,2,2,3,3,5,5}"}, Risky},
 		{"n=5 2.40/1.14", Request{N: 5, Min: "1", Max: "5", Mean: "2.40", SD: "1.14"}, 1, []string{"{1,2,2,3,4}"}, Disclosive},
 		{"n=6 3.50/1.049", Request{N: 6, Min: "1", Max: "5", Mean: "3.50", SD: "1.049"}, 1, []string{"{2,3,3,4,4,5}"}, Disclosive},
 		{"bootstrap disguise", Request{N: 7, Min: "1", Max: "5", Mean: "2.587", SD: "1.512"}, 0, nil, Inconsistent},
