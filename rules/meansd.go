@@ -25,10 +25,10 @@ type meanSD struct {
 
 func newMeanSD(decode Decoder) (Rule, error) {
 	p := struct {
-		MinSolutions int     `yaml:"min_solutions"`
-		Rounding     string  `yaml:"rounding"`
-		SDKind       string  `yaml:"sd_kind"`
-		Cap          *int    `yaml:"cap"`
+		MinSolutions int       `yaml:"min_solutions"`
+		Rounding     string    `yaml:"rounding"`
+		SDKind       string    `yaml:"sd_kind"`
+		Cap          *int      `yaml:"cap"`
 		TimeLimit    string    `yaml:"time_limit"`
 		Interval     audit.Dec `yaml:"interval"`
 		GroupSlack   int       `yaml:"group_slack"`
