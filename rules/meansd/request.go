@@ -83,7 +83,8 @@ type Request struct {
 	// of the two middle values for even n), rounded like the mean with the
 	// decimals of its string.
 	Median string
-	// Cap stops counting at Cap solutions ("at least Cap"); 0 counts exactly.
+	// Cap stops counting at Cap solutions ("at least Cap"); 0 counts
+	// exactly. A cap of 1 counts to 2, which decides uniqueness.
 	Cap uint64
 	// List is the number of solutions to return in Result.Samples (at
 	// most MaxListValues/max(N, grid size); Result.ListCut says when fewer

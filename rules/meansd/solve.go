@@ -110,6 +110,7 @@ const quickK = 64
 // facts are what the verdict needs beside the Result's figures.
 type facts struct {
 	exact      bool // Result.Solutions is the exact count
+	timedOut   bool // the time limit (or the context) ran out
 	groupKnown bool // Result.Group is decided (nil: no group disclosure)
 	interval   *big.Rat
 	minSol     int
@@ -191,7 +192,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 	switch {
 	case req.Cap > 0:
 		res.Method = "search"
-		n, err := collect(req.Cap)
+		n, err := collect(max(req.Cap, 2)) // two decide uniqueness
 		res.Solutions = n
 		timedOut = err != nil
 		res.Capped = !exhausted
@@ -216,7 +217,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		timedOut = err != nil
 		res.Capped = !exhausted
 	}
-	f.exact = !res.Capped
+	f.exact, f.timedOut = !res.Capped, timedOut
 	if timedOut || res.Solutions == 0 {
 		res.Analysed = f.exact
 		f.groupKnown = group(ctx, p, deadline, all, req.GroupSlack, &res) == nil

@@ -29,7 +29,7 @@ func judge(p *problem, req Request, res Result, f facts) Result {
 		if f.exact {
 			return set(Inconsistent, "fit no sample: the published values are inconsistent with the domain")
 		}
-		return set(NotDetermined, "fit no sample found %s", inTime(req))
+		return set(NotDetermined, "fit no sample found %s", inTime(req, f))
 	}
 	unique := f.exact && res.Solutions == 1
 
@@ -64,6 +64,9 @@ func judge(p *problem, req Request, res Result, f facts) Result {
 
 	// what could not be decided in time
 	var open []string
+	if !f.exact && res.Solutions < 2 {
+		open = append(open, "whether the sample is unique")
+	}
 	if !f.exact && res.Solutions < uint64(f.minSol) {
 		open = append(open, fmt.Sprintf("whether at least %d samples fit", f.minSol))
 	}
@@ -74,12 +77,15 @@ func judge(p *problem, req Request, res Result, f facts) Result {
 		open = append(open, "the ranges of the largest and smallest amount")
 	}
 	if len(open) > 0 {
-		return set(NotDetermined, "fit %s; not determined %s: %s", count, inTime(req), strings.Join(open, "; "))
+		return set(NotDetermined, "fit %s; not determined %s: %s", count, inTime(req, f), strings.Join(open, "; "))
 	}
 	return set(Safe, "fit %s%s", count, p.figures(res, req.Magnitude))
 }
 
-func inTime(req Request) string {
+func inTime(req Request, f facts) string {
+	if !f.timedOut && req.Cap > 0 {
+		return fmt.Sprintf("with counting capped at %d", req.Cap)
+	}
 	if req.TimeLimit > 0 {
 		return fmt.Sprintf("within %v", req.TimeLimit)
 	}
