@@ -29,7 +29,7 @@ func judge(p *problem, req Request, res Result, f facts) Result {
 		if f.exact {
 			return set(Inconsistent, "fit no sample: the published values are inconsistent with the domain")
 		}
-		return set(NotDetermined, "fit no sample found %s", inTime(req, f))
+		return set(NotDetermined, "were not decided %s: no sample found yet", inTime(req, f))
 	}
 	unique := f.exact && res.Solutions == 1
 
