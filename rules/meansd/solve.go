@@ -100,7 +100,8 @@ type Result struct {
 const enumLimit = 20000
 
 // MaxListValues bounds a listing: Request.List times max(n, grid size) is
-// cut to it (Result.ListCut says so).
+// cut to it (Result.ListCut says so). It also bounds the solutions kept for
+// the direct analysis (count vectors of grid size values each).
 const MaxListValues = 1 << 24
 
 // quickK is the widest scale (K+1 grid values) on which capped requests
@@ -154,7 +155,8 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 	if listCap > 0 && listCap > MaxListValues/max(p.n, p.K+1) {
 		listCap = max(1, MaxListValues/max(p.n, p.K+1))
 	}
-	keep := max(enumLimit, listCap)
+	// solutions kept as count vectors of K+1 values: bounded like a listing
+	keep := min(max(enumLimit, listCap), max(1, MaxListValues/(p.K+1)))
 	res := Result{Bounds: bounds(p), Method: "none"}
 	if p.sLo > p.sHi || p.dLo > p.dHi || p.hasM && p.mLo > p.mHi {
 		res.Analysed, f.exact, f.groupKnown = true, true, true
