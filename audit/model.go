@@ -50,6 +50,9 @@ const (
 // ..., Max. It is used by the mean/SD reconstruction check.
 type Domain struct {
 	Min, Max, Step Dec
+	// Magnitude says the variable is an amount (measure kind magnitude),
+	// not a rating scale.
+	Magnitude bool
 }
 
 // Stat is one published statistic of a cell as it appears (or would appear)

@@ -129,6 +129,10 @@ type Measure struct {
 	Min  audit.Dec `yaml:"min"`
 	Max  audit.Dec `yaml:"max"`
 	Step audit.Dec `yaml:"step"`
+	// Kind is "scale" (the default: answers on a rating scale) or
+	// "magnitude" (an amount on a fine grid, whose largest and smallest
+	// values are contributors' values; see the meansd rule).
+	Kind string `yaml:"kind"`
 }
 
 // Publish is the list of released statistics. Items are names (count,

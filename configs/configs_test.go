@@ -195,3 +195,15 @@ func TestValuesNameTheirLine(t *testing.T) {
 		t.Fatalf("step %v, err %v", s.Measure.Step, err)
 	}
 }
+
+func TestMeasureKind(t *testing.T) {
+	c, _ := Parse("m.yaml", []byte("measure: {min: 0, max: 1000, kind: magnitude}\n"))
+	s, err := Resolve(c)
+	if err != nil || s.Measure.Kind != "magnitude" {
+		t.Fatalf("kind %+v, %v", s.Measure, err)
+	}
+	bad, _ := Parse("m.yaml", []byte("measure: {min: 0, max: 1000, kind: money}\n"))
+	if _, err := Resolve(bad); err == nil || !strings.Contains(err.Error(), "kind") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -164,6 +164,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		if m.Step.Sign() < 0 || m.Max.Cmp(m.Min) < 0 {
 			return nil, &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step)}
 		}
+		if m.Kind != "" && m.Kind != "scale" && m.Kind != "magnitude" {
+			return nil, &Error{Msg: fmt.Sprintf("measure kind must be scale or magnitude, got %q", m.Kind)}
+		}
 	}
 	names := make([]string, 0, len(merged.Rules))
 	for n := range merged.Rules {

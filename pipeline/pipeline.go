@@ -346,7 +346,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 		t.Source = file + " [" + sheet + "]"
 	}
 	if s.Measure != nil {
-		t.Measure = &audit.Domain{Min: s.Measure.Min, Max: s.Measure.Max, Step: s.Measure.Step}
+		t.Measure = &audit.Domain{Min: s.Measure.Min, Max: s.Measure.Max, Step: s.Measure.Step, Magnitude: s.Measure.Kind == "magnitude"}
 	}
 	var b builder
 	header := src.Header()

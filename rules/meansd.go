@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "meansd", Doc: "mean/SD reconstruction: unsafe when the published n, mean and SD fit too few samples on the measure domain, or all of them share the maximum", New: newMeanSD})
+	Register(Spec{Name: "meansd", Doc: "mean/SD reconstruction: unsafe when the published n, mean and SD fit a unique sample, fewer than min_solutions samples, or only samples giving one value to all respondents but group_slack; on a magnitude measure also when the largest or smallest amount is pinned inside the domain or the largest lies in a range narrower than interval% of its upper end", New: newMeanSD})
 }
 
 type meanSD struct {
@@ -19,22 +19,24 @@ type meanSD struct {
 	population   bool
 	cap          uint64
 	timeLimit    time.Duration
-	interval     float64
+	interval     audit.Dec
+	groupSlack   int
 }
 
 func newMeanSD(decode Decoder) (Rule, error) {
 	p := struct {
-		MinSolutions int     `yaml:"min_solutions"`
-		Rounding     string  `yaml:"rounding"`
-		SDKind       string  `yaml:"sd_kind"`
-		Cap          *int    `yaml:"cap"`
-		TimeLimit    string  `yaml:"time_limit"`
-		Interval     float64 `yaml:"interval"`
-	}{MinSolutions: 10, Rounding: string(meansd.HalfUp), SDKind: "sample", TimeLimit: "1s"}
+		MinSolutions int       `yaml:"min_solutions"`
+		Rounding     string    `yaml:"rounding"`
+		SDKind       string    `yaml:"sd_kind"`
+		Cap          *int      `yaml:"cap"`
+		TimeLimit    string    `yaml:"time_limit"`
+		Interval     audit.Dec `yaml:"interval"`
+		GroupSlack   int       `yaml:"group_slack"`
+	}{MinSolutions: 10, Rounding: string(meansd.HalfUp), SDKind: "sample", TimeLimit: "1s", Interval: audit.DecInt(25)}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
-	r := meanSD{minSolutions: p.MinSolutions, interval: p.Interval}
+	r := meanSD{minSolutions: p.MinSolutions, interval: p.Interval, groupSlack: p.GroupSlack}
 	if p.MinSolutions < 1 {
 		return nil, &ParamError{"meansd", "min_solutions", fmt.Sprintf("must be at least 1, got %d", p.MinSolutions)}
 	}
@@ -59,8 +61,11 @@ func newMeanSD(decode Decoder) (Rule, error) {
 	if r.timeLimit, err = time.ParseDuration(p.TimeLimit); err != nil || r.timeLimit <= 0 {
 		return nil, &ParamError{"meansd", "time_limit", fmt.Sprintf("must be a positive duration such as 1s, got %q", p.TimeLimit)}
 	}
-	if p.Interval < 0 || p.Interval > 100 {
-		return nil, &ParamError{"meansd", "interval", fmt.Sprintf("must be a percentage 0..100, got %g", p.Interval)}
+	if p.Interval.Sign() < 0 || p.Interval.Cmp(audit.DecInt(100)) > 0 {
+		return nil, &ParamError{"meansd", "interval", fmt.Sprintf("must be a percentage 0..100, got %s", p.Interval)}
+	}
+	if p.GroupSlack < 0 {
+		return nil, &ParamError{"meansd", "group_slack", fmt.Sprintf("must not be negative, got %d", p.GroupSlack)}
 	}
 	return r, nil
 }
@@ -100,7 +105,8 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	req := meansd.Request{N: int(n), Min: t.Measure.Min.String(), Max: t.Measure.Max.String(), Step: t.Measure.Step.String(),
 		Mean: mean.Text, SD: sd.Text, Rounding: r.rounding, Population: r.population, Cap: r.cap,
-		TimeLimit: r.timeLimit, MinSolutions: r.minSolutions, IntervalPct: r.interval}
+		TimeLimit: r.timeLimit, MinSolutions: r.minSolutions, Interval: r.interval.String(), GroupSlack: r.groupSlack,
+		Magnitude: t.Measure.Magnitude}
 	if t.Measure.Step.IsZero() {
 		req.Step = "1"
 	}
@@ -111,9 +117,22 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if err != nil {
 		return finding("meansd", audit.Review, "cannot reconstruct: "+err.Error(), nil)
 	}
+	// the figures behind the verdict, including those that are not findings
+	// by themselves (checker-only: findings files are not published)
 	vals := map[string]any{"solutions": res.Solutions, "capped": res.Capped, "verdict": string(res.Verdict)}
 	if res.MaxRange != nil {
 		vals["max_range"] = []string{res.MaxRange.Lo, res.MaxRange.Hi}
+		vals["min_range"] = []string{res.MinRange.Lo, res.MinRange.Hi}
+	}
+	if len(res.Forced) > 0 {
+		forced := make([]map[string]any, len(res.Forced))
+		for i, fc := range res.Forced {
+			forced[i] = map[string]any{"value": fc.Value, "min_count": fc.MinCount}
+		}
+		vals["forced"] = forced
+	}
+	if res.Group != nil {
+		vals["group"] = map[string]any{"value": res.Group.Value, "min_count": res.Group.MinCount}
 	}
 	switch res.Verdict {
 	case meansd.Disclosive, meansd.Risky:

@@ -14,6 +14,7 @@ func TestMeanSDRule(t *testing.T) {
 	}
 	cr := r.(CellRule)
 	tab := &audit.Table{Measure: &audit.Domain{Min: audit.DecInt(1), Max: audit.DecInt(5), Step: audit.DecInt(1)}}
+	mag := &audit.Table{Measure: &audit.Domain{Min: audit.DecInt(0), Max: audit.DecInt(1000), Step: audit.DecInt(1), Magnitude: true}}
 	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: audit.MustDec(s)} }
 	cell := func(n int64, mean, sd string) *audit.Cell {
 		return &audit.Cell{HasN: true, N: n, Stats: map[string]audit.Stat{"mean": stat(mean), "sd": stat(sd)}}
@@ -24,7 +25,11 @@ func TestMeanSDRule(t *testing.T) {
 		status audit.Outcome
 		msg    string
 	}{
-		{tab, cell(7, "2.857", "1.574"), audit.Fail, "fit 2 samples; the maximum is 5 in all of them"},
+		{tab, cell(7, "2.857", "1.574"), audit.Fail, "fit only 2 samples (fewer than 10)"},
+		{tab, cell(117, "3.44", "1.29"), audit.Pass, "the maximum is 5 in every solution (the top of the scale: not a finding by itself)"},
+		{tab, cell(15, "4.00", "0.00"), audit.Fail, "all 15 respondents answered 4"},
+		{tab, cell(4, "3.00", "0.82"), audit.Fail, "the sample is unique"},
+		{mag, cell(3, "363.67", "425.51"), audit.Fail, "fit 3 samples: the largest amount is 855 in every solution"},
 		{tab, cell(7, "2.587", "1.512"), audit.Review, "inconsistent"},
 		{tab, cell(200, "3.0", "1.2"), audit.Pass, "fit at least 10 samples"},
 		{tab, cell(9, "3.0", "1.2"), audit.Fail, "fewer than 10"},

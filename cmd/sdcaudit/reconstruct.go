@@ -30,8 +30,9 @@ type reconstructFlags struct {
 	cap                uint64
 	timeLimit          time.Duration
 	list, minSolutions int
-	interval           float64
-	json               bool
+	interval, kind     string
+	groupSlack         int
+	countOnly, json    bool
 }
 
 func newReconstructCmd() *cobra.Command {
@@ -41,7 +42,11 @@ func newReconstructCmd() *cobra.Command {
 		Short: "Find every sample that fits a published n, mean and SD on a bounded grid",
 		Long: "reconstruct finds every multiset of n values on the grid min, min+step, ..., max whose mean and SD\n" +
 			"round to the published strings (their decimals are the precision), counts them exactly or up to --cap,\n" +
-			"and reports the range of the maximum and minimum, the values in every solution, analytic bounds and a verdict.\n" +
+			"and reports the range of the maximum and minimum, the values in every solution, analytic bounds and a verdict:\n" +
+			"disclosive when the sample is unique, when every solution gives one value to all respondents but --group-slack,\n" +
+			"or (--kind magnitude) when the largest or smallest amount is the same in every solution inside the domain;\n" +
+			"risky when fewer than --min-solutions fit or (magnitude) the largest amount's range is narrower than --interval%.\n" +
+			"The maximum being the scale's own bound in every solution is a figure, not a finding.\n" +
 			"Exit 1 when the verdict is disclosive, risky, inconsistent or not determined.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runReconstruct(cmd, f) },
@@ -59,10 +64,13 @@ func newReconstructCmd() *cobra.Command {
 	fl.StringVar(&f.rounding, "rounding", "half-up", "rounding convention: half-up, half-even, closed or exact")
 	fl.StringVar(&f.sdKind, "sd-kind", "sample", "sample (divisor n-1) or population (divisor n)")
 	fl.Uint64Var(&f.cap, "cap", 0, "stop counting at this many solutions (0 counts exactly)")
-	fl.DurationVar(&f.timeLimit, "time-limit", 0, "give up after this long and say \"not determined\" (0: no limit)")
+	fl.DurationVar(&f.timeLimit, "time-limit", 60*time.Second, "give up after this long and say \"not determined\" (0: no limit)")
 	fl.IntVar(&f.list, "list", 10, "list at most this many samples")
+	fl.BoolVar(&f.countOnly, "count-only", false, "the count alone, as fast as it can be (no ranges, forced values or samples)")
 	fl.IntVar(&f.minSolutions, "min-solutions", 10, "fewer solutions than this are risky")
-	fl.Float64Var(&f.interval, "interval", 0, "a maximum range narrower than this percentage of max-min is risky (0: off)")
+	fl.StringVar(&f.kind, "kind", "scale", "the measure: scale (answers on a rating scale) or magnitude (an amount)")
+	fl.IntVar(&f.groupSlack, "group-slack", 0, "every solution giving one value to all but this many values is disclosive")
+	fl.StringVar(&f.interval, "interval", "25", "magnitude: a range of the largest amount narrower than this percentage of its upper end is risky (0: off)")
 	fl.BoolVar(&f.json, "json", false, "print one JSON document")
 	cmd.AddCommand(newSpaceCmd(), newDisguiseCmd())
 	return cmd
@@ -89,12 +97,20 @@ func (f reconstructFlags) request() (meansd.Request, error) {
 	default:
 		return meansd.Request{}, fmt.Errorf("--sd-kind must be sample or population, got %q", f.sdKind)
 	}
-	if f.list < 0 || f.minSolutions < 1 || f.interval < 0 || f.interval > 100 || f.meanDP < 0 || f.sdDP < 0 || f.timeLimit < 0 {
-		return meansd.Request{}, fmt.Errorf("--list, --mean-dp, --sd-dp and --time-limit must not be negative, --min-solutions must be at least 1, --interval within 0..100")
+	if f.list < 0 || f.minSolutions < 1 || f.meanDP < 0 || f.sdDP < 0 || f.timeLimit < 0 || f.groupSlack < 0 {
+		return meansd.Request{}, fmt.Errorf("--list, --mean-dp, --sd-dp, --time-limit and --group-slack must not be negative, --min-solutions must be at least 1")
+	}
+	if f.kind != "scale" && f.kind != "magnitude" {
+		return meansd.Request{}, fmt.Errorf("--kind must be scale or magnitude, got %q", f.kind)
+	}
+	list := f.list
+	if f.countOnly {
+		list = 0
 	}
 	return meansd.Request{N: f.n, Min: f.min, Max: f.max, Step: f.step, Mean: f.mean, SD: f.sd, Median: f.median,
-		MeanDP: f.meanDP, SDDP: f.sdDP, Rounding: rnd, Population: pop, Cap: f.cap, List: f.list,
-		TimeLimit: f.timeLimit, MinSolutions: f.minSolutions, IntervalPct: f.interval}, nil
+		MeanDP: f.meanDP, SDDP: f.sdDP, Rounding: rnd, Population: pop, Cap: f.cap, List: list, CountOnly: f.countOnly,
+		TimeLimit: f.timeLimit, MinSolutions: f.minSolutions, Interval: f.interval, GroupSlack: f.groupSlack,
+		Magnitude: f.kind == "magnitude"}, nil
 }
 
 // reconstructJSON is the contract's JSON document.
@@ -102,9 +118,12 @@ type reconstructJSON struct {
 	Solutions  uint64                `json:"solutions"`
 	Capped     bool                  `json:"capped"`
 	Samples    [][]json.Number       `json:"samples"`
+	Listed     int                   `json:"listed"`
+	ListCut    bool                  `json:"list_cut"`
 	MaxRange   []json.Number         `json:"max_range"`
 	MinRange   []json.Number         `json:"min_range"`
 	Forced     []forcedJSON          `json:"forced"`
+	Group      *forcedJSON           `json:"group"`
 	Impossible []json.Number         `json:"impossible"`
 	Bounds     map[string][2]float64 `json:"bounds"`
 	Verdict    string                `json:"verdict"`
@@ -157,6 +176,10 @@ func runReconstruct(cmd *cobra.Command, f reconstructFlags) error {
 		for _, fc := range res.Forced {
 			doc.Forced = append(doc.Forced, forcedJSON{json.Number(fc.Value), fc.MinCount})
 		}
+		if g := res.Group; g != nil {
+			doc.Group = &forcedJSON{json.Number(g.Value), g.MinCount}
+		}
+		doc.Listed, doc.ListCut = len(res.Samples), res.ListCut
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(doc); err != nil {
@@ -174,7 +197,7 @@ func runReconstruct(cmd *cobra.Command, f reconstructFlags) error {
 func printReconstruct(w io.Writer, req meansd.Request, res meansd.Result) {
 	fmt.Fprintf(w, "verdict: %s\n%s\n", res.Verdict, res.Reason)
 	count := strconv.FormatUint(res.Solutions, 10)
-	if res.Capped || !res.Determined {
+	if res.Capped {
 		count = "at least " + count
 	}
 	fmt.Fprintf(w, "solutions: %s (method %s)\n", count, res.Method)
@@ -196,6 +219,9 @@ func printReconstruct(w io.Writer, req meansd.Request, res meansd.Result) {
 		b.Samuelson[0], b.Samuelson[1], b.Chebyshev[0], b.Chebyshev[1], b.Selberg[0], b.Selberg[1], b.MarchingMax[0], b.MarchingMax[1])
 	if len(res.Samples) == 0 {
 		return
+	}
+	if res.ListCut {
+		fmt.Fprintf(w, "listing cut at %d samples (of %d asked)\n", len(res.Samples), req.List)
 	}
 	fmt.Fprintf(w, "samples (count vectors over %s..%s):\n", req.Min, req.Max)
 	for i, s := range res.Samples {

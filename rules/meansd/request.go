@@ -83,9 +83,12 @@ type Request struct {
 	// of the two middle values for even n), rounded like the mean with the
 	// decimals of its string.
 	Median string
-	// Cap stops counting at Cap solutions ("at least Cap"); 0 counts exactly.
+	// Cap stops counting at Cap solutions ("at least Cap"); 0 counts
+	// exactly. A cap of 1 counts to 2, which decides uniqueness.
 	Cap uint64
-	// List is the number of solutions to return in Result.Samples.
+	// List is the number of solutions to return in Result.Samples (at
+	// most MaxListValues/max(N, grid size); Result.ListCut says when fewer
+	// are listed than asked and found).
 	List int
 	// TimeLimit bounds the whole request; 0 means no limit (the context
 	// still applies). When it runs out the result is not determined.
@@ -93,9 +96,19 @@ type Request struct {
 	// MinSolutions is the verdict threshold: fewer solutions are risky
 	// (0 means 10).
 	MinSolutions int
-	// IntervalPct, when positive, makes a maximum range narrower than this
-	// percentage of the domain width (Max-Min) risky.
-	IntervalPct float64
+	// Magnitude declares the measure a magnitude (an amount on a fine grid)
+	// rather than a scale: a largest or smallest value that is the same in
+	// every solution and lies strictly inside the domain is then disclosive,
+	// and a narrow range of the maximum risky.
+	Magnitude bool
+	// Interval, on a magnitude measure, is a percentage (a decimal string;
+	// "" or "0": off): a range of the maximum over all solutions narrower
+	// than this percentage of its upper end is risky.
+	Interval string
+	// GroupSlack is the number of values that may differ in a group
+	// disclosure: every solution giving one value to at least N−GroupSlack
+	// values is disclosive (0: to all of them).
+	GroupSlack int
 	// CountOnly skips the ranges, forced and impossible values, samples and
 	// verdict details that need more than the count.
 	CountOnly bool
@@ -317,10 +330,7 @@ func compile(req Request) (*problem, error) {
 	mi.hi.Sub(mi.hi, mn)
 	lo, hi := intRange(mi, new(big.Rat).Quo(n, st))
 	nK := int64(req.N) * int64(p.K)
-	p.sLo, p.sHi = clampBig(lo, 0, nK), clampBig(hi, -1, nK)
-	if hi.Sign() < 0 {
-		p.sHi = -1
-	}
+	p.sLo, p.sHi = clampRange(lo, hi, 0, nK)
 
 	// D = n·Q − S² = SD²·n(n−1)/step² (population: SD²·n²/step²)
 	si := roundingInterval(sdV, sd, rnd)
@@ -339,7 +349,7 @@ func compile(req Request) (*problem, error) {
 			hi2.loOpen = si.loOpen
 		}
 		dl, dh := intRange(hi2, f)
-		p.dLo, p.dHi = clampBig(dl, 0, dMax+1), clampBig(dh, -1, dMax+1)
+		p.dLo, p.dHi = clampRange(dl, dh, 0, dMax)
 	}
 
 	if strings.TrimSpace(req.Median) != "" {
@@ -352,22 +362,27 @@ func compile(req Request) (*problem, error) {
 		mdI.hi.Sub(mdI.hi, mn)
 		a, b := intRange(mdI, new(big.Rat).Quo(big.NewRat(2, 1), st))
 		p.hasM = true
-		p.mLo, p.mHi = clampBig(a, 0, 2*int64(p.K)), clampBig(b, -1, 2*int64(p.K))
-		if b.Sign() < 0 {
-			p.mHi = -1
-		}
+		p.mLo, p.mHi = clampRange(a, b, 0, 2*int64(p.K))
 	}
 	return p, nil
 }
 
-func clampBig(x *big.Int, lo, hi int64) int64 {
-	if x.Cmp(big.NewInt(lo)) < 0 {
-		return lo
+// clampRange intersects the integer range [lo, hi] with [a, b]. An empty
+// intersection (a range wholly below or above [a, b], or lo > hi) is
+// returned as (1, 0), so that a published value off the scale matches
+// nothing instead of being moved onto the scale's end.
+func clampRange(lo, hi *big.Int, a, b int64) (int64, int64) {
+	if lo.Cmp(hi) > 0 || lo.Cmp(big.NewInt(b)) > 0 || hi.Cmp(big.NewInt(a)) < 0 {
+		return 1, 0
 	}
-	if x.Cmp(big.NewInt(hi)) > 0 {
-		return hi
+	l, h := a, b
+	if lo.Cmp(big.NewInt(a)) > 0 {
+		l = lo.Int64()
 	}
-	return x.Int64()
+	if hi.Cmp(big.NewInt(b)) < 0 {
+		h = hi.Int64()
+	}
+	return l, h
 }
 
 // value returns grid index k in original units as a decimal string.

@@ -30,6 +30,12 @@ type searcher struct {
 	// dead holds states whose subtree has no solution; the state fixes the
 	// subtree when there is no median constraint.
 	dead map[state]struct{}
+
+	// maxAtLeast > 0 asks for a solution whose largest value is at least
+	// maxAtLeast; minAtMost >= 0 for one whose smallest value is at most
+	// minAtMost (existence queries for the ranges; not combined with pre).
+	maxAtLeast, minAtMost int
+	r0                    int64 // values to place at the top of the search
 }
 
 type state struct{ v, r, sig, qlo, qhi int64 }
@@ -38,7 +44,7 @@ type state struct{ v, r, sig, qlo, qhi int64 }
 const maxDead = 1 << 21
 
 func newSearcher(ctx context.Context, p *problem, deadline time.Time) *searcher {
-	s := &searcher{p: p, ctx: ctx, deadline: deadline, vmax: p.K}
+	s := &searcher{p: p, ctx: ctx, deadline: deadline, vmax: p.K, minAtMost: -1}
 	s.lo = make([]int, p.K+1)
 	s.hi = make([]int, p.K+1)
 	for i := range s.hi {
@@ -74,6 +80,7 @@ func (s *searcher) run() error {
 		}
 		defer func() { s.visit = inner }()
 	}
+	s.r0 = int64(p.n) - pr
 	for S := p.sLo; S <= p.sHi; S++ {
 		qlo, qhi := p.qRange(S)
 		if qlo > qhi {
@@ -136,6 +143,11 @@ func (s *searcher) dfs(v int, r, sig, qlo, qhi int64) error {
 		return err
 	}
 	if !feasible(r, sig, v, qlo, qhi) {
+		return nil
+	}
+	// nothing placed above v although the maximum must reach maxAtLeast;
+	// nothing left for the levels up to minAtMost
+	if v < s.maxAtLeast && r == s.r0 || v == min(s.minAtMost, s.vmax) && r == 0 {
 		return nil
 	}
 	if v == 0 {

@@ -5,19 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"strings"
 	"time"
 )
 
 // Verdict is the risk of publishing the mean and SD.
 type Verdict string
 
-// The verdicts (DOMAIN.md, "Mean/SD reconstruction risk").
+// The verdicts (DOMAIN.md, "Mean/SD reconstruction risk"). A finding names
+// what an intruder learns about a person or a group that the scale and n did
+// not already tell.
 const (
-	// Disclosive: the sample is unique, or every solution shares the maximum.
+	// Disclosive: the sample is unique; or every solution gives one value to
+	// all respondents but Request.GroupSlack (group disclosure); or, on a
+	// magnitude measure, the largest or smallest value is the same in every
+	// solution and lies strictly inside the domain.
 	Disclosive Verdict = "disclosive"
-	// Risky: fewer solutions than the minimum, or a narrow maximum range.
+	// Risky: fewer solutions than the minimum; or, on a magnitude measure, a
+	// range of the maximum narrower than Request.Interval percent of its
+	// upper end.
 	Risky Verdict = "risky"
-	// Safe: enough solutions and a wide maximum range.
+	// Safe: none of the above. The maximum (or minimum) being the scale's
+	// own bound in every solution, or a value present a few times in every
+	// solution, is reported as a figure, not a finding.
 	Safe Verdict = "safe"
 	// Inconsistent: no sample on the grid matches the published values.
 	Inconsistent Verdict = "inconsistent"
@@ -43,28 +54,37 @@ type Bounds struct {
 
 // Result is the answer to a Request.
 type Result struct {
-	// Solutions is the number of samples found: exact unless Capped or not
-	// Determined, in which case it is a lower bound.
+	// Solutions is the number of samples found: exact unless Capped, in
+	// which case it is a lower bound.
 	Solutions uint64
-	// Capped says counting stopped at Request.Cap.
+	// Capped says counting stopped before the end, at Request.Cap or when
+	// the time limit ran out.
 	Capped bool
-	// Determined says the count (or the cap) and the verdict were reached
-	// within the time limit.
+	// Determined says the verdict was reached (it is not NotDetermined).
 	Determined bool
-	// Reason explains the verdict in one sentence.
+	// Reason explains the verdict in one sentence, naming what an intruder
+	// learns.
 	Reason string
 	// Samples lists up to Request.List solutions, each ascending.
 	Samples [][]string
 	// Vectors are the count vectors of Samples (index k is the count of
 	// grid value Min + k·Step).
 	Vectors [][]int
-	// MaxRange and MinRange are the ranges of the sample maximum and minimum
-	// over all solutions (nil when there is none or they were not computed).
+	// ListCut says fewer samples are listed than Request.List and than
+	// were found (the listing is bounded by MaxListValues or by time).
+	ListCut bool
+	// MaxRange and MinRange are the exact ranges of the sample maximum and
+	// minimum over all solutions (nil when there is none or they were not
+	// computed).
 	MaxRange, MinRange *Range
 	// Forced are the values present in every solution.
 	Forced []Forced
 	// Impossible are the grid values present in no solution.
 	Impossible []string
+	// Group is the value every solution gives to at least n − GroupSlack
+	// values, with its least count (group disclosure); nil when there is
+	// none or it was not determined.
+	Group *Forced
 	// Analysed says MaxRange, MinRange, Forced and Impossible are complete.
 	Analysed bool
 	// Bounds are the analytic bounds for comparison.
@@ -79,16 +99,46 @@ type Result struct {
 // derive ranges and forced values directly.
 const enumLimit = 20000
 
+// MaxListValues bounds a listing: Request.List times max(n, grid size) is
+// cut to it (Result.ListCut says so). It also bounds the solutions kept for
+// the direct analysis (count vectors of grid size values each).
+const MaxListValues = 1 << 24
+
 // quickK is the widest scale (K+1 grid values) on which capped requests
 // still compute exact ranges, forced and impossible values.
 const quickK = 64
 
+// facts are what the verdict needs beside the Result's figures.
+type facts struct {
+	exact      bool // Result.Solutions is the exact count
+	timedOut   bool // the time limit (or the context) ran out
+	groupKnown bool // Result.Group is decided (nil: no group disclosure)
+	interval   *big.Rat
+	minSol     int
+}
+
 // Solve answers a request. It returns an error only for invalid requests;
-// running out of time gives a Result that is not Determined.
+// running out of time gives a Result whose verdict rests on what was found
+// in time, NotDetermined when that does not decide it.
 func Solve(ctx context.Context, req Request) (Result, error) {
 	p, err := compile(req)
 	if err != nil {
 		return Result{}, err
+	}
+	f := facts{minSol: req.MinSolutions}
+	if f.minSol <= 0 {
+		f.minSol = 10
+	}
+	if req.GroupSlack < 0 {
+		return Result{}, fmt.Errorf("%w: group slack must not be negative, got %d", ErrRequest, req.GroupSlack)
+	}
+	if strings.TrimSpace(req.Interval) != "" {
+		if f.interval, err = parseDec("interval", req.Interval); err != nil {
+			return Result{}, err
+		}
+		if f.interval.Sign() < 0 || f.interval.Cmp(big.NewRat(100, 1)) > 0 {
+			return Result{}, fmt.Errorf("%w: interval must be a percentage 0..100, got %s", ErrRequest, req.Interval)
+		}
 	}
 	var deadline time.Time
 	if req.TimeLimit > 0 {
@@ -97,30 +147,33 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	minSol := req.MinSolutions
-	if minSol <= 0 {
-		minSol = 10
-	}
 	maxCells := req.MaxCells
 	if maxCells <= 0 {
 		maxCells = DefaultMaxCells
 	}
+	listCap := req.List
+	if listCap > 0 && listCap > MaxListValues/max(p.n, p.K+1) {
+		listCap = max(1, MaxListValues/max(p.n, p.K+1))
+	}
+	// solutions kept as count vectors of K+1 values: bounded like a listing
+	keep := min(max(enumLimit, listCap), max(1, MaxListValues/(p.K+1)))
 	res := Result{Bounds: bounds(p), Method: "none"}
-	if p.sLo > p.sHi || p.dLo > p.dHi {
-		res.Determined, res.Analysed = true, true
-		return finish(p, req, res, minSol), nil
+	if p.sLo > p.sHi || p.dLo > p.dHi || p.hasM && p.mLo > p.mHi {
+		res.Analysed, f.exact, f.groupKnown = true, true, true
+		return judge(p, req, res, f), nil
 	}
 
 	// 1. count
-	var all [][]int // every solution, when known
+	var all [][]int // solutions found (every one when exhausted)
 	exhausted := false
 	collect := func(limit uint64) (uint64, error) {
 		s := newSearcher(ctx, p, deadline)
 		var n uint64
 		all = all[:0]
+		exhausted = false
 		s.visit = func(c []int) error {
 			n++
-			if n <= enumLimit {
+			if n <= uint64(keep) {
 				all = append(all, append([]int(nil), c...))
 			}
 			if limit > 0 && n >= limit {
@@ -137,16 +190,13 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		}
 		return n, err
 	}
+	timedOut := false
 	switch {
 	case req.Cap > 0:
 		res.Method = "search"
-		n, err := collect(req.Cap)
+		n, err := collect(max(req.Cap, 2)) // two decide uniqueness
 		res.Solutions = n
-		if err != nil {
-			res.Reason = fmt.Sprintf("not determined within %v: at least %d solutions", req.TimeLimit, n)
-			return finish(p, req, res, minSol), nil
-		}
-		res.Determined = true
+		timedOut = err != nil
 		res.Capped = !exhausted
 	default:
 		var n uint64
@@ -156,66 +206,80 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 			n, err = countDP(ctx, p, maxCells)
 		}
 		if err == nil {
-			res.Solutions, res.Determined = n, true
+			res.Solutions = n
 			break
 		}
 		if errors.Is(err, errTime) {
-			res.Reason = fmt.Sprintf("not determined within %v", req.TimeLimit)
-			return finish(p, req, res, minSol), nil
+			timedOut, res.Capped = true, true
+			break
 		}
 		res.Method = "search"
 		n, err = collect(0)
 		res.Solutions = n
-		if err != nil {
-			res.Reason = fmt.Sprintf("not determined within %v: at least %d solutions", req.TimeLimit, n)
-			return finish(p, req, res, minSol), nil
-		}
-		res.Determined = true
+		timedOut = err != nil
+		res.Capped = !exhausted
 	}
-	if res.Solutions == 0 && !res.Capped {
-		res.Analysed = true
-		return finish(p, req, res, minSol), nil
+	f.exact, f.timedOut = !res.Capped, timedOut
+	if timedOut || res.Solutions == 0 {
+		res.Analysed = f.exact
+		f.groupKnown = group(ctx, p, deadline, all, req.GroupSlack, &res) == nil
+		addSamples(p, &res, all, listCap, req.List)
+		return judge(p, req, res, f), nil
+	}
+	if req.CountOnly {
+		// the count alone: with no slack, group disclosure is a unique sample
+		f.groupKnown = req.GroupSlack == 0 && res.Solutions >= 2
+		return judge(p, req, res, f), nil
 	}
 
 	// 2. list and analyse
-	if !exhausted && !res.Capped && res.Solutions <= enumLimit {
-		if _, err := collect(0); err != nil {
-			res.Reason = "time ran out while listing the solutions"
-		}
+	if !exhausted && !res.Capped && res.Solutions <= uint64(keep) {
+		collect(0) // on time out the analysis below runs on what was found
 	}
 	if exhausted && uint64(len(all)) == res.Solutions {
 		analyseList(p, all, &res)
 		res.Analysed = true
 	} else {
-		if len(all) < req.List {
-			collect(uint64(req.List))
+		if len(all) < max(listCap, 1) {
+			collect(uint64(max(listCap, 1)))
 			exhausted = false
 		}
-		if !req.CountOnly && req.Cap > 0 && p.K > quickK {
-			// capped requests on wide scales: the verdict needs only to know
-			// whether the solutions share the maximum
-			quickRanges(ctx, p, deadline, all, &res)
-		} else if !req.CountOnly {
-			actx, sub := ctx, deadline
+		if req.Cap == 0 || p.K <= quickK {
+			// half of the time left for the full analysis, the rest for
+			// what the verdict needs should it not finish
+			sub := deadline
 			if !deadline.IsZero() {
 				sub = time.Now().Add(time.Until(deadline) / 2)
 			}
-			actx, cancel := context.WithDeadline(actx, sub)
-			if sub.IsZero() {
-				actx, cancel = context.WithCancel(ctx)
+			actx, cancel := context.WithCancel(ctx)
+			if !sub.IsZero() {
+				actx, cancel = context.WithDeadline(ctx, sub)
 			}
 			res.Analysed = analyseQueries(actx, p, sub, all, &res) == nil
 			cancel()
 			if !res.Analysed {
-				quickRanges(ctx, p, deadline, all, &res)
+				res.MaxRange, res.MinRange, res.Forced, res.Impossible = nil, nil, nil, nil
+			}
+		}
+		if !res.Analysed && req.Magnitude && len(all) > 0 {
+			if extremes(ctx, p, deadline, all[0], &res) != nil {
+				res.MaxRange, res.MinRange = nil, nil
 			}
 		}
 	}
-	for i := 0; i < len(all) && i < req.List; i++ {
+	f.groupKnown = group(ctx, p, deadline, all, req.GroupSlack, &res) == nil
+	addSamples(p, &res, all, listCap, req.List)
+	return judge(p, req, res, f), nil
+}
+
+// addSamples lists up to limit of the solutions found and says whether
+// fewer are listed than were asked for and found.
+func addSamples(p *problem, res *Result, all [][]int, limit, asked int) {
+	for i := 0; i < len(all) && i < limit; i++ {
 		res.Vectors = append(res.Vectors, all[i])
 		res.Samples = append(res.Samples, p.sample(all[i]))
 	}
-	return finish(p, req, res, minSol), nil
+	res.ListCut = len(res.Samples) < asked && uint64(len(res.Samples)) < res.Solutions
 }
 
 // sample expands a count vector into ascending values.
@@ -384,45 +448,6 @@ func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [
 	return nil
 }
 
-// quickRanges sets lower bounds for the ranges of the maximum and minimum
-// from the solutions found, widened by one search for a solution with a
-// smaller maximum when they all share it. Forced and impossible values are
-// left out.
-func quickRanges(ctx context.Context, p *problem, deadline time.Time, known [][]int, res *Result) {
-	res.Forced, res.Impossible = nil, nil
-	res.MaxRange, res.MinRange = nil, nil
-	if len(known) == 0 {
-		return
-	}
-	mxLo, mxHi, mnLo, mnHi := p.K, 0, p.K, 0
-	extent := func(c []int) {
-		lo, hi := -1, -1
-		for k, x := range c {
-			if x > 0 {
-				if lo < 0 {
-					lo = k
-				}
-				hi = k
-			}
-		}
-		mxLo, mxHi = min(mxLo, hi), max(mxHi, hi)
-		mnLo, mnHi = min(mnLo, lo), max(mnHi, lo)
-	}
-	for _, c := range known {
-		extent(c)
-	}
-	if mxLo == mxHi && mxHi > 0 {
-		s := newSearcher(ctx, p, deadline)
-		s.vmax = mxHi - 1
-		s.visit = func(c []int) error { extent(c); return errStop }
-		if err := s.run(); err != nil && !errors.Is(err, errStop) {
-			return // not determined
-		}
-	}
-	res.MaxRange = &Range{p.value(mxLo), p.value(mxHi)}
-	res.MinRange = &Range{p.value(mnLo), p.value(mnHi)}
-}
-
 // searchFirst returns the least i in 0..n with f(i) true, f monotone (n if
 // none before n).
 func searchFirst(n int, f func(int) bool) int {
@@ -436,71 +461,4 @@ func searchFirst(n int, f func(int) bool) int {
 		}
 	}
 	return lo
-}
-
-// finish sets the verdict and its reason.
-func finish(p *problem, req Request, res Result, minSol int) Result {
-	what := fmt.Sprintf("mean %s and SD %s of %d values on %s..%s", req.Mean, req.SD, req.N, p.value(0), p.value(p.K))
-	switch {
-	case !res.Determined:
-		res.Verdict = NotDetermined
-		if res.Reason == "" {
-			res.Reason = "not determined within the time limit"
-		}
-		res.Reason = what + ": " + res.Reason
-		return res
-	case res.Solutions == 0 && !res.Capped:
-		res.Verdict = Inconsistent
-		res.Reason = what + " fit no sample: the published values are inconsistent with the domain"
-		return res
-	case res.Solutions == 1 && !res.Capped:
-		res.Verdict = Disclosive
-		res.Reason = what + " fit only 1 sample: it is disclosed"
-		return res
-	}
-	count := fmt.Sprintf("%d samples", res.Solutions)
-	if res.Capped {
-		count = fmt.Sprintf("at least %d samples", res.Solutions)
-	}
-	if res.MaxRange != nil && res.MaxRange.Lo == res.MaxRange.Hi && !res.Analysed && res.Solutions >= uint64(minSol) {
-		// the ranges are lower bounds from the solutions found and the
-		// search for a smaller maximum did not finish
-		res.Verdict = NotDetermined
-		res.Reason = fmt.Sprintf("%s fit %s; whether they all share the maximum %s was not determined in time", what, count, res.MaxRange.Hi)
-		return res
-	}
-	if res.MaxRange != nil && res.MaxRange.Lo == res.MaxRange.Hi && res.Analysed {
-		res.Verdict = Disclosive
-		res.Reason = fmt.Sprintf("%s fit %s; the maximum is %s in all of them", what, count, res.MaxRange.Hi)
-		return res
-	}
-	if res.Solutions < uint64(minSol) {
-		res.Verdict = Risky
-		res.Reason = fmt.Sprintf("%s fit only %s (fewer than %d)", what, count, minSol)
-		return res
-	}
-	if req.IntervalPct > 0 {
-		if res.MaxRange == nil {
-			res.Verdict = NotDetermined
-			res.Reason = fmt.Sprintf("%s fit %s; the range of the maximum was not determined in time", what, count)
-			return res
-		}
-		lo, hi := p.indexOf(res.MaxRange.Lo), p.indexOf(res.MaxRange.Hi)
-		if float64(hi-lo) < req.IntervalPct/100*float64(p.K) {
-			res.Verdict = Risky
-			res.Reason = fmt.Sprintf("%s fit %s, but the maximum lies in %s..%s (narrower than %g%% of the domain)", what, count, res.MaxRange.Lo, res.MaxRange.Hi, req.IntervalPct)
-			return res
-		}
-	}
-	if res.MaxRange == nil && !req.CountOnly {
-		res.Verdict = NotDetermined
-		res.Reason = fmt.Sprintf("%s fit %s; whether they all share the maximum was not determined in time", what, count)
-		return res
-	}
-	res.Verdict = Safe
-	res.Reason = fmt.Sprintf("%s fit %s", what, count)
-	if res.MaxRange != nil {
-		res.Reason += fmt.Sprintf("; the maximum lies in %s..%s", res.MaxRange.Lo, res.MaxRange.Hi)
-	}
-	return res
 }

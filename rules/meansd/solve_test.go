@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"reflect"
 	"sort"
 	"strings"
@@ -45,11 +46,11 @@ func TestAcceptance(t *testing.T) {
 		verdict Verdict
 	}{
 		{"uwedragon n=7", Request{N: 7, Min: "1", Max: "5", Mean: "2.857", SD: "1.574"}, 2,
-			[]string{"{1,1,2,3,4,4,5}", "{1,2,2,2,3,5,5}"}, Disclosive},
+			[]string{"{1,1,2,3,4,4,5}", "{1,2,2,2,3,5,5}"}, Risky},
 		{"uwedragon n=7 median 3", Request{N: 7, Min: "1", Max: "5", Mean: "2.857", SD: "1.574", Median: "3"}, 1,
 			[]string{"{1,1,2,3,4,4,5}"}, Disclosive},
 		{"split-half disguise", Request{N: 7, Min: "1", Max: "5", Mean: "3.000", SD: "1.528"}, 2,
-			[]string{"{1,1,3,3,4,4,5}", "{1,2,2,3,3,5,5}"}, Disclosive},
+			[]string{"{1,1,3,3,4,4,5}", "{1,2,2,3,3,5,5}"}, Risky},
 		{"n=5 2.40/1.14", Request{N: 5, Min: "1", Max: "5", Mean: "2.40", SD: "1.14"}, 1, []string{"{1,2,2,3,4}"}, Disclosive},
 		{"n=6 3.50/1.049", Request{N: 6, Min: "1", Max: "5", Mean: "3.50", SD: "1.049"}, 1, []string{"{2,3,3,4,4,5}"}, Disclosive},
 		{"bootstrap disguise", Request{N: 7, Min: "1", Max: "5", Mean: "2.587", SD: "1.512"}, 0, nil, Inconsistent},
@@ -273,4 +274,101 @@ func TestAgainstBruteForce(t *testing.T) {
 				exp.MaxRange, exp.MinRange, exp.Forced, exp.Impossible)
 		}
 	})
+}
+
+// TestOffScaleAgainstBruteForce compares the solver with brute force on
+// published means, medians and SDs inside, on and outside the scale, under
+// all four roundings (issue 10 item 3: a mean or median above the scale was
+// clamped onto it). Fixed seeds; brute force enumerates every multiset.
+func TestOffScaleAgainstBruteForce(t *testing.T) {
+	rounds := []Rounding{HalfUp, HalfEven, Closed, Exact}
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 10))
+		for i := range 150 {
+			req := offScaleRequest(rng, rounds[i%4])
+			want := uint64(len(bruteForce(req)))
+			for _, cp := range []uint64{0, 3} {
+				r := req
+				r.Cap, r.List = cp, 5
+				res, err := Solve(context.Background(), r)
+				if err != nil {
+					t.Fatalf("seed %d case %d %+v: %v", seed, i, r, err)
+				}
+				got, capped := res.Solutions, cp > 0 && want >= cp
+				if cp > 0 {
+					want = min(want, cp)
+				}
+				if got != want || res.Capped != capped {
+					t.Fatalf("seed %d case %d %+v: %d solutions (capped %v), brute force %d", seed, i, r, got, res.Capped, want)
+				}
+				if (want == 0) != (res.Verdict == Inconsistent) {
+					t.Fatalf("seed %d case %d %+v: verdict %s with %d solutions", seed, i, r, res.Verdict, want)
+				}
+			}
+		}
+	}
+}
+
+// offScaleRequest draws a small request whose mean, SD and median lie
+// inside, on or outside the scale.
+func offScaleRequest(rng *rand.Rand, r Rounding) Request {
+	K := rng.IntN(5)
+	minv := rng.IntN(5) - 2
+	pop := rng.IntN(4) == 0
+	n := 2 + rng.IntN(6)
+	if pop && rng.IntN(3) == 0 {
+		n = 1
+	}
+	ks := make([]int, n)
+	vals := make([]*big.Rat, n)
+	for i := range ks {
+		ks[i] = rng.IntN(K + 1)
+	}
+	sort.Ints(ks)
+	for i, k := range ks {
+		vals[i] = big.NewRat(int64(minv+k), 1)
+	}
+	mean, variance, median := stats(vals, pop)
+	ru := r
+	if r != HalfEven {
+		ru = HalfUp
+	}
+	lo, hi := big.NewRat(int64(minv), 1), big.NewRat(int64(minv+K), 1)
+	// pick draws a value: from the sample, on a bound, or off the scale
+	// by up to two units, at d decimals
+	pick := func(inside *big.Rat, d int, bounds bool) string {
+		switch rng.IntN(4) {
+		case 0:
+			return roundRat(inside, d, ru)
+		case 1:
+			if bounds {
+				return roundRat([]*big.Rat{lo, hi}[rng.IntN(2)], d, ru)
+			}
+			return roundRat(new(big.Rat), d, ru)
+		}
+		off := big.NewRat(int64(1+rng.IntN(200)), 100)
+		if bounds && rng.IntN(2) == 0 {
+			return roundRat(new(big.Rat).Sub(lo, off), d, ru)
+		}
+		base := hi
+		if !bounds {
+			base = big.NewRat(int64(K+1), 2) // above the largest SD possible on the scale
+		}
+		return roundRat(new(big.Rat).Add(base, off), d, ru)
+	}
+	req := Request{N: n, Min: fmt.Sprint(minv), Max: fmt.Sprint(minv + K), Rounding: r, Population: pop,
+		Mean: pick(mean, rng.IntN(3), true)}
+	sd := rng.IntN(3)
+	if rng.IntN(3) == 0 {
+		req.SD = roundSqrt(variance, sd, ru)
+	} else {
+		req.SD = pick(new(big.Rat).SetFloat64(0), sd, false)
+		if strings.HasPrefix(req.SD, "-") {
+			req.SD = req.SD[1:]
+		}
+	}
+	if rng.IntN(2) == 0 {
+		req.Median = pick(median, rng.IntN(2), true)
+	}
+	return req
 }
