@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -397,6 +398,12 @@ func recoverCorrupt(path, sheet string, row int, err *error) {
 	}
 	if debugPanics {
 		fmt.Fprintf(os.Stderr, "readers: recovered panic: %v\n%s", r, debug.Stack())
+	}
+	if _, ok := r.(runtime.Error); ok {
+		// a nil pointer or an index out of range inside the decoder says
+		// nothing to the person holding the file
+		*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: malformed data the decoder could not read (SDCAUDIT_DEBUG_PANIC=1 prints where)", ErrCorrupt)}
+		return
 	}
 	*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: %v", ErrCorrupt, r)}
 }

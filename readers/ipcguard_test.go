@@ -215,3 +215,37 @@ func TestIPCGuardPassesValid(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetCorruptMessages: corrupt Parquet files (bytes that once made
+// arrow-go dereference nil or size a slice from a negative or huge length)
+// give a positioned ErrCorrupt or ErrTooLarge that says what is wrong in the
+// file's terms, never the Go runtime's "nil pointer dereference".
+func TestParquetCorruptMessages(t *testing.T) {
+	rec := typedRecord(t)
+	defer rec.Release()
+	p := filepath.Join(t.TempDir(), "a.parquet")
+	writeParquetFile(t, p, 2, rec)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range [][2]int{{10, 0}, {924, 0}, {1849, 1}, {2160, 1}, {2266, 0x7f}, {3250, 1}} {
+		if m[0] >= len(data) {
+			continue
+		}
+		c := bytes.Clone(data)
+		c[m[0]] = byte(m[1])
+		src, err := NewParquet("f.parquet", c, Options{BatchSize: 2})
+		if err == nil {
+			_, err = drainText(src)
+		}
+		if err == nil {
+			continue // the byte landed in a value
+		}
+		var re *Error
+		if !errors.As(err, &re) || re.File != "f.parquet" || !(errors.Is(err, ErrCorrupt) || errors.Is(err, ErrTooLarge)) ||
+			bytes.Contains([]byte(err.Error()), []byte("runtime error")) || bytes.Contains([]byte(err.Error()), []byte("nil pointer")) {
+			t.Errorf("byte %d set to %#x: %v", m[0], m[1], err)
+		}
+	}
+}
