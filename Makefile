@@ -2,10 +2,10 @@
 GO      ?= go
 BIN     := bin/sdcaudit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-# Each fuzz target runs FUZZTIME; minimizing a failing input is capped by
-# FUZZMINIMIZE so that shrinking never eats the run.
+# Each fuzz target runs FUZZTIME; minimizing each new input is capped at
+# FUZZMINIMIZE tries so that shrinking never eats the run.
 FUZZTIME ?= 60s
-FUZZMINIMIZE ?= 5s
+FUZZMINIMIZE ?= 50x
 
 .PHONY: build demo test bench fuzz clean
 
