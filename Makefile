@@ -2,7 +2,10 @@
 GO      ?= go
 BIN     := bin/sdcaudit
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-FUZZTIME ?= 10s
+# Each fuzz target runs FUZZTIME; minimizing each new input is capped at
+# FUZZMINIMIZE tries so that shrinking never eats the run.
+FUZZTIME ?= 60s
+FUZZMINIMIZE ?= 50x
 
 .PHONY: build demo test bench fuzz clean
 
@@ -30,7 +33,7 @@ fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
 	    echo "== $$pkg $$f"; \
-	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	    $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=$(FUZZMINIMIZE) $$pkg || exit 1; \
 	  done; \
 	done
 

@@ -28,6 +28,12 @@ const MaxScale = 18
 // ErrNotNumber reports text that is not a decimal number.
 var ErrNotNumber = errors.New("not a number")
 
+// MaxDecLen is the longest number text ParseDec reads, in bytes after
+// trimming spaces. Longer text is refused before parsing: exact parsing of
+// very long digit strings takes super-linear time (100,000 digits took
+// seconds), and no statistic needs more than a few dozen digits.
+const MaxDecLen = 1000
+
 // DecInt returns the integer v as a Dec.
 func DecInt(v int64) Dec { return Dec{m: v} }
 
@@ -38,6 +44,9 @@ func ParseDec(s string) (Dec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return Dec{}, ErrNotNumber
+	}
+	if len(s) > MaxDecLen {
+		return Dec{}, fmt.Errorf("%w: longer than %d characters", ErrNotNumber, MaxDecLen)
 	}
 	// Fast path: plain integers and decimals that fit int64.
 	var m uint64

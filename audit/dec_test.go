@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -193,4 +194,31 @@ func TestFloat64IsNearest(t *testing.T) {
 			t.Fatalf("%v.Float64() = %v, want %v", d, got, want)
 		}
 	})
+}
+
+// TestParseDecLengthLimit: text up to MaxDecLen bytes parses exactly; longer
+// text (here up to 10 MB of digits, which once took minutes) is refused as
+// not a number, naming the limit.
+func TestParseDecLengthLimit(t *testing.T) {
+	at := "1" + strings.Repeat("0", MaxDecLen-1)
+	d, err := ParseDec("  " + at + "  ")
+	if err != nil {
+		t.Fatalf("%d digits: %v", MaxDecLen, err)
+	}
+	want, _ := new(big.Int).SetString(at, 10)
+	if d.Rat().Cmp(new(big.Rat).SetInt(want)) != 0 {
+		t.Fatalf("%d digits parsed wrong", MaxDecLen)
+	}
+	for _, s := range []string{
+		at + "0",
+		"0." + strings.Repeat("0", MaxDecLen),
+		"-" + at,
+		strings.Repeat("7", 10<<20),
+		strings.Repeat("1", 5<<20) + "." + strings.Repeat("0", 5<<20),
+	} {
+		_, err := ParseDec(s)
+		if !errors.Is(err, ErrNotNumber) || !strings.Contains(err.Error(), "longer than 1000 characters") {
+			t.Errorf("%d characters: err %v, want the length limit", len(s), err)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 type aggBuilder struct {
 	t       *audit.Table
 	file    string
+	header  []string
 	dimIdx  []int
 	roles   [][2]string // role, column
 	roleIdx []int
@@ -35,7 +36,7 @@ func newAggBuilder(t *audit.Table, file string, header []string, cols *configs.C
 		}
 		return i, nil
 	}
-	b := &aggBuilder{t: t, file: file, markers: map[string]bool{}, seen: map[string]int{}}
+	b := &aggBuilder{t: t, file: file, header: header, markers: map[string]bool{}, seen: map[string]int{}}
 	for _, m := range markers {
 		b.markers[m] = true
 	}
@@ -131,7 +132,7 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 	return nil
 }
 
-func (b *aggBuilder) colName(i int) string { return fmt.Sprintf("#%d", i+1) }
+func (b *aggBuilder) colName(i int) string { return b.header[i] }
 
 // stat parses one statistic: empty is missing, a marker is missing and
 // marked, anything else must be a number. Thousands separators (1,234 or
@@ -146,7 +147,7 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	d, err := audit.ParseDec(text)
 	if err != nil {
 		if d, err = parseGrouped(text, err); err != nil {
-			return audit.Stat{}, fmt.Errorf("%w", readers.ErrNotNumber)
+			return audit.Stat{}, fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), audit.ErrNotNumber.Error()))
 		}
 	}
 	return audit.Stat{Text: text, Value: d}, nil

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -59,7 +60,8 @@ func OpenArrow(path string, opt Options) (srcs []Source, err error) {
 		}
 	}()
 	defer recoverCorrupt(path, "", 0, &err)
-	s, err := arrowFileSource(path, f, newLimitAlloc(f), opt, f.Close)
+	mem := newLimitAlloc(f)
+	s, err := arrowFileSource(path, f, mem.size, mem, opt, f.Close)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +79,8 @@ func OpenArrowStream(path string, opt Options) (srcs []Source, err error) {
 			f.Close()
 		}
 	}()
-	src, err := NewArrowStream(path, f, opt)
+	mem := newLimitAlloc(f)
+	src, err := newArrowStream(path, newIPCGuard(f, mem.size, mem.limit), mem, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -93,8 +96,13 @@ func OpenArrowStream(path string, opt Options) (srcs []Source, err error) {
 // NewArrowStream reads an Arrow IPC stream from r; path is used in messages
 // and for the table name.
 func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err error) {
-	defer recoverCorrupt(path, "", 0, &err)
 	mem := &limitAlloc{limit: MaxArrowMemory}
+	return newArrowStream(path, newIPCGuard(r, -1, mem.limit), mem, opt)
+}
+
+// newArrowStream reads a stream whose message headers r checks.
+func newArrowStream(path string, r *ipcGuard, mem *limitAlloc, opt Options) (src Source, err error) {
+	defer recoverCorrupt(path, "", 0, &err)
 	rd, err := ipc.NewReader(r, ipcLimits(mem)...)
 	if err != nil {
 		return nil, arrowErr(path, 0, err)
@@ -119,13 +127,17 @@ func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err erro
 // NewArrowFile reads an Arrow IPC file held in memory (for tests and fuzzing).
 func NewArrowFile(path string, data []byte, opt Options) (src Source, err error) {
 	defer recoverCorrupt(path, "", 0, &err)
-	mem := &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data))}
-	return arrowFileSource(path, strings.NewReader(string(data)), mem, opt, func() error { return nil })
+	mem := &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data)), size: int64(len(data))}
+	return arrowFileSource(path, strings.NewReader(string(data)), mem.size, mem, opt, func() error { return nil })
 }
 
 // arrowFileSource reads the record batches of an IPC file one by one;
-// closeFn releases what backs ra.
-func arrowFileSource(path string, ra ipc.ReadAtSeeker, mem *limitAlloc, opt Options, closeFn func() error) (Source, error) {
+// closeFn releases what backs ra. The headers of every message are checked
+// against the file's size before arrow-go reads them.
+func arrowFileSource(path string, ra ipc.ReadAtSeeker, size int64, mem *limitAlloc, opt Options, closeFn func() error) (Source, error) {
+	if err := checkIPCFile(ra, size, mem.limit); err != nil {
+		return nil, arrowErr(path, 0, err)
+	}
 	r, err := ipc.NewFileReader(ra, ipcLimits(mem)...)
 	if err != nil {
 		return nil, arrowErr(path, 0, err)
@@ -363,6 +375,10 @@ func arrowErr(path string, row int, err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
+	var claim *ipcClaim
+	if errors.As(err, &claim) {
+		return &Error{File: path, Row: row, Err: claim.err}
+	}
 	if errors.Is(err, errArrowMemory) {
 		return &Error{File: path, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, MaxArrowMemory)}
 	}
@@ -383,6 +399,12 @@ func recoverCorrupt(path, sheet string, row int, err *error) {
 	if debugPanics {
 		fmt.Fprintf(os.Stderr, "readers: recovered panic: %v\n%s", r, debug.Stack())
 	}
+	if _, ok := r.(runtime.Error); ok {
+		// a nil pointer or an index out of range inside the decoder says
+		// nothing to the person holding the file
+		*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: malformed data the decoder could not read (SDCAUDIT_DEBUG_PANIC=1 prints where)", ErrCorrupt)}
+		return
+	}
 	*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: %v", ErrCorrupt, r)}
 }
 
@@ -396,6 +418,7 @@ var errArrowMemory = errors.New("arrow memory budget exceeded")
 type limitAlloc struct {
 	mu    sync.Mutex
 	limit int64
+	size  int64 // the file's size
 	used  int64
 	mem   memory.GoAllocator
 }
@@ -405,7 +428,7 @@ func newLimitAlloc(f *os.File) *limitAlloc {
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
 	}
-	return &limitAlloc{limit: MaxArrowMemory + 32*size}
+	return &limitAlloc{limit: MaxArrowMemory + 32*size, size: size}
 }
 
 func (a *limitAlloc) take(n int64) {

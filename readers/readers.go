@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -25,6 +26,7 @@ var (
 	ErrCorrupt    = errors.New("corrupt or unreadable file")
 	ErrTooLarge   = errors.New("file exceeds a size limit")
 	ErrColumn     = errors.New("no such column")
+	ErrSheet      = errors.New("no such sheet")
 )
 
 // Error is an input error with the position where it happened. Row and
@@ -128,6 +130,16 @@ func RegisterFormat(name string, open Opener, exts ...string) {
 	}
 }
 
+// Formats returns the names of the known formats, sorted.
+func Formats() []string {
+	names := make([]string, 0, len(formats))
+	for f := range formats {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // FormatOf returns the format name for a path, or "" when unknown.
 func FormatOf(path string, opt Options) string {
 	if opt.Format != "" {
@@ -142,7 +154,10 @@ func Open(path string, opt Options) ([]Source, error) {
 	f := FormatOf(path, opt)
 	open, ok := formats[f]
 	if !ok {
-		return nil, &Error{File: path, Err: fmt.Errorf("%w %q (known: .csv .tsv .xlsx .arrow .feather .ipc .arrows .parquet)", ErrFormat, filepath.Ext(path))}
+		if opt.Format != "" {
+			return nil, &Error{File: path, Err: fmt.Errorf("%w %q (known: %s)", ErrFormat, opt.Format, strings.Join(Formats(), ", "))}
+		}
+		return nil, &Error{File: path, Err: fmt.Errorf("%w: extension %q (known: .csv .tsv .xlsx .arrow .feather .ipc .arrows .parquet; or give the format)", ErrFormat, filepath.Ext(path))}
 	}
 	return open(path, opt)
 }

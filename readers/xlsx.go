@@ -195,12 +195,12 @@ func openXLSX(path string, r io.ReaderAt, size int64, opt Options) (srcs []Sourc
 		}
 		if n, err := strconv.Atoi(sel); chosen == nil && err == nil {
 			if n < 1 || n > len(all) {
-				return nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w: sheet %d of a workbook with %d sheets (%s)", ErrColumn, n, len(all), quoteList(all))}
+				return nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w: sheet %d of a workbook with %d sheets (%s)", ErrSheet, n, len(all), quoteList(all))}
 			}
 			chosen = []string{all[n-1]}
 		}
 		if chosen == nil {
-			return nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("no such sheet (the workbook has %s)", quoteList(all))}
+			return nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w (the workbook has %s)", ErrSheet, quoteList(all))}
 		}
 		for _, h := range hidden {
 			if h == chosen[0] {

@@ -2,11 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 // tableFlags say how to read a table from the command line: a config file,
@@ -45,6 +48,9 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 			return nil, usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
 		}
 		flags.Microdata = &configs.Microdata{Dims: splitList(f.dims), Value: f.value, Holding: f.holding}
+	}
+	if f.format != "" && !slices.Contains(readers.Formats(), f.format) {
+		return nil, usageErr(fmt.Errorf("--format %q: unknown format (known: %s)", f.format, strings.Join(readers.Formats(), ", ")))
 	}
 	if f.format != "" || f.sheet != "" || f.cellRange != "" {
 		flags.Input = &configs.Input{Format: f.format, Sheet: f.sheet, Range: f.cellRange}
