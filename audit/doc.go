@@ -7,6 +7,6 @@
 // the rules, each rule leaving a Finding, and Decide turns the findings into
 // one Status per cell. Writers only read the result.
 //
-// Numbers that come from input files are kept as exact decimals (Dec) so
+// Numbers that come from input files are kept as exact decimals (decimal.Dec) so
 // that no verdict depends on floating-point rounding.
 package audit

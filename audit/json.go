@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // MarshalJSON writes a finding with its values in sorted key order, as
@@ -50,7 +52,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
-	case Dec:
+	case decimal.Dec:
 		return x.Append(b), nil
 	case string:
 		return appendString(b, x), nil

@@ -3,6 +3,8 @@ package audit
 import (
 	"sort"
 	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // Status is the verdict for one cell after all rules and table decisions.
@@ -49,7 +51,7 @@ const (
 // Domain is the grid of values a measured variable can take: Min, Min+Step,
 // ..., Max. It is used by the mean/SD reconstruction check.
 type Domain struct {
-	Min, Max, Step Dec
+	Min, Max, Step decimal.Dec
 	// Magnitude says the variable is an amount (measure kind magnitude),
 	// not a rating scale.
 	Magnitude bool
@@ -60,7 +62,7 @@ type Domain struct {
 // the reconstruction attacks; Missing marks an empty or suppressed entry.
 type Stat struct {
 	Text    string
-	Value   Dec
+	Value   decimal.Dec
 	Missing bool
 	Marker  bool // the input already carried a suppression marker here
 }
@@ -85,11 +87,11 @@ type Cell struct {
 	Negative int64 // contributors whose value is negative
 
 	HasTotal bool
-	Total    Dec // X, the sum of contributions
+	Total    decimal.Dec // X, the sum of contributions
 
 	// Top holds the largest contributions in descending order (x1, x2, ...),
 	// as many as the rules need or the input gives.
-	Top []Dec
+	Top []decimal.Dec
 	// AllTop is true when Top holds every contribution of the cell.
 	AllTop bool
 
@@ -97,14 +99,14 @@ type Cell struct {
 	// absolute value, kept when a rule asks for them (rules.Needs.Absolute)
 	// to apply magnitude rules to absolute values (ABS practice).
 	HasAbs   bool
-	AbsTotal Dec
-	AbsTop   []Dec
+	AbsTotal decimal.Dec
+	AbsTop   []decimal.Dec
 
 	HasRange bool
-	Min, Max Dec
+	Min, Max decimal.Dec
 
 	HasSumSq bool
-	SumSq    Dec // sum of squared contributions, exact
+	SumSq    decimal.Dec // sum of squared contributions, exact
 
 	// Pow holds power sums for the moment attack: Pow[p-1] = Σ (x/PowScale)^p
 	// for p = 1..len(Pow), scaled by PowScale (the largest |x|) so that high
@@ -148,11 +150,11 @@ func (c *Cell) IsMargin(total string) bool {
 
 // Top1 and Top2 return the largest and second largest contribution, with
 // zero when the cell has fewer contributors.
-func (c *Cell) TopN(i int) Dec {
+func (c *Cell) TopN(i int) decimal.Dec {
 	if i < len(c.Top) {
 		return c.Top[i]
 	}
-	return Dec{}
+	return decimal.Dec{}
 }
 
 // Table is one audited table.
@@ -189,7 +191,7 @@ type Table struct {
 	Warnings []string
 	// Audit is the interval audit of the table's suppression pattern, when
 	// it was run.
-	Audit *AuditResult
+	Audit *Intervals
 }
 
 // Summary counts the outcome of a table.

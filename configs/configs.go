@@ -23,8 +23,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sdcaudit/sdcaudit/audit"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 //go:embed profiles/*.yaml
@@ -126,9 +127,9 @@ type Microdata struct {
 
 // Measure is the grid of values a measured variable can take.
 type Measure struct {
-	Min  audit.Dec `yaml:"min"`
-	Max  audit.Dec `yaml:"max"`
-	Step audit.Dec `yaml:"step"`
+	Min  decimal.Dec `yaml:"min"`
+	Max  decimal.Dec `yaml:"max"`
+	Step decimal.Dec `yaml:"step"`
 	// Kind is "scale" (the default: answers on a rating scale) or
 	// "magnitude" (an amount on a fine grid, whose largest and smallest
 	// values are contributors' values; see the meansd rule).
@@ -209,7 +210,7 @@ type Suppression struct {
 	Cost string `yaml:"cost"`
 	// Protection is the required protection level as a percentage of the
 	// cell value (upper and lower).
-	Protection *audit.Dec `yaml:"protection"`
+	Protection *decimal.Dec `yaml:"protection"`
 	// TimeLimit bounds secondary suppression and the audit per table (a
 	// duration such as "60s"); cells not decided in time go to review.
 	TimeLimit string `yaml:"time_limit"`
@@ -261,7 +262,7 @@ func CheckMarker(m string) error {
 	case "NA", "NaN", "nan", "null", "NULL", ".":
 		return fmt.Errorf("marker %q reads as a missing value; use a marker such as x or c", m)
 	}
-	_, errDec := audit.ParseDec(t)
+	_, errDec := decimal.Parse(t)
 	_, errFloat := strconv.ParseFloat(t, 64)
 	if errDec == nil || errFloat == nil || groupedNumber.MatchString(t) {
 		return fmt.Errorf("marker %q reads as a number: suppressed cells would look like real values; use a marker such as x or c", m)

@@ -8,8 +8,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/sdcaudit/sdcaudit/audit"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // Settings is a fully resolved configuration for one table.
@@ -42,7 +43,7 @@ type SuppressionSettings struct {
 	Audit       bool
 	Cost        string
 	TimeLimit   time.Duration
-	Protection  audit.Dec
+	Protection  decimal.Dec
 	Hierarchies map[string]map[string]string
 }
 
@@ -130,7 +131,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if o := merged.Output; o != nil {
 		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML)}
 	}
-	s.Suppression = SuppressionSettings{Cost: "value", Protection: audit.DecInt(10)}
+	s.Suppression = SuppressionSettings{Cost: "value", Protection: decimal.FromInt(10)}
 	if p := merged.Suppression; p != nil {
 		s.Suppression.Secondary = deref(p.Secondary)
 		s.Suppression.Audit = deref(p.Audit) || s.Suppression.Secondary
@@ -159,7 +160,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if m := s.Measure; m != nil {
 		if m.Step.IsZero() {
-			m.Step = audit.DecInt(1)
+			m.Step = decimal.FromInt(1)
 		}
 		if m.Step.Sign() < 0 || m.Max.Cmp(m.Min) < 0 {
 			return nil, &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step)}

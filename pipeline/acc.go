@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // sum accumulates decimals exactly in a compact form: one int64 mantissa
@@ -18,7 +18,7 @@ type sum struct {
 	big   *big.Rat
 }
 
-func (s *sum) add(d audit.Dec) {
+func (s *sum) add(d decimal.Dec) {
 	if s.big == nil {
 		if m, ok := d.Mantissa(); ok {
 			sc := int32(d.Scale())
@@ -59,7 +59,7 @@ func scaleUp(m int64, k int32) (int64, bool) {
 // spill moves the sum to exact big arithmetic.
 func (s *sum) spill() {
 	if s.big == nil {
-		s.big = audit.DecScaled(s.m, int(s.scale)).Rat()
+		s.big = decimal.Scaled(s.m, int(s.scale)).Rat()
 		s.m, s.scale = 0, 0
 	}
 }
@@ -70,15 +70,15 @@ func (s *sum) merge(o *sum) {
 		s.big.Add(s.big, o.big)
 		return
 	}
-	s.add(audit.DecScaled(o.m, int(o.scale)))
+	s.add(decimal.Scaled(o.m, int(o.scale)))
 }
 
 // value returns the exact sum.
-func (s *sum) value() audit.Dec {
+func (s *sum) value() decimal.Dec {
 	if s.big != nil {
-		return audit.DecFromRat(s.big)
+		return decimal.FromRat(s.big)
 	}
-	return audit.DecScaled(s.m, int(s.scale))
+	return decimal.Scaled(s.m, int(s.scale))
 }
 
 // powSums keeps Σ (x/scale)^p for p = 1..len(v), rescaled whenever a
@@ -136,13 +136,13 @@ func (p *powSums) merge(o *powSums) {
 // value that does not enter) is decided without touching the slice.
 type topK struct {
 	k      int
-	v      []audit.Dec
+	v      []decimal.Dec
 	lastM  int64
 	lastSc int32
 	fast   bool // lastM/lastSc hold v[k-1] and the slice is full
 }
 
-func (t *topK) add(d audit.Dec) {
+func (t *topK) add(d decimal.Dec) {
 	if t.k == 0 {
 		return
 	}
@@ -162,7 +162,7 @@ func (t *topK) add(d audit.Dec) {
 		i--
 	}
 	if n < t.k {
-		t.v = append(t.v, audit.Dec{})
+		t.v = append(t.v, decimal.Dec{})
 	} else {
 		n--
 	}

@@ -5,8 +5,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/sdcaudit/sdcaudit/audit"
 	"pgregory.net/rapid"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // The compact accumulator is exact whatever the scales and magnitudes.
@@ -22,7 +23,7 @@ func TestSumIsExact(t *testing.T) {
 			} else {
 				m = rapid.Int64Range(-1e6, 1e6).Draw(t, "m")
 			}
-			d := audit.DecScaled(m, rapid.IntRange(0, 9).Draw(t, "scale"))
+			d := decimal.Scaled(m, rapid.IntRange(0, 9).Draw(t, "scale"))
 			if rapid.Bool().Draw(t, "other") {
 				o.add(d)
 			} else {
@@ -40,7 +41,7 @@ func TestSumIsExact(t *testing.T) {
 func TestTopK(t *testing.T) {
 	tk := topK{k: 3}
 	for _, v := range []string{"5", "1", "9", "9", "2.5", "10", "-3"} {
-		tk.add(audit.MustDec(v))
+		tk.add(decimal.Must(v))
 	}
 	if got := []string{tk.v[0].String(), tk.v[1].String(), tk.v[2].String()}; got[0] != "10" || got[1] != "9" || got[2] != "9" || len(tk.v) != 3 {
 		t.Fatalf("top = %v", got)
@@ -51,13 +52,13 @@ func TestTopKMatchesSort(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		k := rapid.IntRange(1, 5).Draw(t, "k")
 		tk := topK{k: k}
-		var all []audit.Dec
+		var all []decimal.Dec
 		for i, n := 0, rapid.IntRange(0, 40).Draw(t, "n"); i < n; i++ {
-			d := audit.DecScaled(rapid.Int64Range(-1e15, 1e15).Draw(t, "m"), rapid.IntRange(0, 4).Draw(t, "s"))
+			d := decimal.Scaled(rapid.Int64Range(-1e15, 1e15).Draw(t, "m"), rapid.IntRange(0, 4).Draw(t, "s"))
 			tk.add(d)
 			all = append(all, d)
 		}
-		slices.SortFunc(all, func(a, b audit.Dec) int { return b.Cmp(a) })
+		slices.SortFunc(all, func(a, b decimal.Dec) int { return b.Cmp(a) })
 		want := all[:min(k, len(all))]
 		if len(tk.v) != len(want) {
 			t.Fatalf("kept %d, want %d", len(tk.v), len(want))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
@@ -144,10 +145,10 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	if b.markers[text] {
 		return audit.Stat{Text: text, Missing: true, Marker: true}, nil
 	}
-	d, err := audit.ParseDec(text)
+	d, err := decimal.Parse(text)
 	if err != nil {
 		if d, err = parseGrouped(text, err); err != nil {
-			return audit.Stat{}, fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), audit.ErrNotNumber.Error()))
+			return audit.Stat{}, fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), decimal.ErrNotNumber.Error()))
 		}
 	}
 	return audit.Stat{Text: text, Value: d}, nil
@@ -159,11 +160,11 @@ var thousands = regexp.MustCompile(`^[-+]?\d{1,3}([, \x{00a0}']\d{3})+(\.\d+)?$`
 
 // parseGrouped reads a number written with thousands separators (1,234 or
 // 12 345.67); err is the error to return when text is not such a number.
-func parseGrouped(text string, err error) (audit.Dec, error) {
+func parseGrouped(text string, err error) (decimal.Dec, error) {
 	if !thousands.MatchString(text) {
-		return audit.Dec{}, err
+		return decimal.Dec{}, err
 	}
-	return audit.ParseDec(strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(text))
+	return decimal.Parse(strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(text))
 }
 
 // finish keeps the cells in input order: the report follows the table as read.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
@@ -49,7 +50,7 @@ type cellAcc struct {
 	absTotal sum
 	absTop   topK
 	hasRange bool
-	min, max audit.Dec
+	min, max decimal.Dec
 	pow      powSums
 	hist     []int64
 	offGrid  int64
@@ -63,11 +64,11 @@ type holding struct {
 
 // domainGrid maps values onto the measure grid.
 type domainGrid struct {
-	min, step audit.Dec
+	min, step decimal.Dec
 	size      int
 }
 
-func (g *domainGrid) index(d audit.Dec) (int, bool) {
+func (g *domainGrid) index(d decimal.Dec) (int, bool) {
 	q := new(big.Rat).Quo(d.Sub(g.min).Rat(), g.step.Rat())
 	if !q.IsInt() || q.Sign() < 0 || !q.Num().IsInt64() || q.Num().Int64() >= int64(g.size) {
 		return 0, false
@@ -191,7 +192,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			}
 		}
 		a.rows++
-		var v audit.Dec
+		var v decimal.Dec
 		missing := false
 		if b.valIdx >= 0 {
 			s := row[b.valIdx]
@@ -199,12 +200,12 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				missing = true
 				a.missing++
 			} else {
-				d, err := audit.ParseDec(s)
+				d, err := decimal.Parse(s)
 				if err != nil {
 					d, err = parseGrouped(s, err)
 				}
 				if err != nil {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), audit.ErrNotNumber.Error()))}
+					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), decimal.ErrNotNumber.Error()))}
 				}
 				v = d
 			}
@@ -250,7 +251,7 @@ func isMissing(s string) bool {
 }
 
 // contribute adds one contributor's value to a cell.
-func (b *microBuilder) contribute(a *cellAcc, v audit.Dec) {
+func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 	a.n++
 	if b.valIdx < 0 {
 		return
@@ -454,7 +455,7 @@ func (b *microBuilder) finishHoldings(a *cellAcc) {
 func publishStats(t *audit.Table, c *audit.Cell) {
 	c.Stats = map[string]audit.Stat{}
 	set := func(k, text string) {
-		d, _ := audit.ParseDec(text)
+		d, _ := decimal.Parse(text)
 		c.Stats[k] = audit.Stat{Text: text, Value: d}
 	}
 	miss := func(k string) { c.Stats[k] = audit.Stat{Missing: true} }
@@ -468,16 +469,16 @@ func publishStats(t *audit.Table, c *audit.Cell) {
 			}
 		case "mean":
 			if c.N > 0 && c.HasTotal {
-				set("mean", audit.RoundRat(new(big.Rat).Quo(c.Total.Rat(), big.NewRat(c.N, 1)), t.Decimals))
+				set("mean", decimal.RoundRat(new(big.Rat).Quo(c.Total.Rat(), big.NewRat(c.N, 1)), t.Decimals))
 			} else {
 				miss("mean")
 			}
 		case "sd", "variance":
 			if v := sampleVariance(c); v != nil {
 				if s == "sd" {
-					set("sd", audit.RoundSqrt(v, t.Decimals))
+					set("sd", decimal.RoundSqrt(v, t.Decimals))
 				} else {
-					set("variance", audit.RoundRat(v, t.Decimals))
+					set("variance", decimal.RoundRat(v, t.Decimals))
 				}
 			} else {
 				miss(s)
@@ -496,7 +497,7 @@ func publishStats(t *audit.Table, c *audit.Cell) {
 			}
 		case "median":
 			if m, ok := histMedian(t, c); ok {
-				set("median", audit.RoundRat(m, t.Decimals))
+				set("median", decimal.RoundRat(m, t.Decimals))
 			} else {
 				miss("median")
 			}

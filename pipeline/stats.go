@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func sortStrings(s []string) { sort.Strings(s) }
@@ -32,7 +33,7 @@ func histMedian(t *audit.Table, c *audit.Cell) (*big.Rat, bool) {
 		return len(c.Hist) - 1
 	}
 	val := func(i int) *big.Rat {
-		return t.Measure.Min.Add(t.Measure.Step.Mul(audit.DecInt(int64(i)))).Rat()
+		return t.Measure.Min.Add(t.Measure.Step.Mul(decimal.FromInt(int64(i)))).Rat()
 	}
 	if c.N%2 == 1 {
 		return val(at(c.N / 2)), true

@@ -7,20 +7,21 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
 )
 
 // SuppressOptions maps the configuration to the options of secondary
 // suppression and the interval audit for a table.
-func SuppressOptions(t *audit.Table, s *configs.Settings, workers int) audit.SuppressOptions {
+func SuppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.Options {
 	return suppressOptions(t, s, workers)
 }
 
-func suppressOptions(t *audit.Table, s *configs.Settings, workers int) audit.SuppressOptions {
+func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.Options {
 	share, _ := s.Suppression.Protection.Rat().Float64()
-	opt := audit.SuppressOptions{
+	opt := suppress.Options{
 		Cost:        s.Suppression.Cost,
-		Protection:  audit.Protection{Share: share / 100},
+		Protection:  suppress.Protection{Share: share / 100},
 		Hierarchies: s.Suppression.Hierarchies,
 		Workers:     workers,
 		TimeLimit:   s.Suppression.TimeLimit,
@@ -53,11 +54,11 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	}
 	opt := suppressOptions(t, s, workers)
 	if s.Suppression.Secondary {
-		if err := audit.Suppress(ctx, t, opt); err != nil {
+		if err := suppress.Protect(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
 	}
-	res, err := audit.AuditIntervals(ctx, t, opt)
+	res, err := suppress.Audit(ctx, t, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -74,7 +75,7 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 // attachIntervals adds an "interval_audit" finding to every suppressed
 // cell: pass when its interval is wide enough, review (a person must
 // strengthen the pattern) when it is exactly or partially disclosed.
-func attachIntervals(t *audit.Table, res *audit.AuditResult) {
+func attachIntervals(t *audit.Table, res *audit.Intervals) {
 	byKey := make(map[string]*audit.Cell, len(t.Cells))
 	for _, c := range t.Cells {
 		byKey[strings.Join(c.Key, "\x00")] = c

@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -343,12 +344,12 @@ func TestPermutationInvariance(t *testing.T) {
 func TestMonotone(t *testing.T) {
 	genCell := func(rt *rapid.T) *audit.Cell {
 		vals := rapid.SliceOfN(rapid.Custom(func(rt *rapid.T) string {
-			return audit.DecScaled(rapid.Int64Range(0, 100000).Draw(rt, "v"), rapid.IntRange(0, 2).Draw(rt, "dp")).String()
+			return decimal.Scaled(rapid.Int64Range(0, 100000).Draw(rt, "v"), rapid.IntRange(0, 2).Draw(rt, "dp")).String()
 		}), 1, 8).Draw(rt, "vals")
 		return cell(vals...)
 	}
-	pctGen := func(rt *rapid.T, name string) audit.Dec {
-		return audit.DecScaled(rapid.Int64Range(1, 10000).Draw(rt, name), 2)
+	pctGen := func(rt *rapid.T, name string) decimal.Dec {
+		return decimal.Scaled(rapid.Int64Range(1, 10000).Draw(rt, name), 2)
 	}
 	sens := func(rt *rapid.T, name, y string, c *audit.Cell) bool {
 		r, err := rules.New(name, params(y))
@@ -378,8 +379,8 @@ func TestMonotone(t *testing.T) {
 		if sens(rt, "dominance", fmt.Sprintf("sets: [{n: %d, k: %s}]", n, b), c) && !sens(rt, "dominance", fmt.Sprintf("sets: [{n: %d, k: %s}]", n, a), c) {
 			rt.Fatalf("dominance k %s flags, %s does not", b, a)
 		}
-		if b.Cmp(audit.DecInt(100)) < 0 && a.Cmp(b) < 0 {
-			q := audit.DecInt(100)
+		if b.Cmp(decimal.FromInt(100)) < 0 && a.Cmp(b) < 0 {
+			q := decimal.FromInt(100)
 			if sens(rt, "pq", fmt.Sprintf("p: %s, q: %s", a, q), c) && !sens(rt, "pq", fmt.Sprintf("p: %s, q: %s", b, q), c) {
 				rt.Fatalf("pq p %s flags, %s does not", a, b)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
@@ -18,10 +19,10 @@ func benchCells(n int) []*audit.Cell {
 	cells := make([]*audit.Cell, n)
 	for i := range cells {
 		k := 3 + r.IntN(28)
-		vals := make([]audit.Dec, k)
+		vals := make([]decimal.Dec, k)
 		c := &audit.Cell{HasN: true, N: int64(k), HasTotal: true}
 		for j := range vals {
-			vals[j] = audit.DecScaled(int64(math.Round(r.ExpFloat64()*1e5)), 2)
+			vals[j] = decimal.Scaled(int64(math.Round(r.ExpFloat64()*1e5)), 2)
 			c.Total = c.Total.Add(vals[j])
 		}
 		c.Top = sortDesc(vals, false)[:2]

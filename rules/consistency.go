@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/suppress"
 )
 
 func init() {
@@ -14,7 +16,7 @@ func init() {
 // consistency checks that an aggregate table is internally consistent,
 // exactly: each additive relation the table declares (a margin by the
 // total label or a parent code of the suppression hierarchies, see
-// audit.Relations) holds for the totals and for the counts, and no cell
+// suppress.Relations) holds for the totals and for the counts, and no cell
 // has a total without contributors. A relation is checked for a figure only
 // when every cell in it has that figure; suppressed or missing figures
 // leave it unchecked. The margin and every cell of a relation that fails,
@@ -42,7 +44,7 @@ func (consistency) CheckTable(t *audit.Table) {
 		}
 		return
 	}
-	rels, err := audit.Relations(t)
+	rels, err := suppress.Relations(t)
 	if err != nil {
 		for _, c := range t.Cells {
 			c.Findings = append(c.Findings, finding(name, audit.Review, "the table's margins cannot be read, so no audit of it can be trusted: "+err.Error(), nil))
@@ -58,10 +60,10 @@ func (consistency) CheckTable(t *audit.Table) {
 	figures := []struct {
 		name  string
 		known func(c *audit.Cell) bool
-		value func(c *audit.Cell) audit.Dec
+		value func(c *audit.Cell) decimal.Dec
 	}{
-		{"total", func(c *audit.Cell) bool { return c.HasTotal }, func(c *audit.Cell) audit.Dec { return c.Total }},
-		{"count", func(c *audit.Cell) bool { return c.HasN }, func(c *audit.Cell) audit.Dec { return audit.DecInt(c.N) }},
+		{"total", func(c *audit.Cell) bool { return c.HasTotal }, func(c *audit.Cell) decimal.Dec { return c.Total }},
+		{"count", func(c *audit.Cell) bool { return c.HasN }, func(c *audit.Cell) decimal.Dec { return decimal.FromInt(c.N) }},
 	}
 	for _, r := range rels {
 		for _, fig := range figures {
@@ -69,7 +71,7 @@ func (consistency) CheckTable(t *audit.Table) {
 			if !fig.known(margin) {
 				continue
 			}
-			var sum audit.Dec
+			var sum decimal.Dec
 			complete := true
 			for _, j := range r.Parts {
 				if !fig.known(t.Cells[j]) {

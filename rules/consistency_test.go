@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
@@ -12,11 +13,11 @@ func TestConsistency(t *testing.T) {
 	aggCell := func(key, n, total string) *audit.Cell {
 		c := &audit.Cell{Key: []string{key}, Stats: map[string]audit.Stat{}}
 		if n != "" {
-			v, _ := audit.MustDec(n).Int64()
+			v, _ := decimal.Must(n).Int64()
 			c.HasN, c.N = true, v
 		}
 		if total != "" {
-			c.HasTotal, c.Total = true, audit.MustDec(total)
+			c.HasTotal, c.Total = true, decimal.Must(total)
 		}
 		return c
 	}

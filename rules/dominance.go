@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func init() {
@@ -15,7 +16,7 @@ func init() {
 type nk struct {
 	n     int
 	k     frac // k/100
-	d     audit.Dec
+	d     decimal.Dec
 	label string // "(n,k)"
 }
 
@@ -29,8 +30,8 @@ type dominance struct {
 
 // NK is one (n,k) set of the dominance rule.
 type NK struct {
-	N int       `yaml:"n"`
-	K audit.Dec `yaml:"k"`
+	N int         `yaml:"n"`
+	K decimal.Dec `yaml:"k"`
 }
 
 func newDominance(decode Decoder) (Rule, error) {
@@ -119,6 +120,6 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 }
 
 // pctOf formats 100 a / b.
-func pctOf(a, b audit.Dec) audit.Dec {
+func pctOf(a, b decimal.Dec) decimal.Dec {
 	return ratio(100, a, b)
 }

@@ -4,17 +4,18 @@ import (
 	"fmt"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
 // The SDC handbook's example: X = 110000 with x1 = 52000 and x2 = 50000 is
 // safe under the p% rule with p = 10 but dominated under (2, 90.9).
 func Example() {
-	c := &audit.Cell{HasN: true, N: 3, HasTotal: true, Total: audit.DecInt(110000),
-		Top: []audit.Dec{audit.DecInt(52000), audit.DecInt(50000), audit.DecInt(8000)}, AllTop: true}
+	c := &audit.Cell{HasN: true, N: 3, HasTotal: true, Total: decimal.FromInt(110000),
+		Top: []decimal.Dec{decimal.FromInt(52000), decimal.FromInt(50000), decimal.FromInt(8000)}, AllTop: true}
 	t := &audit.Table{Mode: audit.Microdata, Value: "turnover"}
-	p, _ := rules.NewPPercent(audit.DecInt(10), false)
-	d, _ := rules.NewDominance(false, rules.NK{N: 2, K: audit.MustDec("90.9")})
+	p, _ := rules.NewPPercent(decimal.FromInt(10), false)
+	d, _ := rules.NewDominance(false, rules.NK{N: 2, K: decimal.Must("90.9")})
 	for _, r := range []rules.Rule{p, d} {
 		f := r.(rules.CellRule).Check(t, c)
 		fmt.Printf("%s %s: %s\n", f.Rule, f.Status, f.Message)
@@ -27,11 +28,11 @@ func Example() {
 // The Statisticon rule's worked example: X = 100, x2 = 40, n = 3 gives the
 // second largest contributor the interval [40, 60] for x1, width 20.
 func ExampleNewInterval() {
-	c := &audit.Cell{HasN: true, N: 3, HasTotal: true, Total: audit.DecInt(100),
-		Top: []audit.Dec{audit.DecInt(45), audit.DecInt(40)}}
+	c := &audit.Cell{HasN: true, N: 3, HasTotal: true, Total: decimal.FromInt(100),
+		Top: []decimal.Dec{decimal.FromInt(45), decimal.FromInt(40)}}
 	t := &audit.Table{Mode: audit.Microdata, Value: "v"}
 	for _, s := range []int64{25, 15} {
-		r, _ := rules.NewInterval(audit.DecInt(s), false)
+		r, _ := rules.NewInterval(decimal.FromInt(s), false)
 		f := r.(rules.CellRule).Check(t, c)
 		fmt.Printf("s=%d %s: %s\n", s, f.Status, f.Message)
 	}

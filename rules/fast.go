@@ -4,64 +4,31 @@ import (
 	"math/big"
 	"math/bits"
 
-	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // The magnitude rules test their inequalities on int64 mantissas at one
 // common decimal scale when every figure fits with room for sums (the
-// usual case), and fall back to exact audit.Dec arithmetic otherwise. Both
+// usual case), and fall back to exact decimal.Dec arithmetic otherwise. Both
 // paths are exact; the fast one only avoids allocation and normalisation.
 
 // fastLimit bounds the mantissas of the fast path so that sums of a few
 // of them cannot overflow int64.
 const fastLimit = 1 << 58
 
-var pow10 = func() [19]int64 {
-	var p [19]int64
-	p[0] = 1
-	for i := 1; i < 19; i++ {
-		p[i] = p[i-1] * 10
-	}
-	return p
-}()
-
 // mantAt returns d's mantissa at scale s (s >= d.Scale()) when it is
 // below fastLimit in magnitude.
-func mantAt(d audit.Dec, s int) (int64, bool) {
-	m, ok := d.Mantissa()
-	if !ok {
-		return 0, false
-	}
-	k := s - d.Scale()
-	if k > 0 {
-		if k > 18 {
-			return 0, m == 0
-		}
-		hi, lo := bits.Mul64(uabs(m), uint64(pow10[k]))
-		if hi != 0 || lo >= fastLimit {
-			return 0, false
-		}
-		if m < 0 {
-			return -int64(lo), true
-		}
-		return int64(lo), true
-	}
-	if m >= fastLimit || m <= -fastLimit {
+func mantAt(d decimal.Dec, s int) (int64, bool) {
+	m, ok := d.MantissaAt(s)
+	if !ok || m >= fastLimit || m <= -fastLimit {
 		return 0, false
 	}
 	return m, true
 }
 
-func uabs(v int64) uint64 {
-	if v < 0 {
-		return uint64(-(v + 1)) + 1
-	}
-	return uint64(v)
-}
-
 // top2 returns X, x1 and x2 as mantissas at their common scale.
 func (m *magInput) top2() (X, x1, x2 int64, ok bool) {
-	var a, b audit.Dec
+	var a, b decimal.Dec
 	switch len(m.top) {
 	default:
 		a, b = m.top[0], m.top[1]
@@ -89,39 +56,12 @@ func (m *magInput) top2() (X, x1, x2 int64, ok bool) {
 	return
 }
 
-// mulCmp compares a*p with b*q for p, q > 0 exactly.
-func mulCmp(a, p, b, q int64) int {
-	an, bn := a < 0, b < 0
-	switch {
-	case an && !bn:
-		if a == 0 && b == 0 {
-			return 0
-		}
-		return -1
-	case !an && bn:
-		return 1
-	}
-	lh, ll := bits.Mul64(uabs(a), uint64(p))
-	rh, rl := bits.Mul64(uabs(b), uint64(q))
-	c := 0
-	switch {
-	case lh < rh || (lh == rh && ll < rl):
-		c = -1
-	case lh > rh || (lh == rh && ll > rl):
-		c = 1
-	}
-	if an {
-		return -c
-	}
-	return c
-}
-
 // restBelow tests X - x1 - x2 < f × x1, the p% and p-q inequality.
 func (m *magInput) restBelow(f frac) bool {
 	if X, x1, x2, ok := m.top2(); ok {
-		return mulCmp(X-x1-x2, f.den, x1, f.num) < 0
+		return decimal.MulCmpInt(X-x1-x2, f.den, x1, f.num) < 0
 	}
-	return audit.MulCmp(m.X.Sub(m.x(0)).Sub(m.x(1)), f.den, m.x(0), f.num) < 0
+	return decimal.MulCmp(m.X.Sub(m.x(0)).Sub(m.x(1)), f.den, m.x(0), f.num) < 0
 }
 
 // topAbove tests x1 + ... + xn > f × X, the dominance inequality.
@@ -132,40 +72,40 @@ func (m *magInput) topAbove(n int, f frac) bool {
 			if n == 2 {
 				s += x2
 			}
-			return mulCmp(s, f.den, X, f.num) > 0
+			return decimal.MulCmpInt(s, f.den, X, f.num) > 0
 		}
 	}
-	return audit.MulCmp(m.sumTop(n), f.den, m.X, f.num) > 0
+	return decimal.MulCmp(m.sumTop(n), f.den, m.X, f.num) > 0
 }
 
 // widthBelow tests (X - x2) - max(x2, X - (n-1) x2) < f × X, the interval
 // inequality (n >= 2).
 func (m *magInput) widthBelow(n int64, f frac) bool {
 	if X, _, x2, ok := m.top2(); ok && n < fastLimit {
-		if hi, lo := bits.Mul64(uabs(x2), uint64(n-1)); hi == 0 && lo < fastLimit && x2 >= 0 {
+		if hi, lo := bits.Mul64(decimal.UAbs(x2), uint64(n-1)); hi == 0 && lo < fastLimit && x2 >= 0 {
 			low := max(x2, X-int64(lo))
-			return mulCmp(X-x2-low, f.den, X, f.num) < 0
+			return decimal.MulCmpInt(X-x2-low, f.den, X, f.num) < 0
 		}
 	}
 	lo, hi := intervalBounds(m, n)
-	return audit.MulCmp(hi.Sub(lo), f.den, m.X, f.num) < 0
+	return decimal.MulCmp(hi.Sub(lo), f.den, m.X, f.num) < 0
 }
 
 // shortDec returns r exactly when it is a decimal with at most 6 places,
 // else rounded half-up to 6 places; for the figures of a finding.
-func shortDec(r *big.Rat) audit.Dec {
+func shortDec(r *big.Rat) decimal.Dec {
 	if r.Num().IsInt64() && r.Denom().IsInt64() {
 		num, den := r.Num().Int64(), r.Denom().Int64()
-		if pow10[6]%den == 0 {
-			if hi, lo := bits.Mul64(uabs(num), uint64(pow10[6]/den)); hi == 0 && lo < 1<<63 {
+		if decimal.Pow10(6)%den == 0 {
+			if hi, lo := bits.Mul64(decimal.UAbs(num), uint64(decimal.Pow10(6)/den)); hi == 0 && lo < 1<<63 {
 				v := int64(lo)
 				if num < 0 {
 					v = -v
 				}
-				return audit.DecScaled(v, 6)
+				return decimal.Scaled(v, 6)
 			}
 		}
 	}
-	d, _ := audit.ParseDec(audit.RoundRat(r, 6))
+	d, _ := decimal.Parse(decimal.RoundRat(r, 6))
 	return d
 }

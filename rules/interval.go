@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func init() {
@@ -12,15 +13,15 @@ func init() {
 // that every other contribution is at most x2.
 type interval struct {
 	s        frac // s/100
-	d        audit.Dec
+	d        decimal.Dec
 	absolute bool
 }
 
 func newInterval(decode Decoder) (Rule, error) {
 	p := struct {
-		S        audit.Dec `yaml:"s"`
-		Absolute bool      `yaml:"absolute"`
-	}{S: audit.DecInt(25)}
+		S        decimal.Dec `yaml:"s"`
+		Absolute bool        `yaml:"absolute"`
+	}{S: decimal.FromInt(25)}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
@@ -28,7 +29,7 @@ func newInterval(decode Decoder) (Rule, error) {
 }
 
 // NewInterval builds the interval rule, validating 0 < s <= 100.
-func NewInterval(s audit.Dec, absolute bool) (Rule, error) {
+func NewInterval(s decimal.Dec, absolute bool) (Rule, error) {
 	f, err := percentFrac("interval", "s", s, 0, 100, true)
 	if err != nil {
 		return nil, err
@@ -40,10 +41,10 @@ func (interval) Name() string   { return "interval" }
 func (r interval) Needs() Needs { return Needs{Top: 2, Absolute: r.absolute} }
 
 // bounds returns the intruder's interval [lo, hi] for x1 (n >= 2).
-func intervalBounds(m *magInput, n int64) (lo, hi audit.Dec) {
+func intervalBounds(m *magInput, n int64) (lo, hi decimal.Dec) {
 	x2 := m.x(1)
 	hi = m.X.Sub(x2)
-	lo = m.X.Sub(x2.Mul(audit.DecInt(n - 1)))
+	lo = m.X.Sub(x2.Mul(decimal.FromInt(n - 1)))
 	if lo.Cmp(x2) < 0 {
 		lo = x2
 	}

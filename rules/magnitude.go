@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // The magnitude rules (dominance, p_percent, pq, interval) read a cell's
@@ -22,7 +23,7 @@ import (
 //   - fewer largest contributions than the rule needs and not all of
 //     them: not applicable.
 //
-// Every inequality is tested exactly with audit.MulCmp.
+// Every inequality is tested exactly with decimal.MulCmp.
 
 // Sensitiver is implemented by the magnitude rules: Sensitive is the
 // rule's exact test without building a finding. applicable is false when
@@ -50,21 +51,21 @@ const (
 // magInput is what a magnitude rule reads of a cell: X and the largest
 // contributions, by absolute value when abs is set.
 type magInput struct {
-	X   audit.Dec
-	top []audit.Dec
+	X   decimal.Dec
+	top []decimal.Dec
 	abs bool // X and top are absolute values
 }
 
-func (m *magInput) x(i int) audit.Dec {
+func (m *magInput) x(i int) decimal.Dec {
 	if i < len(m.top) {
 		return m.top[i]
 	}
-	return audit.Dec{}
+	return decimal.Dec{}
 }
 
 // sumTop returns x1 + ... + xn.
-func (m *magInput) sumTop(n int) audit.Dec {
-	var s audit.Dec
+func (m *magInput) sumTop(n int) decimal.Dec {
+	var s decimal.Dec
 	for i := 0; i < n && i < len(m.top); i++ {
 		s = s.Add(m.top[i])
 	}
@@ -151,7 +152,7 @@ type frac struct{ num, den int64 }
 
 // percentFrac turns a percentage parameter into the fraction d/100,
 // validating lo < d <= hi (lo <= d when !loOpen).
-func percentFrac(rule, param string, d audit.Dec, lo, hi int64, loOpen bool) (frac, error) {
+func percentFrac(rule, param string, d decimal.Dec, lo, hi int64, loOpen bool) (frac, error) {
 	p, err := toPct(rule, param, d, lo, hi, loOpen)
 	if err != nil {
 		return frac{}, err
@@ -179,17 +180,17 @@ func mulFrac(rule, param string, fs ...frac) (frac, error) {
 
 // times returns f × d, exactly when it has at most 6 more decimals than
 // d, else rounded half-up to 6 decimals; for the figures of a finding.
-func (f frac) times(d audit.Dec) audit.Dec {
-	if m, ok := d.Mantissa(); ok && pow10[6]%f.den == 0 && d.Scale() <= 12 {
-		hi, lo := bits.Mul64(uabs(m), uint64(f.num))
+func (f frac) times(d decimal.Dec) decimal.Dec {
+	if m, ok := d.Mantissa(); ok && decimal.Pow10(6)%f.den == 0 && d.Scale() <= 12 {
+		hi, lo := bits.Mul64(decimal.UAbs(m), uint64(f.num))
 		if hi == 0 {
-			hi, lo = bits.Mul64(lo, uint64(pow10[6]/f.den))
+			hi, lo = bits.Mul64(lo, uint64(decimal.Pow10(6)/f.den))
 			if hi == 0 && lo < 1<<63 {
 				v := int64(lo)
 				if m < 0 {
 					v = -v
 				}
-				return audit.DecScaled(v, d.Scale()+6)
+				return decimal.Scaled(v, d.Scale()+6)
 			}
 		}
 	}
@@ -198,21 +199,21 @@ func (f frac) times(d audit.Dec) audit.Dec {
 
 // ratio returns k × a / b (b != 0; 0 when b = 0), rounded half-up to 6
 // decimals, for shares of X in a finding.
-func ratio(k int64, a, b audit.Dec) audit.Dec {
+func ratio(k int64, a, b decimal.Dec) decimal.Dec {
 	if b.IsZero() {
-		return audit.Dec{}
+		return decimal.Dec{}
 	}
 	s := max(a.Scale(), b.Scale())
 	if x, ok := mantAt(a, s); ok && x >= 0 {
 		if y, ok := mantAt(b, s); ok && y > 0 {
-			hi, lo := bits.Mul64(uint64(x), uint64(k)*uint64(pow10[6]))
+			hi, lo := bits.Mul64(uint64(x), uint64(k)*uint64(decimal.Pow10(6)))
 			if hi < uint64(y) {
 				q, r := bits.Div64(hi, lo, uint64(y))
 				if r >= uint64(y)-r {
 					q++
 				}
 				if q < 1<<63 {
-					return audit.DecScaled(int64(q), 6)
+					return decimal.Scaled(int64(q), 6)
 				}
 			}
 		}
@@ -250,8 +251,8 @@ func (r restRule) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 // restFigures are the figures behind a p% or p-q finding.
 type restFigures struct {
 	unsafe      bool
-	x1, x2      audit.Dec
-	rest, bound audit.Dec // X - x1 - x2 and ratio × x1
+	x1, x2      decimal.Dec
+	rest, bound decimal.Dec // X - x1 - x2 and ratio × x1
 	vals        map[string]any
 }
 

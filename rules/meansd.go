@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules/meansd"
 )
 
@@ -19,20 +20,20 @@ type meanSD struct {
 	population   bool
 	cap          uint64
 	timeLimit    time.Duration
-	interval     audit.Dec
+	interval     decimal.Dec
 	groupSlack   int
 }
 
 func newMeanSD(decode Decoder) (Rule, error) {
 	p := struct {
-		MinSolutions int       `yaml:"min_solutions"`
-		Rounding     string    `yaml:"rounding"`
-		SDKind       string    `yaml:"sd_kind"`
-		Cap          *int      `yaml:"cap"`
-		TimeLimit    string    `yaml:"time_limit"`
-		Interval     audit.Dec `yaml:"interval"`
-		GroupSlack   int       `yaml:"group_slack"`
-	}{MinSolutions: 10, Rounding: string(meansd.HalfUp), SDKind: "sample", TimeLimit: "1s", Interval: audit.DecInt(25)}
+		MinSolutions int         `yaml:"min_solutions"`
+		Rounding     string      `yaml:"rounding"`
+		SDKind       string      `yaml:"sd_kind"`
+		Cap          *int        `yaml:"cap"`
+		TimeLimit    string      `yaml:"time_limit"`
+		Interval     decimal.Dec `yaml:"interval"`
+		GroupSlack   int         `yaml:"group_slack"`
+	}{MinSolutions: 10, Rounding: string(meansd.HalfUp), SDKind: "sample", TimeLimit: "1s", Interval: decimal.FromInt(25)}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func newMeanSD(decode Decoder) (Rule, error) {
 	if r.timeLimit, err = time.ParseDuration(p.TimeLimit); err != nil || r.timeLimit <= 0 {
 		return nil, &ParamError{"meansd", "time_limit", fmt.Sprintf("must be a positive duration such as 1s, got %q", p.TimeLimit)}
 	}
-	if p.Interval.Sign() < 0 || p.Interval.Cmp(audit.DecInt(100)) > 0 {
+	if p.Interval.Sign() < 0 || p.Interval.Cmp(decimal.FromInt(100)) > 0 {
 		return nil, &ParamError{"meansd", "interval", fmt.Sprintf("must be a percentage 0..100, got %s", p.Interval)}
 	}
 	if p.GroupSlack < 0 {

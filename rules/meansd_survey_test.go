@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
@@ -85,7 +86,7 @@ func surveyOracle(n int64, mean, sd string) [][5]int64 {
 // The cells are checked concurrently.
 func TestMeanSDSurvey(t *testing.T) {
 	r := mustRule(t, "meansd", "time_limit: 10m").(rules.CellRule)
-	tab := &audit.Table{Measure: &audit.Domain{Min: audit.DecInt(1), Max: audit.DecInt(5), Step: audit.DecInt(1)}}
+	tab := &audit.Table{Measure: &audit.Domain{Min: decimal.FromInt(1), Max: decimal.FromInt(5), Step: decimal.FromInt(1)}}
 	rng := rand.New(rand.NewPCG(20, 2))
 	type cell struct {
 		name     string
@@ -136,7 +137,7 @@ func TestMeanSDSurvey(t *testing.T) {
 	for i, c := range cells {
 		wg.Go(func() {
 			got[i] = r.Check(tab, &audit.Cell{HasN: true, N: c.n, Stats: map[string]audit.Stat{
-				"mean": {Text: c.mean, Value: audit.MustDec(c.mean)}, "sd": {Text: c.sd, Value: audit.MustDec(c.sd)}}})
+				"mean": {Text: c.mean, Value: decimal.Must(c.mean)}, "sd": {Text: c.sd, Value: decimal.Must(c.sd)}}})
 		})
 	}
 	wg.Wait()

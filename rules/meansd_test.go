@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func TestMeanSDRule(t *testing.T) {
@@ -13,9 +14,9 @@ func TestMeanSDRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	cr := r.(CellRule)
-	tab := &audit.Table{Measure: &audit.Domain{Min: audit.DecInt(1), Max: audit.DecInt(5), Step: audit.DecInt(1)}}
-	mag := &audit.Table{Measure: &audit.Domain{Min: audit.DecInt(0), Max: audit.DecInt(1000), Step: audit.DecInt(1), Magnitude: true}}
-	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: audit.MustDec(s)} }
+	tab := &audit.Table{Measure: &audit.Domain{Min: decimal.FromInt(1), Max: decimal.FromInt(5), Step: decimal.FromInt(1)}}
+	mag := &audit.Table{Measure: &audit.Domain{Min: decimal.FromInt(0), Max: decimal.FromInt(1000), Step: decimal.FromInt(1), Magnitude: true}}
+	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: decimal.Must(s)} }
 	cell := func(n int64, mean, sd string) *audit.Cell {
 		return &audit.Cell{HasN: true, N: n, Stats: map[string]audit.Stat{"mean": stat(mean), "sd": stat(sd)}}
 	}

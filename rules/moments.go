@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
 
@@ -31,7 +32,7 @@ func init() {
 type momentsRule struct {
 	opt      moments.Options
 	maxOrder int
-	step     audit.Dec
+	step     decimal.Dec
 	def      moments.Definition
 	relText  string
 	intText  string
@@ -39,15 +40,15 @@ type momentsRule struct {
 
 func newMoments(decode Decoder) (Rule, error) {
 	p := struct {
-		MaxRelError    audit.Dec `yaml:"max_rel_error"`
-		Interval       audit.Dec `yaml:"interval"`
-		MaxOrder       int       `yaml:"max_order"`
-		Step           audit.Dec `yaml:"step"`
-		SD             string    `yaml:"sd"`
-		Skewness       string    `yaml:"skewness"`
-		Kurtosis       string    `yaml:"kurtosis"`
-		ExcessKurtosis bool      `yaml:"excess_kurtosis"`
-	}{MaxRelError: audit.DecInt(10), Interval: audit.DecInt(10), MaxOrder: 8, SD: "sample", Skewness: "g1", Kurtosis: "g2"}
+		MaxRelError    decimal.Dec `yaml:"max_rel_error"`
+		Interval       decimal.Dec `yaml:"interval"`
+		MaxOrder       int         `yaml:"max_order"`
+		Step           decimal.Dec `yaml:"step"`
+		SD             string      `yaml:"sd"`
+		Skewness       string      `yaml:"skewness"`
+		Kurtosis       string      `yaml:"kurtosis"`
+		ExcessKurtosis bool        `yaml:"excess_kurtosis"`
+	}{MaxRelError: decimal.FromInt(10), Interval: decimal.FromInt(10), MaxOrder: 8, SD: "sample", Skewness: "g1", Kurtosis: "g2"}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
@@ -255,14 +256,14 @@ func (r momentsRule) failMessage(a moments.Assessment, p int, known bool) string
 }
 
 // stepFor is the granularity for the one-pair estimate.
-func (r momentsRule) stepFor(t *audit.Table) audit.Dec {
+func (r momentsRule) stepFor(t *audit.Table) decimal.Dec {
 	if r.step.Sign() > 0 {
 		return r.step
 	}
 	if t.Measure != nil && t.Measure.Step.Sign() > 0 {
 		return t.Measure.Step
 	}
-	return audit.DecInt(1)
+	return decimal.FromInt(1)
 }
 
 // publishedOrder is the highest moment order the cell's table releases:

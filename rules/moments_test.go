@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
 
@@ -45,12 +46,12 @@ func microCell(t *testing.T, x []float64, order int) *audit.Cell {
 		}
 	}
 	for _, v := range top[:min(2, len(top))] {
-		c.Top = append(c.Top, audit.MustDec(strconv.FormatFloat(v, 'f', -1, 64)))
+		c.Top = append(c.Top, decimal.Must(strconv.FormatFloat(v, 'f', -1, 64)))
 	}
 	return c
 }
 
-func stat(v string) audit.Stat { return audit.Stat{Text: v, Value: audit.MustDec(v)} }
+func stat(v string) audit.Stat { return audit.Stat{Text: v, Value: decimal.Must(v)} }
 
 func TestMomentsRuleMicrodata(t *testing.T) {
 	r := newMomentsRule(t, "")
@@ -213,8 +214,8 @@ func TestMomentsRuleTieExact(t *testing.T) {
 	for _, allTop := range []bool{true, false} {
 		c := microCell(t, x, 8)
 		c.AllTop = allTop
-		c.HasTotal, c.Total = true, audit.MustDec("1.5")
-		c.HasSumSq, c.SumSq = true, audit.MustDec("1.53")
+		c.HasTotal, c.Total = true, decimal.Must("1.5")
+		c.HasSumSq, c.SumSq = true, decimal.Must("1.53")
 		f := r.Check(&audit.Table{MomentOrder: 2}, c)
 		if f.Status != audit.Pass || f.Values["verdict"] != "safe" {
 			t.Errorf("all top %v: %s %s, want pass (15%% is not below 15%%)", allTop, f.Status, f.Message)

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func init() {
@@ -12,14 +13,14 @@ func init() {
 // whose upper estimate of x1 is X - x2.
 type pPercent struct {
 	restRule // ratio p/100
-	d        audit.Dec
+	d        decimal.Dec
 }
 
 func newPPercent(decode Decoder) (Rule, error) {
 	p := struct {
-		P        audit.Dec `yaml:"p"`
-		Absolute bool      `yaml:"absolute"`
-	}{P: audit.DecInt(10)}
+		P        decimal.Dec `yaml:"p"`
+		Absolute bool        `yaml:"absolute"`
+	}{P: decimal.FromInt(10)}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
@@ -27,7 +28,7 @@ func newPPercent(decode Decoder) (Rule, error) {
 }
 
 // NewPPercent builds the p% rule, validating 0 < p <= 100.
-func NewPPercent(p audit.Dec, absolute bool) (Rule, error) {
+func NewPPercent(p decimal.Dec, absolute bool) (Rule, error) {
 	f, err := percentFrac("p_percent", "p", p, 0, 100, true)
 	if err != nil {
 		return nil, err

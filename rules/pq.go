@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func init() {
@@ -14,15 +15,15 @@ func init() {
 // p * x1 - q * (X - x1 - x2) > 0.
 type pq struct {
 	restRule // ratio p/q
-	p, q     audit.Dec
+	p, q     decimal.Dec
 }
 
 func newPQ(decode Decoder) (Rule, error) {
 	p := struct {
-		P        audit.Dec `yaml:"p"`
-		Q        audit.Dec `yaml:"q"`
-		Absolute bool      `yaml:"absolute"`
-	}{P: audit.DecInt(10), Q: audit.DecInt(50)}
+		P        decimal.Dec `yaml:"p"`
+		Q        decimal.Dec `yaml:"q"`
+		Absolute bool        `yaml:"absolute"`
+	}{P: decimal.FromInt(10), Q: decimal.FromInt(50)}
 	if err := decode(&p); err != nil {
 		return nil, err
 	}
@@ -30,7 +31,7 @@ func newPQ(decode Decoder) (Rule, error) {
 }
 
 // NewPQ builds the p-q rule, validating 0 < p < q <= 100.
-func NewPQ(p, q audit.Dec, absolute bool) (Rule, error) {
+func NewPQ(p, q decimal.Dec, absolute bool) (Rule, error) {
 	pf, err := toPct("pq", "p", p, 0, 100, true)
 	if err != nil {
 		return nil, err

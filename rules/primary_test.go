@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
@@ -36,9 +37,9 @@ func mustRule(t testing.TB, name, y string) rules.Rule {
 // cell builds a microdata cell from its contributions (any order).
 func cell(vals ...string) *audit.Cell {
 	c := &audit.Cell{HasN: true, HasTotal: true, AllTop: true}
-	var ds []audit.Dec
+	var ds []decimal.Dec
 	for _, v := range vals {
-		d := audit.MustDec(v)
+		d := decimal.Must(v)
 		ds = append(ds, d)
 		c.Total = c.Total.Add(d)
 		c.AbsTotal = c.AbsTotal.Add(d.Abs())
@@ -53,8 +54,8 @@ func cell(vals ...string) *audit.Cell {
 	return c
 }
 
-func sortDesc(ds []audit.Dec, abs bool) []audit.Dec {
-	out := make([]audit.Dec, len(ds))
+func sortDesc(ds []decimal.Dec, abs bool) []decimal.Dec {
+	out := make([]decimal.Dec, len(ds))
 	for i, d := range ds {
 		if abs {
 			d = d.Abs()
@@ -95,9 +96,9 @@ func TestPrimaryRules(t *testing.T) {
 	freq := &audit.Table{Mode: audit.Microdata, TotalLabel: "Total"}
 	agg := &audit.Table{Mode: audit.Aggregate, TotalLabel: "Total", Columns: []string{"count", "total"}}
 	aggCell := func(n int64, total string, top ...string) *audit.Cell {
-		c := &audit.Cell{HasN: true, N: n, HasTotal: true, Total: audit.MustDec(total), Stats: map[string]audit.Stat{"count": {Value: audit.DecInt(n)}, "total": {Value: audit.MustDec(total)}}}
+		c := &audit.Cell{HasN: true, N: n, HasTotal: true, Total: decimal.Must(total), Stats: map[string]audit.Stat{"count": {Value: decimal.FromInt(n)}, "total": {Value: decimal.Must(total)}}}
 		for _, v := range top {
-			c.Top = append(c.Top, audit.MustDec(v))
+			c.Top = append(c.Top, decimal.Must(v))
 		}
 		c.AllTop = int64(len(c.Top)) >= n
 		return c
@@ -154,7 +155,7 @@ func TestPrimaryRules(t *testing.T) {
 		{"agg top2", "p_percent", "", agg, aggCell(5, "100", "60", "35"), audit.Fail, "x2"},
 		{"agg single contributor", "p_percent", "", agg, aggCell(1, "100", "100"), audit.Fail, "x1"},
 		{"agg dominance n=3 needs 3", "dominance", "sets: [{n: 3, k: 90}]", agg, aggCell(5, "100", "60", "35"), audit.NotApplicable, ""},
-		{"agg interval needs n", "interval", "", agg, &audit.Cell{HasTotal: true, Total: audit.DecInt(100), Top: []audit.Dec{audit.DecInt(60), audit.DecInt(35)}}, audit.NotApplicable, ""},
+		{"agg interval needs n", "interval", "", agg, &audit.Cell{HasTotal: true, Total: decimal.FromInt(100), Top: []decimal.Dec{decimal.FromInt(60), decimal.FromInt(35)}}, audit.NotApplicable, ""},
 		// empty cells: the zeros rule decides.
 		{"empty p%", "p_percent", "", magTable, &audit.Cell{HasN: true, HasTotal: true}, audit.NotApplicable, ""},
 		// negative contributions.
@@ -172,7 +173,7 @@ func TestPrimaryRules(t *testing.T) {
 		{"negative rule none", "negative", "", magTable, cell("100", "50"), audit.Pass, "negative"},
 		{"negative rule freq", "negative", "", freq, &audit.Cell{HasN: true, N: 2}, audit.NotApplicable, ""},
 		// missing statistics.
-		{"missing mean aggregate", "missing", "", agg, &audit.Cell{HasN: true, N: 5, Stats: map[string]audit.Stat{"count": {Value: audit.DecInt(5)}, "mean": {Missing: true}}}, audit.Review, "missing"},
+		{"missing mean aggregate", "missing", "", agg, &audit.Cell{HasN: true, N: 5, Stats: map[string]audit.Stat{"count": {Value: decimal.FromInt(5)}, "mean": {Missing: true}}}, audit.Review, "missing"},
 		{"missing count aggregate", "missing", "", agg, &audit.Cell{Stats: map[string]audit.Stat{"count": {Missing: true}}}, audit.Review, "missing"},
 		{"undefined mean of empty cell", "missing", "", agg, &audit.Cell{HasN: true, N: 0, Stats: map[string]audit.Stat{"count": {}, "mean": {Missing: true}}}, audit.Pass, "undefined"},
 		{"undefined sd of one value", "missing", "", agg, &audit.Cell{HasN: true, N: 1, Stats: map[string]audit.Stat{"count": {}, "sd": {Missing: true}}}, audit.Pass, "undefined"},
@@ -192,7 +193,7 @@ func TestPrimaryRules(t *testing.T) {
 		{"zero total, negative top (aggregate)", "all_zero", "", agg, aggCell(3, "0", "4", "-1"), audit.Pass, "X"},
 		{"zero total, negative min (aggregate)", "all_zero", "", agg, func() *audit.Cell {
 			c := aggCell(3, "0")
-			c.Stats["min"] = audit.Stat{Value: audit.MustDec("-2")}
+			c.Stats["min"] = audit.Stat{Value: decimal.Must("-2")}
 			return c
 		}(), audit.Pass, "X"},
 		{"zero total (aggregate)", "all_zero", "", agg, aggCell(12, "0"), audit.Fail, "assumed_non_negative"},
@@ -230,13 +231,13 @@ func TestPPercentFigures(t *testing.T) {
 	f := check(t, "p_percent", "p: 10", magTable, cell("52000", "50000", "8000"))
 	want := map[string]string{"X": "110000", "x1": "52000", "x2": "50000", "X-x1-x2": "8000", "p/100*x1": "5200", "p": "10"}
 	for k, v := range want {
-		if got := f.Values[k].(audit.Dec).String(); got != v {
+		if got := f.Values[k].(decimal.Dec).String(); got != v {
 			t.Errorf("%s = %s, want %s", k, got, v)
 		}
 	}
 	f = check(t, "interval", "s: 25", magTable, cell("45", "40", "15"))
 	for k, v := range map[string]string{"x1_lower": "40", "x1_upper": "60", "width": "20", "s/100*X": "25"} {
-		if got := f.Values[k].(audit.Dec).String(); got != v {
+		if got := f.Values[k].(decimal.Dec).String(); got != v {
 			t.Errorf("interval %s = %s, want %s", k, got, v)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // Rule is a named disclosure check. Every rule implements CellRule,
@@ -137,13 +138,13 @@ func (e *ParamError) Error() string {
 // pct is a percentage parameter kept exact as num/den.
 type pct struct{ num, den int64 }
 
-func toPct(rule, param string, d audit.Dec, lo, hi int64, loOpen bool) (pct, error) {
+func toPct(rule, param string, d decimal.Dec, lo, hi int64, loOpen bool) (pct, error) {
 	num, den, ok := d.Frac()
 	if !ok {
 		return pct{}, &ParamError{rule, param, "too many digits"}
 	}
-	low := audit.DecInt(lo)
-	if c := d.Cmp(low); c < 0 || (loOpen && c == 0) || d.Cmp(audit.DecInt(hi)) > 0 {
+	low := decimal.FromInt(lo)
+	if c := d.Cmp(low); c < 0 || (loOpen && c == 0) || d.Cmp(decimal.FromInt(hi)) > 0 {
 		op := "<="
 		if loOpen {
 			op = "<"

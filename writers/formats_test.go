@@ -16,6 +16,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -24,7 +25,7 @@ import (
 // 98765 (a total) and 55555 (a finding's value).
 func sampleTable() *audit.Table {
 	stat := func(s string) audit.Stat {
-		return audit.Stat{Text: s, Value: audit.MustDec(strings.ReplaceAll(s, ",", ""))}
+		return audit.Stat{Text: s, Value: decimal.Must(strings.ReplaceAll(s, ",", ""))}
 	}
 	return &audit.Table{
 		Name: "grants", Source: "grants.csv", Mode: audit.Aggregate,

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // TableWriter writes one output file for one audited table.
@@ -162,7 +163,7 @@ func EscapeFormula(s string) string {
 	}
 	switch s[0] {
 	case '=', '+', '-', '@', '\t', '\r':
-		if _, err := audit.ParseDec(s); err == nil && !strings.ContainsAny(s, "\t\r") {
+		if _, err := decimal.Parse(s); err == nil && !strings.ContainsAny(s, "\t\r") {
 			return s
 		}
 		return "'" + s

@@ -13,6 +13,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // Palette is the fill of each cell status in the annotated workbook and
@@ -249,9 +250,9 @@ func number(s string) (float64, bool) {
 	if s == "" {
 		return 0, false
 	}
-	if _, err := audit.ParseDec(s); err != nil {
+	if _, err := decimal.Parse(s); err != nil {
 		clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(s)
-		if _, err := audit.ParseDec(clean); err != nil || clean == s {
+		if _, err := decimal.Parse(clean); err != nil || clean == s {
 			return 0, false
 		}
 		s = clean

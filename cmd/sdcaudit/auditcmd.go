@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -99,9 +100,9 @@ configuration error, 3 the table could not be read.`,
 			if cmd.Flags().Changed("time-limit") {
 				opt.TimeLimit = limit
 			}
-			res, err := audit.AuditIntervals(ctx, t, opt)
+			res, err := suppress.Audit(ctx, t, opt)
 			if err != nil {
-				if errors.Is(err, audit.ErrInconsistent) {
+				if errors.Is(err, suppress.ErrInconsistent) {
 					return inputErr(fmt.Errorf("%s: %w", args[0], err))
 				}
 				return err
@@ -134,7 +135,7 @@ configuration error, 3 the table could not be read.`,
 }
 
 // printAudit prints one line per suppressed cell and the counts.
-func printAudit(w io.Writer, t *audit.Table, r *audit.AuditResult) {
+func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
 	fmt.Fprintf(w, "%d suppressed cell(s) in %s\n", len(r.Cells), t.Source)
 	for _, c := range r.Cells {
 		hi := fmt.Sprintf("%g", c.Hi)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
@@ -180,7 +180,7 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 	if col < 0 {
 		return nil, inputErr(&readers.Error{File: f.values, Row: 1, Column: f.column, Err: fmt.Errorf("%w (columns: %s)", readers.ErrColumn, strings.Join(src.Header(), ", "))})
 	}
-	var decs []audit.Dec
+	var decs []decimal.Dec
 	in := &momentsInput{source: "values"}
 	for {
 		b, err := src.Next()
@@ -196,11 +196,11 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 				in.missing++
 				continue
 			}
-			d, err := audit.ParseDec(v)
+			d, err := decimal.Parse(v)
 			if err != nil {
 				e := readers.ErrNotNumber
 				if strings.Contains(err.Error(), "decimal places") {
-					e = fmt.Errorf("%w: more than %d decimal places (the most kept exactly)", readers.ErrNotNumber, audit.MaxScale)
+					e = fmt.Errorf("%w: more than %d decimal places (the most kept exactly)", readers.ErrNotNumber, decimal.MaxScale)
 				}
 				return nil, inputErr(&readers.Error{File: f.values, Row: b.Lines[i], Column: f.column, Value: v, Err: e})
 			}
@@ -219,9 +219,9 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 	}
 	avail := max(in.order, f.maxOrder)
 	// granularity: --step, else the values' decimals
-	var step audit.Dec
+	var step decimal.Dec
 	if f.step != "" {
-		if step, err = audit.ParseDec(f.step); err != nil || step.Sign() < 0 {
+		if step, err = decimal.Parse(f.step); err != nil || step.Sign() < 0 {
 			return nil, usageErr(fmt.Errorf("--step %q: must be a non-negative number", f.step))
 		}
 	} else {
@@ -229,7 +229,7 @@ func momentsFromValues(f *momentsFlags) (*momentsInput, error) {
 		for _, v := range decs {
 			d = max(d, v.Scale())
 		}
-		step = audit.MustDec("1e-" + strconv.Itoa(d))
+		step = decimal.Must("1e-" + strconv.Itoa(d))
 	}
 	in.step = step.Float64()
 	if step.Sign() > 0 {
@@ -421,9 +421,9 @@ func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
 	}
 	in.step, in.stepRat = 1, big.NewRat(1, 1)
 	if f.step != "" {
-		st, err := audit.ParseDec(f.step)
+		st, err := decimal.Parse(f.step)
 		if err != nil || st.Sign() < 0 {
-			return nil, usageErr(fmt.Errorf("--step %q: must be a non-negative number (at most %d decimal places)", f.step, audit.MaxScale))
+			return nil, usageErr(fmt.Errorf("--step %q: must be a non-negative number (at most %d decimal places)", f.step, decimal.MaxScale))
 		}
 		in.step, in.stepRat = st.Float64(), nil
 		if st.Sign() > 0 {

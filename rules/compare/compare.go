@@ -19,6 +19,7 @@ import (
 	"sort"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
@@ -38,36 +39,36 @@ type Options struct {
 type family struct {
 	rule  string
 	param string // parameter name in reports
-	step  audit.Dec
+	step  decimal.Dec
 	steps int64 // the grid is step, 2 step, ..., steps × step
 	// up is true when a larger parameter flags more cells.
 	up    bool
-	build func(v audit.Dec) (rules.Sensitiver, error)
+	build func(v decimal.Dec) (rules.Sensitiver, error)
 	// curve maps m = 1..100 of the sensitivity plot to a parameter value.
-	curve func(m int64) (audit.Dec, bool)
+	curve func(m int64) (decimal.Dec, bool)
 }
 
 // Families lists the rules a comparison can calibrate.
 var Families = []string{"dominance", "p_percent", "pq", "interval"}
 
 func families(domN int) map[string]family {
-	cent := audit.DecScaled(1, 2)
-	pct := func(m int64) (audit.Dec, bool) { return audit.DecInt(m), true }
+	cent := decimal.Scaled(1, 2)
+	pct := func(m int64) (decimal.Dec, bool) { return decimal.FromInt(m), true }
 	return map[string]family{
 		"dominance": {rule: "dominance", param: fmt.Sprintf("k (n = %d)", domN), step: cent, steps: 10000, up: false,
-			build: func(v audit.Dec) (rules.Sensitiver, error) {
+			build: func(v decimal.Dec) (rules.Sensitiver, error) {
 				r, err := rules.NewDominance(false, rules.NK{N: domN, K: v})
 				return sens(r, err)
 			}, curve: pct},
 		"p_percent": {rule: "p_percent", param: "p", step: cent, steps: 10000, up: true,
-			build: func(v audit.Dec) (rules.Sensitiver, error) { return sens(rules.NewPPercent(v, false)) }, curve: pct},
+			build: func(v decimal.Dec) (rules.Sensitiver, error) { return sens(rules.NewPPercent(v, false)) }, curve: pct},
 		// p-q with q = 100: the ratio p/q is the parameter.
-		"pq": {rule: "pq", param: "p/q", step: audit.DecScaled(1, 4), steps: 9999, up: true,
-			build: func(v audit.Dec) (rules.Sensitiver, error) {
-				return sens(rules.NewPQ(v.Mul(audit.DecInt(100)), audit.DecInt(100), false))
-			}, curve: func(m int64) (audit.Dec, bool) { return audit.DecScaled(m, 2), m < 100 }},
+		"pq": {rule: "pq", param: "p/q", step: decimal.Scaled(1, 4), steps: 9999, up: true,
+			build: func(v decimal.Dec) (rules.Sensitiver, error) {
+				return sens(rules.NewPQ(v.Mul(decimal.FromInt(100)), decimal.FromInt(100), false))
+			}, curve: func(m int64) (decimal.Dec, bool) { return decimal.Scaled(m, 2), m < 100 }},
 		"interval": {rule: "interval", param: "s", step: cent, steps: 10000, up: true,
-			build: func(v audit.Dec) (rules.Sensitiver, error) { return sens(rules.NewInterval(v, false)) }, curve: pct},
+			build: func(v decimal.Dec) (rules.Sensitiver, error) { return sens(rules.NewInterval(v, false)) }, curve: pct},
 	}
 }
 
@@ -87,9 +88,9 @@ type Point struct {
 
 // RuleResult is one rule's calibration.
 type RuleResult struct {
-	Rule  string    `json:"rule"`
-	Param string    `json:"param"`
-	Value audit.Dec `json:"value"`
+	Rule  string      `json:"rule"`
+	Param string      `json:"param"`
+	Value decimal.Dec `json:"value"`
 	// Sensitive is the number of cells flagged at Value, Share its share.
 	Sensitive int     `json:"sensitive"`
 	Share     float64 `json:"share"`
@@ -186,7 +187,7 @@ func Run(t *audit.Table, cells []*audit.Cell, opt Options) (*Result, error) {
 	// Keep the cells every rule can assess.
 	var probes []rules.Sensitiver
 	for _, f := range fs {
-		r, err := f.build(f.step.Mul(audit.DecInt(f.steps / 2)))
+		r, err := f.build(f.step.Mul(decimal.FromInt(f.steps / 2)))
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +227,7 @@ func Run(t *audit.Table, cells []*audit.Cell, opt Options) (*Result, error) {
 }
 
 // count returns how many cells the rule flags at v, and the flags.
-func count(t *audit.Table, cells []*audit.Cell, f family, v audit.Dec, keep bool) (int, []bool, error) {
+func count(t *audit.Table, cells []*audit.Cell, f family, v decimal.Dec, keep bool) (int, []bool, error) {
 	r, err := f.build(v)
 	if err != nil {
 		return 0, nil, err
@@ -251,7 +252,7 @@ func count(t *audit.Table, cells []*audit.Cell, f family, v audit.Dec, keep bool
 // bisection (the count is monotone in the parameter); on a tie it takes
 // the value that flags at least the target.
 func calibrate(t *audit.Table, cells []*audit.Cell, f family, target int) (*RuleResult, error) {
-	at := func(i int64) audit.Dec { return f.step.Mul(audit.DecInt(i)) }
+	at := func(i int64) decimal.Dec { return f.step.Mul(decimal.FromInt(i)) }
 	cnt := func(i int64) (int, error) {
 		n, _, err := count(t, cells, f, at(i), false)
 		return n, err
@@ -457,7 +458,7 @@ func Simulate(dist string, n, cells int, seed uint64) ([]*audit.Cell, error) {
 	}
 	out := make([]*audit.Cell, cells)
 	for i := range out {
-		c := &audit.Cell{HasN: true, N: int64(n), HasTotal: true, AllTop: true, Top: make([]audit.Dec, n)}
+		c := &audit.Cell{HasN: true, N: int64(n), HasTotal: true, AllTop: true, Top: make([]decimal.Dec, n)}
 		var total int64
 		ms := make([]int64, n)
 		for j := range ms {
@@ -466,9 +467,9 @@ func Simulate(dist string, n, cells int, seed uint64) ([]*audit.Cell, error) {
 		}
 		slices.Sort(ms)
 		for j := range ms {
-			c.Top[j] = audit.DecScaled(ms[n-1-j], 6)
+			c.Top[j] = decimal.Scaled(ms[n-1-j], 6)
 		}
-		c.Total = audit.DecScaled(total, 6)
+		c.Total = decimal.Scaled(total, 6)
 		out[i] = c
 	}
 	return out, nil

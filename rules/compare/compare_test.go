@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 var table = &audit.Table{Mode: audit.Microdata, Value: "x", TotalLabel: "Total"}
@@ -27,7 +28,7 @@ func TestSimulateDeterministic(t *testing.T) {
 		if a[i].Total.Cmp(c[i].Total) != 0 {
 			diff = true
 		}
-		sum := audit.Dec{}
+		sum := decimal.Dec{}
 		for j, v := range a[i].Top {
 			sum = sum.Add(v)
 			if j > 0 && v.Cmp(a[i].Top[j-1]) > 0 {
@@ -93,7 +94,7 @@ func TestThesisSetup(t *testing.T) {
 	within("p_percent", 12, 24)
 	within("interval", 20, 34)
 	// p-q with q = 100 is the p% rule with p = 100 p/q: identical verdicts.
-	if byRule["pq"].Value.Mul(audit.DecInt(100)).Cmp(byRule["p_percent"].Value) != 0 {
+	if byRule["pq"].Value.Mul(decimal.FromInt(100)).Cmp(byRule["p_percent"].Value) != 0 {
 		t.Errorf("pq ratio %s vs p%% %s", byRule["pq"].Value, byRule["p_percent"].Value)
 	}
 	kappa := map[string]float64{}

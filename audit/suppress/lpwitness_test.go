@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"context"
@@ -8,25 +8,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+
 	"pgregory.net/rapid"
 )
 
 // heavyTable draws a small table with heavy suppression: most interior
 // cells primary or secondary.
-func heavyTable(rt *rapid.T) *Table {
+func heavyTable(rt *rapid.T) *audit.Table {
 	tb := randomTable(rt)
 	for _, c := range tb.Cells {
-		if c.Status == StatusOK && rapid.IntRange(0, 9).Draw(rt, "heavy") < 6 {
+		if c.Status == audit.StatusOK && rapid.IntRange(0, 9).Draw(rt, "heavy") < 6 {
 			if c.IsMargin("Total") {
 				if rapid.IntRange(0, 3).Draw(rt, "margin") == 0 {
-					c.Status = StatusSecondary
+					c.Status = audit.StatusSecondary
 				}
 				continue
 			}
 			if rapid.Bool().Draw(rt, "primary") {
 				markPrimary(c)
 			} else {
-				c.Status = StatusSecondary
+				c.Status = audit.StatusSecondary
 			}
 		}
 	}
@@ -54,11 +57,11 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tb := heavyTable(rt)
 		ctx := context.Background()
-		full, err := AuditIntervals(ctx, tb, SuppressOptions{})
+		full, err := Audit(ctx, tb, Options{})
 		if err != nil {
 			rt.Fatal(err)
 		}
-		byKey := map[string]IntervalResult{}
+		byKey := map[string]audit.Interval{}
 		for _, r := range full.Cells {
 			byKey[joinKey(r.Key)] = r
 		}
@@ -67,8 +70,8 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 			if withLP {
 				rounds = nbhdRounds
 			}
-			var res AuditResult
-			withLarge(rounds, func() { res, err = AuditIntervals(ctx, tb, SuppressOptions{}) })
+			var res audit.Intervals
+			withLarge(rounds, func() { res, err = Audit(ctx, tb, Options{}) })
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -114,7 +117,7 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 // so, NeedsPerson is true and the JSON marks them.
 func TestAuditTimeLimit(t *testing.T) {
 	tb := denseTable(3, 0.8)
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{TimeLimit: time.Nanosecond})
+	res, err := Audit(context.Background(), tb, Options{TimeLimit: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +148,7 @@ func TestAuditTimeLimit(t *testing.T) {
 		t.Errorf("JSON lacks undetermined: %.300s", out)
 	}
 	// Without a limit the same table is settled.
-	full, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	full, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,9 +157,9 @@ func TestAuditTimeLimit(t *testing.T) {
 	if full.Undetermined != 0 {
 		t.Errorf("no limit: %d undetermined", full.Undetermined)
 	}
-	// Suppress honours the limit too: a warning, not an error.
+	// Protect honours the limit too: a warning, not an error.
 	tb2 := denseTable(3, 0.8)
-	if err := Suppress(context.Background(), tb2, SuppressOptions{TimeLimit: time.Nanosecond}); err != nil {
+	if err := Protect(context.Background(), tb2, Options{TimeLimit: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	if len(tb2.Warnings) == 0 || !strings.Contains(tb2.Warnings[len(tb2.Warnings)-1], "time limit") {
@@ -165,7 +168,7 @@ func TestAuditTimeLimit(t *testing.T) {
 	// Cancellation is still an error.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := AuditIntervals(ctx, tb, SuppressOptions{TimeLimit: time.Hour}); !errors.Is(err, context.Canceled) {
+	if _, err := Audit(ctx, tb, Options{TimeLimit: time.Hour}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
@@ -180,14 +183,14 @@ func itoa(n int) string {
 func TestAuditReceivedLargeComponent(t *testing.T) {
 	tb := denseTable(5, 0.8)
 	for _, c := range tb.Cells {
-		if c.Status == StatusPrimary {
-			c.Findings, c.Status = nil, StatusOK
-			c.HasTotal, c.Total = false, Dec{}
-			c.Stats = map[string]Stat{"total": {Text: "x", Missing: true, Marker: true}}
+		if c.Status == audit.StatusPrimary {
+			c.Findings, c.Status = nil, audit.StatusOK
+			c.HasTotal, c.Total = false, decimal.Dec{}
+			c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
 		}
 	}
 	t0 := time.Now()
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Value: "total"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,17 @@
-package audit
+package suppress
 
 import (
 	"fmt"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
-// SuppressOptions configures secondary suppression (Suppress) and the
-// interval audit (AuditIntervals).
+// Options configures secondary suppression (Protect) and the
+// interval audit (Audit).
 //
 // Table structure: in every dimension that has margins, a cell whose value
 // in that dimension is the total label (or a parent code of Hierarchies)
@@ -16,7 +19,7 @@ import (
 // the other dimensions held fixed. A child cell absent from the table counts
 // as an empty (zero) cell; a relation whose total cell is absent does not
 // exist.
-type SuppressOptions struct {
+type Options struct {
 	// Value names the cell figure that the relations add up: "total" (the
 	// cell total X, a magnitude table), "count" (contributors N, a
 	// frequency table) or "" for total when any cell has a total, else count.
@@ -34,14 +37,14 @@ type SuppressOptions struct {
 	Hierarchies map[string]map[string]string
 	// Workers bounds the audit's parallelism; 0 means 2.
 	Workers int
-	// TimeLimit bounds the wall time of Suppress and AuditIntervals; 0
-	// means none. When it runs out, Suppress stops choosing complements
-	// (with a table warning) and AuditIntervals returns what it has
+	// TimeLimit bounds the wall time of Protect and Audit; 0
+	// means none. When it runs out, Protect stops choosing complements
+	// (with a table warning) and Audit returns what it has
 	// settled, marking the other cells Undetermined; neither is an error.
 	TimeLimit time.Duration
 }
 
-func (o SuppressOptions) valueRole(t *Table) string {
+func (o Options) valueRole(t *audit.Table) string {
 	switch o.Value {
 	case "total", "count":
 		return o.Value
@@ -54,7 +57,7 @@ func (o SuppressOptions) valueRole(t *Table) string {
 	return "count"
 }
 
-func (o SuppressOptions) validate() error {
+func (o Options) validate() error {
 	switch o.Value {
 	case "", "total", "count":
 	default:
@@ -78,7 +81,7 @@ type relation struct {
 // structure is the additive structure of a table: code trees per dimension,
 // a cell index by code tuple, and every relation.
 type structure struct {
-	t        *Table
+	t        *audit.Table
 	nd       int
 	codes    [][]string
 	codeIdx  []map[string]int
@@ -92,7 +95,7 @@ type structure struct {
 	cellRels [][]int32 // per cell: relations it belongs to (as total or part)
 	role     string
 	val      []float64 // value per cell (0 when unknown)
-	dec      []Dec
+	dec      []decimal.Dec
 	known    []bool // the cell's value is present in the table
 	relName  func(r int) string
 
@@ -102,7 +105,7 @@ type structure struct {
 
 const denseLimit = 1 << 24
 
-func newStructure(t *Table, opt SuppressOptions) (*structure, error) {
+func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	nd := len(t.Dims)
 	total := t.TotalLabel
 	if total == "" {
@@ -239,14 +242,14 @@ func newStructure(t *Table, opt SuppressOptions) (*structure, error) {
 	}
 	// Values.
 	s.val = make([]float64, len(t.Cells))
-	s.dec = make([]Dec, len(t.Cells))
+	s.dec = make([]decimal.Dec, len(t.Cells))
 	s.known = make([]bool, len(t.Cells))
 	for i, c := range t.Cells {
 		switch {
 		case s.role == "total" && c.HasTotal:
 			s.dec[i], s.known[i] = c.Total, true
 		case s.role == "count" && c.HasN:
-			s.dec[i], s.known[i] = DecInt(c.N), true
+			s.dec[i], s.known[i] = decimal.FromInt(c.N), true
 		}
 		s.val[i] = s.dec[i].Float64()
 	}
@@ -263,10 +266,10 @@ type Relation struct {
 }
 
 // Relations returns the additive relations of t as secondary suppression
-// and the interval audit read them (see SuppressOptions): margins by the
+// and the interval audit read them (see Options): margins by the
 // table's total label and t.Hierarchies.
-func Relations(t *Table) ([]Relation, error) {
-	s, err := newStructure(t, SuppressOptions{Hierarchies: t.Hierarchies})
+func Relations(t *audit.Table) ([]Relation, error) {
+	s, err := newStructure(t, Options{Hierarchies: t.Hierarchies})
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +345,7 @@ func (s *structure) describe(r int) string {
 // marker (or is missing) in a received table.
 func (s *structure) isSuppressed(i int) bool {
 	c := s.t.Cells[i]
-	if c.Status == StatusPrimary || c.Status == StatusSecondary {
+	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
 	}
 	if st, ok := c.Stats[s.role]; ok && st.Marker {

@@ -1,8 +1,10 @@
-package audit
+package suppress
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 // Protection sets how far an intruder's interval for a sensitive cell must
@@ -74,7 +76,7 @@ func (p Protection) share() float64 {
 
 // Levels returns the upper and lower protection levels of cell c whose
 // value (as the relations count it) is x.
-func (p Protection) Levels(c *Cell, x float64) (upper, lower float64) {
+func (p Protection) Levels(c *audit.Cell, x float64) (upper, lower float64) {
 	u := -1.0
 	if c != nil && c.HasTotal && len(c.Top) > 0 {
 		X := c.Total.Float64()

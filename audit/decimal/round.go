@@ -1,4 +1,4 @@
-package audit
+package decimal
 
 import (
 	"math/big"

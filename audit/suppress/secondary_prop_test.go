@@ -1,9 +1,11 @@
-package audit
+package suppress
 
 import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -12,7 +14,7 @@ import (
 
 // randomTable draws a small table (1 to 3 dimensions of 2 to 4 codes, all
 // margins) with some empty cells, singletons and primary cells.
-func randomTable(rt *rapid.T) *Table {
+func randomTable(rt *rapid.T) *audit.Table {
 	nd := rapid.IntRange(1, 3).Draw(rt, "dims")
 	sizes := make([]int, nd)
 	cells := 1
@@ -48,14 +50,14 @@ func randomTable(rt *rapid.T) *Table {
 func TestSuppressProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tb := randomTable(rt)
-		opt := SuppressOptions{Cost: rapid.SampledFrom([]string{"value", "count", "unity"}).Draw(rt, "cost")}
-		if err := Suppress(context.Background(), tb, opt); err != nil {
+		opt := Options{Cost: rapid.SampledFrom([]string{"value", "count", "unity"}).Draw(rt, "cost")}
+		if err := Protect(context.Background(), tb, opt); err != nil {
 			rt.Fatal(err)
 		}
 		if len(tb.Warnings) > 0 {
 			rt.Logf("warnings: %v", tb.Warnings)
 		}
-		res, err := AuditIntervals(context.Background(), tb, opt)
+		res, err := Audit(context.Background(), tb, opt)
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -63,7 +65,7 @@ func TestSuppressProperty(t *testing.T) {
 			if r.Lo > r.Value+1e-9 || r.Hi < r.Value-1e-9 {
 				rt.Fatalf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
 			}
-			if r.Status == StatusPrimary && (r.Exact || !r.Protected) {
+			if r.Status == audit.StatusPrimary && (r.Exact || !r.Protected) {
 				rt.Fatalf("primary %v value %v: [%v, %v], levels %v/%v", r.Key, r.Value, r.Lo, r.Hi, r.Lower, r.Upper)
 			}
 		}
@@ -79,13 +81,13 @@ func TestSuppressProperty(t *testing.T) {
 				continue
 			}
 			sup[si] = false
-			iv, err := s.intervals(context.Background(), sup, SuppressOptions{Workers: 1})
+			iv, err := s.intervals(context.Background(), sup, Options{Workers: 1})
 			sup[si] = true
 			if err != nil {
 				rt.Fatal(err)
 			}
 			for p, pc := range tb.Cells {
-				if p != si && pc.Status == StatusPrimary && !s.covers(si, p) && iv.ohi[p]-iv.olo[p] <= iv.tol {
+				if p != si && pc.Status == audit.StatusPrimary && !s.covers(si, p) && iv.ohi[p]-iv.olo[p] <= iv.tol {
 					rt.Fatalf("the contributor of singleton %v recovers primary %v", c.Key, pc.Key)
 				}
 			}
@@ -101,15 +103,15 @@ func TestAuditAgainstGonum(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tb := randomTable(rt)
 		for _, c := range tb.Cells {
-			if c.Status == StatusOK && rapid.IntRange(0, 3).Draw(rt, "sup") == 0 {
-				c.Status = StatusSecondary
+			if c.Status == audit.StatusOK && rapid.IntRange(0, 3).Draw(rt, "sup") == 0 {
+				c.Status = audit.StatusSecondary
 			}
 		}
-		res, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+		res, err := Audit(context.Background(), tb, Options{})
 		if err != nil {
 			rt.Fatal(err)
 		}
-		s, _ := newStructure(tb, SuppressOptions{})
+		s, _ := newStructure(tb, Options{})
 		var vars []int
 		local := map[int]int{}
 		for i := range tb.Cells {

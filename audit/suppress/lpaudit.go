@@ -1,9 +1,7 @@
-package audit
+package suppress
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -12,136 +10,16 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
-
-// IntervalResult is what an intruder can learn of one suppressed cell: the
-// interval [Lo, Hi] of every value the cell can take given all published
-// cells, the table's additivity and non-negativity.
-type IntervalResult struct {
-	Key []string
-	// Lo and Hi bound the cell; Hi is +Inf when nothing bounds it above.
-	Lo, Hi float64
-	// Exact is true when Lo = Hi: the cell can be recomputed.
-	Exact bool
-	// Protected is true when the interval reaches the cell's protection
-	// levels on both sides (primary cells and marked cells of a received
-	// table), or, for a secondary cell, when it is not exact.
-	Protected bool
-	// Value is the true value when the table holds it (confidential).
-	Value    float64
-	HasValue bool
-	// Upper and Lower are the protection levels required of the cell (zero
-	// for a secondary cell).
-	Upper, Lower float64
-	Status       Status
-	// Approximate is true when the cell lies in a component too large for
-	// one LP and its neighbourhood bounds did not close: [Lo, Hi] is then
-	// an inner interval, inside the true one (see AuditIntervals).
-	Approximate bool
-	// Undetermined is true when the audit's time limit
-	// (SuppressOptions.TimeLimit) ran out, or its neighbourhood LPs did not
-	// suffice, before the cell's verdict was proven either way: Protected
-	// is false and a person must look. Lo and Hi are then the best inner
-	// bounds known (at least the true value itself) or, for a cell whose
-	// value is unknown, outer bounds from the relations.
-	Undetermined bool
-}
-
-// AuditResult is the interval audit of one table's suppression pattern.
-type AuditResult struct {
-	Dims  []string
-	Cells []IntervalResult
-	// ExactlyDisclosed counts the suppressed cells with Lo = Hi.
-	ExactlyDisclosed int
-	// UnderProtected counts the cells that are not exactly disclosed but
-	// whose interval misses a protection level (partially disclosed).
-	UnderProtected int
-	// Approximate counts the cells whose interval is an inner bound.
-	Approximate int
-	// Undetermined counts the cells whose verdict is not settled (see
-	// IntervalResult.Undetermined); they are in neither count above.
-	Undetermined int
-	// Warnings are remarks on the table such as published cells that
-	// contradict a margin.
-	Warnings []string
-}
-
-// NeedsPerson reports whether some cell is exactly disclosed,
-// under-protected or undetermined.
-func (r AuditResult) NeedsPerson() bool {
-	return r.ExactlyDisclosed+r.UnderProtected+r.Undetermined > 0
-}
-
-// MarshalJSON writes the contract's form: {"cells": [{"key": {dim: value},
-// "lo", "hi", "exact", "protected"}], "exactly_disclosed",
-// "under_protected"}; an unbounded hi is null. True values are not written.
-func (r AuditResult) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"cells":[`)
-	for i, c := range r.Cells {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`{"key":{`)
-		for d, v := range c.Key {
-			if d > 0 {
-				b.WriteByte(',')
-			}
-			name := fmt.Sprintf("dim%d", d)
-			if d < len(r.Dims) {
-				name = r.Dims[d]
-			}
-			writeJSON(&b, name)
-			b.WriteByte(':')
-			writeJSON(&b, v)
-		}
-		b.WriteString(`},"lo":`)
-		writeJSON(&b, c.Lo)
-		b.WriteString(`,"hi":`)
-		if math.IsInf(c.Hi, 1) {
-			b.WriteString("null")
-		} else {
-			writeJSON(&b, c.Hi)
-		}
-		fmt.Fprintf(&b, `,"exact":%v,"protected":%v`, c.Exact, c.Protected)
-		if c.Status != "" {
-			b.WriteString(`,"status":`)
-			writeJSON(&b, c.Status)
-		}
-		if c.Approximate {
-			b.WriteString(`,"approximate":true`)
-		}
-		if c.Undetermined {
-			b.WriteString(`,"undetermined":true`)
-		}
-		b.WriteByte('}')
-	}
-	fmt.Fprintf(&b, `],"exactly_disclosed":%d,"under_protected":%d`, r.ExactlyDisclosed, r.UnderProtected)
-	if r.Approximate > 0 {
-		fmt.Fprintf(&b, `,"approximate":%d`, r.Approximate)
-	}
-	if r.Undetermined > 0 {
-		fmt.Fprintf(&b, `,"undetermined":%d`, r.Undetermined)
-	}
-	if len(r.Warnings) > 0 {
-		b.WriteString(`,"warnings":`)
-		writeJSON(&b, r.Warnings)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func writeJSON(b *bytes.Buffer, v any) {
-	out, _ := json.Marshal(v)
-	b.Write(out)
-}
 
 // ErrInconsistent reports a table whose published cells admit no
 // non-negative values for the suppressed cells.
 var ErrInconsistent = errors.New("published cells contradict the margins")
 
-// AuditIntervals computes, for every suppressed cell of t (primary,
+// Audit computes, for every suppressed cell of t (primary,
 // secondary, or carrying a suppression marker or no value), its
 // feasibility interval given every published cell, the additive relations
 // of the table and non-negativity, and checks it against the cell's
@@ -162,8 +40,8 @@ var ErrInconsistent = errors.New("published cells contradict the margins")
 //
 // With opt.TimeLimit set, cells not settled when it runs out are returned
 // with Undetermined set; cancelling ctx returns ctx.Err().
-func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditResult, error) {
-	res := AuditResult{Dims: t.Dims}
+func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, error) {
+	res := audit.Intervals{Dims: t.Dims}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
@@ -184,7 +62,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 		if !sup[i] {
 			continue
 		}
-		r := IntervalResult{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status}
+		r := audit.Interval{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status}
 		r.Exact = iv.ohi[i]-iv.olo[i] <= iv.tol
 		if r.Exact {
 			r.Lo, r.Hi = iv.olo[i], iv.olo[i]
@@ -193,7 +71,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 				!(math.Abs(iv.hi[i]-iv.ohi[i]) <= iv.tol || math.IsInf(iv.hi[i], 1) && math.IsInf(iv.ohi[i], 1))
 		}
 		r.Undetermined = iv.undet[i] && !r.Exact
-		needs := c.Status != StatusSecondary
+		needs := c.Status != audit.StatusSecondary
 		switch {
 		case s.known[i]:
 			r.Value, r.HasValue = s.val[i], true
@@ -216,7 +94,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 		if r.Undetermined {
 			r.Protected, r.Approximate = false, false
 		}
-		if r.Status == "" || r.Status == StatusOK || r.Status == StatusReview {
+		if r.Status == "" || r.Status == audit.StatusOK || r.Status == audit.StatusReview {
 			r.Status = "marked"
 		}
 		if r.Approximate {
@@ -236,7 +114,7 @@ func AuditIntervals(ctx context.Context, t *Table, opt SuppressOptions) (AuditRe
 }
 
 // levels returns the protection levels of cell i with value x.
-func (s *structure) levels(opt SuppressOptions, i int, x float64) (float64, float64) {
+func (s *structure) levels(opt Options, i int, x float64) (float64, float64) {
 	c := s.t.Cells[i]
 	if s.role != "total" {
 		c = nil
@@ -286,7 +164,7 @@ func (s *structure) scale() float64 {
 }
 
 // intervals computes the bounds of every cell with sup set.
-func (s *structure) intervals(ctx context.Context, sup []bool, opt SuppressOptions) (*intervalSet, error) {
+func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = 2
@@ -307,7 +185,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt SuppressOptio
 		}
 	}
 	// Residual of each relation over the published cells, exactly.
-	resid := make([]Dec, len(s.rels))
+	resid := make([]decimal.Dec, len(s.rels))
 	free := make([]int, len(s.rels))
 	for r, rel := range s.rels {
 		add := func(i int, coef int) {
@@ -440,7 +318,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt SuppressOptio
 		iv.largest = len(list[0])
 	}
 	need := func(i int) (up, down float64, sec bool) {
-		if s.t.Cells[i].Status == StatusSecondary {
+		if s.t.Cells[i].Status == audit.StatusSecondary {
 			return 0, 0, true
 		}
 		up, down = s.levels(opt, i, s.val[i])
@@ -501,7 +379,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt SuppressOptio
 // auditEnv is the state shared by the component solvers.
 type auditEnv struct {
 	sup, fixed []bool
-	resid      []Dec
+	resid      []decimal.Dec
 	residF     []float64
 	free       []int
 	iv         *intervalSet
@@ -615,7 +493,7 @@ func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, r
 // follow comp's order, cells outside inF dropped). With relax, relations
 // that involve an unknown cell outside inF are left out (a relaxation);
 // otherwise those cells are fixed at their true values.
-func (s *structure) compRows(comp []int, sup, fixed []bool, resid []Dec, free []int, inF func(int) bool, relax bool) ([]lp.Row, []int) {
+func (s *structure) compRows(comp []int, sup, fixed []bool, resid []decimal.Dec, free []int, inF func(int) bool, relax bool) ([]lp.Row, []int) {
 	local := make(map[int]int, len(comp))
 	n := 0
 	for _, i := range comp {

@@ -1,4 +1,4 @@
-package audit
+package decimal
 
 import (
 	"errors"
@@ -28,19 +28,19 @@ const MaxScale = 18
 // ErrNotNumber reports text that is not a decimal number.
 var ErrNotNumber = errors.New("not a number")
 
-// MaxDecLen is the longest number text ParseDec reads, in bytes after
+// MaxDecLen is the longest number text Parse reads, in bytes after
 // trimming spaces. Longer text is refused before parsing: exact parsing of
 // very long digit strings takes super-linear time (100,000 digits took
 // seconds), and no statistic needs more than a few dozen digits.
 const MaxDecLen = 1000
 
-// DecInt returns the integer v as a Dec.
-func DecInt(v int64) Dec { return Dec{m: v} }
+// FromInt returns the integer v as a Dec.
+func FromInt(v int64) Dec { return Dec{m: v} }
 
-// ParseDec parses a decimal number such as "12", "-3.25", "1e6" or "1.5E-3".
+// Parse parses a decimal number such as "12", "-3.25", "1e6" or "1.5E-3".
 // Leading and trailing spaces are ignored. Numbers with more than MaxScale
 // decimal places are rejected rather than rounded.
-func ParseDec(s string) (Dec, error) {
+func Parse(s string) (Dec, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return Dec{}, ErrNotNumber
@@ -94,10 +94,10 @@ func ParseDec(s string) (Dec, error) {
 		}
 		return Dec{m: v, scale: scale}.norm(), nil
 	}
-	return parseDecSlow(s)
+	return parseSlow(s)
 }
 
-func parseDecSlow(s string) (Dec, error) {
+func parseSlow(s string) (Dec, error) {
 	mant, exp := s, int64(0)
 	if k := strings.IndexAny(s, "eE"); k >= 0 {
 		mant = s[:k]
@@ -142,14 +142,17 @@ func parseDecSlow(s string) (Dec, error) {
 	return d, nil
 }
 
-// MustDec parses s and panics on error; for constants in tests and tables.
-func MustDec(s string) Dec {
-	d, err := ParseDec(s)
+// Must parses s and panics on error; for constants in tests and tables.
+func Must(s string) Dec {
+	d, err := Parse(s)
 	if err != nil {
-		panic(fmt.Sprintf("MustDec(%q): %v", s, err))
+		panic(fmt.Sprintf("Must(%q): %v", s, err))
 	}
 	return d
 }
+
+// Pow10 returns 10^k for 0 <= k <= 18.
+func Pow10(k int) int64 { return pow10[k] }
 
 var pow10 = func() [19]int64 {
 	var p [19]int64
@@ -212,7 +215,10 @@ func (d Dec) bigMant() *big.Int {
 	return big.NewInt(d.m)
 }
 
-// rescale returns the mantissa of d at scale s >= d.scale, and whether it fits int64.
+// MantissaAt returns the mantissa of d at scale s >= d.Scale() (d = m ×
+// 10^-s), and whether it fits int64.
+func (d Dec) MantissaAt(s int) (int64, bool) { return d.mantAt(int32(s)) }
+
 func (d Dec) mantAt(s int32) (int64, bool) {
 	if d.b != nil {
 		return 0, false
@@ -423,7 +429,7 @@ func MulCmp(d Dec, p int64, e Dec, q int64) int {
 	s := max(d.scale, e.scale)
 	if a, ok := d.mantAt(s); ok {
 		if b, ok := e.mantAt(s); ok {
-			return cmp128(a, p, b, q)
+			return MulCmpInt(a, p, b, q)
 		}
 	}
 	l := new(big.Int).Mul(d.bigAt(s), big.NewInt(p))
@@ -431,8 +437,9 @@ func MulCmp(d Dec, p int64, e Dec, q int64) int {
 	return l.Cmp(r)
 }
 
-// cmp128 compares a*p with b*q using 128-bit products.
-func cmp128(a, p, b, q int64) int {
+// MulCmpInt compares a × p with b × q exactly using 128-bit products and
+// returns -1, 0 or +1.
+func MulCmpInt(a, p, b, q int64) int {
 	la, lneg := mul128(a, p)
 	ra, rneg := mul128(b, q)
 	switch {
@@ -471,7 +478,8 @@ func (x u128) cmp(y u128) int {
 	return 0
 }
 
-func uabs(v int64) uint64 {
+// UAbs returns |v| as a uint64 (correct for math.MinInt64 too).
+func UAbs(v int64) uint64 {
 	if v < 0 {
 		return uint64(-(v + 1)) + 1
 	}
@@ -479,7 +487,7 @@ func uabs(v int64) uint64 {
 }
 
 func mul128(a, b int64) (u128, bool) {
-	hi, lo := bits.Mul64(uabs(a), uabs(b))
+	hi, lo := bits.Mul64(UAbs(a), UAbs(b))
 	neg := (a < 0) != (b < 0) && a != 0 && b != 0
 	return u128{hi, lo}, neg
 }
@@ -487,7 +495,7 @@ func mul128(a, b int64) (u128, bool) {
 // UnmarshalText parses a decimal, so that Decs can be read from YAML and
 // flags exactly.
 func (d *Dec) UnmarshalText(b []byte) error {
-	v, err := ParseDec(string(b))
+	v, err := Parse(string(b))
 	if err != nil {
 		return fmt.Errorf("%q: %w", b, err)
 	}
@@ -512,13 +520,13 @@ func (d Dec) Mantissa() (int64, bool) {
 	return d.m, true
 }
 
-// DecScaled returns m × 10^-scale.
-func DecScaled(m int64, scale int) Dec { return Dec{m: m, scale: int32(scale)}.norm() }
+// Scaled returns m × 10^-scale.
+func Scaled(m int64, scale int) Dec { return Dec{m: m, scale: int32(scale)}.norm() }
 
-// DecFromRat returns r as a Dec when its denominator is a power of ten
+// FromRat returns r as a Dec when its denominator is a power of ten
 // (as for every sum of decimals), otherwise r rounded half-even to MaxScale
 // places.
-func DecFromRat(r *big.Rat) Dec {
+func FromRat(r *big.Rat) Dec {
 	den := new(big.Int).Set(r.Denom())
 	two, five, one := big.NewInt(2), big.NewInt(5), big.NewInt(1)
 	q, m := new(big.Int), new(big.Int)

@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"context"
@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 // benchTable is the benchmark's 50 x 40 x 10 magnitude table with every
 // margin (51*41*11 cells) and 5% of the interior cells primary.
-func benchTable(seed uint64) *Table {
+func benchTable(seed uint64) *audit.Table {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	sizes := []int{50, 40, 10}
 	vals := make(map[[3]int]int64)
@@ -41,14 +43,14 @@ func benchTable(seed uint64) *Table {
 	return tb
 }
 
-func benchSuppressAudit(tb testing.TB, t *Table) (time.Duration, time.Duration, AuditResult) {
+func benchSuppressAudit(tb testing.TB, t *audit.Table) (time.Duration, time.Duration, audit.Intervals) {
 	ctx := context.Background()
 	t0 := time.Now()
-	if err := Suppress(ctx, t, SuppressOptions{}); err != nil {
+	if err := Protect(ctx, t, Options{}); err != nil {
 		tb.Fatal(err)
 	}
 	t1 := time.Now()
-	res, err := AuditIntervals(ctx, t, SuppressOptions{})
+	res, err := Audit(ctx, t, Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -84,7 +86,7 @@ func TestSuppressAudit3DLarge(t *testing.T) {
 		if r.Lo > r.Value+1e-6 || r.Hi < r.Value-1e-6 {
 			t.Errorf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
 		}
-		if r.Status == StatusPrimary && (r.Exact || !r.Protected) {
+		if r.Status == audit.StatusPrimary && (r.Exact || !r.Protected) {
 			t.Errorf("primary %v: [%v, %v] value %v levels %v/%v", r.Key, r.Lo, r.Hi, r.Value, r.Lower, r.Upper)
 		}
 	}

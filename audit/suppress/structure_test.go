@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"encoding/csv"
@@ -6,11 +6,14 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // microdata1 builds the 15-cell region x gender table (margins included) of
 // sdctable_microdata1.csv, summing val per cell.
-func microdata1(t testing.TB) *Table {
+func microdata1(t testing.TB) *audit.Table {
 	t.Helper()
 	f, err := os.Open("/work/shared/data/sdctable_microdata1.csv")
 	if err != nil {
@@ -38,16 +41,16 @@ func microdata1(t testing.TB) *Table {
 			}
 		}
 	}
-	tb := &Table{Name: "microdata1", Dims: []string{"region", "gender"}, TotalLabel: "Total", Mode: Microdata, Value: "val"}
+	tb := &audit.Table{Name: "microdata1", Dims: []string{"region", "gender"}, TotalLabel: "Total", Mode: audit.Microdata, Value: "val"}
 	for k, a := range cells {
 		sort.Slice(a.vals, func(i, j int) bool { return a.vals[i] > a.vals[j] })
-		c := &Cell{Key: []string{k[0], k[1]}, HasN: true, N: int64(len(a.vals)), HasTotal: true, Status: StatusOK}
+		c := &audit.Cell{Key: []string{k[0], k[1]}, HasN: true, N: int64(len(a.vals)), HasTotal: true, Status: audit.StatusOK}
 		var sum int64
 		for _, v := range a.vals {
 			sum += v
-			c.Top = append(c.Top, DecInt(v))
+			c.Top = append(c.Top, decimal.FromInt(v))
 		}
-		c.Total = DecInt(sum)
+		c.Total = decimal.FromInt(sum)
 		tb.Cells = append(tb.Cells, c)
 	}
 	tb.SortCells()
@@ -55,7 +58,7 @@ func microdata1(t testing.TB) *Table {
 }
 
 // cellAt finds a cell by its key values.
-func cellAt(t testing.TB, tb *Table, key ...string) *Cell {
+func cellAt(t testing.TB, tb *audit.Table, key ...string) *audit.Cell {
 	t.Helper()
 	for _, c := range tb.Cells {
 		if len(c.Key) != len(key) {
@@ -76,21 +79,21 @@ func cellAt(t testing.TB, tb *Table, key ...string) *Cell {
 	return nil
 }
 
-func markPrimary(c *Cell) {
-	c.Findings = append(c.Findings, Finding{Rule: "threshold", Status: Fail, Message: "test primary"})
-	Decide(c)
+func markPrimary(c *audit.Cell) {
+	c.Findings = append(c.Findings, audit.Finding{Rule: "threshold", Status: audit.Fail, Message: "test primary"})
+	audit.Decide(c)
 }
 
 // gridTable builds a magnitude table with the given dimension sizes, codes
 // "d<dim>_<i>", every margin, interior values from val and contributor
 // counts from n (both indexed by the interior cell's position).
-func gridTable(sizes []int, val func(idx []int) int64, n func(idx []int) int64) *Table {
+func gridTable(sizes []int, val func(idx []int) int64, n func(idx []int) int64) *audit.Table {
 	nd := len(sizes)
 	dims := make([]string, nd)
 	for d := range dims {
 		dims[d] = "dim" + strconv.Itoa(d)
 	}
-	tb := &Table{Name: "grid", Dims: dims, TotalLabel: "Total"}
+	tb := &audit.Table{Name: "grid", Dims: dims, TotalLabel: "Total"}
 	type agg struct {
 		sum, n int64
 	}
@@ -131,7 +134,7 @@ func gridTable(sizes []int, val func(idx []int) int64, n func(idx []int) int64) 
 	rec(0)
 	for _, k := range keys {
 		a := cells[joinKey(k)]
-		tb.Cells = append(tb.Cells, &Cell{Key: k, HasTotal: true, Total: DecInt(a.sum), HasN: true, N: a.n, Status: StatusOK})
+		tb.Cells = append(tb.Cells, &audit.Cell{Key: k, HasTotal: true, Total: decimal.FromInt(a.sum), HasN: true, N: a.n, Status: audit.StatusOK})
 	}
 	tb.SortCells()
 	return tb
@@ -147,7 +150,7 @@ func joinKey(k []string) string {
 
 func TestStructureRelations(t *testing.T) {
 	tb := microdata1(t)
-	s, err := newStructure(tb, SuppressOptions{})
+	s, err := newStructure(tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +159,7 @@ func TestStructureRelations(t *testing.T) {
 		t.Fatalf("%d relations, want 8", len(s.rels))
 	}
 	for r, rel := range s.rels {
-		sum := DecInt(0)
+		sum := decimal.FromInt(0)
 		for _, j := range rel.parts {
 			sum = sum.Add(tb.Cells[j].Total)
 		}
@@ -169,9 +172,9 @@ func TestStructureRelations(t *testing.T) {
 func TestStructureHierarchy(t *testing.T) {
 	// district d1,d2 in region N, d3 in region S; gender f/m.
 	vals := map[string]int64{"d1": 3, "d2": 4, "d3": 5}
-	tb := &Table{Name: "h", Dims: []string{"district", "gender"}, TotalLabel: "Total"}
+	tb := &audit.Table{Name: "h", Dims: []string{"district", "gender"}, TotalLabel: "Total"}
 	add := func(a, b string, v int64) {
-		tb.Cells = append(tb.Cells, &Cell{Key: []string{a, b}, HasTotal: true, Total: DecInt(v)})
+		tb.Cells = append(tb.Cells, &audit.Cell{Key: []string{a, b}, HasTotal: true, Total: decimal.FromInt(v)})
 	}
 	for _, g := range []string{"f", "m", "Total"} {
 		mult := int64(1)
@@ -185,7 +188,7 @@ func TestStructureHierarchy(t *testing.T) {
 		add("S", g, 5*mult)
 		add("Total", g, 12*mult)
 	}
-	opt := SuppressOptions{Hierarchies: map[string]map[string]string{"district": {"d1": "N", "d2": "N", "d3": "S"}}}
+	opt := Options{Hierarchies: map[string]map[string]string{"district": {"d1": "N", "d2": "N", "d3": "S"}}}
 	s, err := newStructure(tb, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +199,7 @@ func TestStructureHierarchy(t *testing.T) {
 		t.Fatalf("%d relations, want 15", len(s.rels))
 	}
 	for r, rel := range s.rels {
-		sum := DecInt(0)
+		sum := decimal.FromInt(0)
 		for _, j := range rel.parts {
 			sum = sum.Add(tb.Cells[j].Total)
 		}

@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 // denseTable is a 50 x 40 x 10 magnitude table with every margin, like
 // benchTable, but with share of the interior cells primary (the sparse
 // microdata case: a few records per cell, most cells below the threshold).
-func denseTable(seed uint64, share float64) *Table {
+func denseTable(seed uint64, share float64) *audit.Table {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	sizes := []int{50, 40, 10}
 	vals := make(map[[3]int]int64)
@@ -39,7 +41,7 @@ func denseTable(seed uint64, share float64) *Table {
 }
 
 // BenchmarkAuditDense3D audits the 50 x 40 x 10 table with 80% of the
-// interior cells primary (one giant component), with and without Suppress.
+// interior cells primary (one giant component), with and without Protect.
 func BenchmarkAuditDense3D(b *testing.B) {
 	for _, secondary := range []bool{false, true} {
 		name := "audit-only"
@@ -54,12 +56,12 @@ func BenchmarkAuditDense3D(b *testing.B) {
 				ctx := context.Background()
 				t0 := time.Now()
 				if secondary {
-					if err := Suppress(ctx, tb, SuppressOptions{}); err != nil {
+					if err := Protect(ctx, tb, Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}
 				t1 := time.Now()
-				res, err := AuditIntervals(ctx, tb, SuppressOptions{})
+				res, err := Audit(ctx, tb, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"context"
@@ -6,9 +6,11 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
-// Suppress chooses secondary (complementary) suppressions for the primary
+// Protect chooses secondary (complementary) suppressions for the primary
 // cells of t so that each primary cell keeps an interval that reaches its
 // protection levels whatever an intruder does with the margins. It marks
 // the chosen cells StatusSecondary with a "secondary" finding saying which
@@ -26,16 +28,16 @@ import (
 // suppressions only widen it. Already suppressed cells cost nothing, so
 // primaries share complements. Hierarchical codes give paths from a leaf up
 // to the sibling of the other side. Cost is the cells' value, contributors
-// or count (SuppressOptions.Cost).
+// or count (Options.Cost).
 //
 // Singletons: a cell with one contributor is known exactly to that
 // contributor. A move that uses a singleton other than p would let it
 // recover p, so moves without other singletons are preferred; failing
 // that, each singleton of the move gets a second move avoiding it.
 //
-// With opt.TimeLimit set, Suppress stops choosing complements when it runs
+// With opt.TimeLimit set, Protect stops choosing complements when it runs
 // out and adds a table warning; the result is not an error.
-func Suppress(ctx context.Context, t *Table, opt SuppressOptions) error {
+func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 	if err := opt.validate(); err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func Suppress(ctx context.Context, t *Table, opt SuppressOptions) error {
 	}
 	var prim []int
 	for i, c := range t.Cells {
-		if c.Status == StatusPrimary {
+		if c.Status == audit.StatusPrimary {
 			prim = append(prim, i)
 		}
 	}
@@ -87,7 +89,7 @@ func Suppress(ctx context.Context, t *Table, opt SuppressOptions) error {
 
 type suppressor struct {
 	s    *structure
-	opt  SuppressOptions
+	opt  Options
 	sup  []bool
 	cost []float64
 }
@@ -163,10 +165,10 @@ func (sp *suppressor) apply(p int, m *move) {
 			}
 		}
 		msg := fmt.Sprintf("protects %s %s", s.t.KeyString(s.t.Cells[p].Key), where)
-		c.Findings = append(c.Findings, Finding{Rule: "secondary", Status: Fail, Message: msg,
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Message: msg,
 			Values: map[string]any{"protects": s.t.KeyString(s.t.Cells[p].Key)}})
 		c.Notes = append(c.Notes, msg)
-		c.Status = StatusSecondary
+		c.Status = audit.StatusSecondary
 	}
 }
 

@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
@@ -689,7 +690,7 @@ func (s *structure) trueFeasible(comp []int, env *auditEnv) bool {
 				continue
 			}
 			seen[r] = true
-			var sum Dec
+			var sum decimal.Dec
 			for _, j := range s.relCells(int(r)) {
 				if !env.sup[j] || env.fixed[j] {
 					continue

@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"context"
@@ -6,9 +6,12 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
-func resultFor(t *testing.T, r AuditResult, key ...string) IntervalResult {
+func resultFor(t *testing.T, r audit.Intervals, key ...string) audit.Interval {
 	t.Helper()
 	for _, c := range r.Cells {
 		if strings.Join(c.Key, "/") == strings.Join(key, "/") {
@@ -16,7 +19,7 @@ func resultFor(t *testing.T, r AuditResult, key ...string) IntervalResult {
 		}
 	}
 	t.Fatalf("no audit result for %v", key)
-	return IntervalResult{}
+	return audit.Interval{}
 }
 
 // Suppressing only A/female leaves it alone in row A and column female:
@@ -24,7 +27,7 @@ func resultFor(t *testing.T, r AuditResult, key ...string) IntervalResult {
 func TestAuditSingleSuppressionIsExact(t *testing.T) {
 	tb := microdata1(t)
 	markPrimary(cellAt(t, tb, "A", "female"))
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	res, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,12 +44,12 @@ func TestAuditSingleSuppressionIsExact(t *testing.T) {
 func TestSuppressMicrodata1(t *testing.T) {
 	tb := microdata1(t)
 	markPrimary(cellAt(t, tb, "A", "female"))
-	if err := Suppress(context.Background(), tb, SuppressOptions{}); err != nil {
+	if err := Protect(context.Background(), tb, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var sec []string
 	for _, c := range tb.Cells {
-		if c.Status == StatusSecondary {
+		if c.Status == audit.StatusSecondary {
 			sec = append(sec, tb.KeyString(c.Key)+": "+c.Findings[len(c.Findings)-1].Message)
 		}
 	}
@@ -54,7 +57,7 @@ func TestSuppressMicrodata1(t *testing.T) {
 		t.Fatal("no secondary suppression")
 	}
 	t.Logf("secondary cells:\n%s", strings.Join(sec, "\n"))
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	res, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +110,10 @@ func TestAuditFourByFourTwoPerLine(t *testing.T) {
 		if k == [2]int{0, 0} || k == [2]int{2, 2} {
 			markPrimary(c)
 		} else {
-			c.Status = StatusSecondary
+			c.Status = audit.StatusSecondary
 		}
 	}
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	res, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,10 +147,10 @@ func TestAuditReceivedMarkers(t *testing.T) {
 	for _, k := range [][]string{{"A", "female"}, {"A", "male"}, {"B", "female"}, {"B", "male"}} {
 		c := cellAt(t, tb, k...)
 		c.HasTotal = false
-		c.Total = Dec{}
-		c.Stats = map[string]Stat{"total": {Text: "x", Missing: true, Marker: true}}
+		c.Total = decimal.Dec{}
+		c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
 	}
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Value: "total"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,19 +174,19 @@ func TestAuditReceivedMarkers(t *testing.T) {
 
 func TestAuditUnbounded(t *testing.T) {
 	// One dimension, cell A and the total suppressed: A is unbounded above.
-	tb := &Table{Name: "u", Dims: []string{"r"}, TotalLabel: "Total"}
+	tb := &audit.Table{Name: "u", Dims: []string{"r"}, TotalLabel: "Total"}
 	for k, v := range map[string]int64{"A": 3, "B": 4, "Total": 7} {
-		tb.Cells = append(tb.Cells, &Cell{Key: []string{k}, HasTotal: true, Total: DecInt(v)})
+		tb.Cells = append(tb.Cells, &audit.Cell{Key: []string{k}, HasTotal: true, Total: decimal.FromInt(v)})
 	}
 	for _, c := range tb.Cells {
 		if c.Key[0] == "Total" {
-			c.Status = StatusSecondary
+			c.Status = audit.StatusSecondary
 		}
 		if c.Key[0] == "A" {
 			markPrimary(c)
 		}
 	}
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	res, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +204,10 @@ func TestAuditInconsistent(t *testing.T) {
 	tb := microdata1(t)
 	markPrimary(cellAt(t, tb, "A", "female"))
 	markPrimary(cellAt(t, tb, "A", "male"))
-	cellAt(t, tb, "A", "Total").Total = DecInt(-5)
-	cellAt(t, tb, "A", "Total").Status = StatusOK
+	cellAt(t, tb, "A", "Total").Total = decimal.FromInt(-5)
+	cellAt(t, tb, "A", "Total").Status = audit.StatusOK
 	cellAt(t, tb, "A", "Total").Findings = nil
-	res, err := AuditIntervals(context.Background(), tb, SuppressOptions{})
+	res, err := Audit(context.Background(), tb, Options{})
 	if err == nil && len(res.Warnings) == 0 {
 		t.Fatal("want an error or a warning for a negative row total")
 	}

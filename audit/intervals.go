@@ -1,0 +1,130 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// Interval is what an intruder can learn of one suppressed cell: the
+// interval [Lo, Hi] of every value the cell can take given all published
+// cells, the table's additivity and non-negativity.
+type Interval struct {
+	Key []string
+	// Lo and Hi bound the cell; Hi is +Inf when nothing bounds it above.
+	Lo, Hi float64
+	// Exact is true when Lo = Hi: the cell can be recomputed.
+	Exact bool
+	// Protected is true when the interval reaches the cell's protection
+	// levels on both sides (primary cells and marked cells of a received
+	// table), or, for a secondary cell, when it is not exact.
+	Protected bool
+	// Value is the true value when the table holds it (confidential).
+	Value    float64
+	HasValue bool
+	// Upper and Lower are the protection levels required of the cell (zero
+	// for a secondary cell).
+	Upper, Lower float64
+	Status       Status
+	// Approximate is true when the cell lies in a component too large for
+	// one LP and its neighbourhood bounds did not close: [Lo, Hi] is then
+	// an inner interval, inside the true one (see package suppress).
+	Approximate bool
+	// Undetermined is true when the audit's time limit
+	// (the suppression time limit) ran out, or its neighbourhood LPs did not
+	// suffice, before the cell's verdict was proven either way: Protected
+	// is false and a person must look. Lo and Hi are then the best inner
+	// bounds known (at least the true value itself) or, for a cell whose
+	// value is unknown, outer bounds from the relations.
+	Undetermined bool
+}
+
+// Intervals is the interval audit of one table's suppression pattern.
+type Intervals struct {
+	Dims  []string
+	Cells []Interval
+	// ExactlyDisclosed counts the suppressed cells with Lo = Hi.
+	ExactlyDisclosed int
+	// UnderProtected counts the cells that are not exactly disclosed but
+	// whose interval misses a protection level (partially disclosed).
+	UnderProtected int
+	// Approximate counts the cells whose interval is an inner bound.
+	Approximate int
+	// Undetermined counts the cells whose verdict is not settled (see
+	// Interval.Undetermined); they are in neither count above.
+	Undetermined int
+	// Warnings are remarks on the table such as published cells that
+	// contradict a margin.
+	Warnings []string
+}
+
+// NeedsPerson reports whether some cell is exactly disclosed,
+// under-protected or undetermined.
+func (r Intervals) NeedsPerson() bool {
+	return r.ExactlyDisclosed+r.UnderProtected+r.Undetermined > 0
+}
+
+// MarshalJSON writes the contract's form: {"cells": [{"key": {dim: value},
+// "lo", "hi", "exact", "protected"}], "exactly_disclosed",
+// "under_protected"}; an unbounded hi is null. True values are not written.
+func (r Intervals) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"cells":[`)
+	for i, c := range r.Cells {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"key":{`)
+		for d, v := range c.Key {
+			if d > 0 {
+				b.WriteByte(',')
+			}
+			name := fmt.Sprintf("dim%d", d)
+			if d < len(r.Dims) {
+				name = r.Dims[d]
+			}
+			writeJSON(&b, name)
+			b.WriteByte(':')
+			writeJSON(&b, v)
+		}
+		b.WriteString(`},"lo":`)
+		writeJSON(&b, c.Lo)
+		b.WriteString(`,"hi":`)
+		if math.IsInf(c.Hi, 1) {
+			b.WriteString("null")
+		} else {
+			writeJSON(&b, c.Hi)
+		}
+		fmt.Fprintf(&b, `,"exact":%v,"protected":%v`, c.Exact, c.Protected)
+		if c.Status != "" {
+			b.WriteString(`,"status":`)
+			writeJSON(&b, c.Status)
+		}
+		if c.Approximate {
+			b.WriteString(`,"approximate":true`)
+		}
+		if c.Undetermined {
+			b.WriteString(`,"undetermined":true`)
+		}
+		b.WriteByte('}')
+	}
+	fmt.Fprintf(&b, `],"exactly_disclosed":%d,"under_protected":%d`, r.ExactlyDisclosed, r.UnderProtected)
+	if r.Approximate > 0 {
+		fmt.Fprintf(&b, `,"approximate":%d`, r.Approximate)
+	}
+	if r.Undetermined > 0 {
+		fmt.Fprintf(&b, `,"undetermined":%d`, r.Undetermined)
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString(`,"warnings":`)
+		writeJSON(&b, r.Warnings)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeJSON(b *bytes.Buffer, v any) {
+	out, _ := json.Marshal(v)
+	b.Write(out)
+}
