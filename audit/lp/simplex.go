@@ -232,6 +232,15 @@ func (s *Solver) Value(v int) float64 {
 	return s.xN[-p-1]
 }
 
+// Basic returns the variables basic at the current vertex, one per row
+// still in the tableau (redundant rows are dropped), in row order; -1
+// marks a row whose artificial variable is still basic. With the rows'
+// coefficients it lets a caller check the vertex's optimality
+// independently (see the audit's oracle tests).
+func (s *Solver) Basic() []int {
+	return append([]int(nil), s.basis[:s.m]...)
+}
+
 // Optimize moves to a vertex minimising (or, with max, maximising) variable
 // v and returns its value there; +Inf when the maximum is unbounded.
 func (s *Solver) Optimize(ctx context.Context, v int, max bool) (float64, error) {
