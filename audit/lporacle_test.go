@@ -332,6 +332,22 @@ func powMod(a, e uint64) uint64 {
 	return r
 }
 
+// A phase 1 on this 3-D table's relations once pivoted on a rounding
+// residue (1.5e-9), leaving a singular basis: every vertex the solver
+// reaches must have a non-singular, dual-feasible basis that proves its
+// value (certifiedIntervals fails otherwise).
+func TestLPBasisNonsingularOn3DTable(t *testing.T) {
+	tb := oracleTable(103, []int{9, 8, 6}, 0.75)
+	s, err := newStructure(tb, SuppressOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, _ := certifiedIntervals(t, tb, 1e-7*s.scale())
+	if len(lo) < 300 {
+		t.Fatalf("%d cells certified, want >= 300", len(lo))
+	}
+}
+
 type oracleResult struct{ lo, hi map[int]float64 }
 
 var oracleCache sync.Map

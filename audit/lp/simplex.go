@@ -55,7 +55,11 @@ type Solver struct {
 	colNZ  []int
 }
 
-const pivTol = 1e-9
+// pivTol is the smallest pivot element (and reduced cost) taken as
+// non-zero. Tableau entries of table systems are small rationals; entries
+// of 1e-9 are rounding noise, and pivoting on one (as 1e-9 allowed, seen
+// at 1.5e-9 on a 3-D table) made the basis singular.
+const pivTol = 1e-7
 
 // New builds a solver for n variables and the given rows and finds a
 // feasible basis by a phase 1 on artificial variables.
