@@ -55,7 +55,11 @@ type Solver struct {
 	colNZ  []int
 }
 
-const pivTol = 1e-9
+// pivTol is the smallest pivot element (and reduced cost) taken as
+// non-zero. Tableau entries of table systems are small rationals; entries
+// of 1e-9 are rounding noise, and pivoting on one (as 1e-9 allowed, seen
+// at 1.5e-9 on a 3-D table) made the basis singular.
+const pivTol = 1e-7
 
 // New builds a solver for n variables and the given rows and finds a
 // feasible basis by a phase 1 on artificial variables.
@@ -230,6 +234,15 @@ func (s *Solver) Value(v int) float64 {
 		return 0
 	}
 	return s.xN[-p-1]
+}
+
+// Basic returns the variables basic at the current vertex, one per row
+// still in the tableau (redundant rows are dropped), in row order; -1
+// marks a row whose artificial variable is still basic. With the rows'
+// coefficients it lets a caller check the vertex's optimality
+// independently (see the audit's oracle tests).
+func (s *Solver) Basic() []int {
+	return append([]int(nil), s.basis[:s.m]...)
 }
 
 // Optimize moves to a vertex minimising (or, with max, maximising) variable

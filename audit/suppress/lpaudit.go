@@ -582,11 +582,15 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
+	// Every worker gets its own copy of the solved basis, all taken before
+	// any worker pivots.
+	solvers := make([]*lp.Solver, split)
+	solvers[0] = base
+	for w := 1; w < split; w++ {
+		solvers[w] = base.Clone()
+	}
 	for w := 0; w < split; w++ {
-		sv := base
-		if w > 0 {
-			sv = base.Clone()
-		}
+		sv := solvers[w]
 		g.Go(func() error {
 			loDone := make([]bool, nt)
 			hiDone := make([]bool, nt)

@@ -15,9 +15,10 @@ import (
 // sdctable_microdata1.csv, summing val per cell.
 func microdata1(t testing.TB) *audit.Table {
 	t.Helper()
-	f, err := os.Open("/work/shared/data/sdctable_microdata1.csv")
+	// The shared reference data lies beside the repository.
+	f, err := os.Open("../../shared/data/sdctable_microdata1.csv")
 	if err != nil {
-		t.Skipf("data not available: %v", err)
+		t.Skipf("shared reference data not available beside the repository (../../shared/data): %v", err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()

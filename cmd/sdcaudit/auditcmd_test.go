@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// A workbook crosstab (regions down the side, sectors across the top, a
+// Total column) read as --dims region --total Total: its markers are in
+// columns the audit does not read, so the audit refuses it (exit 3) and
+// names file, sheet, row and column instead of passing an empty audit.
+func TestAuditRefusesCrosstabWorkbook(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cross.xlsx")
+	f := excelize.NewFile()
+	sheet := "Turnover"
+	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]any{
+		{"region", "S1", "S2", "S3", "S4", "Total"},
+		{"R1", 100, "x", "x", 40, 300},
+		{"R2", "x", "x", 90, "x", 400},
+		{"R3", "x", 150, "x", 60, 500},
+		{"R4", 70, "x", 110, "x", 380},
+		{"Total", 300, 410, 520, 350, 1580},
+	}
+	for r, row := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, r+1)
+		if err := f.SetSheetRow(sheet, cell, &row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.SaveAs(path); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"audit", path, "--dims", "region", "--total", "Total", "--json"}, &stdout, &stderr)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3; stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"cross.xlsx", `sheet "Turnover"`, "row 2", `column "S2"`, "suppression marker"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr %q lacks %q", stderr.String(), want)
+		}
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
