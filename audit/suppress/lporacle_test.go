@@ -1,4 +1,4 @@
-package audit
+package suppress
 
 import (
 	"bytes"
@@ -10,9 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sdcaudit/sdcaudit/audit"
+
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	alp "github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
@@ -20,7 +23,7 @@ import (
 // values with two decimal places (some interior cells empty), and about
 // share of the interior cells suppressed: one in four primary, the others
 // secondary.
-func oracleTable(seed uint64, sizes []int, share float64) *Table {
+func oracleTable(seed uint64, sizes []int, share float64) *audit.Table {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	vals := map[string]int64{}
 	key := func(idx []int) string {
@@ -49,12 +52,12 @@ func oracleTable(seed uint64, sizes []int, share float64) *Table {
 	})
 	for _, c := range tb.Cells {
 		// Values in hundredths: 123456 is 1234.56.
-		c.Total = c.Total.Mul(DecScaled(1, 2))
+		c.Total = c.Total.Mul(decimal.Scaled(1, 2))
 		if !c.IsMargin("Total") && rng.Float64() < share {
 			if rng.IntN(4) == 0 {
 				markPrimary(c)
 			} else {
-				c.Status = StatusSecondary
+				c.Status = audit.StatusSecondary
 			}
 		}
 	}
@@ -72,10 +75,10 @@ func oracleTable(seed uint64, sizes []int, share float64) *Table {
 // its value the optimum whatever the solver did. tol bounds the primal
 // residuals and the gap between primal and dual values. Every cell must be
 // bounded (the tables here publish their margins).
-func certifiedIntervals(t testing.TB, tb *Table, tol float64) (lo, hi map[int]float64) {
+func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[int]float64) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := newStructure(tb, SuppressOptions{})
+	s, err := newStructure(tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +341,7 @@ func powMod(a, e uint64) uint64 {
 // value (certifiedIntervals fails otherwise).
 func TestLPBasisNonsingularOn3DTable(t *testing.T) {
 	tb := oracleTable(103, []int{9, 8, 6}, 0.75)
-	s, err := newStructure(tb, SuppressOptions{})
+	s, err := newStructure(tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +375,7 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := oracleTable(tc.seed, tc.sizes, 0.8)
-			opt := SuppressOptions{Workers: 4}
+			opt := Options{Workers: 4}
 			s, err := newStructure(tb, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -411,7 +414,7 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 			}
 			var first []byte
 			for run := 0; run < 2; run++ {
-				res, err := AuditIntervals(context.Background(), tb, opt)
+				res, err := Audit(context.Background(), tb, opt)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -439,7 +442,7 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 						continue
 					}
 					want := true
-					if r.Status == StatusPrimary {
+					if r.Status == audit.StatusPrimary {
 						up, down := s.levels(opt, i, s.val[i])
 						if up != r.Upper || down != r.Lower {
 							t.Errorf("run %d: %v: levels %v/%v, want %v/%v", run, r.Key, r.Upper, r.Lower, up, down)
