@@ -29,15 +29,35 @@ const (
 	NotApplicable Outcome = "not_applicable" // the input lacks what the rule needs, or the rule does not apply
 )
 
-// Finding is what one rule says about one cell: the outcome, a sentence a
-// person understands, and the figures behind it. Values may hold
-// confidential numbers and are only written to the checker's report.
+// Finding is what one rule says about one cell: the outcome, the figures
+// behind it and a sentence a person understands. The sentence is rendered
+// from the figures only when it is written (Message), so that rules checking
+// millions of cells do not format text. Figures may hold confidential
+// numbers and are only written to the checker's outputs.
 type Finding struct {
-	Rule    string         `json:"rule"`
-	Status  Outcome        `json:"status"`
-	Message string         `json:"message"`
-	Values  map[string]any `json:"values,omitempty"`
+	Rule   string
+	Status Outcome
+	// Figures are the figures behind the outcome, in the rule's order.
+	// Writers list them by name (report.json keeps its sorted keys).
+	Figures []Figure
+	// Text is the message of a finding whose Say is nil.
+	Text string
+	// Say renders the message from the finding (its figures); nil means
+	// the message is Text. Rules set it to a function of theirs that does
+	// not capture per-cell state, so that setting it costs nothing.
+	Say func(f *Finding) string
 }
+
+// Message returns the finding's sentence.
+func (f Finding) Message() string {
+	if f.Say != nil {
+		return f.Say(&f)
+	}
+	return f.Text
+}
+
+// Figure returns the figure named name.
+func (f *Finding) Figure(name string) (Figure, bool) { return lookup(f.Figures, name) }
 
 // Mode says how a table's cells were obtained.
 type Mode string

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -97,26 +96,54 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if st != inOK {
 		return inputFinding("dominance", st, c, r.need)
 	}
-	vals := map[string]any{"X": m.X}
-	absoluteValues(&m, vals)
-	var failed, passed []string
-	sets := make([]map[string]any, 0, len(r.sets))
-	for _, s := range r.sets {
+	// one allocation for the finding's figures and every set's group
+	all := make([]audit.Figure, 3+7*len(r.sets))
+	vals, sets, items := all[:1:3], all[3:3+len(r.sets)], all[3+len(r.sets):]
+	vals[0] = audit.DecFig("X", m.X)
+	vals = absoluteValues(&m, vals)
+	failed := false
+	for i, s := range r.sets {
 		d, top := s.dominated(&m), m.sumTop(s.n)
-		label := s.label
-		share := pctOf(top, m.X)
-		sets = append(sets, map[string]any{"n": s.n, "k": s.d, "top_sum": top, "top_share_pct": share, "k/100*X": s.k.times(m.X), "dominated": d})
-		if d {
-			failed = append(failed, "the "+strconv.Itoa(s.n)+" largest contribution(s) make "+share.String()+"% of the total, more than "+s.d.String()+"% "+label)
-		} else {
-			passed = append(passed, label)
+		failed = failed || d
+		g := items[6*i : 6*i+6 : 6*i+6]
+		g[0], g[1], g[2] = audit.IntFig("n", int64(s.n)), audit.DecFig("k", s.d), audit.DecFig("top_sum", top)
+		g[3], g[4] = audit.DecFig("top_share_pct", pctOf(top, m.X)), audit.DecFig("k/100*X", s.k.times(m.X))
+		g[5] = audit.BoolFig("dominated", d)
+		sets[i] = audit.GroupFig("", g...)
+	}
+	vals = append(vals, audit.ListFig("sets", sets...))
+	if failed {
+		return said("dominance", audit.Fail, sayDominanceFail, vals)
+	}
+	return said("dominance", audit.Pass, sayDominancePass, vals)
+}
+
+// setLabel is "(n,k)".
+func setLabel(g audit.Figure) string {
+	n, _ := g.Get("n")
+	k, _ := g.Get("k")
+	return "(" + itoa(n) + "," + k.Dec.String() + ")"
+}
+
+func sayDominanceFail(f *audit.Finding) string {
+	var failed []string
+	for _, g := range fig(f, "sets").Items {
+		if d, _ := g.Get("dominated"); d.Bool() {
+			n, _ := g.Get("n")
+			share, _ := g.Get("top_share_pct")
+			k, _ := g.Get("k")
+			failed = append(failed, "the "+itoa(n)+" largest contribution(s) make "+share.Dec.String()+"% of the total, more than "+k.Dec.String()+"% "+setLabel(g))
 		}
 	}
-	vals["sets"] = sets
-	if len(failed) > 0 {
-		return finding("dominance", audit.Fail, strings.Join(failed, "; "), vals)
+	return strings.Join(failed, "; ")
+}
+
+func sayDominancePass(f *audit.Finding) string {
+	var passed []string
+	for _, g := range fig(f, "sets").Items {
+		passed = append(passed, setLabel(g))
 	}
-	return finding("dominance", audit.Pass, "not dominated under "+strings.Join(passed, ", "), vals)
+	return "not dominated under " + strings.Join(passed, ", ")
 }
 
 // pctOf formats 100 a / b.

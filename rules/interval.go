@@ -86,17 +86,31 @@ func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		return inputFinding("interval", st, c, 2)
 	}
 	if n == 1 {
-		vals := map[string]any{"X": m.X, "n": n, "s": r.d}
-		absoluteValues(&m, vals)
+		vals := absoluteValues(&m, []audit.Figure{audit.DecFig("X", m.X), audit.IntFig("n", n), audit.DecFig("s", r.d)})
 		return finding("interval", audit.Fail, "a single contributor: the total is its value", vals)
 	}
 	lo, hi := intervalBounds(&m, n)
 	width := hi.Sub(lo)
 	bound := r.s.times(m.X)
-	vals := map[string]any{"X": m.X, "x2": m.x(1), "n": n, "s": r.d, "x1_lower": lo, "x1_upper": hi, "width": width, "s/100*X": bound}
-	absoluteValues(&m, vals)
+	vals := make([]audit.Figure, 8, 9)
+	vals[0], vals[1], vals[2], vals[3] = audit.DecFig("X", m.X), audit.DecFig("x2", m.x(1)), audit.IntFig("n", n), audit.DecFig("s", r.d)
+	vals[4], vals[5], vals[6], vals[7] = audit.DecFig("x1_lower", lo), audit.DecFig("x1_upper", hi), audit.DecFig("width", width), audit.DecFig("s/100*X", bound)
+	vals = absoluteValues(&m, vals)
 	if r.test(&m, n) {
-		return finding("interval", audit.Fail, "the second largest contributor knows x1 lies in ["+lo.String()+", "+hi.String()+"], width "+width.String()+" < "+bound.String()+" = s/100 * X", vals)
+		return said("interval", audit.Fail, sayIntervalFail, vals)
 	}
-	return finding("interval", audit.Pass, "the second largest contributor only knows x1 lies in ["+lo.String()+", "+hi.String()+"], width "+width.String()+" >= "+bound.String()+" = s/100 * X", vals)
+	return said("interval", audit.Pass, sayIntervalPass, vals)
+}
+
+// intervalText is the part of the interval rule's messages after "knows".
+func intervalText(f *audit.Finding, op string) string {
+	return "x1 lies in [" + f.Figures[4].Dec.String() + ", " + f.Figures[5].Dec.String() + "], width " + f.Figures[6].Dec.String() + op + f.Figures[7].Dec.String() + " = s/100 * X"
+}
+
+func sayIntervalFail(f *audit.Finding) string {
+	return "the second largest contributor knows " + intervalText(f, " < ")
+}
+
+func sayIntervalPass(f *audit.Finding) string {
+	return "the second largest contributor only knows " + intervalText(f, " >= ")
 }

@@ -43,10 +43,17 @@ func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !ok {
 		return f
 	}
-	rest, bound, vals := g.rest, g.bound, g.vals
-	vals["p"], vals["p/100*x1"], vals["x1_upper"] = r.d, bound, rest.Add(g.x1)
+	vals := append(g.vals, audit.DecFig("p", r.d), audit.DecFig("p/100*x1", g.bound), audit.DecFig("x1_upper", g.rest.Add(g.x1)))
 	if g.unsafe {
-		return finding("p_percent", audit.Fail, "the second largest contributor can estimate the largest within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" < "+bound.String()+" = p/100 * x1", vals)
+		return said("p_percent", audit.Fail, sayPPercentFail, vals)
 	}
-	return finding("p_percent", audit.Pass, "the largest contribution cannot be estimated within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" >= "+bound.String()+" = p/100 * x1", vals)
+	return said("p_percent", audit.Pass, sayPPercentPass, vals)
+}
+
+func sayPPercentFail(f *audit.Finding) string {
+	return "the second largest contributor can estimate the largest within " + fig(f, "p").Dec.String() + "%: X - x1 - x2 = " + fig(f, "X-x1-x2").Dec.String() + " < " + fig(f, "p/100*x1").Dec.String() + " = p/100 * x1"
+}
+
+func sayPPercentPass(f *audit.Finding) string {
+	return "the largest contribution cannot be estimated within " + fig(f, "p").Dec.String() + "%: X - x1 - x2 = " + fig(f, "X-x1-x2").Dec.String() + " >= " + fig(f, "p/100*x1").Dec.String() + " = p/100 * x1"
 }

@@ -57,10 +57,17 @@ func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !ok {
 		return f
 	}
-	rest, bound, vals := g.rest, g.bound, g.vals
-	vals["p"], vals["q"], vals["p/q*x1"] = r.p, r.q, bound
+	vals := append(g.vals, audit.DecFig("p", r.p), audit.DecFig("q", r.q), audit.DecFig("p/q*x1", g.bound))
 	if g.unsafe {
-		return finding("pq", audit.Fail, "the others' contributions X - x1 - x2 = "+rest.String()+" are less than p/q * x1 = "+bound.String()+": the second largest contributor learns x1 within "+r.p.String()+"%", vals)
+		return said("pq", audit.Fail, sayPQFail, vals)
 	}
-	return finding("pq", audit.Pass, "X - x1 - x2 = "+rest.String()+" is at least p/q * x1 = "+bound.String(), vals)
+	return said("pq", audit.Pass, sayPQPass, vals)
+}
+
+func sayPQFail(f *audit.Finding) string {
+	return "the others' contributions X - x1 - x2 = " + fig(f, "X-x1-x2").Dec.String() + " are less than p/q * x1 = " + fig(f, "p/q*x1").Dec.String() + ": the second largest contributor learns x1 within " + fig(f, "p").Dec.String() + "%"
+}
+
+func sayPQPass(f *audit.Finding) string {
+	return "X - x1 - x2 = " + fig(f, "X-x1-x2").Dec.String() + " is at least p/q * x1 = " + fig(f, "p/q*x1").Dec.String()
 }
