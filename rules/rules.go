@@ -12,8 +12,8 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
