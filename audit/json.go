@@ -10,7 +10,7 @@ import (
 // with the figures as an object in sorted key order (as encoding/json writes
 // a map), without reflection (reports hold millions of findings).
 func (f Finding) MarshalJSON() ([]byte, error) {
-	return f.AppendJSON(make([]byte, 0, 128+32*len(f.Figures)))
+	return f.AppendJSON(make([]byte, 0, 256))
 }
 
 // AppendJSON appends the finding's JSON to b, rendering its message.
@@ -21,9 +21,9 @@ func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 	b = appendString(b, string(f.Status))
 	b = append(b, `,"message":`...)
 	b = appendString(b, f.Message())
-	if len(f.Figures) > 0 {
+	if figs := f.FigureList(); len(figs) > 0 {
 		b = append(b, `,"values":`...)
-		b = appendObject(b, f.Figures)
+		b = appendObject(b, figs)
 	}
 	return append(b, '}'), nil
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -96,52 +97,47 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if st != inOK {
 		return inputFinding("dominance", st, c, r.need)
 	}
-	// one allocation for the finding's figures and every set's group
-	all := make([]audit.Figure, 3+7*len(r.sets))
-	vals, sets, items := all[:1:3], all[3:3+len(r.sets)], all[3+len(r.sets):]
-	vals[0] = audit.DecFig("X", m.X)
-	vals = absoluteValues(&m, vals)
-	failed := false
-	for i, s := range r.sets {
-		d, top := s.dominated(&m), m.sumTop(s.n)
-		failed = failed || d
-		g := items[6*i : 6*i+6 : 6*i+6]
-		g[0], g[1], g[2] = audit.IntFig("n", int64(s.n)), audit.DecFig("k", s.d), audit.DecFig("top_sum", top)
-		g[3], g[4] = audit.DecFig("top_share_pct", pctOf(top, m.X)), audit.DecFig("k/100*X", s.k.times(m.X))
-		g[5] = audit.BoolFig("dominated", d)
-		sets[i] = audit.GroupFig("", g...)
-	}
-	vals = append(vals, audit.ListFig("sets", sets...))
-	if failed {
-		return said("dominance", audit.Fail, sayDominanceFail, vals)
-	}
-	return said("dominance", audit.Pass, sayDominancePass, vals)
-}
-
-// setLabel is "(n,k)".
-func setLabel(g audit.Figure) string {
-	n, _ := g.Get("n")
-	k, _ := g.Get("k")
-	return "(" + itoa(n) + "," + k.Dec.String() + ")"
-}
-
-func sayDominanceFail(f *audit.Finding) string {
-	var failed []string
-	for _, g := range fig(f, "sets").Items {
-		if d, _ := g.Get("dominated"); d.Bool() {
-			n, _ := g.Get("n")
-			share, _ := g.Get("top_share_pct")
-			k, _ := g.Get("k")
-			failed = append(failed, "the "+itoa(n)+" largest contribution(s) make "+share.Dec.String()+"% of the total, more than "+k.Dec.String()+"% "+setLabel(g))
+	o := audit.Pass
+	for _, s := range r.sets {
+		if s.dominated(&m) {
+			o = audit.Fail
+			break
 		}
 	}
-	return strings.Join(failed, "; ")
+	return audit.Finding{Rule: "dominance", Status: o, Facts: &dominanceFacts{m: m, r: r}}
 }
 
-func sayDominancePass(f *audit.Finding) string {
-	var passed []string
-	for _, g := range fig(f, "sets").Items {
-		passed = append(passed, setLabel(g))
+// dominanceFacts are the figures behind a dominance finding: what the
+// rule read of the cell; each set's figures are computed when written.
+type dominanceFacts struct {
+	m magInput
+	r dominance
+}
+
+// Figures implements audit.Facts.
+func (g *dominanceFacts) Figures() []audit.Figure {
+	vals := absoluteValues(&g.m, []audit.Figure{audit.DecFig("X", g.m.X)})
+	sets := make([]audit.Figure, len(g.r.sets))
+	for i, s := range g.r.sets {
+		top := g.m.sumTop(s.n)
+		sets[i] = audit.GroupFig("", audit.IntFig("n", int64(s.n)), audit.DecFig("k", s.d), audit.DecFig("top_sum", top),
+			audit.DecFig("top_share_pct", pctOf(top, g.m.X)), audit.DecFig("k/100*X", s.k.times(g.m.X)), audit.BoolFig("dominated", s.dominated(&g.m)))
+	}
+	return append(vals, audit.ListFig("sets", sets...))
+}
+
+// Message implements audit.Facts.
+func (g *dominanceFacts) Message() string {
+	var failed, passed []string
+	for _, s := range g.r.sets {
+		if s.dominated(&g.m) {
+			failed = append(failed, "the "+strconv.Itoa(s.n)+" largest contribution(s) make "+pctOf(g.m.sumTop(s.n), g.m.X).String()+"% of the total, more than "+s.d.String()+"% "+s.label)
+		} else {
+			passed = append(passed, s.label)
+		}
+	}
+	if len(failed) > 0 {
+		return strings.Join(failed, "; ")
 	}
 	return "not dominated under " + strings.Join(passed, ", ")
 }

@@ -89,28 +89,36 @@ func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		vals := absoluteValues(&m, []audit.Figure{audit.DecFig("X", m.X), audit.IntFig("n", n), audit.DecFig("s", r.d)})
 		return finding("interval", audit.Fail, "a single contributor: the total is its value", vals)
 	}
-	lo, hi := intervalBounds(&m, n)
-	width := hi.Sub(lo)
-	bound := r.s.times(m.X)
-	vals := make([]audit.Figure, 8, 9)
-	vals[0], vals[1], vals[2], vals[3] = audit.DecFig("X", m.X), audit.DecFig("x2", m.x(1)), audit.IntFig("n", n), audit.DecFig("s", r.d)
-	vals[4], vals[5], vals[6], vals[7] = audit.DecFig("x1_lower", lo), audit.DecFig("x1_upper", hi), audit.DecFig("width", width), audit.DecFig("s/100*X", bound)
-	vals = absoluteValues(&m, vals)
+	o := audit.Pass
 	if r.test(&m, n) {
-		return said("interval", audit.Fail, sayIntervalFail, vals)
+		o = audit.Fail
 	}
-	return said("interval", audit.Pass, sayIntervalPass, vals)
+	return audit.Finding{Rule: "interval", Status: o, Facts: &intervalFacts{m: m, n: n, r: r, unsafe: o == audit.Fail}}
 }
 
-// intervalText is the part of the interval rule's messages after "knows".
-func intervalText(f *audit.Finding, op string) string {
-	return "x1 lies in [" + f.Figures[4].Dec.String() + ", " + f.Figures[5].Dec.String() + "], width " + f.Figures[6].Dec.String() + op + f.Figures[7].Dec.String() + " = s/100 * X"
+// intervalFacts are the figures behind an interval finding (n >= 2).
+type intervalFacts struct {
+	m      magInput
+	n      int64
+	r      interval
+	unsafe bool
 }
 
-func sayIntervalFail(f *audit.Finding) string {
-	return "the second largest contributor knows " + intervalText(f, " < ")
+// Figures implements audit.Facts.
+func (g *intervalFacts) Figures() []audit.Figure {
+	lo, hi := intervalBounds(&g.m, g.n)
+	vals := []audit.Figure{audit.DecFig("X", g.m.X), audit.DecFig("x2", g.m.x(1)), audit.IntFig("n", g.n), audit.DecFig("s", g.r.d),
+		audit.DecFig("x1_lower", lo), audit.DecFig("x1_upper", hi), audit.DecFig("width", hi.Sub(lo)), audit.DecFig("s/100*X", g.r.s.times(g.m.X))}
+	return absoluteValues(&g.m, vals)
 }
 
-func sayIntervalPass(f *audit.Finding) string {
-	return "the second largest contributor only knows " + intervalText(f, " >= ")
+// Message implements audit.Facts.
+func (g *intervalFacts) Message() string {
+	lo, hi := intervalBounds(&g.m, g.n)
+	text := "x1 lies in [" + lo.String() + ", " + hi.String() + "], width " + hi.Sub(lo).String()
+	bound := g.r.s.times(g.m.X).String() + " = s/100 * X"
+	if g.unsafe {
+		return "the second largest contributor knows " + text + " < " + bound
+	}
+	return "the second largest contributor only knows " + text + " >= " + bound
 }

@@ -253,26 +253,31 @@ func (r restRule) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 	return m.restBelow(r.ratio), true
 }
 
-// restFigures are the figures behind a p% or p-q finding.
-type restFigures struct {
-	unsafe      bool
-	x1, x2      decimal.Dec
-	rest, bound decimal.Dec // X - x1 - x2 and ratio × x1
-	vals        []audit.Figure
+// restFacts are the figures behind a p% or p-q finding: what the rule
+// read of the cell and its verdict. The derived figures and the message
+// are computed when the finding is written.
+type restFacts struct {
+	m      magInput
+	unsafe bool
 }
 
-// figures reads the cell for Check; ok is false (with the finding to
+// read reads the cell for Check; ok is false (with the finding to
 // return) when the rule cannot be applied.
-func (r restRule) figures(rule string, t *audit.Table, c *audit.Cell) (restFigures, audit.Finding, bool) {
-	var m magInput
-	if st := readMagnitude(t, c, 2, r.absolute, &m); st != inOK {
-		return restFigures{}, inputFinding(rule, st, c, 2), false
+func (r restRule) read(rule string, t *audit.Table, c *audit.Cell) (restFacts, audit.Finding, bool) {
+	var g restFacts
+	if st := readMagnitude(t, c, 2, r.absolute, &g.m); st != inOK {
+		return g, inputFinding(rule, st, c, 2), false
 	}
-	g := restFigures{unsafe: m.restBelow(r.ratio), x1: m.x(0), x2: m.x(1)}
-	g.rest = m.X.Sub(g.x1).Sub(g.x2)
-	g.bound = r.ratio.times(g.x1)
-	g.vals = make([]audit.Figure, 4, 8)
-	g.vals[0], g.vals[1], g.vals[2], g.vals[3] = audit.DecFig("X", m.X), audit.DecFig("x1", g.x1), audit.DecFig("x2", g.x2), audit.DecFig("X-x1-x2", g.rest)
-	g.vals = absoluteValues(&m, g.vals)
+	g.unsafe = g.m.restBelow(r.ratio)
 	return g, audit.Finding{}, true
+}
+
+// figures returns X, x1, x2, X - x1 - x2 (and absolute), with room for
+// the rule's own, and X - x1 - x2 and ratio × x1.
+func (g *restFacts) figures(r restRule) (figs []audit.Figure, rest, bound decimal.Dec) {
+	x1, x2 := g.m.x(0), g.m.x(1)
+	rest = g.m.X.Sub(x1).Sub(x2)
+	bound = r.ratio.times(x1)
+	figs = []audit.Figure{audit.DecFig("X", g.m.X), audit.DecFig("x1", x1), audit.DecFig("x2", x2), audit.DecFig("X-x1-x2", rest)}
+	return absoluteValues(&g.m, figs), rest, bound
 }

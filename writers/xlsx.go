@@ -283,7 +283,7 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 			continue
 		}
 		fmt.Fprintf(&b, "%s: %s\n%s\n", f.Rule, f.Status, f.Message())
-		figs := slices.Clone(f.Figures)
+		figs := slices.Clone(f.FigureList())
 		slices.SortStableFunc(figs, func(x, y audit.Figure) int { return strings.Compare(x.Name, y.Name) })
 		for _, g := range figs {
 			fmt.Fprintf(&b, "  %s = %s\n", g.Name, g.String())
