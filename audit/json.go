@@ -1,132 +1,90 @@
 package audit
 
 import (
-	"encoding/json"
 	"math"
-	"slices"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
-// MarshalJSON writes a finding with its values in sorted key order, as
-// encoding/json would, but without reflection for the common value types
-// (reports hold millions of findings).
+// MarshalJSON writes a finding as {"rule", "status", "message", "values"},
+// with the figures as an object in sorted key order (as encoding/json writes
+// a map), without reflection (reports hold millions of findings).
 func (f Finding) MarshalJSON() ([]byte, error) {
-	return f.AppendJSON(make([]byte, 0, 128+32*len(f.Values)))
+	return f.AppendJSON(make([]byte, 0, 256))
 }
 
-// AppendJSON appends the finding's JSON to b.
+// AppendJSON appends the finding's JSON to b, rendering its message.
 func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"rule":`...)
 	b = appendString(b, f.Rule)
 	b = append(b, `,"status":`...)
 	b = appendString(b, string(f.Status))
 	b = append(b, `,"message":`...)
-	b = appendString(b, f.Message)
-	if len(f.Values) > 0 {
-		b = append(b, `,"values":{`...)
-		keys := make([]string, 0, len(f.Values))
-		for k := range f.Values {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			var err error
-			if b, err = appendValue(b, f.Values[k]); err != nil {
-				return nil, err
-			}
-		}
-		b = append(b, '}')
+	b = appendString(b, f.Message())
+	if figs := f.FigureList(); len(figs) > 0 {
+		b = append(b, `,"values":`...)
+		b = appendObject(b, figs)
 	}
 	return append(b, '}'), nil
 }
 
-func appendValue(b []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(b, "null"...), nil
-	case decimal.Dec:
-		return x.Append(b), nil
-	case string:
-		return appendString(b, x), nil
-	case int:
-		return strconv.AppendInt(b, int64(x), 10), nil
-	case int64:
-		return strconv.AppendInt(b, x, 10), nil
-	case uint64:
-		return strconv.AppendUint(b, x, 10), nil
-	case bool:
-		return strconv.AppendBool(b, x), nil
-	case float64:
+// AppendJSON appends the figure's value (not its name) as JSON.
+func (g Figure) AppendJSON(b []byte) []byte {
+	switch g.Kind {
+	case KindDec:
+		return g.Dec.Append(b)
+	case KindInt:
+		return strconv.AppendInt(b, g.Int, 10)
+	case KindUint:
+		return strconv.AppendUint(b, uint64(g.Int), 10)
+	case KindBool:
+		return strconv.AppendBool(b, g.Int != 0)
+	case KindFloat:
+		x := g.Float()
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64)), nil
+			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64))
 		}
-		return appendFloat(b, x), nil
-	case []float64:
+		return appendFloat(b, x)
+	case KindText:
+		return appendString(b, g.Text)
+	case KindList:
 		b = append(b, '[')
-		for i, f := range x {
+		for i, it := range g.Items {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			var err error
-			if b, err = appendValue(b, f); err != nil {
-				return nil, err
-			}
+			b = it.AppendJSON(b)
 		}
-		return append(b, ']'), nil
-	case []any:
-		return appendSlice(b, len(x), func(i int) any { return x[i] })
-	case []map[string]any:
-		return appendSlice(b, len(x), func(i int) any { return x[i] })
-	case map[string]any:
-		if x == nil {
-			return append(b, "null"...), nil
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			var err error
-			if b, err = appendValue(b, x[k]); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
+		return append(b, ']')
+	case KindGroup:
+		return appendObject(b, g.Items)
 	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return append(b, j...), nil
+	return append(b, "null"...)
 }
 
-func appendSlice(b []byte, n int, at func(int) any) ([]byte, error) {
-	b = append(b, '[')
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var err error
-		if b, err = appendValue(b, at(i)); err != nil {
-			return nil, err
+// appendObject writes named figures as a JSON object in sorted key order.
+func appendObject(b []byte, fs []Figure) []byte {
+	var small [16]int
+	idx := small[:0]
+	for i := range fs {
+		idx = append(idx, i)
+	}
+	// insertion sort: a finding has a handful of figures
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && fs[idx[j]].Name < fs[idx[j-1]].Name; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
 		}
 	}
-	return append(b, ']'), nil
+	b = append(b, '{')
+	for n, i := range idx {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, fs[i].Name)
+		b = append(b, ':')
+		b = fs[i].AppendJSON(b)
+	}
+	return append(b, '}')
 }
 
 // appendFloat formats a finite float64 as encoding/json does.

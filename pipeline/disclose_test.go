@@ -114,7 +114,7 @@ func TestMinMaxPrimaryByDefault(t *testing.T) {
 	}
 	for _, c := range tab.Cells {
 		f, ok := findingOf(c, "minmax")
-		if c.Status != audit.StatusPrimary || !ok || f.Status != audit.Fail || !strings.Contains(f.Message, "exact value") {
+		if c.Status != audit.StatusPrimary || !ok || f.Status != audit.Fail || !strings.Contains(f.Message(), "exact value") {
 			t.Errorf("cell %v: status %s, minmax finding %+v", c.Key, c.Status, f)
 		}
 	}
@@ -157,7 +157,7 @@ func TestAllMissingCellIsReview(t *testing.T) {
 	if aq.Status != audit.StatusReview {
 		t.Fatalf("all-missing cell a/q: status %s, want review; findings %+v", aq.Status, aq.Findings)
 	}
-	if f, ok := findingOf(aq, "missing"); !ok || f.Status != audit.Review || !strings.Contains(f.Message, "missing") {
+	if f, ok := findingOf(aq, "missing"); !ok || f.Status != audit.Review || !strings.Contains(f.Message(), "missing") {
 		t.Fatalf("a/q missing finding %+v", f)
 	}
 	// b/q has no records at all: an empty cell, not a missing one
@@ -198,7 +198,7 @@ func TestAggregateMarginsMustAddUp(t *testing.T) {
 			t.Fatalf("%s: no consistency finding", k)
 		}
 		if review[k] {
-			if c.Status != audit.StatusReview || f.Status != audit.Review || !strings.Contains(f.Message, "difference") {
+			if c.Status != audit.StatusReview || f.Status != audit.Review || !strings.Contains(f.Message(), "difference") {
 				t.Errorf("%s: status %s, finding %+v; want review with the difference", k, c.Status, f)
 			}
 		} else if c.Status != audit.StatusOK || f.Status != audit.Pass {
@@ -206,8 +206,8 @@ func TestAggregateMarginsMustAddUp(t *testing.T) {
 		}
 	}
 	f, _ := findingOf(cellByKey(t, tab, "2014/Total"), "consistency")
-	if !strings.Contains(f.Message, "3000") {
-		t.Errorf("2014/Total: %q does not give the difference 3000", f.Message)
+	if !strings.Contains(f.Message(), "3000") {
+		t.Errorf("2014/Total: %q does not give the difference 3000", f.Message())
 	}
 	// counts are checked too
 	bad := strings.Replace(in, "2015,Total,40,1000", "2015,Total,41,1000", 1)

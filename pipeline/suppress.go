@@ -85,30 +85,30 @@ func attachIntervals(t *audit.Table, res *audit.Intervals) {
 		if c == nil {
 			continue
 		}
-		hi := any(r.Hi)
+		hi := audit.FloatFig("hi", r.Hi)
 		if math.IsInf(r.Hi, 1) {
-			hi = nil
+			hi = audit.NullFig("hi")
 		}
-		v := map[string]any{"lo": r.Lo, "hi": hi, "exact": r.Exact, "protected": r.Protected, "upper_level": r.Upper, "lower_level": r.Lower}
+		v := []audit.Figure{audit.FloatFig("lo", r.Lo), hi, audit.BoolFig("exact", r.Exact), audit.BoolFig("protected", r.Protected), audit.FloatFig("upper_level", r.Upper), audit.FloatFig("lower_level", r.Lower)}
 		if r.Approximate {
-			v["approximate"] = true
+			v = append(v, audit.BoolFig("approximate", true))
 		}
 		if r.Undetermined {
-			v["undetermined"] = true
+			v = append(v, audit.BoolFig("undetermined", true))
 		}
-		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Values: v}
+		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Figures: v}
 		switch {
 		case r.Undetermined:
 			f.Status = audit.Review
-			f.Message = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%g, %s])", r.Lo, fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%g, %s])", r.Lo, fmtHi(r.Hi))
 		case r.Exact:
 			f.Status = audit.Review
-			f.Message = fmt.Sprintf("the published cells give this cell exactly (%g): the suppression pattern does not protect it", r.Lo)
+			f.Text = fmt.Sprintf("the published cells give this cell exactly (%g): the suppression pattern does not protect it", r.Lo)
 		case !r.Protected:
 			f.Status = audit.Review
-			f.Message = fmt.Sprintf("an intruder can narrow this cell to [%g, %s], inside its protection levels", r.Lo, fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%g, %s], inside its protection levels", r.Lo, fmtHi(r.Hi))
 		default:
-			f.Message = fmt.Sprintf("an intruder can only place this cell in [%g, %s]", r.Lo, fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can only place this cell in [%g, %s]", r.Lo, fmtHi(r.Hi))
 		}
 		c.Findings = append(c.Findings, f)
 		if f.Status == audit.Review && c.Status == audit.StatusOK {

@@ -204,8 +204,8 @@ func TestAcroCharitiesNegative(t *testing.T) {
 			}
 		}
 		for _, f := range abs.Cells[i].Findings {
-			if f.Rule == "dominance" && (f.Status == audit.Review || f.Values["absolute"] != true) {
-				t.Errorf("abs %v: dominance %s %v", c.Key, f.Status, f.Values)
+			if f.Rule == "dominance" && (f.Status == audit.Review || f.Values()["absolute"] != true) {
+				t.Errorf("abs %v: dominance %s %v", c.Key, f.Status, f.Values())
 			}
 			if f.Rule == "negative" && f.Status != audit.Pass {
 				t.Errorf("abs %v: negative says %s", c.Key, f.Status)
@@ -251,8 +251,8 @@ func TestClassDisclosure(t *testing.T) {
 	}
 	for _, c := range tab.Cells {
 		for _, f := range c.Findings {
-			if f.Rule == "class" && f.Status == audit.Fail && !strings.Contains(f.Message, "all ") {
-				t.Errorf("message %q", f.Message)
+			if f.Rule == "class" && f.Status == audit.Fail && !strings.Contains(f.Message(), "all ") {
+				t.Errorf("message %q", f.Message())
 			}
 		}
 	}
@@ -331,7 +331,7 @@ func TestPermutationInvariance(t *testing.T) {
 				rt.Fatalf("cell %v: %s vs %v: %s", ca.Key, ca.Status, cb.Key, cb.Status)
 			}
 			for j := range ca.Findings {
-				if ca.Findings[j].Status != cb.Findings[j].Status || ca.Findings[j].Message != cb.Findings[j].Message {
+				if ca.Findings[j].Status != cb.Findings[j].Status || ca.Findings[j].Message() != cb.Findings[j].Message() {
 					rt.Fatalf("cell %v: %+v vs %+v", ca.Key, ca.Findings[j], cb.Findings[j])
 				}
 			}

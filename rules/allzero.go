@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
@@ -39,7 +37,8 @@ func (allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasN {
 		return finding(name, audit.NotApplicable, "the number of contributors is not known", nil)
 	}
-	v := map[string]any{"n": c.N, "X": c.Total}
+	v := make([]audit.Figure, 2, 3)
+	v[0], v[1] = audit.IntFig("n", c.N), audit.DecFig("X", c.Total)
 	switch {
 	case c.N == 0:
 		return finding(name, audit.NotApplicable, "empty cell (the zeros rule decides)", v)
@@ -48,12 +47,18 @@ func (allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	case negativeKnown(c):
 		return finding(name, audit.Pass, "the total is zero but the contributions include negative values, so they are not all zero (see the negative rule)", v)
 	}
-	msg := fmt.Sprintf("all %d contributions are zero: publishing the cell discloses every contributor's value", c.N)
 	if t != nil && t.Mode == audit.Aggregate {
-		v["assumed_non_negative"] = true
-		msg = fmt.Sprintf("the total of %d contributors is zero: with non-negative contributions (assumed, as by the magnitude rules) every contributor's value is 0 and publishing the cell discloses it", c.N)
+		return said(name, audit.Fail, sayAllZeroAssumed, append(v, audit.BoolFig("assumed_non_negative", true)))
 	}
-	return finding(name, audit.Fail, msg, v)
+	return said(name, audit.Fail, sayAllZero, v)
+}
+
+func sayAllZero(f *audit.Finding) string {
+	return "all " + itoa(f.Figures[0]) + " contributions are zero: publishing the cell discloses every contributor's value"
+}
+
+func sayAllZeroAssumed(f *audit.Finding) string {
+	return "the total of " + itoa(f.Figures[0]) + " contributors is zero: with non-negative contributions (assumed, as by the magnitude rules) every contributor's value is 0 and publishing the cell discloses it"
 }
 
 // negativeKnown reports whether the cell is known to have a negative

@@ -65,20 +65,33 @@ func BenchmarkMagnitudeRules(b *testing.B) {
 }
 
 // BenchmarkMagnitudeFindings measures the same rules building their full
-// findings (message and figures), as the pipeline's Check calls do.
-func BenchmarkMagnitudeFindings(b *testing.B) {
+// findings (outcome and typed figures), as the pipeline's Check calls do.
+// Messages and the figures' list are rendered when a finding is written:
+// BenchmarkMagnitudeFindingsWritten measures that too.
+func BenchmarkMagnitudeFindings(b *testing.B) { benchFindings(b, false) }
+
+// BenchmarkMagnitudeFindingsWritten measures the rules building their
+// findings and each finding's JSON (figures and message), as report.json
+// writes them.
+func BenchmarkMagnitudeFindingsWritten(b *testing.B) { benchFindings(b, true) }
+
+func benchFindings(b *testing.B, write bool) {
 	cells := benchCells(1 << 10)
 	var rs []rules.CellRule
 	for _, r := range magnitudeRules(b) {
 		rs = append(rs, r.(rules.CellRule))
 	}
+	var buf []byte
 	b.ResetTimer()
 	start, cpu := time.Now(), cpuTime()
 	done := 0
 	for i := 0; b.Loop(); i++ {
 		c := cells[i&(len(cells)-1)]
 		for _, r := range rs {
-			_ = r.Check(magTable, c)
+			f := r.Check(magTable, c)
+			if write {
+				buf, _ = f.AppendJSON(buf[:0])
+			}
 		}
 		done++
 	}

@@ -134,26 +134,22 @@ func (r class) CheckTable(t *audit.Table) {
 	for _, c := range t.Cells {
 		h := hits[c]
 		if len(h) == 0 {
-			var v map[string]any
-			if c.HasN {
-				v = map[string]any{"n": c.N}
-			}
-			f := finding("class", audit.Pass, "no row or column has its whole count in this cell", v)
 			if !c.HasN {
-				f.Status, f.Message = audit.NotApplicable, "the count is not known"
+				c.Findings = append(c.Findings, finding("class", audit.NotApplicable, "the count is not known", nil))
+				continue
 			}
-			c.Findings = append(c.Findings, f)
+			c.Findings = append(c.Findings, finding("class", audit.Pass, "no row or column has its whole count in this cell", []audit.Figure{audit.IntFig("n", c.N)}))
 			continue
 		}
 		sort.Slice(h, func(i, j int) bool { return h[i].along < h[j].along })
 		var msgs []string
-		var lines []map[string]any
+		var lines []audit.Figure
 		for _, x := range h {
 			d := dimIndex(t, x.along)
 			msgs = append(msgs, fmt.Sprintf("all %d of %s have %s=%s", x.n, x.group, x.along, c.Key[d]))
-			lines = append(lines, map[string]any{"along": x.along, "group": x.group, "n": x.n})
+			lines = append(lines, audit.GroupFig("", audit.TextFig("along", x.along), audit.TextFig("group", x.group), audit.IntFig("n", x.n)))
 		}
-		c.Findings = append(c.Findings, finding("class", audit.Fail, "group disclosure: "+strings.Join(msgs, "; ")+": publishing this cell reveals the category of every member", map[string]any{"n": c.N, "lines": lines}))
+		c.Findings = append(c.Findings, finding("class", audit.Fail, "group disclosure: "+strings.Join(msgs, "; ")+": publishing this cell reveals the category of every member", []audit.Figure{audit.IntFig("n", c.N), audit.ListFig("lines", lines...)}))
 	}
 }
 

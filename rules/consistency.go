@@ -53,7 +53,7 @@ func (consistency) CheckTable(t *audit.Table) {
 	}
 	type problem struct {
 		msg string
-		v   map[string]any
+		v   audit.Figure
 	}
 	problems := make([][]problem, len(t.Cells))
 	checked := make([]bool, len(t.Cells))
@@ -95,7 +95,8 @@ func (consistency) CheckTable(t *audit.Table) {
 			along := t.Dims[r.Dim]
 			p := problem{
 				msg: fmt.Sprintf("the %s of %s is %s but its %d cell(s) along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, len(r.Parts), along, sum, diff),
-				v:   map[string]any{"figure": fig.name, "margin": t.KeyString(margin.Key), "along": along, "margin_value": mv, "sum": sum, "difference": diff},
+				v: audit.GroupFig("", audit.TextFig("figure", fig.name), audit.TextFig("margin", t.KeyString(margin.Key)), audit.TextFig("along", along),
+					audit.DecFig("margin_value", mv), audit.DecFig("sum", sum), audit.DecFig("difference", diff)),
 			}
 			problems[r.Total] = append(problems[r.Total], p)
 			for _, j := range r.Parts {
@@ -104,12 +105,12 @@ func (consistency) CheckTable(t *audit.Table) {
 		}
 	}
 	for i, c := range t.Cells {
-		v := map[string]any{}
+		var v []audit.Figure
 		if c.HasN {
-			v["n"] = c.N
+			v = append(v, audit.IntFig("n", c.N))
 		}
 		if c.HasTotal {
-			v["X"] = c.Total
+			v = append(v, audit.DecFig("X", c.Total))
 		}
 		var msgs []string
 		if c.HasN && c.HasTotal {
@@ -119,12 +120,12 @@ func (consistency) CheckTable(t *audit.Table) {
 			}
 		}
 		if len(problems[i]) > 0 {
-			var rs []map[string]any
+			var rs []audit.Figure
 			for _, p := range problems[i] {
 				msgs = append(msgs, p.msg)
 				rs = append(rs, p.v)
 			}
-			v["relations"] = rs
+			v = append(v, audit.ListFig("relations", rs...))
 		}
 		switch {
 		case len(msgs) > 0:

@@ -26,7 +26,7 @@ func TestConsistency(t *testing.T) {
 		mustRule(t, "consistency", "").(rules.TableRule).CheckTable(tab)
 		out := map[string]audit.Finding{}
 		for _, c := range cells {
-			if len(c.Findings) != 1 || c.Findings[0].Rule != "consistency" || c.Findings[0].Message == "" {
+			if len(c.Findings) != 1 || c.Findings[0].Rule != "consistency" || c.Findings[0].Message() == "" {
 				t.Fatalf("%v: findings %+v", c.Key, c.Findings)
 			}
 			out[c.Key[0]] = c.Findings[0]
@@ -60,10 +60,10 @@ func TestConsistency(t *testing.T) {
 			got := run(tc.mode, tc.cells...)
 			for k, w := range tc.want {
 				if got[k].Status != w {
-					t.Errorf("%s: %s (%s), want %s", k, got[k].Status, got[k].Message, w)
+					t.Errorf("%s: %s (%s), want %s", k, got[k].Status, got[k].Message(), w)
 				}
-				if w == audit.Review && !strings.Contains(got[k].Message, tc.text) {
-					t.Errorf("%s: %q does not say %q", k, got[k].Message, tc.text)
+				if w == audit.Review && !strings.Contains(got[k].Message(), tc.text) {
+					t.Errorf("%s: %q does not say %q", k, got[k].Message(), tc.text)
 				}
 			}
 		})

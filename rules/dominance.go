@@ -97,26 +97,49 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if st != inOK {
 		return inputFinding("dominance", st, c, r.need)
 	}
-	vals := map[string]any{"X": m.X}
-	absoluteValues(&m, vals)
-	var failed, passed []string
-	sets := make([]map[string]any, 0, len(r.sets))
+	o := audit.Pass
 	for _, s := range r.sets {
-		d, top := s.dominated(&m), m.sumTop(s.n)
-		label := s.label
-		share := pctOf(top, m.X)
-		sets = append(sets, map[string]any{"n": s.n, "k": s.d, "top_sum": top, "top_share_pct": share, "k/100*X": s.k.times(m.X), "dominated": d})
-		if d {
-			failed = append(failed, "the "+strconv.Itoa(s.n)+" largest contribution(s) make "+share.String()+"% of the total, more than "+s.d.String()+"% "+label)
-		} else {
-			passed = append(passed, label)
+		if s.dominated(&m) {
+			o = audit.Fail
+			break
 		}
 	}
-	vals["sets"] = sets
-	if len(failed) > 0 {
-		return finding("dominance", audit.Fail, strings.Join(failed, "; "), vals)
+	return audit.Finding{Rule: "dominance", Status: o, Facts: &dominanceFacts{m: m, r: r}}
+}
+
+// dominanceFacts are the figures behind a dominance finding: what the
+// rule read of the cell; each set's figures are computed when written.
+type dominanceFacts struct {
+	m magInput
+	r dominance
+}
+
+// Figures implements audit.Facts.
+func (g *dominanceFacts) Figures() []audit.Figure {
+	vals := absoluteValues(&g.m, []audit.Figure{audit.DecFig("X", g.m.X)})
+	sets := make([]audit.Figure, len(g.r.sets))
+	for i, s := range g.r.sets {
+		top := g.m.sumTop(s.n)
+		sets[i] = audit.GroupFig("", audit.IntFig("n", int64(s.n)), audit.DecFig("k", s.d), audit.DecFig("top_sum", top),
+			audit.DecFig("top_share_pct", pctOf(top, g.m.X)), audit.DecFig("k/100*X", s.k.times(g.m.X)), audit.BoolFig("dominated", s.dominated(&g.m)))
 	}
-	return finding("dominance", audit.Pass, "not dominated under "+strings.Join(passed, ", "), vals)
+	return append(vals, audit.ListFig("sets", sets...))
+}
+
+// Message implements audit.Facts.
+func (g *dominanceFacts) Message() string {
+	var failed, passed []string
+	for _, s := range g.r.sets {
+		if s.dominated(&g.m) {
+			failed = append(failed, "the "+strconv.Itoa(s.n)+" largest contribution(s) make "+pctOf(g.m.sumTop(s.n), g.m.X).String()+"% of the total, more than "+s.d.String()+"% "+s.label)
+		} else {
+			passed = append(passed, s.label)
+		}
+	}
+	if len(failed) > 0 {
+		return strings.Join(failed, "; ")
+	}
+	return "not dominated under " + strings.Join(passed, ", ")
 }
 
 // pctOf formats 100 a / b.

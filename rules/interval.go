@@ -86,17 +86,39 @@ func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		return inputFinding("interval", st, c, 2)
 	}
 	if n == 1 {
-		vals := map[string]any{"X": m.X, "n": n, "s": r.d}
-		absoluteValues(&m, vals)
+		vals := absoluteValues(&m, []audit.Figure{audit.DecFig("X", m.X), audit.IntFig("n", n), audit.DecFig("s", r.d)})
 		return finding("interval", audit.Fail, "a single contributor: the total is its value", vals)
 	}
-	lo, hi := intervalBounds(&m, n)
-	width := hi.Sub(lo)
-	bound := r.s.times(m.X)
-	vals := map[string]any{"X": m.X, "x2": m.x(1), "n": n, "s": r.d, "x1_lower": lo, "x1_upper": hi, "width": width, "s/100*X": bound}
-	absoluteValues(&m, vals)
+	o := audit.Pass
 	if r.test(&m, n) {
-		return finding("interval", audit.Fail, "the second largest contributor knows x1 lies in ["+lo.String()+", "+hi.String()+"], width "+width.String()+" < "+bound.String()+" = s/100 * X", vals)
+		o = audit.Fail
 	}
-	return finding("interval", audit.Pass, "the second largest contributor only knows x1 lies in ["+lo.String()+", "+hi.String()+"], width "+width.String()+" >= "+bound.String()+" = s/100 * X", vals)
+	return audit.Finding{Rule: "interval", Status: o, Facts: &intervalFacts{m: m, n: n, r: r, unsafe: o == audit.Fail}}
+}
+
+// intervalFacts are the figures behind an interval finding (n >= 2).
+type intervalFacts struct {
+	m      magInput
+	n      int64
+	r      interval
+	unsafe bool
+}
+
+// Figures implements audit.Facts.
+func (g *intervalFacts) Figures() []audit.Figure {
+	lo, hi := intervalBounds(&g.m, g.n)
+	vals := []audit.Figure{audit.DecFig("X", g.m.X), audit.DecFig("x2", g.m.x(1)), audit.IntFig("n", g.n), audit.DecFig("s", g.r.d),
+		audit.DecFig("x1_lower", lo), audit.DecFig("x1_upper", hi), audit.DecFig("width", hi.Sub(lo)), audit.DecFig("s/100*X", g.r.s.times(g.m.X))}
+	return absoluteValues(&g.m, vals)
+}
+
+// Message implements audit.Facts.
+func (g *intervalFacts) Message() string {
+	lo, hi := intervalBounds(&g.m, g.n)
+	text := "x1 lies in [" + lo.String() + ", " + hi.String() + "], width " + hi.Sub(lo).String()
+	bound := g.r.s.times(g.m.X).String() + " = s/100 * X"
+	if g.unsafe {
+		return "the second largest contributor knows " + text + " < " + bound
+	}
+	return "the second largest contributor only knows " + text + " >= " + bound
 }

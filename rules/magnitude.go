@@ -1,9 +1,9 @@
 package rules
 
 import (
-	"fmt"
 	"math/big"
 	"math/bits"
+	"strconv"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -134,17 +134,21 @@ func inputFinding(rule string, st inputState, c *audit.Cell, need int) audit.Fin
 	case inSuppressed:
 		return finding(rule, audit.NotApplicable, "the cell total is already suppressed in the input", nil)
 	case inNegative:
-		return finding(rule, audit.Review, fmt.Sprintf("%d negative contribution(s): the rule assumes non-negative values (set absolute: true to assess absolute values)", max(c.Negative, 1)), map[string]any{"negative": c.Negative, "X": c.Total})
+		return said(rule, audit.Review, sayNegativeInput, []audit.Figure{audit.IntFig("negative", c.Negative), audit.DecFig("X", c.Total)})
 	case inNoAbs:
-		return finding(rule, audit.Review, "negative contributions, and the input does not give absolute values to assess", map[string]any{"negative": c.Negative, "X": c.Total})
+		return finding(rule, audit.Review, "negative contributions, and the input does not give absolute values to assess", []audit.Figure{audit.IntFig("negative", c.Negative), audit.DecFig("X", c.Total)})
 	case inEmpty:
 		return finding(rule, audit.NotApplicable, "empty cell (no contributors)", nil)
 	case inNoTop:
-		return finding(rule, audit.NotApplicable, fmt.Sprintf("needs the %d largest contributions, which the input does not give", need), nil)
+		return finding(rule, audit.NotApplicable, "needs the "+strconv.Itoa(need)+" largest contributions, which the input does not give", nil)
 	case inNoN:
 		return finding(rule, audit.NotApplicable, "needs the number of contributors, which the input does not give", nil)
 	}
 	return finding(rule, audit.Review, "the cell cannot be assessed", nil)
+}
+
+func sayNegativeInput(f *audit.Finding) string {
+	return strconv.FormatInt(max(f.Figures[0].Int, 1), 10) + " negative contribution(s): the rule assumes non-negative values (set absolute: true to assess absolute values)"
 }
 
 // frac is an exact positive rational parameter num/den, with den > 0.
@@ -222,11 +226,12 @@ func ratio(k int64, a, b decimal.Dec) decimal.Dec {
 	return shortDec(r.Mul(r, big.NewRat(k, 1)))
 }
 
-// absoluteValues marks to the figures of a rule assessing absolute values.
-func absoluteValues(m *magInput, v map[string]any) {
+// absoluteValues marks the figures of a rule assessing absolute values.
+func absoluteValues(m *magInput, v []audit.Figure) []audit.Figure {
 	if m.abs {
-		v["absolute"] = true
+		v = append(v, audit.BoolFig("absolute", true))
 	}
+	return v
 }
 
 // restRule is what the p% and p-q rules share: the intruder is the second
@@ -248,25 +253,31 @@ func (r restRule) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 	return m.restBelow(r.ratio), true
 }
 
-// restFigures are the figures behind a p% or p-q finding.
-type restFigures struct {
-	unsafe      bool
-	x1, x2      decimal.Dec
-	rest, bound decimal.Dec // X - x1 - x2 and ratio × x1
-	vals        map[string]any
+// restFacts are the figures behind a p% or p-q finding: what the rule
+// read of the cell and its verdict. The derived figures and the message
+// are computed when the finding is written.
+type restFacts struct {
+	m      magInput
+	unsafe bool
 }
 
-// figures reads the cell for Check; ok is false (with the finding to
+// read reads the cell for Check; ok is false (with the finding to
 // return) when the rule cannot be applied.
-func (r restRule) figures(rule string, t *audit.Table, c *audit.Cell) (restFigures, audit.Finding, bool) {
-	var m magInput
-	if st := readMagnitude(t, c, 2, r.absolute, &m); st != inOK {
-		return restFigures{}, inputFinding(rule, st, c, 2), false
+func (r restRule) read(rule string, t *audit.Table, c *audit.Cell) (restFacts, audit.Finding, bool) {
+	var g restFacts
+	if st := readMagnitude(t, c, 2, r.absolute, &g.m); st != inOK {
+		return g, inputFinding(rule, st, c, 2), false
 	}
-	g := restFigures{unsafe: m.restBelow(r.ratio), x1: m.x(0), x2: m.x(1)}
-	g.rest = m.X.Sub(g.x1).Sub(g.x2)
-	g.bound = r.ratio.times(g.x1)
-	g.vals = map[string]any{"X": m.X, "x1": g.x1, "x2": g.x2, "X-x1-x2": g.rest}
-	absoluteValues(&m, g.vals)
+	g.unsafe = g.m.restBelow(r.ratio)
 	return g, audit.Finding{}, true
+}
+
+// figures returns X, x1, x2, X - x1 - x2 (and absolute), with room for
+// the rule's own, and X - x1 - x2 and ratio × x1.
+func (g *restFacts) figures(r restRule) (figs []audit.Figure, rest, bound decimal.Dec) {
+	x1, x2 := g.m.x(0), g.m.x(1)
+	rest = g.m.X.Sub(x1).Sub(x2)
+	bound = r.ratio.times(x1)
+	figs = []audit.Figure{audit.DecFig("X", g.m.X), audit.DecFig("x1", x1), audit.DecFig("x2", x2), audit.DecFig("X-x1-x2", rest)}
+	return absoluteValues(&g.m, figs), rest, bound
 }

@@ -102,7 +102,7 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		return finding("meansd", audit.Pass, "empty cell", nil)
 	}
 	if n < 2 && !r.population {
-		return finding("meansd", audit.Fail, "a single value: the mean is the value", map[string]any{"n": n})
+		return finding("meansd", audit.Fail, "a single value: the mean is the value", []audit.Figure{audit.IntFig("n", n)})
 	}
 	req := meansd.Request{N: int(n), Min: t.Measure.Min.String(), Max: t.Measure.Max.String(), Step: t.Measure.Step.String(),
 		Mean: mean.Text, SD: sd.Text, Rounding: r.rounding, Population: r.population, Cap: r.cap,
@@ -120,20 +120,20 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	// the figures behind the verdict, including those that are not findings
 	// by themselves (checker-only: findings files are not published)
-	vals := map[string]any{"solutions": res.Solutions, "capped": res.Capped, "verdict": string(res.Verdict)}
+	vals := []audit.Figure{audit.UintFig("solutions", res.Solutions), audit.BoolFig("capped", res.Capped), audit.TextFig("verdict", string(res.Verdict))}
 	if res.MaxRange != nil {
-		vals["max_range"] = []string{res.MaxRange.Lo, res.MaxRange.Hi}
-		vals["min_range"] = []string{res.MinRange.Lo, res.MinRange.Hi}
+		vals = append(vals, audit.TextsFig("max_range", []string{res.MaxRange.Lo, res.MaxRange.Hi}),
+			audit.TextsFig("min_range", []string{res.MinRange.Lo, res.MinRange.Hi}))
 	}
 	if len(res.Forced) > 0 {
-		forced := make([]map[string]any, len(res.Forced))
+		forced := make([]audit.Figure, len(res.Forced))
 		for i, fc := range res.Forced {
-			forced[i] = map[string]any{"value": fc.Value, "min_count": fc.MinCount}
+			forced[i] = audit.GroupFig("", audit.TextFig("value", fc.Value), audit.IntFig("min_count", int64(fc.MinCount)))
 		}
-		vals["forced"] = forced
+		vals = append(vals, audit.ListFig("forced", forced...))
 	}
 	if res.Group != nil {
-		vals["group"] = map[string]any{"value": res.Group.Value, "min_count": res.Group.MinCount}
+		vals = append(vals, audit.GroupFig("group", audit.TextFig("value", res.Group.Value), audit.IntFig("min_count", int64(res.Group.MinCount))))
 	}
 	switch res.Verdict {
 	case meansd.Disclosive, meansd.Risky:

@@ -145,7 +145,7 @@ func TestMeanSDSurvey(t *testing.T) {
 	for i, c := range cells {
 		f := got[i]
 		if f.Status != c.want {
-			t.Errorf("%s: n %d mean %s SD %s, %d samples: %s %q, want %s", c.name, c.n, c.mean, c.sd, len(c.sols), f.Status, f.Message, c.want)
+			t.Errorf("%s: n %d mean %s SD %s, %d samples: %s %q, want %s", c.name, c.n, c.mean, c.sd, len(c.sols), f.Status, f.Message(), c.want)
 		}
 		if c.want == audit.Pass && c.allHave5 {
 			safeWith5++
@@ -153,8 +153,8 @@ func TestMeanSDSurvey(t *testing.T) {
 		if c.n >= 100 {
 			big100++
 		}
-		if len(c.sols) == 1 && !strings.Contains(f.Message, "unique") {
-			t.Errorf("%s: a unique sample must say so: %q", c.name, f.Message)
+		if len(c.sols) == 1 && !strings.Contains(f.Message(), "unique") {
+			t.Errorf("%s: a unique sample must say so: %q", c.name, f.Message())
 		}
 	}
 	// the survey reaches the case: cells whose samples all contain

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -43,13 +42,21 @@ func (minMax) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !published {
 		return finding(name, audit.NotApplicable, "the table publishes neither min nor max", nil)
 	}
-	v := map[string]any{}
+	var v []audit.Figure
 	if c.HasN {
-		v["n"] = c.N
+		v = append(v, audit.IntFig("n", c.N))
 	}
 	if len(shown) == 0 || (c.HasN && c.N == 0) {
 		return finding(name, audit.Pass, "no minimum or maximum is published for this cell", v)
 	}
-	v["published"] = shown
-	return finding(name, audit.Fail, fmt.Sprintf("publishes the %s: each is one contributor's exact value (disable the minmax rule if single values are not confidential)", strings.Join(shown, " and ")), v)
+	v = append(v, audit.TextsFig("published", shown))
+	return said(name, audit.Fail, sayMinMax, v)
+}
+
+func sayMinMax(f *audit.Finding) string {
+	var shown []string
+	for _, g := range fig(f, "published").Items {
+		shown = append(shown, g.Text)
+	}
+	return "publishes the " + strings.Join(shown, " and ") + ": each is one contributor's exact value (disable the minmax rule if single values are not confidential)"
 }

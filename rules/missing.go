@@ -67,27 +67,24 @@ func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	sort.Strings(miss)
 	sort.Strings(marked)
 	sort.Strings(undefined)
-	v := map[string]any{}
+	var v []audit.Figure
 	if len(miss) > 0 {
-		v["missing"] = miss
+		v = append(v, audit.TextsFig("missing", miss))
 	}
 	if len(marked) > 0 {
-		v["suppressed_in_input"] = marked
+		v = append(v, audit.TextsFig("suppressed_in_input", marked))
 	}
 	if len(undefined) > 0 {
-		v["undefined"] = undefined
+		v = append(v, audit.TextsFig("undefined", undefined))
 	}
 	if c.HasN {
-		v["n"] = c.N
+		v = append(v, audit.IntFig("n", c.N))
 	}
 	if c.Missing > 0 {
-		v["missing_values"] = c.Missing
-	}
-	if len(v) == 0 {
-		v = nil
+		v = append(v, audit.IntFig("missing_values", c.Missing))
 	}
 	if allMissing {
-		v["all_missing"] = true
+		v = append(v, audit.BoolFig("all_missing", true))
 		msg := fmt.Sprintf("all %d record(s) of this cell have a missing %s: its statistics are missing, not zero, and cannot be assessed", c.Rows, t.Value)
 		if len(miss) > 0 {
 			msg += "; also missing: " + strings.Join(miss, ", ")

@@ -111,7 +111,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	case order < 2:
 		return finding("moments", audit.NotApplicable, "the table publishes no moments beyond the mean", nil)
 	case c.Negative > 0:
-		return finding("moments", audit.Review, fmt.Sprintf("%d negative contribution(s): the Lehmer-mean attack assumes non-negative values", c.Negative), map[string]any{"negative": c.Negative})
+		return finding("moments", audit.Review, fmt.Sprintf("%d negative contribution(s): the Lehmer-mean attack assumes non-negative values", c.Negative), []audit.Figure{audit.IntFig("negative", c.Negative)})
 	case !c.HasN:
 		return finding("moments", audit.Review, "the number of contributors is not known", nil)
 	case c.N == 0:
@@ -137,7 +137,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	var s moments.Sums
 	var k int
-	vals := map[string]any{}
+	var vals []audit.Figure
 	if len(c.Pow) > 0 {
 		if c.PowScale == 0 {
 			return finding("moments", audit.Pass, "every contribution is zero", nil)
@@ -166,7 +166,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 			return finding("moments", audit.NotApplicable, "fewer than two moments are published for this cell", nil)
 		}
 		k = s.Order()
-		vals["definition"] = r.def.String()
+		vals = append(vals, audit.TextFig("definition", r.def.String()))
 	}
 	a := moments.Assess(s, truth, opt)
 	d := moments.Decide(&a, k, nil)
@@ -175,42 +175,39 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	for p := range ls {
 		ls[p] = sig(a.Orders[p].Largest.Value)
 	}
-	vals["order"] = k
-	vals["lehmer"] = ls
-	vals["largest"] = sig(at.Largest.Value)
-	vals["safe_order"] = a.SafeOrder
+	vals = append(vals, audit.IntFig("order", int64(k)), audit.FloatsFig("lehmer", ls), audit.FloatFig("largest", sig(at.Largest.Value)),
+		audit.IntFig("safe_order", int64(a.SafeOrder)))
 	if opt.Step > 0 {
-		vals["step"] = opt.Step
+		vals = append(vals, audit.FloatFig("step", opt.Step))
 	}
 	putEst := func(name string, e moments.Estimate) {
 		if e.OK() {
-			vals[name] = sig(e.Value)
+			vals = append(vals, audit.FloatFig(name, sig(e.Value)))
 			if e.HasError {
-				vals[name+"_rel_error"] = sig(e.RelError)
+				vals = append(vals, audit.FloatFig(name+"_rel_error", sig(e.RelError)))
 			}
 		}
 	}
 	putEst("second_two_pair", at.TwoPair)
 	if at.TwoPair.OK() {
-		vals["two_pair_p_prime"] = at.PPrime
+		vals = append(vals, audit.IntFig("two_pair_p_prime", int64(at.PPrime)))
 	}
 	putEst("second_one_pair", at.OnePair)
 	b := at.Bracket
-	vals["bracket"] = []float64{sig(b.Lo), sig(b.Hi)}
-	vals["bracket_width_pct"] = sig(b.WidthPct)
+	vals = append(vals, audit.FloatsFig("bracket", []float64{sig(b.Lo), sig(b.Hi)}), audit.FloatFig("bracket_width_pct", sig(b.WidthPct)))
 	if truth != nil {
-		vals["largest_true"] = truth.Largest
+		vals = append(vals, audit.FloatFig("largest_true", truth.Largest))
 		if at.Largest.HasError {
-			vals["largest_rel_error"] = sig(at.Largest.RelError)
+			vals = append(vals, audit.FloatFig("largest_rel_error", sig(at.Largest.RelError)))
 		}
 		if truth.HasSecond {
-			vals["second_true"] = truth.Second
+			vals = append(vals, audit.FloatFig("second_true", truth.Second))
 		}
-		vals["max_rel_error"] = r.relText
+		vals = append(vals, audit.TextFig("max_rel_error", r.relText))
 	} else {
-		vals["interval"] = r.intText
+		vals = append(vals, audit.TextFig("interval", r.intText))
 	}
-	vals["verdict"] = string(d.Verdict)
+	vals = append(vals, audit.TextFig("verdict", string(d.Verdict)))
 	switch d.Verdict {
 	case moments.VerdictUnsafe:
 		return finding("moments", audit.Fail, r.failMessage(a, d.Order, truth != nil), vals)

@@ -45,18 +45,27 @@ func (r negative) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasTotal && neg == 0 {
 		return finding("negative", audit.NotApplicable, "no contributions to check", nil)
 	}
-	v := map[string]any{"negative": neg}
+	v := make([]audit.Figure, 1, 3)
+	v[0] = audit.IntFig("negative", neg)
 	if c.HasTotal {
-		v["X"] = c.Total
+		v = append(v, audit.DecFig("X", c.Total))
 	}
 	if c.HasAbs {
-		v["abs_X"] = c.AbsTotal
+		v = append(v, audit.DecFig("abs_X", c.AbsTotal))
 	}
 	switch {
 	case neg == 0:
 		return finding("negative", audit.Pass, "no negative contributions", v)
 	case r.absolute:
-		return finding("negative", audit.Pass, fmt.Sprintf("%d negative contribution(s); the magnitude rules assess absolute values", neg), v)
+		return said("negative", audit.Pass, sayNegativeAbsolute, v)
 	}
-	return finding("negative", audit.Review, fmt.Sprintf("%d negative contribution(s): the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)", neg), v)
+	return said("negative", audit.Review, sayNegativeReview, v)
+}
+
+func sayNegativeAbsolute(f *audit.Finding) string {
+	return itoa(f.Figures[0]) + " negative contribution(s); the magnitude rules assess absolute values"
+}
+
+func sayNegativeReview(f *audit.Finding) string {
+	return itoa(f.Figures[0]) + " negative contribution(s): the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
 }

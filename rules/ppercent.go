@@ -39,14 +39,34 @@ func NewPPercent(p decimal.Dec, absolute bool) (Rule, error) {
 func (pPercent) Name() string { return "p_percent" }
 
 func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	g, f, ok := r.figures("p_percent", t, c)
+	g, f, ok := r.read("p_percent", t, c)
 	if !ok {
 		return f
 	}
-	rest, bound, vals := g.rest, g.bound, g.vals
-	vals["p"], vals["p/100*x1"], vals["x1_upper"] = r.d, bound, rest.Add(g.x1)
+	o := audit.Pass
 	if g.unsafe {
-		return finding("p_percent", audit.Fail, "the second largest contributor can estimate the largest within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" < "+bound.String()+" = p/100 * x1", vals)
+		o = audit.Fail
 	}
-	return finding("p_percent", audit.Pass, "the largest contribution cannot be estimated within "+r.d.String()+"%: X - x1 - x2 = "+rest.String()+" >= "+bound.String()+" = p/100 * x1", vals)
+	return audit.Finding{Rule: "p_percent", Status: o, Facts: &pPercentFacts{g, r}}
+}
+
+// pPercentFacts are the figures behind a p% finding.
+type pPercentFacts struct {
+	restFacts
+	r pPercent
+}
+
+// Figures implements audit.Facts.
+func (g *pPercentFacts) Figures() []audit.Figure {
+	figs, rest, bound := g.figures(g.r.restRule)
+	return append(figs, audit.DecFig("p", g.r.d), audit.DecFig("p/100*x1", bound), audit.DecFig("x1_upper", rest.Add(g.m.x(0))))
+}
+
+// Message implements audit.Facts.
+func (g *pPercentFacts) Message() string {
+	_, rest, bound := g.figures(g.r.restRule)
+	if g.unsafe {
+		return "the second largest contributor can estimate the largest within " + g.r.d.String() + "%: X - x1 - x2 = " + rest.String() + " < " + bound.String() + " = p/100 * x1"
+	}
+	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + rest.String() + " >= " + bound.String() + " = p/100 * x1"
 }

@@ -53,14 +53,34 @@ func NewPQ(p, q decimal.Dec, absolute bool) (Rule, error) {
 func (pq) Name() string { return "pq" }
 
 func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	g, f, ok := r.figures("pq", t, c)
+	g, f, ok := r.read("pq", t, c)
 	if !ok {
 		return f
 	}
-	rest, bound, vals := g.rest, g.bound, g.vals
-	vals["p"], vals["q"], vals["p/q*x1"] = r.p, r.q, bound
+	o := audit.Pass
 	if g.unsafe {
-		return finding("pq", audit.Fail, "the others' contributions X - x1 - x2 = "+rest.String()+" are less than p/q * x1 = "+bound.String()+": the second largest contributor learns x1 within "+r.p.String()+"%", vals)
+		o = audit.Fail
 	}
-	return finding("pq", audit.Pass, "X - x1 - x2 = "+rest.String()+" is at least p/q * x1 = "+bound.String(), vals)
+	return audit.Finding{Rule: "pq", Status: o, Facts: &pqFacts{g, r}}
+}
+
+// pqFacts are the figures behind a p-q finding.
+type pqFacts struct {
+	restFacts
+	r pq
+}
+
+// Figures implements audit.Facts.
+func (g *pqFacts) Figures() []audit.Figure {
+	figs, _, bound := g.figures(g.r.restRule)
+	return append(figs, audit.DecFig("p", g.r.p), audit.DecFig("q", g.r.q), audit.DecFig("p/q*x1", bound))
+}
+
+// Message implements audit.Facts.
+func (g *pqFacts) Message() string {
+	_, rest, bound := g.figures(g.r.restRule)
+	if g.unsafe {
+		return "the others' contributions X - x1 - x2 = " + rest.String() + " are less than p/q * x1 = " + bound.String() + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
+	}
+	return "X - x1 - x2 = " + rest.String() + " is at least p/q * x1 = " + bound.String()
 }

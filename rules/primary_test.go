@@ -80,7 +80,7 @@ func check(t testing.TB, name, y string, tab *audit.Table, c *audit.Cell) audit.
 		t.Fatalf("%s is not a cell rule", name)
 	}
 	f := cr.Check(tab, c)
-	if f.Rule != name || f.Message == "" {
+	if f.Rule != name || f.Message() == "" {
 		t.Fatalf("%s: finding %+v lacks rule name or message", name, f)
 	}
 	if s, ok := r.(rules.Sensitiver); ok {
@@ -215,11 +215,11 @@ func TestPrimaryRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := check(t, tc.rule, tc.params, tc.table, tc.cell)
 			if f.Status != tc.want {
-				t.Fatalf("%s: %s (%s), want %s; values %v", tc.rule, f.Status, f.Message, tc.want, f.Values)
+				t.Fatalf("%s: %s (%s), want %s; values %v", tc.rule, f.Status, f.Message(), tc.want, f.Values())
 			}
 			if tc.value != "" {
-				if _, ok := f.Values[tc.value]; !ok {
-					t.Fatalf("values %v lack %q", f.Values, tc.value)
+				if _, ok := f.Values()[tc.value]; !ok {
+					t.Fatalf("values %v lack %q", f.Values(), tc.value)
 				}
 			}
 		})
@@ -231,13 +231,13 @@ func TestPPercentFigures(t *testing.T) {
 	f := check(t, "p_percent", "p: 10", magTable, cell("52000", "50000", "8000"))
 	want := map[string]string{"X": "110000", "x1": "52000", "x2": "50000", "X-x1-x2": "8000", "p/100*x1": "5200", "p": "10"}
 	for k, v := range want {
-		if got := f.Values[k].(decimal.Dec).String(); got != v {
+		if got := f.Values()[k].(decimal.Dec).String(); got != v {
 			t.Errorf("%s = %s, want %s", k, got, v)
 		}
 	}
 	f = check(t, "interval", "s: 25", magTable, cell("45", "40", "15"))
 	for k, v := range map[string]string{"x1_lower": "40", "x1_upper": "60", "width": "20", "s/100*X": "25"} {
-		if got := f.Values[k].(decimal.Dec).String(); got != v {
+		if got := f.Values()[k].(decimal.Dec).String(); got != v {
 			t.Errorf("interval %s = %s, want %s", k, got, v)
 		}
 	}

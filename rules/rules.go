@@ -13,6 +13,7 @@ package rules
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -154,7 +155,23 @@ func toPct(rule, param string, d decimal.Dec, lo, hi int64, loOpen bool) (pct, e
 	return pct{num, den}, nil
 }
 
-// pass, fail and na build findings.
-func finding(rule string, o audit.Outcome, msg string, v map[string]any) audit.Finding {
-	return audit.Finding{Rule: rule, Status: o, Message: msg, Values: v}
+// finding builds a finding with a fixed message.
+func finding(rule string, o audit.Outcome, msg string, figs []audit.Figure) audit.Finding {
+	return audit.Finding{Rule: rule, Status: o, Text: msg, Figures: figs}
 }
+
+// said builds a finding whose message say renders from its figures when
+// it is written.
+func said(rule string, o audit.Outcome, say func(*audit.Finding) string, figs []audit.Figure) audit.Finding {
+	return audit.Finding{Rule: rule, Status: o, Say: say, Figures: figs}
+}
+
+// fig returns the named figure of f (the zero Figure when absent), for
+// the functions rendering messages.
+func fig(f *audit.Finding, name string) audit.Figure {
+	g, _ := f.Figure(name)
+	return g
+}
+
+// itoa formats an integer figure.
+func itoa(g audit.Figure) string { return strconv.FormatInt(g.Int, 10) }

@@ -34,24 +34,34 @@ func (threshold) Name() string { return "threshold" }
 
 func (r threshold) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasN {
+		min := []audit.Figure{audit.IntFig("min", r.min)}
 		st, ok := c.Stats["count"]
 		switch {
 		case ok && st.Marker:
-			return finding("threshold", audit.NotApplicable, "the count is already suppressed in the input", map[string]any{"min": r.min})
+			return finding("threshold", audit.NotApplicable, "the count is already suppressed in the input", min)
 		case ok:
-			return finding("threshold", audit.Review, "the number of contributors is missing, so the threshold cannot be checked", map[string]any{"min": r.min})
+			return finding("threshold", audit.Review, "the number of contributors is missing, so the threshold cannot be checked", min)
 		}
-		return finding("threshold", audit.NotApplicable, "the table gives no number of contributors", map[string]any{"min": r.min})
+		return finding("threshold", audit.NotApplicable, "the table gives no number of contributors", min)
 	}
-	v := map[string]any{"n": c.N, "min": r.min}
+	v := make([]audit.Figure, 2, 3)
+	v[0], v[1] = audit.IntFig("n", c.N), audit.IntFig("min", r.min)
 	if c.Missing > 0 {
-		v["missing_values"] = c.Missing
+		v = append(v, audit.IntFig("missing_values", c.Missing))
 	}
 	switch {
 	case c.N > 0 && c.N < r.min:
-		return finding("threshold", audit.Fail, fmt.Sprintf("only %d contributor(s); at least %d needed", c.N, r.min), v)
+		return said("threshold", audit.Fail, sayThresholdFail, v)
 	case c.N == 0:
 		return finding("threshold", audit.Pass, "empty cell (the zeros rule decides)", v)
 	}
-	return finding("threshold", audit.Pass, fmt.Sprintf("%d contributors (at least %d needed)", c.N, r.min), v)
+	return said("threshold", audit.Pass, sayThresholdPass, v)
+}
+
+func sayThresholdFail(f *audit.Finding) string {
+	return "only " + itoa(f.Figures[0]) + " contributor(s); at least " + itoa(f.Figures[1]) + " needed"
+}
+
+func sayThresholdPass(f *audit.Finding) string {
+	return itoa(f.Figures[0]) + " contributors (at least " + itoa(f.Figures[1]) + " needed)"
 }

@@ -23,14 +23,14 @@ func newZeros(decode Decoder) (Rule, error) {
 func (zeros) Name() string { return "zeros" }
 
 func (r zeros) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
-	v := map[string]any{"disclosive": r.disclosive}
 	if !c.HasN {
+		v := []audit.Figure{audit.BoolFig("disclosive", r.disclosive)}
 		if st, ok := c.Stats["count"]; ok && !st.Marker {
 			return finding("zeros", audit.NotApplicable, "the count is missing (see the missing rule)", v)
 		}
 		return finding("zeros", audit.NotApplicable, "the table gives no number of contributors", v)
 	}
-	v["n"] = c.N
+	v := []audit.Figure{audit.BoolFig("disclosive", r.disclosive), audit.IntFig("n", c.N)}
 	if c.N > 0 {
 		return finding("zeros", audit.Pass, "not empty", v)
 	}

@@ -30,7 +30,7 @@ import (
 //	outcome  pass, fail, review or not_applicable (null likewise)
 //	message  the rule's sentence
 //
-// The rules' figures (Finding.Values) are left out. Strings are
+// The rules' figures (Finding.Figures) are left out. Strings are
 // dictionary-encoded in Parquet; rows are written in record batches of
 // findingsBatch rows.
 
@@ -160,7 +160,7 @@ func findingRecords(ctx context.Context, t *audit.Table, schema *arrow.Schema, p
 		} else {
 			str(4 + nd).Append(f.Rule)
 			str(5 + nd).Append(string(f.Status))
-			str(6 + nd).Append(f.Message)
+			str(6 + nd).Append(f.Message())
 		}
 		n++
 		if n >= findingsBatch {

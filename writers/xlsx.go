@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -281,16 +282,11 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		if f.Status != audit.Fail && f.Status != audit.Review {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %s\n%s\n", f.Rule, f.Status, f.Message)
-		if len(f.Values) > 0 {
-			keys := make([]string, 0, len(f.Values))
-			for k := range f.Values {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				fmt.Fprintf(&b, "  %s = %s\n", k, valueText(f.Values[k]))
-			}
+		fmt.Fprintf(&b, "%s: %s\n%s\n", f.Rule, f.Status, f.Message())
+		figs := slices.Clone(f.FigureList())
+		slices.SortStableFunc(figs, func(x, y audit.Figure) int { return strings.Compare(x.Name, y.Name) })
+		for _, g := range figs {
+			fmt.Fprintf(&b, "  %s = %s\n", g.Name, g.String())
 		}
 	}
 	for _, n := range c.Notes {
@@ -305,18 +301,6 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		s = s[:30000] + "..."
 	}
 	return string(statusOf(c)) + " (" + t.KeyString(c.Key) + ")\n" + s
-}
-
-func valueText(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case fmt.Stringer:
-		return v.String()
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
 }
 
 func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {

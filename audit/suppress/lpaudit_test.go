@@ -50,7 +50,7 @@ func TestSuppressMicrodata1(t *testing.T) {
 	var sec []string
 	for _, c := range tb.Cells {
 		if c.Status == audit.StatusSecondary {
-			sec = append(sec, tb.KeyString(c.Key)+": "+c.Findings[len(c.Findings)-1].Message)
+			sec = append(sec, tb.KeyString(c.Key)+": "+c.Findings[len(c.Findings)-1].Message())
 		}
 	}
 	if len(sec) == 0 {

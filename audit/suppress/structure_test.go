@@ -81,7 +81,7 @@ func cellAt(t testing.TB, tb *audit.Table, key ...string) *audit.Cell {
 }
 
 func markPrimary(c *audit.Cell) {
-	c.Findings = append(c.Findings, audit.Finding{Rule: "threshold", Status: audit.Fail, Message: "test primary"})
+	c.Findings = append(c.Findings, audit.Finding{Rule: "threshold", Status: audit.Fail, Text: "test primary"})
 	audit.Decide(c)
 }
 
