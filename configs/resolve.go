@@ -109,7 +109,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if merged.Decimals != nil {
 		if *merged.Decimals < 0 || *merged.Decimals > 12 {
-			return nil, &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals)}
+			return nil, &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals), Err: ErrInvalid}
 		}
 		s.Decimals = *merged.Decimals
 	}
@@ -118,7 +118,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if merged.Marker != nil {
 		if err := CheckMarker(*merged.Marker); err != nil {
-			return nil, &Error{Msg: err.Error()}
+			return nil, &Error{Err: err}
 		}
 		s.Marker = *merged.Marker
 	}
@@ -140,7 +140,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		}
 		if p.Protection != nil {
 			if p.Protection.Sign() < 0 {
-				return nil, &Error{Msg: fmt.Sprintf("suppression.protection must not be negative (a percentage of the cell value), got %s", *p.Protection)}
+				return nil, &Error{Msg: fmt.Sprintf("suppression.protection must not be negative (a percentage of the cell value), got %s", *p.Protection), Err: ErrInvalid}
 			}
 			s.Suppression.Protection = *p.Protection
 		}
@@ -148,7 +148,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		if p.TimeLimit != "" {
 			d, err := time.ParseDuration(p.TimeLimit)
 			if err != nil || d < 0 {
-				return nil, &Error{Msg: fmt.Sprintf("suppression.time_limit must be a duration such as 60s, got %q", p.TimeLimit)}
+				return nil, &Error{Msg: fmt.Sprintf("suppression.time_limit must be a duration such as 60s, got %q", p.TimeLimit), Err: ErrInvalid}
 			}
 			s.Suppression.TimeLimit = d
 		}
@@ -156,17 +156,17 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	switch s.Suppression.Cost {
 	case "value", "count", "unity":
 	default:
-		return nil, &Error{Msg: fmt.Sprintf("suppression.cost must be value, count or unity, got %q", s.Suppression.Cost)}
+		return nil, &Error{Msg: fmt.Sprintf("suppression.cost must be value, count or unity, got %q", s.Suppression.Cost), Err: ErrInvalid}
 	}
 	if m := s.Measure; m != nil {
 		if m.Step.IsZero() {
 			m.Step = decimal.FromInt(1)
 		}
 		if m.Step.Sign() < 0 || m.Max.Cmp(m.Min) < 0 {
-			return nil, &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step)}
+			return nil, &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step), Err: ErrInvalid}
 		}
 		if m.Kind != "" && m.Kind != "scale" && m.Kind != "magnitude" {
-			return nil, &Error{Msg: fmt.Sprintf("measure kind must be scale or magnitude, got %q", m.Kind)}
+			return nil, &Error{Msg: fmt.Sprintf("measure kind must be scale or magnitude, got %q", m.Kind), Err: ErrInvalid}
 		}
 	}
 	names := make([]string, 0, len(merged.Rules))
@@ -281,7 +281,7 @@ type ReleaseTable struct {
 func LoadRelease(path string) (*Release, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: err.Error()}
+		return nil, &Error{File: path, Err: err}
 	}
 	r := &Release{dir: filepath.Dir(path)}
 	if err := decodeStrict(data, r); err != nil {
@@ -305,13 +305,13 @@ func LoadRelease(path string) (*Release, error) {
 		}
 	}
 	if len(r.Tables) == 0 {
-		return nil, &Error{File: path, Msg: "no tables listed (tables: [{file: ...}])"}
+		return nil, &Error{File: path, Msg: "no tables listed (tables: [{file: ...}])", Err: ErrInvalid}
 	}
 	for i := range r.Tables {
 		t := &r.Tables[i]
 		t.file = path
 		if t.File == "" {
-			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] has no file", i)}
+			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] has no file", i), Err: ErrInvalid}
 		}
 		if err := t.checkRules(); err != nil {
 			return nil, err

@@ -148,7 +148,7 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	d, err := decimal.Parse(text)
 	if err != nil {
 		if d, err = parseGrouped(text, err); err != nil {
-			return audit.Stat{}, fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), decimal.ErrNotNumber.Error()))
+			return audit.Stat{}, err // wraps decimal.ErrNotNumber (= readers.ErrNotNumber)
 		}
 	}
 	return audit.Stat{Text: text, Value: d}, nil

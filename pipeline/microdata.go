@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -205,7 +204,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 					d, err = parseGrouped(s, err)
 				}
 				if err != nil {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), decimal.ErrNotNumber.Error()))}
+					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
 				}
 				v = d
 			}

@@ -69,7 +69,7 @@ type Result struct {
 // output failures.
 func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if opt.Workers < 0 {
-		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers)}
+		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers), Err: configs.ErrInvalid}
 	}
 	// Validate every configuration before reading anything.
 	built := make([]*ruleSet, len(jobs))
@@ -116,7 +116,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			}
 			if prev, dup := names[name]; dup {
 				units = append(units, unit{i, s, name})
-				return nil, &configs.Error{Msg: fmt.Sprintf("two inputs would write outputs named %q (%s and %s); give one a name in the release file", name, prev, j.Path)}
+				return nil, &configs.Error{Msg: fmt.Sprintf("two inputs would write outputs named %q (%s and %s); give one a name in the release file", name, prev, j.Path), Err: configs.ErrInvalid}
 			}
 			names[name] = j.Path
 			units = append(units, unit{i, s, name})
@@ -199,7 +199,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 // never written outside the output directory (configuration error, exit 2).
 func checkName(name, path string) error {
 	if err := writers.CheckName(name); err != nil {
-		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err)}
+		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err), Err: err}
 	}
 	return nil
 }
@@ -255,7 +255,7 @@ func BuildRules(s *configs.Settings) (*ruleSet, error) {
 		}
 		rule, err := rules.New(r.Name, r.Decode)
 		if err != nil {
-			return nil, &configs.Error{Msg: err.Error()}
+			return nil, &configs.Error{Err: err}
 		}
 		ok := false
 		if c, is := rule.(rules.CellRule); is {
@@ -290,7 +290,7 @@ func BuildRules(s *configs.Settings) (*ruleSet, error) {
 	}
 	rs.needs.Powers = max(rs.needs.Powers, s.Publish.MomentOrder)
 	if s.Publish.Has("median") && s.Measure == nil && s.Microdata != nil {
-		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})"}
+		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})", Err: configs.ErrInvalid}
 	}
 	return rs, nil
 }
@@ -492,7 +492,7 @@ func classify(err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
-	return &configs.Error{Msg: err.Error()}
+	return &configs.Error{Err: err}
 }
 
 // Evaluate runs the cell rules on every cell with a bounded worker pool,
