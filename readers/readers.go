@@ -24,14 +24,15 @@ var (
 	ErrFieldCount = errors.New("wrong number of fields")
 	ErrNoHeader   = errors.New("no header row")
 	ErrFormat     = errors.New("unknown input format")
-	// ErrNotNumber is decimal.ErrNotNumber: one sentinel whichever
-	// package reports a text that is not a number.
-	ErrNotNumber = decimal.ErrNotNumber
-	ErrCorrupt   = errors.New("corrupt or unreadable file")
-	ErrTooLarge  = errors.New("file exceeds a size limit")
-	ErrColumn    = errors.New("no such column")
-	ErrSheet     = errors.New("no such sheet")
+	ErrCorrupt    = errors.New("corrupt or unreadable file")
+	ErrTooLarge   = errors.New("file exceeds a size limit")
+	ErrColumn     = errors.New("no such column")
+	ErrSheet      = errors.New("no such sheet")
 )
+
+// ErrNotNumber is decimal.ErrNotNumber: one sentinel whichever package
+// reports a text that is not a number.
+var ErrNotNumber = decimal.ErrNotNumber
 
 // Error is an input error with the position where it happened, in the
 // style of encoding/csv's ParseError: Err is the cause (one of the
