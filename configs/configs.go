@@ -285,8 +285,7 @@ func CheckMarker(m string) error {
 	if t == "" {
 		return fmt.Errorf("marker must not be empty: suppressed cells would look like missing values")
 	}
-	switch t {
-	case "NA", "NaN", "nan", "null", "NULL", ".":
+	if IsMissing(t) {
 		return fmt.Errorf("marker %q reads as a missing value; use a marker such as x or c", m)
 	}
 	_, errDec := decimal.Parse(t)

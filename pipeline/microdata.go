@@ -8,6 +8,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
@@ -240,14 +241,8 @@ func header(b *microBuilder, i int) string {
 	return "holding"
 }
 
-// isMissing reports the texts that mean "no value" in microdata.
-func isMissing(s string) bool {
-	switch s {
-	case "", "NA", "NaN", "nan", "null", "NULL", ".":
-		return true
-	}
-	return false
-}
+// isMissing reports the texts that mean "no value" (configs.MissingValues).
+func isMissing(s string) bool { return configs.IsMissing(s) }
 
 // contribute adds one contributor's value to a cell.
 func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
