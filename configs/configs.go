@@ -31,22 +31,49 @@ import (
 //go:embed profiles/*.yaml
 var profileFS embed.FS
 
-// Error is a configuration error with the file and line where known.
+// Errors wrapped by *Error (errors.Is reaches them).
+var (
+	// ErrUnknownKey is a key that the configuration does not have.
+	ErrUnknownKey = errors.New("unknown key")
+	// ErrUnknownProfile is a profile name that is not embedded.
+	ErrUnknownProfile = errors.New("unknown profile")
+	// ErrInvalid is a value the configuration does not accept.
+	ErrInvalid = errors.New("invalid configuration")
+)
+
+// Error is a configuration error with the file and line where known, in
+// the style of encoding/csv's ParseError: errors.Is and errors.As reach
+// its cause through Unwrap.
 type Error struct {
+	// File is the configuration file (or "profile NAME"); empty when the
+	// error concerns no file (a flag, a combination of settings).
 	File string
+	// Line is the 1-based line of the offending key; 0 when unknown.
 	Line int
-	Msg  string
+	// Msg describes the error; when empty, the text of Err is used.
+	Msg string
+	// Err is the cause: a yaml error, an os error, a rule's parameter
+	// error or one of the sentinels ErrUnknownKey, ErrUnknownProfile,
+	// ErrInvalid. It may be nil.
+	Err error
 }
 
 func (e *Error) Error() string {
+	msg := e.Msg
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
 	switch {
 	case e.File != "" && e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	case e.File != "":
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+		return fmt.Sprintf("%s: %s", e.File, msg)
 	}
-	return e.Msg
+	return msg
 }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Config is one layer of configuration as written in YAML. Pointer and nil
 // fields mean "not set in this layer".
@@ -258,8 +285,7 @@ func CheckMarker(m string) error {
 	if t == "" {
 		return fmt.Errorf("marker must not be empty: suppressed cells would look like missing values")
 	}
-	switch t {
-	case "NA", "NaN", "nan", "null", "NULL", ".":
+	if IsMissing(t) {
 		return fmt.Errorf("marker %q reads as a missing value; use a marker such as x or c", m)
 	}
 	_, errDec := decimal.Parse(t)
@@ -279,7 +305,7 @@ var groupedNumber = regexp.MustCompile(`^[-+]?\d{1,3}([, \x{00a0}']\d{3})+([.,]\
 // the marker, suppression.protection (not negative) and measure.step
 // (positive when given).
 func (c *Config) checkValues(n *yaml.Node) error {
-	fail := func(line int, msg string) error { return &Error{File: c.file, Line: line, Msg: msg} }
+	fail := func(line int, msg string) error { return &Error{File: c.file, Line: line, Msg: msg, Err: ErrInvalid} }
 	if c.Marker != nil {
 		if err := CheckMarker(*c.Marker); err != nil {
 			return fail(keyLine(n, "marker"), err.Error())
@@ -325,7 +351,7 @@ func keyLine(n *yaml.Node, path ...string) int {
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: err.Error()}
+		return nil, &Error{File: path, Err: err}
 	}
 	return Parse(path, data)
 }
@@ -334,7 +360,7 @@ func Load(path string) (*Config, error) {
 func Profile(name string) (*Config, error) {
 	data, err := profileFS.ReadFile("profiles/" + name + ".yaml")
 	if err != nil {
-		return nil, &Error{Msg: fmt.Sprintf("unknown profile %q (known: %s)", name, strings.Join(Profiles(), ", "))}
+		return nil, &Error{Msg: fmt.Sprintf("unknown profile %q (known: %s)", name, strings.Join(Profiles(), ", ")), Err: ErrUnknownProfile}
 	}
 	return Parse("profile "+name, data)
 }
@@ -361,17 +387,17 @@ func yamlError(file string, err error) error {
 	if _, e := fmt.Sscanf(msg, "line %d:", &line); e == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	return &Error{File: file, Line: line, Msg: msg}
+	return &Error{File: file, Line: line, Msg: msg, Err: err}
 }
 
 func (c *Config) checkRules() error {
 	for name, n := range c.Rules {
 		if n.Kind != yaml.MappingNode {
-			return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf("rules.%s must be a mapping such as {enabled: true}", name)}
+			return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf("rules.%s must be a mapping such as {enabled: true}", name), Err: ErrInvalid}
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if n.Content[i].Value == "enabled" && n.Content[i+1].Tag != "!!bool" {
-				return &Error{File: c.file, Line: n.Content[i].Line, Msg: fmt.Sprintf("rules.%s.enabled must be true or false", name)}
+				return &Error{File: c.file, Line: n.Content[i].Line, Msg: fmt.Sprintf("rules.%s.enabled must be true or false", name), Err: ErrInvalid}
 			}
 		}
 	}
@@ -386,7 +412,7 @@ func strictNode(n *yaml.Node, v any, path string) error {
 	}
 	if err := n.Decode(v); err != nil {
 		if !strings.Contains(err.Error(), "line ") {
-			return fmt.Errorf("line %d: %s: %v", n.Line, path, err)
+			return fmt.Errorf("line %d: %s: %w", n.Line, path, err)
 		}
 		return err
 	}
@@ -454,7 +480,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
 		}
 		v := reflect.New(t).Interface().(interface{ UnmarshalText([]byte) error })
 		if err := v.UnmarshalText([]byte(n.Value)); err != nil {
-			return fmt.Errorf("line %d: %s: %v", n.Line, path, err)
+			return fmt.Errorf("line %d: %s: %w", n.Line, path, err)
 		}
 		return nil
 	}
@@ -470,7 +496,7 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) error {
 			k := n.Content[i]
 			ft, ok := fields[k.Value]
 			if !ok {
-				return fmt.Errorf("line %d: unknown key %q in %s (known: %s)", k.Line, k.Value, path, strings.Join(names, ", "))
+				return fmt.Errorf("line %d: %w %q in %s (known: %s)", k.Line, ErrUnknownKey, k.Value, path, strings.Join(names, ", "))
 			}
 			if err := checkKeys(n.Content[i+1], ft, path+"."+k.Value); err != nil {
 				return err

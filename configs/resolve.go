@@ -109,7 +109,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if merged.Decimals != nil {
 		if *merged.Decimals < 0 || *merged.Decimals > 12 {
-			return nil, &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals)}
+			return nil, &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals), Err: ErrInvalid}
 		}
 		s.Decimals = *merged.Decimals
 	}
@@ -118,7 +118,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if merged.Marker != nil {
 		if err := CheckMarker(*merged.Marker); err != nil {
-			return nil, &Error{Msg: err.Error()}
+			return nil, &Error{Err: err}
 		}
 		s.Marker = *merged.Marker
 	}
@@ -131,51 +131,75 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if o := merged.Output; o != nil {
 		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML)}
 	}
-	s.Suppression = SuppressionSettings{Cost: "value", Protection: decimal.FromInt(10)}
-	if p := merged.Suppression; p != nil {
-		s.Suppression.Secondary = deref(p.Secondary)
-		s.Suppression.Audit = deref(p.Audit) || s.Suppression.Secondary
+	if s.Suppression, err = resolveSuppression(merged.Suppression); err != nil {
+		return nil, err
+	}
+	if err := checkMeasure(s.Measure); err != nil {
+		return nil, err
+	}
+	s.Rules = resolveRules(merged.Rules, files)
+	return s, nil
+}
+
+// resolveSuppression resolves the suppression section.
+func resolveSuppression(p *Suppression) (SuppressionSettings, error) {
+	s := SuppressionSettings{Cost: "value", Protection: decimal.FromInt(10)}
+	if p != nil {
+		s.Secondary = deref(p.Secondary)
+		s.Audit = deref(p.Audit) || s.Secondary
 		if p.Cost != "" {
-			s.Suppression.Cost = p.Cost
+			s.Cost = p.Cost
 		}
 		if p.Protection != nil {
 			if p.Protection.Sign() < 0 {
-				return nil, &Error{Msg: fmt.Sprintf("suppression.protection must not be negative (a percentage of the cell value), got %s", *p.Protection)}
+				return s, &Error{Msg: fmt.Sprintf("suppression.protection must not be negative (a percentage of the cell value), got %s", *p.Protection), Err: ErrInvalid}
 			}
-			s.Suppression.Protection = *p.Protection
+			s.Protection = *p.Protection
 		}
-		s.Suppression.Hierarchies = p.Hierarchies
+		s.Hierarchies = p.Hierarchies
 		if p.TimeLimit != "" {
 			d, err := time.ParseDuration(p.TimeLimit)
 			if err != nil || d < 0 {
-				return nil, &Error{Msg: fmt.Sprintf("suppression.time_limit must be a duration such as 60s, got %q", p.TimeLimit)}
+				return s, &Error{Msg: fmt.Sprintf("suppression.time_limit must be a duration such as 60s, got %q", p.TimeLimit), Err: ErrInvalid}
 			}
-			s.Suppression.TimeLimit = d
+			s.TimeLimit = d
 		}
 	}
-	switch s.Suppression.Cost {
+	switch s.Cost {
 	case "value", "count", "unity":
 	default:
-		return nil, &Error{Msg: fmt.Sprintf("suppression.cost must be value, count or unity, got %q", s.Suppression.Cost)}
+		return s, &Error{Msg: fmt.Sprintf("suppression.cost must be value, count or unity, got %q", s.Cost), Err: ErrInvalid}
 	}
-	if m := s.Measure; m != nil {
+	return s, nil
+}
+
+// checkMeasure checks the measure domain, and sets its default step.
+func checkMeasure(m *Measure) error {
+	if m != nil {
 		if m.Step.IsZero() {
 			m.Step = decimal.FromInt(1)
 		}
 		if m.Step.Sign() < 0 || m.Max.Cmp(m.Min) < 0 {
-			return nil, &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step)}
+			return &Error{Msg: fmt.Sprintf("measure needs min <= max and step > 0, got min %s, max %s, step %s", m.Min, m.Max, m.Step), Err: ErrInvalid}
 		}
 		if m.Kind != "" && m.Kind != "scale" && m.Kind != "magnitude" {
-			return nil, &Error{Msg: fmt.Sprintf("measure kind must be scale or magnitude, got %q", m.Kind)}
+			return &Error{Msg: fmt.Sprintf("measure kind must be scale or magnitude, got %q", m.Kind), Err: ErrInvalid}
 		}
 	}
-	names := make([]string, 0, len(merged.Rules))
-	for n := range merged.Rules {
+	return nil
+}
+
+// resolveRules lists every rule mentioned, sorted by name, with its
+// parameters (every key but enabled) and the file that last set it.
+func resolveRules(nodes map[string]yaml.Node, files map[string]string) []RuleSetting {
+	var out []RuleSetting
+	names := make([]string, 0, len(nodes))
+	for n := range nodes {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		node := merged.Rules[n]
+		node := nodes[n]
 		rs := RuleSetting{Name: n, Enabled: true, file: files[n]}
 		params := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line}
 		for i := 0; i+1 < len(node.Content); i += 2 {
@@ -186,9 +210,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 			params.Content = append(params.Content, node.Content[i], node.Content[i+1])
 		}
 		rs.params = params
-		s.Rules = append(s.Rules, rs)
+		out = append(out, rs)
 	}
-	return s, nil
+	return out
 }
 
 func deref(b *bool) bool { return b != nil && *b }
@@ -281,7 +305,7 @@ type ReleaseTable struct {
 func LoadRelease(path string) (*Release, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Error{File: path, Msg: err.Error()}
+		return nil, &Error{File: path, Err: err}
 	}
 	r := &Release{dir: filepath.Dir(path)}
 	if err := decodeStrict(data, r); err != nil {
@@ -305,13 +329,13 @@ func LoadRelease(path string) (*Release, error) {
 		}
 	}
 	if len(r.Tables) == 0 {
-		return nil, &Error{File: path, Msg: "no tables listed (tables: [{file: ...}])"}
+		return nil, &Error{File: path, Msg: "no tables listed (tables: [{file: ...}])", Err: ErrInvalid}
 	}
 	for i := range r.Tables {
 		t := &r.Tables[i]
 		t.file = path
 		if t.File == "" {
-			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] has no file", i)}
+			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] has no file", i), Err: ErrInvalid}
 		}
 		if err := t.checkRules(); err != nil {
 			return nil, err

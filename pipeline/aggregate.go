@@ -7,7 +7,6 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
-	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -18,14 +17,15 @@ type aggBuilder struct {
 	file    string
 	header  []string
 	dimIdx  []int
-	roles   [][2]string // role, column
+	roles   []statColumn
+	names   []string // roles[i].stat.String(), the keys of Cell.Stats
 	roleIdx []int
 	topIdx  []int
 	markers map[string]bool
 	seen    map[string]int
 }
 
-func newAggBuilder(t *audit.Table, file string, header []string, cols *configs.Columns, markers []string) (*aggBuilder, error) {
+func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, markers []string) (*aggBuilder, error) {
 	idx := map[string]int{}
 	for i, h := range header {
 		idx[h] = i
@@ -41,30 +41,29 @@ func newAggBuilder(t *audit.Table, file string, header []string, cols *configs.C
 	for _, m := range markers {
 		b.markers[m] = true
 	}
-	if len(cols.Dims) == 0 {
+	if len(sc.dims) == 0 {
 		return nil, fmt.Errorf("aggregate mode needs columns.dims in the config")
 	}
-	for _, d := range cols.Dims {
+	for _, d := range sc.dims {
 		i, err := col(d, "dimension")
 		if err != nil {
 			return nil, err
 		}
 		b.dimIdx = append(b.dimIdx, i)
 	}
-	b.roles = cols.Roles()
+	b.roles = sc.columns
 	if len(b.roles) == 0 {
 		return nil, fmt.Errorf("aggregate mode needs at least one statistic column (columns.count, columns.total, ...)")
 	}
 	for _, r := range b.roles {
-		i, err := col(r[1], r[0])
+		i, err := col(r.input, r.stat.String())
 		if err != nil {
 			return nil, err
 		}
 		b.roleIdx = append(b.roleIdx, i)
-		t.Columns = append(t.Columns, r[0])
-		t.ColumnLabels = append(t.ColumnLabels, r[1])
+		b.names = append(b.names, r.stat.String())
 	}
-	for k, name := range cols.Top {
+	for k, name := range sc.top {
 		i, err := col(name, fmt.Sprintf("top%d", k+1))
 		if err != nil {
 			return nil, err
@@ -90,19 +89,19 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 			text := strings.TrimSpace(row[b.roleIdx[j]])
 			st, err := b.stat(text)
 			if err != nil {
-				return &readers.Error{File: b.file, Row: line, Column: role[1], Value: text, Err: err}
+				return &readers.Error{File: b.file, Row: line, Column: role.input, Value: text, Err: err}
 			}
-			c.Stats[role[0]] = st
-			switch role[0] {
-			case "count":
+			c.Stats[b.names[j]] = st
+			switch role.stat.Kind {
+			case audit.KindCount:
 				if !st.Missing {
 					n, ok := st.Value.Int64()
 					if !ok || n < 0 {
-						return &readers.Error{File: b.file, Row: line, Column: role[1], Value: text, Err: fmt.Errorf("a count must be a non-negative integer")}
+						return &readers.Error{File: b.file, Row: line, Column: role.input, Value: text, Err: fmt.Errorf("a count must be a non-negative integer")}
 					}
 					c.HasN, c.N = true, n
 				}
-			case "total":
+			case audit.KindTotal:
 				if !st.Missing {
 					c.HasTotal, c.Total = true, st.Value
 				}
@@ -148,7 +147,7 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	d, err := decimal.Parse(text)
 	if err != nil {
 		if d, err = parseGrouped(text, err); err != nil {
-			return audit.Stat{}, fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), decimal.ErrNotNumber.Error()))
+			return audit.Stat{}, err // wraps decimal.ErrNotNumber (= readers.ErrNotNumber)
 		}
 	}
 	return audit.Stat{Text: text, Value: d}, nil

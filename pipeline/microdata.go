@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"math/big"
 	"strconv"
-	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
@@ -205,7 +205,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 					d, err = parseGrouped(s, err)
 				}
 				if err != nil {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: fmt.Errorf("%w%s", readers.ErrNotNumber, strings.TrimPrefix(err.Error(), decimal.ErrNotNumber.Error()))}
+					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
 				}
 				v = d
 			}
@@ -241,14 +241,8 @@ func header(b *microBuilder, i int) string {
 	return "holding"
 }
 
-// isMissing reports the texts that mean "no value" in microdata.
-func isMissing(s string) bool {
-	switch s {
-	case "", "NA", "NaN", "nan", "null", "NULL", ".":
-		return true
-	}
-	return false
-}
+// isMissing reports the texts that mean "no value" (configs.MissingValues).
+func isMissing(s string) bool { return configs.IsMissing(s) }
 
 // contribute adds one contributor's value to a cell.
 func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {

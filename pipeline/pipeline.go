@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -69,58 +68,21 @@ type Result struct {
 // output failures.
 func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if opt.Workers < 0 {
-		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers)}
+		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers), Err: configs.ErrInvalid}
 	}
 	// Validate every configuration before reading anything.
-	built := make([]*ruleSet, len(jobs))
-	for i, j := range jobs {
-		rs, err := BuildRules(j.Settings)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", j.Path, err)
-		}
-		built[i] = rs
-		if j.Name != "" {
-			if err := checkName(j.Name, j.Path); err != nil {
-				return nil, err
-			}
-		}
+	built, err := compileJobs(jobs)
+	if err != nil {
+		return nil, err
 	}
-	type unit struct {
-		job  int
-		src  readers.Source
-		name string
-	}
-	var units []unit
+	units, err := openUnits(jobs)
 	defer func() {
 		for _, u := range units {
 			u.src.Close()
 		}
 	}()
-	names := map[string]string{}
-	for i, j := range jobs {
-		srcs, err := readers.Open(j.Path, readerOptions(j.Settings))
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range srcs {
-			name := s.Name()
-			if j.Name != "" {
-				name = j.Name
-				if len(srcs) > 1 {
-					name = j.Name + "_" + s.Name()
-				}
-			}
-			if err := checkName(name, j.Path); err != nil {
-				units = append(units, unit{i, s, name})
-				return nil, err
-			}
-			if prev, dup := names[name]; dup {
-				units = append(units, unit{i, s, name})
-				return nil, &configs.Error{Msg: fmt.Sprintf("two inputs would write outputs named %q (%s and %s); give one a name in the release file", name, prev, j.Path)}
-			}
-			names[name] = j.Path
-			units = append(units, unit{i, s, name})
-		}
+	if err != nil {
+		return nil, err
 	}
 	// Every output goes to a staging directory first; see stage.go.
 	stage, err := beginStaging(opt.Out)
@@ -130,38 +92,17 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	defer stage.abort()
 	res := &Result{Tables: make([]*audit.Table, len(units))}
 	outputs := make([][]string, len(units))
+	// One CPU budget: up to opt.workers() tables at once, and the stages
+	// of each table share what the others leave.
+	tables := min(opt.workers(), max(len(units), 1))
+	inner := max(1, opt.workers()/tables)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opt.workers())
+	g.SetLimit(tables)
 	for k, u := range units {
 		g.Go(func() error {
-			j := jobs[u.job]
-			log := opt.Log.With().Str("table", u.name).Logger()
-			log.Info().Str("file", j.Path).Msg("reading")
-			start := time.Now()
-			t, err := loadTable(gctx, u.src, j.Settings, built[u.job].needs, opt.Progress, opt.workers())
-			if err != nil {
-				return err
-			}
-			t.Name = u.name
-			read := time.Now()
-			if err := Evaluate(gctx, t, built[u.job], j.Settings, opt.workers()); err != nil {
-				return err
-			}
-			evaluated := time.Now()
-			files, err := writeTable(gctx, stage.dir, t, j.Settings, opt.workers())
-			if err != nil {
-				return err
-			}
-			log.Debug().Dur("read", read.Sub(start)).Dur("evaluate", evaluated.Sub(read)).Dur("write", time.Since(evaluated)).Msg("stage times")
-			s := t.Summarize()
-			log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
-			if len(t.Warnings) > 0 {
-				// the texts go to the checker's report only
-				log.Warn().Int("warnings", len(t.Warnings)).Msg("the table has warnings: see its report")
-			}
-			res.Tables[k] = t
-			outputs[k] = files
-			return nil
+			t, files, err := auditUnit(gctx, u, jobs[u.job], built[u.job], stage.dir, opt, inner)
+			res.Tables[k], outputs[k] = t, files
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -171,35 +112,139 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
+	if err := commitRun(ctx, stage, res, outputs, jobs, opt); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// compiled is a job's configuration compiled once: its rules and the
+// schema of its tables.
+type compiled struct {
+	rules  *RuleSet
+	schema *schema
+}
+
+// compileJobs builds and validates the rules and the table schema of every
+// job, and the output names given.
+func compileJobs(jobs []Job) ([]compiled, error) {
+	built := make([]compiled, len(jobs))
+	for i, j := range jobs {
+		rs, err := BuildRules(j.Settings)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", j.Path, err)
+		}
+		sc, err := compileSchema(j.Settings, j.Path)
+		if err != nil {
+			return nil, err
+		}
+		built[i] = compiled{rs, sc}
+		if j.Name != "" {
+			if err := checkName(j.Name, j.Path); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return built, nil
+}
+
+// unit is one table of one job's file.
+type unit struct {
+	job  int
+	src  readers.Source
+	name string
+}
+
+// openUnits opens every table of every job and checks their output
+// names. The units opened are returned with an error too (to be closed).
+func openUnits(jobs []Job) ([]unit, error) {
+	var units []unit
+	names := map[string]string{}
+	for i, j := range jobs {
+		srcs, err := readers.Open(j.Path, readerOptions(j.Settings))
+		if err != nil {
+			return units, err
+		}
+		for _, s := range srcs {
+			name := s.Name()
+			if j.Name != "" {
+				name = j.Name
+				if len(srcs) > 1 {
+					name = j.Name + "_" + s.Name()
+				}
+			}
+			units = append(units, unit{i, s, name})
+			if err := checkName(name, j.Path); err != nil {
+				return units, err
+			}
+			if prev, dup := names[name]; dup {
+				return units, &configs.Error{Msg: fmt.Sprintf("two inputs would write outputs named %q (%s and %s); give one a name in the release file", name, prev, j.Path), Err: configs.ErrInvalid}
+			}
+			names[name] = j.Path
+		}
+	}
+	return units, nil
+}
+
+// auditUnit reads, evaluates and writes one table with the given number of
+// workers, and returns it with the names of the files written.
+func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int) (*audit.Table, []string, error) {
+	log := opt.Log.With().Str("table", u.name).Logger()
+	log.Info().Str("file", j.Path).Msg("reading")
+	start := time.Now()
+	t, err := loadTable(ctx, u.src, j.Settings, c.schema, c.rules.needs, opt.Progress, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Name = u.name
+	read := time.Now()
+	if err := Evaluate(ctx, t, c.rules, j.Settings, workers); err != nil {
+		return nil, nil, err
+	}
+	evaluated := time.Now()
+	files, err := writeTable(ctx, dir, t, j.Settings, workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	log.Debug().Dur("read", read.Sub(start)).Dur("evaluate", evaluated.Sub(read)).Dur("write", time.Since(evaluated)).Msg("stage times")
+	s := t.Summarize()
+	log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
+	if len(t.Warnings) > 0 {
+		// the texts go to the checker's report only
+		log.Warn().Int("warnings", len(t.Warnings)).Msg("the table has warnings: see its report")
+	}
+	return t, files, nil
+}
+
+// commitRun writes the run's own outputs and moves every output from the
+// staging directory into the output directory, unless interrupted.
+func commitRun(ctx context.Context, stage *staging, res *Result, outputs [][]string, jobs []Job, opt Options) error {
 	run, err := writeRun(ctx, stage.dir, res, jobs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if opt.BeforeCommit != nil {
 		if err := opt.BeforeCommit(ctx); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	// The last point where an interrupt is honoured.
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	var tables, files []string
 	for k, t := range res.Tables {
 		tables = append(tables, t.Name)
 		files = append(files, outputs[k]...)
 	}
-	if err := stage.commit(tables, files, run); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return stage.commit(tables, files, run)
 }
 
 // checkName validates the output base name of an input: outputs are
 // never written outside the output directory (configuration error, exit 2).
 func checkName(name, path string) error {
 	if err := writers.CheckName(name); err != nil {
-		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err)}
+		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err), Err: err}
 	}
 	return nil
 }
@@ -236,26 +281,28 @@ func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Sett
 	return files, nil
 }
 
-// ruleSet is the rules a configuration enables, built once per job.
-type ruleSet struct {
+// RuleSet is the rules a configuration enables, built once per job.
+type RuleSet struct {
 	cell  []rules.CellRule
 	table []rules.TableRule
 	needs rules.Needs
 }
 
 // Needs returns what the rules and the published statistics need per cell.
-func (rs *ruleSet) Needs() rules.Needs { return rs.needs }
+func (rs *RuleSet) Needs() rules.Needs { return rs.needs }
 
 // BuildRules builds and validates the enabled rules of the settings.
-func BuildRules(s *configs.Settings) (*ruleSet, error) {
-	rs := &ruleSet{}
+// Errors are *configs.Error wrapping the rule's error (a
+// *rules.ParamError, a *configs.Error of its parameters' YAML, ...).
+func BuildRules(s *configs.Settings) (*RuleSet, error) {
+	rs := &RuleSet{}
 	for _, r := range s.Rules {
 		if !r.Enabled {
 			continue
 		}
 		rule, err := rules.New(r.Name, r.Decode)
 		if err != nil {
-			return nil, &configs.Error{Msg: err.Error()}
+			return nil, &configs.Error{Err: err}
 		}
 		ok := false
 		if c, is := rule.(rules.CellRule); is {
@@ -276,23 +323,39 @@ func BuildRules(s *configs.Settings) (*ruleSet, error) {
 	// What the released statistics need, whatever the rules. Power sums
 	// are kept only up to the highest moment the table releases: an
 	// intruder can use no other, and they cost time on every record.
-	order := publishedOrder(&s.Publish)
+	stats := publishedStats(&s.Publish)
+	order := audit.PublishedOrder(stats)
 	rs.needs.Powers = min(rs.needs.Powers, order)
-	for _, p := range s.Publish.Stats {
-		switch p {
-		case "sd", "variance":
+	for _, st := range stats {
+		switch st.Kind {
+		case audit.KindSD, audit.KindVariance:
 			rs.needs.SumSq = true
-		case "median":
+		case audit.KindMedian:
 			rs.needs.Hist = true
-		case "skewness", "kurtosis":
+		case audit.KindSkewness, audit.KindKurtosis:
 			rs.needs.Powers = max(rs.needs.Powers, order)
 		}
 	}
 	rs.needs.Powers = max(rs.needs.Powers, s.Publish.MomentOrder)
 	if s.Publish.Has("median") && s.Measure == nil && s.Microdata != nil {
-		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})"}
+		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})", Err: configs.ErrInvalid}
 	}
 	return rs, nil
+}
+
+// publishedStats are the statistics a publish list names: the names
+// listed, then m1..mK of `moments: {order: K}`.
+func publishedStats(p *configs.Publish) []audit.Statistic {
+	var out []audit.Statistic
+	for _, name := range p.Stats {
+		if st, ok := audit.ParseStatistic(name); ok {
+			out = append(out, st)
+		}
+	}
+	for k := 1; k <= p.MomentOrder; k++ {
+		out = append(out, audit.Moment(k))
+	}
+	return out
 }
 
 // LoadTable reads a source into a table of cells per the settings, with
@@ -302,7 +365,12 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 	if err != nil {
 		return nil, err
 	}
-	return loadTable(ctx, src, s, rs.needs, nil, runtime.GOMAXPROCS(0))
+	file, _ := src.Where()
+	sc, err := compileSchema(s, file)
+	if err != nil {
+		return nil, err
+	}
+	return loadTable(ctx, src, s, sc, rs.needs, nil, runtime.GOMAXPROCS(0))
 }
 
 // builder turns batches of rows into a table's cells.
@@ -339,70 +407,37 @@ func firstError(errs []error) error {
 	return best
 }
 
-func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
+func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc *schema, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
 	file, sheet := src.Where()
-	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals, Hierarchies: s.Suppression.Hierarchies}
-	if sheet != "" {
-		t.Source = file + " [" + sheet + "]"
-	}
-	if s.Measure != nil {
-		t.Measure = &audit.Domain{Min: s.Measure.Min, Max: s.Measure.Max, Step: s.Measure.Step, Magnitude: s.Measure.Kind == "magnitude"}
-	}
+	t := sc.newTable(src.Name(), file, sheet, s)
 	var b builder
-	header := src.Header()
-	switch {
-	case s.Microdata != nil && len(s.Microdata.Dims) > 0:
-		t.Mode = audit.Microdata
-		t.Dims = s.Microdata.Dims
-		t.Value = s.Microdata.Value
-		t.Publish = s.Publish.Stats
-		if len(t.Publish) == 0 {
-			t.Publish = []string{"count"}
-			if t.Value != "" {
-				t.Publish = append(t.Publish, "total")
-			}
-		}
-		t.MomentOrder = publishedOrder(&s.Publish)
-		for _, p := range t.Publish {
-			if p == "moments" {
-				continue
-			}
-			if t.Value == "" && p != "count" {
-				return nil, &configs.Error{Msg: fmt.Sprintf("publish %q needs a value column (--value)", p)}
-			}
-			t.Columns = append(t.Columns, p)
-		}
-		for p := 1; p <= s.Publish.MomentOrder; p++ {
-			t.Columns = append(t.Columns, fmt.Sprintf("m%d", p))
-		}
-		mb, err := newMicroBuilder(t, file, header, t.Value, s.Microdata.Holding, needs)
+	switch sc.mode {
+	case audit.Microdata:
+		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
 		if err != nil {
 			return nil, classify(err)
 		}
 		b = mb
-	case s.Columns != nil && len(s.Columns.Dims) > 0:
-		t.Mode = audit.Aggregate
-		t.Dims = s.Columns.Dims
-		ab, err := newAggBuilder(t, file, header, s.Columns, s.Markers)
+	default:
+		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)
 		if err != nil {
 			return nil, classify(err)
 		}
 		b = ab
-		t.Publish = t.Columns
-		for _, c := range t.Columns {
-			if strings.HasPrefix(c, "m") && c != "mean" && c != "median" && c != "min" && c != "max" {
-				t.MomentOrder++
-			}
-		}
-		if s.Columns.Variance != "" || s.Columns.SD != "" {
-			t.MomentOrder = max(t.MomentOrder, 2)
-		}
-	default:
-		return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata or columns.dims in the config for an aggregate table", file)}
 	}
-	// Stage: read batches concurrently with building cells. Microdata is
-	// built by several shards (batch i goes to shard i mod n, so the
-	// partition is deterministic) that are merged in a fixed order.
+	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
+		return nil, err
+	}
+	if w, ok := src.(readers.Warner); ok {
+		t.Warnings = append(t.Warnings, w.Warnings()...)
+	}
+	return t, nil
+}
+
+// build is the stage that reads batches concurrently with building cells.
+// Microdata is built by several shards (batch i goes to shard i mod n, so
+// the partition is deterministic) that are merged in a fixed order.
+func build(ctx context.Context, src readers.Source, b builder, sheet string, progress func(int64), workers int) error {
 	shards := []builder{b}
 	if sb, ok := b.(shardable); ok {
 		for len(shards) < max(1, min(workers, 4)) {
@@ -460,10 +495,10 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 	}
 	readErr := g.Wait()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	if err := firstError(append(errs, readErr)); err != nil {
-		return nil, err
+		return err
 	}
 	if sb, ok := b.(shardable); ok {
 		for _, sh := range shards[1:] {
@@ -471,10 +506,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 		}
 	}
 	b.finish()
-	if w, ok := src.(readers.Warner); ok {
-		t.Warnings = append(t.Warnings, w.Warnings()...)
-	}
-	return t, nil
+	return nil
 }
 
 func withSheet(err error, sheet string) error {
@@ -492,13 +524,13 @@ func classify(err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
-	return &configs.Error{Msg: err.Error()}
+	return &configs.Error{Err: err}
 }
 
 // Evaluate runs the cell rules on every cell with a bounded worker pool,
 // then the table rules, then decides every cell's status and runs the
 // table-level decisions.
-func Evaluate(ctx context.Context, t *audit.Table, rs *ruleSet, s *configs.Settings, workers int) error {
+func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) error {
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
@@ -539,7 +571,12 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTable(ctx, src, s, rs.needs, nil, workers)
+	file, _ := src.Where()
+	sc, err := compileSchema(s, file)
+	if err != nil {
+		return nil, err
+	}
+	t, err := loadTable(ctx, src, s, sc, rs.needs, nil, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -547,22 +584,4 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 		return nil, err
 	}
 	return t, nil
-}
-
-// publishedOrder is the highest raw moment order a microdata table's
-// released statistics reveal: SD or variance 2, skewness 3, kurtosis 4, or
-// the moments listed.
-func publishedOrder(p *configs.Publish) int {
-	o := p.MomentOrder
-	for _, st := range p.Stats {
-		switch st {
-		case "sd", "variance":
-			o = max(o, 2)
-		case "skewness":
-			o = max(o, 3)
-		case "kurtosis":
-			o = max(o, 4)
-		}
-	}
-	return o
 }

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // Errors wrapped by *Error.
@@ -22,22 +24,33 @@ var (
 	ErrFieldCount = errors.New("wrong number of fields")
 	ErrNoHeader   = errors.New("no header row")
 	ErrFormat     = errors.New("unknown input format")
-	ErrNotNumber  = errors.New("not a number")
 	ErrCorrupt    = errors.New("corrupt or unreadable file")
 	ErrTooLarge   = errors.New("file exceeds a size limit")
 	ErrColumn     = errors.New("no such column")
 	ErrSheet      = errors.New("no such sheet")
 )
 
-// Error is an input error with the position where it happened. Row and
-// Column are 1-based; zero means unknown. Sheet is empty outside workbooks.
+// ErrNotNumber is decimal.ErrNotNumber: one sentinel whichever package
+// reports a text that is not a number.
+var ErrNotNumber = decimal.ErrNotNumber
+
+// Error is an input error with the position where it happened, in the
+// style of encoding/csv's ParseError: Err is the cause (one of the
+// sentinels above, possibly wrapped with details, or an os error), which
+// errors.Is and errors.As reach through Unwrap.
 type Error struct {
-	File   string
-	Sheet  string
-	Row    int
-	Column string // column name or letter
-	Value  string
-	Err    error
+	// File is the input path.
+	File string
+	// Sheet is the workbook sheet; empty outside workbooks.
+	Sheet string
+	// Row is the 1-based source row (the header is row 1); 0 when unknown.
+	Row int
+	// Column is the column name or letter; empty when unknown.
+	Column string
+	// Value is the offending text (shortened in messages); empty when none.
+	Value string
+	// Err is the cause; never nil.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -64,6 +77,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
 
 // Batch is a run of consecutive data rows.

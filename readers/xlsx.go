@@ -159,54 +159,9 @@ func openXLSX(path string, r io.ReaderAt, size int64, opt Options) (srcs []Sourc
 	if err != nil {
 		return nil, &Error{File: path, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
-	all := f.GetSheetList()
-	var visible, hidden []string
-	for _, s := range all {
-		if v, err := f.GetSheetVisible(s); err == nil && !v {
-			hidden = append(hidden, s)
-		} else {
-			visible = append(visible, s)
-		}
-	}
-	var chosen []string
-	var warnings []string
-	switch sel := strings.TrimSpace(opt.Sheet); {
-	case sel == "*":
-		chosen = visible
-		if len(hidden) > 0 {
-			warnings = append(warnings, fmt.Sprintf("hidden sheets not read: %s", quoteList(hidden)))
-		}
-	case sel == "":
-		if len(visible) > 0 {
-			chosen = visible[:1]
-		}
-	default:
-		for _, s := range all {
-			if s == sel {
-				chosen = []string{s}
-			}
-		}
-		if chosen == nil {
-			for _, s := range all {
-				if strings.EqualFold(s, sel) {
-					chosen = []string{s}
-				}
-			}
-		}
-		if n, err := strconv.Atoi(sel); chosen == nil && err == nil {
-			if n < 1 || n > len(all) {
-				return nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w: sheet %d of a workbook with %d sheets (%s)", ErrSheet, n, len(all), quoteList(all))}
-			}
-			chosen = []string{all[n-1]}
-		}
-		if chosen == nil {
-			return nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w (the workbook has %s)", ErrSheet, quoteList(all))}
-		}
-		for _, h := range hidden {
-			if h == chosen[0] {
-				warnings = append(warnings, fmt.Sprintf("sheet %q is hidden", h))
-			}
-		}
+	chosen, warnings, err := chooseSheets(path, f, opt.Sheet)
+	if err != nil {
+		return nil, err
 	}
 	if len(chosen) == 0 {
 		return nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook has no visible sheet", ErrNoHeader)}
@@ -231,6 +186,60 @@ func openXLSX(path string, r io.ReaderAt, size int64, opt Options) (srcs []Sourc
 		srcs = append(srcs, s)
 	}
 	return srcs, nil
+}
+
+// chooseSheets returns the sheets a selection names ("*" every visible
+// sheet, "" the first visible one, else a name or 1-based index), with
+// warnings about hidden sheets.
+func chooseSheets(path string, f *excelize.File, sheet string) (chosen, warnings []string, err error) {
+	all := f.GetSheetList()
+	var visible, hidden []string
+	for _, s := range all {
+		if v, err := f.GetSheetVisible(s); err == nil && !v {
+			hidden = append(hidden, s)
+		} else {
+			visible = append(visible, s)
+		}
+	}
+	switch sel := strings.TrimSpace(sheet); {
+	case sel == "*":
+		chosen = visible
+		if len(hidden) > 0 {
+			warnings = append(warnings, fmt.Sprintf("hidden sheets not read: %s", quoteList(hidden)))
+		}
+	case sel == "":
+		if len(visible) > 0 {
+			chosen = visible[:1]
+		}
+	default:
+		for _, s := range all {
+			if s == sel {
+				chosen = []string{s}
+			}
+		}
+		if chosen == nil {
+			for _, s := range all {
+				if strings.EqualFold(s, sel) {
+					chosen = []string{s}
+				}
+			}
+		}
+		if n, err := strconv.Atoi(sel); chosen == nil && err == nil {
+			if n < 1 || n > len(all) {
+				return nil, nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w: sheet %d of a workbook with %d sheets (%s)", ErrSheet, n, len(all), quoteList(all))}
+			}
+			chosen = []string{all[n-1]}
+		}
+		if chosen == nil {
+			return nil, nil, &Error{File: path, Sheet: sel, Err: fmt.Errorf("%w (the workbook has %s)", ErrSheet, quoteList(all))}
+		}
+		for _, h := range hidden {
+			if h == chosen[0] {
+				warnings = append(warnings, fmt.Sprintf("sheet %q is hidden", h))
+			}
+		}
+	}
+	return chosen, warnings, nil
 }
 
 func quoteList(s []string) string {

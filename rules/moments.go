@@ -270,22 +270,21 @@ func publishedOrder(t *audit.Table, c *audit.Cell) int {
 	k := t.MomentOrder
 	m := 0
 	for {
-		if _, ok := c.Stats["m"+strconv.Itoa(m+1)]; !ok {
+		if _, ok := c.Stats[audit.Moment(m+1).String()]; !ok {
 			break
 		}
 		m++
 	}
-	k = max(k, m)
+	k = max(k, audit.Moment(m).MomentOrder())
 	has := func(n string) bool { _, ok := c.Stats[n]; return ok }
 	if has("mean") && (has("sd") || has("variance")) {
-		s := 2
-		if has("skewness") {
-			s = 3
-			if has("kurtosis") {
-				s = 4
+		// SD or variance, then skewness and kurtosis if published in turn
+		for _, st := range []audit.Statistic{{Kind: audit.KindSD}, {Kind: audit.KindSkewness}, {Kind: audit.KindKurtosis}} {
+			if st.Kind != audit.KindSD && !has(st.String()) {
+				break
 			}
+			k = max(k, st.MomentOrder())
 		}
-		k = max(k, s)
 	}
 	return k
 }

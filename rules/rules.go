@@ -11,6 +11,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -117,24 +118,42 @@ func Names() []string {
 func New(name string, decode Decoder) (Rule, error) {
 	s, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("unknown rule %q (known: %v)", name, Names())
+		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownRule, name, Names())
 	}
 	r, err := s.New(decode)
 	if err != nil {
+		var pe *ParamError
+		if errors.As(err, &pe) && pe.Rule == name {
+			return nil, err // its text names the rule
+		}
 		return nil, fmt.Errorf("rule %s: %w", name, err)
 	}
 	return r, nil
 }
 
-// ParamError reports an invalid rule parameter.
+// Errors of building rules (errors.Is reaches them).
+var (
+	// ErrUnknownRule is a rule name that is not registered.
+	ErrUnknownRule = errors.New("unknown rule")
+	// ErrParam is an invalid rule parameter; every *ParamError wraps it.
+	ErrParam = errors.New("invalid rule parameter")
+)
+
+// ParamError reports an invalid rule parameter. Its text names the rule
+// and the parameter; it unwraps to ErrParam.
 type ParamError struct {
+	// Rule is the rule's registered name; Param the parameter's key.
 	Rule, Param string
-	Msg         string
+	// Msg says what is wrong with the value.
+	Msg string
 }
 
 func (e *ParamError) Error() string {
-	return fmt.Sprintf("parameter %s: %s", e.Param, e.Msg)
+	return fmt.Sprintf("rule %s: parameter %s: %s", e.Rule, e.Param, e.Msg)
 }
+
+// Unwrap returns ErrParam.
+func (e *ParamError) Unwrap() error { return ErrParam }
 
 // pct is a percentage parameter kept exact as num/den.
 type pct struct{ num, den int64 }

@@ -1,0 +1,126 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+)
+
+// schema is a table's shape compiled once from its settings: how cells are
+// obtained, the dimensions, the statistics the table publishes with their
+// kinds, and the highest moment order they release. Tables read from
+// sources are made from it (newTable); the pipeline takes no decision
+// about statistics from column names.
+type schema struct {
+	mode audit.Mode
+	dims []string
+	// value and holding are the microdata value and holding columns.
+	value, holding string
+	// publish is Table.Publish: the names of the published statistics
+	// as configured (microdata) or the role columns (aggregate).
+	publish []string
+	// columns are the output columns of the publishable table, by role.
+	columns []statColumn
+	// top are the aggregate input columns of the largest contributions.
+	top []string
+	// order is Table.MomentOrder (audit.PublishedOrder of the columns).
+	order int
+}
+
+// statColumn is one published statistic and, in an aggregate table, the
+// input column holding it.
+type statColumn struct {
+	stat  audit.Statistic
+	input string
+}
+
+// compileSchema compiles the settings of the tables of one file into a
+// schema; errors are configuration errors.
+func compileSchema(s *configs.Settings, file string) (*schema, error) {
+	switch {
+	case s.Microdata != nil && len(s.Microdata.Dims) > 0:
+		return microSchema(s)
+	case s.Columns != nil && len(s.Columns.Dims) > 0:
+		return aggregateSchema(s.Columns)
+	}
+	return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata or columns.dims in the config for an aggregate table", file), Err: configs.ErrInvalid}
+}
+
+// microSchema: the statistics listed in publish (count, and total with a
+// value column, when none is listed), then the raw moment means m1..mK of
+// `moments: {order: K}`.
+func microSchema(s *configs.Settings) (*schema, error) {
+	m := s.Microdata
+	sc := &schema{mode: audit.Microdata, dims: m.Dims, value: m.Value, holding: m.Holding, publish: s.Publish.Stats}
+	if len(sc.publish) == 0 {
+		sc.publish = []string{"count"}
+		if sc.value != "" {
+			sc.publish = append(sc.publish, "total")
+		}
+	}
+	for _, p := range sc.publish {
+		if p == "moments" {
+			continue
+		}
+		st, ok := audit.ParseStatistic(p)
+		if !ok {
+			return nil, &configs.Error{Msg: fmt.Sprintf("unknown statistic %q in publish", p), Err: configs.ErrInvalid}
+		}
+		if sc.value == "" && st.Kind != audit.KindCount {
+			return nil, &configs.Error{Msg: fmt.Sprintf("publish %q needs a value column (--value)", p), Err: configs.ErrInvalid}
+		}
+		sc.columns = append(sc.columns, statColumn{stat: st})
+	}
+	for p := 1; p <= s.Publish.MomentOrder; p++ {
+		sc.columns = append(sc.columns, statColumn{stat: audit.Moment(p)})
+	}
+	sc.order = audit.PublishedOrder(sc.stats())
+	return sc, nil
+}
+
+// aggregateSchema: one column per role the configuration maps, in the
+// fixed order of configs.Columns.Roles.
+func aggregateSchema(c *configs.Columns) (*schema, error) {
+	sc := &schema{mode: audit.Aggregate, dims: c.Dims, top: c.Top}
+	for _, r := range c.Roles() {
+		st, ok := audit.ParseStatistic(r[0])
+		if !ok {
+			return nil, &configs.Error{Msg: fmt.Sprintf("unknown statistic role %q", r[0]), Err: configs.ErrInvalid}
+		}
+		sc.columns = append(sc.columns, statColumn{stat: st, input: r[1]})
+		sc.publish = append(sc.publish, r[0])
+	}
+	sc.order = audit.PublishedOrder(sc.stats())
+	return sc, nil
+}
+
+// stats returns the published statistics.
+func (sc *schema) stats() []audit.Statistic {
+	out := make([]audit.Statistic, len(sc.columns))
+	for i, c := range sc.columns {
+		out[i] = c.stat
+	}
+	return out
+}
+
+// newTable returns an empty table of the schema for a source in file
+// (and sheet).
+func (sc *schema) newTable(name, file, sheet string, s *configs.Settings) *audit.Table {
+	t := &audit.Table{Name: name, Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals, Hierarchies: s.Suppression.Hierarchies}
+	if sheet != "" {
+		t.Source = file + " [" + sheet + "]"
+	}
+	if s.Measure != nil {
+		t.Measure = &audit.Domain{Min: s.Measure.Min, Max: s.Measure.Max, Step: s.Measure.Step, Magnitude: s.Measure.Kind == "magnitude"}
+	}
+	t.Mode, t.Dims, t.Value, t.MomentOrder = sc.mode, sc.dims, sc.value, sc.order
+	t.Publish = sc.publish
+	for _, c := range sc.columns {
+		t.Columns = append(t.Columns, c.stat.String())
+		if sc.mode == audit.Aggregate {
+			t.ColumnLabels = append(t.ColumnLabels, c.input)
+		}
+	}
+	return t
+}
