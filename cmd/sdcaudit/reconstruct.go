@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/big"
-	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,8 +16,6 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/rules/meansd"
 )
-
-func init() { addCommand(newReconstructCmd) }
 
 type reconstructFlags struct {
 	n                  int
@@ -451,7 +447,5 @@ func newDisguiseCmd() *cobra.Command {
 	fl.StringVar(&rounding, "rounding", "half-up", "rounding convention of the published values")
 	fl.IntVar(&minSolutions, "min-solutions", 10, "the solution count to keep")
 	fl.BoolVar(&asJSON, "json", false, "print one JSON document")
-	_ = context.Background
-	_ = rand.New
 	return cmd
 }
