@@ -107,4 +107,3 @@ func (p *RecoveryPlot) WriteSVG(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
