@@ -107,19 +107,13 @@ func failReason(a Assessment, p int, rel Release) string {
 	return fmt.Sprintf("moments up to order %d let an intruder estimate the %s contribution within %.2g%% (threshold %s%%); %s", o.P, what, math.Abs(e.RelError), rel.MaxRelErrorText, safe)
 }
 
-// safeReason says how far the release is from disclosing, and up to which
-// order the sums held stay safe.
+// safeReason says how far the release is from disclosing. It speaks of
+// the released orders only: the highest safe order over more sums is
+// Assessment.SafeOrder, reported apart.
 func safeReason(a Assessment, rel Release) string {
 	k := rel.Order
-	more := ""
-	if a.SafeOrder > k {
-		more = fmt.Sprintf("; safe up to order %d", a.SafeOrder)
-		if a.SafeOrder == rel.Sums.Order() {
-			more = fmt.Sprintf("; safe up to at least order %d", a.SafeOrder)
-		}
-	}
 	if rel.Truth != nil {
-		return fmt.Sprintf("moments up to order %d do not let an intruder estimate the largest or second largest contribution within %s%%%s", k, rel.MaxRelErrorText, more)
+		return fmt.Sprintf("moments up to order %d do not let an intruder estimate the largest or second largest contribution within %s%%", k, rel.MaxRelErrorText)
 	}
-	return fmt.Sprintf("moments up to order %d leave the largest contribution in a bracket %.3g%% wide (at least %s%% needed)%s", k, a.Orders[k-1].Bracket.WidthPct, rel.IntervalText, more)
+	return fmt.Sprintf("moments up to order %d leave the largest contribution in a bracket %.3g%% wide (at least %s%% needed)", k, a.Orders[k-1].Bracket.WidthPct, rel.IntervalText)
 }
