@@ -38,24 +38,8 @@ func momentsOptRat(flag, s string) (*big.Rat, error) {
 // momentsFromPublished prepares a cell from published moments: raw power
 // sums, raw moment means, central moments or summary statistics.
 func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
-	if f.column != "" {
-		return nil, usageErr(errors.New("--column needs --values"))
-	}
-	given := 0
-	for _, s := range []string{f.raw, f.means, f.central} {
-		if s != "" {
-			given++
-		}
-	}
-	summary := f.sd != "" || f.variance != "" || f.skewness != "" || f.kurtosis != ""
-	if given > 1 || given == 1 && summary || f.central == "" && f.mean != "" && !summary && given == 1 {
-		return nil, usageErr(errors.New("give one of --raw, --moments, --central (with --mean) or --mean/--sd/--skewness/--kurtosis"))
-	}
-	if given == 0 && !summary {
-		return nil, usageErr(errors.New("no input: give --values FILE --column NAME, or --n N with --raw, --moments, --central or --mean/--sd/..."))
-	}
-	if f.n < 1 {
-		return nil, usageErr(errors.New("published moments need --n N (the number of values), N >= 1"))
+	if err := publishedFlags(f); err != nil {
+		return nil, err
 	}
 	n := new(big.Rat).SetInt64(f.n)
 	in := &momentsInput{}
@@ -224,4 +208,29 @@ func (in *momentsInput) setExactSums(n int64, sums []*big.Rat) {
 		ex = append(ex, new(big.Int).Set(q.Num()))
 	}
 	in.exactSums = ex
+}
+
+// publishedFlags checks that the flags give exactly one form of published
+// moments, with --n.
+func publishedFlags(f *momentsFlags) error {
+	if f.column != "" {
+		return usageErr(errors.New("--column needs --values"))
+	}
+	given := 0
+	for _, s := range []string{f.raw, f.means, f.central} {
+		if s != "" {
+			given++
+		}
+	}
+	summary := f.sd != "" || f.variance != "" || f.skewness != "" || f.kurtosis != ""
+	if given > 1 || given == 1 && summary || f.central == "" && f.mean != "" && !summary && given == 1 {
+		return usageErr(errors.New("give one of --raw, --moments, --central (with --mean) or --mean/--sd/--skewness/--kurtosis"))
+	}
+	if given == 0 && !summary {
+		return usageErr(errors.New("no input: give --values FILE --column NAME, or --n N with --raw, --moments, --central or --mean/--sd/..."))
+	}
+	if f.n < 1 {
+		return usageErr(errors.New("published moments need --n N (the number of values), N >= 1"))
+	}
+	return nil
 }
