@@ -168,8 +168,8 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		k = s.Order()
 		vals = append(vals, audit.TextFig("definition", r.def.String()))
 	}
-	a := moments.Assess(s, truth, opt)
-	d := moments.Decide(&a, k, nil)
+	rep := moments.Evaluate(moments.Release{Sums: s, Truth: truth, Options: opt, Order: k, Published: order, MaxRelErrorText: r.relText, IntervalText: r.intText})
+	a, d := rep.Assessment, rep.Decision
 	at := a.Orders[k-1]
 	ls := make([]float64, k)
 	for p := range ls {
@@ -208,48 +208,13 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		vals = append(vals, audit.TextFig("interval", r.intText))
 	}
 	vals = append(vals, audit.TextFig("verdict", string(d.Verdict)))
-	switch d.Verdict {
+	switch rep.Verdict {
 	case moments.VerdictUnsafe:
-		return finding("moments", audit.Fail, r.failMessage(a, d.Order, truth != nil), vals)
+		return finding("moments", audit.Fail, rep.Reason, vals)
 	case moments.VerdictReview:
-		return finding("moments", audit.Review, d.Reason, vals)
+		return finding("moments", audit.Review, rep.Reason, vals)
 	}
-	if k < order {
-		return finding("moments", audit.Review, fmt.Sprintf("the table publishes moments up to order %d but only %d power sums were kept; raise max_order", order, k), vals)
-	}
-	more := ""
-	if a.SafeOrder > k {
-		more = fmt.Sprintf("; safe up to order %d", a.SafeOrder)
-		if a.SafeOrder == s.Order() {
-			more = fmt.Sprintf("; safe up to at least order %d", a.SafeOrder)
-		}
-	}
-	if truth != nil {
-		return finding("moments", audit.Pass, fmt.Sprintf("moments up to order %d do not let an intruder estimate the largest or second largest contribution within %s%%%s", k, r.relText, more), vals)
-	}
-	return finding("moments", audit.Pass, fmt.Sprintf("moments up to order %d leave the largest contribution in a bracket %.3g%% wide (at least %s%% needed)%s", k, b.WidthPct, r.intText, more), vals)
-}
-
-// failMessage names the closest estimate at the first unsafe order p.
-func (r momentsRule) failMessage(a moments.Assessment, p int, known bool) string {
-	o := a.Orders[p-1]
-	safe := fmt.Sprintf("moments are safe only up to order %d", a.SafeOrder)
-	if a.SafeOrder == 0 {
-		safe = "even the mean is unsafe"
-	}
-	if !known {
-		return fmt.Sprintf("moments up to order %d bracket the largest contribution in an interval %.3g%% wide (threshold %s%%); %s", o.P, o.Bracket.WidthPct, r.intText, safe)
-	}
-	what, e := "largest", o.Largest
-	for _, c := range []struct {
-		name string
-		e    moments.Estimate
-	}{{"second largest", o.TwoPair}, {"second largest", o.OnePair}} {
-		if c.e.HasError && (!e.HasError || math.Abs(c.e.RelError) < math.Abs(e.RelError)) {
-			what, e = c.name, c.e
-		}
-	}
-	return fmt.Sprintf("moments up to order %d let an intruder estimate the %s contribution within %.2g%% (threshold %s%%); %s", o.P, what, math.Abs(e.RelError), r.relText, safe)
+	return finding("moments", audit.Pass, rep.Reason, vals)
 }
 
 // stepFor is the granularity for the one-pair estimate.

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"os/signal"
+	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -20,27 +18,8 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
-	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
-
-func init() {
-	addCommand(newCheckCmd)
-	addCommand(newRunCmd)
-	classify = func(err error) int {
-		var re *readers.Error
-		var ce *configs.Error
-		switch {
-		case errors.As(err, &re):
-			return exitInput
-		case errors.As(err, &ce):
-			return exitUsage
-		case errors.Is(err, context.Canceled), errors.As(err, new(*fs.PathError)):
-			return exitFailed
-		}
-		return 0
-	}
-}
 
 // runFlags are the flags check and run share.
 type runFlags struct {
@@ -95,8 +74,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	if f.workers < 0 {
 		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := cmd.Context()
 	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
 	if hold := os.Getenv(holdEnv); hold != "" {
 		// For tests: say when every output is staged, then wait for the
@@ -122,7 +100,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return &codeError{exitFailed, fmt.Errorf("interrupted; no output was left half-written: %w", err)}
+			return &interruptedError{err, ctx.Err()}
 		}
 		return err
 	}
@@ -251,6 +229,6 @@ func sortedKeys(m map[string]int) []string {
 	for k := range m {
 		out = append(out, k)
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out
 }

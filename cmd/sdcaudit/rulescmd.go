@@ -12,13 +12,10 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
-	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/rules/compare"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
-
-func init() { addCommand(newRulesCmd) }
 
 // ruleInfo is one line of `sdcaudit rules --json`.
 type ruleInfo struct {
@@ -196,17 +193,5 @@ func loadForCompare(cmd *cobra.Command, path string, tf *tableFlags, top int) (*
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := readers.Open(path, pipeline.ReaderOptions(s))
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		for _, src := range srcs {
-			src.Close()
-		}
-	}()
-	if len(srcs) != 1 {
-		return nil, usageErr(fmt.Errorf("%s: compare reads one table; choose a sheet with --sheet", path))
-	}
-	return pipeline.LoadTable(cmd.Context(), srcs[0], s)
+	return pipeline.LoadFile(cmd.Context(), path, s)
 }

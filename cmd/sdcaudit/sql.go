@@ -12,8 +12,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/sqlgen"
 )
 
-func init() { addCommand(newSQLCmd) }
-
 func newSQLCmd() *cobra.Command {
 	var tf tableFlags
 	var dialect string
