@@ -44,6 +44,9 @@ type Options struct {
 	Progress func(rows int64)
 	// Version is written into summary.json.
 	Version string
+	// Timestamp, when set, is the run's wall-clock time written into the
+	// audit trail of every output (outputs are otherwise byte-identical).
+	Timestamp string
 	// BeforeCommit, when set, is called once every output is written to
 	// the staging directory and before any is moved into the output
 	// directory; an error (such as ctx.Err()) abandons the run's outputs.
@@ -97,12 +100,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 		}
 	}()
 	names := map[string]string{}
+	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
 	for i, j := range jobs {
-		srcs, err := readers.Open(j.Path, readerOptions(j.Settings))
+		srcs, err := readers.Open(j.Path, inputs.options(i, readerOptions(j.Settings)))
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range srcs {
+			s = inputs.count(s)
 			name := s.Name()
 			if j.Name != "" {
 				name = j.Name
@@ -143,6 +148,9 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 				return err
 			}
 			t.Name = u.name
+			if t.Run, err = inputs.table(gctx, u.job, u.src); err != nil {
+				return err
+			}
 			read := time.Now()
 			if err := Evaluate(gctx, t, built[u.job], j.Settings, opt.workers()); err != nil {
 				return err
@@ -168,6 +176,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Summary.Version = opt.Version
+	res.Summary.Run = inputs.run(res.Tables)
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
