@@ -235,6 +235,9 @@ type Table struct {
 	// Audit is the interval audit of the table's suppression pattern, when
 	// it was run.
 	Audit *Intervals
+	// Run is the audit trail of the table (settings and its input), when
+	// the pipeline recorded one.
+	Run *Trail
 }
 
 // Summary counts the outcome of a table.

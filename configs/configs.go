@@ -224,6 +224,9 @@ type Output struct {
 	Annotated *bool `yaml:"annotated"`
 	Findings  *bool `yaml:"findings"`
 	HTML      *bool `yaml:"html"`
+	// ACRO writes results.json in the shape of ACRO's results file (read
+	// by the SACRO viewer).
+	ACRO *bool `yaml:"acro"`
 }
 
 // Suppression configures table-level protection.

@@ -33,6 +33,7 @@ type Settings struct {
 // OutputSettings are the resolved output switches.
 type OutputSettings struct {
 	SafeXLSX, Annotated, Findings, HTML bool
+	ACRO                                bool // results.json for the SACRO viewer
 }
 
 // SuppressionSettings are the resolved table-protection settings.
@@ -129,7 +130,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		s.Input = *merged.Input
 	}
 	if o := merged.Output; o != nil {
-		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML)}
+		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO)}
 	}
 	if s.Suppression, err = resolveSuppression(merged.Suppression); err != nil {
 		return nil, err

@@ -28,7 +28,8 @@ func tableWriters(s *configs.Settings) []writers.TableWriter {
 }
 
 // writeRun writes the run's outputs into dir: summary.json, and
-// summary.html when any table's settings ask for it. It returns their
+// summary.html and results.json (ACRO's shape) when any table's settings
+// ask for them. It returns their
 // names, summary.json (the run's manifest) last.
 func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) ([]string, error) {
 	var files []string
@@ -40,6 +41,21 @@ func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) ([]string,
 				return nil, err
 			}
 			files = append(files, writers.HTMLFile)
+			break
+		}
+	}
+	for _, j := range jobs {
+		if j.Settings.Output.ACRO {
+			if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.ACROFile), func(w io.Writer) error {
+				var a writers.ACROResults
+				if r.Summary.Run != nil {
+					a.Timestamp = r.Summary.Run.Timestamp
+				}
+				return a.WriteRunContext(ctx, w, r.Tables)
+			}); err != nil {
+				return nil, err
+			}
+			files = append(files, writers.ACROFile)
 			break
 		}
 	}

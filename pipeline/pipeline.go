@@ -43,6 +43,9 @@ type Options struct {
 	Progress func(rows int64)
 	// Version is written into summary.json.
 	Version string
+	// Timestamp, when set, is the run's wall-clock time written into the
+	// audit trail of every output (outputs are otherwise byte-identical).
+	Timestamp string
 	// BeforeCommit, when set, is called once every output is written to
 	// the staging directory and before any is moved into the output
 	// directory; an error (such as ctx.Err()) abandons the run's outputs.
@@ -75,7 +78,8 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	units, err := openUnits(jobs)
+	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
+	units, err := openUnits(jobs, inputs)
 	defer func() {
 		for _, u := range units {
 			u.src.Close()
@@ -100,7 +104,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	g.SetLimit(tables)
 	for k, u := range units {
 		g.Go(func() error {
-			t, files, err := auditUnit(gctx, u, jobs[u.job], built[u.job], stage.dir, opt, inner)
+			t, files, err := auditUnit(gctx, u, jobs[u.job], built[u.job], stage.dir, opt, inner, inputs)
 			res.Tables[k], outputs[k] = t, files
 			return err
 		})
@@ -109,6 +113,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 		return nil, err
 	}
 	res.Summary.Version = opt.Version
+	res.Summary.Run = inputs.run(res.Tables)
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
@@ -157,15 +162,16 @@ type unit struct {
 
 // openUnits opens every table of every job and checks their output
 // names. The units opened are returned with an error too (to be closed).
-func openUnits(jobs []Job) ([]unit, error) {
+func openUnits(jobs []Job, inputs *inputLog) ([]unit, error) {
 	var units []unit
 	names := map[string]string{}
 	for i, j := range jobs {
-		srcs, err := readers.Open(j.Path, readerOptions(j.Settings))
+		srcs, err := readers.Open(j.Path, inputs.options(i, readerOptions(j.Settings)))
 		if err != nil {
 			return units, err
 		}
 		for _, s := range srcs {
+			s = inputs.count(s)
 			name := s.Name()
 			if j.Name != "" {
 				name = j.Name
@@ -188,7 +194,7 @@ func openUnits(jobs []Job) ([]unit, error) {
 
 // auditUnit reads, evaluates and writes one table with the given number of
 // workers, and returns it with the names of the files written.
-func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int) (*audit.Table, []string, error) {
+func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int, inputs *inputLog) (*audit.Table, []string, error) {
 	log := opt.Log.With().Str("table", u.name).Logger()
 	log.Info().Str("file", j.Path).Msg("reading")
 	start := time.Now()
@@ -197,6 +203,9 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	t.Name = u.name
+	if t.Run, err = inputs.table(ctx, u.job, u.src); err != nil {
+		return nil, nil, err
+	}
 	read := time.Now()
 	if err := Evaluate(ctx, t, c.rules, j.Settings, workers); err != nil {
 		return nil, nil, err

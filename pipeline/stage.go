@@ -118,7 +118,7 @@ func (s *staging) abort() { os.RemoveAll(s.dir) }
 // the order they are renamed, the manifest last.
 func (s *staging) commit(tables []string, files []string, run []string) error {
 	fail := func(err error) error { return fmt.Errorf("output directory %s: %w", s.out, err) }
-	for _, f := range []string{"summary.json", writers.HTMLFile} {
+	for _, f := range []string{"summary.json", writers.HTMLFile, writers.ACROFile} {
 		if err := os.Remove(filepath.Join(s.out, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fail(err)
 		}

@@ -44,7 +44,11 @@ func OpenCSV(path string, opt Options) ([]Source, error) {
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
 	}
-	src, err := newCSV(path, f, opt)
+	var r io.Reader = f
+	if opt.Tee != nil {
+		r = io.TeeReader(f, opt.Tee)
+	}
+	src, err := newCSV(path, r, opt)
 	if err != nil {
 		f.Close()
 		return nil, err

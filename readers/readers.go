@@ -12,6 +12,7 @@ package readers
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -121,6 +122,10 @@ type Options struct {
 	Range string
 	// BatchSize is the number of rows per batch (default 4096).
 	BatchSize int
+	// Tee, when set, receives every byte of the file as a streaming reader
+	// (CSV, TSV) reads it, so that the caller can hash the input without
+	// reading it twice. Other formats ignore it.
+	Tee io.Writer
 }
 
 func (o Options) batchSize() int {

@@ -70,6 +70,7 @@ type htmlPage struct {
 	Tables  []htmlTable
 	Legend  []htmlBar
 	Palette map[string]string
+	Trail   template.HTML
 }
 
 const chartWidth = 360
@@ -146,6 +147,10 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 		p.Legend = append(p.Legend, htmlBar{Label: string(st), Fill: "#" + Palette[st], Text: statusMeaning[st]})
 	}
 	p.Status = statusChart(r.Totals)
+	var err error
+	if p.Trail, err = trailHTML(r.Run); err != nil {
+		return err
+	}
 	rb, rh := ruleBars(r.Totals.ByRule)
 	p.Rules = htmlChart{Title: "Cells flagged by rule", Height: rh, Bars: rb}
 	for _, t := range tables {
@@ -236,6 +241,7 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{template "chart" .Status}}
 {{if .Rules.Bars}}{{template "chart" .Rules}}{{end}}
 </div>
+{{.Trail}}
 <h2>Legend</h2>
 <table id="legend">
 {{range .Legend}}<tr><td><span class="swatch" style="background: {{css .Fill}}"></span>{{.Label}}</td><td>{{.Text}}</td></tr>

@@ -129,6 +129,9 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 		bw.WriteString(",\n\"audit\": ")
 		bw.Write(a)
 	}
+	if err := writeTrail(bw, t.Run); err != nil {
+		return err
+	}
 	bw.WriteString("}\n")
 	return bw.Flush()
 }
@@ -158,6 +161,8 @@ type RunSummary struct {
 	// NeedsPerson is true when a cell failed a rule or needs review: the
 	// release must stop (exit code 1).
 	NeedsPerson bool `json:"needs_person"`
+	// Run is the run's audit trail (see audit.Trail).
+	Run *audit.Trail `json:"run,omitempty"`
 }
 
 // Add appends a table and updates the totals.

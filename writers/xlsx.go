@@ -332,6 +332,7 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	for _, w := range t.Warnings {
 		rows = append(rows, []any{"warning", w})
 	}
+	rows = append(rows, trailRows(t.Run)...)
 	for i, r := range rows {
 		for j := range r {
 			if v, ok := r[j].(string); ok {

@@ -29,6 +29,7 @@ type runFlags struct {
 	logFormat string
 	json      bool
 	quiet     bool
+	timestamp bool
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -38,6 +39,7 @@ func (f *runFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "console", "log format: console or json")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the run summary as JSON on stdout")
 	cmd.Flags().BoolVar(&f.quiet, "quiet", false, "print nothing on success")
+	cmd.Flags().BoolVar(&f.timestamp, "timestamp", false, "record the run's wall-clock time in report.json, summary.json and results.json (outputs then differ between runs)")
 }
 
 func (f *runFlags) logger(w io.Writer) (zerolog.Logger, error) {
@@ -76,6 +78,9 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	}
 	ctx := cmd.Context()
 	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	if f.timestamp {
+		opt.Timestamp = time.Now().UTC().Format(time.RFC3339)
+	}
 	if hold := os.Getenv(holdEnv); hold != "" {
 		// For tests: say when every output is staged, then wait for the
 		// interrupt, so that it comes at a known stage.

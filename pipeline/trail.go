@@ -1,0 +1,284 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
+)
+
+// inputLog gathers a run's audit trail: each job's resolved settings, and
+// for each input file its size and SHA-256 and the rows read from each of
+// its tables. Streaming readers (CSV, TSV) hash the bytes as they read
+// them; a file read by random access (workbooks, Arrow, Parquet) is
+// hashed in one extra sequential pass after its tables are read.
+type inputLog struct {
+	version, timestamp string
+	jobs               []*jobTrail
+}
+
+// jobTrail is the trail of one job: its settings and its file.
+type jobTrail struct {
+	path        string
+	format      string
+	rng         string
+	profile     string
+	rules       []audit.RuleTrail
+	suppression *audit.SuppressionTrail
+
+	tee  *countingHash // nil when the reader does not stream the file
+	once sync.Once
+	size int64
+	sum  string
+	err  error
+}
+
+// countingHash hashes and counts the bytes written to it.
+type countingHash struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *countingHash) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.h.Write(p)
+}
+
+func newInputLog(jobs []Job, version, timestamp string) *inputLog {
+	l := &inputLog{version: version, timestamp: timestamp, jobs: make([]*jobTrail, len(jobs))}
+	for i, j := range jobs {
+		s := j.Settings
+		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, readerOptions(s)), profile: s.Profile, rules: ruleTrails(s)}
+		if jt.format == "xlsx" {
+			jt.rng = s.Input.Range
+		}
+		jt.suppression = &audit.SuppressionTrail{
+			Secondary:  s.Suppression.Secondary,
+			Audit:      s.Suppression.Audit,
+			Cost:       s.Suppression.Cost,
+			Protection: s.Suppression.Protection,
+			TimeLimit:  s.Suppression.TimeLimit.String(),
+		}
+		l.jobs[i] = jt
+	}
+	return l
+}
+
+// options returns the reader options of job i, with a tee that hashes the
+// file as a streaming reader reads it.
+func (l *inputLog) options(i int, o readers.Options) readers.Options {
+	if f := l.jobs[i].format; f == "csv" || f == "tsv" {
+		l.jobs[i].tee = &countingHash{h: sha256.New()}
+		o.Tee = l.jobs[i].tee
+	}
+	return o
+}
+
+// rowCounter counts the data rows a source gives.
+type rowCounter struct {
+	readers.Source
+	rows atomic.Int64
+}
+
+func (r *rowCounter) Next() (*readers.Batch, error) {
+	b, err := r.Source.Next()
+	if b != nil {
+		r.rows.Add(int64(len(b.Rows)))
+	}
+	return b, err
+}
+
+// count wraps a source so that the trail knows how many rows it gave.
+func (l *inputLog) count(src readers.Source) readers.Source {
+	return &rowCounter{Source: src}
+}
+
+// digest returns the size and SHA-256 of job i's file once its tables are
+// read: from the tee when the reader streamed the whole file through it,
+// otherwise from one sequential read of the file.
+func (jt *jobTrail) digest(ctx context.Context) (int64, string, error) {
+	jt.once.Do(func() {
+		if jt.tee != nil {
+			if fi, err := os.Stat(jt.path); err == nil && fi.Size() == jt.tee.n {
+				jt.size, jt.sum = jt.tee.n, hex.EncodeToString(jt.tee.h.Sum(nil))
+				return
+			}
+		}
+		jt.size, jt.sum, jt.err = hashFile(ctx, jt.path)
+	})
+	return jt.size, jt.sum, jt.err
+}
+
+// hashFile reads a file once and returns its size and SHA-256; it stops
+// with ctx.Err() when ctx is cancelled.
+func hashFile(ctx context.Context, path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", &readers.Error{File: path, Err: err}
+	}
+	defer f.Close()
+	h := sha256.New()
+	buf := make([]byte, 1<<20)
+	var n int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, "", err
+		}
+		k, err := f.Read(buf)
+		h.Write(buf[:k])
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, "", &readers.Error{File: path, Err: err}
+		}
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// table returns the trail of one table read from src (a source given by
+// count) of job i.
+func (l *inputLog) table(ctx context.Context, i int, src readers.Source) (*audit.Trail, error) {
+	jt := l.jobs[i]
+	size, sum, err := jt.digest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	in := audit.InputTrail{Name: filepath.Base(jt.path), Size: size, SHA256: sum, Format: jt.format, Range: jt.rng}
+	if rc, ok := src.(*rowCounter); ok {
+		in.Rows = rc.rows.Load()
+	}
+	if _, sheet := src.Where(); sheet != "" {
+		in.Sheet = sheet
+	}
+	if jt.format == "csv" || jt.format == "tsv" {
+		in.Encoding = "utf-8" // the CSV reader reads UTF-8, skipping a byte order mark
+	}
+	return &audit.Trail{
+		Sdcaudit:    l.version,
+		Timestamp:   l.timestamp,
+		Profile:     jt.profile,
+		Rules:       jt.rules,
+		Suppression: jt.suppression,
+		Inputs:      []audit.InputTrail{in},
+	}, nil
+}
+
+// run returns the run's trail from its tables' trails: every input, and
+// the settings when every table was audited with the same ones.
+func (l *inputLog) run(tables []*audit.Table) *audit.Trail {
+	r := &audit.Trail{Sdcaudit: l.version, Timestamp: l.timestamp, Inputs: []audit.InputTrail{}}
+	var first []byte
+	same := true
+	for _, t := range tables {
+		if t == nil || t.Run == nil {
+			continue
+		}
+		r.Inputs = append(r.Inputs, t.Run.Inputs...)
+		settings, _ := json.Marshal(audit.Trail{Profile: t.Run.Profile, Rules: t.Run.Rules, Suppression: t.Run.Suppression})
+		if first == nil {
+			first = settings
+			r.Profile, r.Rules, r.Suppression = t.Run.Profile, t.Run.Rules, t.Run.Suppression
+		} else if string(settings) != string(first) {
+			same = false
+		}
+	}
+	if !same {
+		r.Profile, r.Rules, r.Suppression = "", nil, nil
+	}
+	return r
+}
+
+// ruleTrails lists every rule of the settings with its parameters as the
+// rule resolves them (defaults filled in). A disabled rule whose
+// parameters do not validate still shows what was configured.
+func ruleTrails(s *configs.Settings) []audit.RuleTrail {
+	out := make([]audit.RuleTrail, 0, len(s.Rules))
+	for _, r := range s.Rules {
+		var got any
+		decode := func(v any) error {
+			if err := r.Decode(v); err != nil {
+				return err
+			}
+			got = v
+			return nil
+		}
+		rules.New(r.Name, decode) // errors were reported by BuildRules for enabled rules
+		params := map[string]any{}
+		if got != nil {
+			if m, ok := paramValue(reflect.ValueOf(got)).(map[string]any); ok {
+				params = m
+			}
+		}
+		out = append(out, audit.RuleTrail{Name: r.Name, Enabled: r.Enabled, Params: params})
+	}
+	return out
+}
+
+// paramValue turns a rule's parameter value into JSON-ready data keyed by
+// the YAML names of its fields. Types with their own JSON form (exact
+// decimals) are kept as they are.
+func paramValue(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface {
+		if _, ok := v.Interface().(json.Marshaler); ok {
+			return v.Interface()
+		}
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return paramValue(v.Elem())
+	case reflect.Struct:
+		m := map[string]any{}
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			m[name] = paramValue(v.Field(i))
+		}
+		return m
+	case reflect.Slice, reflect.Array:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = paramValue(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		m := map[string]any{}
+		iter := v.MapRange()
+		for iter.Next() {
+			m[iter.Key().String()] = paramValue(iter.Value())
+		}
+		return m
+	}
+	return v.Interface()
+}

@@ -1,0 +1,240 @@
+package writers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// ACROFile is the name of the run's results file in ACRO's shape.
+const ACROFile = "results.json"
+
+// ACROVersion is the version of ACRO's results format that results.json
+// follows: ACRO 0.4's table records, whose "sdc" dictionary has the keys
+// below. The SACRO viewer accepts results of version 0.4 and later.
+const ACROVersion = "0.4.12"
+
+// acroKeys maps sdcaudit's rules to the keys of ACRO's sdc dictionary;
+// every other rule keeps its own name as an extra key.
+var acroKeys = map[string]string{
+	"negative":  "negative",
+	"missing":   "missing",
+	"threshold": "threshold",
+	"p_percent": "p-ratio",
+	"dominance": "nk-rule",
+	"all_zero":  "all-values-are-same",
+}
+
+// acroOrder is the order of ACRO's own keys; extra keys follow sorted.
+var acroOrder = []string{"negative", "missing", "threshold", "p-ratio", "nk-rule", "all-values-are-same"}
+
+// ACROResults writes results.json, the run in the shape of ACRO's results
+// file (acro/record.py, finalise_json) so that an output checker can open
+// an sdcaudit run in the SACRO viewer: one record per table, of type
+// "table", whose file is the table's publishable CSV (NAME.safe.csv) with
+// the sdc dictionary of ACRO's table checks. See docs/formats.md for the
+// mapping of rules and statuses. It holds no confidential values: rule
+// names, counts and cell positions only.
+type ACROResults struct {
+	// Timestamp is written into every record ("" unless asked).
+	Timestamp string
+}
+
+// WriteRunContext writes results.json for the tables of a run; it returns
+// ctx.Err() soon after ctx is cancelled.
+func (a ACROResults) WriteRunContext(ctx context.Context, w io.Writer, tables []*audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cc := canceller{ctx: ctx}
+	results := ordered{}
+	for _, t := range tables {
+		if t == nil {
+			continue
+		}
+		rec, err := a.record(&cc, t)
+		if err != nil {
+			return err
+		}
+		results = append(results, kv{t.Name, rec})
+	}
+	b, err := json.MarshalIndent(ordered{{"version", ACROVersion}, {"results", results}}, "", "    ")
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return nil
+}
+
+// acroStatus returns ACRO's status of a table: "fail" when the interval
+// audit found a withheld cell that the published table still discloses
+// (exactly or within its protection), "review" when any cell is withheld
+// (ACRO's status once suppression has been applied) or needs review,
+// "pass" when every cell is published.
+func acroStatus(t *audit.Table, s audit.Summary) string {
+	switch {
+	case t.Audit != nil && t.Audit.ExactlyDisclosed+t.Audit.UnderProtected > 0:
+		return "fail"
+	case s.NeedsPerson():
+		return "review"
+	}
+	return "pass"
+}
+
+func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
+	s := t.Summarize()
+	status := acroStatus(t, s)
+	cols := make([]string, len(t.Columns))
+	for i := range t.Columns {
+		cols[i] = t.ColumnLabel(i)
+	}
+	// The sdc dictionary: per key, the cells flagged (fail or review) and
+	// their positions [row, column] in the safe CSV's body, columns
+	// counted after the dimension columns (ACRO's index columns).
+	counts := map[string]int{}
+	cells := map[string][][2]int{}
+	outcome := make([]string, len(t.Cells))
+	for row, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return nil, err
+		}
+		var keys []string
+		for _, f := range c.Findings {
+			if f.Status != audit.Fail && f.Status != audit.Review {
+				continue
+			}
+			k := acroKey(f.Rule)
+			if !contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 && Suppressed(c) {
+			keys = append(keys, string(c.Status))
+		}
+		var b strings.Builder
+		for _, k := range keys {
+			counts[k]++
+			for j := range cols {
+				cells[k] = append(cells[k], [2]int{row, j})
+			}
+			b.WriteString(k + "; ")
+		}
+		outcome[row] = b.String()
+		if outcome[row] == "" {
+			outcome[row] = "ok"
+		}
+	}
+	keys := append([]string(nil), acroOrder...)
+	var extra []string
+	for k := range counts {
+		if !contains(acroOrder, k) {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	keys = append(keys, extra...)
+	sum := ordered{{"suppressed", true}}
+	pos := ordered{}
+	summary := status + "; "
+	for _, k := range keys {
+		sum = append(sum, kv{k, counts[k]})
+		p := cells[k]
+		if p == nil {
+			p = [][2]int{}
+		}
+		pos = append(pos, kv{k, p})
+		if counts[k] > 0 {
+			summary += fmt.Sprintf("%s: %d cells suppressed; ", k, counts[k])
+		}
+	}
+	if status == "fail" {
+		summary += fmt.Sprintf("interval audit: %d cells exactly disclosed, %d under-protected; ", t.Audit.ExactlyDisclosed, t.Audit.UnderProtected)
+	}
+	if status == "pass" {
+		summary = "pass"
+	}
+	out := ordered{}
+	for _, col := range cols {
+		rows := make(ordered, len(outcome))
+		for i, o := range outcome {
+			rows[i] = kv{strconv.Itoa(i), o}
+		}
+		out = append(out, kv{col, rows})
+	}
+	exception := ""
+	if s.Primary+s.Secondary+s.Review > 0 {
+		exception = "Suppression automatically applied where needed"
+	}
+	command := "sdcaudit check"
+	if t.Run != nil && len(t.Run.Inputs) > 0 {
+		command += " " + t.Run.Inputs[0].Name
+		if t.Run.Inputs[0].Sheet != "" {
+			command += " --sheet " + t.Run.Inputs[0].Sheet
+		}
+		if t.Run.Profile != "" {
+			command += " --profile " + t.Run.Profile
+		}
+	}
+	return ordered{
+		{"uid", t.Name},
+		{"status", status},
+		{"type", "table"},
+		{"properties", ordered{{"method", "sdcaudit"}, {"mitigation", "suppress"}, {"mode", string(t.Mode)}}},
+		{"files", []ordered{{{"name", SafeCSV{}.File(t)}, {"sdc", ordered{{"summary", sum}, {"cells", pos}}}}}},
+		{"outcome", out},
+		{"command", command},
+		{"summary", summary},
+		{"timestamp", a.Timestamp},
+		{"comments", []string{}},
+		{"exception", exception},
+	}, nil
+}
+
+func acroKey(rule string) string {
+	if k, ok := acroKeys[rule]; ok {
+		return k
+	}
+	return rule
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// kv and ordered are a JSON object whose keys keep their order.
+type kv struct {
+	k string
+	v any
+}
+
+type ordered []kv
+
+func (o ordered) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, e := range o {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = audit.AppendJSONString(b, e.k)
+		b = append(b, ':')
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, v...)
+	}
+	return append(b, '}'), nil
+}
