@@ -208,7 +208,7 @@ func checkName(name, path string) error {
 func ReaderOptions(s *configs.Settings) readers.Options { return readerOptions(s) }
 
 func readerOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range}
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":
 		o.Delimiter = '\t'
@@ -308,7 +308,7 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 // builder turns batches of rows into a table's cells.
 type builder interface {
 	add(*readers.Batch) error
-	finish()
+	finish() error
 }
 
 // shardable builders can build parts of the input in parallel.
@@ -341,7 +341,7 @@ func firstError(errs []error) error {
 
 func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
 	file, sheet := src.Where()
-	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals, Hierarchies: s.Suppression.Hierarchies}
+	t := &audit.Table{Name: src.Name(), Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals, Hierarchies: s.Suppression.Hierarchies, Input: inputInfo(src)}
 	if sheet != "" {
 		t.Source = file + " [" + sheet + "]"
 	}
@@ -470,7 +470,9 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, nee
 			sb.absorb(sh)
 		}
 	}
-	b.finish()
+	if err := b.finish(); err != nil {
+		return nil, withSheet(err, sheet)
+	}
 	if w, ok := src.(readers.Warner); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)
 	}

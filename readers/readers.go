@@ -27,6 +27,7 @@ var (
 	ErrTooLarge   = errors.New("file exceeds a size limit")
 	ErrColumn     = errors.New("no such column")
 	ErrSheet      = errors.New("no such sheet")
+	ErrEncoding   = errors.New("text is not valid in the file's encoding")
 )
 
 // Error is an input error with the position where it happened. Row and
@@ -107,6 +108,12 @@ type Options struct {
 	Range string
 	// BatchSize is the number of rows per batch (default 4096).
 	BatchSize int
+	// Encoding forces the text encoding of delimited files: auto (or ""),
+	// utf-8, utf-16, latin-1 or windows-1252; see encoding.go.
+	Encoding string
+	// Decimal forces the decimal mark of numbers in delimited files: "."
+	// or ","; "" detects a decimal comma in semicolon-separated files.
+	Decimal string
 }
 
 func (o Options) batchSize() int {
