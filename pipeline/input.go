@@ -112,7 +112,11 @@ func (e *emptyLevels) warnings(dims []string) []string {
 	var w []string
 	for d, ed := range e.dims {
 		if ed.count > 0 {
-			w = append(w, fmt.Sprintf("dimension %q has %d empty values (%s), shown as the level %q", dims[d], ed.count, ed.rowList(), EmptyLevel))
+			values := "values"
+			if ed.count == 1 {
+				values = "value"
+			}
+			w = append(w, fmt.Sprintf("dimension %q has %d empty %s (%s), shown as the level %q", dims[d], ed.count, values, ed.rowList(), EmptyLevel))
 		}
 	}
 	return w
