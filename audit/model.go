@@ -232,6 +232,8 @@ type Table struct {
 	ColumnLabels []string
 	// Warnings are table-level remarks for the checker's report.
 	Warnings []string
+	// Input says how a delimited text input was decoded (nil otherwise).
+	Input *InputInfo
 	// Audit is the interval audit of the table's suppression pattern, when
 	// it was run.
 	Audit *Intervals

@@ -216,6 +216,12 @@ type Input struct {
 	Sheet     string `yaml:"sheet"`
 	Range     string `yaml:"range"`
 	Delimiter string `yaml:"delimiter"`
+	// Encoding of delimited text: auto (default), utf-8, utf-16, latin-1
+	// or windows-1252.
+	Encoding string `yaml:"encoding"`
+	// Decimal is the decimal mark of numbers in delimited text: "." or
+	// ","; unset detects a decimal comma in semicolon-separated files.
+	Decimal string `yaml:"decimal"`
 }
 
 // Output selects extra outputs beside NAME.report.json and NAME.safe.csv.

@@ -128,6 +128,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if merged.Input != nil {
 		s.Input = *merged.Input
+		if err := checkInput(&s.Input); err != nil {
+			return nil, err
+		}
 	}
 	if o := merged.Output; o != nil {
 		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO)}

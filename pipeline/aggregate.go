@@ -2,11 +2,9 @@ package pipeline
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
-	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -23,6 +21,8 @@ type aggBuilder struct {
 	topIdx  []int
 	markers map[string]bool
 	seen    map[string]int
+	num     readers.NumberFormat
+	empty   emptyLevels
 }
 
 func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, markers []string) (*aggBuilder, error) {
@@ -37,7 +37,7 @@ func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, mar
 		}
 		return i, nil
 	}
-	b := &aggBuilder{t: t, file: file, header: header, markers: map[string]bool{}, seen: map[string]int{}}
+	b := &aggBuilder{t: t, file: file, header: header, markers: map[string]bool{}, seen: map[string]int{}, num: numberFormat(t, markers), empty: newEmptyLevels(len(sc.dims))}
 	for _, m := range markers {
 		b.markers[m] = true
 	}
@@ -78,7 +78,10 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 		line := batch.Lines[r]
 		c := &audit.Cell{Key: make([]string, len(b.dimIdx)), Row: line, Stats: map[string]audit.Stat{}}
 		for d, i := range b.dimIdx {
-			c.Key[d] = strings.TrimSpace(row[i])
+			c.Key[d] = b.empty.level(d, strings.TrimSpace(row[i]), line)
+		}
+		if err := b.empty.check(b.file, b.t.Dims); err != nil {
+			return err
 		}
 		k := strings.Join(c.Key, "\x00")
 		if prev, dup := b.seen[k]; dup {
@@ -135,8 +138,8 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 func (b *aggBuilder) colName(i int) string { return b.header[i] }
 
 // stat parses one statistic: empty is missing, a marker is missing and
-// marked, anything else must be a number. Thousands separators (1,234 or
-// 1 234) are accepted.
+// marked, anything else must be a number (readers.NumberFormat: thousands
+// separators, a decimal comma when the input has one).
 func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	if text == "" || isMissing(text) {
 		return audit.Stat{Text: text, Missing: true}, nil
@@ -144,27 +147,15 @@ func (b *aggBuilder) stat(text string) (audit.Stat, error) {
 	if b.markers[text] {
 		return audit.Stat{Text: text, Missing: true, Marker: true}, nil
 	}
-	d, err := decimal.Parse(text)
+	d, err := b.num.Parse(text)
 	if err != nil {
-		if d, err = parseGrouped(text, err); err != nil {
-			return audit.Stat{}, err // wraps decimal.ErrNotNumber (= readers.ErrNotNumber)
-		}
+		return audit.Stat{}, err
 	}
 	return audit.Stat{Text: text, Value: d}, nil
 }
 
-// thousands matches numbers with groups of three digits separated by a
-// comma, space, no-break space or apostrophe: 1,234 or 12 345.67.
-var thousands = regexp.MustCompile(`^[-+]?\d{1,3}([, \x{00a0}']\d{3})+(\.\d+)?$`)
-
-// parseGrouped reads a number written with thousands separators (1,234 or
-// 12 345.67); err is the error to return when text is not such a number.
-func parseGrouped(text string, err error) (decimal.Dec, error) {
-	if !thousands.MatchString(text) {
-		return decimal.Dec{}, err
-	}
-	return decimal.Parse(strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(text))
-}
-
 // finish keeps the cells in input order: the report follows the table as read.
-func (b *aggBuilder) finish() {}
+func (b *aggBuilder) finish() error {
+	b.t.Warnings = append(b.t.Warnings, b.empty.warnings(b.t.Dims)...)
+	return nil
+}

@@ -231,6 +231,7 @@ func reportOf(t testing.TB, path string, s *configs.Settings) []byte {
 		t.Fatalf("%s: %v", path, err)
 	}
 	tab.Source = ""
+	tab.Input = nil // how a text file was decoded: CSV only
 	var b bytes.Buffer
 	if err := (writers.Report{}).Write(&b, tab); err != nil {
 		t.Fatal(err)

@@ -67,6 +67,9 @@ func newMarkerGuard(src readers.Source, mapped, cols *configs.Columns, markers [
 	return g
 }
 
+// Unwrap returns the guarded source.
+func (g *markerGuard) Unwrap() readers.Source { return g.Source }
+
 func (g *markerGuard) Next() (*readers.Batch, error) {
 	b, err := g.Source.Next()
 	if b == nil || g.found != nil {

@@ -35,6 +35,8 @@ type microBuilder struct {
 	usePack  bool
 	measure  *domainGrid
 	warnings map[string]int
+	num      readers.NumberFormat
+	empty    emptyLevels
 }
 
 // cellAcc accumulates one cell.
@@ -87,7 +89,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 		}
 		return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
 	}
-	b := &microBuilder{t: t, file: file, valIdx: -1, holdIdx: -1, needs: needs, cells: map[string]*cellAcc{}, warnings: map[string]int{}}
+	b := &microBuilder{t: t, file: file, valIdx: -1, holdIdx: -1, needs: needs, cells: map[string]*cellAcc{}, warnings: map[string]int{}, num: numberFormat(t, nil), empty: newEmptyLevels(len(t.Dims))}
 	if len(t.Dims) == 0 {
 		return nil, fmt.Errorf("microdata mode needs at least one dimension (--dims)")
 	}
@@ -156,7 +158,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 	for r, row := range batch.Rows {
 		var pk uint64
 		for d, i := range b.dimIdx {
-			v := row[i]
+			v := b.empty.level(d, row[i], batch.Lines[r])
 			id, ok := b.levels[d][v]
 			if !ok {
 				if v == total {
@@ -200,10 +202,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				missing = true
 				a.missing++
 			} else {
-				d, err := decimal.Parse(s)
-				if err != nil {
-					d, err = parseGrouped(s, err)
-				}
+				d, err := b.num.Parse(s)
 				if err != nil {
 					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
 				}
@@ -337,7 +336,10 @@ func (b *microBuilder) merge(dst, src *cellAcc) {
 }
 
 // finish turns accumulators into the table's cells, with every margin.
-func (b *microBuilder) finish() {
+func (b *microBuilder) finish() error {
+	if err := b.empty.check(b.file, b.t.Dims); err != nil {
+		return err
+	}
 	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
 	all := make(map[string]*cellAcc, len(b.cells)*2)
@@ -424,7 +426,9 @@ func (b *microBuilder) finish() {
 	for w, n := range b.warnings {
 		b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("%s (%d values)", w, n))
 	}
+	b.t.Warnings = append(b.t.Warnings, b.empty.warnings(b.t.Dims)...)
 	sortStrings(b.t.Warnings)
+	return nil
 }
 
 // finishHoldings turns the per-holding sums of a cell into contributions.
@@ -568,7 +572,8 @@ func (b *microBuilder) addEmptyCells() {
 // part of the records in parallel; absorb merges it back.
 func (b *microBuilder) newShard() builder {
 	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
-		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf))}
+		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
+		num: b.num, empty: newEmptyLevels(len(b.dimIdx))}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
 		s.names = append(s.names, nil)
@@ -585,6 +590,7 @@ func (b *microBuilder) newShard() builder {
 // their cells in key order, so the result is deterministic.
 func (b *microBuilder) absorb(other builder) {
 	o := other.(*microBuilder)
+	b.empty.merge(&o.empty)
 	accs := make([]*cellAcc, 0, len(o.cells))
 	for _, a := range o.cells {
 		accs = append(accs, a)

@@ -262,7 +262,7 @@ func checkName(name, path string) error {
 func ReaderOptions(s *configs.Settings) readers.Options { return readerOptions(s) }
 
 func readerOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range}
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":
 		o.Delimiter = '\t'
@@ -385,7 +385,7 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 // builder turns batches of rows into a table's cells.
 type builder interface {
 	add(*readers.Batch) error
-	finish()
+	finish() error
 }
 
 // shardable builders can build parts of the input in parallel.
@@ -419,6 +419,7 @@ func firstError(errs []error) error {
 func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc *schema, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
 	file, sheet := src.Where()
 	t := sc.newTable(src.Name(), file, sheet, s)
+	t.Input = inputInfo(src)
 	var b builder
 	switch sc.mode {
 	case audit.Microdata:
@@ -437,7 +438,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
 		return nil, err
 	}
-	if w, ok := src.(readers.Warner); ok {
+	if w, ok := readers.As[readers.Warner](src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)
 	}
 	return t, nil
@@ -514,7 +515,9 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 			sb.absorb(sh)
 		}
 	}
-	b.finish()
+	if err := b.finish(); err != nil {
+		return withSheet(err, sheet)
+	}
 	return nil
 }
 

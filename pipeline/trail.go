@@ -94,6 +94,9 @@ type rowCounter struct {
 	rows atomic.Int64
 }
 
+// Unwrap returns the counted source.
+func (r *rowCounter) Unwrap() readers.Source { return r.Source }
+
 func (r *rowCounter) Next() (*readers.Batch, error) {
 	b, err := r.Source.Next()
 	if b != nil {

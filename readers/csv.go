@@ -2,21 +2,24 @@ package readers
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
-// CSV and TSV files: the first record is the header; a UTF-8 byte-order mark
-// is skipped; the delimiter is sniffed from the header line (comma,
-// semicolon or tab; .tsv means tab) unless Options.Delimiter is set; fields
-// may be quoted as in RFC 4180. Every row must have as many fields as the
-// header.
+// CSV and TSV files: the first record is the header; the text encoding is
+// detected or given (encoding.go; a byte-order mark is dropped); the
+// delimiter is sniffed from the header line (comma, semicolon or tab; .tsv
+// means tab) unless Options.Delimiter is set; a semicolon-separated file
+// whose first rows write decimal numbers with a comma is read with a
+// decimal comma unless Options.Decimal is set (number.go); fields may be
+// quoted as in RFC 4180. Every row must have as many fields as the header.
 
 func init() {
 	RegisterFormat("csv", OpenCSV, ".csv", ".txt")
@@ -36,6 +39,10 @@ type csvSource struct {
 	header []string
 	batch  int
 	done   bool
+	info   Info
+	// checkUTF8 says the bytes are passed through undecoded, so that every
+	// field must be checked to be valid UTF-8.
+	checkUTF8 bool
 }
 
 // OpenCSV opens a delimited text file.
@@ -64,20 +71,48 @@ func NewCSV(path string, r io.Reader, opt Options) (Source, error) {
 }
 
 func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte{0xEF, 0xBB, 0xBF}) {
-		br.Discard(3)
+	if err := CheckEncoding(opt.Encoding); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	if err := CheckDecimal(opt.Decimal); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	raw := bufio.NewReaderSize(r, 256<<10)
+	var info Info
+	text, checkUTF8, err := decodeText(raw, opt.Encoding, &info)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	br := raw
+	if !checkUTF8 {
+		br = bufio.NewReaderSize(text, 256<<10)
 	}
 	delim := opt.Delimiter
 	if delim == 0 {
 		delim = sniffDelimiter(br)
+		info.Detected = append(info.Detected, "delimiter")
+	}
+	info.Delimiter = string(delim)
+	if delim == '\t' {
+		info.Delimiter = "tab"
+	}
+	info.Decimal = opt.Decimal
+	if info.Decimal == "" {
+		info.Decimal = "."
+		if delim == ';' {
+			prefix, err := br.Peek(SniffSize)
+			if sniffDecimalComma(prefix, delim, err == nil) {
+				info.Decimal = ","
+				info.Detected = append(info.Detected, "decimal")
+			}
+		}
 	}
 	cr := csv.NewReader(br)
 	cr.Comma = delim
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = 0
 	base := filepath.Base(path)
-	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, batch: opt.batchSize()}
+	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, batch: opt.batchSize(), info: info, checkUTF8: checkUTF8}
 	h, err := cr.Read()
 	if err == io.EOF {
 		return nil, &Error{File: path, Row: 1, Err: ErrNoHeader}
@@ -88,6 +123,9 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	s.header = make([]string, len(h))
 	seen := map[string]int{}
 	for i, v := range h {
+		if err := s.checkText(1, fmt.Sprintf("#%d", i+1), v); err != nil {
+			return nil, err
+		}
 		v = strings.TrimSpace(v)
 		if v == "" {
 			return nil, &Error{File: path, Row: 1, Column: fmt.Sprintf("#%d", i+1), Err: errors.New("empty column name")}
@@ -100,6 +138,22 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	}
 	return s, nil
 }
+
+// checkText refuses a field that is not valid UTF-8 in a file read as UTF-8.
+func (s *csvSource) checkText(row int, column, v string) error {
+	if !s.checkUTF8 || utf8.ValidString(v) {
+		return nil
+	}
+	how := "the encoding was detected as UTF-8 from the first 64 KiB of the file"
+	if !slices.Contains(s.info.Detected, "encoding") {
+		how = "input.encoding is utf-8"
+	}
+	return &Error{File: s.path, Row: row, Column: column, Value: v,
+		Err: fmt.Errorf("%w: not valid UTF-8 (%s); set input.encoding to the file's encoding (latin-1, windows-1252 or utf-16)", ErrEncoding, how)}
+}
+
+// Info implements Describer.
+func (s *csvSource) Info() Info { return s.info }
 
 // sniffDelimiter looks at the first line and picks the most frequent of
 // comma, semicolon and tab outside quotes (comma on ties).
@@ -185,6 +239,13 @@ func (s *csvSource) Next() (*Batch, error) {
 			return nil, s.wrap(err)
 		}
 		line, _ := s.r.FieldPos(0)
+		if s.checkUTF8 {
+			for i, v := range rec {
+				if err := s.checkText(line, s.header[i], v); err != nil {
+					return nil, err
+				}
+			}
+		}
 		start := len(store)
 		store = append(store, rec...)
 		b.Rows = append(b.Rows, store[start:len(store):len(store)])

@@ -29,6 +29,7 @@ var (
 	ErrTooLarge   = errors.New("file exceeds a size limit")
 	ErrColumn     = errors.New("no such column")
 	ErrSheet      = errors.New("no such sheet")
+	ErrEncoding   = errors.New("text is not valid in the file's encoding")
 )
 
 // ErrNotNumber is decimal.ErrNotNumber: one sentinel whichever package
@@ -126,6 +127,12 @@ type Options struct {
 	// (CSV, TSV) reads it, so that the caller can hash the input without
 	// reading it twice. Other formats ignore it.
 	Tee io.Writer
+	// Encoding forces the text encoding of delimited files: auto (or ""),
+	// utf-8, utf-16, latin-1 or windows-1252; see encoding.go.
+	Encoding string
+	// Decimal forces the decimal mark of numbers in delimited files: "."
+	// or ","; "" detects a decimal comma in semicolon-separated files.
+	Decimal string
 }
 
 func (o Options) batchSize() int {
@@ -179,4 +186,29 @@ func Open(path string, opt Options) ([]Source, error) {
 		return nil, &Error{File: path, Err: fmt.Errorf("%w: extension %q (known: .csv .tsv .xlsx .arrow .feather .ipc .arrows .parquet; or give the format)", ErrFormat, filepath.Ext(path))}
 	}
 	return open(path, opt)
+}
+
+// Wrapper is implemented by sources that wrap another one (to count its
+// rows, to guard its markers) and pass its rows through; As looks through
+// them.
+type Wrapper interface {
+	Unwrap() Source
+}
+
+// As returns the first source in src's chain of wrappers that implements
+// T, the optional interfaces Warner and Describer for example, so that a
+// wrapper never hides what the source underneath can say.
+func As[T any](src Source) (T, bool) {
+	for src != nil {
+		if t, ok := src.(T); ok {
+			return t, true
+		}
+		w, ok := src.(Wrapper)
+		if !ok {
+			break
+		}
+		src = w.Unwrap()
+	}
+	var zero T
+	return zero, false
 }

@@ -71,13 +71,14 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
 }
 
 type reportHead struct {
-	Table    string     `json:"table"`
-	Source   string     `json:"source"`
-	Mode     audit.Mode `json:"mode"`
-	Dims     []string   `json:"dims"`
-	Value    string     `json:"value,omitempty"`
-	Publish  []string   `json:"publish,omitempty"`
-	Warnings []string   `json:"warnings,omitempty"`
+	Table    string           `json:"table"`
+	Source   string           `json:"source"`
+	Mode     audit.Mode       `json:"mode"`
+	Dims     []string         `json:"dims"`
+	Value    string           `json:"value,omitempty"`
+	Publish  []string         `json:"publish,omitempty"`
+	Warnings []string         `json:"warnings,omitempty"`
+	Input    *audit.InputInfo `json:"input,omitempty"`
 }
 
 // Write writes the report; see WriteContext.
@@ -94,7 +95,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	cc := canceller{ctx: ctx}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input})
 	if err != nil {
 		return err
 	}
