@@ -245,21 +245,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 			exhausted = false
 		}
 		if req.Cap == 0 || p.K <= quickK {
-			// half of the time left for the full analysis, the rest for
-			// what the verdict needs should it not finish
-			sub := deadline
-			if !deadline.IsZero() {
-				sub = time.Now().Add(time.Until(deadline) / 2)
-			}
-			actx, cancel := context.WithCancel(ctx)
-			if !sub.IsZero() {
-				actx, cancel = context.WithDeadline(ctx, sub)
-			}
-			res.Analysed = analyseQueries(actx, p, sub, all, &res) == nil
-			cancel()
-			if !res.Analysed {
-				res.MaxRange, res.MinRange, res.Forced, res.Impossible = nil, nil, nil, nil
-			}
+			res.Analysed = analyse(ctx, p, deadline, maxCells, all, &res)
 		}
 		if !res.Analysed && req.Magnitude && len(all) > 0 {
 			if extremes(ctx, p, deadline, all[0], &res) != nil {
@@ -333,6 +319,35 @@ func analyseList(p *problem, all [][]int, res *Result) {
 			res.Impossible = append(res.Impossible, p.value(k))
 		}
 	}
+}
+
+// analyse derives ranges, forced and impossible values within half of the
+// time left (the rest is for what the verdict needs should it not finish):
+// from the feasibility tables when they fit maxCells, else by existence
+// queries. It reports whether the analysis is complete; if not, res holds
+// none of it.
+func analyse(ctx context.Context, p *problem, deadline time.Time, maxCells int, all [][]int, res *Result) bool {
+	sub := deadline
+	if !deadline.IsZero() {
+		sub = time.Now().Add(time.Until(deadline) / 2)
+	}
+	actx, cancel := context.WithCancel(ctx)
+	if !sub.IsZero() {
+		actx, cancel = context.WithDeadline(ctx, sub)
+	}
+	defer cancel()
+	err := errTooBig
+	if !p.hasM {
+		err = analyseDP(actx, p, maxCells, res)
+	}
+	if errors.Is(err, errTooBig) {
+		err = analyseQueries(actx, p, sub, all, res)
+	}
+	if err != nil {
+		res.MaxRange, res.MinRange, res.Forced, res.Impossible = nil, nil, nil, nil
+		return false
+	}
+	return true
 }
 
 // analyseQueries derives ranges, forced and impossible values with
