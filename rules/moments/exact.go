@@ -116,20 +116,25 @@ func SmallestRecoveryPower(k []int64) (all, largest int, err error) {
 		dv = append(dv, v)
 		dc = append(dc, 1)
 	}
+	below := make([]int64, len(dc)+1) // below[j]: values smaller than dv[j]
+	for j, c := range dc {
+		below[j+1] = below[j] + c
+	}
 	all, largest = 1, 1
 	for i := len(dv) - 1; i >= 1; i-- {
-		all = max(all, smallestFor(dv[i], 1, dv[:i], dc[:i]))
+		all = max(all, smallestFor(dv[i], 1, dv[:i], dc[:i], below))
 	}
 	if top := len(dv) - 1; top >= 1 {
 		// the first estimate sees every copy of the maximum
-		largest = smallestFor(dv[top], dc[top], dv[:top], dc[:top])
+		largest = smallestFor(dv[top], dc[top], dv[:top], dc[:top], below)
 	}
 	return all, largest, nil
 }
 
 // smallestFor returns the smallest p >= 1 with
 // m v^(p-1) > Σ c_y y^(p-1) (v-1-y) over the smaller values y (ascending
-// in ys), where m is the number of copies of v that remain.
+// in ys, with counts cs; below[j] is the number of values smaller than
+// ys[j]), where m is the number of copies of v that remain.
 //
 // The condition is r(p) < 1 with r(p) = Σ c_y (y/v)^(p-1) (v-1-y) / m,
 // which falls with p: doubling, then bisection. Each evaluation sums from
@@ -137,11 +142,7 @@ func SmallestRecoveryPower(k []int64) (all, largest int, err error) {
 // plus a bound on the rest, decides it with a margin; only a sum within
 // the margin of 1 is decided in exact arithmetic. The nearest values
 // dominate at large p, so an evaluation rarely reads more than a few.
-func smallestFor(v, m int64, ys, cs []int64) int {
-	below := make([]int64, len(ys)+1) // below[j] = Σ c_i, i < j
-	for j, c := range cs {
-		below[j+1] = below[j] + c
-	}
+func smallestFor(v, m int64, ys, cs, below []int64) int {
 	ok := func(p int) bool { return holds(v, m, ys, cs, below, p) }
 	if ok(1) {
 		return 1
