@@ -135,3 +135,75 @@ func TestCappedShare(t *testing.T) {
 	}
 	t.Logf("%d/%d determined (%.2f%%), %d over 1.1 s, worst %v, verdicts %v", det, *cappedRuns, 100*float64(det)/float64(*cappedRuns), over, worst, verdicts)
 }
+
+// naiveCount is the reference CLOSURE-style count (issue 15's baseline): a
+// recursion over the values from the largest down, on (value, remaining
+// count, remaining sum, remaining sum of squares) with a map memo and the
+// quick bounds on the sum of squares, summed over every target (S, Q).
+func naiveCount(p *problem) uint64 {
+	type key struct{ v, r, s, q int32 }
+	memo := map[key]uint64{}
+	var f func(v, r, s, q int64) uint64
+	f = func(v, r, s, q int64) uint64 {
+		if r == 0 || v == 0 {
+			if s == 0 && q == 0 {
+				return 1
+			}
+			return 0
+		}
+		// r values in 0..v with sum s: q between the balanced and the
+		// extreme split
+		if s < 0 || s > r*v || q < qmin(r, s) || q > qmax(r, s, v) {
+			return 0
+		}
+		k := key{int32(v), int32(r), int32(s), int32(q)}
+		if x, ok := memo[k]; ok {
+			return x
+		}
+		var x uint64
+		for c := int64(0); c <= r && c*v <= s; c++ {
+			x += f(v-1, r-c, s-c*v, q-c*v*v)
+		}
+		memo[k] = x
+		return x
+	}
+	var total uint64
+	for S := p.sLo; S <= p.sHi; S++ {
+		qlo, qhi := p.qRange(S)
+		for Q := max(qlo, 0); Q <= qhi; Q++ {
+			total += f(int64(p.K), int64(p.n), S, Q)
+		}
+	}
+	return total
+}
+
+// The reconstruct row of issue 15: the full analysis as the CLI runs it
+// (count, ranges, forced and impossible values, samples, verdict) beside
+// the naive memoised count DP, in the same run.
+var fullReq = Request{N: 200, Min: "1", Max: "7", Mean: "4.0", SD: "2.0", Rounding: Closed, List: 10, TimeLimit: time.Minute}
+
+const fullCount = 646704518
+
+func BenchmarkFull200on7(b *testing.B) {
+	for b.Loop() {
+		res, err := Solve(context.Background(), fullReq)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Solutions != fullCount || !res.Analysed || res.Verdict != Safe {
+			b.Fatalf("%d solutions, analysed %v, %s", res.Solutions, res.Analysed, res.Verdict)
+		}
+	}
+}
+
+func BenchmarkFull200on7NaiveDP(b *testing.B) {
+	p, err := compile(fullReq)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if got := naiveCount(p); got != fullCount {
+			b.Fatalf("naive count %d, want %d", got, fullCount)
+		}
+	}
+}

@@ -27,129 +27,164 @@ var (
 // of t cut to what the target can still reach. The table is filled by an
 // unbounded-knapsack pass per value in uint64 with overflow detection.
 func countDP(ctx context.Context, p *problem, maxCells int) (uint64, error) {
-	n := int64(p.n)
-	K := int64(p.K)
+	d := newCountDP(p)
+	if d == nil {
+		return 0, nil
+	}
+	if d.nrows > int64(maxCells) {
+		return 0, errTooBig
+	}
+	d.reach()
+	if err := d.layout(maxCells); err != nil || d.off[0] < 0 {
+		return 0, err
+	}
+	if err := d.fill(ctx); err != nil {
+		return 0, err
+	}
+	return d.absorb()
+}
+
+// cdp is the state of countDP.
+type cdp struct {
+	n, K, c        int64
+	tLo, tHi       int64
+	ulo, uhi       []int64 // U range per T (index T − tLo)
+	uLoMin, uHiMax int64
+	vals           []int64 // non-absorbed values, innermost first
+	dmax           int64
+	mMax, uw       int64
+	nrows          int64
+	tmin, tmax     []int32 // t range per (m, u) row
+	off            []int64 // first cell of a row, −1 when unused
+	cells          []uint64
+}
+
+// newCountDP centres the values and sets the targets; nil when nothing can
+// match.
+func newCountDP(p *problem) *cdp {
+	n, K := int64(p.n), int64(p.K)
 	mid := (p.sLo + p.sHi) / 2
 	c := (2*mid + n) / (2 * n) // round(mid/n)
 	c = min(max(c, 1), K-1)
-
-	tLo, tHi := p.sLo-n*c, p.sHi-n*c
-	nt := int(tHi - tLo + 1)
+	d := &cdp{n: n, K: K, c: c, tLo: p.sLo - n*c, tHi: p.sHi - n*c}
+	nt := int(d.tHi - d.tLo + 1)
 	if nt <= 0 {
-		return 0, nil
+		return nil
 	}
-	ulo := make([]int64, nt)
-	uhi := make([]int64, nt)
-	uLoMin, uHiMax := int64(math.MaxInt64), int64(-1)
+	d.ulo, d.uhi = make([]int64, nt), make([]int64, nt)
+	d.uLoMin, d.uHiMax = int64(math.MaxInt64), int64(-1)
 	for i := range nt {
 		S := p.sLo + int64(i)
 		qlo, qhi := p.qRange(S)
 		shift := -2*c*S + n*c*c
-		ulo[i], uhi[i] = max(qlo+shift, 0), qhi+shift
-		if ulo[i] <= uhi[i] {
-			uLoMin = min(uLoMin, ulo[i])
-			uHiMax = max(uHiMax, uhi[i])
+		d.ulo[i], d.uhi[i] = max(qlo+shift, 0), qhi+shift
+		if d.ulo[i] <= d.uhi[i] {
+			d.uLoMin = min(d.uLoMin, d.ulo[i])
+			d.uHiMax = max(d.uHiMax, d.uhi[i])
 		}
 	}
-	if uHiMax < 0 {
-		return 0, nil
+	if d.uHiMax < 0 {
+		return nil
 	}
-	// non-absorbed values, innermost first
-	var vals []int64
-	dmax := int64(1)
-	for d := int64(2); d <= K; d++ {
-		for _, e := range []int64{d, -d} {
-			if c+e >= 0 && c+e <= K && e*e <= uHiMax {
-				vals = append(vals, e)
-				dmax = max(dmax, d)
+	d.dmax = 1
+	for dd := int64(2); dd <= K; dd++ {
+		for _, e := range []int64{dd, -dd} {
+			if c+e >= 0 && c+e <= K && e*e <= d.uHiMax {
+				d.vals = append(d.vals, e)
+				d.dmax = max(d.dmax, dd)
 			}
 		}
 	}
-	mMax := n
-	if len(vals) == 0 {
-		mMax = 0
-	} else {
-		mMax = min(n, uHiMax/4)
+	if len(d.vals) > 0 {
+		d.mMax = min(n, d.uHiMax/4)
 	}
-	uw := uHiMax + 1
-	nrows := (mMax + 1) * uw
-	if nrows > int64(maxCells) {
-		return 0, errTooBig
-	}
-	// reachable t range per (m, u) row
+	d.uw = d.uHiMax + 1
+	d.nrows = (d.mMax + 1) * d.uw
+	return d
+}
+
+// reach sets the reachable t range per (m, u) row.
+func (d *cdp) reach() {
 	const inf = math.MaxInt32
-	tmin := make([]int32, nrows)
-	tmax := make([]int32, nrows)
-	for i := range tmin {
-		tmin[i], tmax[i] = inf, -inf
+	d.tmin, d.tmax = make([]int32, d.nrows), make([]int32, d.nrows)
+	for i := range d.tmin {
+		d.tmin[i], d.tmax[i] = inf, -inf
 	}
-	tmin[0], tmax[0] = 0, 0
-	for _, e := range vals {
+	d.tmin[0], d.tmax[0] = 0, 0
+	for _, e := range d.vals {
 		w := e * e
-		for m := int64(1); m <= mMax; m++ {
-			for u := w; u <= uHiMax; u++ {
-				src := (m-1)*uw + u - w
-				if tmin[src] > tmax[src] {
+		for m := int64(1); m <= d.mMax; m++ {
+			for u := w; u <= d.uHiMax; u++ {
+				src := (m-1)*d.uw + u - w
+				if d.tmin[src] > d.tmax[src] {
 					continue
 				}
-				dst := m*uw + u
-				tmin[dst] = min(tmin[dst], tmin[src]+int32(e))
-				tmax[dst] = max(tmax[dst], tmax[src]+int32(e))
+				dst := m*d.uw + u
+				d.tmin[dst] = min(d.tmin[dst], d.tmin[src]+int32(e))
+				d.tmax[dst] = max(d.tmax[dst], d.tmax[src]+int32(e))
 			}
 		}
 	}
-	// cut rows to what can still reach a target, and lay out the cells
-	off := make([]int64, nrows)
+}
+
+// layout cuts rows to what can still reach a target and lays out the
+// cells.
+func (d *cdp) layout(maxCells int) error {
+	d.off = make([]int64, d.nrows)
 	total := int64(0)
-	for m := int64(0); m <= mMax; m++ {
-		for u := int64(0); u <= uHiMax; u++ {
-			i := m*uw + u
-			off[i] = -1
-			if tmin[i] > tmax[i] || u < uLoMin-(n-m)*dmax*dmax {
-				tmin[i], tmax[i] = 1, 0
+	for m := int64(0); m <= d.mMax; m++ {
+		for u := int64(0); u <= d.uHiMax; u++ {
+			i := m*d.uw + u
+			d.off[i] = -1
+			if d.tmin[i] > d.tmax[i] || u < d.uLoMin-(d.n-m)*d.dmax*d.dmax {
+				d.tmin[i], d.tmax[i] = 1, 0
 				continue
 			}
-			slack := min(uHiMax-u, (n-m)*dmax)
-			lo := max(int64(tmin[i]), tLo-slack)
-			hi := min(int64(tmax[i]), tHi+slack)
+			slack := min(d.uHiMax-u, (d.n-m)*d.dmax)
+			lo := max(int64(d.tmin[i]), d.tLo-slack)
+			hi := min(int64(d.tmax[i]), d.tHi+slack)
 			if lo > hi {
-				tmin[i], tmax[i] = 1, 0
+				d.tmin[i], d.tmax[i] = 1, 0
 				continue
 			}
-			tmin[i], tmax[i] = int32(lo), int32(hi)
-			off[i] = total
+			d.tmin[i], d.tmax[i] = int32(lo), int32(hi)
+			d.off[i] = total
 			total += hi - lo + 1
 			if total > int64(maxCells) {
-				return 0, errTooBig
+				return errTooBig
 			}
 		}
 	}
-	if off[0] < 0 {
-		return 0, nil
+	d.cells = make([]uint64, total)
+	return nil
+}
+
+// fill runs one unbounded-knapsack pass per value.
+func (d *cdp) fill(ctx context.Context) error {
+	if d.off[0] >= 0 {
+		d.cells[d.off[0]-int64(d.tmin[0])] = 1
 	}
-	cells := make([]uint64, total)
-	cells[off[0]-int64(tmin[0])] = 1
 	ovf := false
-	for _, e := range vals {
+	for _, e := range d.vals {
 		if ctx.Err() != nil {
-			return 0, errTime
+			return errTime
 		}
 		w := e * e
-		for m := int64(1); m <= mMax; m++ {
-			for u := w; u <= uHiMax; u++ {
-				di := m*uw + u
-				si := (m-1)*uw + u - w
-				if off[di] < 0 || off[si] < 0 {
+		for m := int64(1); m <= d.mMax; m++ {
+			for u := w; u <= d.uHiMax; u++ {
+				di := m*d.uw + u
+				si := (m-1)*d.uw + u - w
+				if d.off[di] < 0 || d.off[si] < 0 {
 					continue
 				}
-				dlo, dhi := int64(tmin[di]), int64(tmax[di])
-				slo, shi := int64(tmin[si])+e, int64(tmax[si])+e
+				dlo, dhi := int64(d.tmin[di]), int64(d.tmax[di])
+				slo, shi := int64(d.tmin[si])+e, int64(d.tmax[si])+e
 				lo, hi := max(dlo, slo), min(dhi, shi)
 				if lo > hi {
 					continue
 				}
-				dst := cells[off[di]+lo-dlo : off[di]+hi-dlo+1]
-				src := cells[off[si]+lo-slo : off[si]+hi-slo+1]
+				dst := d.cells[d.off[di]+lo-dlo : d.off[di]+hi-dlo+1]
+				src := d.cells[d.off[si]+lo-slo : d.off[si]+hi-slo+1]
 				for j := range dst {
 					x := dst[j] + src[j]
 					if x < dst[j] {
@@ -161,39 +196,29 @@ func countDP(ctx context.Context, p *problem, maxCells int) (uint64, error) {
 		}
 	}
 	if ovf {
-		return 0, errOverflow
+		return errOverflow
 	}
-	// closed form for the absorbed values c−1, c, c+1
+	return nil
+}
+
+// absorb sums the table with the closed form for the absorbed values
+// c−1, c, c+1.
+func (d *cdp) absorb() (uint64, error) {
 	var accHi, accLo uint64
-	for m := int64(0); m <= mMax; m++ {
-		r := n - m
-		for u := int64(0); u <= uHiMax; u++ {
-			i := m*uw + u
-			if off[i] < 0 || u+r < uLoMin {
+	for m := int64(0); m <= d.mMax; m++ {
+		r := d.n - m
+		for u := int64(0); u <= d.uHiMax; u++ {
+			i := m*d.uw + u
+			if d.off[i] < 0 || u+r < d.uLoMin {
 				continue
 			}
-			base := off[i] - int64(tmin[i])
-			for t := int64(tmin[i]); t <= int64(tmax[i]); t++ {
-				cnt := cells[base+t]
+			base := d.off[i] - int64(d.tmin[i])
+			for t := int64(d.tmin[i]); t <= int64(d.tmax[i]); t++ {
+				cnt := d.cells[base+t]
 				if cnt == 0 {
 					continue
 				}
-				var num uint64
-				for T := max(tLo, t-r); T <= min(tHi, t+r); T++ {
-					h := T - t
-					k := T - tLo
-					a := max(abs(h), ulo[k]-u)
-					b := min(r, uhi[k]-u)
-					if (a-h)&1 != 0 {
-						a++
-					}
-					if (b-h)&1 != 0 {
-						b--
-					}
-					if a <= b {
-						num += uint64((b-a)/2 + 1)
-					}
-				}
+				num := d.completions(t, u, r)
 				if num == 0 {
 					continue
 				}
@@ -208,6 +233,28 @@ func countDP(ctx context.Context, p *problem, maxCells int) (uint64, error) {
 		return 0, errOverflow
 	}
 	return accLo, nil
+}
+
+// completions counts the ways r values in c−1..c+1 complete (t, u) to a
+// target.
+func (d *cdp) completions(t, u, r int64) uint64 {
+	var num uint64
+	for T := max(d.tLo, t-r); T <= min(d.tHi, t+r); T++ {
+		h := T - t
+		k := T - d.tLo
+		a := max(abs(h), d.ulo[k]-u)
+		b := min(r, d.uhi[k]-u)
+		if (a-h)&1 != 0 {
+			a++
+		}
+		if (b-h)&1 != 0 {
+			b--
+		}
+		if a <= b {
+			num += uint64((b-a)/2 + 1)
+		}
+	}
+	return num
 }
 
 func abs(x int64) int64 {

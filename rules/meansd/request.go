@@ -332,39 +332,54 @@ func compile(req Request) (*problem, error) {
 	nK := int64(req.N) * int64(p.K)
 	p.sLo, p.sHi = clampRange(lo, hi, 0, nK)
 
-	// D = n·Q − S² = SD²·n(n−1)/step² (population: SD²·n²/step²)
-	si := roundingInterval(sdV, sd, rnd)
-	f := new(big.Rat).SetFrac64(int64(req.N)*int64(req.N-1), 1)
-	if req.Population {
-		f.SetFrac64(int64(req.N)*int64(req.N), 1)
+	p.setD(roundingInterval(sdV, sd, rnd), req.Population)
+
+	if strings.TrimSpace(req.Median) != "" {
+		if err := p.setMedian(req.Median, rnd); err != nil {
+			return nil, err
+		}
 	}
-	f.Quo(f, new(big.Rat).Mul(st, st))
+	return p, nil
+}
+
+// setD sets the range of D = n·Q − S² = SD²·n(n−1)/step² (population:
+// SD²·n²/step²) from the interval si of the SD.
+func (p *problem) setD(si interval, population bool) {
+	N := int64(p.n)
+	f := new(big.Rat).SetFrac64(N*(N-1), 1)
+	if population {
+		f.SetFrac64(N*N, 1)
+	}
+	f.Quo(f, new(big.Rat).Mul(p.step, p.step))
+	nK := N * int64(p.K)
 	dMax := nK * nK // D ≤ n²K²/4 < this
 	if si.hi.Sign() < 0 || (si.hi.Sign() == 0 && si.hiOpen) {
 		p.dLo, p.dHi = 1, 0
-	} else {
-		hi2 := interval{lo: new(big.Rat), hi: new(big.Rat).Mul(si.hi, si.hi), hiOpen: si.hiOpen}
-		if si.lo.Sign() > 0 || (si.lo.Sign() == 0 && si.loOpen) {
-			hi2.lo.Mul(si.lo, si.lo)
-			hi2.loOpen = si.loOpen
-		}
-		dl, dh := intRange(hi2, f)
-		p.dLo, p.dHi = clampRange(dl, dh, 0, dMax)
+		return
 	}
+	hi2 := interval{lo: new(big.Rat), hi: new(big.Rat).Mul(si.hi, si.hi), hiOpen: si.hiOpen}
+	if si.lo.Sign() > 0 || (si.lo.Sign() == 0 && si.loOpen) {
+		hi2.lo.Mul(si.lo, si.lo)
+		hi2.loOpen = si.loOpen
+	}
+	dl, dh := intRange(hi2, f)
+	p.dLo, p.dHi = clampRange(dl, dh, 0, dMax)
+}
 
-	if strings.TrimSpace(req.Median) != "" {
-		medV, err := parseDec("median", req.Median)
-		if err != nil {
-			return nil, err
-		}
-		mdI := roundingInterval(medV, decimals(req.Median), rnd)
-		mdI.lo.Sub(mdI.lo, mn)
-		mdI.hi.Sub(mdI.hi, mn)
-		a, b := intRange(mdI, new(big.Rat).Quo(big.NewRat(2, 1), st))
-		p.hasM = true
-		p.mLo, p.mHi = clampRange(a, b, 0, 2*int64(p.K))
+// setMedian sets the range of the sum of the two middle order statistics
+// from the published median.
+func (p *problem) setMedian(median string, rnd Rounding) error {
+	medV, err := parseDec("median", median)
+	if err != nil {
+		return err
 	}
-	return p, nil
+	mdI := roundingInterval(medV, decimals(median), rnd)
+	mdI.lo.Sub(mdI.lo, p.min)
+	mdI.hi.Sub(mdI.hi, p.min)
+	a, b := intRange(mdI, new(big.Rat).Quo(big.NewRat(2, 1), p.step))
+	p.hasM = true
+	p.mLo, p.mHi = clampRange(a, b, 0, 2*int64(p.K))
+	return nil
 }
 
 // clampRange intersects the integer range [lo, hi] with [a, b]. An empty

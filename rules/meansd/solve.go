@@ -117,6 +117,27 @@ type facts struct {
 	minSol     int
 }
 
+// verdictFacts checks the verdict parameters of req.
+func verdictFacts(req Request) (facts, error) {
+	f := facts{minSol: req.MinSolutions}
+	if f.minSol <= 0 {
+		f.minSol = 10
+	}
+	if req.GroupSlack < 0 {
+		return f, fmt.Errorf("%w: group slack must not be negative, got %d", ErrRequest, req.GroupSlack)
+	}
+	if strings.TrimSpace(req.Interval) != "" {
+		var err error
+		if f.interval, err = parseDec("interval", req.Interval); err != nil {
+			return f, err
+		}
+		if f.interval.Sign() < 0 || f.interval.Cmp(big.NewRat(100, 1)) > 0 {
+			return f, fmt.Errorf("%w: interval must be a percentage 0..100, got %s", ErrRequest, req.Interval)
+		}
+	}
+	return f, nil
+}
+
 // Solve answers a request. It returns an error only for invalid requests;
 // running out of time gives a Result whose verdict rests on what was found
 // in time, NotDetermined when that does not decide it.
@@ -125,20 +146,9 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	f := facts{minSol: req.MinSolutions}
-	if f.minSol <= 0 {
-		f.minSol = 10
-	}
-	if req.GroupSlack < 0 {
-		return Result{}, fmt.Errorf("%w: group slack must not be negative, got %d", ErrRequest, req.GroupSlack)
-	}
-	if strings.TrimSpace(req.Interval) != "" {
-		if f.interval, err = parseDec("interval", req.Interval); err != nil {
-			return Result{}, err
-		}
-		if f.interval.Sign() < 0 || f.interval.Cmp(big.NewRat(100, 1)) > 0 {
-			return Result{}, fmt.Errorf("%w: interval must be a percentage 0..100, got %s", ErrRequest, req.Interval)
-		}
+	f, err := verdictFacts(req)
+	if err != nil {
+		return Result{}, err
 	}
 	var deadline time.Time
 	if req.TimeLimit > 0 {
@@ -147,16 +157,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		ctx, cancel = context.WithDeadline(ctx, deadline)
 		defer cancel()
 	}
-	maxCells := req.MaxCells
-	if maxCells <= 0 {
-		maxCells = DefaultMaxCells
-	}
-	listCap := req.List
-	if listCap > 0 && listCap > MaxListValues/max(p.n, p.K+1) {
-		listCap = max(1, MaxListValues/max(p.n, p.K+1))
-	}
-	// solutions kept as count vectors of K+1 values: bounded like a listing
-	keep := min(max(enumLimit, listCap), max(1, MaxListValues/(p.K+1)))
+	maxCells, listCap, keep := limits(req, p)
 	res := Result{Bounds: bounds(p), Method: "none"}
 	if p.sLo > p.sHi || p.dLo > p.dHi || p.hasM && p.mLo > p.mHi {
 		res.Analysed, f.exact, f.groupKnown = true, true, true
@@ -164,32 +165,8 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 	}
 
 	// 1. count
-	var all [][]int // solutions found (every one when exhausted)
-	exhausted := false
-	collect := func(limit uint64) (uint64, error) {
-		s := newSearcher(ctx, p, deadline)
-		var n uint64
-		all = all[:0]
-		exhausted = false
-		s.visit = func(c []int) error {
-			n++
-			if n <= uint64(keep) {
-				all = append(all, append([]int(nil), c...))
-			}
-			if limit > 0 && n >= limit {
-				return errStop
-			}
-			return nil
-		}
-		err := s.run()
-		if errors.Is(err, errStop) {
-			return n, nil
-		}
-		if err == nil {
-			exhausted = true
-		}
-		return n, err
-	}
+	col := &collector{ctx: ctx, p: p, deadline: deadline, keep: keep}
+	collect := col.collect
 	timedOut := false
 	switch {
 	case req.Cap > 0:
@@ -197,7 +174,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		n, err := collect(max(req.Cap, 2)) // two decide uniqueness
 		res.Solutions = n
 		timedOut = err != nil
-		res.Capped = !exhausted
+		res.Capped = !col.exhausted
 	default:
 		var n uint64
 		err := errTooBig
@@ -217,13 +194,13 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		n, err = collect(0)
 		res.Solutions = n
 		timedOut = err != nil
-		res.Capped = !exhausted
+		res.Capped = !col.exhausted
 	}
 	f.exact, f.timedOut = !res.Capped, timedOut
 	if timedOut || res.Solutions == 0 {
 		res.Analysed = f.exact
-		f.groupKnown = group(ctx, p, deadline, all, req.GroupSlack, &res) == nil
-		addSamples(p, &res, all, listCap, req.List)
+		f.groupKnown = group(ctx, p, deadline, col.all, req.GroupSlack, &res) == nil
+		addSamples(p, &res, col.all, listCap, req.List)
 		return judge(p, req, res, f), nil
 	}
 	if req.CountOnly {
@@ -233,43 +210,82 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 	}
 
 	// 2. list and analyse
-	if !exhausted && !res.Capped && res.Solutions <= uint64(keep) {
+	if !col.exhausted && !res.Capped && res.Solutions <= uint64(keep) {
 		collect(0) // on time out the analysis below runs on what was found
 	}
-	if exhausted && uint64(len(all)) == res.Solutions {
-		analyseList(p, all, &res)
+	if col.exhausted && uint64(len(col.all)) == res.Solutions {
+		analyseList(p, col.all, &res)
 		res.Analysed = true
 	} else {
-		if len(all) < max(listCap, 1) {
+		if len(col.all) < max(listCap, 1) {
 			collect(uint64(max(listCap, 1)))
-			exhausted = false
+			col.exhausted = false
 		}
 		if req.Cap == 0 || p.K <= quickK {
-			// half of the time left for the full analysis, the rest for
-			// what the verdict needs should it not finish
-			sub := deadline
-			if !deadline.IsZero() {
-				sub = time.Now().Add(time.Until(deadline) / 2)
-			}
-			actx, cancel := context.WithCancel(ctx)
-			if !sub.IsZero() {
-				actx, cancel = context.WithDeadline(ctx, sub)
-			}
-			res.Analysed = analyseQueries(actx, p, sub, all, &res) == nil
-			cancel()
-			if !res.Analysed {
-				res.MaxRange, res.MinRange, res.Forced, res.Impossible = nil, nil, nil, nil
-			}
+			res.Analysed = analyse(ctx, p, deadline, maxCells, col.all, &res)
 		}
-		if !res.Analysed && req.Magnitude && len(all) > 0 {
-			if extremes(ctx, p, deadline, all[0], &res) != nil {
+		if !res.Analysed && req.Magnitude && len(col.all) > 0 {
+			if extremes(ctx, p, deadline, col.all[0], &res) != nil {
 				res.MaxRange, res.MinRange = nil, nil
 			}
 		}
 	}
-	f.groupKnown = group(ctx, p, deadline, all, req.GroupSlack, &res) == nil
-	addSamples(p, &res, all, listCap, req.List)
+	f.groupKnown = group(ctx, p, deadline, col.all, req.GroupSlack, &res) == nil
+	addSamples(p, &res, col.all, listCap, req.List)
 	return judge(p, req, res, f), nil
+}
+
+// limits returns the memory budget of the counting tables, the number of
+// samples that may be listed and the number of solutions kept for the
+// analysis (count vectors of K+1 values: bounded like a listing).
+func limits(req Request, p *problem) (maxCells, listCap, keep int) {
+	maxCells = req.MaxCells
+	if maxCells <= 0 {
+		maxCells = DefaultMaxCells
+	}
+	listCap = req.List
+	if listCap > 0 && listCap > MaxListValues/max(p.n, p.K+1) {
+		listCap = max(1, MaxListValues/max(p.n, p.K+1))
+	}
+	keep = min(max(enumLimit, listCap), max(1, MaxListValues/(p.K+1)))
+	return maxCells, listCap, keep
+}
+
+// collector finds solutions by search and keeps up to keep of them.
+type collector struct {
+	ctx       context.Context
+	p         *problem
+	deadline  time.Time
+	keep      int
+	all       [][]int // solutions found (every one when exhausted)
+	exhausted bool
+}
+
+// collect searches for up to limit solutions (0: all) and returns how many
+// it found.
+func (c *collector) collect(limit uint64) (uint64, error) {
+	s := newSearcher(c.ctx, c.p, c.deadline)
+	var n uint64
+	c.all = c.all[:0]
+	c.exhausted = false
+	s.visit = func(v []int) error {
+		n++
+		if n <= uint64(c.keep) {
+			c.all = append(c.all, append([]int(nil), v...))
+		}
+		if limit > 0 && n >= limit {
+			return errStop
+		}
+		return nil
+	}
+	err := s.run()
+	if errors.Is(err, errStop) {
+		return n, nil
+	}
+	if err == nil {
+		c.exhausted = true
+	}
+	return n, err
 }
 
 // addSamples lists up to limit of the solutions found and says whether
@@ -335,12 +351,39 @@ func analyseList(p *problem, all [][]int, res *Result) {
 	}
 }
 
-// analyseQueries derives ranges, forced and impossible values with
-// existence searches under count constraints.
-func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [][]int, res *Result) error {
-	K := p.K
-	possible := make([]bool, K+1)
-	present := make([]bool, K+1) // seen with count 0 somewhere? (not forced)
+// analyse derives ranges, forced and impossible values within half of the
+// time left (the rest is for what the verdict needs should it not finish):
+// from the feasibility tables when they fit maxCells, else by existence
+// queries. It reports whether the analysis is complete; if not, res holds
+// none of it.
+func analyse(ctx context.Context, p *problem, deadline time.Time, maxCells int, all [][]int, res *Result) bool {
+	sub := deadline
+	if !deadline.IsZero() {
+		sub = time.Now().Add(time.Until(deadline) / 2)
+	}
+	actx, cancel := context.WithCancel(ctx)
+	if !sub.IsZero() {
+		actx, cancel = context.WithDeadline(ctx, sub)
+	}
+	defer cancel()
+	err := errTooBig
+	if !p.hasM {
+		err = analyseDP(actx, p, maxCells, res)
+	}
+	if errors.Is(err, errTooBig) {
+		err = analyseQueries(actx, p, sub, all, res)
+	}
+	if err != nil {
+		res.MaxRange, res.MinRange, res.Forced, res.Impossible = nil, nil, nil, nil
+		return false
+	}
+	return true
+}
+
+// seen says which values the known solutions use (possible) and which
+// they leave out (present: seen with count 0, hence not forced).
+func seen(K int, known [][]int) (possible, present []bool) {
+	possible, present = make([]bool, K+1), make([]bool, K+1)
 	for _, c := range known {
 		for k, x := range c {
 			if x > 0 {
@@ -350,6 +393,14 @@ func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [
 			}
 		}
 	}
+	return possible, present
+}
+
+// analyseQueries derives ranges, forced and impossible values with
+// existence searches under count constraints.
+func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [][]int, res *Result) error {
+	K := p.K
+	possible, present := seen(K, known)
 	query := func(set func(s *searcher)) (bool, error) {
 		s := newSearcher(ctx, p, deadline)
 		set(s)

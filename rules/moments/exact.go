@@ -116,38 +116,39 @@ func SmallestRecoveryPower(k []int64) (all, largest int, err error) {
 		dv = append(dv, v)
 		dc = append(dc, 1)
 	}
+	below := make([]int64, len(dc)+1) // below[j]: values smaller than dv[j]
+	for j, c := range dc {
+		below[j+1] = below[j] + c
+	}
 	all, largest = 1, 1
 	for i := len(dv) - 1; i >= 1; i-- {
-		all = max(all, smallestFor(dv[i], 1, dv[:i], dc[:i]))
+		all = max(all, smallestFor(dv[i], 1, dv[:i], dc[:i], below))
 	}
 	if top := len(dv) - 1; top >= 1 {
 		// the first estimate sees every copy of the maximum
-		largest = smallestFor(dv[top], dc[top], dv[:top], dc[:top])
+		largest = smallestFor(dv[top], dc[top], dv[:top], dc[:top], below)
 	}
 	return all, largest, nil
 }
 
 // smallestFor returns the smallest p >= 1 with
-// m v^(p-1) > Σ c_y y^(p-1) (v-1-y) over the smaller values y, where m is
-// the number of copies of v that remain.
-func smallestFor(v, m int64, ys, cs []int64) int {
-	// r(p) = Σ c_y (y/v)^(p-1) (v-1-y) / m; need r(p) < 1.
-	r := func(p int) float64 {
-		s := 0.0
-		for j, y := range ys {
-			w := float64(v - 1 - y)
-			if w <= 0 {
-				continue
-			}
-			s += float64(cs[j]) * math.Pow(float64(y)/float64(v), float64(p-1)) * w
-		}
-		return s / float64(m)
-	}
-	if holds(v, m, ys, cs, 1, r) {
+// m v^(p-1) > Σ c_y y^(p-1) (v-1-y) over the smaller values y (ascending
+// in ys, with counts cs; below[j] is the number of values smaller than
+// ys[j]), where m is the number of copies of v that remain.
+//
+// The condition is r(p) < 1 with r(p) = Σ c_y (y/v)^(p-1) (v-1-y) / m,
+// which falls with p: doubling, then bisection. Each evaluation sums from
+// the largest y down and stops once the partial sum, or the partial sum
+// plus a bound on the rest, decides it with a margin; only a sum within
+// the margin of 1 is decided in exact arithmetic. The nearest values
+// dominate at large p, so an evaluation rarely reads more than a few.
+func smallestFor(v, m int64, ys, cs, below []int64) int {
+	ok := func(p int) bool { return holds(v, m, ys, cs, below, p) }
+	if ok(1) {
 		return 1
 	}
-	lo, hi := 1, 2 // r(lo) fails, find hi with r(hi) < 1
-	for r(hi) >= 1 {
+	lo, hi := 1, 2 // ok(lo) fails, find hi with ok(hi)
+	for !ok(hi) {
 		lo, hi = hi, hi*2
 		if hi > 1<<30 {
 			return hi
@@ -155,35 +156,48 @@ func smallestFor(v, m int64, ys, cs []int64) int {
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if r(mid) < 1 {
+		if ok(mid) {
 			hi = mid
 		} else {
 			lo = mid
 		}
 	}
-	// confirm near the boundary in exact arithmetic
-	for hi > 1 {
-		if holds(v, m, ys, cs, hi-1, r) {
-			hi--
-			continue
-		}
-		break
-	}
-	for {
-		if holds(v, m, ys, cs, hi, r) {
-			return hi
-		}
-		hi++
-	}
+	return hi
 }
 
+// recMargin is the relative margin within which the floating-point sum
+// does not decide and the exact comparison does.
+const recMargin = 1e-9
+
 // holds evaluates the condition at p: in floating point when the margin is
-// clear, exactly otherwise.
-func holds(v, m int64, ys, cs []int64, p int, r func(int) float64) bool {
-	x := r(p)
-	if math.Abs(x-1) > 1e-9 {
+// clear, exactly otherwise. below[j] is the number of values smaller than
+// ys[j].
+func holds(v, m int64, ys, cs, below []int64, p int) bool {
+	lim := float64(m)
+	s, e, fv := 0.0, float64(p-1), float64(v)
+	for j := len(ys) - 1; j >= 0; j-- {
+		w := v - 1 - ys[j]
+		if w <= 0 {
+			continue
+		}
+		f := math.Pow(float64(ys[j])/fv, e)
+		s += float64(cs[j]) * f * float64(w)
+		if s > lim*(1+recMargin) {
+			return false
+		}
+		// every smaller y adds at most f·(v−1) per copy
+		if s+float64(below[j])*f*float64(v-1) < lim*(1-recMargin) {
+			return true
+		}
+	}
+	if x := s / lim; math.Abs(x-1) > recMargin {
 		return x < 1
 	}
+	return holdsExact(v, m, ys, cs, p)
+}
+
+// holdsExact evaluates the condition at p in exact arithmetic.
+func holdsExact(v, m int64, ys, cs []int64, p int) bool {
 	e := big.NewInt(int64(p - 1))
 	lhs := new(big.Int).Exp(big.NewInt(v), e, nil)
 	lhs.Mul(lhs, big.NewInt(m))
