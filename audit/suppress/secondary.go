@@ -73,6 +73,9 @@ func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
+	if opt.Method != "hypercube" {
+		return newLPMethod(s, sp, opt).run(ctx, prim, deadline)
+	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return err

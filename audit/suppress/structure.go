@@ -2,6 +2,7 @@ package suppress
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,15 @@ type Options struct {
 	// cell total X, a magnitude table), "count" (contributors N, a
 	// frequency table) or "" for total when any cell has a total, else count.
 	Value string
+	// Method is the secondary suppression method: "lp" (the default,
+	// near-optimal cost: deviation LPs, then redundant cells dropped) or
+	// "hypercube" (the generalised hypercube method, faster, more cells).
+	Method string
+	// MarginWeight, when positive, lets the lp method use margins (cells
+	// that are the total of a relation) at their cost times MarginWeight;
+	// 0 (the default) uses a margin only when no pattern of interior cells
+	// protects the primary.
+	MarginWeight float64
 	// Cost is what secondary suppression minimises: "value" (the sum of the
 	// suppressed cells' values, the default), "count" (their contributors)
 	// or "unity" (the number of suppressed cells).
@@ -62,6 +72,14 @@ func (o Options) validate() error {
 	case "", "total", "count":
 	default:
 		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
+	}
+	switch o.Method {
+	case "", "lp", "hypercube":
+	default:
+		return fmt.Errorf("suppression: method %q: want lp or hypercube", o.Method)
+	}
+	if o.MarginWeight < 0 || math.IsNaN(o.MarginWeight) || math.IsInf(o.MarginWeight, 0) {
+		return fmt.Errorf("suppression: margin weight %v: want 0 (margins as a last resort) or a positive factor", o.MarginWeight)
 	}
 	switch o.Cost {
 	case "", "value", "count", "unity":
