@@ -40,11 +40,16 @@ type SuppressionSettings struct {
 	Secondary bool
 	// Audit runs the LP interval audit of the suppression pattern (always
 	// after secondary suppression).
-	Audit       bool
-	Cost        string
-	TimeLimit   time.Duration
-	Protection  decimal.Dec
-	Hierarchies map[string]map[string]string
+	Audit bool
+	// Method is lp (default) or hypercube.
+	Method string
+	Cost   string
+	// MarginWeight: 0 keeps totals out unless nothing else protects a
+	// primary; > 0 multiplies their cost.
+	MarginWeight decimal.Dec
+	TimeLimit    time.Duration
+	Protection   decimal.Dec
+	Hierarchies  map[string]map[string]string
 }
 
 // RuleSetting is one rule's resolved settings.
@@ -131,12 +136,21 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if o := merged.Output; o != nil {
 		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML)}
 	}
-	s.Suppression = SuppressionSettings{Cost: "value", Protection: decimal.FromInt(10)}
+	s.Suppression = SuppressionSettings{Method: "lp", Cost: "value", Protection: decimal.FromInt(10)}
 	if p := merged.Suppression; p != nil {
 		s.Suppression.Secondary = deref(p.Secondary)
 		s.Suppression.Audit = deref(p.Audit) || s.Suppression.Secondary
 		if p.Cost != "" {
 			s.Suppression.Cost = p.Cost
+		}
+		if p.Method != "" {
+			s.Suppression.Method = p.Method
+		}
+		if p.MarginWeight != nil {
+			if p.MarginWeight.Sign() < 0 {
+				return nil, &Error{Msg: fmt.Sprintf("suppression.margin_weight must not be negative (0 keeps totals as a last resort), got %s", *p.MarginWeight)}
+			}
+			s.Suppression.MarginWeight = *p.MarginWeight
 		}
 		if p.Protection != nil {
 			if p.Protection.Sign() < 0 {
@@ -152,6 +166,11 @@ func Resolve(layers ...*Config) (*Settings, error) {
 			}
 			s.Suppression.TimeLimit = d
 		}
+	}
+	switch s.Suppression.Method {
+	case "lp", "hypercube":
+	default:
+		return nil, &Error{Msg: fmt.Sprintf("suppression.method must be lp or hypercube, got %q", s.Suppression.Method)}
 	}
 	switch s.Suppression.Cost {
 	case "value", "count", "unity":

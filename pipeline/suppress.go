@@ -17,12 +17,15 @@ func SuppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 
 func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.Options {
 	share, _ := s.Suppression.Protection.Rat().Float64()
+	weight, _ := s.Suppression.MarginWeight.Rat().Float64()
 	opt := suppress.Options{
-		Cost:        s.Suppression.Cost,
-		Protection:  suppress.Protection{Share: share / 100},
-		Hierarchies: s.Suppression.Hierarchies,
-		Workers:     workers,
-		TimeLimit:   s.Suppression.TimeLimit,
+		Method:       s.Suppression.Method,
+		MarginWeight: weight,
+		Cost:         s.Suppression.Cost,
+		Protection:   suppress.Protection{Share: share / 100},
+		Hierarchies:  s.Suppression.Hierarchies,
+		Workers:      workers,
+		TimeLimit:    s.Suppression.TimeLimit,
 	}
 	if share == 0 {
 		opt.Protection.Share = -1 // no share-based level
@@ -63,6 +66,12 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		}
 		t.Warnings = append(t.Warnings, "interval audit not possible: "+err.Error())
 		return nil
+	}
+	if s.Suppression.Secondary {
+		res.Suppression = &audit.SuppressionRun{Method: suppress.MethodFor(t, opt), Cost: opt.Cost, MarginWeight: opt.MarginWeight}
+		if res.Suppression.Cost == "" {
+			res.Suppression.Cost = "value"
+		}
 	}
 	t.Audit = &res
 	t.Warnings = append(t.Warnings, res.Warnings...)

@@ -35,6 +35,20 @@ import (
 // cost times MarginWeight. Singletons other than p (and p's margins) are
 // avoided as in Protect's hypercube method.
 
+// LPMaxCells is the largest table the lp method protects; larger tables
+// get the hypercube method (with a table warning): the deviation LPs and
+// the redundancy audits use the dense simplex, which does not scale to
+// tens of thousands of cells (docs/suppression.md, measured).
+const LPMaxCells = 1000
+
+// MethodFor returns the method Protect uses for t: "lp" or "hypercube".
+func MethodFor(t *audit.Table, opt Options) string {
+	if opt.Method == "hypercube" || len(t.Cells) > LPMaxCells {
+		return "hypercube"
+	}
+	return "lp"
+}
+
 // lpWholeTable is the largest table whose deviation LPs span every cell;
 // larger tables use a box of candidate codes around each primary.
 const lpWholeTable = 400
