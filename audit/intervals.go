@@ -57,6 +57,17 @@ type Intervals struct {
 	// Warnings are remarks on the table such as published cells that
 	// contradict a margin.
 	Warnings []string
+	// Suppression records how secondary suppression was run (nil when
+	// the pattern was not chosen by sdcaudit).
+	Suppression *SuppressionRun
+}
+
+// SuppressionRun is the method and cost model of secondary suppression,
+// written as the audit's "suppression" object.
+type SuppressionRun struct {
+	Method       string  // lp or hypercube
+	Cost         string  // value, count or unity
+	MarginWeight float64 // 0: totals only when no interior pattern exists
 }
 
 // NeedsPerson reports whether some cell is exactly disclosed,
@@ -119,6 +130,15 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 	if len(r.Warnings) > 0 {
 		b.WriteString(`,"warnings":`)
 		writeJSON(&b, r.Warnings)
+	}
+	if sr := r.Suppression; sr != nil {
+		b.WriteString(`,"suppression":{"method":`)
+		writeJSON(&b, sr.Method)
+		b.WriteString(`,"cost":`)
+		writeJSON(&b, sr.Cost)
+		b.WriteString(`,"margin_weight":`)
+		writeJSON(&b, sr.MarginWeight)
+		b.WriteByte('}')
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

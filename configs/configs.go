@@ -242,8 +242,15 @@ type Suppression struct {
 	// Audit runs the interval audit of the suppression pattern even
 	// without secondary suppression (to see what margins give away).
 	Audit *bool `yaml:"audit"`
+	// Method is the secondary suppression method: lp (the near-optimal
+	// default) or hypercube (faster, more cells suppressed).
+	Method string `yaml:"method"`
 	// Cost is what secondary suppression minimises: value, count or unity.
 	Cost string `yaml:"cost"`
+	// MarginWeight (lp method): 0, the default, suppresses a total only
+	// when no pattern of interior cells protects the primary; a positive
+	// factor lets totals in at their cost times the factor.
+	MarginWeight *decimal.Dec `yaml:"margin_weight"`
 	// Protection is the required protection level as a percentage of the
 	// cell value (upper and lower).
 	Protection *decimal.Dec `yaml:"protection"`

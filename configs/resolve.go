@@ -41,11 +41,16 @@ type SuppressionSettings struct {
 	Secondary bool
 	// Audit runs the LP interval audit of the suppression pattern (always
 	// after secondary suppression).
-	Audit       bool
-	Cost        string
-	TimeLimit   time.Duration
-	Protection  decimal.Dec
-	Hierarchies map[string]map[string]string
+	Audit bool
+	// Method is lp (default) or hypercube.
+	Method string
+	Cost   string
+	// MarginWeight: 0 keeps totals out unless nothing else protects a
+	// primary; > 0 multiplies their cost.
+	MarginWeight decimal.Dec
+	TimeLimit    time.Duration
+	Protection   decimal.Dec
+	Hierarchies  map[string]map[string]string
 }
 
 // RuleSetting is one rule's resolved settings.
@@ -147,12 +152,21 @@ func Resolve(layers ...*Config) (*Settings, error) {
 
 // resolveSuppression resolves the suppression section.
 func resolveSuppression(p *Suppression) (SuppressionSettings, error) {
-	s := SuppressionSettings{Cost: "value", Protection: decimal.FromInt(10)}
+	s := SuppressionSettings{Method: "lp", Cost: "value", Protection: decimal.FromInt(10)}
 	if p != nil {
 		s.Secondary = deref(p.Secondary)
 		s.Audit = deref(p.Audit) || s.Secondary
 		if p.Cost != "" {
 			s.Cost = p.Cost
+		}
+		if p.Method != "" {
+			s.Method = p.Method
+		}
+		if p.MarginWeight != nil {
+			if p.MarginWeight.Sign() < 0 {
+				return s, &Error{Msg: fmt.Sprintf("suppression.margin_weight must not be negative (0 keeps totals as a last resort), got %s", *p.MarginWeight), Err: ErrInvalid}
+			}
+			s.MarginWeight = *p.MarginWeight
 		}
 		if p.Protection != nil {
 			if p.Protection.Sign() < 0 {
@@ -168,6 +182,11 @@ func resolveSuppression(p *Suppression) (SuppressionSettings, error) {
 			}
 			s.TimeLimit = d
 		}
+	}
+	switch s.Method {
+	case "lp", "hypercube":
+	default:
+		return s, &Error{Msg: fmt.Sprintf("suppression.method must be lp or hypercube, got %q", s.Method), Err: ErrInvalid}
 	}
 	switch s.Cost {
 	case "value", "count", "unity":

@@ -184,9 +184,89 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 			iv.warnings = append(iv.warnings, fmt.Sprintf(format, args...))
 		}
 	}
+	resid, free, fixed := s.prepass(sup, iv, warn)
+	// Outer bounds by interval propagation; inner bounds start at the true
+	// value (or, unknown, at the outer bounds, reported only while the
+	// cell is undetermined).
+	residF := make([]float64, len(s.rels))
+	for r := range resid {
+		residF[r] = resid[r].Float64()
+	}
+	for i := 0; i < n; i++ {
+		if sup[i] && !fixed[i] {
+			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
+			iv.undet[i] = true
+		}
+	}
+	s.propagate(sup, fixed, residF, free, iv.olo, iv.ohi, iv.tol, 30)
+	for i := 0; i < n; i++ {
+		if sup[i] && !fixed[i] {
+			if s.known[i] {
+				iv.lo[i], iv.hi[i] = s.val[i], s.val[i]
+			} else {
+				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
+			}
+		}
+	}
+	list := s.components(sup, fixed, free)
+	iv.components = len(list)
+	if len(list) > 0 {
+		iv.largest = len(list[0])
+	}
+	need := func(i int) (up, down float64, sec bool) {
+		if s.t.Cells[i].Status == audit.StatusSecondary {
+			return 0, 0, true
+		}
+		up, down = s.levels(opt, i, s.val[i])
+		return up, down, false
+	}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need}
+	var mu sync.Mutex
+	solve := func(ctx context.Context, comp []int, split int) error {
+		lps, err := s.solveComponent(ctx, comp, env, split)
+		mu.Lock()
+		iv.lps += lps
+		mu.Unlock()
+		return err
+	}
+	g, gctx := errgroup.WithContext(bctx)
+	g.SetLimit(workers)
+	var serr error
+	for _, comp := range list {
+		if err := gctx.Err(); err != nil {
+			break
+		}
+		if len(comp) >= 200 && workers > 1 {
+			// Large components use every worker inside.
+			if err := solve(gctx, comp, workers); err != nil {
+				serr = err
+				break
+			}
+			continue
+		}
+		g.Go(func() error { return solve(gctx, comp, 1) })
+	}
+	if err := g.Wait(); err != nil && serr == nil {
+		serr = err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
+		return nil, serr
+	}
+	s.snapAll(sup, iv)
+	return iv, nil
+}
+
+// prepass computes the residual of every relation over the published cells
+// (exactly) and its number of unknown cells, and gives every cell alone in
+// a relation exactly, repeatedly; such cells are fixed, with lo = hi.
+func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...any)) (resid []decimal.Dec, free []int, fixed []bool) {
+	n := len(s.t.Cells)
 	// Residual of each relation over the published cells, exactly.
-	resid := make([]decimal.Dec, len(s.rels))
-	free := make([]int, len(s.rels))
+	resid = make([]decimal.Dec, len(s.rels))
+	free = make([]int, len(s.rels))
 	for r, rel := range s.rels {
 		add := func(i int, coef int) {
 			if sup[i] {
@@ -208,7 +288,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		}
 	}
 	// Pre-pass: a relation with one unknown cell gives it exactly.
-	fixed := make([]bool, n)
+	fixed = make([]bool, n)
 	var queue []int
 	for r := range s.rels {
 		if free[r] == 1 {
@@ -256,29 +336,14 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 			}
 		}
 	}
-	// Outer bounds by interval propagation; inner bounds start at the true
-	// value (or, unknown, at the outer bounds, reported only while the
-	// cell is undetermined).
-	residF := make([]float64, len(s.rels))
-	for r := range resid {
-		residF[r] = resid[r].Float64()
-	}
-	for i := 0; i < n; i++ {
-		if sup[i] && !fixed[i] {
-			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
-			iv.undet[i] = true
-		}
-	}
-	s.propagate(sup, fixed, residF, free, iv.olo, iv.ohi, iv.tol, 30)
-	for i := 0; i < n; i++ {
-		if sup[i] && !fixed[i] {
-			if s.known[i] {
-				iv.lo[i], iv.hi[i] = s.val[i], s.val[i]
-			} else {
-				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
-			}
-		}
-	}
+	return resid, free, fixed
+}
+
+// components splits the unknown cells that are not fixed into connected
+// components (cells linked by a relation with two or more unknowns),
+// largest first.
+func (s *structure) components(sup, fixed []bool, free []int) [][]int {
+	n := len(s.t.Cells)
 	// Components of the remaining unknown cells.
 	uf := newUnionFind(n)
 	for r := range s.rels {
@@ -313,52 +378,12 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		}
 		return list[a][0] < list[b][0]
 	})
-	iv.components = len(list)
-	if len(list) > 0 {
-		iv.largest = len(list[0])
-	}
-	need := func(i int) (up, down float64, sec bool) {
-		if s.t.Cells[i].Status == audit.StatusSecondary {
-			return 0, 0, true
-		}
-		up, down = s.levels(opt, i, s.val[i])
-		return up, down, false
-	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need}
-	var mu sync.Mutex
-	solve := func(ctx context.Context, comp []int, split int) error {
-		lps, err := s.solveComponent(ctx, comp, env, split)
-		mu.Lock()
-		iv.lps += lps
-		mu.Unlock()
-		return err
-	}
-	g, gctx := errgroup.WithContext(bctx)
-	g.SetLimit(workers)
-	var serr error
-	for _, comp := range list {
-		if err := gctx.Err(); err != nil {
-			break
-		}
-		if len(comp) >= 200 && workers > 1 {
-			// Large components use every worker inside.
-			if err := solve(gctx, comp, workers); err != nil {
-				serr = err
-				break
-			}
-			continue
-		}
-		g.Go(func() error { return solve(gctx, comp, 1) })
-	}
-	if err := g.Wait(); err != nil && serr == nil {
-		serr = err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
-		return nil, serr
-	}
+	return list
+}
+
+// snapAll rounds every bound to the table's decimal places where it is
+// within the tolerance of them.
+func (s *structure) snapAll(sup []bool, iv *intervalSet) {
 	places := 0
 	for i, d := range s.dec {
 		if s.known[i] && d.Scale() > places {
@@ -373,7 +398,6 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 			iv.ohi[i] = snap(iv.ohi[i], places, iv.tol)
 		}
 	}
-	return iv, nil
 }
 
 // auditEnv is the state shared by the component solvers.

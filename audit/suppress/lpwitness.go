@@ -121,39 +121,23 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 	for ws.tried = 0; ws.tried < ws.limit; ws.tried++ {
 		upCap, downCap := math.Inf(1), math.Inf(1)
 		ws.cells, ws.w = ws.cells[:0], ws.w[:0]
-		ok := true
-		var walk func(e int, w int8)
-		walk = func(e int, w int8) {
-			if !ok {
-				return
+		ok := s.walkMove(ws.ms, idx, tuple, func(j int, w int8) bool {
+			if j < 0 || !sup[j] {
+				return false
 			}
-			if e == nd {
-				j := s.lookup(tuple)
-				if j < 0 || !sup[j] {
-					ok = false
-					return
-				}
-				v := s.pointValue(j, ws)
-				if w < 0 {
-					upCap = math.Min(upCap, v)
-				} else {
-					downCap = math.Min(downCap, v)
-				}
-				if upCap <= ws.floorUp && downCap <= ws.floorDown {
-					ok = false // cannot improve
-					return
-				}
-				ws.cells = append(ws.cells, j)
-				ws.w = append(ws.w, w)
-				return
+			v := s.pointValue(j, ws)
+			if w < 0 {
+				upCap = math.Min(upCap, v)
+			} else {
+				downCap = math.Min(downCap, v)
 			}
-			mv := ws.ms[e][idx[e]]
-			for a, c := range mv.codes {
-				tuple[e] = c
-				walk(e+1, w*mv.w[a])
+			if upCap <= ws.floorUp && downCap <= ws.floorDown {
+				return false // cannot improve
 			}
-		}
-		walk(0, 1)
+			ws.cells = append(ws.cells, j)
+			ws.w = append(ws.w, w)
+			return true
+		})
 		if ok && s.balancedCells(ws.cells, ws.w, ws.acc) && visit(upCap, downCap) {
 			return
 		}
@@ -411,6 +395,25 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 		}
 		return false
 	}
+	if err := s.witnessAll(ctx, comp, env, workers, settle); err != nil {
+		return 0, err
+	}
+	var open []int
+	for _, i := range comp {
+		if iv.undet[i] {
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		return 0, nil
+	}
+	return s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+}
+
+// witnessAll tries witnesses (balanced moves through suppressed cells) on
+// every cell of comp not yet settled, with workers goroutines.
+func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, workers int, settle func(int) bool) error {
+	iv := env.iv
 	var next atomic.Int64
 	var witnessed atomic.Int64
 	g, gctx := errgroup.WithContext(ctx)
@@ -447,18 +450,16 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return 0, err
+		return err
 	}
 	iv.witnessed += int(witnessed.Load())
-	var open []int
-	for _, i := range comp {
-		if iv.undet[i] {
-			open = append(open, i)
-		}
-	}
-	if len(open) == 0 {
-		return 0, nil
-	}
+	return nil
+}
+
+// nbhdRoundsLP solves the open cells of comp by neighbourhood LPs, round
+// after round (nbhdRounds), and returns the number of LPs.
+func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *auditEnv, workers int, settle func(int) bool) (int, error) {
+	iv := env.iv
 	// Adjacency of the component's cells (local indices).
 	pos := make(map[int]int, len(comp))
 	for l, i := range comp {

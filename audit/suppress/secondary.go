@@ -73,6 +73,12 @@ func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
+	if MethodFor(t, opt) == "lp" {
+		return newLPMethod(s, sp, opt).run(ctx, prim, deadline)
+	}
+	if opt.Method != "hypercube" {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: %d cells, more than the lp method's limit of %d: the hypercube method is used (more cells suppressed)", len(t.Cells), LPMaxCells))
+	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -229,54 +235,38 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 	tuple := make([]int, nd)
 	var cells []int
 	var ws []int8
-	var walk func(d int, w int8)
+	var cost, upCap, downCap float64
+	var free *move // a valid move through suppressed cells only
+	visit := func(i int, w int8) bool {
+		if i < 0 || (forbid != nil && forbid(i)) {
+			return false
+		}
+		v := s.val[i]
+		if !s.known[i] {
+			v = 0
+		}
+		if !sp.sup[i] {
+			cost += sp.cost[i]
+			if len(cands) == 4 && cost >= cands[3].cost {
+				return false
+			}
+		}
+		if w < 0 {
+			upCap = math.Min(upCap, v)
+		} else {
+			downCap = math.Min(downCap, v)
+		}
+		cells = append(cells, i)
+		ws = append(ws, w)
+		return true
+	}
 	// Enumerate combinations of one-dimensional moves.
 	var combo func(d int)
-	var cost, upCap, downCap float64
-	var ok bool
-	var free *move // a valid move through suppressed cells only
-	walk = func(d int, w int8) {
-		if !ok {
-			return
-		}
-		if d == nd {
-			i := s.lookup(tuple)
-			if i < 0 || (forbid != nil && forbid(i)) {
-				ok = false
-				return
-			}
-			v := s.val[i]
-			if !s.known[i] {
-				v = 0
-			}
-			if !sp.sup[i] {
-				cost += sp.cost[i]
-				if len(cands) == 4 && cost >= cands[3].cost {
-					ok = false
-					return
-				}
-			}
-			if w < 0 {
-				upCap = math.Min(upCap, v)
-			} else {
-				downCap = math.Min(downCap, v)
-			}
-			cells = append(cells, i)
-			ws = append(ws, w)
-			return
-		}
-		m := ms[d][idx[d]]
-		for a, code := range m.codes {
-			tuple[d] = code
-			walk(d+1, w*m.w[a])
-		}
-	}
 	combo = func(d int) {
 		if d == nd {
 			cells, ws = cells[:0], ws[:0]
-			cost, upCap, downCap, ok = 0, math.Inf(1), math.Inf(1), true
-			walk(0, 1)
-			if !ok || upCap < up || upCap <= 0 || downCap < low {
+			cost, upCap, downCap = 0, math.Inf(1), math.Inf(1)
+			if !s.walkMove(ms, idx, tuple, visit) || upCap < up || upCap <= 0 || downCap < low {
 				return
 			}
 			if len(cands) == 4 && cost >= cands[3].cost {
@@ -481,38 +471,23 @@ func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
 		}
 		m := &move{}
 		upCap, downCap := math.Inf(1), math.Inf(1)
-		ok := true
-		var walk func(e int, w int8)
-		walk = func(e int, w int8) {
-			if !ok {
-				return
+		ok := s.walkMove(ms, idx, tuple, func(j int, w int8) bool {
+			if j < 0 || !sup[j] {
+				return false
 			}
-			if e == nd {
-				j := s.lookup(tuple)
-				if j < 0 || !sup[j] {
-					ok = false
-					return
-				}
-				v := s.val[j]
-				if !s.known[j] {
-					v = 0
-				}
-				if w < 0 {
-					upCap = math.Min(upCap, v)
-				} else {
-					downCap = math.Min(downCap, v)
-				}
-				m.cells = append(m.cells, j)
-				m.w = append(m.w, w)
-				return
+			v := s.val[j]
+			if !s.known[j] {
+				v = 0
 			}
-			mv := ms[e][idx[e]]
-			for a, c := range mv.codes {
-				tuple[e] = c
-				walk(e+1, w*mv.w[a])
+			if w < 0 {
+				upCap = math.Min(upCap, v)
+			} else {
+				downCap = math.Min(downCap, v)
 			}
-		}
-		walk(0, 1)
+			m.cells = append(m.cells, j)
+			m.w = append(m.w, w)
+			return true
+		})
 		if !ok || (upCap <= up && downCap <= down) || !s.balanced(m) {
 			return
 		}
@@ -520,4 +495,26 @@ func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
 	}
 	combo(0)
 	return up, down
+}
+
+// walkMove visits every cell of the tensor product of the one-dimensional
+// moves ms[d][idx[d]] with its weight (the product of the per-dimension
+// weights); j is -1 for a cell absent from the table. tuple is scratch of
+// length nd. It stops, returning false, as soon as visit returns false.
+func (s *structure) walkMove(ms [][]move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
+	return s.walkFrom(0, 1, ms, idx, tuple, visit)
+}
+
+func (s *structure) walkFrom(e int, w int8, ms [][]move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
+	if e == s.nd {
+		return visit(s.lookup(tuple), w)
+	}
+	mv := ms[e][idx[e]]
+	for a, c := range mv.codes {
+		tuple[e] = c
+		if !s.walkFrom(e+1, w*mv.w[a], ms, idx, tuple, visit) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package suppress
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,15 @@ type Options struct {
 	// cell total X, a magnitude table), "count" (contributors N, a
 	// frequency table) or "" for total when any cell has a total, else count.
 	Value string
+	// Method is the secondary suppression method: "lp" (the default,
+	// near-optimal cost: deviation LPs, then redundant cells dropped) or
+	// "hypercube" (the generalised hypercube method, faster, more cells).
+	Method string
+	// MarginWeight, when positive, lets the lp method use margins (cells
+	// that are the total of a relation) at their cost times MarginWeight;
+	// 0 (the default) uses a margin only when no pattern of interior cells
+	// protects the primary.
+	MarginWeight float64
 	// Cost is what secondary suppression minimises: "value" (the sum of the
 	// suppressed cells' values, the default), "count" (their contributors)
 	// or "unity" (the number of suppressed cells).
@@ -62,6 +72,14 @@ func (o Options) validate() error {
 	case "", "total", "count":
 	default:
 		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
+	}
+	switch o.Method {
+	case "", "lp", "hypercube":
+	default:
+		return fmt.Errorf("suppression: method %q: want lp or hypercube", o.Method)
+	}
+	if o.MarginWeight < 0 || math.IsNaN(o.MarginWeight) || math.IsInf(o.MarginWeight, 0) {
+		return fmt.Errorf("suppression: margin weight %v: want 0 (margins as a last resort) or a positive factor", o.MarginWeight)
 	}
 	switch o.Cost {
 	case "", "value", "count", "unity":
@@ -134,7 +152,22 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.keys[i] = k
 	}
-	// Code trees.
+	if err := s.buildTrees(total, opt.Hierarchies); err != nil {
+		return nil, err
+	}
+	if err := s.buildIndex(); err != nil {
+		return nil, err
+	}
+	s.buildRelations()
+	s.loadValues()
+	return s, nil
+}
+
+// buildTrees sets the code tree of every dimension: the parent of a code
+// is its nearest ancestor present in the table (Hierarchies), else the
+// total label.
+func (s *structure) buildTrees(total string, hierarchies map[string]map[string]string) error {
+	t, nd := s.t, s.nd
 	s.parent = make([][]int, nd)
 	s.children = make([][][]int, nd)
 	for d := 0; d < nd; d++ {
@@ -142,7 +175,7 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		s.parent[d] = make([]int, n)
 		s.children[d] = make([][]int, n)
 		root, hasTotal := s.codeIdx[d][total]
-		hier := opt.Hierarchies[t.Dims[d]]
+		hier := hierarchies[t.Dims[d]]
 		for id, code := range s.codes[d] {
 			p := -1
 			if code != total {
@@ -170,7 +203,7 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 			for cur >= 0 {
 				cur = s.parent[d][cur]
 				if steps++; steps > n {
-					return nil, fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", t.Name, t.Dims[d], s.codes[d][id])
+					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", t.Name, t.Dims[d], s.codes[d][id])
 				}
 			}
 			if p := s.parent[d][id]; p >= 0 {
@@ -178,7 +211,12 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 			}
 		}
 	}
-	// Cell index.
+	return nil
+}
+
+// buildIndex sets the cell index by code tuple (dense when small).
+func (s *structure) buildIndex() error {
+	t, nd := s.t, s.nd
 	s.strides = make([]int, nd)
 	size := 1
 	for d := nd - 1; d >= 0; d-- {
@@ -201,18 +239,24 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		if s.dense != nil {
 			li := s.linear(k)
 			if s.dense[li] >= 0 {
-				return nil, fmt.Errorf("table %s: duplicate cell %s", t.Name, t.KeyString(t.Cells[i].Key))
+				return fmt.Errorf("table %s: duplicate cell %s", t.Name, t.KeyString(t.Cells[i].Key))
 			}
 			s.dense[li] = int32(i)
 		} else {
 			ks := keyStr(k)
 			if _, dup := s.sparse[ks]; dup {
-				return nil, fmt.Errorf("table %s: duplicate cell %s", t.Name, t.KeyString(t.Cells[i].Key))
+				return fmt.Errorf("table %s: duplicate cell %s", t.Name, t.KeyString(t.Cells[i].Key))
 			}
 			s.sparse[ks] = i
 		}
 	}
-	// Relations.
+	return nil
+}
+
+// buildRelations lists every relation: per cell and dimension in which
+// its code has children, the cell equals the sum of its children present.
+func (s *structure) buildRelations() {
+	t, nd := s.t, s.nd
 	s.cellRels = make([][]int32, len(t.Cells))
 	tmp := make([]int, nd)
 	for i, k := range s.keys {
@@ -240,7 +284,11 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 			}
 		}
 	}
-	// Values.
+}
+
+// loadValues reads the value of every cell in the structure's role.
+func (s *structure) loadValues() {
+	t := s.t
 	s.val = make([]float64, len(t.Cells))
 	s.dec = make([]decimal.Dec, len(t.Cells))
 	s.known = make([]bool, len(t.Cells))
@@ -253,7 +301,6 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.val[i] = s.dec[i].Float64()
 	}
-	return s, nil
 }
 
 // Relation is one additive relation of a table: the cell Total (an index

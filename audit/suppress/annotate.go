@@ -1,0 +1,62 @@
+package suppress
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// Annotate adds an "interval_audit" finding to every suppressed
+// cell: pass when its interval is wide enough, review (a person must
+// strengthen the pattern) when it is exactly or partially disclosed or
+// undetermined, and turns such a cell still "ok" into "review".
+func Annotate(t *audit.Table, res *audit.Intervals) {
+	byKey := make(map[string]*audit.Cell, len(t.Cells))
+	for _, c := range t.Cells {
+		byKey[strings.Join(c.Key, "\x00")] = c
+	}
+	for _, r := range res.Cells {
+		c := byKey[strings.Join(r.Key, "\x00")]
+		if c == nil {
+			continue
+		}
+		hi := audit.FloatFig("hi", r.Hi)
+		if math.IsInf(r.Hi, 1) {
+			hi = audit.NullFig("hi")
+		}
+		v := []audit.Figure{audit.FloatFig("lo", r.Lo), hi, audit.BoolFig("exact", r.Exact), audit.BoolFig("protected", r.Protected), audit.FloatFig("upper_level", r.Upper), audit.FloatFig("lower_level", r.Lower)}
+		if r.Approximate {
+			v = append(v, audit.BoolFig("approximate", true))
+		}
+		if r.Undetermined {
+			v = append(v, audit.BoolFig("undetermined", true))
+		}
+		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Figures: v}
+		switch {
+		case r.Undetermined:
+			f.Status = audit.Review
+			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%g, %s])", r.Lo, fmtHi(r.Hi))
+		case r.Exact:
+			f.Status = audit.Review
+			f.Text = fmt.Sprintf("the published cells give this cell exactly (%g): the suppression pattern does not protect it", r.Lo)
+		case !r.Protected:
+			f.Status = audit.Review
+			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%g, %s], inside its protection levels", r.Lo, fmtHi(r.Hi))
+		default:
+			f.Text = fmt.Sprintf("an intruder can only place this cell in [%g, %s]", r.Lo, fmtHi(r.Hi))
+		}
+		c.Findings = append(c.Findings, f)
+		if f.Status == audit.Review && c.Status == audit.StatusOK {
+			c.Status = audit.StatusReview
+		}
+	}
+}
+
+func fmtHi(h float64) string {
+	if math.IsInf(h, 1) {
+		return "unbounded"
+	}
+	return fmt.Sprintf("%g", h)
+}

@@ -1,0 +1,563 @@
+package suppress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/lp"
+)
+
+// The "lp" method (the default): for each primary cell p, largest first,
+// and each side (p raised by its upper level U, lowered by its lower
+// level L) it solves the intruder's deviation LP
+//
+//	min Σ c_i·|f_i|  subject to  every relation balanced by f,
+//	f_p = +U (or −L),  x_i + f_i ≥ 0,  f_i = 0 outside the candidate cells,
+//
+// where c_i is the cell's cost and 0 for a cell already suppressed. Any
+// such f is a feasible table that publishes the same cells as the true
+// one once the cells carrying flow are suppressed, so p's interval then
+// reaches x+U (x−L); the cells with f_i ≠ 0 are suppressed. Unlike a
+// hypercube move, the deviation may spread over several rectangles, so
+// a large primary need not go up through the totals. When every primary
+// is protected, the secondary cells are tried again, most costly first,
+// and dropped when the interval audit shows every primary still
+// protected (also against each singleton's contributor); see
+// docs/suppression.md for the limits.
+//
+// Margins (cells that are the total of a relation) are candidates only
+// when no interior pattern exists (Options.MarginWeight 0), or at their
+// cost times MarginWeight. Singletons other than p (and p's margins) are
+// avoided as in Protect's hypercube method.
+
+// LPMaxCells is the largest table the lp method protects; larger tables
+// get the hypercube method (with a table warning): the deviation LPs and
+// the redundancy audits use the dense simplex, which does not scale to
+// tens of thousands of cells (docs/suppression.md, measured).
+const LPMaxCells = 1000
+
+// MethodFor returns the method Protect uses for t: "lp" or "hypercube".
+func MethodFor(t *audit.Table, opt Options) string {
+	if opt.Method == "hypercube" || len(t.Cells) > LPMaxCells {
+		return "hypercube"
+	}
+	return "lp"
+}
+
+// lpWholeTable is the largest table whose deviation LPs span every cell;
+// larger tables use a box of candidate codes around each primary.
+const lpWholeTable = 400
+
+// lpBoxSide is the number of sibling codes per dimension in the box
+// around a primary (beyond its own code and its ancestors) in a large
+// table: the box has about lpBoxCells cells.
+const lpBoxCells = 150
+
+// redundancyLimit bounds the table size and redundancyBudget the number
+// of interval audits of the pass that drops redundant secondary cells.
+const (
+	redundancyLimit  = 1200
+	redundancyBudget = 4000
+)
+
+type lpMethod struct {
+	s      *structure
+	sp     *suppressor
+	opt    Options
+	margin []bool
+	// added lists the secondary cells chosen, in order; by[i] is the
+	// primary a cell protects and viaMargin whether it is a total chosen
+	// because no interior pattern exists.
+	added     []int
+	hyper     map[int]bool // chosen by the hypercube fallback (final)
+	by        map[int]int
+	viaMargin map[int]bool
+	pivots    int
+	lps       int
+	tol       float64 // flows below it are zero
+}
+
+func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
+	lm := &lpMethod{s: s, sp: sp, opt: opt, margin: make([]bool, len(s.t.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}}
+	for _, r := range s.rels {
+		lm.margin[r.total] = true
+	}
+	lm.tol = 1e-9 * s.scale()
+	return lm
+}
+
+// run protects every primary of prim (in order) and then drops redundant
+// secondary cells.
+func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) error {
+	s := lm.s
+	for k, p := range prim {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !deadline.IsZero() && time.Now().After(deadline) {
+			s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
+				lm.opt.TimeLimit, len(prim)-k, len(prim)))
+			lm.finish()
+			return nil
+		}
+		if err := lm.protect(ctx, p); err != nil {
+			return err
+		}
+	}
+	if err := lm.dropRedundant(ctx, prim); err != nil {
+		return err
+	}
+	lm.finish()
+	return nil
+}
+
+// protect protects primary p on both sides.
+func (lm *lpMethod) protect(ctx context.Context, p int) error {
+	s, sp := lm.s, lm.sp
+	x := s.val[p]
+	up, low := s.levels(lm.opt, p, x)
+	if up <= 0 {
+		// No level (a zero cell without a minimum): the interval must
+		// only not be a point.
+		up = 1000 * lm.tol
+	}
+	for _, side := range []float64{up, -low} {
+		if side == 0 {
+			continue
+		}
+		ok, err := lm.protectSide(ctx, p, side)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			// No deviation within the candidate cells (or the LP failed):
+			// the hypercube method's move, or its warning.
+			sp.protect(p)
+			lm.adoptHypercube(p)
+			return nil
+		}
+	}
+	return nil
+}
+
+// adoptHypercube records cells that the hypercube fallback suppressed.
+func (lm *lpMethod) adoptHypercube(p int) {
+	for i, c := range lm.s.t.Cells {
+		if c.Status == audit.StatusSecondary {
+			if _, ok := lm.by[i]; !ok {
+				lm.by[i] = p
+				lm.hyper[i] = true
+				lm.added = append(lm.added, i)
+			}
+		}
+	}
+}
+
+type lpPhase struct{ margins, singles bool }
+
+// protectSide finds and applies a deviation of p by dev (+U or −L).
+func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, error) {
+	s, sp := lm.s, lm.sp
+	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	phases := []lpPhase{{false, false}, {false, true}, {true, false}, {true, true}}
+	if lm.opt.MarginWeight > 0 {
+		phases = []lpPhase{{true, false}, {true, true}}
+	}
+	boxes := [][]int{lm.box(p, 1)}
+	if len(s.t.Cells) > lpWholeTable {
+		boxes = append(boxes, lm.box(p, 2))
+	}
+	for _, ph := range phases {
+		for _, box := range boxes {
+			allow := func(i int) bool {
+				return (ph.margins || !lm.margin[i]) && (ph.singles || !single(i))
+			}
+			f, ok, err := lm.deviation(ctx, p, box, dev, allow)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				continue
+			}
+			marginUsed := ph.margins && lm.opt.MarginWeight == 0
+			var singles []int
+			for _, i := range f {
+				if single(i) {
+					singles = append(singles, i)
+				}
+			}
+			lm.apply(p, f, marginUsed)
+			for _, sg := range singles {
+				if err := lm.avoidSingleton(ctx, p, sg, dev, boxes, ph.margins, single); err != nil {
+					return false, err
+				}
+			}
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// avoidSingleton gives p a second deviation that avoids singleton sg (its
+// contributor knows it), using margins only if needed (or already allowed).
+func (lm *lpMethod) avoidSingleton(ctx context.Context, p, sg int, dev float64, boxes [][]int, margins bool, single func(int) bool) error {
+	s := lm.s
+	for _, m := range []bool{margins, true} {
+		for _, box := range boxes {
+			avoid := func(i int) bool { return i != sg && (m || !lm.margin[i]) }
+			g, ok, err := lm.deviation(ctx, p, box, dev, avoid)
+			if err != nil || ok {
+				if ok {
+					lm.apply(p, g, m && lm.opt.MarginWeight == 0)
+				}
+				return err
+			}
+		}
+	}
+	s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
+		s.t.KeyString(s.t.Cells[p].Key), s.t.KeyString(s.t.Cells[sg].Key)))
+	return nil
+}
+
+// apply suppresses the cells of f not yet suppressed.
+func (lm *lpMethod) apply(p int, f []int, viaMargin bool) {
+	for _, i := range f {
+		if lm.sp.sup[i] {
+			continue
+		}
+		lm.sp.sup[i] = true
+		lm.by[i] = p
+		if viaMargin && lm.margin[i] {
+			lm.viaMargin[i] = true
+		}
+		lm.added = append(lm.added, i)
+	}
+}
+
+// box returns the candidate cells for p's deviations: the whole table
+// when it is small, else the cells whose code in every dimension is p's
+// code, one of its ancestors, or one of the most promising siblings or
+// children of p's code (scale times the base number).
+func (lm *lpMethod) box(p, scale int) []int {
+	s, sp := lm.s, lm.sp
+	n := len(s.t.Cells)
+	if n <= lpWholeTable {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	nd := s.nd
+	key := s.keys[p]
+	up, _ := s.levels(lm.opt, p, s.val[p])
+	k := max(2, int(math.Pow(lpBoxCells, 1/float64(nd)))-1) * scale
+	codes := make([][]int, nd)
+	tuple := append([]int(nil), key...)
+	for d := 0; d < nd; d++ {
+		for c := key[d]; c >= 0; c = s.parent[d][c] {
+			codes[d] = append(codes[d], c)
+		}
+		var cand []int
+		if par := s.parent[d][key[d]]; par >= 0 {
+			for _, c := range s.children[d][par] {
+				if c != key[d] {
+					cand = append(cand, c)
+				}
+			}
+		}
+		cand = append(cand, s.children[d][key[d]]...)
+		score := make(map[int]float64, len(cand))
+		for _, c := range cand {
+			tuple[d] = c
+			j := s.lookup(tuple)
+			switch {
+			case j < 0:
+				score[c] = math.Inf(1)
+			case sp.sup[j]:
+				score[c] = 0
+			default:
+				score[c] = sp.cost[j] / math.Max(math.Min(s.val[j], up), lm.tol+1e-12)
+			}
+		}
+		tuple[d] = key[d]
+		sort.SliceStable(cand, func(a, b int) bool { return score[cand[a]] < score[cand[b]] })
+		if len(cand) > k {
+			cand = cand[:k]
+		}
+		codes[d] = append(codes[d], cand...)
+	}
+	var out []int
+	var rec func(d int)
+	rec = func(d int) {
+		if d == nd {
+			if j := s.lookup(tuple); j >= 0 {
+				out = append(out, j)
+			}
+			return
+		}
+		for _, c := range codes[d] {
+			tuple[d] = c
+			rec(d + 1)
+		}
+	}
+	rec(0)
+	sort.Ints(out)
+	return out
+}
+
+// deviation solves p's deviation LP over the cells of box that allow
+// admits (p itself always) and returns the cells other than p that carry
+// flow (suppressed or not), or ok false when no deviation exists.
+func (lm *lpMethod) deviation(ctx context.Context, p int, box []int, dev float64, allow func(int) bool) ([]int, bool, error) {
+	s, sp := lm.s, lm.sp
+	// Variables: a_j (increase) and b_j (decrease, with slack for
+	// b_j ≤ x_j) per admitted cell other than p.
+	local := make(map[int]lpVars, len(box))
+	var cells []int
+	nv := 0
+	for _, j := range box {
+		if j == p || !allow(j) {
+			continue
+		}
+		v := lpVars{a: nv, b: -1, slack: -1}
+		nv++
+		if x := s.val[j]; s.known[j] && x > 0 {
+			v.b, v.slack = nv, nv+1
+			nv += 2
+		}
+		local[j] = v
+		cells = append(cells, j)
+	}
+	rows, ok := lm.relRows(p, dev, cells, func(j int) (lpVars, bool) { v, ok := local[j]; return v, ok })
+	if !ok {
+		return nil, false, nil
+	}
+	cost := make([]float64, nv)
+	for _, j := range cells {
+		v := local[j]
+		rows = lm.capRow(rows, v.b, v.slack, s.val[j])
+		c := 0.0
+		if !sp.sup[j] {
+			c = sp.cost[j]
+			if lm.margin[j] && lm.opt.MarginWeight > 0 {
+				c *= lm.opt.MarginWeight
+			}
+		}
+		cost[v.a] = c
+		if v.b >= 0 {
+			cost[v.b] = c
+		}
+	}
+	lm.lps++
+	solver, err := lp.New(ctx, nv, rows)
+	if errors.Is(err, lp.ErrInfeasible) || errors.Is(err, lp.ErrIterations) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := solver.Minimize(ctx, cost); err != nil {
+		lm.pivots += solver.Pivots
+		if errors.Is(err, lp.ErrIterations) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	lm.pivots += solver.Pivots
+	tol := lm.tol
+	var out []int
+	for _, j := range cells {
+		v := local[j]
+		f := solver.Value(v.a)
+		if v.b >= 0 {
+			f -= solver.Value(v.b)
+		}
+		if math.Abs(f) > tol {
+			out = append(out, j)
+		}
+	}
+	return out, true, nil
+}
+
+// lpVars are the LP variables of a cell: increase a, decrease b (-1 when
+// the cell cannot decrease) and the slack of b ≤ x.
+type lpVars struct{ a, b, slack int }
+
+// relRows returns the relations through p and cells as rows over the
+// cells' variables, p deviating by dev; ok is false when a relation has
+// no variable to balance p.
+func (lm *lpMethod) relRows(p int, dev float64, cells []int, local func(int) (lpVars, bool)) (rows []lp.Row, ok bool) {
+	s := lm.s
+	tol := lm.tol
+	seen := map[int32]bool{}
+	addRel := func(r int32) bool {
+		if seen[r] {
+			return true
+		}
+		seen[r] = true
+		var row lp.Row
+		for _, j := range s.relCells(int(r)) {
+			c := s.coef(int(r), j)
+			if j == p {
+				row.RHS -= c * dev
+				continue
+			}
+			v, ok := local(j)
+			if !ok {
+				continue
+			}
+			row.Idx = append(row.Idx, v.a)
+			row.Coef = append(row.Coef, c)
+			if v.b >= 0 {
+				row.Idx = append(row.Idx, v.b)
+				row.Coef = append(row.Coef, -c)
+			}
+		}
+		if len(row.Idx) == 0 {
+			return math.Abs(row.RHS) <= tol
+		}
+		rows = append(rows, row)
+		return true
+	}
+	for _, r := range s.cellRels[p] {
+		if !addRel(r) {
+			return nil, false
+		}
+	}
+	for _, j := range cells {
+		for _, r := range s.cellRels[j] {
+			if !addRel(r) {
+				return nil, false
+			}
+		}
+	}
+	return rows, true
+}
+
+// capRow adds b + slack = x (the decrease of a cell is at most its value).
+func (lm *lpMethod) capRow(rows []lp.Row, b, slack int, x float64) []lp.Row {
+	if b < 0 {
+		return rows
+	}
+	return append(rows, lp.Row{Idx: []int{b, slack}, Coef: []float64{1, 1}, RHS: x})
+}
+
+// dropRedundant tries the secondary cells again, most costly first, and
+// keeps one unsuppressed when the interval audit (full LPs on a small
+// table) shows every primary still protected, also with any one
+// suppressed singleton published (its contributor knows it).
+func (lm *lpMethod) dropRedundant(ctx context.Context, prim []int) error {
+	s, sp := lm.s, lm.sp
+	if len(s.t.Cells) > redundancyLimit || len(lm.added) == 0 {
+		return nil
+	}
+	var cand []int
+	for _, i := range lm.added {
+		if !lm.hyper[i] {
+			cand = append(cand, i)
+		}
+	}
+	sort.SliceStable(cand, func(a, b int) bool { return sp.cost[cand[a]] > sp.cost[cand[b]] })
+	budget := redundancyBudget
+	for _, c := range cand {
+		sp.sup[c] = false
+		ok, err := lm.allProtected(ctx, prim, &budget)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			sp.sup[c] = true
+			if budget <= 0 {
+				return nil
+			}
+			continue
+		}
+		delete(lm.by, c)
+		delete(lm.viaMargin, c)
+	}
+	kept := lm.added[:0]
+	for _, i := range lm.added {
+		if sp.sup[i] {
+			kept = append(kept, i)
+		}
+	}
+	lm.added = kept
+	return nil
+}
+
+// allProtected audits the pattern sp.sup: every primary's inner interval
+// reaches its levels, and no singleton's contributor narrows a primary
+// it does not cover below its levels.
+func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (bool, error) {
+	s, sp := lm.s, lm.sp
+	check := func(except int) (bool, error) {
+		if *budget <= 0 {
+			return false, nil
+		}
+		*budget--
+		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range prim {
+			if p == except || (except >= 0 && s.covers(except, p)) {
+				continue
+			}
+			x := s.val[p]
+			up, down := s.levels(lm.opt, p, x)
+			if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if ok, err := check(-1); !ok || err != nil {
+		return ok, err
+	}
+	for i := range s.t.Cells {
+		if !sp.sup[i] || !sp.singleton(i) {
+			continue
+		}
+		sp.sup[i] = false
+		ok, err := check(i)
+		sp.sup[i] = true
+		if !ok || err != nil {
+			return ok, err
+		}
+	}
+	return true, nil
+}
+
+// finish marks the chosen cells secondary with their findings.
+func (lm *lpMethod) finish() {
+	s := lm.s
+	for _, i := range lm.added {
+		c := s.t.Cells[i]
+		if c.Status == audit.StatusSecondary {
+			continue // the hypercube fallback marked it
+		}
+		p := lm.by[i]
+		where := "(it carries part of the intruder's deviation of that cell)"
+		for _, r := range s.cellRels[i] {
+			if s.inRel(int(r), p) {
+				where = "in " + s.describe(int(r))
+				break
+			}
+		}
+		pk := s.t.KeyString(s.t.Cells[p].Key)
+		msg := fmt.Sprintf("protects %s %s", pk, where)
+		if lm.viaMargin[i] {
+			msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
+		}
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
+			Figures: []audit.Figure{audit.TextFig("protects", pk)}})
+		c.Notes = append(c.Notes, msg)
+		c.Status = audit.StatusSecondary
+	}
+}
