@@ -49,6 +49,10 @@ type Options struct {
 	// directory; an error (such as ctx.Err()) abandons the run's outputs.
 	// The command's interrupt test uses it to signal at a known stage.
 	BeforeCommit func(ctx context.Context) error
+	// Linked protects the tables that share cells (microdata tables from
+	// the same records) together; see linked.go. LinkedOff, without
+	// Linked, only records the groups in the reports (linking turned off).
+	Linked, LinkedOff bool
 }
 
 func (o Options) workers() int {
@@ -122,6 +126,12 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			units = append(units, unit{i, s, name})
 		}
 	}
+	lunits := make([]linkUnit, len(units))
+	for k, u := range units {
+		file, page := u.src.Where()
+		lunits[k] = linkUnit{job: u.job, name: u.name, file: file, page: page}
+	}
+	links := planLinks(jobs, lunits, opt)
 	// Every output goes to a staging directory first; see stage.go.
 	stage, err := beginStaging(opt.Out)
 	if err != nil {
@@ -144,9 +154,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 			}
 			t.Name = u.name
 			read := time.Now()
-			if err := Evaluate(gctx, t, built[u.job], j.Settings, opt.workers()); err != nil {
+			if err := Evaluate(gctx, t, built[u.job], links.settings(k, j.Settings), opt.workers()); err != nil {
 				return err
 			}
+			if links.deferred(k) {
+				res.Tables[k] = t // protected and written with its linked tables
+				return nil
+			}
+			t.Link = links.link(k, t.Name)
 			evaluated := time.Now()
 			files, err := writeTable(gctx, stage.dir, t, j.Settings, opt.workers())
 			if err != nil {
@@ -167,6 +182,10 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if err := finishLinked(ctx, links, jobs, lunits, stage.dir, res, outputs, opt); err != nil {
+		return nil, err
+	}
+	res.Summary.LinkGroups = links.summary()
 	res.Summary.Version = opt.Version
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})

@@ -71,13 +71,14 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
 }
 
 type reportHead struct {
-	Table    string     `json:"table"`
-	Source   string     `json:"source"`
-	Mode     audit.Mode `json:"mode"`
-	Dims     []string   `json:"dims"`
-	Value    string     `json:"value,omitempty"`
-	Publish  []string   `json:"publish,omitempty"`
-	Warnings []string   `json:"warnings,omitempty"`
+	Table    string      `json:"table"`
+	Source   string      `json:"source"`
+	Mode     audit.Mode  `json:"mode"`
+	Dims     []string    `json:"dims"`
+	Value    string      `json:"value,omitempty"`
+	Publish  []string    `json:"publish,omitempty"`
+	Warnings []string    `json:"warnings,omitempty"`
+	Link     *audit.Link `json:"link,omitempty"`
 }
 
 // Write writes the report; see WriteContext.
@@ -94,7 +95,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	cc := canceller{ctx: ctx}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Link: t.Link})
 	if err != nil {
 		return err
 	}
@@ -158,6 +159,16 @@ type RunSummary struct {
 	// NeedsPerson is true when a cell failed a rule or needs review: the
 	// release must stop (exit code 1).
 	NeedsPerson bool `json:"needs_person"`
+	// LinkGroups lists the groups of tables that share cells (issue 17).
+	LinkGroups []LinkGroup `json:"link_groups,omitempty"`
+}
+
+// LinkGroup is one group of tables that share cells, in summary.json.
+type LinkGroup struct {
+	Tables []string `json:"tables"`
+	Linked bool     `json:"linked"`
+	Exact  bool     `json:"exact"`
+	Reason string   `json:"reason,omitempty"`
 }
 
 // Add appends a table and updates the totals.

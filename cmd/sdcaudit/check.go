@@ -50,6 +50,8 @@ type runFlags struct {
 	logFormat string
 	json      bool
 	quiet     bool
+	linked    bool // protect the tables that share cells together
+	linkedOff bool // linking turned off by the release file (recorded)
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -97,7 +99,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff}
 	if hold := os.Getenv(holdEnv); hold != "" {
 		// For tests: say when every output is staged, then wait for the
 		// interrupt, so that it comes at a known stage.
@@ -202,6 +204,7 @@ are then left as they were).`,
 	rf.add(cmd)
 	tf.add(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
+	cmd.Flags().BoolVar(&rf.linked, "linked", false, "protect tables built from the same microdata together (shared cells, one status everywhere)")
 	return cmd
 }
 
@@ -229,6 +232,8 @@ per-table overrides.`,
 				}
 				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s})
 			}
+			rf.linked = rel.Linked == nil || *rel.Linked
+			rf.linkedOff = !rf.linked
 			return rf.execute(cmd, jobs)
 		},
 	}
