@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -150,12 +151,12 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 			continue
 		}
 		u := units[g.units[0]]
-		cover, reason, err := buildCover(ctx, jobs[u.job].Path, u.page, settings[0], members, workers)
+		cover, alias, reason, err := buildCover(ctx, jobs[u.job].Path, u.page, settings, members, workers)
 		if err != nil {
 			return err
 		}
 		if reason == "" {
-			reason, err = protectCover(ctx, cover, members, settings, workers)
+			reason, err = protectCover(ctx, cover, alias, members, settings, workers)
 			if err != nil {
 				return err
 			}
@@ -196,7 +197,8 @@ func coverDims(members []*audit.Table) []string {
 
 // buildCover reads the group's records again into the cover table. A
 // non-empty reason says why the group cannot be linked exactly.
-func buildCover(ctx context.Context, path, page string, s *configs.Settings, members []*audit.Table, workers int) (*audit.Table, string, error) {
+func buildCover(ctx context.Context, path, page string, settings []*configs.Settings, members []*audit.Table, workers int) (*audit.Table, map[string]string, string, error) {
+	s := settings[0]
 	dims := coverDims(members)
 	size := 1.0
 	for _, d := range dims {
@@ -217,7 +219,7 @@ func buildCover(ctx context.Context, path, page string, s *configs.Settings, mem
 		size *= float64(levels + 1)
 	}
 	if size > float64(maxCoverCells) {
-		return nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dims, " x "), size, maxCoverCells), nil
+		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dims, " x "), size, maxCoverCells), nil
 	}
 	cs := *s
 	md := *s.Microdata
@@ -227,7 +229,7 @@ func buildCover(ctx context.Context, path, page string, s *configs.Settings, mem
 	cs.Publish = configs.Publish{}
 	srcs, err := readers.Open(path, readerOptions(&cs))
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	defer func() {
 		for _, src := range srcs {
@@ -241,18 +243,115 @@ func buildCover(ctx context.Context, path, page string, s *configs.Settings, mem
 		}
 	}
 	if src == nil {
-		return nil, fmt.Sprintf("the sheet %q of %s could not be read again for the cover table", page, path), nil
+		return nil, nil, fmt.Sprintf("the sheet %q of %s could not be read again for the cover table", page, path), nil
 	}
 	cover, err := loadTable(ctx, src, &cs, rules.Needs{}, nil, workers)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if len(cover.Cells) > maxCoverCells {
-		return nil, fmt.Sprintf("the cover table of the linked tables (%s) has %d cells, more than the limit of %d", strings.Join(dims, " x "), len(cover.Cells), maxCoverCells), nil
+		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) has %d cells, more than the limit of %d", strings.Join(dims, " x "), len(cover.Cells), maxCoverCells), nil
 	}
 	cover.Name = "cover(" + strings.Join(tableNames(members), ", ") + ")"
-	cover.Hierarchies = s.Suppression.Hierarchies
-	return cover, "", nil
+	cover.Hierarchies = map[string]map[string]string{}
+	for _, ms := range settings {
+		for d, h := range ms.Suppression.Hierarchies {
+			if cover.Hierarchies[d] == nil {
+				cover.Hierarchies[d] = map[string]string{}
+			}
+			maps.Copy(cover.Hierarchies[d], h)
+		}
+	}
+	alias := map[string]string{}
+	for mergeNested(cover, alias, members) {
+	}
+	return cover, alias, "", nil
+}
+
+// mergeNested finds two dimensions a and b of the cover where every code
+// of a lies within one code of b (district within region, read from the
+// records) and merges b into a (alias[b] = a): b's codes become parent codes of a's
+// (Hierarchies[a]), and the cross cells of a and b are dropped (each is a
+// copy of an a cell or empty). A nested pair crossed as two dimensions is
+// exact too, but its structural zeros leave secondary suppression few
+// usable patterns. A pair that some member crosses is kept. It reports
+// whether it merged a pair.
+func mergeNested(cover *audit.Table, alias map[string]string, members []*audit.Table) bool {
+	tl := cover.TotalLabel
+	nd := len(cover.Dims)
+	for a := 0; a < nd; a++ {
+	pairs:
+		for b := 0; b < nd; b++ {
+			if a == b {
+				continue
+			}
+			for _, t := range members {
+				if slices.Contains(t.Dims, cover.Dims[a]) && slices.Contains(t.Dims, cover.Dims[b]) {
+					continue pairs // a member crosses them: keep both
+				}
+			}
+			up := map[string]string{}
+			codesA, codesB := map[string]bool{}, map[string]bool{}
+			for _, c := range cover.Cells {
+				codesA[c.Key[a]], codesB[c.Key[b]] = true, true
+				other := false
+				for d, v := range c.Key {
+					other = other || d != a && d != b && v != tl
+				}
+				if other || c.Key[a] == tl || c.Key[b] == tl || c.N == 0 {
+					continue
+				}
+				if p, ok := up[c.Key[a]]; ok && p != c.Key[b] {
+					continue pairs
+				}
+				up[c.Key[a]] = c.Key[b]
+			}
+			if len(up) == 0 {
+				continue
+			}
+			for code := range codesB {
+				if code != tl && codesA[code] {
+					continue pairs // a code in both: ambiguous
+				}
+			}
+			for code := range codesA {
+				if _, ok := up[code]; !ok && code != tl {
+					continue pairs // a code of a without records
+				}
+			}
+			// Merge b into a.
+			var cells []*audit.Cell
+			for _, c := range cover.Cells {
+				if c.Key[a] != tl && c.Key[b] != tl {
+					continue
+				}
+				k := slices.Clone(c.Key)
+				if k[b] != tl {
+					k[a] = k[b]
+				}
+				c.Key = slices.Delete(k, b, b+1)
+				cells = append(cells, c)
+			}
+			h := cover.Hierarchies[cover.Dims[a]]
+			if h == nil {
+				h = map[string]string{}
+			}
+			maps.Copy(h, up)
+			maps.Copy(h, cover.Hierarchies[cover.Dims[b]])
+			cover.Hierarchies[cover.Dims[a]] = h
+			delete(cover.Hierarchies, cover.Dims[b])
+			for from, to := range alias {
+				if to == cover.Dims[b] {
+					alias[from] = cover.Dims[a]
+				}
+			}
+			alias[cover.Dims[b]] = cover.Dims[a]
+			cover.Dims = slices.Delete(slices.Clone(cover.Dims), b, b+1)
+			cover.Cells = cells
+			return true
+		}
+	}
+	return false
 }
 
 func tableNames(ts []*audit.Table) []string {
@@ -264,12 +363,18 @@ func tableNames(ts []*audit.Table) []string {
 }
 
 // coverKey is the cover key of a member's cell: its codes in the member's
-// dimensions, the total label in the others.
-func coverKey(cover, t *audit.Table, c *audit.Cell) string {
+// dimensions (a dimension merged into another by nesting, alias, gives
+// its code there), the total label in the others.
+func coverKey(cover *audit.Table, alias map[string]string, t *audit.Table, c *audit.Cell) string {
 	k := make([]string, len(cover.Dims))
-	for d, dim := range cover.Dims {
+	for d := range k {
 		k[d] = cover.TotalLabel
-		if i := slices.Index(t.Dims, dim); i >= 0 {
+	}
+	for i, dim := range t.Dims {
+		if a, ok := alias[dim]; ok {
+			dim = a
+		}
+		if d := slices.Index(cover.Dims, dim); d >= 0 && c.Key[i] != t.TotalLabel {
 			k[d] = c.Key[i]
 		}
 	}
@@ -289,7 +394,7 @@ func sameFigure(role string, a, b *audit.Cell) bool {
 // suppression and the interval audit on it and maps the results back. A
 // non-empty reason says why the group cannot be linked exactly (nothing is
 // changed then).
-func protectCover(ctx context.Context, cover *audit.Table, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
+func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
 	opt := mergedOptions(cover, members, settings, workers)
 	role := opt.Value
 	if role == "" {
@@ -308,7 +413,7 @@ func protectCover(ctx context.Context, cover *audit.Table, members []*audit.Tabl
 	for m, t := range members {
 		where[m] = make([]int, len(t.Cells))
 		for ci, c := range t.Cells {
-			i, ok := idx[coverKey(cover, t, c)]
+			i, ok := idx[coverKey(cover, alias, t, c)]
 			if !ok {
 				return fmt.Sprintf("cell %s of table %s is not a cell of the cover table", t.KeyString(c.Key), t.Name), nil
 			}
@@ -394,6 +499,9 @@ func protectCover(ctx context.Context, cover *audit.Table, members []*audit.Tabl
 		}
 	}
 	for _, w := range cover.Warnings {
+		if strings.HasPrefix(w, "secondary suppression: no complementary pattern protects") {
+			continue // the joint audit below tells which primaries are unprotected
+		}
 		for _, t := range members {
 			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
 		}
@@ -447,7 +555,7 @@ type cellRef struct{ m, c int }
 
 // mergedOptions are the strictest of the members' suppression options on
 // the cover: the largest protection share and minimum, the longest time
-// limit, the union of the hierarchies; cost as the first member asks.
+// limit; the cover's hierarchies; cost as the first member asks.
 func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*configs.Settings, workers int) suppress.Options {
 	opt := suppressOptions(cover, settings[0], workers)
 	for a := range members {
@@ -457,18 +565,8 @@ func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*confi
 		if opt.TimeLimit > 0 && (o.TimeLimit == 0 || o.TimeLimit > opt.TimeLimit) {
 			opt.TimeLimit = o.TimeLimit
 		}
-		for dim, h := range o.Hierarchies {
-			if opt.Hierarchies == nil {
-				opt.Hierarchies = map[string]map[string]string{}
-			}
-			if opt.Hierarchies[dim] == nil {
-				opt.Hierarchies[dim] = map[string]string{}
-			}
-			for k, v := range h {
-				opt.Hierarchies[dim][k] = v
-			}
-		}
 	}
+	opt.Hierarchies = cover.Hierarchies
 	return opt
 }
 
