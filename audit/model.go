@@ -240,6 +240,22 @@ type Table struct {
 	// Run is the audit trail of the table (settings and its input), when
 	// the pipeline recorded one.
 	Run *Trail
+	// Link, when set, says which other tables of the run share cells with
+	// this one and whether they were protected together (issue 17).
+	Link *Link
+}
+
+// Link records a table's link group in its report.
+type Link struct {
+	// Linked is true when the tables were protected together.
+	Linked bool `json:"linked"`
+	// Tables are the other tables of the group.
+	Tables []string `json:"tables"`
+	// Exact is false when the group could not be protected jointly
+	// (Reason says why; the affected cells went to review).
+	Exact bool `json:"exact"`
+	// Reason explains how the group was formed or why it is not exact.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Summary counts the outcome of a table.

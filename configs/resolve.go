@@ -311,6 +311,9 @@ type Release struct {
 	Config `yaml:",inline"`
 	// Tables lists the inputs, with per-table overrides.
 	Tables []ReleaseTable `yaml:"tables"`
+	// Linked: false protects every table on its own; by default the tables
+	// that share cells are protected together (docs/suppression.md).
+	Linked *bool `yaml:"linked"`
 
 	dir string
 }

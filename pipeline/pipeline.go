@@ -51,6 +51,10 @@ type Options struct {
 	// directory; an error (such as ctx.Err()) abandons the run's outputs.
 	// The command's interrupt test uses it to signal at a known stage.
 	BeforeCommit func(ctx context.Context) error
+	// Linked protects the tables that share cells (microdata tables from
+	// the same records) together; see linked.go. LinkedOff, without
+	// Linked, only records the groups in the reports (linking turned off).
+	Linked, LinkedOff bool
 }
 
 func (o Options) workers() int {
@@ -88,6 +92,12 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	lunits := make([]linkUnit, len(units))
+	for k, u := range units {
+		file, page := u.src.Where()
+		lunits[k] = linkUnit{job: u.job, name: u.name, file: file, page: page}
+	}
+	links := planLinks(jobs, lunits, opt)
 	// Every output goes to a staging directory first; see stage.go.
 	stage, err := beginStaging(opt.Out)
 	if err != nil {
@@ -104,7 +114,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	g.SetLimit(tables)
 	for k, u := range units {
 		g.Go(func() error {
-			t, files, err := auditUnit(gctx, u, jobs[u.job], built[u.job], stage.dir, opt, inner, inputs)
+			t, files, err := auditUnit(gctx, u, jobs[u.job], built[u.job], stage.dir, opt, inner, inputs, links, k)
 			res.Tables[k], outputs[k] = t, files
 			return err
 		})
@@ -112,6 +122,10 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if err := finishLinked(ctx, links, jobs, lunits, stage.dir, res, outputs, opt); err != nil {
+		return nil, err
+	}
+	res.Summary.LinkGroups = links.summary()
 	res.Summary.Version = opt.Version
 	res.Summary.Run = inputs.run(res.Tables)
 	for k, t := range res.Tables {
@@ -194,7 +208,9 @@ func openUnits(jobs []Job, inputs *inputLog) ([]unit, error) {
 
 // auditUnit reads, evaluates and writes one table with the given number of
 // workers, and returns it with the names of the files written.
-func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int, inputs *inputLog) (*audit.Table, []string, error) {
+// Tables of a link group are evaluated here but protected and written
+// with their group (finishLinked); links may be nil.
+func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int, inputs *inputLog, links *linkPlan, k int) (*audit.Table, []string, error) {
 	log := opt.Log.With().Str("table", u.name).Logger()
 	log.Info().Str("file", j.Path).Msg("reading")
 	start := time.Now()
@@ -207,9 +223,13 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	read := time.Now()
-	if err := Evaluate(ctx, t, c.rules, j.Settings, workers); err != nil {
+	if err := Evaluate(ctx, t, c.rules, links.settings(k, j.Settings), workers); err != nil {
 		return nil, nil, err
 	}
+	if links.deferred(k) {
+		return t, nil, nil // protected and written with its linked tables
+	}
+	t.Link = links.link(k, t.Name)
 	evaluated := time.Now()
 	files, err := writeTable(ctx, dir, t, j.Settings, workers)
 	if err != nil {

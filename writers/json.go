@@ -79,6 +79,7 @@ type reportHead struct {
 	Publish  []string         `json:"publish,omitempty"`
 	Warnings []string         `json:"warnings,omitempty"`
 	Input    *audit.InputInfo `json:"input,omitempty"`
+	Link     *audit.Link      `json:"link,omitempty"`
 }
 
 // Write writes the report; see WriteContext.
@@ -95,7 +96,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	cc := canceller{ctx: ctx}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link})
 	if err != nil {
 		return err
 	}
@@ -164,6 +165,16 @@ type RunSummary struct {
 	NeedsPerson bool `json:"needs_person"`
 	// Run is the run's audit trail (see audit.Trail).
 	Run *audit.Trail `json:"run,omitempty"`
+	// LinkGroups lists the groups of tables that share cells (issue 17).
+	LinkGroups []LinkGroup `json:"link_groups,omitempty"`
+}
+
+// LinkGroup is one group of tables that share cells, in summary.json.
+type LinkGroup struct {
+	Tables []string `json:"tables"`
+	Linked bool     `json:"linked"`
+	Exact  bool     `json:"exact"`
+	Reason string   `json:"reason,omitempty"`
 }
 
 // Add appends a table and updates the totals.

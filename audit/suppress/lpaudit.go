@@ -59,7 +59,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 	}
 	res.Warnings = iv.warnings
 	for i, c := range t.Cells {
-		if !sup[i] {
+		if !sup[i] || s.unpublished(i) {
 			continue
 		}
 		r := audit.Interval{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status}
@@ -214,7 +214,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		iv.largest = len(list[0])
 	}
 	need := func(i int) (up, down float64, sec bool) {
-		if s.t.Cells[i].Status == audit.StatusSecondary {
+		if s.t.Cells[i].Status == audit.StatusSecondary || s.unpublished(i) {
 			return 0, 0, true
 		}
 		up, down = s.levels(opt, i, s.val[i])
@@ -492,9 +492,13 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 // (from the feasible point x0, or from a phase 1 when x0 is nil).
 func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, rows []lp.Row, rowRel []int, x0 []float64, split int) (int, error) {
 	iv := env.iv
-	targets := make([]int, len(comp))
-	for j := range targets {
-		targets[j] = j
+	targets := make([]int, 0, len(comp))
+	for j, i := range comp {
+		if s.unpublished(i) {
+			iv.undet[i] = false // needs no interval
+		} else {
+			targets = append(targets, j)
+		}
 	}
 	lo, hi, lps, err := rangeLP(ctx, len(comp), rows, x0, targets, iv.tol, split)
 	if err != nil {
@@ -504,9 +508,10 @@ func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, r
 		}
 		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[comp[0]].Key), err)
 	}
-	for j, i := range comp {
-		iv.lo[i], iv.hi[i] = lo[j], hi[j]
-		iv.olo[i], iv.ohi[i] = lo[j], hi[j]
+	for t, j := range targets {
+		i := comp[j]
+		iv.lo[i], iv.hi[i] = lo[t], hi[t]
+		iv.olo[i], iv.ohi[i] = lo[t], hi[t]
 		iv.undet[i] = false
 	}
 	return lps, nil

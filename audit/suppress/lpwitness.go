@@ -388,6 +388,10 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 		return s.solveWhole(ctx, comp, env, workers)
 	}
 	settle := func(i int) bool {
+		if s.unpublished(i) {
+			iv.undet[i] = false // needs no interval
+			return true
+		}
 		up, down, sec := env.need(i)
 		if iv.settled(i, s.val[i], up, down, sec) {
 			iv.undet[i] = false

@@ -52,6 +52,13 @@ type Options struct {
 	// (with a table warning) and Audit returns what it has
 	// settled, marking the other cells Undetermined; neither is an error.
 	TimeLimit time.Duration
+	// Unpublished, when set (one entry per cell of the table), marks cells
+	// that no output publishes: the cells of a cover table that no linked
+	// table shows (docs/suppression.md, "Linked tables"). They are unknown
+	// to the intruder and free for complementary patterns (already
+	// withheld: never marked secondary, cost nothing), need no protection,
+	// and Audit reports no interval for them.
+	Unpublished []bool
 }
 
 func (o Options) valueRole(t *audit.Table) string {
@@ -115,6 +122,7 @@ type structure struct {
 	val      []float64 // value per cell (0 when unknown)
 	dec      []decimal.Dec
 	known    []bool // the cell's value is present in the table
+	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
 
 	mvMu sync.Mutex
@@ -130,6 +138,12 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		total = "Total"
 	}
 	s := &structure{t: t, nd: nd, role: opt.valueRole(t)}
+	if opt.Unpublished != nil {
+		if len(opt.Unpublished) != len(t.Cells) {
+			return nil, fmt.Errorf("table %s: %d unpublished flags for %d cells", t.Name, len(opt.Unpublished), len(t.Cells))
+		}
+		s.unpub = opt.Unpublished
+	}
 	s.codes = make([][]string, nd)
 	s.codeIdx = make([]map[string]int, nd)
 	for d := 0; d < nd; d++ {
@@ -391,6 +405,9 @@ func (s *structure) describe(r int) string {
 // primary or secondary cell, or one whose value carries a suppression
 // marker (or is missing) in a received table.
 func (s *structure) isSuppressed(i int) bool {
+	if s.unpublished(i) {
+		return true
+	}
 	c := s.t.Cells[i]
 	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
@@ -407,3 +424,7 @@ func (s *structure) isSuppressed(i int) bool {
 	}
 	return !s.known[i]
 }
+
+// unpublished reports whether cell i is published by no output
+// (Options.Unpublished).
+func (s *structure) unpublished(i int) bool { return s.unpub != nil && s.unpub[i] }

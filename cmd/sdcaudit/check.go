@@ -30,6 +30,8 @@ type runFlags struct {
 	json      bool
 	quiet     bool
 	timestamp bool
+	linked    bool // protect the tables that share cells together
+	linkedOff bool // linking turned off by the release file (recorded)
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -77,7 +79,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
 	}
 	ctx := cmd.Context()
-	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff}
 	if f.timestamp {
 		opt.Timestamp = time.Now().UTC().Format(time.RFC3339)
 	}
@@ -185,6 +187,7 @@ are then left as they were).`,
 	rf.add(cmd)
 	tf.add(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
+	cmd.Flags().BoolVar(&rf.linked, "linked", false, "protect tables built from the same microdata together (shared cells, one status everywhere)")
 	return cmd
 }
 
@@ -212,6 +215,8 @@ per-table overrides.`,
 				}
 				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s})
 			}
+			rf.linked = rel.Linked == nil || *rel.Linked
+			rf.linkedOff = !rf.linked
 			return rf.execute(cmd, jobs)
 		},
 	}
