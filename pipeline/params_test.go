@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/rules"
 )
 
 // TestProfileRuleParams records, for every embedded profile (and a few
@@ -26,14 +27,14 @@ func TestProfileRuleParams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, entry{"profile " + p, ruleTrails(s)})
+		got = append(got, entry{"profile " + p, RuleTrails(s)})
 	}
 	for _, y := range []string{
 		"rules: {pq: {enabled: true, p: 12}, interval: {enabled: true}, dominance: {absolute: true}}",
 		"profile: abs\nrules: {meansd: {cap: 50, sd_kind: population}, moments: {max_order: 4, step: 0.5}}",
 		"profile: tau-argus\nrules: {threshold: {min: 5}, negative: {mode: absolute}, zeros: {enabled: false}}",
 	} {
-		got = append(got, entry{y, ruleTrails(settings(t, y))})
+		got = append(got, entry{y, RuleTrails(settings(t, y))})
 	}
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
@@ -52,5 +53,32 @@ func TestProfileRuleParams(t *testing.T) {
 	}
 	if !bytes.Equal(b, want) {
 		t.Errorf("resolved rule parameters changed:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+// TestProfilesSetEveryParam: every embedded profile mentions every
+// registered rule and sets every parameter it declares (the rules have no
+// defaults of their own), so that every rule builds from the profile
+// alone, enabled or not.
+func TestProfilesSetEveryParam(t *testing.T) {
+	for _, p := range configs.Profiles() {
+		s, err := configs.Resolve(&configs.Config{Profile: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mentioned := map[string]configs.RuleSetting{}
+		for _, r := range s.Rules {
+			mentioned[r.Name] = r
+		}
+		for _, name := range rules.Names() {
+			r, ok := mentioned[name]
+			if !ok {
+				t.Errorf("profile %s does not mention rule %s", p, name)
+				continue
+			}
+			if _, err := rules.New(name, r.Decode); err != nil {
+				t.Errorf("profile %s: %v", p, err)
+			}
+		}
 	}
 }

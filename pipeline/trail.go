@@ -62,7 +62,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 	l := &inputLog{version: version, timestamp: timestamp, jobs: make([]*jobTrail, len(jobs))}
 	for i, j := range jobs {
 		s := j.Settings
-		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, readerOptions(s)), profile: s.Profile, rules: ruleTrails(s)}
+		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, readerOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
 		if jt.format == "xlsx" {
 			jt.rng = s.Input.Range
 		}
@@ -207,10 +207,11 @@ func (l *inputLog) run(tables []*audit.Table) *audit.Trail {
 	return r
 }
 
-// ruleTrails lists every rule of the settings with its parameters as the
-// rule resolves them (defaults filled in). A disabled rule whose
-// parameters do not validate still shows what was configured.
-func ruleTrails(s *configs.Settings) []audit.RuleTrail {
+// RuleTrails lists every rule of the settings with its parameters as the
+// rule decodes them (keyed by their configuration names), in the order of
+// s.Rules. A disabled rule whose parameters do not validate still shows
+// what was configured. The audit trail and `sdcaudit rules` both use it.
+func RuleTrails(s *configs.Settings) []audit.RuleTrail {
 	out := make([]audit.RuleTrail, 0, len(s.Rules))
 	for _, r := range s.Rules {
 		var got any
@@ -218,7 +219,9 @@ func ruleTrails(s *configs.Settings) []audit.RuleTrail {
 			if err := r.Decode(v); err != nil {
 				return err
 			}
-			got = v
+			if t := reflect.TypeOf(v); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
+				got = v // the rule's parameter struct (not the map of keys set)
+			}
 			return nil
 		}
 		rules.New(r.Name, decode) // errors were reported by BuildRules for enabled rules
