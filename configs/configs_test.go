@@ -62,7 +62,8 @@ func TestResolveMergesRulesKeyByKey(t *testing.T) {
 		t.Fatalf("threshold min = %d, %v", th.Min, err)
 	}
 	var dom struct {
-		Sets []struct{ N, K int } `yaml:"sets"`
+		Sets     []struct{ N, K int } `yaml:"sets"`
+		Absolute bool                 `yaml:"absolute"` // the profile sets every parameter
 	}
 	if err := byName["dominance"].Decode(&dom); err != nil || len(dom.Sets) != 1 || dom.Sets[0].N != 1 || dom.Sets[0].K != 50 {
 		t.Fatalf("dominance = %+v, %v", dom, err)

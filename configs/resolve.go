@@ -61,8 +61,8 @@ type RuleSetting struct {
 	file    string
 }
 
-// Decode fills v (a pointer to the rule's parameter struct, pre-set with
-// defaults) from the settings; unknown parameters are errors.
+// Decode fills v (a pointer to the rule's parameter struct) from the
+// settings; unknown parameters are errors.
 func (r RuleSetting) Decode(v any) error {
 	if r.params == nil {
 		return nil

@@ -352,7 +352,7 @@ func TestMonotone(t *testing.T) {
 		return decimal.Scaled(rapid.Int64Range(1, 10000).Draw(rt, name), 2)
 	}
 	sens := func(rt *rapid.T, name, y string, c *audit.Cell) bool {
-		r, err := rules.New(name, params(y))
+		r, err := rules.New(name, params(name, y))
 		if err != nil {
 			rt.Fatalf("%s %s: %v", name, y, err)
 		}

@@ -20,8 +20,8 @@ func init() {
 type allZero struct{}
 
 func newAllZero(decode Decoder) (Rule, error) {
-	p := struct{}{}
-	if err := decode(&p); err != nil {
+	var p struct{}
+	if err := decodeParams("all_zero", decode, &p); err != nil {
 		return nil, err
 	}
 	return allZero{}, nil

@@ -9,7 +9,9 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "class", Doc: "class/group disclosure in frequency tables: a row or column (any line of cells along one dimension, margins included) whose whole nonzero count sits in one cell reveals every member's category; that cell is unsafe (params: magnitude)", New: newClass})
+	Register(Spec{Name: "class", Doc: "class/group disclosure in frequency tables: a row or column (any line of cells along one dimension, margins included) whose whole nonzero count sits in one cell reveals every member's category; that cell is unsafe", Params: []Param{
+		{Name: "magnitude", Doc: "true: also check the counts a magnitude table publishes; false: frequency tables only"},
+	}, New: newClass})
 }
 
 // class is the group (class) disclosure check. For every line of cells
@@ -29,10 +31,10 @@ func init() {
 type class struct{ magnitude bool }
 
 func newClass(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		Magnitude bool `yaml:"magnitude"`
-	}{}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("class", decode, &p); err != nil {
 		return nil, err
 	}
 	return class{p.Magnitude}, nil

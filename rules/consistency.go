@@ -26,8 +26,8 @@ func init() {
 type consistency struct{}
 
 func newConsistency(decode Decoder) (Rule, error) {
-	p := struct{}{}
-	if err := decode(&p); err != nil {
+	var p struct{}
+	if err := decodeParams("consistency", decode, &p); err != nil {
 		return nil, err
 	}
 	return consistency{}, nil

@@ -10,7 +10,10 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "dominance", Doc: "(n,k) dominance: unsafe when the n largest contributions exceed k% of the total, x1+...+xn > k/100*X; several (n,k) sets may be active (params: sets [{n, k}], absolute)", New: newDominance})
+	Register(Spec{Name: "dominance", Doc: "(n,k) dominance: unsafe when the n largest contributions exceed k% of the total, x1+...+xn > k/100*X; several (n,k) sets may be active", Params: []Param{
+		{Name: "sets", Doc: "the (n,k) sets, [{n: 2, k: 90}, ...]: a cell is unsafe when any set finds it dominated; 1 <= n <= 1000, 0 < k <= 100 (percent)"},
+		{Name: "absolute", Doc: "true: judge contributions by their absolute values, so that negative contributions are assessed; false: a cell with a negative contribution is review"},
+	}, New: newDominance})
 }
 
 type nk struct {
@@ -35,11 +38,11 @@ type NK struct {
 }
 
 func newDominance(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		Sets     []NK `yaml:"sets"`
 		Absolute bool `yaml:"absolute"`
-	}{}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("dominance", decode, &p); err != nil {
 		return nil, err
 	}
 	return NewDominance(p.Absolute, p.Sets...)

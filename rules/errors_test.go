@@ -19,7 +19,7 @@ func TestParamErrorNamesRuleAndUnwraps(t *testing.T) {
 		{"pq", "p: 60, q: 50"},
 		{"negative", "mode: guess"},
 	} {
-		_, err := rules.New(tc.rule, params(tc.params))
+		_, err := rules.New(tc.rule, params(tc.rule, tc.params))
 		var pe *rules.ParamError
 		if !errors.As(err, &pe) || pe.Rule != tc.rule {
 			t.Errorf("%s %q: %v is not a ParamError of the rule", tc.rule, tc.params, err)

@@ -6,7 +6,10 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "interval", Doc: "Statisticon interval rule: the second largest contributor knows x1 in [max(x2, X-(n-1)x2), X-x2]; unsafe when that interval is narrower than s% of X; n = 1 is always unsafe (params: s in (0,100], absolute)", New: newInterval})
+	Register(Spec{Name: "interval", Doc: "Statisticon interval rule: the second largest contributor knows x1 in [max(x2, X-(n-1)x2), X-x2]; unsafe when that interval is narrower than s% of X; n = 1 is always unsafe", Params: []Param{
+		{Name: "s", Doc: "the narrowest safe interval for the largest contribution, in percent of the total X; 0 < s <= 100"},
+		{Name: "absolute", Doc: "true: judge contributions by their absolute values, so that negative contributions are assessed; false: a cell with a negative contribution is review"},
+	}, New: newInterval})
 }
 
 // interval is the Statisticon rule. The intruder is x2, who knows X, n and
@@ -18,11 +21,11 @@ type interval struct {
 }
 
 func newInterval(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		S        decimal.Dec `yaml:"s"`
 		Absolute bool        `yaml:"absolute"`
-	}{S: decimal.FromInt(25)}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("interval", decode, &p); err != nil {
 		return nil, err
 	}
 	return NewInterval(p.S, p.Absolute)

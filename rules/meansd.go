@@ -11,7 +11,15 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "meansd", Doc: "mean/SD reconstruction: unsafe when the published n, mean and SD fit a unique sample, fewer than min_solutions samples, or only samples giving one value to all respondents but group_slack; on a magnitude measure also when the largest or smallest amount is pinned inside the domain or the largest lies in a range narrower than interval% of its upper end", New: newMeanSD})
+	Register(Spec{Name: "meansd", Doc: "mean/SD reconstruction: unsafe when the published n, mean and SD fit a unique sample, fewer than min_solutions samples, or only samples giving one value to all respondents but group_slack; on a magnitude measure also when the largest or smallest amount is pinned inside the domain or the largest lies in a range narrower than interval% of its upper end", Params: []Param{
+		{Name: "min_solutions", Doc: "the fewest samples the published figures must fit for the cell to be safe; an integer >= 1"},
+		{Name: "rounding", Doc: "how the published mean and SD were rounded: half-up, half-even, closed or exact"},
+		{Name: "sd_kind", Doc: "the published SD: sample (n - 1) or population (n)"},
+		{Name: "cap", Doc: "stop counting samples at this many, >= min_solutions; null: at min_solutions"},
+		{Name: "time_limit", Doc: "the longest search per cell, a positive duration such as 1s; a cell not decided in time is review"},
+		{Name: "interval", Doc: "magnitude measures: unsafe when the largest amount lies in a range narrower than this percent of its upper end; 0..100"},
+		{Name: "group_slack", Doc: "a group disclosure is every solution giving one value to all respondents but at most this many; an integer >= 0"},
+	}, New: newMeanSD})
 }
 
 type meanSD struct {
@@ -25,7 +33,7 @@ type meanSD struct {
 }
 
 func newMeanSD(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		MinSolutions int         `yaml:"min_solutions"`
 		Rounding     string      `yaml:"rounding"`
 		SDKind       string      `yaml:"sd_kind"`
@@ -33,8 +41,8 @@ func newMeanSD(decode Decoder) (Rule, error) {
 		TimeLimit    string      `yaml:"time_limit"`
 		Interval     decimal.Dec `yaml:"interval"`
 		GroupSlack   int         `yaml:"group_slack"`
-	}{MinSolutions: 10, Rounding: string(meansd.HalfUp), SDKind: "sample", TimeLimit: "1s", Interval: decimal.FromInt(25)}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("meansd", decode, &p); err != nil {
 		return nil, err
 	}
 	r := meanSD{minSolutions: p.MinSolutions, interval: p.Interval, groupSlack: p.GroupSlack}

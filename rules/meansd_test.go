@@ -9,7 +9,7 @@ import (
 )
 
 func TestMeanSDRule(t *testing.T) {
-	r, err := New("meansd", func(v any) error { return nil })
+	r, err := New("meansd", ProfileParams("meansd", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestMeanSDRule(t *testing.T) {
 			t.Errorf("samples must not be in Values")
 		}
 	}
-	if _, err := New("meansd", func(v any) error { return nil }); err != nil {
+	if _, err := New("meansd", ProfileParams("meansd", "")); err != nil {
 		t.Fatal(err)
 	}
 }

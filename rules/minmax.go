@@ -16,8 +16,8 @@ func init() {
 type minMax struct{}
 
 func newMinMax(decode Decoder) (Rule, error) {
-	p := struct{}{}
-	if err := decode(&p); err != nil {
+	var p struct{}
+	if err := decodeParams("minmax", decode, &p); err != nil {
 		return nil, err
 	}
 	return minMax{}, nil

@@ -16,8 +16,8 @@ func init() {
 type missing struct{}
 
 func newMissing(decode Decoder) (Rule, error) {
-	p := struct{}{}
-	if err := decode(&p); err != nil {
+	var p struct{}
+	if err := decodeParams("missing", decode, &p); err != nil {
 		return nil, err
 	}
 	return missing{}, nil

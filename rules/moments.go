@@ -13,22 +13,20 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "moments", Doc: "moment release (Lehmer mean): unsafe when published moments let an intruder estimate the largest or second largest contribution within max_rel_error%, or bracket the maximum within interval%", New: newMoments})
+	Register(Spec{Name: "moments", Doc: "moment release (Lehmer mean): unsafe when published moments let an intruder estimate the largest or second largest contribution within max_rel_error%, or bracket the maximum within interval%", Params: []Param{
+		{Name: "max_rel_error", Doc: "unsafe when an estimate of the largest or second largest value is within this percent of the true value; 0 < max_rel_error <= 100"},
+		{Name: "interval", Doc: "without the true values: unsafe when the bracket for the maximum is narrower than this percent of its upper end; 0 < interval <= 100"},
+		{Name: "max_order", Doc: "the highest power sum kept per cell (safe_order is reported up to it); 2..100"},
+		{Name: "step", Doc: "the data granularity for the one-pair estimate; 0: the measure's step, else 1"},
+		{Name: "sd", Doc: "the published SD and variance: sample or population"},
+		{Name: "skewness", Doc: "the published skewness: g1 (Fisher-Pearson), G1 (adjusted) or b1"},
+		{Name: "kurtosis", Doc: "the published kurtosis: g2, G2 (adjusted) or b2"},
+		{Name: "excess_kurtosis", Doc: "true: the published kurtosis is the excess (minus 3)"},
+	}, New: newMoments})
 }
 
-// momentsRule adapts rules/moments to cells. Parameters:
-//
-//	max_rel_error: 10   # percent; estimates closer to the true value disclose
-//	interval: 10        # percent; without true values, a bracket for the
-//	                    # maximum narrower than this share of its upper end discloses
-//	max_order: 8        # power sums the cell builder keeps (safe_order is
-//	                    # reported up to this order)
-//	step: 0             # data granularity for the one-pair estimate
-//	                    # (0: the measure step, else 1)
-//	sd: sample          # published SD/variance: sample | population
-//	skewness: g1        # g1 (Fisher-Pearson) | G1 (adjusted) | b1 (c3/s^3)
-//	kurtosis: g2        # g2 (c4/c2^2) | G2 (adjusted) | b2 (c4/s^4)
-//	excess_kurtosis: false
+// momentsRule adapts rules/moments to cells. Its parameters are declared
+// in its Spec (init above); their values are set in the profiles.
 type momentsRule struct {
 	opt      moments.Options
 	maxOrder int
@@ -39,7 +37,7 @@ type momentsRule struct {
 }
 
 func newMoments(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		MaxRelError    decimal.Dec `yaml:"max_rel_error"`
 		Interval       decimal.Dec `yaml:"interval"`
 		MaxOrder       int         `yaml:"max_order"`
@@ -48,8 +46,8 @@ func newMoments(decode Decoder) (Rule, error) {
 		Skewness       string      `yaml:"skewness"`
 		Kurtosis       string      `yaml:"kurtosis"`
 		ExcessKurtosis bool        `yaml:"excess_kurtosis"`
-	}{MaxRelError: decimal.FromInt(10), Interval: decimal.FromInt(10), MaxOrder: 8, SD: "sample", Skewness: "g1", Kurtosis: "g2"}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("moments", decode, &p); err != nil {
 		return nil, err
 	}
 	if _, err := toPct("moments", "max_rel_error", p.MaxRelError, 0, 100, true); err != nil {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
@@ -16,14 +14,7 @@ import (
 
 func newMomentsRule(t *testing.T, params string) CellRule {
 	t.Helper()
-	r, err := New("moments", func(v any) error {
-		if params == "" {
-			return nil
-		}
-		dec := yaml.NewDecoder(strings.NewReader(params))
-		dec.KnownFields(true)
-		return dec.Decode(v)
-	})
+	r, err := New("moments", ProfileParams("moments", params))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +152,7 @@ func TestMomentsRuleAggregate(t *testing.T) {
 
 func TestMomentsRuleParams(t *testing.T) {
 	for _, bad := range []string{"max_rel_error: 0", "max_rel_error: 120", "interval: -1", "max_order: 1", "skewness: weird", "kurtosis: x2", "sd: both", "unknown: 1"} {
-		_, err := New("moments", func(v any) error {
-			dec := yaml.NewDecoder(strings.NewReader(bad))
-			dec.KnownFields(true)
-			return dec.Decode(v)
-		})
+		_, err := New("moments", ProfileParams("moments", bad))
 		if err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -7,7 +7,9 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "negative", Doc: "negative contributions: the magnitude rules assume x >= 0; mode review (default) sends such cells to a person, mode absolute accepts them because the magnitude rules are configured with absolute: true (params: mode)", New: newNegative})
+	Register(Spec{Name: "negative", Doc: "negative contributions: the magnitude rules assume x >= 0; mode review sends such cells to a person, mode absolute accepts them because the magnitude rules are configured with absolute: true", Params: []Param{
+		{Name: "mode", Doc: "review: a cell with negative contributions is review; absolute: it passes (set absolute: true on the magnitude rules)"},
+	}, New: newNegative})
 }
 
 // negative reports cells with negative contributions. It never decides a
@@ -18,10 +20,10 @@ func init() {
 type negative struct{ absolute bool }
 
 func newNegative(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		Mode string `yaml:"mode"`
-	}{Mode: "review"}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("negative", decode, &p); err != nil {
 		return nil, err
 	}
 	switch p.Mode {

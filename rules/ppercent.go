@@ -6,7 +6,10 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "p_percent", Doc: "p% rule: unsafe when X - x1 - x2 < p/100 * x1, i.e. the second largest contributor can estimate the largest within p% (params: p in (0,100], absolute)", New: newPPercent})
+	Register(Spec{Name: "p_percent", Doc: "p% rule: unsafe when X - x1 - x2 < p/100 * x1, i.e. the second largest contributor can estimate the largest within p%", Params: []Param{
+		{Name: "p", Doc: "the protection needed, in percent of the largest contribution; 0 < p <= 100"},
+		{Name: "absolute", Doc: "true: judge contributions by their absolute values, so that negative contributions are assessed; false: a cell with a negative contribution is review"},
+	}, New: newPPercent})
 }
 
 // pPercent is the p% rule: the intruder is the second largest contributor,
@@ -17,11 +20,11 @@ type pPercent struct {
 }
 
 func newPPercent(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		P        decimal.Dec `yaml:"p"`
 		Absolute bool        `yaml:"absolute"`
-	}{P: decimal.FromInt(10)}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("p_percent", decode, &p); err != nil {
 		return nil, err
 	}
 	return NewPPercent(p.P, p.Absolute)

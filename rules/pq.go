@@ -8,7 +8,11 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "pq", Doc: "p-q rule: unsafe when X - x1 - x2 < (p/q) * x1, where q% is the precision of what others already know and p% the protection needed; 0 < p < q <= 100 (params: p, q, absolute)", New: newPQ})
+	Register(Spec{Name: "pq", Doc: "p-q rule: unsafe when X - x1 - x2 < (p/q) * x1, where q% is the precision of what others already know and p% the protection needed; 0 < p < q <= 100", Params: []Param{
+		{Name: "p", Doc: "the protection needed, in percent of the largest contribution; 0 < p < q"},
+		{Name: "q", Doc: "the precision, in percent, of what others already know of each contribution; p < q <= 100"},
+		{Name: "absolute", Doc: "true: judge contributions by their absolute values, so that negative contributions are assessed; false: a cell with a negative contribution is review"},
+	}, New: newPQ})
 }
 
 // pq is the prior-posterior (p-q) rule: sensitive when
@@ -19,12 +23,12 @@ type pq struct {
 }
 
 func newPQ(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		P        decimal.Dec `yaml:"p"`
 		Q        decimal.Dec `yaml:"q"`
 		Absolute bool        `yaml:"absolute"`
-	}{P: decimal.FromInt(10), Q: decimal.FromInt(50)}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("pq", decode, &p); err != nil {
 		return nil, err
 	}
 	return NewPQ(p.P, p.Q, p.Absolute)

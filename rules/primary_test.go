@@ -2,32 +2,23 @@ package rules_test
 
 import (
 	"errors"
-	"io"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
-// params returns a strict decoder for a rule's YAML parameters.
-func params(y string) rules.Decoder {
-	return func(v any) error {
-		d := yaml.NewDecoder(strings.NewReader("{" + y + "}"))
-		d.KnownFields(true)
-		if err := d.Decode(v); err != nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return nil
-	}
+// params returns a decoder giving rule name the default profile's
+// settings, then the YAML parameters y (a flow mapping body).
+func params(name, y string) rules.Decoder {
+	return rules.ProfileParams(name, "{"+y+"}")
 }
 
 func mustRule(t testing.TB, name, y string) rules.Rule {
 	t.Helper()
-	r, err := rules.New(name, params(y))
+	r, err := rules.New(name, params(name, y))
 	if err != nil {
 		t.Fatalf("%s %q: %v", name, y, err)
 	}
@@ -270,7 +261,7 @@ func TestParamErrors(t *testing.T) {
 		{"consistency", "x: 1", ""},
 	}
 	for _, tc := range tests {
-		_, err := rules.New(tc.rule, params(tc.params))
+		_, err := rules.New(tc.rule, params(tc.rule, tc.params))
 		if err == nil {
 			t.Errorf("%s %q: no error", tc.rule, tc.params)
 			continue

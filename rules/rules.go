@@ -75,7 +75,44 @@ type Spec struct {
 	Name string
 	// Doc is a one-line description for `sdcaudit rules`.
 	Doc string
-	New Factory
+	// Params declares the rule's parameters, in the order `sdcaudit rules`
+	// shows them: the keys of its parameter struct (its yaml tags), each
+	// with what it means. Their values live only in the profiles
+	// (configs/profiles/*.yaml) and config files; the factory starts from
+	// the zero struct and every declared parameter must be set.
+	Params []Param
+	New    Factory
+}
+
+// Param declares one rule parameter.
+type Param struct {
+	// Name is the configuration key (the yaml tag of the field).
+	Name string
+	// Doc says what the parameter means, with its unit and range.
+	Doc string
+}
+
+// decodeParams fills p, a pointer to the rule's zero parameter struct,
+// from the configuration, and checks that every parameter the rule
+// declares is set (a missing one is a *ParamError: rules have no
+// defaults of their own). A nil decode sets nothing.
+func decodeParams(rule string, decode Decoder, p any) error {
+	set := map[string]any{}
+	if decode != nil {
+		if err := decode(&set); err != nil {
+			return err
+		}
+		if err := decode(p); err != nil {
+			return err
+		}
+	}
+	s, _ := Lookup(rule)
+	for _, prm := range s.Params {
+		if _, ok := set[prm.Name]; !ok {
+			return &ParamError{rule, prm.Name, fmt.Sprintf("not set; set it in the profile or config (rules: {%s: {%s: ...}})", rule, prm.Name)}
+		}
+	}
+	return nil
 }
 
 var (

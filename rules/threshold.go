@@ -7,16 +7,18 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "threshold", Doc: "minimum frequency: unsafe when 0 < n < min, n the distinct contributors (holdings; records with a missing value do not count) (params: min)", New: newThreshold})
+	Register(Spec{Name: "threshold", Doc: "minimum frequency: unsafe when 0 < n < min, n the distinct contributors (holdings; records with a missing value do not count)", Params: []Param{
+		{Name: "min", Doc: "the least number of contributors a cell with contributors must have; an integer >= 1"},
+	}, New: newThreshold})
 }
 
 type threshold struct{ min int64 }
 
 func newThreshold(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		Min int64 `yaml:"min"`
-	}{Min: 10}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("threshold", decode, &p); err != nil {
 		return nil, err
 	}
 	return NewThreshold(p.Min)

@@ -5,16 +5,18 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "zeros", Doc: "empty cells (n = 0): safe by default; with disclosive: true a zero is unsafe because it can disclose that no member of a group has a characteristic (ACRO) (params: disclosive)", New: newZeros})
+	Register(Spec{Name: "zeros", Doc: "empty cells (n = 0): safe by default; with disclosive: true a zero is unsafe because it can disclose that no member of a group has a characteristic (ACRO)", Params: []Param{
+		{Name: "disclosive", Doc: "true: an empty cell is unsafe; false: it passes"},
+	}, New: newZeros})
 }
 
 type zeros struct{ disclosive bool }
 
 func newZeros(decode Decoder) (Rule, error) {
-	p := struct {
+	var p struct {
 		Disclosive bool `yaml:"disclosive"`
-	}{}
-	if err := decode(&p); err != nil {
+	}
+	if err := decodeParams("zeros", decode, &p); err != nil {
 		return nil, err
 	}
 	return zeros{p.Disclosive}, nil

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -17,39 +19,60 @@ import (
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
-// ruleInfo is one line of `sdcaudit rules --json`.
+// ruleInfo is one rule of `sdcaudit rules --json`.
 type ruleInfo struct {
 	Name    string `json:"name"`
 	Enabled bool   `json:"enabled"`
 	Doc     string `json:"doc"`
+	// Params are the rule's parameter values in the profile, keyed by
+	// their configuration names ({} when the profile does not mention it).
+	Params map[string]any `json:"params"`
+	// ParamDocs declare the rule's parameters: key and meaning.
+	ParamDocs []paramDoc `json:"param_docs"`
+
+	text []string // the parameter values as name=value
+}
+
+// paramDoc is one declared parameter in `sdcaudit rules --json`.
+type paramDoc struct {
+	Name string `json:"name"`
+	Doc  string `json:"doc"`
 }
 
 func newRulesCmd() *cobra.Command {
-	var jsonOut bool
+	var jsonOut, long bool
 	var profile string
 	cmd := &cobra.Command{
-		Use:   "rules",
-		Short: "List the sensitivity rules and whether a profile enables them",
-		Long: `List every registered rule with what it checks and its parameters, and
-whether the profile (--profile, default "default") enables it. The
-parameter values live in the profiles (configs/profiles/*.yaml) and in
-config files under rules: NAME: {...}.
+		Use:   "rules [RULE...]",
+		Short: "List the sensitivity rules, whether a profile enables them and their parameters",
+		Long: `List every registered rule with what it checks, whether the profile
+(--profile, default "default") enables it and its parameter values there.
+The parameter values live in the profiles (configs/profiles/*.yaml, which
+set every parameter of every rule) and in config files under
+rules: NAME: {...}.
+
+With RULE names or --long, each rule is shown in full with what each of its
+parameters means. --json prints every rule with its parameter values
+("params") and their declarations ("param_docs").
 
 "sdcaudit rules compare" calibrates the magnitude rules against each other.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := configs.Resolve(&configs.Config{Profile: profile})
 			if err != nil {
 				return err
 			}
-			enabled := map[string]bool{}
-			for _, r := range s.Rules {
-				enabled[r.Name] = r.Enabled
+			names := rules.Names()
+			if len(args) > 0 {
+				for _, a := range args {
+					if _, ok := rules.Lookup(a); !ok {
+						return usageErr(fmt.Errorf("%w %q (known: %s)", rules.ErrUnknownRule, a, strings.Join(names, ", ")))
+					}
+				}
+				names, long = args, true
 			}
-			var list []ruleInfo
-			for _, n := range rules.Names() {
-				spec, _ := rules.Lookup(n)
-				list = append(list, ruleInfo{n, enabled[n], spec.Doc})
+			list, err := ruleInfos(s, names)
+			if err != nil {
+				return err
 			}
 			out := cmd.OutOrStdout()
 			if jsonOut {
@@ -60,22 +83,167 @@ config files under rules: NAME: {...}.
 					Rules   []ruleInfo `json:"rules"`
 				}{s.Profile, list})
 			}
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintf(tw, "RULE\t%s\tCHECKS\n", strings.ToUpper(s.Profile))
-			for _, r := range list {
-				on := "off"
-				if r.Enabled {
-					on = "on"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, on, r.Doc)
+			if long {
+				return printRulesLong(out, s.Profile, list)
 			}
-			return tw.Flush()
+			return printRules(out, s.Profile, list)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the list as JSON")
-	cmd.Flags().StringVar(&profile, "profile", "default", "profile whose enabled rules are shown: "+strings.Join(configs.Profiles(), ", "))
+	cmd.Flags().BoolVar(&long, "long", false, "show every rule in full, with what each parameter means")
+	cmd.Flags().StringVar(&profile, "profile", "default", "profile whose enabled rules and parameter values are shown: "+strings.Join(configs.Profiles(), ", "))
 	cmd.AddCommand(newRulesCompareCmd())
 	return cmd
+}
+
+// ruleInfos describes the named rules with their settings in s: the
+// parameter values as each rule decodes them (pipeline.RuleParams, as in
+// the audit trail).
+func ruleInfos(s *configs.Settings, names []string) ([]ruleInfo, error) {
+	settings := map[string]configs.RuleSetting{}
+	for _, r := range s.Rules {
+		settings[r.Name] = r
+	}
+	list := make([]ruleInfo, 0, len(names))
+	for _, n := range names {
+		spec, _ := rules.Lookup(n)
+		info := ruleInfo{Name: n, Doc: spec.Doc, Params: map[string]any{}, ParamDocs: []paramDoc{}}
+		for _, p := range spec.Params {
+			info.ParamDocs = append(info.ParamDocs, paramDoc{p.Name, p.Doc})
+		}
+		if r, ok := settings[n]; ok {
+			p, err := pipeline.RuleParams(r)
+			if err != nil {
+				return nil, &configs.Error{File: "profile " + s.Profile, Err: err}
+			}
+			info.Enabled = r.Enabled
+			info.Params = pipeline.ParamValues(p)
+			info.text = pipeline.FormatParams(p)
+		}
+		list = append(list, info)
+	}
+	return list, nil
+}
+
+// printRules prints one row per rule: name, on/off and what it checks,
+// wrapped, ending with its parameter values ("parameters: min=10"). The
+// values stay under CHECKS rather than in a column of their own, so that
+// the table keeps its columns (RULE, profile, CHECKS) and its width.
+func printRules(w io.Writer, profile string, list []ruleInfo) error {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "RULE\t%s\tCHECKS\n", strings.ToUpper(profile))
+	for _, r := range list {
+		lines := wrap(r.Doc, 64)
+		params := r.text
+		if len(params) == 0 {
+			params = []string{"none"}
+		}
+		lines = append(lines, wrapItems("parameters:", params, 64)...)
+		for i, l := range lines {
+			if i == 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, onOff(r.Enabled), l)
+			} else {
+				fmt.Fprintf(tw, "\t\t%s\n", l)
+			}
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for line := range strings.Lines(buf.String()) {
+		if _, err := io.WriteString(w, strings.TrimRight(line, " \n")+"\n"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrapItems lists items after a label in lines of at most width
+// characters, continuation lines indented under the first item.
+func wrapItems(label string, items []string, width int) []string {
+	indent := strings.Repeat(" ", len(label)+1)
+	var lines []string
+	line := label
+	for _, it := range items {
+		if line != label && line != indent && len(line)+1+len(it) > width {
+			lines = append(lines, line)
+			line = indent
+		}
+		if line == indent {
+			line += it
+		} else {
+			line += " " + it
+		}
+	}
+	return append(lines, line)
+}
+
+// printRulesLong prints each rule in full: what it checks, then each
+// parameter with its value and meaning.
+func printRulesLong(w io.Writer, profile string, list []ruleInfo) error {
+	for i, r := range list {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (%s in profile %s)\n", r.Name, onOff(r.Enabled), profile)
+		for _, l := range wrap(r.Doc, 72) {
+			fmt.Fprintf(w, "  %s\n", l)
+		}
+		if len(r.ParamDocs) == 0 {
+			fmt.Fprintln(w, "  no parameters")
+			continue
+		}
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, p := range r.ParamDocs {
+			value := p.Name + " (not set)"
+			for _, t := range r.text {
+				if strings.HasPrefix(t, p.Name+"=") {
+					value = t
+				}
+			}
+			for k, l := range wrap(p.Doc, 60) {
+				if k == 0 {
+					fmt.Fprintf(tw, "  %s\t%s\n", value, l)
+				} else {
+					fmt.Fprintf(tw, "  \t%s\n", l)
+				}
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// wrap splits text into lines of at most width characters at spaces (a
+// longer word gets a line of its own).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 func newRulesCompareCmd() *cobra.Command {
