@@ -28,6 +28,9 @@ type Job struct {
 	Path     string
 	Name     string // output base name; the file's base name when empty
 	Settings *configs.Settings
+	// Cells says that Path is a cell summary (docs/cells.md) of the
+	// microdata the settings describe, not the microdata itself.
+	Cells bool
 }
 
 // Options control a run.
@@ -142,6 +145,12 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 		sc, err := compileSchema(j.Settings, j.Path)
 		if err != nil {
 			return nil, err
+		}
+		if j.Cells {
+			if sc.mode != audit.Microdata {
+				return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary needs the microdata's dimensions (--dims, --value, --holding or microdata: in the config)", j.Path), Err: configs.ErrInvalid}
+			}
+			sc.cells = true
 		}
 		built[i] = compiled{rs, sc}
 		if j.Name != "" {
@@ -421,8 +430,14 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	t := sc.newTable(src.Name(), file, sheet, s)
 	t.Input = inputInfo(src)
 	var b builder
-	switch sc.mode {
-	case audit.Microdata:
+	switch {
+	case sc.cells:
+		cb, err := newCellsBuilder(t, file, src.Header(), sc, needs)
+		if err != nil {
+			return nil, err
+		}
+		b = cb
+	case sc.mode == audit.Microdata:
 		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
 		if err != nil {
 			return nil, classify(err)

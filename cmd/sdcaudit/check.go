@@ -150,8 +150,9 @@ func newCheckCmd() *cobra.Command {
 	var rf runFlags
 	var tf tableFlags
 	var name string
+	var cells []string
 	cmd := &cobra.Command{
-		Use:   "check TABLE...",
+		Use:   "check TABLE... | check --cells FILE --dims ... [--value v --holding h]",
 		Short: "Audit table files and write reports",
 		Long: `Audit one or more table files. Microdata (one record per contributor) is
 grouped by --dims with every margin; without --dims the config's columns map
@@ -161,8 +162,18 @@ NAME.safe.csv (publishable table) and summary.json.
 Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
 review, 2 usage or configuration error, 3 input could not be read, 4
 interrupted or an output could not be written (the previous run's outputs
-are then left as they were).`,
-		Args: cobra.MinimumNArgs(1),
+are then left as they were).
+
+--cells FILE reads a cell summary (docs/cells.md) that the query of
+"sdcaudit sql" computed in the engine holding the microdata, with the same
+--dims, --value, --holding and config as for the microdata; its invariants
+are checked exactly (a violation is exit 3 naming the cell).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(cells) == 0 {
+				return usageErr(errors.New("check needs a table file or --cells FILE"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layers, err := tf.layers()
 			if err != nil {
@@ -172,12 +183,15 @@ are then left as they were).`,
 			if err != nil {
 				return err
 			}
-			if name != "" && len(args) > 1 {
+			if name != "" && len(args)+len(cells) > 1 {
 				return usageErr(errors.New("--name needs a single input file"))
 			}
 			var jobs []pipeline.Job
 			for _, a := range args {
 				jobs = append(jobs, pipeline.Job{Path: a, Name: name, Settings: s})
+			}
+			for _, c := range cells {
+				jobs = append(jobs, pipeline.Job{Path: c, Name: name, Settings: s, Cells: true})
 			}
 			return rf.execute(cmd, jobs)
 		},
@@ -185,6 +199,7 @@ are then left as they were).`,
 	rf.add(cmd)
 	tf.add(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
+	cmd.Flags().StringArrayVar(&cells, "cells", nil, "a cell summary of the microdata (docs/cells.md), from the query of sdcaudit sql; repeatable")
 	return cmd
 }
 
@@ -210,7 +225,7 @@ per-table overrides.`,
 				if err != nil {
 					return err
 				}
-				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s})
+				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s, Cells: t.Cells != ""})
 			}
 			return rf.execute(cmd, jobs)
 		},
