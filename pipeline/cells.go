@@ -63,14 +63,8 @@ const maxSummaryRows = 5_000_000
 var ErrCells = fmt.Errorf("cell summary")
 
 func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, needs rules.Needs) (*cellsBuilder, error) {
-	if needs.Absolute {
-		return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no totals or top contributions by absolute value: disable absolute in the rules or audit the microdata", file), Err: configs.ErrInvalid}
-	}
-	if needs.Hist {
-		return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no histogram for a published median: remove median from publish or audit the microdata", file), Err: configs.ErrInvalid}
-	}
-	if len(t.Hierarchies) > 0 {
-		return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no hierarchy levels: remove suppression.hierarchies or audit the microdata", file), Err: configs.ErrInvalid}
+	if err := refuseCells(file, needs, len(t.Hierarchies) > 0); err != nil {
+		return nil, err
 	}
 	idx := map[string]int{}
 	for i, h := range header {
@@ -130,6 +124,21 @@ func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, n
 		return nil, &configs.Error{Msg: fmt.Sprintf("%s: the cell summary has power sums up to %d, the configuration needs %d: run sdcaudit sql with --powers %d", file, b.powers, need, need), Err: configs.ErrInvalid}
 	}
 	return b, nil
+}
+
+// refuseCells refuses configurations a cell summary cannot serve
+// (docs/cells.md: not computed yet).
+func refuseCells(file string, needs rules.Needs, hierarchies bool) error {
+	if needs.Absolute {
+		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no totals or top contributions by absolute value: disable absolute in the rules or audit the microdata", file), Err: configs.ErrInvalid}
+	}
+	if needs.Hist {
+		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no histogram for a published median: remove median from publish or audit the microdata", file), Err: configs.ErrInvalid}
+	}
+	if hierarchies {
+		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no hierarchy levels: remove suppression.hierarchies or audit the microdata", file), Err: configs.ErrInvalid}
+	}
+	return nil
 }
 
 // fail is a violation at a row, naming the cell when known.
