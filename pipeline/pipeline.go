@@ -46,6 +46,10 @@ type Options struct {
 	Progress func(rows int64)
 	// Version is written into summary.json.
 	Version string
+	// Shard and Shards, when Shards > 0, make the run one of Shards
+	// shards: it audits the jobs whose index modulo Shards is Shard and
+	// writes a partial summary instead of the run's summary (see Merge).
+	Shard, Shards int
 	// Timestamp, when set, is the run's wall-clock time written into the
 	// audit trail of every output (outputs are otherwise byte-identical).
 	Timestamp string
@@ -81,6 +85,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A shard audits its own jobs only (shard.go); jobOf maps its jobs
+	// to their index in the whole run.
+	jobOf, err := shardJobs(len(jobs), opt)
+	if err != nil {
+		return nil, err
+	}
+	all := jobs
+	jobs, built = pick(jobs, jobOf), pick(built, jobOf)
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
 	units, err := openUnits(jobs, inputs)
 	defer func() {
@@ -120,10 +132,28 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
-	if err := commitRun(ctx, stage, res, outputs, jobs, opt); err != nil {
+	tableJob := make([]int, len(units))
+	for k, u := range units {
+		tableJob[k] = jobOf[u.job]
+	}
+	if err := commitRun(ctx, stage, res, outputs, opt, func() ([]string, error) {
+		if opt.Shards > 0 {
+			return writePart(ctx, stage.dir, res, outputs, tableJob, all, opt)
+		}
+		return writeRun(ctx, stage.dir, res, jobs)
+	}); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// pick returns the elements of s at the indexes idx.
+func pick[T any](s []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for i, k := range idx {
+		out[i] = s[k]
+	}
+	return out
 }
 
 // compiled is a job's configuration compiled once: its rules and the
@@ -239,8 +269,8 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 
 // commitRun writes the run's own outputs and moves every output from the
 // staging directory into the output directory, unless interrupted.
-func commitRun(ctx context.Context, stage *staging, res *Result, outputs [][]string, jobs []Job, opt Options) error {
-	run, err := writeRun(ctx, stage.dir, res, jobs)
+func commitRun(ctx context.Context, stage *staging, res *Result, outputs [][]string, opt Options, writeRun func() ([]string, error)) error {
+	run, err := writeRun()
 	if err != nil {
 		return err
 	}

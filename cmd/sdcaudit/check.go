@@ -30,6 +30,8 @@ type runFlags struct {
 	json      bool
 	quiet     bool
 	timestamp bool
+	// shard and shards: run only (registered by the run command).
+	shard, shards int
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -69,6 +71,14 @@ const holdEnv = "SDCAUDIT_TEST_HOLD"
 
 // execute runs the pipeline with signal handling, progress and the summary.
 func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
+	return f.executeWith(cmd, func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {
+		return pipeline.Run(ctx, jobs, opt)
+	})
+}
+
+// executeWith runs a pipeline entry point (Run, Merge) with signal
+// handling, progress and the summary.
+func (f *runFlags) executeWith(cmd *cobra.Command, run func(context.Context, pipeline.Options) (*pipeline.Result, error)) error {
 	log, err := f.logger(cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -77,7 +87,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
 	}
 	ctx := cmd.Context()
-	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version}
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Shard: f.shard, Shards: f.shards}
 	if f.timestamp {
 		opt.Timestamp = time.Now().UTC().Format(time.RFC3339)
 	}
@@ -99,7 +109,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		var rows atomic.Int64
 		opt.Progress = func(n int64) { bar.Set64(rows.Add(n)) }
 	}
-	res, err := pipeline.Run(ctx, jobs, opt)
+	res, err := run(ctx, opt)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -110,11 +120,18 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if f.json {
+	switch {
+	case f.shards > 0 && !f.quiet && !f.json:
+		// a shard's summary is partial: its verdict is merge's
+		fmt.Fprintf(out, "shard %d of %d: %d table(s) audited; partial summary %s/%s (combine the shards with sdcaudit merge)\n", f.shard, f.shards, len(res.Tables), f.out, pipeline.PartFile(f.shard, f.shards))
+		return nil
+	case f.shards > 0:
+		return nil
+	case f.json:
 		if err := writers.WriteSummary(out, &res.Summary); err != nil {
 			return err
 		}
-	} else if !f.quiet {
+	case !f.quiet:
 		printSummary(out, f.out, &res.Summary)
 	}
 	if res.Summary.NeedsPerson {
@@ -211,7 +228,15 @@ func newRunCmd() *cobra.Command {
 		Long: `Audit every table of a release file. The release file holds shared
 settings (the same keys as a config file) and a list of tables, each with
 its file (relative to the release file), an optional output name and
-per-table overrides.`,
+per-table overrides (file: a table or microdata; cells: a cell summary,
+docs/cells.md).
+
+With --shards N --shard I the run audits only the tables whose index in
+the release file modulo N is I, and writes their outputs and a partial
+summary (summary.part-I-of-N.json) instead of summary.json: it exits 0
+unless an input, configuration or output fails. "sdcaudit merge" combines
+the N partial summaries into the run's summary.json, summary.html and
+results.json and gives the run's exit code (docs/sharding.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rel, err := configs.LoadRelease(args[0])
@@ -227,10 +252,15 @@ per-table overrides.`,
 				}
 				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s, Cells: t.Cells != ""})
 			}
+			if cmd.Flags().Changed("shard") != cmd.Flags().Changed("shards") || rf.shards < 0 || (rf.shards > 0 && (rf.shard < 0 || rf.shard >= rf.shards)) {
+				return usageErr(fmt.Errorf("--shard %d --shards %d: give both, with 0 <= shard < shards", rf.shard, rf.shards))
+			}
 			return rf.execute(cmd, jobs)
 		},
 	}
 	rf.add(cmd)
+	cmd.Flags().IntVar(&rf.shard, "shard", 0, "this shard's index, 0 <= shard < shards (with --shards)")
+	cmd.Flags().IntVar(&rf.shards, "shards", 0, "audit only the tables whose index modulo shards is --shard; write a partial summary for sdcaudit merge")
 	return cmd
 }
 
