@@ -28,6 +28,11 @@ output could not be written.`,
 			})
 		},
 	}
-	rf.add(cmd)
+	fs := cmd.Flags()
+	fs.StringVar(&rf.out, "out", "out", "output directory of the merged run")
+	fs.StringVar(&rf.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	fs.StringVar(&rf.logFormat, "log-format", "console", "log format: console or json")
+	fs.BoolVar(&rf.json, "json", false, "print the run summary as JSON on stdout")
+	fs.BoolVar(&rf.quiet, "quiet", false, "print nothing on success")
 	return cmd
 }
