@@ -315,6 +315,9 @@ func (b *cellsBuilder) parseValues(sr *summaryRow, row []string, name string) er
 	}
 	sr.min, sr.max = minV, maxV
 	if s := strings.TrimSpace(row[b.col.top]); s != "" {
+		if c := strings.Count(s, ";") + 1; int64(c) > min(int64(b.k), sr.n) {
+			return b.fail(sr.line, "top", "", "%s: top has %d values, want min(k=%d, n=%d)", name, c, b.k, sr.n)
+		}
 		for _, p := range strings.Split(s, ";") {
 			d, err := decimal.Parse(p)
 			if err != nil {
@@ -349,8 +352,11 @@ func (b *cellsBuilder) parseValues(sr *summaryRow, row []string, name string) er
 		if strings.Contains(s, ".") {
 			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 		}
+		if len(s) > decimal.MaxDecLen {
+			return b.fail(sr.line, "sum_pow_"+strconv.Itoa(p+1), "", "%s: a power sum of more than %d digits", name, decimal.MaxDecLen)
+		}
 		v, ok := new(big.Int).SetString(s, 10)
-		if !ok || len(s) > decimal.MaxDecLen*2 {
+		if !ok {
 			return b.fail(sr.line, "sum_pow_"+strconv.Itoa(p+1), row[c], "%s: not an integer power sum", name)
 		}
 		sr.pow = append(sr.pow, v)
