@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"math"
 	"math/big"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/sdcaudit/sdcaudit/internal/pgtest"
 	"github.com/sdcaudit/sdcaudit/sqlgen"
@@ -136,6 +139,9 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 			if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
 				t.Fatal(err)
 			}
+			// the same summary as Arrow and Parquet, with exact decimal
+			// columns (as an engine exports them)
+			paths := append([]string{cells}, summaryFormats(t, dir, out.Bytes())...)
 			run := func(path string, isCells bool, out string) *Result {
 				t.Helper()
 				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 4})
@@ -145,60 +151,113 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 				return res
 			}
 			want := run(micro, false, filepath.Join(dir, "micro"))
-			got := run(cells, true, filepath.Join(dir, "cells"))
-			wc, gc := want.Tables[0].Cells, got.Tables[0].Cells
-			if len(wc) != len(gc) {
-				t.Fatalf("%d cells from the summary, %d from the microdata", len(gc), len(wc))
+			for _, path := range paths {
+				got := run(path, true, filepath.Join(dir, "out-"+filepath.Ext(path)[1:]))
+				compareCellRuns(t, path, want, got, dir)
 			}
-			statuses := map[string]int{}
-			for i := range wc {
-				w, g := wc[i], gc[i]
-				if strings.Join(w.Key, "|") != strings.Join(g.Key, "|") || w.Status != g.Status {
-					t.Fatalf("cell %d: summary %v %s, microdata %v %s", i, g.Key, g.Status, w.Key, w.Status)
-				}
-				if w.N != g.N || w.Rows != g.Rows || w.Missing != g.Missing || w.Negative != g.Negative || w.Total.Cmp(g.Total) != 0 || w.SumSq.Cmp(g.SumSq) != 0 {
-					t.Fatalf("cell %v: figures differ: summary %+v, microdata %+v", w.Key, g, w)
-				}
-				same := w.AllTop == g.AllTop && w.HasRange == g.HasRange && w.Min.Cmp(g.Min) == 0 && w.Max.Cmp(g.Max) == 0 && len(w.Top) == len(g.Top) && len(w.Pow) == len(g.Pow) && len(w.Stats) == len(g.Stats)
-				for k := range w.Top {
-					same = same && w.Top[k].Cmp(g.Top[k]) == 0
-				}
-				for k := range w.Pow {
-					// float power sums (the moment attack's estimate): the
-					// summary's are exact, rounded once
-					same = same && math.Abs(w.Pow[k]-g.Pow[k]) <= 1e-9*math.Max(1, math.Abs(w.Pow[k])) && math.Abs(w.PowScale-g.PowScale) <= 1e-12*w.PowScale
-				}
-				for k, v := range w.Stats {
-					gv := g.Stats[k]
-					if strings.HasPrefix(k, "m") && len(k) > 1 && k[1] >= '0' && k[1] <= '9' && !v.Missing {
-						// the raw moment means m1..mK (the moment attack's
-						// internal figures, not published here) come from
-						// float power sums: the microdata's are accumulated
-						// record by record, the summary's are exact
-						a, _ := strconv.ParseFloat(v.Text, 64)
-						b, _ := strconv.ParseFloat(gv.Text, 64)
-						same = same && !gv.Missing && math.Abs(a-b) <= 1e-12*math.Abs(a)
-						continue
-					}
-					same = same && gv.Text == v.Text && gv.Missing == v.Missing
-				}
-				if !same {
-					t.Fatalf("cell %v: figures differ: summary %+v %v %v, microdata %+v %v %v", w.Key, g, g.Pow, g.Stats, w, w.Pow, w.Stats)
-				}
-				statuses[string(w.Status)]++
-			}
-			a, err := os.ReadFile(filepath.Join(dir, "micro", "t.safe.csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(filepath.Join(dir, "cells", "t.safe.csv"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a, b) {
-				t.Fatalf("safe CSV differs:\nsummary:\n%s\nmicrodata:\n%s", b, a)
-			}
-			t.Logf("%d cells, statuses %v", len(wc), statuses)
 		})
 	}
+}
+
+// compareCellRuns compares the audit of a cell summary with the audit of
+// the microdata: every cell's key, status and figures, and the safe CSV.
+func compareCellRuns(t *testing.T, path string, want, got *Result, dir string) {
+	t.Helper()
+	wc, gc := want.Tables[0].Cells, got.Tables[0].Cells
+	if len(wc) != len(gc) {
+		t.Fatalf("%d cells from the summary, %d from the microdata", len(gc), len(wc))
+	}
+	statuses := map[string]int{}
+	for i := range wc {
+		w, g := wc[i], gc[i]
+		if strings.Join(w.Key, "|") != strings.Join(g.Key, "|") || w.Status != g.Status {
+			t.Fatalf("cell %d: summary %v %s, microdata %v %s", i, g.Key, g.Status, w.Key, w.Status)
+		}
+		if w.N != g.N || w.Rows != g.Rows || w.Missing != g.Missing || w.Negative != g.Negative || w.Total.Cmp(g.Total) != 0 || w.SumSq.Cmp(g.SumSq) != 0 {
+			t.Fatalf("cell %v: figures differ: summary %+v, microdata %+v", w.Key, g, w)
+		}
+		same := w.AllTop == g.AllTop && w.HasRange == g.HasRange && w.Min.Cmp(g.Min) == 0 && w.Max.Cmp(g.Max) == 0 && len(w.Top) == len(g.Top) && len(w.Pow) == len(g.Pow) && len(w.Stats) == len(g.Stats)
+		for k := range w.Top {
+			same = same && w.Top[k].Cmp(g.Top[k]) == 0
+		}
+		for k := range w.Pow {
+			// float power sums (the moment attack's estimate): the
+			// summary's are exact, rounded once
+			same = same && math.Abs(w.Pow[k]-g.Pow[k]) <= 1e-9*math.Max(1, math.Abs(w.Pow[k])) && math.Abs(w.PowScale-g.PowScale) <= 1e-12*w.PowScale
+		}
+		for k, v := range w.Stats {
+			gv := g.Stats[k]
+			if strings.HasPrefix(k, "m") && len(k) > 1 && k[1] >= '0' && k[1] <= '9' && !v.Missing {
+				// the raw moment means m1..mK (the moment attack's
+				// internal figures, not published here) come from
+				// float power sums: the microdata's are accumulated
+				// record by record, the summary's are exact
+				a, _ := strconv.ParseFloat(v.Text, 64)
+				b, _ := strconv.ParseFloat(gv.Text, 64)
+				same = same && !gv.Missing && math.Abs(a-b) <= 1e-12*math.Abs(a)
+				continue
+			}
+			same = same && gv.Text == v.Text && gv.Missing == v.Missing
+		}
+		if !same {
+			t.Fatalf("cell %v: figures differ: summary %+v %v %v, microdata %+v %v %v", w.Key, g, g.Pow, g.Stats, w, w.Pow, w.Stats)
+		}
+		statuses[string(w.Status)]++
+	}
+	a, err := os.ReadFile(filepath.Join(dir, "micro", "t.safe.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out-"+filepath.Ext(path)[1:], "t.safe.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("safe CSV differs:\nsummary:\n%s\nmicrodata:\n%s", b, a)
+	}
+	t.Logf("%s: %d cells, statuses %v", filepath.Base(path), len(wc), statuses)
+}
+
+// summaryFormats writes a cell summary given as CSV as Arrow IPC (file and
+// stream) and Parquet, counts as int64, total/min/max as DECIMAL(38, 3),
+// power sums as DECIMAL(38, 0) when they fit (text otherwise), and
+// returns their paths.
+func summaryFormats(t *testing.T, dir string, data []byte) []string {
+	t.Helper()
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []column
+	for i, name := range recs[0] {
+		c := column{name: name, typ: arrow.BinaryTypes.String}
+		for _, r := range recs[1:] {
+			c.cells = append(c.cells, r[i])
+		}
+		switch {
+		case name == "grouping_id" || name == "rows" || name == "n" || name == "missing" || name == "negative":
+			c.typ = arrow.PrimitiveTypes.Int64
+		case name == "scale":
+			c.typ = arrow.PrimitiveTypes.Int32
+		case name == "total" || name == "min" || name == "max":
+			c.typ = &arrow.Decimal128Type{Precision: 38, Scale: 3}
+		case strings.HasPrefix(name, "sum_pow_"):
+			fits := true
+			for _, v := range c.cells {
+				fits = fits && len(strings.TrimPrefix(v, "-")) <= 38
+			}
+			if fits {
+				c.typ = &arrow.Decimal128Type{Precision: 38, Scale: 0}
+			}
+		}
+		cols = append(cols, c)
+	}
+	var out []string
+	for _, p := range writeFormats(t, dir, "summary", cols) {
+		switch filepath.Ext(p) {
+		case ".arrow", ".arrows", ".parquet":
+			out = append(out, p)
+		}
+	}
+	return out
 }
