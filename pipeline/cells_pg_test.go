@@ -74,7 +74,7 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 1616))
 		nd := 1 + int(seed%3)
 		holding, value := seed%2 == 0, seed%4 != 3
-		nrec := 20 + rng.IntN(300)
+		nrec := 20 + rng.IntN(600)
 		recs := randomCellsRecords(rng, nd, nrec)
 		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_value%v_n%d", seed, nd, holding, value, nrec), func(t *testing.T) {
 			dir := t.TempDir()
