@@ -322,6 +322,9 @@ type Release struct {
 type ReleaseTable struct {
 	// File is the input path, relative to the release file.
 	File string `yaml:"file"`
+	// Cells, instead of File, is a cell summary of the table's microdata
+	// (docs/cells.md), relative to the release file.
+	Cells string `yaml:"cells"`
 	// Name overrides the output base name.
 	Name   string `yaml:"name"`
 	Config `yaml:",inline"`
@@ -360,8 +363,8 @@ func LoadRelease(path string) (*Release, error) {
 	for i := range r.Tables {
 		t := &r.Tables[i]
 		t.file = path
-		if t.File == "" {
-			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] has no file", i), Err: ErrInvalid}
+		if (t.File == "") == (t.Cells == "") {
+			return nil, &Error{File: path, Msg: fmt.Sprintf("tables[%d] needs either file (microdata or a table) or cells (a cell summary)", i), Err: ErrInvalid}
 		}
 		if err := t.checkRules(); err != nil {
 			return nil, err
@@ -376,11 +379,16 @@ func LoadRelease(path string) (*Release, error) {
 }
 
 // Path returns a table's input path resolved against the release file.
+// (its cells file when it gives one).
 func (r *Release) Path(t ReleaseTable) string {
-	if filepath.IsAbs(t.File) {
-		return t.File
+	f := t.File
+	if t.Cells != "" {
+		f = t.Cells
 	}
-	return filepath.Join(r.dir, t.File)
+	if filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(r.dir, f)
 }
 
 // Base returns the release-level configuration layer.

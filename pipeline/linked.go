@@ -54,6 +54,21 @@ type linkUnit struct {
 }
 
 // planLinks finds the groups of units that come from the same microdata.
+// linkKey is what tables linked as "the same microdata" share: the file
+// (and sheet), value, holding, total label and reader settings; ok is
+// false for tables that are not microdata.
+func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
+	if s == nil || s.Microdata == nil || len(s.Microdata.Dims) == 0 {
+		return "", false
+	}
+	file, err := filepath.Abs(path)
+	if err != nil {
+		file = path
+	}
+	ro := readerOptions(s)
+	return strings.Join([]string{file, page, s.Microdata.Value, s.Microdata.Holding, s.TotalLabel, ro.Format, string(ro.Delimiter), s.Input.Range}, "\x00"), true
+}
+
 func planLinks(jobs []Job, units []linkUnit, opt Options) *linkPlan {
 	lp := &linkPlan{of: make([]int, len(units)), on: opt.Linked}
 	for i := range lp.of {
@@ -65,16 +80,10 @@ func planLinks(jobs []Job, units []linkUnit, opt Options) *linkPlan {
 	byKey := map[string]*linkGroup{}
 	var order []string
 	for k, u := range units {
-		s := jobs[u.job].Settings
-		if s == nil || s.Microdata == nil || len(s.Microdata.Dims) == 0 {
+		key, ok := linkKey(jobs[u.job].Settings, u.file, u.page)
+		if !ok {
 			continue
 		}
-		file, err := filepath.Abs(u.file)
-		if err != nil {
-			file = u.file
-		}
-		ro := readerOptions(s)
-		key := strings.Join([]string{file, u.page, s.Microdata.Value, s.Microdata.Holding, s.TotalLabel, ro.Format, string(ro.Delimiter), s.Input.Range}, "\x00")
 		g := byKey[key]
 		if g == nil {
 			g = &linkGroup{exact: true}

@@ -32,32 +32,37 @@ func tableWriters(s *configs.Settings) []writers.TableWriter {
 // ask for them. It returns their
 // names, summary.json (the run's manifest) last.
 func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) ([]string, error) {
-	var files []string
+	var html, acro bool
 	for _, j := range jobs {
-		if j.Settings.Output.HTML {
-			if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
-				return writers.SummaryHTML{}.WriteRunContext(ctx, w, &r.Summary, r.Tables)
-			}); err != nil {
-				return nil, err
-			}
-			files = append(files, writers.HTMLFile)
-			break
-		}
+		html = html || j.Settings.Output.HTML
+		acro = acro || j.Settings.Output.ACRO
 	}
-	for _, j := range jobs {
-		if j.Settings.Output.ACRO {
-			if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.ACROFile), func(w io.Writer) error {
-				var a writers.ACROResults
-				if r.Summary.Run != nil {
-					a.Timestamp = r.Summary.Run.Timestamp
-				}
-				return a.WriteRunContext(ctx, w, r.Tables)
-			}); err != nil {
-				return nil, err
-			}
-			files = append(files, writers.ACROFile)
-			break
+	return writeRunFiles(ctx, dir, r, html, acro)
+}
+
+// writeRunFiles writes summary.json, and summary.html and results.json
+// when asked.
+func writeRunFiles(ctx context.Context, dir string, r *Result, html, acro bool) ([]string, error) {
+	var files []string
+	if html {
+		if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
+			return writers.SummaryHTML{}.WriteRunContext(ctx, w, &r.Summary, r.Tables)
+		}); err != nil {
+			return nil, err
 		}
+		files = append(files, writers.HTMLFile)
+	}
+	if acro {
+		if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.ACROFile), func(w io.Writer) error {
+			var a writers.ACROResults
+			if r.Summary.Run != nil {
+				a.Timestamp = r.Summary.Run.Timestamp
+			}
+			return a.WriteRunContext(ctx, w, r.Tables)
+		}); err != nil {
+			return nil, err
+		}
+		files = append(files, writers.ACROFile)
 	}
 	if err := writers.WriteAtomic(ctx, filepath.Join(dir, "summary.json"), func(w io.Writer) error {
 		return writers.WriteSummary(w, &r.Summary)

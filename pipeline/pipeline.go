@@ -28,6 +28,9 @@ type Job struct {
 	Path     string
 	Name     string // output base name; the file's base name when empty
 	Settings *configs.Settings
+	// Cells says that Path is a cell summary (docs/cells.md) of the
+	// microdata the settings describe, not the microdata itself.
+	Cells bool
 }
 
 // Options control a run.
@@ -43,6 +46,10 @@ type Options struct {
 	Progress func(rows int64)
 	// Version is written into summary.json.
 	Version string
+	// Shard and Shards, when Shards > 0, make the run one of Shards
+	// shards: it audits the jobs whose index modulo Shards is Shard and
+	// writes a partial summary instead of the run's summary (see Merge).
+	Shard, Shards int
 	// Timestamp, when set, is the run's wall-clock time written into the
 	// audit trail of every output (outputs are otherwise byte-identical).
 	Timestamp string
@@ -82,6 +89,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A shard audits its own jobs only (shard.go); jobOf maps its jobs
+	// to their index in the whole run.
+	jobOf, err := shardJobs(jobs, opt)
+	if err != nil {
+		return nil, err
+	}
+	all := jobs
+	jobs, built = pick(jobs, jobOf), pick(built, jobOf)
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
 	units, err := openUnits(jobs, inputs)
 	defer func() {
@@ -131,10 +146,28 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	for k, t := range res.Tables {
 		res.Summary.Add(writers.TableSummary{Table: t.Name, Source: t.Source, Mode: t.Mode, Outputs: outputs[k], Summary: t.Summarize()})
 	}
-	if err := commitRun(ctx, stage, res, outputs, jobs, opt); err != nil {
+	tableJob := make([]int, len(units))
+	for k, u := range units {
+		tableJob[k] = jobOf[u.job]
+	}
+	if err := commitRun(ctx, stage, res, outputs, opt, func() ([]string, error) {
+		if opt.Shards > 0 {
+			return writePart(ctx, stage.dir, res, outputs, tableJob, all, opt)
+		}
+		return writeRun(ctx, stage.dir, res, jobs)
+	}); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// pick returns the elements of s at the indexes idx.
+func pick[T any](s []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for i, k := range idx {
+		out[i] = s[k]
+	}
+	return out
 }
 
 // compiled is a job's configuration compiled once: its rules and the
@@ -156,6 +189,15 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 		sc, err := compileSchema(j.Settings, j.Path)
 		if err != nil {
 			return nil, err
+		}
+		if j.Cells {
+			if sc.mode != audit.Microdata {
+				return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary needs the microdata's dimensions (--dims, --value, --holding or microdata: in the config)", j.Path), Err: configs.ErrInvalid}
+			}
+			if err := refuseCells(j.Path, rs.needs, len(j.Settings.Suppression.Hierarchies) > 0); err != nil {
+				return nil, err
+			}
+			sc.cells = true
 		}
 		built[i] = compiled{rs, sc}
 		if j.Name != "" {
@@ -247,8 +289,8 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 
 // commitRun writes the run's own outputs and moves every output from the
 // staging directory into the output directory, unless interrupted.
-func commitRun(ctx context.Context, stage *staging, res *Result, outputs [][]string, jobs []Job, opt Options) error {
-	run, err := writeRun(ctx, stage.dir, res, jobs)
+func commitRun(ctx context.Context, stage *staging, res *Result, outputs [][]string, opt Options, writeRun func() ([]string, error)) error {
+	run, err := writeRun()
 	if err != nil {
 		return err
 	}
@@ -441,8 +483,14 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	t := sc.newTable(src.Name(), file, sheet, s)
 	t.Input = inputInfo(src)
 	var b builder
-	switch sc.mode {
-	case audit.Microdata:
+	switch {
+	case sc.cells:
+		cb, err := newCellsBuilder(t, file, src.Header(), sc, needs)
+		if err != nil {
+			return nil, err
+		}
+		b = cb
+	case sc.mode == audit.Microdata:
 		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
 		if err != nil {
 			return nil, classify(err)

@@ -26,6 +26,8 @@ type schema struct {
 	top []string
 	// order is Table.MomentOrder (audit.PublishedOrder of the columns).
 	order int
+	// cells: the input is a cell summary of the microdata (docs/cells.md).
+	cells bool
 }
 
 // statColumn is one published statistic and, in an aggregate table, the

@@ -503,6 +503,15 @@ func (d *Dec) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSON reads a decimal written by MarshalJSON (a JSON number) or
+// as a JSON string, exactly.
+func (d *Dec) UnmarshalJSON(b []byte) error {
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = b[1 : len(b)-1]
+	}
+	return d.UnmarshalText(b)
+}
+
 // Frac returns d as an integer fraction num/den with den a power of ten,
 // when both fit int64.
 func (d Dec) Frac() (num, den int64, ok bool) {

@@ -186,3 +186,20 @@ func TestParseDecLengthLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONRoundTrip(t *testing.T) {
+	for _, s := range []string{"0", "-7.25", "12.5", "123456789012345678901234567890.125"} {
+		d := Must(s)
+		b, err := d.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Dec
+		if err := got.UnmarshalJSON(b); err != nil || got.Cmp(d) != 0 || got.String() != d.String() {
+			t.Fatalf("%s: got %v, %v", s, got, err)
+		}
+		if err := got.UnmarshalJSON([]byte(`"` + s + `"`)); err != nil || got.Cmp(d) != 0 {
+			t.Fatalf("%q: got %v, %v", s, got, err)
+		}
+	}
+}

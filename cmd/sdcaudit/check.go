@@ -32,6 +32,8 @@ type runFlags struct {
 	timestamp bool
 	linked    bool // protect the tables that share cells together
 	linkedOff bool // linking turned off by the release file (recorded)
+	// shard and shards: run only (registered by the run command).
+	shard, shards int
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -71,6 +73,14 @@ const holdEnv = "SDCAUDIT_TEST_HOLD"
 
 // execute runs the pipeline with signal handling, progress and the summary.
 func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
+	return f.executeWith(cmd, func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {
+		return pipeline.Run(ctx, jobs, opt)
+	})
+}
+
+// executeWith runs a pipeline entry point (Run, Merge) with signal
+// handling, progress and the summary.
+func (f *runFlags) executeWith(cmd *cobra.Command, run func(context.Context, pipeline.Options) (*pipeline.Result, error)) error {
 	log, err := f.logger(cmd.ErrOrStderr())
 	if err != nil {
 		return err
@@ -79,7 +89,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
 	}
 	ctx := cmd.Context()
-	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff}
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff, Shard: f.shard, Shards: f.shards}
 	if f.timestamp {
 		opt.Timestamp = time.Now().UTC().Format(time.RFC3339)
 	}
@@ -101,7 +111,7 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		var rows atomic.Int64
 		opt.Progress = func(n int64) { bar.Set64(rows.Add(n)) }
 	}
-	res, err := pipeline.Run(ctx, jobs, opt)
+	res, err := run(ctx, opt)
 	if bar != nil {
 		bar.Finish()
 	}
@@ -112,11 +122,18 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if f.json {
+	switch {
+	case f.shards > 0 && !f.quiet && !f.json:
+		// a shard's summary is partial: its verdict is merge's
+		fmt.Fprintf(out, "shard %d of %d: %d table(s) audited; partial summary %s/%s (combine the shards with sdcaudit merge)\n", f.shard, f.shards, len(res.Tables), f.out, pipeline.PartFile(f.shard, f.shards))
+		return nil
+	case f.shards > 0:
+		return nil
+	case f.json:
 		if err := writers.WriteSummary(out, &res.Summary); err != nil {
 			return err
 		}
-	} else if !f.quiet {
+	case !f.quiet:
 		printSummary(out, f.out, &res.Summary)
 	}
 	if res.Summary.NeedsPerson {
@@ -152,8 +169,9 @@ func newCheckCmd() *cobra.Command {
 	var rf runFlags
 	var tf tableFlags
 	var name string
+	var cells []string
 	cmd := &cobra.Command{
-		Use:   "check TABLE...",
+		Use:   "check TABLE... | check --cells FILE --dims ... [--value v --holding h]",
 		Short: "Audit table files and write reports",
 		Long: `Audit one or more table files. Microdata (one record per contributor) is
 grouped by --dims with every margin; without --dims the config's columns map
@@ -163,8 +181,18 @@ NAME.safe.csv (publishable table) and summary.json.
 Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
 review, 2 usage or configuration error, 3 input could not be read, 4
 interrupted or an output could not be written (the previous run's outputs
-are then left as they were).`,
-		Args: cobra.MinimumNArgs(1),
+are then left as they were).
+
+--cells FILE reads a cell summary (docs/cells.md) that the query of
+"sdcaudit sql" computed in the engine holding the microdata, with the same
+--dims, --value, --holding and config as for the microdata; its invariants
+are checked exactly (a violation is exit 3 naming the cell).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(cells) == 0 {
+				return usageErr(errors.New("check needs a table file or --cells FILE"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layers, err := tf.layers()
 			if err != nil {
@@ -174,12 +202,15 @@ are then left as they were).`,
 			if err != nil {
 				return err
 			}
-			if name != "" && len(args) > 1 {
+			if name != "" && len(args)+len(cells) > 1 {
 				return usageErr(errors.New("--name needs a single input file"))
 			}
 			var jobs []pipeline.Job
 			for _, a := range args {
 				jobs = append(jobs, pipeline.Job{Path: a, Name: name, Settings: s})
+			}
+			for _, c := range cells {
+				jobs = append(jobs, pipeline.Job{Path: c, Name: name, Settings: s, Cells: true})
 			}
 			return rf.execute(cmd, jobs)
 		},
@@ -188,6 +219,7 @@ are then left as they were).`,
 	tf.add(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
 	cmd.Flags().BoolVar(&rf.linked, "linked", false, "protect tables built from the same microdata together (shared cells, one status everywhere)")
+	cmd.Flags().StringArrayVar(&cells, "cells", nil, "a cell summary of the microdata (docs/cells.md), from the query of sdcaudit sql; repeatable")
 	return cmd
 }
 
@@ -199,7 +231,15 @@ func newRunCmd() *cobra.Command {
 		Long: `Audit every table of a release file. The release file holds shared
 settings (the same keys as a config file) and a list of tables, each with
 its file (relative to the release file), an optional output name and
-per-table overrides.`,
+per-table overrides (file: a table or microdata; cells: a cell summary,
+docs/cells.md).
+
+With --shards N --shard I the run audits only the tables whose index in
+the release file modulo N is I, and writes their outputs and a partial
+summary (summary.part-I-of-N.json) instead of summary.json: it exits 0
+unless an input, configuration or output fails. "sdcaudit merge" combines
+the N partial summaries into the run's summary.json, summary.html and
+results.json and gives the run's exit code (docs/sharding.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rel, err := configs.LoadRelease(args[0])
@@ -213,7 +253,10 @@ per-table overrides.`,
 				if err != nil {
 					return err
 				}
-				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s})
+				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s, Cells: t.Cells != ""})
+			}
+			if cmd.Flags().Changed("shard") != cmd.Flags().Changed("shards") || rf.shards < 0 || (rf.shards > 0 && (rf.shard < 0 || rf.shard >= rf.shards)) {
+				return usageErr(fmt.Errorf("--shard %d --shards %d: give both, with 0 <= shard < shards", rf.shard, rf.shards))
 			}
 			rf.linked = rel.Linked == nil || *rel.Linked
 			rf.linkedOff = !rf.linked
@@ -221,6 +264,8 @@ per-table overrides.`,
 		},
 	}
 	rf.add(cmd)
+	cmd.Flags().IntVar(&rf.shard, "shard", 0, "this shard's index, 0 <= shard < shards (with --shards)")
+	cmd.Flags().IntVar(&rf.shards, "shards", 0, "audit only the tables whose index modulo shards is --shard; write a partial summary for sdcaudit merge")
 	return cmd
 }
 

@@ -42,7 +42,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		},
 	})
 	root.AddCommand(newCheckCmd(), newRunCmd(), newReconstructCmd(), newMomentsCmd(),
-		newAuditCmd(), newRulesCmd(), newSQLCmd())
+		newAuditCmd(), newRulesCmd(), newSQLCmd(), newMergeCmd())
 	return root
 }
 

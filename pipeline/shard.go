@@ -1,0 +1,375 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+// A sharded run (Options.Shards = N, Options.Shard = I) audits the jobs
+// whose index modulo N is I and writes their table outputs and, instead of
+// summary.json/html and results.json, a partial summary
+// summary.part-I-of-N.json. Merge reads the N partial summaries and writes
+// the run's summary.json, summary.html and results.json exactly as the
+// unsharded run would. A partial summary holds what those files show and
+// nothing more: per table its summary, its dimensions and columns, and per
+// cell its key, status, flagged rules and, for ok cells only, the
+// published values (no contributions, no figures).
+
+// PartSchema is the version of the partial summary's format.
+const PartSchema = 1
+
+// PartFile is the name of shard i's partial summary out of n.
+func PartFile(i, n int) string { return fmt.Sprintf("summary.part-%d-of-%d.json", i, n) }
+
+var partName = regexp.MustCompile(`^summary\.part-([0-9]+)-of-([0-9]+)\.json$`)
+
+type partFile struct {
+	Schema  int         `json:"schema"`
+	Shard   int         `json:"shard"`
+	Shards  int         `json:"shards"`
+	Version string      `json:"version"`
+	Tables  []partTable `json:"tables"`
+	// Links are the shard's link groups (a group never spans shards).
+	Links []partLink `json:"links,omitempty"`
+}
+
+// partLink is a link group with the job index of its first table, which
+// orders the groups of all shards as the unsharded run lists them.
+type partLink struct {
+	First int               `json:"first"`
+	Group writers.LinkGroup `json:"group"`
+}
+
+type partTable struct {
+	// Job is the table's job index in the whole (unsharded) run.
+	Job     int                  `json:"job"`
+	HTML    bool                 `json:"html"`
+	ACRO    bool                 `json:"acro"`
+	Summary writers.TableSummary `json:"summary"`
+	Table   partDigest           `json:"table"`
+}
+
+// partDigest is what summary.html and results.json read of a table.
+type partDigest struct {
+	Name         string       `json:"name"`
+	Source       string       `json:"source"`
+	Mode         audit.Mode   `json:"mode"`
+	Dims         []string     `json:"dims"`
+	Columns      []string     `json:"columns"`
+	ColumnLabels []string     `json:"column_labels,omitempty"`
+	Exactly      int          `json:"exactly_disclosed,omitempty"`
+	Under        int          `json:"under_protected,omitempty"`
+	Audited      bool         `json:"audited,omitempty"`
+	Run          *audit.Trail `json:"run,omitempty"`
+	Cells        []partCell   `json:"cells"`
+}
+
+type partCell struct {
+	Key    []string          `json:"key"`
+	Status audit.Status      `json:"status"`
+	Flags  []partFlag        `json:"flags,omitempty"`
+	Stats  map[string]string `json:"stats,omitempty"`
+}
+
+// partFlag is a failed or review finding: its rule and outcome only.
+type partFlag struct {
+	Rule   string        `json:"rule"`
+	Status audit.Outcome `json:"status"`
+}
+
+func digest(t *audit.Table) partDigest {
+	d := partDigest{Name: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Columns: t.Columns, ColumnLabels: t.ColumnLabels, Run: t.Run, Cells: make([]partCell, len(t.Cells))}
+	if t.Audit != nil {
+		d.Audited, d.Exactly, d.Under = true, t.Audit.ExactlyDisclosed, t.Audit.UnderProtected
+	}
+	for i, c := range t.Cells {
+		pc := partCell{Key: c.Key, Status: c.Status}
+		for _, f := range c.Findings {
+			if f.Status == audit.Fail || f.Status == audit.Review {
+				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Status})
+			}
+		}
+		if c.Status == audit.StatusOK || c.Status == "" {
+			for _, col := range t.Columns {
+				if s, ok := c.Stats[col]; ok {
+					if pc.Stats == nil {
+						pc.Stats = map[string]string{}
+					}
+					pc.Stats[col] = s.Text
+				}
+			}
+		}
+		d.Cells[i] = pc
+	}
+	return d
+}
+
+func (d *partDigest) table() *audit.Table {
+	t := &audit.Table{Name: d.Name, Source: d.Source, Mode: d.Mode, Dims: d.Dims, Columns: d.Columns, ColumnLabels: d.ColumnLabels, Run: d.Run, Cells: make([]*audit.Cell, len(d.Cells))}
+	if d.Audited {
+		t.Audit = &audit.Intervals{ExactlyDisclosed: d.Exactly, UnderProtected: d.Under}
+	}
+	for i, pc := range d.Cells {
+		c := &audit.Cell{Key: pc.Key, Status: pc.Status, Stats: map[string]audit.Stat{}}
+		for _, f := range pc.Flags {
+			c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Status: f.Status})
+		}
+		for k, v := range pc.Stats {
+			c.Stats[k] = audit.Stat{Text: v}
+		}
+		t.Cells[i] = c
+	}
+	return t
+}
+
+// shardJobs returns the indexes of the jobs of shard opt.Shard.
+func shardJobs(jobs []Job, opt Options) ([]int, error) {
+	n := len(jobs)
+	var idx []int
+	if opt.Shards == 0 && opt.Shard == 0 {
+		for i := range n {
+			idx = append(idx, i)
+		}
+		return idx, nil
+	}
+	if opt.Shards < 1 || opt.Shard < 0 || opt.Shard >= opt.Shards {
+		return nil, &configs.Error{Msg: fmt.Sprintf("--shard %d --shards %d: want 0 <= shard < shards", opt.Shard, opt.Shards), Err: configs.ErrInvalid}
+	}
+	// Tables that may be linked (docs/suppression.md) stay in one shard,
+	// the shard of the group's first job, so that they are protected
+	// together; the key is the file's, without the sheet, which may group
+	// more than linking does but never less.
+	first := map[string]int{}
+	for i := range n {
+		home := i
+		if opt.Linked {
+			if key, ok := linkKey(jobs[i].Settings, jobs[i].Path, ""); ok {
+				if f, seen := first[key]; seen {
+					home = f
+				} else {
+					first[key] = i
+				}
+			}
+		}
+		if home%opt.Shards == opt.Shard {
+			idx = append(idx, i)
+		}
+	}
+	return idx, nil
+}
+
+// writePart writes the partial summary of a shard into dir.
+func writePart(ctx context.Context, dir string, res *Result, outputs [][]string, jobOf []int, jobs []Job, opt Options) ([]string, error) {
+	p := partFile{Schema: PartSchema, Shard: opt.Shard, Shards: opt.Shards, Version: opt.Version, Tables: []partTable{}}
+	for k, t := range res.Tables {
+		j := jobs[jobOf[k]]
+		p.Tables = append(p.Tables, partTable{Job: jobOf[k], HTML: j.Settings.Output.HTML, ACRO: j.Settings.Output.ACRO,
+			Summary: res.Summary.Tables[k], Table: digest(t)})
+	}
+	jobOfName := map[string]int{}
+	for k, t := range res.Tables {
+		jobOfName[t.Name] = jobOf[k]
+	}
+	for _, g := range res.Summary.LinkGroups {
+		first := len(jobs)
+		for _, n := range g.Tables {
+			if j, ok := jobOfName[n]; ok {
+				first = min(first, j)
+			}
+		}
+		p.Links = append(p.Links, partLink{First: first, Group: g})
+	}
+	name := PartFile(opt.Shard, opt.Shards)
+	err := writers.WriteAtomic(ctx, filepath.Join(dir, name), func(w io.Writer) error {
+		b, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	})
+	return []string{name}, err
+}
+
+// Merge combines the partial summaries of a sharded run found in dirs
+// (every shard exactly once) into the run's summary.json, summary.html and
+// results.json in opt.Out, as the unsharded run writes them; table outputs
+// in another directory than opt.Out are copied into it. Errors about the
+// partial summaries are input errors (*readers.Error).
+func Merge(ctx context.Context, dirs []string, opt Options) (*Result, error) {
+	parts, where, err := readParts(dirs)
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		t   partTable
+		dir string
+	}
+	var all []entry
+	for i, p := range parts {
+		for _, t := range p.Tables {
+			all = append(all, entry{t, where[i]})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b entry) int { return a.t.Job - b.t.Job })
+	stage, err := beginStaging(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer stage.abort()
+	res := &Result{}
+	names := map[string]bool{}
+	var html, acro bool
+	var copied, files []string
+	for _, e := range all {
+		name := e.t.Summary.Table
+		if names[name] {
+			return nil, &readers.Error{File: e.dir, Err: fmt.Errorf("two shards wrote a table named %q", name)}
+		}
+		names[name] = true
+		t := e.t.Table.table()
+		res.Tables = append(res.Tables, t)
+		html, acro = html || e.t.HTML, acro || e.t.ACRO
+		same, err := sameDir(e.dir, opt.Out)
+		if err != nil {
+			return nil, err
+		}
+		if !same {
+			copied = append(copied, name)
+			for _, f := range e.t.Summary.Outputs {
+				if err := copyOutput(ctx, filepath.Join(e.dir, f), filepath.Join(stage.dir, f)); err != nil {
+					return nil, err
+				}
+				files = append(files, f)
+			}
+		}
+	}
+	ts := ""
+	for _, t := range res.Tables {
+		if t.Run != nil && t.Run.Timestamp != "" {
+			ts = t.Run.Timestamp
+			break
+		}
+	}
+	res.Summary.Version = parts[0].Version
+	res.Summary.Run = (&inputLog{version: parts[0].Version, timestamp: ts}).run(res.Tables)
+	for _, e := range all {
+		res.Summary.Add(e.t.Summary)
+	}
+	var links []partLink
+	for _, p := range parts {
+		links = append(links, p.Links...)
+	}
+	slices.SortStableFunc(links, func(a, b partLink) int { return a.First - b.First })
+	for _, l := range links {
+		res.Summary.LinkGroups = append(res.Summary.LinkGroups, l.Group)
+	}
+	run, err := writeRunFiles(ctx, stage.dir, res, html, acro)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := stage.commit(copied, files, run); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// readParts reads the partial summaries in dirs and checks that every
+// shard of one run is there exactly once.
+func readParts(dirs []string) ([]*partFile, []string, error) {
+	var parts []*partFile
+	var where []string
+	seen := map[int]string{}
+	shards := 0
+	for _, dir := range dirs {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, nil, &readers.Error{File: dir, Err: err}
+		}
+		for _, e := range ents {
+			m := partName.FindStringSubmatch(e.Name())
+			if m == nil || !e.Type().IsRegular() {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, nil, &readers.Error{File: path, Err: err}
+			}
+			p := &partFile{}
+			if err := json.Unmarshal(data, p); err != nil {
+				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("not a partial summary: %w", err)}
+			}
+			i, _ := strconv.Atoi(m[1])
+			n, _ := strconv.Atoi(m[2])
+			switch {
+			case p.Schema != PartSchema:
+				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("partial summary schema %d, this version reads %d", p.Schema, PartSchema)}
+			case p.Shard != i || p.Shards != n || n < 1 || i >= n:
+				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("the file says shard %d of %d", p.Shard, p.Shards)}
+			case shards != 0 && n != shards:
+				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("a partial summary of %d shards, others are of %d", n, shards)}
+			case len(parts) > 0 && p.Version != parts[0].Version:
+				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("written by sdcaudit %s, others by %s", p.Version, parts[0].Version)}
+			}
+			if prev, dup := seen[i]; dup {
+				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("shard %d is also in %s", i, prev)}
+			}
+			seen[i], shards = path, n
+			parts = append(parts, p)
+			where = append(where, dir)
+		}
+	}
+	if shards == 0 {
+		return nil, nil, &readers.Error{File: dirs[0], Err: errors.New("no partial summary (summary.part-I-of-N.json) found")}
+	}
+	for i := range shards {
+		if _, ok := seen[i]; !ok {
+			return nil, nil, &readers.Error{File: dirs[0], Err: fmt.Errorf("the partial summary of shard %d of %d is missing (%s)", i, shards, PartFile(i, shards))}
+		}
+	}
+	return parts, where, nil
+}
+
+// sameDir reports whether a and b are the same directory (b may not exist
+// yet).
+func sameDir(a, b string) (bool, error) {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false, &readers.Error{File: a, Err: err}
+	}
+	ib, err := os.Stat(b)
+	if err != nil {
+		return false, nil
+	}
+	return os.SameFile(ia, ib), nil
+}
+
+// copyOutput copies a shard's table output into the staging directory.
+func copyOutput(ctx context.Context, src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return &readers.Error{File: src, Err: err}
+	}
+	defer in.Close()
+	return writers.WriteAtomic(ctx, dst, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}
