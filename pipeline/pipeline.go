@@ -262,7 +262,7 @@ func checkName(name, path string) error {
 func ReaderOptions(s *configs.Settings) readers.Options { return readerOptions(s) }
 
 func readerOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal}
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s)}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":
 		o.Delimiter = '\t'

@@ -1,0 +1,56 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+)
+
+// Wide (crosstab) tables are read long by readers (one row per body cell:
+// the row dimensions, the column dimensions, the value), so that every
+// stage after reading treats them like any aggregate table; the margins
+// are their Total rows and columns.
+
+// isWide reports whether the settings read a wide table.
+func isWide(c *configs.Columns) bool { return c != nil && len(c.Across) > 0 }
+
+// wideOptions are the reader options of a wide table, nil for others.
+func wideOptions(s *configs.Settings) *readers.WideOptions {
+	if !isWide(s.Columns) {
+		return nil
+	}
+	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, TotalLabel: s.TotalLabel}
+}
+
+// longColumns maps a wide table's configuration to the columns of the long
+// table its reader gives: the row and column dimensions, and the value
+// column (named after the statistic) in the role columns.value names. Other
+// configurations are returned as they are.
+func longColumns(c *configs.Columns) (*configs.Columns, error) {
+	if !isWide(c) {
+		return c, nil
+	}
+	if len(c.Dims) == 0 {
+		return nil, &configs.Error{Msg: "a wide table (columns.across) needs columns.dims: its row dimensions, one label column each", Err: configs.ErrInvalid}
+	}
+	if len(c.Top) > 0 || len(c.Moments) > 0 || len(c.Roles()) > 0 {
+		return nil, &configs.Error{Msg: "a wide table (columns.across) holds one statistic, named by columns.value; columns.count, .total, .top, ... are for long tables", Err: configs.ErrInvalid}
+	}
+	dims := append(append([]string{}, c.Dims...), c.Across...)
+	for i, d := range dims {
+		if slices.Contains(dims[:i], d) || d == c.Value {
+			return nil, &configs.Error{Msg: fmt.Sprintf("dimension %q appears twice in columns.dims, columns.across and columns.value", d), Err: configs.ErrInvalid}
+		}
+	}
+	long := &configs.Columns{Dims: dims}
+	set := map[string]*string{"count": &long.Count, "total": &long.Total, "mean": &long.Mean, "sd": &long.SD, "variance": &long.Variance,
+		"median": &long.Median, "min": &long.Min, "max": &long.Max, "skewness": &long.Skewness, "kurtosis": &long.Kurtosis}
+	p, ok := set[c.Value]
+	if !ok {
+		return nil, &configs.Error{Msg: fmt.Sprintf("columns.value %q: a wide table's body holds count, total, mean, sd, variance, median, min, max, skewness or kurtosis", c.Value), Err: configs.ErrInvalid}
+	}
+	*p = c.Value
+	return long, nil
+}
