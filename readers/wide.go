@@ -448,7 +448,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		}
 		ks := strings.Join(key, "\x00")
 		if p, dup := seen[ks]; dup {
-			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): several statistics side by side are not read as one table; give one block's range with input.range", strings.Join(key, " / "), colName(lay.Columns[p]))
+			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (read one block at a time with input.range)", strings.Join(key, " / "), colName(lay.Columns[p]), w.Across)
 		}
 		seen[ks] = j
 		colKeys[j] = key

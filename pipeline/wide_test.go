@@ -1,0 +1,439 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+// The crosstab inputs in testdata/wide are built by TestWideTestdata with
+// -update: enterprises by region, sector and size class, with their margins.
+const wideDir = "../testdata/wide/"
+
+var (
+	wideRegions = []string{"North", "South", "East", "West"}
+	wideSectors = []string{"Manufacturing", "Services", "Retail"}
+	wideSizes   = []string{"Small", "Large"}
+)
+
+// wideCounts are the counts per region, sector and size (the last index
+// of each is its Total).
+func wideCounts() [5][4][3]int {
+	rng := rand.New(rand.NewPCG(13, 13))
+	var n [5][4][3]int
+	for r := range 4 {
+		for s := range 3 {
+			for z := range 2 {
+				n[r][s][z] = 2 + rng.IntN(60)
+				if rng.IntN(5) == 0 {
+					n[r][s][z] = 1 + rng.IntN(4) // below the threshold
+				}
+			}
+		}
+	}
+	for r := range 5 {
+		for s := range 4 {
+			for z := range 3 {
+				if r < 4 && s < 3 && z < 2 {
+					continue
+				}
+				sum := 0
+				for rr := range 4 {
+					for ss := range 3 {
+						for zz := range 2 {
+							if (r == 4 || rr == r) && (s == 3 || ss == s) && (z == 2 || zz == z) {
+								sum += n[rr][ss][zz]
+							}
+						}
+					}
+				}
+				n[r][s][z] = sum
+			}
+		}
+	}
+	return n
+}
+
+func label(list []string, i int) string {
+	if i == len(list) {
+		return "Total"
+	}
+	return list[i]
+}
+
+// wideMarked are the cells (region, sector) of the one-header tables given
+// as already suppressed ("c"): a rectangle, so that the margins do not
+// give them away.
+var wideMarked = map[[2]int]bool{{0, 1}: true, {0, 2}: true, {1, 1}: true, {1, 2}: true}
+
+// wideMarked2 are the cells (region, sector, size) of the two-header table
+// given as suppressed.
+var wideMarked2 = map[[3]int]bool{{0, 0, 0}: true, {0, 0, 1}: true, {2, 0, 0}: true, {2, 0, 1}: true}
+
+func cellText2(n [5][4][3]int, r, s int) string {
+	if wideMarked[[2]int{r, s}] {
+		return "c"
+	}
+	return strconv.Itoa(n[r][s][2])
+}
+
+func cellText3(n [5][4][3]int, r, s, z int) string {
+	if wideMarked2[[3]int{r, s, z}] {
+		return "c"
+	}
+	return strconv.Itoa(n[r][s][z])
+}
+
+func setCell(t testing.TB, f *excelize.File, sheet string, col, row int, v string) {
+	t.Helper()
+	ref, _ := excelize.CoordinatesToCellName(col, row)
+	var err error
+	if x, e := strconv.Atoi(v); e == nil {
+		err = f.SetCellInt(sheet, ref, int64(x))
+	} else {
+		err = f.SetCellStr(sheet, ref, v)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWideTestdata writes the crosstab inputs with -update and otherwise
+// checks that they are there.
+func TestWideTestdata(t *testing.T) {
+	files := []string{"region_sector.xlsx", "region_sector_size.xlsx", "region_sector.csv", "region_sector_long.csv", "region_sector_size_long.csv"}
+	if !*update {
+		for _, f := range files {
+			if _, err := os.Stat(wideDir + f); err != nil {
+				t.Errorf("%v (run go test ./pipeline -run TestWideTestdata -update)", err)
+			}
+		}
+		return
+	}
+	if err := os.MkdirAll(wideDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	n := wideCounts()
+	const sh = "Table 1"
+	notes := []string{"Source: Business register 2025.", "c = confidential (fewer than 10 enterprises or dominated)."}
+
+	// one header row
+	f := excelize.NewFile()
+	f.SetSheetName("Sheet1", sh)
+	setCell(t, f, sh, 1, 1, "Table 1. Enterprises by region and sector, 2025")
+	setCell(t, f, sh, 1, 2, "Number of enterprises")
+	setCell(t, f, sh, 1, 4, "Region")
+	for s := range 4 {
+		setCell(t, f, sh, 2+s, 4, label(wideSectors, s))
+	}
+	for r := range 5 {
+		setCell(t, f, sh, 1, 5+r, label(wideRegions, r))
+		for s := range 4 {
+			setCell(t, f, sh, 2+s, 5+r, cellText2(n, r, s))
+		}
+	}
+	for i, note := range notes {
+		setCell(t, f, sh, 1, 11+i, note)
+	}
+	f.MergeCell(sh, "A1", "E1")
+	if err := f.SaveAs(wideDir + files[0]); err != nil {
+		t.Fatal(err)
+	}
+
+	// two header rows: sector over size, merged
+	f = excelize.NewFile()
+	f.SetSheetName("Sheet1", sh)
+	setCell(t, f, sh, 1, 1, "Table 2. Enterprises by region, sector and size class, 2025")
+	setCell(t, f, sh, 1, 2, "Number of enterprises")
+	setCell(t, f, sh, 1, 4, "Region")
+	f.MergeCell(sh, "A4", "A5")
+	for s := range 4 {
+		c := 2 + 3*s
+		setCell(t, f, sh, c, 4, label(wideSectors, s))
+		from, _ := excelize.CoordinatesToCellName(c, 4)
+		to, _ := excelize.CoordinatesToCellName(c+2, 4)
+		f.MergeCell(sh, from, to)
+		for z := range 3 {
+			setCell(t, f, sh, c+z, 5, label(wideSizes, z))
+		}
+	}
+	for r := range 5 {
+		setCell(t, f, sh, 1, 6+r, label(wideRegions, r))
+		for s := range 4 {
+			for z := range 3 {
+				setCell(t, f, sh, 2+3*s+z, 6+r, cellText3(n, r, s, z))
+			}
+		}
+	}
+	for i, note := range notes {
+		setCell(t, f, sh, 1, 12+i, note)
+	}
+	if err := f.SaveAs(wideDir + files[1]); err != nil {
+		t.Fatal(err)
+	}
+
+	// the one-header table as CSV, with a title holding a comma and notes
+	var b strings.Builder
+	b.WriteString("\"Table 1. Enterprises by region and sector, 2025\"\n\nRegion")
+	for s := range 4 {
+		b.WriteString("," + label(wideSectors, s))
+	}
+	b.WriteString("\n")
+	for r := range 5 {
+		b.WriteString(label(wideRegions, r))
+		for s := range 4 {
+			b.WriteString("," + cellText2(n, r, s))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	for _, note := range notes {
+		b.WriteString("\"" + note + "\"\n")
+	}
+	if err := os.WriteFile(wideDir+files[2], []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// the same tables long
+	b.Reset()
+	b.WriteString("region,sector,count\n")
+	for r := range 5 {
+		for s := range 4 {
+			fmt.Fprintf(&b, "%s,%s,%s\n", label(wideRegions, r), label(wideSectors, s), cellText2(n, r, s))
+		}
+	}
+	if err := os.WriteFile(wideDir+files[3], []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	b.WriteString("region,sector,size,count\n")
+	for r := range 5 {
+		for s := range 4 {
+			for z := range 3 {
+				fmt.Fprintf(&b, "%s,%s,%s,%s\n", label(wideRegions, r), label(wideSectors, s), label(wideSizes, z), cellText3(n, r, s, z))
+			}
+		}
+	}
+	if err := os.WriteFile(wideDir+files[4], []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const (
+	wideConfig1     = "columns: {dims: [region], across: [sector], value: count}\n"
+	wideConfig2     = "columns: {dims: [region], across: [sector, size], value: count}\n"
+	wideLongConfig1 = "columns: {dims: [region, sector], count: count}\n"
+	wideLongConfig2 = "columns: {dims: [region, sector, size], count: count}\n"
+)
+
+// wideReport is the report of a table with the source rows cleared (they
+// are the rows of the file read: one per cell long, one per row wide) and
+// the warnings (the wide layout detected) left out.
+func wideReport(t *testing.T, path, y string) []byte {
+	t.Helper()
+	s := settings(t, y)
+	srcs, err := readers.Open(path, ReaderOptions(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcs[0].Close()
+	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	tab.Source, tab.Input, tab.Warnings, tab.Name = "", nil, nil, ""
+	for _, c := range tab.Cells {
+		c.Row = 0
+	}
+	var b bytes.Buffer
+	if err := (writers.Report{}).Write(&b, tab); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestWideRoundTrip: a long table and the same table laid out wide (a
+// workbook with one or two header rows, a CSV) give the same report.
+func TestWideRoundTrip(t *testing.T) {
+	for _, tc := range []struct{ wide, long, cfg, longCfg string }{
+		{"region_sector.xlsx", "region_sector_long.csv", wideConfig1, wideLongConfig1},
+		{"region_sector.csv", "region_sector_long.csv", wideConfig1, wideLongConfig1},
+		{"region_sector_size.xlsx", "region_sector_size_long.csv", wideConfig2, wideLongConfig2},
+	} {
+		want := wideReport(t, wideDir+tc.long, tc.longCfg)
+		var rep struct {
+			Cells []struct {
+				Status string `json:"status"`
+			} `json:"cells"`
+		}
+		if err := json.Unmarshal(want, &rep); err != nil {
+			t.Fatal(err)
+		}
+		statuses := map[string]int{}
+		for _, c := range rep.Cells {
+			statuses[c.Status]++
+		}
+		if statuses["primary"] == 0 || statuses["ok"] == 0 {
+			t.Fatalf("%s: the test table needs ok and primary cells: %v", tc.long, statuses)
+		}
+		got := wideReport(t, wideDir+tc.wide, tc.cfg)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the report differs from %s's:\n%s", tc.wide, tc.long, firstDiff(want, got))
+		}
+	}
+}
+
+// TestWideLayoutDetected: the report says where the table was found.
+func TestWideLayoutDetected(t *testing.T) {
+	s := settings(t, wideConfig2)
+	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", ReaderOptions(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcs[0].Close()
+	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `sheet "Table 1": wide layout: header rows 4-5 (sector, size across), row labels in column A (region), body rows 6-10 x columns B-M, titles rows 1-2, notes rows 12-13`
+	if len(tab.Warnings) == 0 || tab.Warnings[0] != want {
+		t.Errorf("warnings %q, want %q", tab.Warnings, want)
+	}
+	if len(tab.Cells) != 5*4*3 {
+		t.Errorf("%d cells", len(tab.Cells))
+	}
+}
+
+// TestWideAuditIntervals: the interval audit of a wide workbook with
+// markers gives the intervals of the same table long.
+func TestWideAuditIntervals(t *testing.T) {
+	for _, tc := range []struct{ wide, long, cfg, longCfg string }{
+		{"region_sector.xlsx", "region_sector_long.csv", wideConfig1, wideLongConfig1},
+		{"region_sector.csv", "region_sector_long.csv", wideConfig1, wideLongConfig1},
+		{"region_sector_size.xlsx", "region_sector_size_long.csv", wideConfig2, wideLongConfig2},
+	} {
+		for range 3 {
+			_, wantIv, err := AuditFile(context.Background(), wideDir+tc.long, settings(t, tc.longCfg), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, gotIv, err := AuditFile(context.Background(), wideDir+tc.wide, settings(t, tc.cfg), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.wide, err)
+			}
+			if len(wantIv.Cells) == 0 {
+				t.Fatalf("%s: no suppressed cell audited", tc.long)
+			}
+			w, _ := json.Marshal(wantIv)
+			g, _ := json.Marshal(gotIv)
+			if !bytes.Equal(w, g) {
+				t.Errorf("%s: intervals\n%s\nwant (long)\n%s", tc.wide, g, w)
+			}
+		}
+	}
+}
+
+// wideSheet writes a one-sheet workbook of the rows (numbers as numbers)
+// and the merged ranges ("A1:C1").
+func wideSheet(t *testing.T, rows [][]string, merges ...string) string {
+	t.Helper()
+	f := excelize.NewFile()
+	for r, row := range rows {
+		for c, v := range row {
+			if v != "" {
+				setCell(t, f, "Sheet1", c+1, r+1, v)
+			}
+		}
+	}
+	for _, m := range merges {
+		p := strings.Split(m, ":")
+		if err := f.MergeCell("Sheet1", p[0], p[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "t.xlsx")
+	if err := f.SaveAs(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestWideRefusesAmbiguous: layouts the configuration does not resolve are
+// refused with the sheet, row and column and the keys to set.
+func TestWideRefusesAmbiguous(t *testing.T) {
+	body := [][]string{{"A", "3", "4", "7"}, {"B", "5", "6", "11"}, {"Total", "8", "10", "18"}}
+	for _, tc := range []struct {
+		name   string
+		rows   [][]string
+		merges []string
+		cfg    string
+		want   string
+	}{
+		{"blank header cell", append([][]string{{"Region", "X", "", "Total"}}, body...), nil, wideConfig1,
+			`sheet "Sheet1", row 1, column "C": blank header cell`},
+		{"blank row label", [][]string{{"Region", "X", "Y", "Total"}, {"A", "3", "4", "7"}, {"", "5", "6", "11"}, {"Total", "8", "10", "18"}}, nil, wideConfig1,
+			`row 3, column "A": blank row label`},
+		{"two header rows read as one", [][]string{{"", "Sector", "Sector", ""}, {"Region", "X", "Y", "Total"}, {"A", "3", "4", "7"}}, nil, wideConfig1,
+			`row 1, column "C": duplicate column labels "Sector" (also column B): the header has more rows than columns.across`},
+		{"statistics side by side", append([][]string{{"Region", "N", "N", "Total"}}, body...), nil, wideConfig1,
+			`duplicate column labels "N"`},
+		{"value right of the header", [][]string{{"Region", "X", "Y", "Total"}, {"A", "3", "4", "7", "9"}}, nil, wideConfig1,
+			`row 2, column "E": a value right of the table`},
+		{"merged body cells", append([][]string{{"Region", "X", "Y", "Total"}}, body...), []string{"B2:C2"}, wideConfig1,
+			`merged range B2:C2 in the table's body`},
+		{"data below the notes", append(append([][]string{{"Region", "X", "Y", "Total"}}, body...), []string{}, []string{"note"}, []string{"C", "1", "2", "3"}), nil, wideConfig1,
+			`row 7 below the end of the table`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := wideSheet(t, tc.rows, tc.merges...)
+			_, err := LoadFile(context.Background(), path, settings(t, tc.cfg))
+			var re *readers.Error
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want a *readers.Error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestWideBlankTotalBelow: a Total over both header rows needs no label
+// below it, and the cells of a wide workbook are read as numbers, markers
+// and missing values like a long table's.
+func TestWideBlankTotalBelow(t *testing.T) {
+	rows := [][]string{
+		{"Region", "X", "X", "Total"},
+		{"", "a", "b", ""},
+		{"A", "3", "c", "7"},
+		{"Total", "3", "4", "7"},
+	}
+	path := wideSheet(t, rows, "B1:C1")
+	tab, err := LoadFile(context.Background(), path, settings(t, wideConfig2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, c := range tab.Cells {
+		keys = append(keys, strings.Join(c.Key, "/")+"="+c.Stats["count"].Text)
+	}
+	want := "A/X/a=3 A/X/b=c A/Total/Total=7 Total/X/a=3 Total/X/b=4 Total/Total/Total=7"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("cells %s\nwant  %s", got, want)
+	}
+	if !tab.Cells[1].Stats["count"].Marker {
+		t.Errorf("the c marker is not a marker")
+	}
+	_ = audit.StatusOK
+}
