@@ -383,19 +383,21 @@ func TestWideRefusesAmbiguous(t *testing.T) {
 		cfg    string
 		want   string
 	}{
-		{"blank header cell", append([][]string{{"Region", "X", "", "Total"}}, body...), nil, wideConfig1,
+		{"blank header cell", append([][]string{{"Region", "Mining", "", "Total"}}, body...), nil, wideConfig1,
 			`sheet "Sheet1", row 1, column "C": blank header cell`},
-		{"blank row label", [][]string{{"Region", "X", "Y", "Total"}, {"A", "3", "4", "7"}, {"", "5", "6", "11"}, {"Total", "8", "10", "18"}}, nil, wideConfig1,
+		{"blank row label", [][]string{{"Region", "Mining", "Trade", "Total"}, {"A", "3", "4", "7"}, {"", "5", "6", "11"}, {"Total", "8", "10", "18"}}, nil, wideConfig1,
 			`row 3, column "A": blank row label`},
-		{"two header rows read as one", [][]string{{"", "Sector", "Sector", ""}, {"Region", "X", "Y", "Total"}, {"A", "3", "4", "7"}}, nil, wideConfig1,
+		{"two header rows read as one", [][]string{{"", "Sector", "Sector", ""}, {"Region", "Mining", "Trade", "Total"}, {"A", "3", "4", "7"}}, nil, wideConfig1,
 			`row 1, column "C": duplicate column labels "Sector" (also column B): the header has more rows than columns.across`},
+		{"one header row read as two", append([][]string{{"Region", "Mining", "Trade", "Total"}}, body...), nil, wideConfig2,
+			`row 2, column "A": row 2 has a row label ("A") like a body row`},
 		{"statistics side by side", append([][]string{{"Region", "N", "N", "Total"}}, body...), nil, wideConfig1,
 			`duplicate column labels "N"`},
-		{"value right of the header", [][]string{{"Region", "X", "Y", "Total"}, {"A", "3", "4", "7", "9"}}, nil, wideConfig1,
+		{"value right of the header", [][]string{{"Region", "Mining", "Trade", "Total"}, {"A", "3", "4", "7", "9"}}, nil, wideConfig1,
 			`row 2, column "E": a value right of the table`},
-		{"merged body cells", append([][]string{{"Region", "X", "Y", "Total"}}, body...), []string{"B2:C2"}, wideConfig1,
+		{"merged body cells", append([][]string{{"Region", "Mining", "Trade", "Total"}}, body...), []string{"B2:C2"}, wideConfig1,
 			`merged range B2:C2 in the table's body`},
-		{"data below the notes", append(append([][]string{{"Region", "X", "Y", "Total"}}, body...), []string{}, []string{"note"}, []string{"C", "1", "2", "3"}), nil, wideConfig1,
+		{"data below the notes", append(append([][]string{{"Region", "Mining", "Trade", "Total"}}, body...), []string{}, []string{"note"}, []string{"C", "1", "2", "3"}), nil, wideConfig1,
 			`row 7 below the end of the table`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -414,7 +416,7 @@ func TestWideRefusesAmbiguous(t *testing.T) {
 // and missing values like a long table's.
 func TestWideBlankTotalBelow(t *testing.T) {
 	rows := [][]string{
-		{"Region", "X", "X", "Total"},
+		{"Region", "Mining", "Mining", "Total"},
 		{"", "a", "b", ""},
 		{"A", "3", "c", "7"},
 		{"Total", "3", "4", "7"},
@@ -428,7 +430,7 @@ func TestWideBlankTotalBelow(t *testing.T) {
 	for _, c := range tab.Cells {
 		keys = append(keys, strings.Join(c.Key, "/")+"="+c.Stats["count"].Text)
 	}
-	want := "A/X/a=3 A/X/b=c A/Total/Total=7 Total/X/a=3 Total/X/b=4 Total/Total/Total=7"
+	want := "A/Mining/a=3 A/Mining/b=c A/Total/Total=7 Total/Mining/a=3 Total/Mining/b=4 Total/Total/Total=7"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("cells %s\nwant  %s", got, want)
 	}

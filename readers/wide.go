@@ -188,6 +188,13 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 		if cells > MaxWideCells {
 			return nil, &Error{File: path, Row: line, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
 		}
+		// encoding/csv skips blank lines: keep the rows at their lines
+		if l, _ := cr.FieldPos(0); l > 0 {
+			line = l
+		}
+		for len(rows) < line-1 {
+			rows = append(rows, nil)
+		}
 		row := make([]string, len(rec))
 		for i, v := range rec {
 			if checkUTF8 && !validUTF8(v) {
@@ -431,6 +438,16 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 	for c := left + nD; c <= last; c++ {
 		lay.Columns = append(lay.Columns, c)
 	}
+	// A header row below the first with a row label of its own is a body
+	// row: columns.across names more dimensions than the header has rows.
+	for k := 1; k < nA; k++ {
+		hr := lay.Header[k]
+		for c := left; c < left+nD; c++ {
+			if v := at(hr, c); v != "" && v != at(hr-1, c) {
+				return nil, errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, w.Across, k+1, nA)
+			}
+		}
+	}
 	// Column labels per body column.
 	colKeys := make([][]string, len(lay.Columns))
 	seen := map[string]int{}
@@ -443,6 +460,9 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 			}
 			if v == "" {
 				return nil, errf(hr, c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across)
+			}
+			if markerTexts[v] {
+				return nil, errf(hr, c, "header cell %q reads as a suppression marker: check columns.across (one header row per column dimension)", v)
 			}
 			key[k] = v
 		}
