@@ -211,7 +211,7 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	evaluated := time.Now()
-	files, err := writeTable(ctx, dir, t, j.Settings, workers)
+	files, err := writeTable(ctx, dir, t, outputWriters(u.src, j.Settings), workers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,8 +275,7 @@ func readerOptions(s *configs.Settings) readers.Options {
 
 // writeTable writes every output of one table, concurrently (writers only
 // read the table), and returns the file names in a fixed order.
-func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Settings, workers int) ([]string, error) {
-	ws := tableWriters(s)
+func writeTable(ctx context.Context, dir string, t *audit.Table, ws []writers.TableWriter, workers int) ([]string, error) {
 	files := make([]string, len(ws))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))

@@ -3,9 +3,11 @@ package pipeline
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
 )
 
 // Wide (crosstab) tables are read long by readers (one row per body cell:
@@ -53,4 +55,39 @@ func longColumns(c *configs.Columns) (*configs.Columns, error) {
 	}
 	*p = c.Value
 	return long, nil
+}
+
+// outputWriters are the writers of a table read from src: those of the
+// settings, with outputs that look like the input for a wide table: the
+// annotated copy of its workbook, and the safe tables laid out wide unless
+// output.layout is long.
+func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWriter {
+	ws := tableWriters(s)
+	ws0, ok := readers.As[readers.WideSource](src)
+	if !ok {
+		return ws
+	}
+	lay := ws0.Layout()
+	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][2]int, len(lay.Keys))}
+	for i, k := range lay.Keys {
+		x.Pos[strings.Join(k, "\x00")] = [2]int{lay.Pos[i].Row, lay.Pos[i].Col}
+	}
+	wide := s.Output.Layout != "long"
+	for i, w := range ws {
+		switch w := w.(type) {
+		case writers.Annotated:
+			if lay.Format == "xlsx" {
+				ws[i] = writers.AnnotatedCopy{Layout: x}
+			}
+		case writers.SafeCSV:
+			if wide {
+				ws[i] = writers.SafeWideCSV{Options: w.Options, Layout: x}
+			}
+		case writers.SafeXLSX:
+			if wide {
+				ws[i] = writers.SafeWideXLSX{Options: w.Options, Layout: x}
+			}
+		}
+	}
+	return ws
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -438,4 +439,190 @@ func TestWideBlankTotalBelow(t *testing.T) {
 		t.Errorf("the c marker is not a marker")
 	}
 	_ = audit.StatusOK
+}
+
+// TestWideOutputs opens the annotated copy of a wide workbook and finds
+// the fills and comments on the right body cells, the title and note rows
+// untouched; the safe tables are laid out like the input, withholding
+// every cell that is not ok; and every output is byte-identical between
+// runs.
+func TestWideOutputs(t *testing.T) {
+	in := wideDir + "region_sector_size.xlsx"
+	s := settings(t, wideConfig2+"output: {safe_xlsx: true, annotated: true, html: true}\n")
+	dir := t.TempDir()
+	res, err := Run(context.Background(), []Job{{Path: in, Settings: s}}, Options{Out: dir, Workers: 2, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := res.Tables[0]
+	statuses := map[audit.Status]int{}
+	for _, c := range tab.Cells {
+		statuses[c.Status]++
+	}
+	if statuses[audit.StatusPrimary] == 0 || statuses[audit.StatusSecondary] == 0 || statuses[audit.StatusOK] == 0 {
+		t.Fatalf("the test table needs ok, primary and secondary cells: %v", statuses)
+	}
+	orig, err := excelize.OpenFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer orig.Close()
+	ann, err := excelize.OpenFile(filepath.Join(dir, "region_sector_size.annotated.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ann.Close()
+	const sh = "Table 1"
+	if got := ann.GetSheetList(); strings.Join(got, "|") != sh+"|"+writers.SheetSummary+"|"+writers.SheetLegend {
+		t.Errorf("sheets %q", got)
+	}
+	comments, err := ann.GetComments(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commented := map[string]string{}
+	for _, c := range comments {
+		for _, p := range c.Paragraph {
+			commented[c.Cell] += p.Text
+		}
+	}
+	fillOf := func(f *excelize.File, ref string) string {
+		id, err := f.GetCellStyle(sh, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := f.GetStyle(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Fill.Color) == 0 {
+			return ""
+		}
+		return strings.ToUpper(strings.TrimPrefix(st.Fill.Color[0], "#"))
+	}
+	// the body: B6:M10, in reading order, one cell per table cell
+	i := 0
+	for r := 6; r <= 10; r++ {
+		for c := 2; c <= 13; c++ {
+			ref, _ := excelize.CoordinatesToCellName(c, r)
+			cell := tab.Cells[i]
+			i++
+			ov, _ := orig.GetCellValue(sh, ref)
+			av, _ := ann.GetCellValue(sh, ref)
+			if ov != av || cell.Stats["count"].Text != ov {
+				t.Errorf("%s: value %q, input %q, cell %s %q", ref, av, ov, strings.Join(cell.Key, "/"), cell.Stats["count"].Text)
+			}
+			want := ""
+			if cell.Status != audit.StatusOK {
+				want = writers.Palette[cell.Status]
+			}
+			if got := fillOf(ann, ref); got != want {
+				t.Errorf("%s (%s, %s): fill %q, want %q", ref, strings.Join(cell.Key, "/"), cell.Status, got, want)
+			}
+			text, has := commented[ref]
+			if (cell.Status != audit.StatusOK) && !has {
+				t.Errorf("%s (%s): no comment", ref, cell.Status)
+			}
+			if has && !strings.Contains(text, string(cell.Status)+" (region="+cell.Key[0]) {
+				t.Errorf("%s: comment %q does not name the cell", ref, text)
+			}
+		}
+	}
+	if i != len(tab.Cells) {
+		t.Errorf("%d body cells, %d table cells", i, len(tab.Cells))
+	}
+	// titles, header and notes untouched
+	for _, ref := range []string{"A1", "A2", "A4", "B4", "B5", "M5", "A6", "A12", "A13"} {
+		ov, _ := orig.GetCellValue(sh, ref)
+		av, _ := ann.GetCellValue(sh, ref)
+		if ov != av || ov == "" {
+			t.Errorf("%s: %q, input %q", ref, av, ov)
+		}
+		if fillOf(ann, ref) != fillOf(orig, ref) {
+			t.Errorf("%s: fill changed", ref)
+		}
+		if _, has := commented[ref]; has {
+			t.Errorf("%s: commented", ref)
+		}
+	}
+	if mc, _ := ann.GetMergeCells(sh); len(mc) != 5 {
+		t.Errorf("%d merged ranges, want the input's 5", len(mc))
+	}
+
+	// the safe CSV: the input's rows, every cell not ok withheld
+	safe, err := os.ReadFile(filepath.Join(dir, "region_sector_size.safe.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := csv.NewReader(bytes.NewReader(safe))
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// encoding/csv skips the blank lines: titles 2, header 2, body 5, notes 2
+	if len(recs) != 11 || !strings.HasPrefix(recs[0][0], "Table 2. Enterprises") || !strings.HasPrefix(recs[9][0], "Source: Business register") {
+		t.Errorf("titles or notes missing:\n%s", safe)
+	}
+	i = 0
+	for r := 4; r <= 8; r++ {
+		fields := recs[r]
+		if fields[0] != label(wideRegions, r-4) {
+			t.Errorf("record %d: %q", r, fields)
+		}
+		for c := 1; c <= 12; c++ {
+			cell := tab.Cells[i]
+			i++
+			want := cell.Stats["count"].Text
+			if writers.Suppressed(cell) {
+				want = "x"
+			}
+			if fields[c] != want {
+				t.Errorf("safe.csv record %d field %d (%s, %s): %q, want %q", r, c+1, strings.Join(cell.Key, "/"), cell.Status, fields[c], want)
+			}
+		}
+	}
+	sx, err := excelize.OpenFile(filepath.Join(dir, "region_sector_size.safe.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sx.Close()
+	rows, _ := sx.GetRows("Table")
+	var nonEmpty [][]string
+	for _, r := range rows {
+		if len(r) > 0 {
+			nonEmpty = append(nonEmpty, r)
+		}
+	}
+	for r, rec := range recs {
+		if r >= len(nonEmpty) || strings.Join(nonEmpty[r], ",") != strings.Join(rec, ",") {
+			t.Errorf("safe.xlsx differs from safe.csv at record %d: %q", r, rec)
+		}
+	}
+
+	first := map[string][]byte{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		first[e.Name()], _ = os.ReadFile(filepath.Join(dir, e.Name()))
+	}
+	if _, err := Run(context.Background(), []Job{{Path: in, Settings: s}}, Options{Out: dir, Workers: 2, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for f, b := range first {
+		again, _ := os.ReadFile(filepath.Join(dir, f))
+		if !bytes.Equal(b, again) {
+			t.Errorf("%s differs between two runs", f)
+		}
+	}
+
+	// output.layout: long keeps the one-row-per-cell safe table
+	long := settings(t, wideConfig2+"output: {layout: long}\n")
+	dir2 := t.TempDir()
+	if _, err := Run(context.Background(), []Job{{Path: in, Settings: long}}, Options{Out: dir2, Workers: 2, Version: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	safe2, _ := os.ReadFile(filepath.Join(dir2, "region_sector_size.safe.csv"))
+	if !strings.HasPrefix(string(safe2), "region,sector,size,count\nNorth,Manufacturing,Small,") {
+		t.Errorf("long safe table:\n%s", safe2)
+	}
 }

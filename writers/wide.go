@@ -1,0 +1,241 @@
+package writers
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// Crosstab is the layout of a wide (crosstab) input table: the sheet as
+// read and where each cell's value is, for outputs that look like the
+// input.
+type Crosstab struct {
+	// File is the input path; Sheet its sheet (workbooks only).
+	File, Sheet string
+	// Format is xlsx or csv.
+	Format string
+	// Rows is the sheet as read (merged header cells filled), by row-1.
+	Rows [][]string
+	// Pos maps a cell's key (its dimension values joined by "\x00") to
+	// its 1-based row and 0-based column.
+	Pos map[string][2]int
+}
+
+// CellKey is the key of Crosstab.Pos for a cell.
+func CellKey(c *audit.Cell) string { return strings.Join(c.Key, "\x00") }
+
+// safeGrid is the crosstab as published: every body cell of a suppressed
+// cell (primary, secondary, review) replaced by the marker, titles, header
+// and notes as they were; every text escaped against formula injection.
+func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) ([][]string, error) {
+	out := make([][]string, len(x.Rows))
+	for i, r := range x.Rows {
+		out[i] = make([]string, len(r))
+		copy(out[i], r)
+	}
+	cc := canceller{ctx: ctx}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return nil, err
+		}
+		p, ok := x.Pos[CellKey(c)]
+		if !ok || p[0] < 1 || p[0] > len(out) || p[1] >= len(out[p[0]-1]) {
+			return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+		}
+		if Suppressed(c) {
+			out[p[0]-1][p[1]] = marker
+		}
+	}
+	if len(t.Cells) != len(x.Pos) {
+		return nil, fmt.Errorf("the crosstab has %d body cells, the table %d", len(x.Pos), len(t.Cells))
+	}
+	for _, r := range out {
+		for j, v := range r {
+			r[j] = EscapeFormula(v)
+		}
+	}
+	return out, nil
+}
+
+// SafeWideCSV writes NAME.safe.csv laid out like the wide input.
+type SafeWideCSV struct {
+	Options
+	Layout *Crosstab
+}
+
+// File implements TableWriter.
+func (SafeWideCSV) File(t *audit.Table) string { return t.Name + ".safe.csv" }
+
+// WriteContext implements TableWriter.
+func (s SafeWideCSV) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	grid, err := s.Layout.safeGrid(ctx, t, s.Marker)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	for _, r := range grid {
+		if err := cw.Write(r); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SafeWideXLSX writes NAME.safe.xlsx laid out like the wide input, on one
+// sheet (other sheets of an input workbook are not copied: they were not
+// audited).
+type SafeWideXLSX struct {
+	Options
+	Layout *Crosstab
+}
+
+// File implements TableWriter.
+func (SafeWideXLSX) File(t *audit.Table) string { return t.Name + ".safe.xlsx" }
+
+// WriteContext implements TableWriter.
+func (s SafeWideXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	grid, err := s.Layout.safeGrid(ctx, t, s.Marker)
+	if err != nil {
+		return err
+	}
+	f := newWorkbook(ctx)
+	defer f.Close()
+	const sheet = "Table"
+	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	body := map[[2]int]bool{}
+	for _, p := range s.Layout.Pos {
+		body[p] = true
+	}
+	for i, r := range grid {
+		if len(r) == 0 {
+			continue
+		}
+		row := make([]any, len(r))
+		for j, v := range r {
+			row[j] = v
+			if body[[2]int{i + 1, j}] {
+				if x, ok := number(v); ok {
+					row[j] = x
+				}
+			}
+		}
+		ref, _ := excelize.CoordinatesToCellName(1, i+1)
+		if err := sw.SetRow(ref, row); err != nil {
+			return err
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// AnnotatedCopy writes NAME.annotated.xlsx for a wide workbook: the input
+// workbook itself (same sheets, layout, titles and notes), each body cell
+// that is not ok filled by its status, each cell with something to say
+// commented (rules, reasons, figures), plus the summary and legend sheets.
+// Like the report, it may hold confidential numbers.
+type AnnotatedCopy struct {
+	Layout *Crosstab
+}
+
+// File implements TableWriter.
+func (AnnotatedCopy) File(t *audit.Table) string { return t.Name + ".annotated.xlsx" }
+
+// WriteContext implements TableWriter.
+func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x := a.Layout
+	f, err := excelize.OpenFile(x.File)
+	if err != nil {
+		return fmt.Errorf("annotating a copy of %s: %w", x.File, err)
+	}
+	defer f.Close()
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return ctxZip{ctx, zip.NewWriter(w)} })
+	for _, name := range []string{SheetSummary, SheetLegend} {
+		if idx, _ := f.GetSheetIndex(name); idx >= 0 {
+			return fmt.Errorf("annotating a copy of %s: the workbook already has a sheet %q", x.File, name)
+		}
+	}
+	if _, err := f.NewSheet(SheetSummary); err != nil {
+		return err
+	}
+	if _, err := f.NewSheet(SheetLegend); err != nil {
+		return err
+	}
+	styles, header, err := annotatedStyles(f)
+	if err != nil {
+		return err
+	}
+	// one style per (input style, status): the cell keeps its number
+	// format, font and borders, with the status's fill
+	filled := map[[2]any]int{}
+	cc := canceller{ctx: ctx}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		p, ok := x.Pos[CellKey(c)]
+		if !ok {
+			return fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+		}
+		ref, _ := excelize.CoordinatesToCellName(p[1]+1, p[0])
+		st := statusOf(c)
+		if st != audit.StatusOK {
+			id, err := f.GetCellStyle(x.Sheet, ref)
+			if err != nil {
+				return err
+			}
+			k := [2]any{id, st}
+			nid, ok := filled[k]
+			if !ok {
+				style, err := f.GetStyle(id)
+				if err != nil {
+					return err
+				}
+				style.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{Palette[st]}}
+				if nid, err = f.NewStyle(style); err != nil {
+					return err
+				}
+				filled[k] = nid
+			}
+			if err := f.SetCellStyle(x.Sheet, ref, ref, nid); err != nil {
+				return err
+			}
+		}
+		if text := cellComment(t, c); text != "" {
+			if err := f.AddComment(x.Sheet, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 360, Height: 160}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := writeSummarySheet(f, t, header); err != nil {
+		return err
+	}
+	if err := writeLegendSheet(f, styles, header); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
