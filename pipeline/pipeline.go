@@ -435,7 +435,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 		b = ab
 	}
 	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
-		return nil, err
+		return nil, wideError(src, err)
 	}
 	if w, ok := readers.As[readers.Warner](src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)

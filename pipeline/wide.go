@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,4 +91,19 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 		}
 	}
 	return ws
+}
+
+// wideError names the sheet column of an error about a wide table's value
+// (the long table read from it has one value column, named after the
+// statistic).
+func wideError(src readers.Source, err error) error {
+	var re *readers.Error
+	ws, ok := readers.As[readers.WideSource](src)
+	if !ok || !errors.As(err, &re) || re.Row == 0 || re.Value == "" {
+		return err
+	}
+	if col := ws.Layout().Locate(re.Row, re.Value); col != "" {
+		re.Column = col
+	}
+	return err
 }

@@ -392,6 +392,8 @@ func TestWideRefusesAmbiguous(t *testing.T) {
 			`row 1, column "C": duplicate column labels "Sector" (also column B): the header has more rows than columns.across`},
 		{"one header row read as two", append([][]string{{"Region", "Mining", "Trade", "Total"}}, body...), nil, wideConfig2,
 			`row 2, column "A": row 2 has a row label ("A") like a body row`},
+		{"text in the body", append([][]string{{"Region", "Mining", "Trade", "Total"}}, append([][]string{{"A", "3", "n/a", "7"}}, body[1:]...)...), nil, wideConfig1,
+			`sheet "Sheet1", row 2, column "C": not a number`},
 		{"statistics side by side", append([][]string{{"Region", "N", "N", "Total"}}, body...), nil, wideConfig1,
 			`duplicate column labels "N"`},
 		{"value right of the header", [][]string{{"Region", "Mining", "Trade", "Total"}, {"A", "3", "4", "7", "9"}}, nil, wideConfig1,
@@ -409,6 +411,30 @@ func TestWideRefusesAmbiguous(t *testing.T) {
 				t.Fatalf("error %v, want a *readers.Error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestWideRange: input.range picks one of two tables on a sheet.
+func TestWideRange(t *testing.T) {
+	rows := [][]string{
+		{"Region", "Mining", "Trade", "Total"},
+		{"A", "3", "4", "7"},
+		{"Total", "3", "4", "7"},
+		{},
+		{"Region", "Mining", "Trade", "Total"},
+		{"B", "5", "6", "11"},
+		{"Total", "5", "6", "11"},
+	}
+	path := wideSheet(t, rows)
+	if _, err := LoadFile(context.Background(), path, settings(t, wideConfig1)); err == nil || !strings.Contains(err.Error(), "row 6 below the end of the table") {
+		t.Fatalf("two tables on a sheet without a range: %v", err)
+	}
+	tab, err := LoadFile(context.Background(), path, settings(t, wideConfig1+"input: {range: A5:D7}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Cells) != 6 || tab.Cells[0].Key[0] != "B" || tab.Cells[0].Row != 6 {
+		t.Errorf("cells %d, first %v row %d", len(tab.Cells), tab.Cells[0].Key, tab.Cells[0].Row)
 	}
 }
 

@@ -206,6 +206,9 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 	}
 	base := filepath.Base(path)
 	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows}
+	if err := cropRange(lay, opt.Range); err != nil {
+		return nil, err
+	}
 	src, err := parseWide(lay, nil, *opt.Wide)
 	if err != nil {
 		return nil, err
@@ -294,6 +297,9 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
 		}
 		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows}
+		if err := cropRange(lay, opt.Range); err != nil {
+			return nil, err
+		}
 		src, err := parseWide(lay, merges, *opt.Wide)
 		if err != nil {
 			return nil, err
@@ -468,7 +474,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		}
 		ks := strings.Join(key, "\x00")
 		if p, dup := seen[ks]; dup {
-			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (read one block at a time with input.range)", strings.Join(key, " / "), colName(lay.Columns[p]), w.Across)
+			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own)", strings.Join(key, " / "), colName(lay.Columns[p]), w.Across)
 		}
 		seen[ks] = j
 		colKeys[j] = key
@@ -567,4 +573,42 @@ func colSpan(cols []int) string {
 		return "column " + colName(cols[0])
 	}
 	return "columns " + colName(cols[0]) + "-" + colName(cols[len(cols)-1])
+}
+
+// Locate returns the column letter of the first body cell of a row that
+// holds text, for messages about a value (the long table has one value
+// column); "" when none does.
+func (l *WideLayout) Locate(row int, text string) string {
+	for _, p := range l.Pos {
+		if p.Row == row && strings.TrimSpace(l.Rows[row-1][p.Col]) == text {
+			return colName(p.Col)
+		}
+	}
+	return ""
+}
+
+// cropRange blanks every cell outside a range such as "A5:H40" (input.range):
+// the table is looked for inside it, at its place in the sheet.
+func cropRange(lay *WideLayout, rng string) error {
+	if rng == "" {
+		return nil
+	}
+	parts := strings.Split(strings.ToUpper(strings.TrimSpace(rng)), ":")
+	bad := &Error{File: lay.File, Sheet: lay.Sheet, Err: fmt.Errorf("range %q: want the form A5:H40 with the top-left cell first", rng)}
+	if len(parts) != 2 {
+		return bad
+	}
+	c1, r1, err1 := excelize.CellNameToCoordinates(parts[0])
+	c2, r2, err2 := excelize.CellNameToCoordinates(parts[1])
+	if err1 != nil || err2 != nil || c2 < c1 || r2 < r1 {
+		return bad
+	}
+	for i, row := range lay.Rows {
+		for c := range row {
+			if i+1 < r1 || i+1 > r2 || c+1 < c1 || c+1 > c2 {
+				row[c] = ""
+			}
+		}
+	}
+	return nil
 }
