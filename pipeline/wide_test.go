@@ -652,3 +652,93 @@ func TestWideOutputs(t *testing.T) {
 		t.Errorf("long safe table:\n%s", safe2)
 	}
 }
+
+// TestCrosstabSheet: the annotated workbook of a long table shows it in
+// crosstab form too (the last dimension across, margins last), each body
+// cell with its value and its status's fill, as in the wide input it
+// came from.
+func TestCrosstabSheet(t *testing.T) {
+	for _, tc := range []struct{ long, cfg, wide string }{
+		{"region_sector_long.csv", wideLongConfig1, "region_sector.xlsx"},
+		{"region_sector_size_long.csv", wideLongConfig2, ""},
+	} {
+		for range 3 {
+			dir := t.TempDir()
+			s := settings(t, tc.cfg+"output: {annotated: true}\n")
+			res, err := Run(context.Background(), []Job{{Path: wideDir + tc.long, Settings: s}}, Options{Out: dir, Workers: 2, Version: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab := res.Tables[0]
+			f, err := excelize.OpenFile(filepath.Join(dir, strings.TrimSuffix(tc.long, ".csv")+".annotated.xlsx"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := f.GetRows(writers.SheetCrosstab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nd := len(tab.Dims)
+			// block header: title row, header row; then one row per
+			// combination of the dimensions down
+			if got := strings.Join(rows[1][nd-1:], ","); got != strings.Join(append([]string{label(wideSectors, 0)}, wideSectors[1:]...), ",")+",Total" && nd == 2 {
+				t.Errorf("%s: header %q", tc.long, rows[1])
+			}
+			across := len(rows[1]) - (nd - 1)
+			if nd == 1 {
+				across--
+			}
+			for i, c := range tab.Cells {
+				down := i / across
+				r, col := 3+down, nd-1+i%across
+				ref, _ := excelize.CoordinatesToCellName(col+1, r)
+				v, _ := f.GetCellValue(writers.SheetCrosstab, ref)
+				if v != c.Stats["count"].Text {
+					t.Errorf("%s %s (%s): %q, want %q", tc.long, ref, strings.Join(c.Key, "/"), v, c.Stats["count"].Text)
+				}
+				for d := 0; d < nd-1; d++ {
+					lref, _ := excelize.CoordinatesToCellName(d+1, r)
+					if l, _ := f.GetCellValue(writers.SheetCrosstab, lref); l != c.Key[d] {
+						t.Errorf("%s %s: label %q, want %q", tc.long, lref, l, c.Key[d])
+					}
+				}
+				id, _ := f.GetCellStyle(writers.SheetCrosstab, ref)
+				st, _ := f.GetStyle(id)
+				fill := ""
+				if len(st.Fill.Color) > 0 {
+					fill = strings.ToUpper(strings.TrimPrefix(st.Fill.Color[0], "#"))
+				}
+				want := ""
+				if c.Status != audit.StatusOK {
+					want = writers.Palette[c.Status]
+				}
+				if fill != want {
+					t.Errorf("%s %s (%s): fill %q, want %q", tc.long, ref, c.Status, fill, want)
+				}
+			}
+			f.Close()
+			if tc.wide == "" {
+				continue
+			}
+			// the crosstab of the long table is the wide input's body
+			in, err := excelize.OpenFile(wideDir + tc.wide)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r := 0; r < 5; r++ {
+				for c := 0; c < 5; c++ {
+					a, _ := excelize.CoordinatesToCellName(c+1, 5+r)
+					b, _ := excelize.CoordinatesToCellName(c+1, 3+r)
+					want, _ := in.GetCellValue("Table 1", a)
+					g, _ := excelize.OpenFile(filepath.Join(dir, strings.TrimSuffix(tc.long, ".csv")+".annotated.xlsx"))
+					got, _ := g.GetCellValue(writers.SheetCrosstab, b)
+					g.Close()
+					if got != want {
+						t.Errorf("crosstab %s %q, wide input %s %q", b, got, a, want)
+					}
+				}
+			}
+			in.Close()
+		}
+	}
+}

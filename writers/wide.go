@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -238,4 +239,160 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		return err
 	}
 	return f.Write(w)
+}
+
+// SheetCrosstab is the annotated workbook's sheet showing a long table in
+// crosstab form.
+const SheetCrosstab = "Crosstab"
+
+// maxCrosstabCols bounds the columns of the crosstab sheet (Excel has
+// 16,384); a table whose last dimension has more levels gets a note
+// instead.
+const maxCrosstabCols = 16000
+
+// writeCrosstabSheet shows the table in crosstab form, one block per
+// published statistic: the last dimension across, the others down (their
+// margins as Total rows and the Total column where the table has them),
+// each body cell filled by its status. The one-row-per-cell sheet stays
+// the one the checker filters on.
+func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, styles map[audit.Status]cellStyles, header int) error {
+	if len(t.Dims) == 0 || len(t.Cells) == 0 || len(t.Columns) == 0 {
+		return nil
+	}
+	if _, err := f.NewSheet(SheetCrosstab); err != nil {
+		return err
+	}
+	nd := len(t.Dims)
+	var across []string
+	seenAcross := map[string]bool{}
+	var downKeys []string
+	down := map[string][]string{}
+	at := map[string]*audit.Cell{}
+	cc := canceller{ctx: ctx}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		a := c.Key[nd-1]
+		if !seenAcross[a] {
+			seenAcross[a] = true
+			across = append(across, a)
+		}
+		dk := strings.Join(c.Key[:nd-1], "\x00")
+		if _, ok := down[dk]; !ok {
+			down[dk] = c.Key[:nd-1]
+			downKeys = append(downKeys, dk)
+		}
+		at[dk+"\x01"+a] = c
+	}
+	// margins last, as in a published crosstab
+	total := t.TotalLabel
+	if total == "" {
+		total = "Total"
+	}
+	moveLast := func(list []string, isTotal func(string) bool) []string {
+		out := make([]string, 0, len(list))
+		var tail []string
+		for _, v := range list {
+			if isTotal(v) {
+				tail = append(tail, v)
+			} else {
+				out = append(out, v)
+			}
+		}
+		return append(out, tail...)
+	}
+	across = moveLast(across, func(v string) bool { return v == total })
+	// rows ordered dimension by dimension, each in the order its levels
+	// first appear with the Total last: a margin row closes its group
+	rank := make([]map[string]int, nd-1)
+	for d := range rank {
+		rank[d] = map[string]int{}
+	}
+	for _, dk := range downKeys {
+		for d, v := range down[dk] {
+			if _, ok := rank[d][v]; !ok {
+				rank[d][v] = len(rank[d])
+			}
+		}
+	}
+	for d := range rank {
+		if _, ok := rank[d][total]; ok {
+			rank[d][total] = len(rank[d])
+		}
+	}
+	sort.SliceStable(downKeys, func(i, j int) bool {
+		a, b := down[downKeys[i]], down[downKeys[j]]
+		for d := range a {
+			if x, y := rank[d][a[d]], rank[d][b[d]]; x != y {
+				return x < y
+			}
+		}
+		return false
+	})
+	if len(across)+nd > maxCrosstabCols || (len(downKeys)+3)*len(t.Columns) > 1_000_000 {
+		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(across), t.Dims[nd-1], len(downKeys), SheetCells))
+	}
+	sw, err := f.NewStreamWriter(SheetCrosstab)
+	if err != nil {
+		return err
+	}
+	r := 1
+	put := func(row []any) error {
+		ref, _ := excelize.CoordinatesToCellName(1, r)
+		r++
+		return sw.SetRow(ref, row)
+	}
+	for s, col := range t.Columns {
+		title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)")}}
+		if err := put(title); err != nil {
+			return err
+		}
+		hdr := make([]any, 0, nd+len(across))
+		for _, d := range t.Dims[:nd-1] {
+			hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
+		}
+		if nd == 1 {
+			hdr = append(hdr, excelize.Cell{StyleID: header})
+		}
+		for _, a := range across {
+			hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(a)})
+		}
+		if err := put(hdr); err != nil {
+			return err
+		}
+		for _, dk := range downKeys {
+			if err := cc.next(); err != nil {
+				return err
+			}
+			row := make([]any, 0, nd+len(across))
+			for _, v := range down[dk] {
+				row = append(row, excelize.Cell{Value: EscapeFormula(v)})
+			}
+			if nd == 1 {
+				row = append(row, excelize.Cell{Value: EscapeFormula(t.ColumnLabel(s))})
+			}
+			for _, a := range across {
+				c, ok := at[dk+"\x01"+a]
+				if !ok {
+					row = append(row, nil)
+					continue
+				}
+				st := styles[statusOf(c)]
+				v, ok := c.Stats[col]
+				if !ok {
+					row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))})
+					continue
+				}
+				row = append(row, statCell(v, st))
+			}
+			if err := put(row); err != nil {
+				return err
+			}
+		}
+		if err := put(nil); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
 }
