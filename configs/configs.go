@@ -135,6 +135,11 @@ type Columns struct {
 	// Value is what the body of a wide table holds: count, total, mean,
 	// sd, ... (a statistic name).
 	Value string `yaml:"value"`
+	// Statistics, for a wide table with several statistics side by side
+	// (instead of Value), maps the labels of the statistic header row
+	// (the first header row, above the across rows) to what each block
+	// holds: {"Number of enterprises": count, "Turnover": total}.
+	Statistics map[string]string `yaml:"statistics"`
 }
 
 // Roles returns the scalar statistic roles and their columns, in a fixed order.

@@ -69,16 +69,22 @@ func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit 
 	mapped := s.Columns
 	if isWide(s.Columns) {
 		// every body cell is the one value column: all are modelled
-		if s.Columns.Value != "total" && s.Columns.Value != "count" {
-			return nil, nil, &configs.Error{Msg: fmt.Sprintf("audit reads totals or counts: columns.value is %q", s.Columns.Value), Err: configs.ErrInvalid}
-		}
 		long, err := longColumns(s.Columns)
 		if err != nil {
 			return nil, nil, err
 		}
+		if long.Total == "" && long.Count == "" {
+			return nil, nil, &configs.Error{Msg: "audit reads totals or counts: the wide table's columns.value or columns.statistics has neither", Err: configs.ErrInvalid}
+		}
+		// as for long tables: a marker in the count block where the
+		// audited total is published is not modelled
+		cols := &configs.Columns{Dims: long.Dims, Total: long.Total}
+		if cols.Total == "" {
+			cols.Count = long.Count
+		}
 		var guard *markerGuard
 		t, err := loadFile(ctx, path, s, func(src readers.Source) readers.Source {
-			guard = newMarkerGuard(src, long, long, s.Markers)
+			guard = newMarkerGuard(src, long, cols, s.Markers)
 			return guard
 		})
 		if err != nil {

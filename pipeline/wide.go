@@ -24,7 +24,7 @@ func wideOptions(s *configs.Settings) *readers.WideOptions {
 	if !isWide(s.Columns) {
 		return nil
 	}
-	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, TotalLabel: s.TotalLabel}
+	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel}
 }
 
 // longColumns maps a wide table's configuration to the columns of the long
@@ -39,22 +39,43 @@ func longColumns(c *configs.Columns) (*configs.Columns, error) {
 		return nil, &configs.Error{Msg: "a wide table (columns.across) needs columns.dims: its row dimensions, one label column each", Err: configs.ErrInvalid}
 	}
 	if len(c.Top) > 0 || len(c.Moments) > 0 || len(c.Roles()) > 0 {
-		return nil, &configs.Error{Msg: "a wide table (columns.across) holds one statistic, named by columns.value; columns.count, .total, .top, ... are for long tables", Err: configs.ErrInvalid}
+		return nil, &configs.Error{Msg: "a wide table (columns.across) names what its body holds by columns.value or columns.statistics; columns.count, .total, .top, ... are for long tables", Err: configs.ErrInvalid}
 	}
 	dims := append(append([]string{}, c.Dims...), c.Across...)
 	for i, d := range dims {
-		if slices.Contains(dims[:i], d) || d == c.Value {
+		if slices.Contains(dims[:i], d) {
 			return nil, &configs.Error{Msg: fmt.Sprintf("dimension %q appears twice in columns.dims, columns.across and columns.value", d), Err: configs.ErrInvalid}
 		}
 	}
 	long := &configs.Columns{Dims: dims}
 	set := map[string]*string{"count": &long.Count, "total": &long.Total, "mean": &long.Mean, "sd": &long.SD, "variance": &long.Variance,
 		"median": &long.Median, "min": &long.Min, "max": &long.Max, "skewness": &long.Skewness, "kurtosis": &long.Kurtosis}
-	p, ok := set[c.Value]
-	if !ok {
-		return nil, &configs.Error{Msg: fmt.Sprintf("columns.value %q: a wide table's body holds count, total, mean, sd, variance, median, min, max, skewness or kurtosis", c.Value), Err: configs.ErrInvalid}
+	if (c.Value == "") == (len(c.Statistics) == 0) {
+		return nil, &configs.Error{Msg: "a wide table (columns.across) needs what its body holds: columns.value (one statistic) or columns.statistics (the labels of a statistic header row above the across rows, each mapped to count, total, mean, ...), not both", Err: configs.ErrInvalid}
 	}
-	*p = c.Value
+	values := []string{c.Value}
+	if c.Value == "" {
+		values = values[:0]
+		for label, st := range c.Statistics {
+			if p, ok := set[st]; ok && *p != "" {
+				return nil, &configs.Error{Msg: fmt.Sprintf("columns.statistics maps two labels to %s (%q is one)", st, label), Err: configs.ErrInvalid}
+			}
+			if p, ok := set[st]; ok {
+				*p = st
+			}
+			values = append(values, st)
+		}
+	}
+	for _, v := range values {
+		p, ok := set[v]
+		if !ok {
+			return nil, &configs.Error{Msg: fmt.Sprintf("columns.value or columns.statistics: %q is not a statistic a wide table's body can hold (count, total, mean, sd, variance, median, min, max, skewness or kurtosis)", v), Err: configs.ErrInvalid}
+		}
+		*p = v
+		if slices.Contains(dims, v) {
+			return nil, &configs.Error{Msg: fmt.Sprintf("%q is both a dimension and the statistic of a wide table", v), Err: configs.ErrInvalid}
+		}
+	}
 	return long, nil
 }
 
@@ -69,9 +90,10 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 		return ws
 	}
 	lay := ws0.Layout()
-	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][2]int, len(lay.Keys))}
+	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys))}
 	for i, k := range lay.Keys {
-		x.Pos[strings.Join(k, "\x00")] = [2]int{lay.Pos[i].Row, lay.Pos[i].Col}
+		key := strings.Join(k, "\x00")
+		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})
 	}
 	wide := s.Output.Layout != "long"
 	for i, w := range ws {

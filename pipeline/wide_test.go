@@ -742,3 +742,89 @@ func TestCrosstabSheet(t *testing.T) {
 		}
 	}
 }
+
+// TestWideStatistics: a count block and a total block side by side under
+// one header, with a statistic header row, give the report of the same
+// table long; without columns.statistics the layout is refused.
+func TestWideStatistics(t *testing.T) {
+	n := wideCounts()
+	rows := [][]string{{"Table 3. Enterprises and turnover by region and sector"}, {}, {"Region", "Number of enterprises", "", "", "", "Turnover (EUR 1,000)"}, {""}}
+	var long strings.Builder
+	long.WriteString("region,sector,count,total\n")
+	for s := range 4 {
+		rows[3] = append(rows[3], label(wideSectors, s))
+	}
+	for s := range 4 {
+		rows[3] = append(rows[3], label(wideSectors, s))
+	}
+	// turnover: the margins add up from the inner cells
+	tv := func(r, s int) int { return n[r][s][2]*137 + 5*(1+r%2) }
+	tot := func(r, s int) string {
+		if r < 4 && s < 3 {
+			if wideMarked[[2]int{r, s}] {
+				return "c"
+			}
+			return strconv.Itoa(tv(r, s))
+		}
+		sum := 0
+		for rr := range 4 {
+			for ss := range 3 {
+				if (r == 4 || rr == r) && (s == 3 || ss == s) {
+					sum += tv(rr, ss)
+				}
+			}
+		}
+		return strconv.Itoa(sum)
+	}
+	for r := range 5 {
+		row := []string{label(wideRegions, r)}
+		for s := range 4 {
+			row = append(row, cellText2(n, r, s))
+		}
+		for s := range 4 {
+			row = append(row, tot(r, s))
+			fmt.Fprintf(&long, "%s,%s,%s,%s\n", label(wideRegions, r), label(wideSectors, s), cellText2(n, r, s), tot(r, s))
+		}
+		rows = append(rows, row)
+	}
+	rows = append(rows, []string{}, []string{"Source: Business register 2025."})
+	wide := wideSheet(t, rows, "B3:E3", "F3:I3")
+	longPath := filepath.Join(t.TempDir(), "long.csv")
+	if err := os.WriteFile(longPath, []byte(long.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `columns: {dims: [region], across: [sector], statistics: {"Number of enterprises": count, "Turnover (EUR 1,000)": total}}` + "\n"
+	for range 3 {
+		want := wideReport(t, longPath, "columns: {dims: [region, sector], count: count, total: total}\n")
+		if !bytes.Contains(want, []byte(`"status":"primary"`)) {
+			t.Fatalf("no primary cell:\n%s", want)
+		}
+		got := wideReport(t, wide, cfg)
+		if !bytes.Equal(got, want) {
+			t.Errorf("the report differs from the long table's:\n%s", firstDiff(want, got))
+		}
+	}
+	// read as one statistic, the blocks are refused, not misread
+	_, err := LoadFile(context.Background(), wide, settings(t, wideConfig1))
+	if err == nil || !strings.Contains(err.Error(), "duplicate column labels") && !strings.Contains(err.Error(), "like a body row") {
+		t.Errorf("two statistics read as one: %v", err)
+	}
+	_, err = LoadFile(context.Background(), wide, settings(t, `columns: {dims: [region], across: [sector], statistics: {"Number": count, "Turnover (EUR 1,000)": total}}`+"\n"))
+	if err == nil || !strings.Contains(err.Error(), `row 3, column "B": statistic header "Number of enterprises" is not one of columns.statistics`) {
+		t.Errorf("unknown statistic label: %v", err)
+	}
+	// the audit reads the totals
+	_, wantIv, err := AuditFile(context.Background(), longPath, settings(t, "columns: {dims: [region, sector], count: count, total: total}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gotIv, err := AuditFile(context.Background(), wide, settings(t, cfg), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := json.Marshal(wantIv)
+	g, _ := json.Marshal(gotIv)
+	if !bytes.Equal(w, g) || len(wantIv.Cells) == 0 {
+		t.Errorf("intervals\n%s\nwant\n%s", g, w)
+	}
+}

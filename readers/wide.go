@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
@@ -35,7 +36,14 @@ type WideOptions struct {
 	// TotalLabel is the margins' label: a header cell below a Total
 	// spanning the header rows may be blank.
 	TotalLabel string
+	// Stats, when set instead of Value, maps the labels of a statistic
+	// header row (above the Across rows) to the statistic each block of
+	// columns holds (count, total, ...): several statistics side by side.
+	Stats map[string]string
 }
+
+// statOrder is the order of the long table's statistic columns.
+var statOrder = []string{"count", "total", "mean", "sd", "variance", "median", "min", "max", "skewness", "kurtosis"}
 
 // MaxWideCells bounds the cells of a sheet read as a wide table.
 var MaxWideCells = 4_000_000
@@ -108,7 +116,7 @@ func (s describedWide) Info() Info { return *s.info }
 // openWide opens every chosen table of a file as a wide table.
 func openWide(path string, opt Options) (srcs []Source, err error) {
 	w := opt.Wide
-	if len(w.Across) == 0 || w.Value == "" {
+	if len(w.Across) == 0 || (w.Value == "") == (len(w.Stats) == 0) {
 		return nil, &Error{File: path, Err: errors.New("a wide table needs columns.across (the column dimensions) and columns.value (what the body holds)")}
 	}
 	switch FormatOf(path, opt) {
@@ -371,6 +379,11 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		return ""
 	}
 	nD, nA := len(w.Dims), len(w.Across)
+	nS := 0 // the statistic header row
+	if len(w.Stats) > 0 {
+		nS = 1
+	}
+	nH := nS + nA
 	if nD == 0 {
 		return nil, errf(0, -1, "a wide table needs columns.dims (its row dimensions, one label column each)")
 	}
@@ -396,13 +409,13 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		}
 		break
 	}
-	if r+nA > len(lay.Rows) {
+	if r+nH > len(lay.Rows) {
 		return nil, errf(r, -1, "%w: no body below %d header row(s) (columns.across has %d dimensions: one header row each)", ErrNoHeader, nA, nA)
 	}
-	for k := 0; k < nA; k++ {
+	for k := 0; k < nH; k++ {
 		lay.Header = append(lay.Header, r+k)
 	}
-	first := r + nA
+	first := r + nH
 	// Merged ranges: filled over the header rows and down the label
 	// columns; a merge over body cells is refused.
 	fill := func(m *merge) {
@@ -446,20 +459,34 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 	}
 	// A header row below the first with a row label of its own is a body
 	// row: columns.across names more dimensions than the header has rows.
-	for k := 1; k < nA; k++ {
+	for k := 1; k < nH; k++ {
 		hr := lay.Header[k]
 		for c := left; c < left+nD; c++ {
 			if v := at(hr, c); v != "" && v != at(hr-1, c) {
-				return nil, errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, w.Across, k+1, nA)
+				return nil, errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, w.Across, k+1, nH)
 			}
 		}
 	}
 	// Column labels per body column.
 	colKeys := make([][]string, len(lay.Columns))
+	colStat := make([]string, len(lay.Columns))
 	seen := map[string]int{}
 	for j, c := range lay.Columns {
+		if nS > 0 {
+			v := at(lay.Header[0], c)
+			st, ok := w.Stats[v]
+			if !ok {
+				labels := make([]string, 0, len(w.Stats))
+				for l := range w.Stats {
+					labels = append(labels, l)
+				}
+				sort.Strings(labels)
+				return nil, errf(lay.Header[0], c, "statistic header %q is not one of columns.statistics (%s): every body column needs one of them in the first header row", v, quoteList(labels))
+			}
+			colStat[j] = st
+		}
 		key := make([]string, nA)
-		for k, hr := range lay.Header {
+		for k, hr := range lay.Header[nS:] {
 			v := at(hr, c)
 			if v == "" && k > 0 && key[k-1] == w.TotalLabel && w.TotalLabel != "" {
 				v = w.TotalLabel // a Total spanning the header rows
@@ -472,7 +499,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 			}
 			key[k] = v
 		}
-		ks := strings.Join(key, "\x00")
+		ks := colStat[j] + "\x01" + strings.Join(key, "\x00")
 		if p, dup := seen[ks]; dup {
 			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own)", strings.Join(key, " / "), colName(lay.Columns[p]), w.Across)
 		}
@@ -532,6 +559,9 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 	}
 	src := &wideSource{layout: lay}
 	src.header = append(append(append([]string{}, w.Dims...), w.Across...), w.Value)
+	if nS > 0 {
+		return src, wideStats(src, lay, w, colKeys, colStat, at, msgOf(lay, w))
+	}
 	for _, br := range lay.Body {
 		labels := make([]string, nD)
 		for i, c := range lay.Labels {
@@ -545,6 +575,12 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 			src.lines = append(src.lines, br)
 		}
 	}
+	src.warnings = append(src.warnings, msgOf(lay, w))
+	return src, nil
+}
+
+// msgOf says where the table was found, for the report.
+func msgOf(lay *WideLayout, w WideOptions) string {
 	where := ""
 	if lay.Sheet != "" {
 		where = fmt.Sprintf("sheet %q: ", lay.Sheet)
@@ -557,8 +593,73 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 	if len(lay.Notes) > 0 {
 		msg += ", notes " + rowSpan(lay.Notes)
 	}
+	if len(w.Stats) > 0 {
+		msg += fmt.Sprintf(", statistics in row %d", lay.Header[0])
+	}
+	return msg
+}
+
+// wideStats lays out long a wide table with several statistics side by
+// side: one long row per body row and column labels, with one column per
+// statistic. Every statistic block must have the same column labels.
+func wideStats(src *wideSource, lay *WideLayout, w WideOptions, colKeys [][]string, colStat []string, at func(r, c int) string, msg string) error {
+	used := map[string]bool{}
+	for _, st := range colStat {
+		used[st] = true
+	}
+	var roles []string
+	for _, st := range statOrder {
+		if used[st] {
+			roles = append(roles, st)
+		}
+	}
+	src.header = append(append(append([]string{}, w.Dims...), w.Across...), roles...)
+	roleIdx := map[string]int{}
+	for i, st := range roles {
+		roleIdx[st] = i
+	}
+	// the column of each (column labels, statistic)
+	var keys []string
+	cols := map[string][]int{}
+	for j := range lay.Columns {
+		ks := strings.Join(colKeys[j], "\x00")
+		if _, ok := cols[ks]; !ok {
+			keys = append(keys, ks)
+			cols[ks] = make([]int, len(roles))
+			for i := range cols[ks] {
+				cols[ks][i] = -1
+			}
+		}
+		cols[ks][roleIdx[colStat[j]]] = j
+	}
+	for _, ks := range keys {
+		for i, j := range cols[ks] {
+			if j < 0 {
+				return &Error{File: lay.File, Sheet: lay.Sheet, Row: lay.Header[len(lay.Header)-1], Err: fmt.Errorf("the %s block has no column %q that the other statistics have: every statistic block needs the same column labels", roles[i], strings.ReplaceAll(ks, "\x00", " / "))}
+			}
+		}
+	}
+	nD := len(w.Dims)
+	for _, br := range lay.Body {
+		labels := make([]string, nD)
+		for i, c := range lay.Labels {
+			labels[i] = at(br, c)
+		}
+		for _, ks := range keys {
+			key := append(append([]string{}, labels...), strings.Split(ks, "\x00")...)
+			row := append([]string{}, key...)
+			for _, j := range cols[ks] {
+				c := lay.Columns[j]
+				lay.Keys = append(lay.Keys, key)
+				lay.Pos = append(lay.Pos, WidePos{Row: br, Col: c})
+				row = append(row, at(br, c))
+			}
+			src.rows = append(src.rows, row)
+			src.lines = append(src.lines, br)
+		}
+	}
 	src.warnings = append(src.warnings, msg)
-	return src, nil
+	return nil
 }
 
 func rowSpan(rows []int) string {

@@ -25,8 +25,9 @@ type Crosstab struct {
 	// Rows is the sheet as read (merged header cells filled), by row-1.
 	Rows [][]string
 	// Pos maps a cell's key (its dimension values joined by "\x00") to
-	// its 1-based row and 0-based column.
-	Pos map[string][2]int
+	// the 1-based row and 0-based column of each of its values (one per
+	// statistic when several stand side by side).
+	Pos map[string][][2]int
 }
 
 // CellKey is the key of Crosstab.Pos for a cell.
@@ -46,12 +47,17 @@ func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) 
 		if err := cc.next(); err != nil {
 			return nil, err
 		}
-		p, ok := x.Pos[CellKey(c)]
-		if !ok || p[0] < 1 || p[0] > len(out) || p[1] >= len(out[p[0]-1]) {
+		ps, ok := x.Pos[CellKey(c)]
+		if !ok {
 			return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
 		}
-		if Suppressed(c) {
-			out[p[0]-1][p[1]] = marker
+		for _, p := range ps {
+			if p[0] < 1 || p[0] > len(out) || p[1] >= len(out[p[0]-1]) {
+				return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+			}
+			if Suppressed(c) {
+				out[p[0]-1][p[1]] = marker
+			}
 		}
 	}
 	if len(t.Cells) != len(x.Pos) {
@@ -124,8 +130,10 @@ func (s SafeWideXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Ta
 		return err
 	}
 	body := map[[2]int]bool{}
-	for _, p := range s.Layout.Pos {
-		body[p] = true
+	for _, ps := range s.Layout.Pos {
+		for _, p := range ps {
+			body[p] = true
+		}
 	}
 	for i, r := range grid {
 		if len(r) == 0 {
@@ -198,37 +206,40 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		if err := cc.next(); err != nil {
 			return err
 		}
-		p, ok := x.Pos[CellKey(c)]
+		ps, ok := x.Pos[CellKey(c)]
 		if !ok {
 			return fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
 		}
-		ref, _ := excelize.CoordinatesToCellName(p[1]+1, p[0])
 		st := statusOf(c)
-		if st != audit.StatusOK {
-			id, err := f.GetCellStyle(x.Sheet, ref)
-			if err != nil {
-				return err
-			}
-			k := [2]any{id, st}
-			nid, ok := filled[k]
-			if !ok {
-				style, err := f.GetStyle(id)
+		text := cellComment(t, c)
+		for _, p := range ps {
+			ref, _ := excelize.CoordinatesToCellName(p[1]+1, p[0])
+			if st != audit.StatusOK {
+				id, err := f.GetCellStyle(x.Sheet, ref)
 				if err != nil {
 					return err
 				}
-				style.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{Palette[st]}}
-				if nid, err = f.NewStyle(style); err != nil {
+				k := [2]any{id, st}
+				nid, ok := filled[k]
+				if !ok {
+					style, err := f.GetStyle(id)
+					if err != nil {
+						return err
+					}
+					style.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{Palette[st]}}
+					if nid, err = f.NewStyle(style); err != nil {
+						return err
+					}
+					filled[k] = nid
+				}
+				if err := f.SetCellStyle(x.Sheet, ref, ref, nid); err != nil {
 					return err
 				}
-				filled[k] = nid
 			}
-			if err := f.SetCellStyle(x.Sheet, ref, ref, nid); err != nil {
-				return err
-			}
-		}
-		if text := cellComment(t, c); text != "" {
-			if err := f.AddComment(x.Sheet, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 360, Height: 160}); err != nil {
-				return err
+			if text != "" {
+				if err := f.AddComment(x.Sheet, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 360, Height: 160}); err != nil {
+					return err
+				}
 			}
 		}
 	}
