@@ -828,3 +828,42 @@ func TestWideStatistics(t *testing.T) {
 		t.Errorf("intervals\n%s\nwant\n%s", g, w)
 	}
 }
+
+// TestWideTotalMismatch: a Total column that does not add up sends its
+// cells to review with the difference (the consistency rule, as for long
+// tables).
+func TestWideTotalMismatch(t *testing.T) {
+	rows := [][]string{
+		{"Region", "Mining", "Trade", "Total"},
+		{"A", "30", "40", "71"},
+		{"B", "50", "60", "110"},
+		{"Total", "80", "100", "181"},
+	}
+	s := settings(t, wideConfig1)
+	srcs, err := readers.Open(wideSheet(t, rows), ReaderOptions(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcs[0].Close()
+	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range tab.Cells {
+		if c.Key[0] != "A" || c.Key[1] != "Total" {
+			continue
+		}
+		if c.Status != audit.StatusReview {
+			t.Errorf("A/Total: status %s", c.Status)
+		}
+		found := false
+		for _, f := range c.Findings {
+			if f.Rule == "consistency" && f.Status == audit.Review && strings.Contains(f.Message(), "sum to 70 (difference 1)") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("A/Total: no consistency review: %+v", c.Findings)
+		}
+	}
+}
