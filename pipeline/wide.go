@@ -90,7 +90,8 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 		return ws
 	}
 	lay := ws0.Layout()
-	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys))}
+	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
+		UnzipLimit: readers.MaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.MaxXLSXUnzipSize)}
 	for i, k := range lay.Keys {
 		key := strings.Join(k, "\x00")
 		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})

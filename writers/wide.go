@@ -24,6 +24,10 @@ type Crosstab struct {
 	Format string
 	// Rows is the sheet as read (merged header cells filled), by row-1.
 	Rows [][]string
+	// UnzipLimit and XMLLimit bound the unzipped size of the workbook
+	// reopened for the annotated copy, as when it was read (0: excelize's
+	// defaults).
+	UnzipLimit, XMLLimit int64
 	// Pos maps a cell's key (its dimension values joined by "\x00") to
 	// the 1-based row and 0-based column of each of its values (one per
 	// statistic when several stand side by side).
@@ -177,7 +181,7 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		return err
 	}
 	x := a.Layout
-	f, err := excelize.OpenFile(x.File)
+	f, err := excelize.OpenFile(x.File, excelize.Options{UnzipSizeLimit: x.UnzipLimit, UnzipXMLSizeLimit: x.XMLLimit})
 	if err != nil {
 		return fmt.Errorf("annotating a copy of %s: %w", x.File, err)
 	}
