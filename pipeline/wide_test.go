@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -827,6 +828,39 @@ func TestWideStatistics(t *testing.T) {
 	if !bytes.Equal(w, g) || len(wantIv.Cells) == 0 {
 		t.Errorf("intervals\n%s\nwant\n%s", g, w)
 	}
+	// the safe table withholds both statistics of a suppressed cell
+	dir := t.TempDir()
+	res, err := Run(context.Background(), []Job{{Path: wide, Settings: settings(t, cfg)}}, Options{Out: dir, Workers: 2, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe, err := os.ReadFile(filepath.Join(dir, "t.safe.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := csv.NewReader(bytes.NewReader(safe))
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	withheld := 0
+	for i, c := range res.Tables[0].Cells {
+		r, s := i/4, i%4
+		rec := recs[3+r] // title, the two header rows, then the body
+		cnt, tot := rec[1+s], rec[5+s]
+		if writers.Suppressed(c) {
+			withheld++
+			if cnt != "x" || tot != "x" {
+				t.Errorf("%s (%s): published %q and %q", strings.Join(c.Key, "/"), c.Status, cnt, tot)
+			}
+		} else if cnt != c.Stats["count"].Text || tot != c.Stats["total"].Text {
+			t.Errorf("%s: %q %q", strings.Join(c.Key, "/"), cnt, tot)
+		}
+	}
+	if withheld == 0 {
+		t.Errorf("nothing withheld:\n%s", safe)
+	}
 }
 
 // TestWideTotalMismatch: a Total column that does not add up sends its
@@ -865,5 +899,36 @@ func TestWideTotalMismatch(t *testing.T) {
 		if !found {
 			t.Errorf("A/Total: no consistency review: %+v", c.Findings)
 		}
+	}
+}
+
+// TestWideWritersCancel: the writers of wide outputs stop on a cancelled
+// context.
+func TestWideWritersCancel(t *testing.T) {
+	s := settings(t, wideConfig2)
+	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", ReaderOptions(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcs[0].Close()
+	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Output.SafeXLSX, s.Output.Annotated = true, true
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n := 0
+	for _, w := range outputWriters(srcs[0], s) {
+		switch w.(type) {
+		case writers.AnnotatedCopy, writers.SafeWideCSV, writers.SafeWideXLSX:
+			n++
+			if err := w.WriteContext(ctx, io.Discard, tab); !errors.Is(err, context.Canceled) {
+				t.Errorf("%T: %v", w, err)
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d wide writers", n)
 	}
 }
