@@ -129,6 +129,17 @@ type Columns struct {
 	Top []string `yaml:"top"`
 	// Moments are raw moment means of order 1, 2, ... (S_p / n).
 	Moments []string `yaml:"moments"`
+	// Across are the column dimensions of a wide (crosstab) table, one
+	// header row each, outermost first; Dims are then its row dimensions.
+	Across []string `yaml:"across"`
+	// Value is what the body of a wide table holds: count, total, mean,
+	// sd, ... (a statistic name).
+	Value string `yaml:"value"`
+	// Statistics, for a wide table with several statistics side by side
+	// (instead of Value), maps the labels of the statistic header row
+	// (the first header row, above the across rows) to what each block
+	// holds: {"Number of enterprises": count, "Turnover": total}.
+	Statistics map[string]string `yaml:"statistics"`
 }
 
 // Roles returns the scalar statistic roles and their columns, in a fixed order.
@@ -233,6 +244,9 @@ type Output struct {
 	// ACRO writes results.json in the shape of ACRO's results file (read
 	// by the SACRO viewer).
 	ACRO *bool `yaml:"acro"`
+	// Layout of the safe tables: long (one row per cell) or wide (laid
+	// out like a wide input; the default for wide inputs).
+	Layout string `yaml:"layout"`
 }
 
 // Suppression configures table-level protection.

@@ -33,7 +33,8 @@ type Settings struct {
 // OutputSettings are the resolved output switches.
 type OutputSettings struct {
 	SafeXLSX, Annotated, Findings, HTML bool
-	ACRO                                bool // results.json for the SACRO viewer
+	ACRO                                bool   // results.json for the SACRO viewer
+	Layout                              string // safe tables: "", long or wide
 }
 
 // SuppressionSettings are the resolved table-protection settings.
@@ -138,7 +139,10 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		}
 	}
 	if o := merged.Output; o != nil {
-		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO)}
+		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Layout: o.Layout}
+		if o.Layout != "" && o.Layout != "long" && o.Layout != "wide" {
+			return nil, &Error{Msg: fmt.Sprintf("output.layout must be long or wide, got %q", o.Layout), Err: ErrInvalid}
+		}
 	}
 	if s.Suppression, err = resolveSuppression(merged.Suppression); err != nil {
 		return nil, err

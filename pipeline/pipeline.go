@@ -273,7 +273,7 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	}
 	t.Link = links.link(k, t.Name)
 	evaluated := time.Now()
-	files, err := writeTable(ctx, dir, t, j.Settings, workers)
+	files, err := writeTable(ctx, dir, t, outputWriters(u.src, j.Settings), workers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -324,7 +324,7 @@ func checkName(name, path string) error {
 func ReaderOptions(s *configs.Settings) readers.Options { return readerOptions(s) }
 
 func readerOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal}
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s)}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":
 		o.Delimiter = '\t'
@@ -337,8 +337,7 @@ func readerOptions(s *configs.Settings) readers.Options {
 
 // writeTable writes every output of one table, concurrently (writers only
 // read the table), and returns the file names in a fixed order.
-func writeTable(ctx context.Context, dir string, t *audit.Table, s *configs.Settings, workers int) ([]string, error) {
-	ws := tableWriters(s)
+func writeTable(ctx context.Context, dir string, t *audit.Table, ws []writers.TableWriter, workers int) ([]string, error) {
 	files := make([]string, len(ws))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
@@ -504,7 +503,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 		b = ab
 	}
 	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
-		return nil, err
+		return nil, wideError(src, err)
 	}
 	if w, ok := readers.As[readers.Warner](src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)

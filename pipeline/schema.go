@@ -43,10 +43,14 @@ func compileSchema(s *configs.Settings, file string) (*schema, error) {
 	switch {
 	case s.Microdata != nil && len(s.Microdata.Dims) > 0:
 		return microSchema(s)
-	case s.Columns != nil && len(s.Columns.Dims) > 0:
-		return aggregateSchema(s.Columns)
+	case s.Columns != nil && (len(s.Columns.Dims) > 0 || isWide(s.Columns)):
+		cols, err := longColumns(s.Columns)
+		if err != nil {
+			return nil, err
+		}
+		return aggregateSchema(cols)
 	}
-	return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata or columns.dims in the config for an aggregate table", file), Err: configs.ErrInvalid}
+	return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata, columns.dims in the config for an aggregate table, or for a crosstab columns.dims (row dimensions), columns.across (column dimensions, one header row each) and columns.value (what the body holds)", file), Err: configs.ErrInvalid}
 }
 
 // microSchema: the statistics listed in publish (count, and total with a

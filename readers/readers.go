@@ -133,6 +133,8 @@ type Options struct {
 	// Decimal forces the decimal mark of numbers in delimited files: "."
 	// or ","; "" detects a decimal comma in semicolon-separated files.
 	Decimal string
+	// Wide, when set, reads the table as a crosstab (wide.go).
+	Wide *WideOptions
 }
 
 func (o Options) batchSize() int {
@@ -177,6 +179,9 @@ func FormatOf(path string, opt Options) string {
 // Open opens every table of a file (one for CSV, one per chosen sheet for
 // workbooks).
 func Open(path string, opt Options) ([]Source, error) {
+	if opt.Wide != nil {
+		return openWide(path, opt)
+	}
 	f := FormatOf(path, opt)
 	open, ok := formats[f]
 	if !ok {

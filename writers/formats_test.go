@@ -76,7 +76,7 @@ func TestAnnotated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if got := f.GetSheetList(); !reflect.DeepEqual(got, []string{writers.SheetCells, writers.SheetSummary, writers.SheetLegend}) {
+	if got := f.GetSheetList(); !reflect.DeepEqual(got, []string{writers.SheetCells, writers.SheetSummary, writers.SheetLegend, writers.SheetCrosstab}) {
 		t.Errorf("sheets %q", got)
 	}
 	rows, err := f.GetRows(writers.SheetCells)

@@ -158,6 +158,9 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := writeLegendSheet(f, styles, header); err != nil {
 		return err
 	}
+	if err := writeCrosstabSheet(ctx, f, t, styles, header); err != nil {
+		return err
+	}
 	// The first sheet (the cells) is already the active one; setting it
 	// again would make excelize parse the streamed sheet back.
 	return f.Write(w)

@@ -18,6 +18,7 @@ import (
 // auditFlags are the flags of `sdcaudit audit`.
 type auditFlags struct {
 	config, dims, total, count, sheet, format string
+	across, value                             string
 	json                                      bool
 	limit                                     time.Duration
 }
@@ -35,7 +36,10 @@ the config's total_label). For every suppressed cell the feasibility interval
 non-negativity) is computed by linear programming.
 
 The table's columns come from the config (columns: {dims: [...], total: col}
-or count: col) or from --dims with --total or --count.
+or count: col) or from --dims with --total or --count. A crosstab (wide
+table: row labels down the side, one header row per column dimension) is
+read with columns: {dims: [row dims], across: [column dims], value: total}
+or --dims, --across and --value; every body cell is modelled.
 
 Exit codes: 0 every suppressed cell is protected, 1 some cell is exactly
 disclosed or under-protected (or could not be decided), 2 usage or
@@ -74,6 +78,8 @@ configuration error, 3 the table could not be read.`,
 	cmd.Flags().StringVar(&f.dims, "dims", "", "comma-separated dimension columns")
 	cmd.Flags().StringVar(&f.total, "total", "", "the magnitude column the margins add up")
 	cmd.Flags().StringVar(&f.count, "count", "", "the frequency column the margins add up")
+	cmd.Flags().StringVar(&f.across, "across", "", "a crosstab: comma-separated column dimensions, one header row each, outermost first (--dims are then the row dimensions)")
+	cmd.Flags().StringVar(&f.value, "value", "", "a crosstab: what its body holds, total or count")
 	cmd.Flags().StringVar(&f.sheet, "sheet", "", "workbook sheet by name or 1-based index")
 	cmd.Flags().StringVar(&f.format, "format", "", "input format instead of the extension")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the audit as JSON")
@@ -92,7 +98,12 @@ func (f *auditFlags) settings() (*configs.Settings, error) {
 		layer = c
 	}
 	flags := &configs.Config{}
-	if f.dims != "" {
+	if f.across != "" || f.value != "" {
+		if f.dims == "" || f.across == "" || f.value == "" || f.total != "" || f.count != "" {
+			return nil, usageErr(errors.New("a crosstab needs --dims (row dimensions), --across (column dimensions) and --value (total or count), without --total or --count"))
+		}
+		flags.Columns = &configs.Columns{Dims: splitList(f.dims), Across: splitList(f.across), Value: f.value}
+	} else if f.dims != "" {
 		if (f.total == "") == (f.count == "") {
 			return nil, usageErr(errors.New("--dims needs exactly one of --total or --count"))
 		}
@@ -105,8 +116,8 @@ func (f *auditFlags) settings() (*configs.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Columns == nil || len(s.Columns.Dims) == 0 || (s.Columns.Total == "" && s.Columns.Count == "") {
-		return nil, usageErr(errors.New("audit needs the table's dimensions and value column: --dims a,b with --total COL or --count COL, or columns in --config"))
+	if s.Columns == nil || len(s.Columns.Dims) == 0 || (s.Columns.Total == "" && s.Columns.Count == "" && (len(s.Columns.Across) == 0 || s.Columns.Value == "")) {
+		return nil, usageErr(errors.New("audit needs the table's dimensions and value column: --dims a,b with --total COL or --count COL, or columns in --config; for a crosstab --dims, --across and --value (columns: {dims, across, value})"))
 	}
 	return s, nil
 }

@@ -17,6 +17,7 @@ import (
 // rules compare share them.
 type tableFlags struct {
 	config, profile, dims, value, holding, format, sheet, cellRange string
+	across                                                          string
 }
 
 func (f *tableFlags) add(fs *pflag.FlagSet) {
@@ -25,6 +26,7 @@ func (f *tableFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.dims, "dims", "", "microdata: comma-separated grouping dimensions")
 	fs.StringVar(&f.value, "value", "", "microdata: the value column (omit for a frequency table)")
 	fs.StringVar(&f.holding, "holding", "", "microdata: holding/enterprise id column; its contributions are summed")
+	fs.StringVar(&f.across, "across", "", "a crosstab: comma-separated column dimensions, one header row each, outermost first; --dims are then its row dimensions and --value what its body holds (count, total, mean, ...)")
 	fs.StringVar(&f.format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
 	fs.StringVar(&f.sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
 	fs.StringVar(&f.cellRange, "range", "", "workbook cell range of the table, such as A5:H40 (instead of detecting it)")
@@ -43,7 +45,12 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 		file = c
 	}
 	flags := &configs.Config{Profile: f.profile}
-	if f.dims != "" || f.value != "" || f.holding != "" {
+	if f.across != "" {
+		if f.dims == "" || f.value == "" || f.holding != "" {
+			return nil, usageErr(errors.New("a crosstab needs --dims (row dimensions), --across (column dimensions) and --value (what the body holds: count, total, mean, ...), without --holding"))
+		}
+		flags.Columns = &configs.Columns{Dims: splitList(f.dims), Across: splitList(f.across), Value: f.value}
+	} else if f.dims != "" || f.value != "" || f.holding != "" {
 		if f.dims == "" && (file.Microdata == nil || len(file.Microdata.Dims) == 0) {
 			return nil, usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
 		}

@@ -1,0 +1,132 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
+)
+
+// Wide (crosstab) tables are read long by readers (one row per body cell:
+// the row dimensions, the column dimensions, the value), so that every
+// stage after reading treats them like any aggregate table; the margins
+// are their Total rows and columns.
+
+// isWide reports whether the settings read a wide table.
+func isWide(c *configs.Columns) bool { return c != nil && len(c.Across) > 0 }
+
+// wideOptions are the reader options of a wide table, nil for others.
+func wideOptions(s *configs.Settings) *readers.WideOptions {
+	if !isWide(s.Columns) {
+		return nil
+	}
+	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel}
+}
+
+// longColumns maps a wide table's configuration to the columns of the long
+// table its reader gives: the row and column dimensions, and the value
+// column (named after the statistic) in the role columns.value names. Other
+// configurations are returned as they are.
+func longColumns(c *configs.Columns) (*configs.Columns, error) {
+	if !isWide(c) {
+		return c, nil
+	}
+	if len(c.Dims) == 0 {
+		return nil, &configs.Error{Msg: "a wide table (columns.across) needs columns.dims: its row dimensions, one label column each", Err: configs.ErrInvalid}
+	}
+	if len(c.Top) > 0 || len(c.Moments) > 0 || len(c.Roles()) > 0 {
+		return nil, &configs.Error{Msg: "a wide table (columns.across) names what its body holds by columns.value or columns.statistics; columns.count, .total, .top, ... are for long tables", Err: configs.ErrInvalid}
+	}
+	dims := append(append([]string{}, c.Dims...), c.Across...)
+	for i, d := range dims {
+		if slices.Contains(dims[:i], d) {
+			return nil, &configs.Error{Msg: fmt.Sprintf("dimension %q appears twice in columns.dims, columns.across and columns.value", d), Err: configs.ErrInvalid}
+		}
+	}
+	long := &configs.Columns{Dims: dims}
+	set := map[string]*string{"count": &long.Count, "total": &long.Total, "mean": &long.Mean, "sd": &long.SD, "variance": &long.Variance,
+		"median": &long.Median, "min": &long.Min, "max": &long.Max, "skewness": &long.Skewness, "kurtosis": &long.Kurtosis}
+	if (c.Value == "") == (len(c.Statistics) == 0) {
+		return nil, &configs.Error{Msg: "a wide table (columns.across) needs what its body holds: columns.value (one statistic) or columns.statistics (the labels of a statistic header row above the across rows, each mapped to count, total, mean, ...), not both", Err: configs.ErrInvalid}
+	}
+	values := []string{c.Value}
+	if c.Value == "" {
+		values = values[:0]
+		for label, st := range c.Statistics {
+			if p, ok := set[st]; ok && *p != "" {
+				return nil, &configs.Error{Msg: fmt.Sprintf("columns.statistics maps two labels to %s (%q is one)", st, label), Err: configs.ErrInvalid}
+			}
+			if p, ok := set[st]; ok {
+				*p = st
+			}
+			values = append(values, st)
+		}
+	}
+	for _, v := range values {
+		p, ok := set[v]
+		if !ok {
+			return nil, &configs.Error{Msg: fmt.Sprintf("columns.value or columns.statistics: %q is not a statistic a wide table's body can hold (count, total, mean, sd, variance, median, min, max, skewness or kurtosis)", v), Err: configs.ErrInvalid}
+		}
+		*p = v
+		if slices.Contains(dims, v) {
+			return nil, &configs.Error{Msg: fmt.Sprintf("%q is both a dimension and the statistic of a wide table", v), Err: configs.ErrInvalid}
+		}
+	}
+	return long, nil
+}
+
+// outputWriters are the writers of a table read from src: those of the
+// settings, with outputs that look like the input for a wide table: the
+// annotated copy of its workbook, and the safe tables laid out wide unless
+// output.layout is long.
+func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWriter {
+	ws := tableWriters(s)
+	ws0, ok := readers.As[readers.WideSource](src)
+	if !ok {
+		return ws
+	}
+	lay := ws0.Layout()
+	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
+		UnzipLimit: readers.MaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.MaxXLSXUnzipSize)}
+	for i, k := range lay.Keys {
+		key := strings.Join(k, "\x00")
+		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})
+	}
+	wide := s.Output.Layout != "long"
+	for i, w := range ws {
+		switch w := w.(type) {
+		case writers.Annotated:
+			if lay.Format == "xlsx" {
+				ws[i] = writers.AnnotatedCopy{Layout: x}
+			}
+		case writers.SafeCSV:
+			if wide {
+				ws[i] = writers.SafeWideCSV{Options: w.Options, Layout: x}
+			}
+		case writers.SafeXLSX:
+			if wide {
+				ws[i] = writers.SafeWideXLSX{Options: w.Options, Layout: x}
+			}
+		}
+	}
+	return ws
+}
+
+// wideError names the sheet column of an error about a wide table's value
+// (the long table read from it has one value column, named after the
+// statistic).
+func wideError(src readers.Source, err error) error {
+	var re *readers.Error
+	ws, ok := readers.As[readers.WideSource](src)
+	if !ok || !errors.As(err, &re) || re.Row == 0 || re.Value == "" {
+		return err
+	}
+	if col := ws.Layout().Locate(re.Row, re.Value); col != "" {
+		re.Column = col
+	}
+	return err
+}

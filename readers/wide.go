@@ -1,0 +1,715 @@
+package readers
+
+// Wide (crosstab) tables: row dimensions in the leftmost columns, one
+// header row per column dimension across the top (merged cells span their
+// children), one statistic in the body, titles above and notes below. The
+// reader lays the table out long (one row per body cell: the row labels,
+// the column labels, the value) so that the pipeline treats it like any
+// aggregate table, and keeps the layout (where each cell was) for outputs
+// that look like the input.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// WideOptions ask for a wide (crosstab) table.
+type WideOptions struct {
+	// Dims are the row dimensions, in the leftmost columns.
+	Dims []string
+	// Across are the column dimensions, one header row each, outermost
+	// first.
+	Across []string
+	// Value names the statistic the body holds; it is the long table's
+	// value column.
+	Value string
+	// TotalLabel is the margins' label: a header cell below a Total
+	// spanning the header rows may be blank.
+	TotalLabel string
+	// Stats, when set instead of Value, maps the labels of a statistic
+	// header row (above the Across rows) to the statistic each block of
+	// columns holds (count, total, ...): several statistics side by side.
+	Stats map[string]string
+}
+
+// statOrder is the order of the long table's statistic columns.
+var statOrder = []string{"count", "total", "mean", "sd", "variance", "median", "min", "max", "skewness", "kurtosis"}
+
+// MaxWideCells bounds the cells of a sheet read as a wide table.
+var MaxWideCells = 4_000_000
+
+// WidePos is where a body cell is: its 1-based sheet row and 0-based
+// column.
+type WidePos struct{ Row, Col int }
+
+// WideLayout is the layout of a wide table as read.
+type WideLayout struct {
+	File, Sheet string
+	// Format is xlsx or csv (csv for every delimited text).
+	Format string
+	// Delimiter of delimited text.
+	Delimiter rune
+	// Titles, Header and Notes are the 1-based rows above, in and below
+	// the table; Body the rows of the body.
+	Titles, Header, Body, Notes []int
+	// Labels are the 0-based columns of the row labels; Columns those of
+	// the body.
+	Labels, Columns []int
+	// Keys are the long keys (row labels then column labels) of the body
+	// cells, in reading order; Pos their positions.
+	Keys [][]string
+	Pos  []WidePos
+	// Rows is the sheet as read (merged ranges filled in the header and
+	// the label columns), indexed by row-1.
+	Rows [][]string
+}
+
+// WideSource is implemented by sources that read a wide table.
+type WideSource interface {
+	Layout() *WideLayout
+}
+
+type wideSource struct {
+	name     string
+	header   []string
+	rows     [][]string
+	lines    []int
+	done     bool
+	layout   *WideLayout
+	info     *Info
+	warnings []string
+}
+
+func (s *wideSource) Name() string            { return s.name }
+func (s *wideSource) Where() (string, string) { return s.layout.File, s.layout.Sheet }
+func (s *wideSource) Header() []string        { return s.header }
+func (s *wideSource) Close() error            { return nil }
+func (s *wideSource) Layout() *WideLayout     { return s.layout }
+func (s *wideSource) Warnings() []string      { return s.warnings }
+func (s *wideSource) Next() (*Batch, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	s.done = true
+	if len(s.rows) == 0 {
+		return nil, io.EOF
+	}
+	return &Batch{Rows: s.rows, Lines: s.lines}, nil
+}
+
+// describedWide is a wide source of delimited text, which says how the
+// text was decoded.
+type describedWide struct{ *wideSource }
+
+func (s describedWide) Info() Info { return *s.info }
+
+// openWide opens every chosen table of a file as a wide table.
+func openWide(path string, opt Options) (srcs []Source, err error) {
+	w := opt.Wide
+	if len(w.Across) == 0 || (w.Value == "") == (len(w.Stats) == 0) {
+		return nil, &Error{File: path, Err: errors.New("a wide table needs columns.across (the column dimensions) and columns.value (what the body holds)")}
+	}
+	switch FormatOf(path, opt) {
+	case "xlsx":
+		return openWideXLSX(path, opt)
+	case "csv", "tsv":
+		if FormatOf(path, opt) == "tsv" && opt.Delimiter == 0 {
+			opt.Delimiter = '\t'
+		}
+		return openWideCSV(path, opt)
+	}
+	return nil, &Error{File: path, Err: fmt.Errorf("%w: wide (crosstab) tables are read from xlsx, CSV and TSV files", ErrFormat)}
+}
+
+func openWideCSV(path string, opt Options) ([]Source, error) {
+	if err := CheckEncoding(opt.Encoding); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	if err := CheckDecimal(opt.Decimal); err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if opt.Tee != nil {
+		r = io.TeeReader(f, opt.Tee)
+	}
+	raw := bufio.NewReaderSize(r, 256<<10)
+	info := &Info{}
+	text, checkUTF8, err := decodeText(raw, opt.Encoding, info)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	br := raw
+	if !checkUTF8 {
+		br = bufio.NewReaderSize(text, 256<<10)
+	}
+	prefix, perr := br.Peek(SniffSize)
+	delim := opt.Delimiter
+	if delim == 0 {
+		delim = sniffWideDelimiter(prefix)
+		info.Detected = append(info.Detected, "delimiter")
+	}
+	info.Delimiter = string(delim)
+	if delim == '\t' {
+		info.Delimiter = "tab"
+	}
+	info.Decimal = opt.Decimal
+	if info.Decimal == "" {
+		info.Decimal = "."
+		if delim == ';' && sniffDecimalComma(prefix, delim, perr == nil) {
+			info.Decimal = ","
+			info.Detected = append(info.Detected, "decimal")
+		}
+	}
+	cr := csv.NewReader(br)
+	cr.Comma = delim
+	cr.FieldsPerRecord = -1
+	var rows [][]string
+	cells := 0
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, &Error{File: path, Row: pe.StartLine, Err: fmt.Errorf("%w: %v", ErrCorrupt, pe.Err)}
+			}
+			return nil, &Error{File: path, Row: line, Err: err}
+		}
+		cells += len(rec)
+		if cells > MaxWideCells {
+			return nil, &Error{File: path, Row: line, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
+		}
+		// encoding/csv skips blank lines: keep the rows at their lines
+		if l, _ := cr.FieldPos(0); l > 0 {
+			line = l
+		}
+		for len(rows) < line-1 {
+			rows = append(rows, nil)
+		}
+		row := make([]string, len(rec))
+		for i, v := range rec {
+			if checkUTF8 && !validUTF8(v) {
+				return nil, &Error{File: path, Row: line, Column: colName(i), Value: v, Err: fmt.Errorf("%w: not valid UTF-8; set input.encoding to the file's encoding (latin-1, windows-1252 or utf-16)", ErrEncoding)}
+			}
+			row[i] = strings.TrimSpace(strings.Trim(v, "\u00a0"))
+		}
+		rows = append(rows, row)
+	}
+	base := filepath.Base(path)
+	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows}
+	if err := cropRange(lay, opt.Range); err != nil {
+		return nil, err
+	}
+	src, err := parseWide(lay, nil, *opt.Wide)
+	if err != nil {
+		return nil, err
+	}
+	src.name = strings.TrimSuffix(base, filepath.Ext(base))
+	src.info = info
+	return []Source{describedWide{src}}, nil
+}
+
+// sniffWideDelimiter picks the delimiter that splits most lines of the
+// prefix into the same number (2 or more) of fields: title lines and notes
+// (one field, perhaps holding commas) do not decide it.
+func sniffWideDelimiter(prefix []byte) rune {
+	best, bestN := ',', 0
+	for _, d := range []rune{',', ';', '\t'} {
+		r := csv.NewReader(bytes.NewReader(prefix))
+		r.Comma = d
+		r.FieldsPerRecord = -1
+		r.LazyQuotes = true
+		counts := map[int]int{}
+		for {
+			rec, err := r.Read()
+			if err != nil {
+				var pe *csv.ParseError
+				if errors.As(err, &pe) {
+					continue
+				}
+				break
+			}
+			if len(rec) >= 2 {
+				counts[len(rec)]++
+			}
+		}
+		n := 0
+		for _, c := range counts {
+			n = max(n, c)
+		}
+		if n > bestN {
+			best, bestN = d, n
+		}
+	}
+	return best
+}
+
+func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
+	defer recoverCorrupt(path, "", 0, &err)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Err: err}
+	}
+	defer fh.Close()
+	f, err := excelize.OpenReader(fh, excelize.Options{
+		RawCellValue:      true,
+		UnzipSizeLimit:    MaxXLSXUnzipSize,
+		UnzipXMLSizeLimit: min(MaxXLSXInMemory, MaxXLSXUnzipSize),
+	})
+	if err != nil {
+		return nil, xlsxErr(path, "", 0, err)
+	}
+	defer f.Close()
+	chosen, warnings, err := chooseSheets(path, f, opt.Sheet)
+	if err != nil {
+		return nil, err
+	}
+	if len(chosen) == 0 {
+		return nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook has no visible sheet", ErrNoHeader)}
+	}
+	base := filepath.Base(path)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	for i, sh := range chosen {
+		rows, err := wideSheetRows(path, f, sh)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := f.GetMergeCells(sh)
+		if err != nil {
+			return nil, xlsxErr(path, sh, 0, err)
+		}
+		var merges []*merge
+		for _, m := range ms {
+			c1, r1, e1 := excelize.CellNameToCoordinates(m.GetStartAxis())
+			c2, r2, e2 := excelize.CellNameToCoordinates(m.GetEndAxis())
+			if e1 != nil || e2 != nil {
+				continue
+			}
+			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
+		}
+		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows}
+		if err := cropRange(lay, opt.Range); err != nil {
+			return nil, err
+		}
+		src, err := parseWide(lay, merges, *opt.Wide)
+		if err != nil {
+			return nil, err
+		}
+		src.name = base
+		if len(chosen) > 1 {
+			src.name = base + "_" + sheetSlug(sh)
+		}
+		if i == 0 {
+			src.warnings = append(warnings, src.warnings...)
+		}
+		srcs = append(srcs, src)
+	}
+	return srcs, nil
+}
+
+// wideSheetRows reads a sheet's cells as text, within MaxWideCells.
+func wideSheetRows(path string, f *excelize.File, sheet string) ([][]string, error) {
+	it, err := f.Rows(sheet)
+	if err != nil {
+		return nil, xlsxErr(path, sheet, 0, err)
+	}
+	defer it.Close()
+	var rows [][]string
+	cells := 0
+	for it.Next() {
+		cols, err := it.Columns(excelize.Options{RawCellValue: true})
+		if err != nil {
+			return nil, xlsxErr(path, sheet, len(rows)+1, err)
+		}
+		cells += max(len(cols), 1)
+		if cells > MaxWideCells {
+			return nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
+		}
+		for i, c := range cols {
+			cols[i] = cellText(c)
+		}
+		rows = append(rows, cols)
+	}
+	if err := it.Error(); err != nil {
+		return nil, xlsxErr(path, sheet, len(rows)+1, err)
+	}
+	return rows, nil
+}
+
+func colName(c int) string {
+	n, _ := excelize.ColumnNumberToName(c + 1)
+	return n
+}
+
+func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// parseWide finds the table in lay.Rows: title rows (one cell, in the
+// leftmost column), len(Across) header rows, body rows with len(Dims)
+// label columns, then notes. Anything it cannot place is an error naming
+// the row and column and the keys to set.
+func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, error) {
+	errf := func(row, col int, format string, a ...any) error {
+		e := &Error{File: lay.File, Sheet: lay.Sheet, Row: row, Err: fmt.Errorf(format, a...)}
+		if col >= 0 {
+			e.Column = colName(col)
+		}
+		return e
+	}
+	at := func(r, c int) string { // r 1-based
+		if r-1 < len(lay.Rows) && c < len(lay.Rows[r-1]) {
+			return lay.Rows[r-1][c]
+		}
+		return ""
+	}
+	nD, nA := len(w.Dims), len(w.Across)
+	nS := 0 // the statistic header row
+	if len(w.Stats) > 0 {
+		nS = 1
+	}
+	nH := nS + nA
+	if nD == 0 {
+		return nil, errf(0, -1, "a wide table needs columns.dims (its row dimensions, one label column each)")
+	}
+	left := -1
+	for _, row := range lay.Rows {
+		if _, f, _ := span(row); f >= 0 && (left < 0 || f < left) {
+			left = f
+		}
+	}
+	if left < 0 {
+		return nil, errf(0, -1, "%w: the sheet is empty", ErrNoHeader)
+	}
+	// Titles: blank rows and rows whose only cell is in the leftmost column.
+	r := 1
+	for ; r <= len(lay.Rows); r++ {
+		n, f, _ := span(lay.Rows[r-1])
+		if n == 0 {
+			continue
+		}
+		if n == 1 && f == left {
+			lay.Titles = append(lay.Titles, r)
+			continue
+		}
+		break
+	}
+	if r+nH > len(lay.Rows) {
+		return nil, errf(r, -1, "%w: no body below %d header row(s) (columns.across has %d dimensions: one header row each)", ErrNoHeader, nA, nA)
+	}
+	for k := 0; k < nH; k++ {
+		lay.Header = append(lay.Header, r+k)
+	}
+	first := r + nH
+	// Merged ranges: filled over the header rows and down the label
+	// columns; a merge over body cells is refused.
+	fill := func(m *merge) {
+		for rr := m.r1; rr <= m.r2; rr++ {
+			row := lay.Rows[rr-1]
+			for len(row) <= m.c2 {
+				row = append(row, "")
+			}
+			for c := m.c1; c <= m.c2; c++ {
+				row[c] = m.value
+			}
+			lay.Rows[rr-1] = row
+		}
+	}
+	for _, m := range merges {
+		if m.r2 > len(lay.Rows) {
+			continue
+		}
+		inHeader := m.r1 >= lay.Header[0] && m.r2 < first
+		inLabels := m.r1 >= first && m.c2 < left+nD
+		if inHeader || inLabels {
+			m.value = at(m.r1, m.c1)
+			fill(m)
+		}
+	}
+	// The body's columns: the header's span right of the label columns.
+	last := -1
+	for _, hr := range lay.Header {
+		if _, _, l := span(lay.Rows[hr-1]); l > last {
+			last = l
+		}
+	}
+	if last < left+nD {
+		return nil, errf(lay.Header[0], -1, "no column labels right of the %d row-label column(s) (columns.dims has %d dimensions: one label column each; columns.across one header row each)", nD, nD)
+	}
+	for c := left; c < left+nD; c++ {
+		lay.Labels = append(lay.Labels, c)
+	}
+	for c := left + nD; c <= last; c++ {
+		lay.Columns = append(lay.Columns, c)
+	}
+	// A header row below the first with a row label of its own is a body
+	// row: columns.across names more dimensions than the header has rows.
+	for k := 1; k < nH; k++ {
+		hr := lay.Header[k]
+		for c := left; c < left+nD; c++ {
+			if v := at(hr, c); v != "" && v != at(hr-1, c) {
+				return nil, errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, w.Across, k+1, nH)
+			}
+		}
+	}
+	// Column labels per body column.
+	colKeys := make([][]string, len(lay.Columns))
+	colStat := make([]string, len(lay.Columns))
+	seen := map[string]int{}
+	for j, c := range lay.Columns {
+		if nS > 0 {
+			v := at(lay.Header[0], c)
+			st, ok := w.Stats[v]
+			if !ok {
+				labels := make([]string, 0, len(w.Stats))
+				for l := range w.Stats {
+					labels = append(labels, l)
+				}
+				sort.Strings(labels)
+				return nil, errf(lay.Header[0], c, "statistic header %q is not one of columns.statistics (%s): every body column needs one of them in the first header row", v, quoteList(labels))
+			}
+			colStat[j] = st
+		}
+		key := make([]string, nA)
+		for k, hr := range lay.Header[nS:] {
+			v := at(hr, c)
+			if v == "" && k > 0 && key[k-1] == w.TotalLabel && w.TotalLabel != "" {
+				v = w.TotalLabel // a Total spanning the header rows
+			}
+			if v == "" {
+				return nil, errf(hr, c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across)
+			}
+			if markerTexts[v] {
+				return nil, errf(hr, c, "header cell %q reads as a suppression marker: check columns.across (one header row per column dimension)", v)
+			}
+			key[k] = v
+		}
+		ks := colStat[j] + "\x01" + strings.Join(key, "\x00")
+		if p, dup := seen[ks]; dup {
+			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own)", strings.Join(key, " / "), colName(lay.Columns[p]), w.Across)
+		}
+		seen[ks] = j
+		colKeys[j] = key
+	}
+	// Body rows: until a blank row or a row with nothing in the body.
+	r = first
+	for ; r <= len(lay.Rows); r++ {
+		row := lay.Rows[r-1]
+		if n, _, _ := span(row); n == 0 {
+			break
+		}
+		body := 0
+		for _, c := range lay.Columns {
+			if at(r, c) != "" {
+				body++
+			}
+		}
+		if body == 0 {
+			break
+		}
+		if _, _, l := span(row); l > last {
+			return nil, errf(r, l, "a value right of the table's last labelled column %s; label its column in the header or give input.range", colName(last))
+		}
+		for _, c := range lay.Labels {
+			if at(r, c) == "" {
+				return nil, errf(r, c, "blank row label: every body row needs a label in each of the %d label column(s) of columns.dims %v (fill it, or merge it over the rows it labels)", nD, w.Dims)
+			}
+		}
+		lay.Body = append(lay.Body, r)
+	}
+	if len(lay.Body) == 0 {
+		return nil, errf(first, -1, "%w: no body row below the %d header row(s) of columns.across %v", ErrNoHeader, nA, w.Across)
+	}
+	endRow := r
+	for _, m := range merges {
+		if m.r1 < first+len(lay.Body) && m.r2 >= first && m.c2 >= left+nD && m.c1 <= last {
+			return nil, errf(m.r1, m.c1, "a merged range %s%d:%s%d in the table's body: every body cell must hold its own value", colName(m.c1), m.r1, colName(m.c2), m.r2)
+		}
+	}
+	for ; r <= len(lay.Rows); r++ {
+		row := lay.Rows[r-1]
+		if n, _, _ := span(row); n == 0 {
+			continue
+		}
+		values := 0
+		for _, c := range lay.Columns {
+			if v := at(r, c); v != "" && isValueLike(v) {
+				values++
+			}
+		}
+		if values >= 2 {
+			return nil, errf(r, -1, "%w: row %d below the end of the table (row %d) holds data; remove the blank or note rows above it or give input.range", ErrFieldCount, r, endRow)
+		}
+		lay.Notes = append(lay.Notes, r)
+	}
+	src := &wideSource{layout: lay}
+	src.header = append(append(append([]string{}, w.Dims...), w.Across...), w.Value)
+	if nS > 0 {
+		return src, wideStats(src, lay, w, colKeys, colStat, at, msgOf(lay, w))
+	}
+	for _, br := range lay.Body {
+		labels := make([]string, nD)
+		for i, c := range lay.Labels {
+			labels[i] = at(br, c)
+		}
+		for j, c := range lay.Columns {
+			key := append(append([]string{}, labels...), colKeys[j]...)
+			lay.Keys = append(lay.Keys, key)
+			lay.Pos = append(lay.Pos, WidePos{Row: br, Col: c})
+			src.rows = append(src.rows, append(append([]string{}, key...), at(br, c)))
+			src.lines = append(src.lines, br)
+		}
+	}
+	src.warnings = append(src.warnings, msgOf(lay, w))
+	return src, nil
+}
+
+// msgOf says where the table was found, for the report.
+func msgOf(lay *WideLayout, w WideOptions) string {
+	where := ""
+	if lay.Sheet != "" {
+		where = fmt.Sprintf("sheet %q: ", lay.Sheet)
+	}
+	msg := fmt.Sprintf("%swide layout: header %s (%s across), row labels in %s (%s), body %s x %s",
+		where, rowSpan(lay.Header), strings.Join(w.Across, ", "), colSpan(lay.Labels), strings.Join(w.Dims, ", "), rowSpan(lay.Body), colSpan(lay.Columns))
+	if len(lay.Titles) > 0 {
+		msg += ", titles " + rowSpan(lay.Titles)
+	}
+	if len(lay.Notes) > 0 {
+		msg += ", notes " + rowSpan(lay.Notes)
+	}
+	if len(w.Stats) > 0 {
+		msg += fmt.Sprintf(", statistics in row %d", lay.Header[0])
+	}
+	return msg
+}
+
+// wideStats lays out long a wide table with several statistics side by
+// side: one long row per body row and column labels, with one column per
+// statistic. Every statistic block must have the same column labels.
+func wideStats(src *wideSource, lay *WideLayout, w WideOptions, colKeys [][]string, colStat []string, at func(r, c int) string, msg string) error {
+	used := map[string]bool{}
+	for _, st := range colStat {
+		used[st] = true
+	}
+	var roles []string
+	for _, st := range statOrder {
+		if used[st] {
+			roles = append(roles, st)
+		}
+	}
+	src.header = append(append(append([]string{}, w.Dims...), w.Across...), roles...)
+	roleIdx := map[string]int{}
+	for i, st := range roles {
+		roleIdx[st] = i
+	}
+	// the column of each (column labels, statistic)
+	var keys []string
+	cols := map[string][]int{}
+	for j := range lay.Columns {
+		ks := strings.Join(colKeys[j], "\x00")
+		if _, ok := cols[ks]; !ok {
+			keys = append(keys, ks)
+			cols[ks] = make([]int, len(roles))
+			for i := range cols[ks] {
+				cols[ks][i] = -1
+			}
+		}
+		cols[ks][roleIdx[colStat[j]]] = j
+	}
+	for _, ks := range keys {
+		for i, j := range cols[ks] {
+			if j < 0 {
+				return &Error{File: lay.File, Sheet: lay.Sheet, Row: lay.Header[len(lay.Header)-1], Err: fmt.Errorf("the %s block has no column %q that the other statistics have: every statistic block needs the same column labels", roles[i], strings.ReplaceAll(ks, "\x00", " / "))}
+			}
+		}
+	}
+	nD := len(w.Dims)
+	for _, br := range lay.Body {
+		labels := make([]string, nD)
+		for i, c := range lay.Labels {
+			labels[i] = at(br, c)
+		}
+		for _, ks := range keys {
+			key := append(append([]string{}, labels...), strings.Split(ks, "\x00")...)
+			row := append([]string{}, key...)
+			for _, j := range cols[ks] {
+				c := lay.Columns[j]
+				lay.Keys = append(lay.Keys, key)
+				lay.Pos = append(lay.Pos, WidePos{Row: br, Col: c})
+				row = append(row, at(br, c))
+			}
+			src.rows = append(src.rows, row)
+			src.lines = append(src.lines, br)
+		}
+	}
+	src.warnings = append(src.warnings, msg)
+	return nil
+}
+
+func rowSpan(rows []int) string {
+	if len(rows) == 1 {
+		return fmt.Sprintf("row %d", rows[0])
+	}
+	return fmt.Sprintf("rows %d-%d", rows[0], rows[len(rows)-1])
+}
+
+func colSpan(cols []int) string {
+	if len(cols) == 1 {
+		return "column " + colName(cols[0])
+	}
+	return "columns " + colName(cols[0]) + "-" + colName(cols[len(cols)-1])
+}
+
+// Locate returns the column letter of the first body cell of a row that
+// holds text, for messages about a value (the long table has one value
+// column); "" when none does.
+func (l *WideLayout) Locate(row int, text string) string {
+	for _, p := range l.Pos {
+		if p.Row == row && strings.TrimSpace(l.Rows[row-1][p.Col]) == text {
+			return colName(p.Col)
+		}
+	}
+	return ""
+}
+
+// cropRange blanks every cell outside a range such as "A5:H40" (input.range):
+// the table is looked for inside it, at its place in the sheet.
+func cropRange(lay *WideLayout, rng string) error {
+	if rng == "" {
+		return nil
+	}
+	parts := strings.Split(strings.ToUpper(strings.TrimSpace(rng)), ":")
+	bad := &Error{File: lay.File, Sheet: lay.Sheet, Err: fmt.Errorf("range %q: want the form A5:H40 with the top-left cell first", rng)}
+	if len(parts) != 2 {
+		return bad
+	}
+	c1, r1, err1 := excelize.CellNameToCoordinates(parts[0])
+	c2, r2, err2 := excelize.CellNameToCoordinates(parts[1])
+	if err1 != nil || err2 != nil || c2 < c1 || r2 < r1 {
+		return bad
+	}
+	for i, row := range lay.Rows {
+		for c := range row {
+			if i+1 < r1 || i+1 > r2 || c+1 < c1 || c+1 > c2 {
+				row[c] = ""
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,413 @@
+package writers
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// Crosstab is the layout of a wide (crosstab) input table: the sheet as
+// read and where each cell's value is, for outputs that look like the
+// input.
+type Crosstab struct {
+	// File is the input path; Sheet its sheet (workbooks only).
+	File, Sheet string
+	// Format is xlsx or csv.
+	Format string
+	// Rows is the sheet as read (merged header cells filled), by row-1.
+	Rows [][]string
+	// UnzipLimit and XMLLimit bound the unzipped size of the workbook
+	// reopened for the annotated copy, as when it was read (0: excelize's
+	// defaults).
+	UnzipLimit, XMLLimit int64
+	// Pos maps a cell's key (its dimension values joined by "\x00") to
+	// the 1-based row and 0-based column of each of its values (one per
+	// statistic when several stand side by side).
+	Pos map[string][][2]int
+}
+
+// CellKey is the key of Crosstab.Pos for a cell.
+func CellKey(c *audit.Cell) string { return strings.Join(c.Key, "\x00") }
+
+// safeGrid is the crosstab as published: every body cell of a suppressed
+// cell (primary, secondary, review) replaced by the marker, titles, header
+// and notes as they were; every text escaped against formula injection.
+func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) ([][]string, error) {
+	out := make([][]string, len(x.Rows))
+	for i, r := range x.Rows {
+		out[i] = make([]string, len(r))
+		copy(out[i], r)
+	}
+	cc := canceller{ctx: ctx}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return nil, err
+		}
+		ps, ok := x.Pos[CellKey(c)]
+		if !ok {
+			return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+		}
+		for _, p := range ps {
+			if p[0] < 1 || p[0] > len(out) || p[1] >= len(out[p[0]-1]) {
+				return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+			}
+			if Suppressed(c) {
+				out[p[0]-1][p[1]] = marker
+			}
+		}
+	}
+	if len(t.Cells) != len(x.Pos) {
+		return nil, fmt.Errorf("the crosstab has %d body cells, the table %d", len(x.Pos), len(t.Cells))
+	}
+	for _, r := range out {
+		for j, v := range r {
+			r[j] = EscapeFormula(v)
+		}
+	}
+	return out, nil
+}
+
+// SafeWideCSV writes NAME.safe.csv laid out like the wide input.
+type SafeWideCSV struct {
+	Options
+	Layout *Crosstab
+}
+
+// File implements TableWriter.
+func (SafeWideCSV) File(t *audit.Table) string { return t.Name + ".safe.csv" }
+
+// WriteContext implements TableWriter.
+func (s SafeWideCSV) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	grid, err := s.Layout.safeGrid(ctx, t, s.Marker)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(w)
+	for _, r := range grid {
+		if err := cw.Write(r); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// SafeWideXLSX writes NAME.safe.xlsx laid out like the wide input, on one
+// sheet (other sheets of an input workbook are not copied: they were not
+// audited).
+type SafeWideXLSX struct {
+	Options
+	Layout *Crosstab
+}
+
+// File implements TableWriter.
+func (SafeWideXLSX) File(t *audit.Table) string { return t.Name + ".safe.xlsx" }
+
+// WriteContext implements TableWriter.
+func (s SafeWideXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	grid, err := s.Layout.safeGrid(ctx, t, s.Marker)
+	if err != nil {
+		return err
+	}
+	f := newWorkbook(ctx)
+	defer f.Close()
+	const sheet = "Table"
+	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return err
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return err
+	}
+	body := map[[2]int]bool{}
+	for _, ps := range s.Layout.Pos {
+		for _, p := range ps {
+			body[p] = true
+		}
+	}
+	for i, r := range grid {
+		if len(r) == 0 {
+			continue
+		}
+		row := make([]any, len(r))
+		for j, v := range r {
+			row[j] = v
+			if body[[2]int{i + 1, j}] {
+				if x, ok := number(v); ok {
+					row[j] = x
+				}
+			}
+		}
+		ref, _ := excelize.CoordinatesToCellName(1, i+1)
+		if err := sw.SetRow(ref, row); err != nil {
+			return err
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// AnnotatedCopy writes NAME.annotated.xlsx for a wide workbook: the input
+// workbook itself (same sheets, layout, titles and notes), each body cell
+// that is not ok filled by its status, each cell with something to say
+// commented (rules, reasons, figures), plus the summary and legend sheets.
+// Like the report, it may hold confidential numbers.
+type AnnotatedCopy struct {
+	Layout *Crosstab
+}
+
+// File implements TableWriter.
+func (AnnotatedCopy) File(t *audit.Table) string { return t.Name + ".annotated.xlsx" }
+
+// WriteContext implements TableWriter.
+func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x := a.Layout
+	f, err := excelize.OpenFile(x.File, excelize.Options{UnzipSizeLimit: x.UnzipLimit, UnzipXMLSizeLimit: x.XMLLimit})
+	if err != nil {
+		return fmt.Errorf("annotating a copy of %s: %w", x.File, err)
+	}
+	defer f.Close()
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return ctxZip{ctx, zip.NewWriter(w)} })
+	for _, name := range []string{SheetSummary, SheetLegend} {
+		if idx, _ := f.GetSheetIndex(name); idx >= 0 {
+			return fmt.Errorf("annotating a copy of %s: the workbook already has a sheet %q", x.File, name)
+		}
+	}
+	if _, err := f.NewSheet(SheetSummary); err != nil {
+		return err
+	}
+	if _, err := f.NewSheet(SheetLegend); err != nil {
+		return err
+	}
+	styles, header, err := annotatedStyles(f)
+	if err != nil {
+		return err
+	}
+	// one style per (input style, status): the cell keeps its number
+	// format, font and borders, with the status's fill
+	filled := map[[2]any]int{}
+	cc := canceller{ctx: ctx}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		ps, ok := x.Pos[CellKey(c)]
+		if !ok {
+			return fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+		}
+		st := statusOf(c)
+		text := cellComment(t, c)
+		for _, p := range ps {
+			ref, _ := excelize.CoordinatesToCellName(p[1]+1, p[0])
+			if st != audit.StatusOK {
+				id, err := f.GetCellStyle(x.Sheet, ref)
+				if err != nil {
+					return err
+				}
+				k := [2]any{id, st}
+				nid, ok := filled[k]
+				if !ok {
+					style, err := f.GetStyle(id)
+					if err != nil {
+						return err
+					}
+					style.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{Palette[st]}}
+					if nid, err = f.NewStyle(style); err != nil {
+						return err
+					}
+					filled[k] = nid
+				}
+				if err := f.SetCellStyle(x.Sheet, ref, ref, nid); err != nil {
+					return err
+				}
+			}
+			if text != "" {
+				if err := f.AddComment(x.Sheet, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 360, Height: 160}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if err := writeSummarySheet(f, t, header); err != nil {
+		return err
+	}
+	if err := writeLegendSheet(f, styles, header); err != nil {
+		return err
+	}
+	return f.Write(w)
+}
+
+// SheetCrosstab is the annotated workbook's sheet showing a long table in
+// crosstab form.
+const SheetCrosstab = "Crosstab"
+
+// maxCrosstabCols bounds the columns of the crosstab sheet (Excel has
+// 16,384); a table whose last dimension has more levels gets a note
+// instead.
+const maxCrosstabCols = 16000
+
+// writeCrosstabSheet shows the table in crosstab form, one block per
+// published statistic: the last dimension across, the others down (their
+// margins as Total rows and the Total column where the table has them),
+// each body cell filled by its status. The one-row-per-cell sheet stays
+// the one the checker filters on.
+func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, styles map[audit.Status]cellStyles, header int) error {
+	if len(t.Dims) == 0 || len(t.Cells) == 0 || len(t.Columns) == 0 {
+		return nil
+	}
+	if _, err := f.NewSheet(SheetCrosstab); err != nil {
+		return err
+	}
+	nd := len(t.Dims)
+	var across []string
+	seenAcross := map[string]bool{}
+	var downKeys []string
+	down := map[string][]string{}
+	at := map[string]*audit.Cell{}
+	cc := canceller{ctx: ctx}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		a := c.Key[nd-1]
+		if !seenAcross[a] {
+			seenAcross[a] = true
+			across = append(across, a)
+		}
+		dk := strings.Join(c.Key[:nd-1], "\x00")
+		if _, ok := down[dk]; !ok {
+			down[dk] = c.Key[:nd-1]
+			downKeys = append(downKeys, dk)
+		}
+		at[dk+"\x01"+a] = c
+	}
+	// margins last, as in a published crosstab
+	total := t.TotalLabel
+	if total == "" {
+		total = "Total"
+	}
+	moveLast := func(list []string, isTotal func(string) bool) []string {
+		out := make([]string, 0, len(list))
+		var tail []string
+		for _, v := range list {
+			if isTotal(v) {
+				tail = append(tail, v)
+			} else {
+				out = append(out, v)
+			}
+		}
+		return append(out, tail...)
+	}
+	across = moveLast(across, func(v string) bool { return v == total })
+	// rows ordered dimension by dimension, each in the order its levels
+	// first appear with the Total last: a margin row closes its group
+	rank := make([]map[string]int, nd-1)
+	for d := range rank {
+		rank[d] = map[string]int{}
+	}
+	for _, dk := range downKeys {
+		for d, v := range down[dk] {
+			if _, ok := rank[d][v]; !ok {
+				rank[d][v] = len(rank[d])
+			}
+		}
+	}
+	for d := range rank {
+		if _, ok := rank[d][total]; ok {
+			rank[d][total] = len(rank[d])
+		}
+	}
+	sort.SliceStable(downKeys, func(i, j int) bool {
+		a, b := down[downKeys[i]], down[downKeys[j]]
+		for d := range a {
+			if x, y := rank[d][a[d]], rank[d][b[d]]; x != y {
+				return x < y
+			}
+		}
+		return false
+	})
+	if len(across)+nd > maxCrosstabCols || (len(downKeys)+3)*len(t.Columns) > 1_000_000 {
+		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(across), t.Dims[nd-1], len(downKeys), SheetCells))
+	}
+	sw, err := f.NewStreamWriter(SheetCrosstab)
+	if err != nil {
+		return err
+	}
+	r := 1
+	put := func(row []any) error {
+		ref, _ := excelize.CoordinatesToCellName(1, r)
+		r++
+		return sw.SetRow(ref, row)
+	}
+	for s, col := range t.Columns {
+		title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)")}}
+		if err := put(title); err != nil {
+			return err
+		}
+		hdr := make([]any, 0, nd+len(across))
+		for _, d := range t.Dims[:nd-1] {
+			hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
+		}
+		if nd == 1 {
+			hdr = append(hdr, excelize.Cell{StyleID: header})
+		}
+		for _, a := range across {
+			hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(a)})
+		}
+		if err := put(hdr); err != nil {
+			return err
+		}
+		for _, dk := range downKeys {
+			if err := cc.next(); err != nil {
+				return err
+			}
+			row := make([]any, 0, nd+len(across))
+			for _, v := range down[dk] {
+				row = append(row, excelize.Cell{Value: EscapeFormula(v)})
+			}
+			if nd == 1 {
+				row = append(row, excelize.Cell{Value: EscapeFormula(t.ColumnLabel(s))})
+			}
+			for _, a := range across {
+				c, ok := at[dk+"\x01"+a]
+				if !ok {
+					row = append(row, nil)
+					continue
+				}
+				st := styles[statusOf(c)]
+				v, ok := c.Stats[col]
+				if !ok {
+					row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))})
+					continue
+				}
+				row = append(row, statCell(v, st))
+			}
+			if err := put(row); err != nil {
+				return err
+			}
+		}
+		if err := put(nil); err != nil {
+			return err
+		}
+	}
+	return sw.Flush()
+}
