@@ -615,7 +615,7 @@ func finishLinked(ctx context.Context, lp *linkPlan, jobs []Job, units []linkUni
 		}
 		t.Link = lp.link(k, t.Name)
 		start := time.Now()
-		files, err := writeTable(ctx, dir, t, jobs[units[k].job].Settings, opt.workers())
+		files, err := writeTable(ctx, dir, t, tableWriters(jobs[units[k].job].Settings), opt.workers())
 		if err != nil {
 			return err
 		}

@@ -335,3 +335,16 @@ func TestSummaryHTMLBrowser(t *testing.T) {
 		t.Errorf("no screenshot: %v", err)
 	}
 }
+
+// TestWorkbooksByteIdentical: excelize visits the sheets it holds in
+// memory in no fixed order; the workbooks are byte-identical all the same.
+func TestWorkbooksByteIdentical(t *testing.T) {
+	for _, w := range []writers.TableWriter{writers.Annotated{}, writers.SafeXLSX{}} {
+		first := render(t, w, sampleTable())
+		for range 12 {
+			if got := render(t, w, sampleTable()); !bytes.Equal(got, first) {
+				t.Fatalf("%T: two writes of the same table differ", w)
+			}
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		return fmt.Errorf("annotating a copy of %s: %w", x.File, err)
 	}
 	defer f.Close()
-	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return ctxZip{ctx, zip.NewWriter(w)} })
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return &ctxZip{ctx: ctx, zw: zip.NewWriter(w)} })
 	for _, name := range []string{SheetSummary, SheetLegend} {
 		if idx, _ := f.GetSheetIndex(name); idx >= 0 {
 			return fmt.Errorf("annotating a copy of %s: the workbook already has a sheet %q", x.File, name)

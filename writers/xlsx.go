@@ -2,6 +2,7 @@ package writers
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -166,40 +167,67 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	return f.Write(w)
 }
 
-// newWorkbook is a new workbook whose saving stops once ctx is cancelled:
-// excelize builds the whole zip before it writes a byte, so its entries
-// are written through writers that look at ctx.
+// newWorkbook is a new workbook whose saving stops once ctx is cancelled
+// and whose zip entries are written in name order: excelize builds the
+// whole zip before it writes a byte, and it visits sheets built in memory
+// in no fixed order, so the entries are gathered and written sorted, which
+// keeps the file byte-identical for identical input.
 func newWorkbook(ctx context.Context) *excelize.File {
 	f := excelize.NewFile()
-	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return ctxZip{ctx, zip.NewWriter(w)} })
+	f.SetZipWriter(func(w io.Writer) excelize.ZipWriter { return &ctxZip{ctx: ctx, zw: zip.NewWriter(w)} })
 	return f
 }
 
-// ctxZip is a zip writer whose entries fail to write once ctx is cancelled.
+// ctxZip is a zip writer whose entries fail to write once ctx is cancelled
+// and are written to the archive in name order on Close.
 type ctxZip struct {
-	ctx context.Context
-	zw  *zip.Writer
+	ctx     context.Context
+	zw      *zip.Writer
+	entries map[string]*bytes.Buffer
 }
 
-func (z ctxZip) Create(name string) (io.Writer, error) {
+func (z *ctxZip) Create(name string) (io.Writer, error) {
 	if err := z.ctx.Err(); err != nil {
 		return nil, err
 	}
-	w, err := z.zw.Create(name)
-	if err != nil {
-		return nil, err
+	if z.entries == nil {
+		z.entries = map[string]*bytes.Buffer{}
 	}
-	return ctxWriter{z.ctx, w}, nil
+	if _, dup := z.entries[name]; dup {
+		return nil, fmt.Errorf("workbook entry %s written twice", name)
+	}
+	b := &bytes.Buffer{}
+	z.entries[name] = b
+	return ctxWriter{z.ctx, b}, nil
 }
 
-func (z ctxZip) AddFS(fsys fs.FS) error {
+func (z *ctxZip) AddFS(fsys fs.FS) error {
 	if err := z.ctx.Err(); err != nil {
 		return err
 	}
 	return z.zw.AddFS(fsys)
 }
 
-func (z ctxZip) Close() error { return z.zw.Close() }
+func (z *ctxZip) Close() error {
+	names := make([]string, 0, len(z.entries))
+	for n := range z.entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if err := z.ctx.Err(); err != nil {
+			return err
+		}
+		w, err := z.zw.Create(n)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(z.entries[n].Bytes()); err != nil {
+			return err
+		}
+	}
+	return z.zw.Close()
+}
 
 // cellStyles are the style ids of one status.
 type cellStyles struct{ text, num int }
