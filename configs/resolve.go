@@ -46,6 +46,11 @@ type SuppressionSettings struct {
 	TimeLimit   time.Duration
 	Protection  decimal.Dec
 	Hierarchies map[string]map[string]string
+	// HierarchyFiles are the dimensions whose hierarchy was read from a
+	// hierarchy file, with its path; Leaves are that file's codes without
+	// children, the only codes a record may carry in that dimension.
+	HierarchyFiles map[string]string
+	Leaves         map[string]map[string]bool
 }
 
 // RuleSetting is one rule's resolved settings.
@@ -136,6 +141,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO)}
 	}
 	if s.Suppression, err = resolveSuppression(merged.Suppression); err != nil {
+		return nil, err
+	}
+	if err := resolveHierarchyFiles(merged.Suppression, &s.Suppression, s.TotalLabel); err != nil {
 		return nil, err
 	}
 	if err := checkMeasure(s.Measure); err != nil {
@@ -316,6 +324,10 @@ func LoadRelease(path string) (*Release, error) {
 		return nil, yamlError(path, locate(data, reflect.TypeOf(r), err))
 	}
 	r.file = path
+	r.anchorFiles(r.dir)
+	for i := range r.Tables {
+		r.Tables[i].anchorFiles(r.dir)
+	}
 	if err := r.checkRules(); err != nil {
 		return nil, err
 	}
