@@ -1,0 +1,366 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"math"
+	"math/big"
+	"os"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize/convex/lp"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+)
+
+const hierDir = "../testdata/hierarchy/"
+
+// hierParent is the district hierarchy of testdata/hierarchy, written out
+// here independently of districts.hrc and map.yaml.
+var hierParent = map[string]string{
+	"N11": "N1", "N12": "N1", "N21": "N2", "N1": "N", "N2": "N",
+	"S11": "S1", "S21": "S2", "S22": "S2", "S23": "S2", "S1": "S", "S2": "S",
+	"N": "Total", "S": "Total", "W": "Total",
+}
+
+// hierRecord is one record of records.csv.
+type hierRecord struct {
+	district, sector string
+	turnover         *big.Rat
+}
+
+func readHierRecords(t *testing.T) []hierRecord {
+	t.Helper()
+	f, err := os.Open(hierDir + "records.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []hierRecord
+	for _, r := range rows[1:] {
+		v, ok := new(big.Rat).SetString(r[3])
+		if !ok {
+			t.Fatalf("bad turnover %q", r[3])
+		}
+		out = append(out, hierRecord{r[0], r[1], v})
+	}
+	return out
+}
+
+// under reports whether district code c lies below (or is) level.
+func under(c, level string) bool {
+	for {
+		if c == level {
+			return true
+		}
+		p, ok := hierParent[c]
+		if !ok {
+			return false
+		}
+		c = p
+	}
+}
+
+func loadHier(t *testing.T, cfg string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
+	t.Helper()
+	c, err := configs.Load(hierDir + cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := configs.Resolve(append([]*configs.Config{c}, extra...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := readers.Open(hierDir+"records.csv", readers.Options{BatchSize: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srcs[0].Close()
+	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab, s
+}
+
+// TestMicrodataHierarchyCells checks every cell of the district x sector
+// table built from microdata with a three-level district hierarchy, read
+// from the .hrc file and from the YAML child -> parent map: the cells are
+// every level of the hierarchy (leaves, provinces, regions, Total) crossed
+// with every sector and Total, and each cell's count and total equal the
+// sums over the records below it, computed here from the records.
+func TestMicrodataHierarchyCells(t *testing.T) {
+	recs := readHierRecords(t)
+	districts := []string{"Total"}
+	for c := range hierParent {
+		districts = append(districts, c)
+	}
+	sectors := []string{"A", "B", "C", "Total"}
+	for _, cfg := range []string{"hrc.yaml", "map.yaml"} {
+		t.Run(cfg, func(t *testing.T) {
+			tab, _ := loadHier(t, cfg)
+			got := map[string]*audit.Cell{}
+			for _, c := range tab.Cells {
+				k := strings.Join(c.Key, "|")
+				if got[k] != nil {
+					t.Fatalf("cell %s twice", k)
+				}
+				got[k] = c
+			}
+			if len(got) != len(districts)*len(sectors) {
+				t.Errorf("%d cells, want %d", len(got), len(districts)*len(sectors))
+			}
+			for _, d := range districts {
+				for _, s := range sectors {
+					k := d + "|" + s
+					c := got[k]
+					if c == nil {
+						t.Errorf("no cell %s", k)
+						continue
+					}
+					var n int64
+					sum := new(big.Rat)
+					for _, r := range recs {
+						if under(r.district, d) && (s == "Total" || r.sector == s) {
+							n++
+							sum.Add(sum, r.turnover)
+						}
+					}
+					if c.N != n || c.Total.Rat().Cmp(sum) != 0 {
+						t.Errorf("cell %s: n=%d total=%s, want n=%d total=%s", k, c.N, c.Total, n, sum.FloatString(2))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestHierarchyInputErrors: a record whose code the .hrc file does not list,
+// or that carries a parent code, is an input error naming the row, column
+// and code; never a level of its own.
+func TestHierarchyInputErrors(t *testing.T) {
+	c, err := configs.Load(hierDir + "hrc.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := configs.Resolve(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ data, want string }{
+		{"district,sector,enterprise,turnover\nN11,A,e1,5\nN13,A,e2,7\n", `row 3, column "district": code "N13" is not in the hierarchy file`},
+		{"district,sector,enterprise,turnover\nN11,A,e1,5\nN11,B,e2,5\nN1,A,e3,7\n", `row 4, column "district": code "N1" is a parent code in`},
+	} {
+		src, err := readers.NewCSV("in.csv", strings.NewReader(tc.data), readers.Options{BatchSize: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = AuditSource(context.Background(), src, s, 2)
+		var re *readers.Error
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want a readers.Error containing %q", err, tc.want)
+		}
+	}
+}
+
+// TestHierarchySuppressionAudit runs secondary suppression and the interval
+// audit over the hierarchical table and checks every audited interval with
+// an independent LP (gonum's simplex over the relations written out here
+// from hierParent): each published cell fixed, every parent cell the sum of
+// its children in each dimension, values non-negative. Every primary cell
+// the audit calls protected must reach its protection levels in the
+// independent intervals too.
+func TestHierarchySuppressionAudit(t *testing.T) {
+	sec, err := configs.Parse("sec.yaml", []byte("suppression: {secondary: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, _ := loadHier(t, "hrc.yaml", sec)
+	if tab.Audit == nil {
+		t.Fatalf("no audit; warnings %v", tab.Warnings)
+	}
+	idx := map[string]int{}
+	for i, c := range tab.Cells {
+		idx[strings.Join(c.Key, "|")] = i
+	}
+	unknown := map[int]int{} // cell -> LP variable
+	var cells []int
+	for _, r := range tab.Audit.Cells {
+		i, ok := idx[strings.Join(r.Key, "|")]
+		if !ok {
+			t.Fatalf("audited cell %v not in the table", r.Key)
+		}
+		unknown[i] = len(cells)
+		cells = append(cells, i)
+	}
+	primaries, secondaries := 0, 0
+	for i, c := range tab.Cells {
+		switch c.Status {
+		case audit.StatusPrimary, audit.StatusSecondary:
+			if _, ok := unknown[i]; !ok {
+				t.Errorf("suppressed cell %v not audited", c.Key)
+			}
+			if c.Status == audit.StatusPrimary {
+				primaries++
+			} else {
+				secondaries++
+			}
+		}
+	}
+	t.Logf("%d cells, %d primary, %d secondary, %d audited", len(tab.Cells), primaries, secondaries, len(cells))
+	if primaries == 0 || secondaries == 0 {
+		t.Fatalf("%d primary and %d secondary cells: the test data must need secondary suppression", primaries, secondaries)
+	}
+	// Relations: parent = sum of children, per dimension.
+	children := map[string][]string{}
+	for c, p := range hierParent {
+		children[p] = append(children[p], c)
+	}
+	sectors := []string{"A", "B", "C"}
+	var rels [][]string // total key first, then parts
+	for p, ch := range children {
+		for _, s := range append(sectors, "Total") {
+			r := []string{p + "|" + s}
+			for _, c := range ch {
+				r = append(r, c+"|"+s)
+			}
+			rels = append(rels, r)
+		}
+	}
+	for c := range hierParent {
+		rels = append(rels, []string{c + "|Total", c + "|A", c + "|B", c + "|C"})
+	}
+	rels = append(rels, []string{"Total|Total", "Total|A", "Total|B", "Total|C"})
+	// Each relation over the unknowns: sum of coef*x = rhs (exact).
+	nv := len(cells)
+	var rows [][]*big.Rat
+	var rhs []*big.Rat
+	for _, r := range rels {
+		row := make([]*big.Rat, nv)
+		for j := range row {
+			row[j] = new(big.Rat)
+		}
+		b := new(big.Rat)
+		any := false
+		for j, k := range r {
+			i, ok := idx[k]
+			if !ok {
+				t.Fatalf("relation cell %s missing", k)
+			}
+			coef := big.NewRat(-1, 1)
+			if j == 0 {
+				coef = big.NewRat(1, 1)
+			}
+			if v, ok := unknown[i]; ok {
+				row[v].Add(row[v], coef)
+				any = true
+			} else {
+				b.Sub(b, new(big.Rat).Mul(coef, tab.Cells[i].Total.Rat()))
+			}
+		}
+		if !any {
+			if b.Sign() != 0 {
+				t.Fatalf("published cells of relation %v do not add up", r)
+			}
+			continue
+		}
+		rows, rhs = appendIndependent(rows, rhs, row, b)
+	}
+	A := mat.NewDense(max(len(rows), 1), nv, nil)
+	bf := make([]float64, max(len(rows), 1))
+	for i, row := range rows {
+		for j, v := range row {
+			f, _ := v.Float64()
+			A.Set(i, j, f)
+		}
+		bf[i], _ = rhs[i].Float64()
+	}
+	for v, i := range cells {
+		r := tab.Audit.Cells[v]
+		c := make([]float64, nv)
+		c[v] = 1
+		lo, _, err := lp.Simplex(c, A, bf, 1e-9, nil)
+		if err != nil {
+			t.Fatalf("cell %v: min: %v", tab.Cells[i].Key, err)
+		}
+		c[v] = -1
+		hi, _, err := lp.Simplex(c, A, bf, 1e-9, nil)
+		if err != nil && !errors.Is(err, lp.ErrUnbounded) {
+			t.Fatalf("cell %v: max: %v", tab.Cells[i].Key, err)
+		}
+		hi = -hi
+		if errors.Is(err, lp.ErrUnbounded) {
+			hi = math.Inf(1)
+		}
+		tol := 1e-6 * (1 + math.Abs(lo) + math.Abs(r.Lo))
+		if math.Abs(lo-r.Lo) > tol || (math.IsInf(hi, 1) != math.IsInf(r.Hi, 1)) || (!math.IsInf(hi, 1) && math.Abs(hi-r.Hi) > 1e-6*(1+math.Abs(hi))) {
+			t.Errorf("cell %v: audit [%g, %g], independent LP [%g, %g]", tab.Cells[i].Key, r.Lo, r.Hi, lo, hi)
+		}
+		if r.Protected && tab.Cells[i].Status == audit.StatusPrimary {
+			x, _ := tab.Cells[i].Total.Rat().Float64()
+			if lo > x-r.Lower+1e-6*(1+x) || hi < x+r.Upper-1e-6*(1+x) {
+				t.Errorf("primary %v (%g) called protected, but the independent interval [%g, %g] misses [%g, %g]", tab.Cells[i].Key, x, lo, hi, x-r.Lower, x+r.Upper)
+			}
+		}
+	}
+}
+
+// appendIndependent adds row (= b) to the system when it is linearly
+// independent of the rows kept, by exact elimination.
+func appendIndependent(rows [][]*big.Rat, rhs []*big.Rat, row []*big.Rat, b *big.Rat) ([][]*big.Rat, []*big.Rat) {
+	red := make([]*big.Rat, len(row))
+	for j, v := range row {
+		red[j] = new(big.Rat).Set(v)
+	}
+	// Reduce against an echelon copy of the kept rows.
+	ech := make([][]*big.Rat, 0, len(rows))
+	for _, r := range rows {
+		e := make([]*big.Rat, len(r))
+		for j, v := range r {
+			e[j] = new(big.Rat).Set(v)
+		}
+		for _, p := range ech {
+			eliminate(e, p)
+		}
+		if pivot(e) >= 0 {
+			ech = append(ech, e)
+		}
+	}
+	for _, p := range ech {
+		eliminate(red, p)
+	}
+	if pivot(red) < 0 {
+		return rows, rhs
+	}
+	return append(rows, row), append(rhs, b)
+}
+
+func pivot(r []*big.Rat) int {
+	for j, v := range r {
+		if v.Sign() != 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// eliminate removes from r the pivot column of p.
+func eliminate(r, p []*big.Rat) {
+	j := pivot(p)
+	if j < 0 || r[j].Sign() == 0 {
+		return
+	}
+	f := new(big.Rat).Quo(r[j], p[j])
+	for k := range r {
+		r[k].Sub(r[k], new(big.Rat).Mul(f, p[k]))
+	}
+}
