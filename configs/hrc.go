@@ -78,6 +78,8 @@ func ParseHRC(name string, r io.Reader, indent rune, total string) (*Hierarchy, 
 		switch {
 		case code == "":
 			return nil, fail(line, "no code after the indentation")
+		case depth > 0 && len(path) == 0:
+			return nil, fail(line, "code %q is indented, but the first code must be at the top level", code)
 		case depth > len(path):
 			return nil, fail(line, "code %q is %d levels deep, but the line before it is only %d deep (one %q per level below its parent)", code, depth, len(path)-1, string(indent))
 		case depth >= maxHRCDepth:
