@@ -151,6 +151,10 @@ type Microdata struct {
 	Dims    []string `yaml:"dims"`
 	Value   string   `yaml:"value"`
 	Holding string   `yaml:"holding"`
+	// Parents maps a dimension column to the column holding the parent
+	// of its code (district: region), and that column to its own parent
+	// column, and so on: a hierarchy read from the records.
+	Parents map[string]string `yaml:"parents"`
 }
 
 // Measure is the grid of values a measured variable can take.

@@ -71,6 +71,10 @@ func under(c, level string) bool {
 }
 
 func loadHier(t *testing.T, cfg string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
+	return loadHierData(t, cfg, "records.csv", extra...)
+}
+
+func loadHierData(t *testing.T, cfg, data string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
 	t.Helper()
 	c, err := configs.Load(hierDir + cfg)
 	if err != nil {
@@ -80,7 +84,7 @@ func loadHier(t *testing.T, cfg string, extra ...*configs.Config) (*audit.Table,
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, err := readers.Open(hierDir+"records.csv", readers.Options{BatchSize: 7})
+	srcs, err := readers.Open(hierDir+data, readers.Options{BatchSize: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +98,8 @@ func loadHier(t *testing.T, cfg string, extra ...*configs.Config) (*audit.Table,
 
 // TestMicrodataHierarchyCells checks every cell of the district x sector
 // table built from microdata with a three-level district hierarchy, read
-// from the .hrc file and from the YAML child -> parent map: the cells are
+// from the .hrc file, from the YAML child -> parent map and from parent
+// columns of the records (microdata.parents): the cells are
 // every level of the hierarchy (leaves, provinces, regions, Total) crossed
 // with every sector and Total, and each cell's count and total equal the
 // sums over the records below it, computed here from the records.
@@ -105,9 +110,9 @@ func TestMicrodataHierarchyCells(t *testing.T) {
 		districts = append(districts, c)
 	}
 	sectors := []string{"A", "B", "C", "Total"}
-	for _, cfg := range []string{"hrc.yaml", "map.yaml"} {
-		t.Run(cfg, func(t *testing.T) {
-			tab, _ := loadHier(t, cfg)
+	for _, tc := range []struct{ cfg, data string }{{"hrc.yaml", "records.csv"}, {"map.yaml", "records.csv"}, {"parents.yaml", "records_parents.csv"}} {
+		t.Run(tc.cfg, func(t *testing.T) {
+			tab, _ := loadHierData(t, tc.cfg, tc.data)
 			got := map[string]*audit.Cell{}
 			for _, c := range tab.Cells {
 				k := strings.Join(c.Key, "|")
@@ -172,6 +177,38 @@ func TestHierarchyInputErrors(t *testing.T) {
 	}
 }
 
+// TestParentColumnErrors: parent columns that contradict each other, or a
+// record whose code is another record's parent code, are input errors
+// naming the row and column.
+func TestParentColumnErrors(t *testing.T) {
+	c, err := configs.Load(hierDir + "parents.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := configs.Resolve(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = "region,province,district,sector,enterprise,turnover\n"
+	for _, tc := range []struct{ data, want string }{
+		{head + "N,N1,N11,A,e1,5\nN,N1,N12,A,e2,5\nS,N1,N11,B,e3,7\nN,N2,N11,A,e4,7\n", `row 4, column "region": code "N1" has parent "S" here but "N" on row 2`},
+		{head + "N,N1,N11,A,e1,5\nN,N1,N12,A,e2,5\nN,N2,N11,B,e3,7\n", `row 4, column "province": code "N11" has parent "N2" here but "N1" on row 2`},
+		{head + "N,N1,N11,A,e1,5\n,N,N1,A,e2,5\n", `row 2, column "province": parent code "N1" is also a code of district`},
+	} {
+		for _, bs := range []int{1, 100} {
+			src, err := readers.NewCSV("in.csv", strings.NewReader(tc.data), readers.Options{BatchSize: bs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = AuditSource(context.Background(), src, s, 2)
+			var re *readers.Error
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("batch %d: error %v, want a readers.Error containing %q", bs, err, tc.want)
+			}
+		}
+	}
+}
+
 // TestHierarchySuppressionAudit runs secondary suppression and the interval
 // audit over the hierarchical table and checks every audited interval with
 // an independent LP (gonum's simplex over the relations written out here
@@ -180,11 +217,17 @@ func TestHierarchyInputErrors(t *testing.T) {
 // the audit calls protected must reach its protection levels in the
 // independent intervals too.
 func TestHierarchySuppressionAudit(t *testing.T) {
+	for _, tc := range []struct{ cfg, data string }{{"hrc.yaml", "records.csv"}, {"parents.yaml", "records_parents.csv"}} {
+		t.Run(tc.cfg, func(t *testing.T) { checkHierAudit(t, tc.cfg, tc.data) })
+	}
+}
+
+func checkHierAudit(t *testing.T, cfg, data string) {
 	sec, err := configs.Parse("sec.yaml", []byte("suppression: {secondary: true}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, _ := loadHier(t, "hrc.yaml", sec)
+	tab, _ := loadHierData(t, cfg, data, sec)
 	if tab.Audit == nil {
 		t.Fatalf("no audit; warnings %v", tab.Warnings)
 	}

@@ -157,6 +157,11 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 func (b *microBuilder) add(batch *readers.Batch) error {
 	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
+		if b.hier != nil && b.hier.found != nil {
+			if err := b.hier.record(b.file, row, batch.Lines[r]); err != nil {
+				return err
+			}
+		}
 		var pk uint64
 		for d, i := range b.dimIdx {
 			v := b.empty.level(d, row[i], batch.Lines[r])
@@ -365,7 +370,9 @@ func (b *microBuilder) finish() error {
 	}
 	sortAccs(finest)
 	if b.hier != nil {
-		b.hier.expand(b) // parent codes become levels (hierarchy.go)
+		if err := b.hier.expand(b); err != nil { // parent codes become levels (hierarchy.go)
+			return err
+		}
 	}
 	for _, a := range finest {
 		all[keyOf(a.key)] = a
@@ -573,7 +580,7 @@ func (b *microBuilder) addEmptyCells() {
 func (b *microBuilder) newShard() builder {
 	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
-		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier}
+		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier.forShard()}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
 		s.names = append(s.names, nil)
@@ -591,6 +598,7 @@ func (b *microBuilder) newShard() builder {
 func (b *microBuilder) absorb(other builder) {
 	o := other.(*microBuilder)
 	b.empty.merge(&o.empty)
+	b.hier.absorb(o.hier)
 	accs := make([]*cellAcc, 0, len(o.cells))
 	for _, a := range o.cells {
 		accs = append(accs, a)
