@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
@@ -405,5 +407,54 @@ func eliminate(r, p []*big.Rat) {
 	f := new(big.Rat).Quo(r[j], p[j])
 	for k := range r {
 		r[k].Sub(r[k], new(big.Rat).Mul(f, p[k]))
+	}
+}
+
+// TestAggregateTableHRC: an aggregate table whose codes include the parents
+// takes its hierarchy from a .hrc file too: the relations of the table are
+// those of the file (N1 = N11 + N12, N = N1, Total = N + S).
+func TestAggregateTableHRC(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/d.hrc", []byte("N\n@N1\n@@N11\n@@N12\nS\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := dir + "/c.yaml"
+	if err := os.WriteFile(cfg, []byte("columns: {dims: [district], count: n, total: x}\nsuppression: {hierarchy_files: {district: d.hrc}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := configs.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := configs.Resolve(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := "district,n,x\nN11,12,100\nN12,15,50\nN1,27,150\nN,27,150\nS,11,20\nTotal,38,170\n"
+	src, err := readers.NewCSV("in.csv", strings.NewReader(data), readers.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := AuditSource(context.Background(), src, s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels, err := suppress.Relations(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rels {
+		parts := []string{}
+		for _, p := range r.Parts {
+			parts = append(parts, tab.Cells[p].Key[0])
+		}
+		sort.Strings(parts)
+		got = append(got, tab.Cells[r.Total].Key[0]+"="+strings.Join(parts, "+"))
+	}
+	sort.Strings(got)
+	want := []string{"N1=N11+N12", "N=N1", "Total=N+S"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("relations %v, want %v", got, want)
 	}
 }
