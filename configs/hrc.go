@@ -3,6 +3,8 @@ package configs
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +24,9 @@ type Hierarchy struct {
 	// Leaves are the codes without children: the only codes a record
 	// may carry.
 	Leaves map[string]bool
+	// SHA256 is the hex SHA-256 of the file's bytes (LoadHRC), for the
+	// audit trail.
+	SHA256 string
 }
 
 // maxHRCLine bounds one line of a hierarchy file (a code is short).
@@ -116,8 +121,20 @@ func LoadHRC(path string, indent rune, total string) (*Hierarchy, error) {
 		return nil, &Error{File: path, Msg: "cannot read the hierarchy file", Err: err}
 	}
 	defer f.Close()
-	return ParseHRC(path, f, indent, total)
+	sum := sha256.New()
+	h, err := ParseHRC(path, io.TeeReader(io.LimitReader(f, maxHRCFile+1), sum), indent, total)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := f.Seek(0, io.SeekCurrent); n > maxHRCFile {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("the hierarchy file is larger than %d bytes", maxHRCFile), Err: ErrInvalid}
+	}
+	h.SHA256 = hex.EncodeToString(sum.Sum(nil))
+	return h, nil
 }
+
+// maxHRCFile bounds the size of a hierarchy file.
+const maxHRCFile = 64 << 20
 
 // anchorFiles resolves the relative hierarchy file paths of a layer
 // against dir (the directory of the file that names them).
@@ -157,6 +174,7 @@ func resolveHierarchyFiles(p *Suppression, s *SuppressionSettings, total string)
 	}
 	s.HierarchyFiles = map[string]string{}
 	s.Leaves = map[string]map[string]bool{}
+	s.HierarchyDigests = map[string]string{}
 	for _, d := range dims {
 		if _, ok := hier[d]; ok {
 			return &Error{Msg: fmt.Sprintf("dimension %q has both suppression.hierarchies and suppression.hierarchy_files: give one", d), Err: ErrInvalid}
@@ -172,6 +190,7 @@ func resolveHierarchyFiles(p *Suppression, s *SuppressionSettings, total string)
 		hier[d] = h.Parent
 		s.HierarchyFiles[d] = path
 		s.Leaves[d] = h.Leaves
+		s.HierarchyDigests[d] = h.SHA256
 	}
 	s.Hierarchies = hier
 	return nil

@@ -51,6 +51,8 @@ type SuppressionSettings struct {
 	// children, the only codes a record may carry in that dimension.
 	HierarchyFiles map[string]string
 	Leaves         map[string]map[string]bool
+	// HierarchyDigests are the SHA-256 of those files, by dimension.
+	HierarchyDigests map[string]string
 }
 
 // RuleSetting is one rule's resolved settings.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -371,4 +372,15 @@ func (h *microHier) absorb(o *microHier) {
 	if e := o.found.err; e != nil && (h.found.err == nil || e.Row < h.found.err.Row) {
 		h.found.err = e
 	}
+}
+
+// hierarchyTrail lists the hierarchy files of the settings for the audit
+// trail, by dimension.
+func hierarchyTrail(s *configs.Settings) []audit.HierarchyFileTrail {
+	var out []audit.HierarchyFileTrail
+	for d, p := range s.Suppression.HierarchyFiles {
+		out = append(out, audit.HierarchyFileTrail{Dim: d, Name: filepath.Base(p), SHA256: s.Suppression.HierarchyDigests[d]})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dim < out[j].Dim })
+	return out
 }
