@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"os"
 	"sort"
 	"strings"
@@ -456,5 +458,111 @@ func TestAggregateTableHRC(t *testing.T) {
 	want := []string{"N1=N11+N12", "N=N1", "Total=N+S"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("relations %v, want %v", got, want)
+	}
+}
+
+// TestHierarchyCellsRandom: random hierarchies on two dimensions (YAML
+// maps) and random records; every cell equals the brute-force sum over the
+// records below its codes, and the cells are exactly every level (leaves
+// seen, their ancestors, Total) of one dimension crossed with every level of
+// the other.
+func TestHierarchyCellsRandom(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		type dimH struct {
+			parent map[string]string
+			leaves []string
+		}
+		mk := func(name string) dimH {
+			h := dimH{parent: map[string]string{}}
+			// a random forest: node i's parent is a random earlier node or none
+			n := 3 + rng.IntN(8)
+			hasChild := map[string]bool{}
+			for i := 0; i < n; i++ {
+				c := fmt.Sprintf("%s%d", name, i)
+				if i > 0 && rng.IntN(4) > 0 {
+					p := fmt.Sprintf("%s%d", name, rng.IntN(i))
+					h.parent[c] = p
+					hasChild[p] = true
+				}
+			}
+			for i := 0; i < n; i++ {
+				if c := fmt.Sprintf("%s%d", name, i); !hasChild[c] {
+					h.leaves = append(h.leaves, c)
+				}
+			}
+			return h
+		}
+		ha, hb := mk("a"), mk("b")
+		yamlMap := func(m map[string]string) string {
+			var parts []string
+			for c, p := range m {
+				parts = append(parts, c+": "+p)
+			}
+			sort.Strings(parts)
+			return "{" + strings.Join(parts, ", ") + "}"
+		}
+		cfg := fmt.Sprintf("microdata: {dims: [a, b], value: v}\nsuppression: {hierarchies: {a: %s, b: %s}}\n", yamlMap(ha.parent), yamlMap(hb.parent))
+		type rec struct {
+			a, b string
+			v    int64
+		}
+		var recs []rec
+		var sb strings.Builder
+		sb.WriteString("a,b,v\n")
+		for i := 0; i < 50+rng.IntN(300); i++ {
+			r := rec{ha.leaves[rng.IntN(len(ha.leaves))], hb.leaves[rng.IntN(len(hb.leaves))], int64(rng.IntN(1000))}
+			recs = append(recs, r)
+			fmt.Fprintf(&sb, "%s,%s,%d\n", r.a, r.b, r.v)
+		}
+		below := func(m map[string]string, c, level string) bool {
+			if level == "Total" {
+				return true
+			}
+			for ; c != ""; c = m[c] {
+				if c == level {
+					return true
+				}
+			}
+			return false
+		}
+		levels := func(m map[string]string, leaf func(string) bool) map[string]bool {
+			out := map[string]bool{"Total": true}
+			for _, r := range recs {
+				for c := range map[string]bool{r.a: true, r.b: true} {
+					if leaf(c) {
+						for ; c != ""; c = m[c] {
+							out[c] = true
+						}
+					}
+				}
+			}
+			return out
+		}
+		la := levels(ha.parent, func(c string) bool { return strings.HasPrefix(c, "a") })
+		lb := levels(hb.parent, func(c string) bool { return strings.HasPrefix(c, "b") })
+		tab, err := auditText(t, sb.String(), cfg)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if len(tab.Cells) != len(la)*len(lb) {
+			t.Errorf("seed %d: %d cells, want %d x %d", seed, len(tab.Cells), len(la), len(lb))
+		}
+		for _, c := range tab.Cells {
+			if !la[c.Key[0]] || !lb[c.Key[1]] {
+				t.Errorf("seed %d: unexpected cell %v", seed, c.Key)
+				continue
+			}
+			var n, sum int64
+			for _, r := range recs {
+				if below(ha.parent, r.a, c.Key[0]) && below(hb.parent, r.b, c.Key[1]) {
+					n++
+					sum += r.v
+				}
+			}
+			if c.N != n || c.Total.Rat().Cmp(big.NewRat(sum, 1)) != 0 {
+				t.Errorf("seed %d: cell %v: n=%d total=%s, want %d, %d", seed, c.Key, c.N, c.Total, n, sum)
+			}
+		}
 	}
 }
