@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
@@ -321,9 +322,15 @@ func (h *microHier) record(file string, row []string, line int) error {
 			continue
 		}
 		child := row[h.dimCol[d]]
+		if strings.TrimSpace(child) == "" {
+			child = EmptyLevel // as the builder names it
+		}
 		for j, c := range cols {
 			p := row[c]
 			// An empty parent: the code adds up to the total directly.
+			if strings.TrimSpace(p) == "" {
+				p = ""
+			}
 			h.found.set(file, d, child, p, line, h.cname[d][j])
 			if p == "" {
 				break

@@ -566,3 +566,21 @@ func TestHierarchyCellsRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestParentColumnsEmptyCode: a record with an empty district is the level
+// (empty) and still adds up to the parent its parent column gives.
+func TestParentColumnsEmptyCode(t *testing.T) {
+	cfg := "microdata: {dims: [district], value: v, parents: {district: province}}\n"
+	tab, err := auditText(t, "province,district,v\nN1,N11,5\nN1,,7\nS,S1,1\n", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range tab.Cells {
+		got[c.Key[0]] = c.Total.String()
+	}
+	want := map[string]string{"N11": "5", EmptyLevel: "7", "S1": "1", "N1": "12", "S": "1", "Total": "13"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("cells %v, want %v", got, want)
+	}
+}
