@@ -584,3 +584,32 @@ func TestParentColumnsEmptyCode(t *testing.T) {
 		t.Errorf("cells %v, want %v", got, want)
 	}
 }
+
+// TestHierarchyConfigErrors: cycles, parent columns that are dimensions or
+// name nothing, and two hierarchies for one dimension are configuration
+// errors; a parent column missing from the header is an input error.
+func TestHierarchyConfigErrors(t *testing.T) {
+	data := "region,province,district,v\nN,N1,N11,5\n"
+	for _, tc := range []struct {
+		cfg, want string
+		input     bool
+	}{
+		{"microdata: {dims: [district], value: v}\nsuppression: {hierarchies: {district: {N11: N1, N1: N11}}}\n", "has a cycle", false},
+		{"microdata: {dims: [district, region], value: v, parents: {district: region}}\n", `the parent column "region" of "district" is also a dimension`, false},
+		{"microdata: {dims: [district], value: v, parents: {district: province, sector: x}}\n", `"sector" is neither a dimension nor a parent column`, false},
+		{"microdata: {dims: [district], value: v, parents: {district: province, province: region, region: province}}\n", "form a cycle", false},
+		{"microdata: {dims: [district], value: v, parents: {district: province}}\nsuppression: {hierarchies: {district: {N11: N1}}}\n", "has both microdata.parents and a hierarchy", false},
+		{"microdata: {dims: [district], value: v, parents: {district: county}}\n", `row 1, column "county": no such column`, true},
+	} {
+		_, err := auditText(t, data, tc.cfg)
+		var ce *configs.Error
+		var re *readers.Error
+		ok := errors.As(err, &ce)
+		if tc.input {
+			ok = errors.As(err, &re)
+		}
+		if !ok || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want a %s error containing %q", tc.cfg, err, map[bool]string{true: "input", false: "configuration"}[tc.input], tc.want)
+		}
+	}
+}
