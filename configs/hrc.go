@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -73,7 +74,7 @@ func ParseHRC(name string, r io.Reader, indent rune, total string) (*Hierarchy, 
 		if strings.TrimSpace(s) == "" {
 			continue
 		}
-		s = strings.TrimLeft(s, " \t")
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
 		depth := 0
 		for strings.HasPrefix(s, string(indent)) {
 			s = s[utf8.RuneLen(indent):]
@@ -83,6 +84,8 @@ func ParseHRC(name string, r io.Reader, indent rune, total string) (*Hierarchy, 
 		switch {
 		case code == "":
 			return nil, fail(line, "no code after the indentation")
+		case strings.HasPrefix(code, string(indent)):
+			return nil, fail(line, "code %q starts with the indentation character %q after a space", code, string(indent))
 		case depth > 0 && len(path) == 0:
 			return nil, fail(line, "code %q is indented, but the first code must be at the top level", code)
 		case depth > len(path):

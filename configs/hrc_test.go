@@ -39,6 +39,7 @@ func TestParseHRCErrors(t *testing.T) {
 		{"@N1\n", "d.hrc:1: code \"N1\" is indented, but the first code must be at the top level"},
 		{"N\n@N1\nS\n@N1\n", "d.hrc:4: code \"N1\" is given twice (first on line 2)"},
 		{"N\n@\n", "d.hrc:2: no code after the indentation"},
+		{"N\n@ @N1\n", "d.hrc:2: code \"@N1\" starts with the indentation character"},
 		{"Total\n@N\n", "d.hrc:1: code \"Total\" is the total label"},
 		{"\n\n", "d.hrc: the hierarchy file lists no codes"},
 		{"N\n@\xff\n", "d.hrc:2: the line is not UTF-8 text"},
@@ -122,4 +123,50 @@ func TestHierarchyFilesRelease(t *testing.T) {
 	if s.Suppression.Hierarchies["district"]["N1"] != "N" || s.Suppression.HierarchyFiles["district"] != filepath.Join(dir, "d.hrc") {
 		t.Errorf("hierarchies %v, files %v", s.Suppression.Hierarchies, s.Suppression.HierarchyFiles)
 	}
+}
+
+// FuzzParseHRC: no panic; on success the hierarchy is a forest over the
+// codes listed, the leaves are the codes without children, and writing it
+// back as a .hrc file reads back the same.
+func FuzzParseHRC(f *testing.F) {
+	for _, s := range []string{"N\n@N1\n@@N11\n@@N12\nS\n", "A\n@B\n@@C\n@D\nE\n", "@x\n", "a\n@@b\n", "a\r\n@ b \r\n\n", "Total\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		h, err := ParseHRC("f.hrc", strings.NewReader(in), '@', "Total")
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v is not a *configs.Error", err)
+			}
+			return
+		}
+		listed := map[string]int{}
+		for i, c := range h.Codes {
+			listed[c] = i
+		}
+		hasChild := map[string]bool{}
+		depth := map[string]int{}
+		for _, c := range h.Codes {
+			if p, ok := h.Parent[c]; ok {
+				pi, ok := listed[p]
+				if !ok || pi >= listed[c] {
+					t.Fatalf("parent %q of %q not listed before it", p, c)
+				}
+				hasChild[p] = true
+				depth[c] = depth[p] + 1
+			}
+		}
+		var b strings.Builder
+		for _, c := range h.Codes {
+			if h.Leaves[c] == hasChild[c] {
+				t.Fatalf("code %q: leaf %v, has children %v", c, h.Leaves[c], hasChild[c])
+			}
+			b.WriteString(strings.Repeat("@", depth[c]) + c + "\n")
+		}
+		h2, err := ParseHRC("g.hrc", strings.NewReader(b.String()), '@', "Total")
+		if err != nil || !reflect.DeepEqual(h2.Parent, h.Parent) || !reflect.DeepEqual(h2.Codes, h.Codes) || !reflect.DeepEqual(h2.Leaves, h.Leaves) {
+			t.Fatalf("round trip of %q: %+v, %v; want %+v", b.String(), h2, err, h)
+		}
+	})
 }
