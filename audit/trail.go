@@ -43,6 +43,16 @@ type SuppressionTrail struct {
 	Cost       string      `json:"cost"`
 	Protection decimal.Dec `json:"protection"`
 	TimeLimit  string      `json:"time_limit"`
+	// HierarchyFiles are the tau-argus hierarchy files read
+	// (suppression.hierarchy_files), by dimension.
+	HierarchyFiles []HierarchyFileTrail `json:"hierarchy_files,omitempty"`
+}
+
+// HierarchyFileTrail is one hierarchy file as read.
+type HierarchyFileTrail struct {
+	Dim    string `json:"dim"`
+	Name   string `json:"name"` // the file's base name
+	SHA256 string `json:"sha256"`
 }
 
 // InputTrail is one input file (or one sheet of a workbook) as read.

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -161,6 +162,10 @@ type Microdata struct {
 	Dims    []string `yaml:"dims"`
 	Value   string   `yaml:"value"`
 	Holding string   `yaml:"holding"`
+	// Parents maps a dimension column to the column holding the parent
+	// of its code (district: region), and that column to its own parent
+	// column, and so on: a hierarchy read from the records.
+	Parents map[string]string `yaml:"parents"`
 }
 
 // Measure is the grid of values a measured variable can take.
@@ -274,6 +279,13 @@ type Suppression struct {
 	// Hierarchies maps a dimension to child -> parent codes (e.g.
 	// district -> region); codes without a parent add up to the total.
 	Hierarchies map[string]map[string]string `yaml:"hierarchies"`
+	// HierarchyFiles maps a dimension to a tau-argus hierarchy file
+	// (.hrc), relative to the file that names it: the same child -> parent
+	// codes, and every code a record of that dimension may carry.
+	HierarchyFiles map[string]string `yaml:"hierarchy_files"`
+	// HRCIndent is the indentation character of the hierarchy files
+	// (default "@").
+	HRCIndent string `yaml:"hrc_indent"`
 }
 
 func contains(list []string, s string) bool {
@@ -293,6 +305,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(name, locate(data, reflect.TypeOf(c), err))
 	}
+	c.anchorFiles(filepath.Dir(name))
 	if err := c.checkRules(); err != nil {
 		return nil, err
 	}

@@ -52,6 +52,13 @@ type SuppressionSettings struct {
 	TimeLimit    time.Duration
 	Protection   decimal.Dec
 	Hierarchies  map[string]map[string]string
+	// HierarchyFiles are the dimensions whose hierarchy was read from a
+	// hierarchy file, with its path; Leaves are that file's codes without
+	// children, the only codes a record may carry in that dimension.
+	HierarchyFiles map[string]string
+	Leaves         map[string]map[string]bool
+	// HierarchyDigests are the SHA-256 of those files, by dimension.
+	HierarchyDigests map[string]string
 }
 
 // RuleSetting is one rule's resolved settings.
@@ -145,6 +152,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		}
 	}
 	if s.Suppression, err = resolveSuppression(merged.Suppression); err != nil {
+		return nil, err
+	}
+	if err := resolveHierarchyFiles(merged.Suppression, &s.Suppression, s.TotalLabel); err != nil {
 		return nil, err
 	}
 	if err := checkMeasure(s.Measure); err != nil {
@@ -345,6 +355,10 @@ func LoadRelease(path string) (*Release, error) {
 		return nil, yamlError(path, locate(data, reflect.TypeOf(r), err))
 	}
 	r.file = path
+	r.anchorFiles(r.dir)
+	for i := range r.Tables {
+		r.Tables[i].anchorFiles(r.dir)
+	}
 	if err := r.checkRules(); err != nil {
 		return nil, err
 	}

@@ -37,6 +37,7 @@ type microBuilder struct {
 	warnings map[string]int
 	num      readers.NumberFormat
 	empty    emptyLevels
+	hier     *microHier // nil when no dimension has a hierarchy (hierarchy.go)
 }
 
 // cellAcc accumulates one cell.
@@ -156,6 +157,11 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 func (b *microBuilder) add(batch *readers.Batch) error {
 	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
+		if b.hier != nil && b.hier.found != nil {
+			if err := b.hier.record(b.file, row, batch.Lines[r]); err != nil {
+				return err
+			}
+		}
 		var pk uint64
 		for d, i := range b.dimIdx {
 			v := b.empty.level(d, row[i], batch.Lines[r])
@@ -163,6 +169,11 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			if !ok {
 				if v == total {
 					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Dims[d], Value: v, Err: fmt.Errorf("a dimension value equals the margin label %q (set total_label in the config)", total)}
+				}
+				if b.hier != nil {
+					if err := b.hier.check(b.file, d, v, batch.Lines[r]); err != nil {
+						return err
+					}
 				}
 				id = uint32(len(b.names[d]))
 				b.levels[d][v] = id
@@ -358,28 +369,24 @@ func (b *microBuilder) finish() error {
 		finest = append(finest, a)
 	}
 	sortAccs(finest)
+	if b.hier != nil {
+		if err := b.hier.expand(b); err != nil { // parent codes become levels (hierarchy.go)
+			return err
+		}
+	}
 	for _, a := range finest {
-		for mask := 0; mask < 1<<nd; mask++ {
-			if mask == 0 {
-				all[keyOf(a.key)] = a
-				continue
-			}
-			k := make([]uint32, nd)
-			for d := range k {
-				if mask&(1<<d) != 0 {
-					k[d] = totalID
-				} else {
-					k[d] = a.key[d]
-				}
-			}
+		all[keyOf(a.key)] = a
+		// Margin levels of a dimension: each ancestor of the code in its
+		// hierarchy, and the total.
+		eachMargin(b.hier, a.key, totalID, func(k []uint32) {
 			ks := keyOf(k)
 			m := all[ks]
 			if m == nil {
-				m = b.newAcc(k)
+				m = b.newAcc(append([]uint32(nil), k...))
 				all[ks] = m
 			}
 			b.merge(m, a)
-		}
+		})
 	}
 	cells := make([]*audit.Cell, 0, len(all))
 	for _, a := range all {
@@ -573,7 +580,7 @@ func (b *microBuilder) addEmptyCells() {
 func (b *microBuilder) newShard() builder {
 	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
-		num: b.num, empty: newEmptyLevels(len(b.dimIdx))}
+		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier.forShard()}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
 		s.names = append(s.names, nil)
@@ -591,6 +598,7 @@ func (b *microBuilder) newShard() builder {
 func (b *microBuilder) absorb(other builder) {
 	o := other.(*microBuilder)
 	b.empty.merge(&o.empty)
+	b.hier.absorb(o.hier)
 	accs := make([]*cellAcc, 0, len(o.cells))
 	for _, a := range o.cells {
 		accs = append(accs, a)

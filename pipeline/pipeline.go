@@ -494,6 +494,9 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 		if err != nil {
 			return nil, classify(err)
 		}
+		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
+			return nil, err
+		}
 		b = mb
 	default:
 		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)

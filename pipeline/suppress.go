@@ -27,6 +27,9 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		Workers:      workers,
 		TimeLimit:    s.Suppression.TimeLimit,
 	}
+	if t.Hierarchies != nil {
+		opt.Hierarchies = t.Hierarchies // the settings' and those read from microdata.parents
+	}
 	if share == 0 {
 		opt.Protection.Share = -1 // no share-based level
 	}

@@ -74,6 +74,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 			Protection: s.Suppression.Protection,
 			TimeLimit:  s.Suppression.TimeLimit.String(),
 		}
+		jt.suppression.HierarchyFiles = hierarchyTrail(s) // hierarchy.go
 		l.jobs[i] = jt
 	}
 	return l

@@ -41,6 +41,9 @@ statistics need. --value-decimals is the number of decimals of the value
 			if s.Microdata == nil || len(s.Microdata.Dims) == 0 {
 				return usageErr(errors.New("sql needs --dims (or microdata.dims in the config)"))
 			}
+			if len(s.Microdata.Parents) > 0 {
+				return usageErr(errors.New("microdata.parents: hierarchies are not supported by sdcaudit sql yet"))
+			}
 			rs, err := pipeline.BuildRules(s)
 			if err != nil {
 				return err
