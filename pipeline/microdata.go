@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -37,6 +40,11 @@ type microBuilder struct {
 	warnings map[string]int
 	num      readers.NumberFormat
 	empty    emptyLevels
+	// holdIDs interns the holding ids of the records (holdNames[id] is the
+	// text), so that cells key their holdings by a small integer.
+	holdIDs   map[string]uint32
+	holdNames []string
+	holdRank  []uint32 // set by finish: see rankHoldings
 }
 
 // cellAcc accumulates one cell.
@@ -56,7 +64,7 @@ type cellAcc struct {
 	pow      powSums
 	hist     []int64
 	offGrid  int64
-	holdings map[string]*holding
+	holdings map[uint32]*holding // by interned id (microBuilder.holdNames)
 }
 
 type holding struct {
@@ -120,6 +128,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 			return nil, err
 		}
 		b.holdIdx = i
+		b.holdIDs = map[string]uint32{}
 	}
 	if m := t.Measure; m != nil && needs.Hist {
 		q := new(big.Rat).Quo(m.Max.Sub(m.Min).Rat(), m.Step.Rat())
@@ -147,7 +156,7 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 		a.hist = make([]int64, b.measure.size)
 	}
 	if b.holdIdx >= 0 {
-		a.holdings = map[string]*holding{}
+		a.holdings = map[uint32]*holding{}
 	}
 	return a
 }
@@ -214,10 +223,16 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			if h == "" {
 				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
 			}
-			hd := a.holdings[h]
+			id, ok := b.holdIDs[h]
+			if !ok {
+				id = uint32(len(b.holdNames))
+				b.holdIDs[h] = id
+				b.holdNames = append(b.holdNames, h)
+			}
+			hd := a.holdings[id]
 			if hd == nil {
 				hd = &holding{}
-				a.holdings[h] = hd
+				a.holdings[id] = hd
 			}
 			if !missing {
 				hd.s.add(v)
@@ -284,22 +299,21 @@ func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 	}
 }
 
-// merge adds a child cell into a margin cell (holdings are merged, not
-// finished, so that a holding in several child cells counts once).
+// merge adds a child cell into a margin cell. Holdings still in the
+// child's map are merged, not finished, so that a holding in several child
+// cells counts once; the contributions the child already holds (holdings
+// found in no other finest cell, see finish) are merged like any others.
 func (b *microBuilder) merge(dst, src *cellAcc) {
 	dst.rows += src.rows
 	dst.missing += src.missing
-	if src.holdings != nil {
-		for h, s := range src.holdings {
-			d := dst.holdings[h]
-			if d == nil {
-				d = &holding{}
-				dst.holdings[h] = d
-			}
-			d.s.merge(&s.s)
-			d.rows += s.rows
+	for h, s := range src.holdings {
+		d := dst.holdings[h]
+		if d == nil {
+			d = &holding{}
+			dst.holdings[h] = d
 		}
-		return
+		d.s.merge(&s.s)
+		d.rows += s.rows
 	}
 	dst.n += src.n
 	dst.negative += src.negative
@@ -358,6 +372,12 @@ func (b *microBuilder) finish() error {
 		finest = append(finest, a)
 	}
 	sortAccs(finest)
+	if b.holdIdx >= 0 {
+		b.rankHoldings()
+		if b.needs.Powers == 0 {
+			b.finishLocalHoldings(finest)
+		}
+	}
 	for _, a := range finest {
 		for mask := 0; mask < 1<<nd; mask++ {
 			if mask == 0 {
@@ -431,21 +451,72 @@ func (b *microBuilder) finish() error {
 	return nil
 }
 
-// finishHoldings turns the per-holding sums of a cell into contributions.
+// finishHoldings turns the per-holding sums of a cell into contributions,
+// in the order of the holding ids' texts.
 func (b *microBuilder) finishHoldings(a *cellAcc) {
-	ids := make([]string, 0, len(a.holdings))
-	for h := range a.holdings {
-		ids = append(ids, h)
-	}
-	sortStrings(ids)
-	for _, h := range ids {
-		hd := a.holdings[h]
-		if b.valIdx >= 0 && hd.rows == 0 {
-			continue // every value of this holding is missing: not a contributor
-		}
-		b.contribute(a, hd.s.value())
+	for _, h := range b.sortedHoldings(a, nil) {
+		b.contributeHolding(a, a.holdings[h])
 	}
 	a.holdings = nil
+}
+
+// contributeHolding adds one holding's sum to a cell as one contributor.
+func (b *microBuilder) contributeHolding(a *cellAcc, hd *holding) {
+	if b.valIdx >= 0 && hd.rows == 0 {
+		return // every value of this holding is missing: not a contributor
+	}
+	b.contribute(a, hd.s.value())
+}
+
+// rankHoldings sets holdRank: the position of each interned holding id
+// among the ids' texts in sorted order.
+func (b *microBuilder) rankHoldings() {
+	order := make([]uint32, len(b.holdNames))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(b.holdNames[x], b.holdNames[y]) })
+	b.holdRank = make([]uint32, len(order))
+	for r, id := range order {
+		b.holdRank[id] = uint32(r)
+	}
+}
+
+// sortedHoldings returns the holdings of a cell that keep passes (all when
+// keep is nil), in the order of their ids' texts.
+func (b *microBuilder) sortedHoldings(a *cellAcc, keep func(uint32) bool) []uint32 {
+	ids := make([]uint32, 0, len(a.holdings))
+	for h := range a.holdings {
+		if keep == nil || keep(h) {
+			ids = append(ids, h)
+		}
+	}
+	slices.SortFunc(ids, func(x, y uint32) int { return cmp.Compare(b.holdRank[x], b.holdRank[y]) })
+	return ids
+}
+
+// finishLocalHoldings finishes, in their finest cell, the holdings found
+// in no other finest cell: such a holding's sum is the same in every
+// margin above the cell, so margins merge its contribution with the
+// cell's other contributions instead of merging its sum per margin. Only
+// holdings that span finest cells stay in the maps to be merged upward.
+// It is not used with power sums: their floating-point value depends on
+// the order of the contributions, which must stay that of the holdings'
+// ids in every cell.
+func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
+	cells := make([]int32, len(b.holdNames))
+	for _, a := range finest {
+		for h := range a.holdings {
+			cells[h]++
+		}
+	}
+	local := func(h uint32) bool { return cells[h] == 1 }
+	for _, a := range finest {
+		for _, h := range b.sortedHoldings(a, local) {
+			b.contributeHolding(a, a.holdings[h])
+			delete(a.holdings, h)
+		}
+	}
 }
 
 // publishStats fills the statistics the released table shows, as text
@@ -574,6 +645,9 @@ func (b *microBuilder) newShard() builder {
 	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
 		num: b.num, empty: newEmptyLevels(len(b.dimIdx))}
+	if b.holdIDs != nil {
+		s.holdIDs = map[string]uint32{}
+	}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
 		s.names = append(s.names, nil)
@@ -596,7 +670,25 @@ func (b *microBuilder) absorb(other builder) {
 		accs = append(accs, a)
 	}
 	sortAccs(accs)
+	// the shard's holding ids, as b's
+	holdID := make([]uint32, len(o.holdNames))
+	for i, h := range o.holdNames {
+		id, ok := b.holdIDs[h]
+		if !ok {
+			id = uint32(len(b.holdNames))
+			b.holdIDs[h] = id
+			b.holdNames = append(b.holdNames, h)
+		}
+		holdID[i] = id
+	}
 	for _, a := range accs {
+		if len(a.holdings) > 0 {
+			m := make(map[uint32]*holding, len(a.holdings))
+			for h, hd := range a.holdings {
+				m[holdID[h]] = hd
+			}
+			a.holdings = m
+		}
 		for d, id := range a.key {
 			name := o.names[d][id]
 			nid, ok := b.levels[d][name]
