@@ -378,6 +378,10 @@ func (b *microBuilder) finish() error {
 			b.finishLocalHoldings(finest)
 		}
 	}
+	if b.needs.Powers == 0 {
+		b.deriveMargins(finest, all, keyOf)
+		finest = nil // done
+	}
 	for _, a := range finest {
 		for mask := 0; mask < 1<<nd; mask++ {
 			if mask == 0 {
@@ -449,6 +453,40 @@ func (b *microBuilder) finish() error {
 	b.t.Warnings = append(b.t.Warnings, b.empty.warnings(b.t.Dims)...)
 	sortStrings(b.t.Warnings)
 	return nil
+}
+
+// deriveMargins adds every margin cell to all, derived one dimension at a
+// time from the cells already built: first the finest cells are merged
+// into their margins over dimension 0, then every cell so far into its
+// margin over dimension 1, and so on. A margin is thus merged from the
+// cells one level below it, about d merges per finest cell instead of
+// 2^d - 1, and a holding that spans cells is merged into each margin once
+// per child rather than once per finest cell. Not used with power sums
+// (see finishLocalHoldings): their floating-point value depends on the
+// order of the merges, which must stay finest cell by finest cell.
+func (b *microBuilder) deriveMargins(finest []*cellAcc, all map[string]*cellAcc, keyOf func([]uint32) string) {
+	const totalID = uint32(1<<32 - 1)
+	for _, a := range finest {
+		all[keyOf(a.key)] = a
+	}
+	// cur holds, in a fixed order, every cell whose Total dimensions are
+	// among those already done.
+	cur := slices.Clone(finest)
+	for d := range b.dimIdx {
+		n := len(cur)
+		for _, a := range cur[:n] {
+			k := slices.Clone(a.key)
+			k[d] = totalID
+			ks := keyOf(k)
+			m := all[ks]
+			if m == nil {
+				m = b.newAcc(k)
+				all[ks] = m
+				cur = append(cur, m)
+			}
+			b.merge(m, a)
+		}
+	}
 }
 
 // finishHoldings turns the per-holding sums of a cell into contributions,
