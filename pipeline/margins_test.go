@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/big"
@@ -12,6 +13,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/writers"
 )
 
 // oracleCell is a cell computed the slow way: every record updates every
@@ -238,6 +240,7 @@ func TestMarginsAgreeWithPerRecordOracle(t *testing.T) {
 			t.Fatalf("power sums %d with %q", rs.needs.Powers, cfg)
 		}
 		want := microOracle(recs, nd, holding)
+		var reports [][]byte
 		for _, workers := range []int{1, 4} {
 			src, err := readers.NewCSV("in.csv", strings.NewReader(text), readers.Options{BatchSize: 1 + r.IntN(100)})
 			if err != nil {
@@ -248,6 +251,14 @@ func TestMarginsAgreeWithPerRecordOracle(t *testing.T) {
 				t.Fatalf("iteration %d: %v", iter, err)
 			}
 			checkAgainstOracle(t, tab, want, rs.needs.Top)
+			var out bytes.Buffer
+			if err := (writers.Report{}).Write(&out, tab); err != nil {
+				t.Fatal(err)
+			}
+			reports = append(reports, out.Bytes())
+		}
+		if !bytes.Equal(reports[0], reports[1]) {
+			t.Fatalf("iteration %d: 1 and 4 shards give different reports", iter)
 		}
 	}
 }

@@ -373,8 +373,9 @@ func (b *microBuilder) finish() error {
 	}
 	sortAccs(finest)
 	if b.holdIdx >= 0 {
-		b.rankHoldings()
-		if b.needs.Powers == 0 {
+		if b.needs.Powers > 0 {
+			b.rankHoldings()
+		} else {
 			b.finishLocalHoldings(finest)
 		}
 	}
@@ -521,7 +522,10 @@ func (b *microBuilder) rankHoldings() {
 }
 
 // sortedHoldings returns the holdings of a cell that keep passes (all when
-// keep is nil), in the order of their ids' texts.
+// keep is nil), in the order of their ids' texts when power sums are kept.
+// Without power sums the order does not matter: a holding's contribution
+// is its exact sum, normalised (sum.value), so equal contributions are
+// identical and every other statistic is exact.
 func (b *microBuilder) sortedHoldings(a *cellAcc, keep func(uint32) bool) []uint32 {
 	ids := make([]uint32, 0, len(a.holdings))
 	for h := range a.holdings {
@@ -529,7 +533,9 @@ func (b *microBuilder) sortedHoldings(a *cellAcc, keep func(uint32) bool) []uint
 			ids = append(ids, h)
 		}
 	}
-	slices.SortFunc(ids, func(x, y uint32) int { return cmp.Compare(b.holdRank[x], b.holdRank[y]) })
+	if b.needs.Powers > 0 {
+		slices.SortFunc(ids, func(x, y uint32) int { return cmp.Compare(b.holdRank[x], b.holdRank[y]) })
+	}
 	return ids
 }
 
