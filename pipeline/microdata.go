@@ -225,6 +225,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			}
 			id, ok := b.holdIDs[h]
 			if !ok {
+				h = strings.Clone(h) // not the record's line
 				id = uint32(len(b.holdNames))
 				b.holdIDs[h] = id
 				b.holdNames = append(b.holdNames, h)
