@@ -3,17 +3,21 @@ package pipeline
 import (
 	"math"
 	"math/big"
+	"math/bits"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
-// sum accumulates decimals exactly in a compact form: one int64 mantissa
-// at the largest scale seen so far (rescaled when a value with more
-// decimals arrives), falling back to a big.Rat on overflow. It is small on
-// purpose: every record updates one cell's sums, and small accumulators
-// stay in cache.
+// sum accumulates decimals exactly in a compact form: a 128-bit two's
+// complement mantissa (hi:lo) at the largest scale seen so far (rescaled
+// when a value with more decimals arrives), falling back to a big.Rat
+// beyond 128 bits. It is small on purpose: every record updates one
+// cell's sums, and small accumulators stay in cache. 128 bits hold the
+// sum of squares of values with many digits (an int64 mantissa does not:
+// 1e8 with two decimals, squared, already overflows it).
 type sum struct {
-	m     int64
+	hi    int64
+	lo    uint64
 	scale int32
 	big   *big.Rat
 }
@@ -21,28 +25,35 @@ type sum struct {
 func (s *sum) add(d decimal.Dec) {
 	if s.big == nil {
 		if m, ok := d.Mantissa(); ok {
-			sc := int32(d.Scale())
-			if sc > s.scale {
-				if r, ok := scaleUp(s.m, sc-s.scale); ok {
-					s.m, s.scale = r, sc
-				} else {
-					s.spill()
-				}
-			}
-			if s.big == nil {
-				if v, ok := scaleUp(m, s.scale-sc); ok {
-					if r := s.m + v; (v >= 0 && r >= s.m) || (v < 0 && r < s.m) {
-						s.m = r
-						return
-					}
-				}
+			s.addWide(m>>63, uint64(m), int32(d.Scale()))
+			return
+		}
+		s.spill()
+	}
+	s.big.Add(s.big, d.Rat())
+}
+
+// addWide adds (hi:lo) × 10^-sc.
+func (s *sum) addWide(hi int64, lo uint64, sc int32) {
+	if s.big == nil {
+		if sc > s.scale {
+			if h, l, ok := scaleUp128(s.hi, s.lo, sc-s.scale); ok {
+				s.hi, s.lo, s.scale = h, l, sc
+			} else {
 				s.spill()
 			}
-		} else {
+		}
+		if s.big == nil {
+			if h, l, ok := scaleUp128(hi, lo, s.scale-sc); ok {
+				if h, l, ok := add128(s.hi, s.lo, h, l); ok {
+					s.hi, s.lo = h, l
+					return
+				}
+			}
 			s.spill()
 		}
 	}
-	s.big.Add(s.big, d.Rat())
+	s.big.Add(s.big, ratOf128(hi, lo, sc))
 }
 
 // scaleUp returns m × 10^k when it fits int64.
@@ -56,11 +67,68 @@ func scaleUp(m int64, k int32) (int64, bool) {
 	return m, true
 }
 
+// neg128 returns -(hi:lo).
+func neg128(hi int64, lo uint64) (int64, uint64) {
+	l, c := bits.Add64(^lo, 1, 0)
+	return ^hi + int64(c), l
+}
+
+// add128 returns a + b when it fits 128 bits.
+func add128(ah int64, al uint64, bh int64, bl uint64) (int64, uint64, bool) {
+	l, c := bits.Add64(al, bl, 0)
+	hu, _ := bits.Add64(uint64(ah), uint64(bh), c)
+	h := int64(hu)
+	if (ah < 0) == (bh < 0) && (h < 0) != (ah < 0) {
+		return 0, 0, false
+	}
+	return h, l, true
+}
+
+// scaleUp128 returns (hi:lo) × 10^k when it fits 128 bits.
+func scaleUp128(hi int64, lo uint64, k int32) (int64, uint64, bool) {
+	if k <= 0 || (hi == 0 && lo == 0) {
+		return hi, lo, true
+	}
+	neg := hi < 0
+	if neg {
+		if hi, lo = neg128(hi, lo); hi < 0 {
+			return 0, 0, false // -2^127
+		}
+	}
+	for k > 0 {
+		step := min(k, 18)
+		k -= step
+		f := uint64(decimal.Pow10(int(step)))
+		ph, pl := bits.Mul64(lo, f)
+		qh, ql := bits.Mul64(uint64(hi), f)
+		if qh != 0 {
+			return 0, 0, false
+		}
+		h, c := bits.Add64(ql, ph, 0)
+		if c != 0 || h>>63 != 0 {
+			return 0, 0, false
+		}
+		hi, lo = int64(h), pl
+	}
+	if neg {
+		hi, lo = neg128(hi, lo)
+	}
+	return hi, lo, true
+}
+
+// ratOf128 returns (hi:lo) × 10^-sc exactly.
+func ratOf128(hi int64, lo uint64, sc int32) *big.Rat {
+	n := new(big.Int).Lsh(big.NewInt(hi), 64)
+	n.Add(n, new(big.Int).SetUint64(lo))
+	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sc)), nil)
+	return new(big.Rat).SetFrac(n, d)
+}
+
 // spill moves the sum to exact big arithmetic.
 func (s *sum) spill() {
 	if s.big == nil {
-		s.big = decimal.Scaled(s.m, int(s.scale)).Rat()
-		s.m, s.scale = 0, 0
+		s.big = ratOf128(s.hi, s.lo, s.scale)
+		s.hi, s.lo, s.scale = 0, 0, 0
 	}
 }
 
@@ -70,7 +138,7 @@ func (s *sum) merge(o *sum) {
 		s.big.Add(s.big, o.big)
 		return
 	}
-	s.add(decimal.Scaled(o.m, int(o.scale)))
+	s.addWide(o.hi, o.lo, o.scale)
 }
 
 // value returns the exact sum.
@@ -78,7 +146,10 @@ func (s *sum) value() decimal.Dec {
 	if s.big != nil {
 		return decimal.FromRat(s.big)
 	}
-	return decimal.Scaled(s.m, int(s.scale))
+	if s.hi == int64(s.lo)>>63 {
+		return decimal.Scaled(int64(s.lo), int(s.scale))
+	}
+	return decimal.FromRat(ratOf128(s.hi, s.lo, s.scale))
 }
 
 // powSums keeps Σ (x/scale)^p for p = 1..len(v), rescaled whenever a

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"math/big"
 	"slices"
 	"testing"
@@ -36,6 +37,84 @@ func TestSumIsExact(t *testing.T) {
 			t.Fatalf("sum = %v, want %v", got.FloatString(12), want.FloatString(12))
 		}
 	})
+}
+
+// Sums past 64 and past 128 bits (squares of large values with up to
+// 9 decimals, mantissas beyond int64) stay exact, whatever the order of
+// adds and merges, and print as the exact rational does.
+func TestWideSumIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var s, o sum
+		want := new(big.Rat)
+		n := rapid.IntRange(0, 60).Draw(t, "n")
+		for i := 0; i < n; i++ {
+			m := rapid.Int64().Draw(t, "m")
+			d := decimal.Scaled(m, rapid.IntRange(0, 9).Draw(t, "scale")) // squares within decimal.MaxScale
+			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			case 0:
+				d = d.Mul(d) // a square: up to 126 bits
+			case 1:
+				d = d.Mul(d).Mul(decimal.FromInt(rapid.Int64().Draw(t, "f"))) // beyond 128 bits
+			}
+			if rapid.Bool().Draw(t, "other") {
+				o.add(d)
+			} else {
+				s.add(d)
+			}
+			want.Add(want, d.Rat())
+		}
+		s.merge(&o)
+		got := s.value()
+		if got.Rat().Cmp(want) != 0 {
+			t.Fatalf("sum = %v, want %v", got.Rat().RatString(), want.RatString())
+		}
+		if got.String() != decimal.FromRat(want).String() {
+			t.Fatalf("sum prints %s, want %s", got, decimal.FromRat(want))
+		}
+	})
+}
+
+// At the edges of 128 bits: sums that overflow it upward and downward
+// when adding or merging, rescaling that overflows it, and -2^127.
+func TestSum128Edges(t *testing.T) {
+	rep := func(v decimal.Dec, n int) []decimal.Dec {
+		out := make([]decimal.Dec, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	maxv, minv := decimal.FromInt(math.MaxInt64), decimal.FromInt(math.MinInt64)
+	tiny := decimal.Scaled(1, 17)
+	// 128 × (2^63-1) ≈ 2^70, times 10^17 on rescaling ≈ 2^126.5
+	up := append(rep(maxv, 128), tiny)
+	down := append(rep(minv, 128), tiny.Neg())
+	cases := [][]decimal.Dec{
+		append(slices.Clone(up), up...),     // past 2^127 when the halves add or merge
+		append(slices.Clone(down), down...), // past -2^127
+		append(slices.Clone(up), down...),   // back to a small sum
+		append(rep(maxv, 300), tiny),        // rescaling past 128 bits
+		append(rep(minv, 300), tiny),
+		append(rep(minv, 2), decimal.Scaled(1, 18)),
+	}
+	for i, vals := range cases {
+		for _, split := range []int{0, 1, len(vals) / 2, len(vals) - 1, len(vals)} {
+			var s, o sum
+			want := new(big.Rat)
+			for j, v := range vals {
+				if j < split {
+					s.add(v)
+				} else {
+					o.add(v)
+				}
+				want.Add(want, v.Rat())
+			}
+			s.merge(&o)
+			if got := s.value(); got.Rat().Cmp(want) != 0 {
+				t.Fatalf("case %d split %d: sum = %s, want %s", i, split, got.Rat().RatString(), want.RatString())
+			}
+		}
+	}
 }
 
 func TestTopK(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -56,19 +57,26 @@ var benchDir = sync.OnceValue(func() string {
 	return d
 })
 
-// peakHeap samples the live heap while f runs and returns the peak in MiB.
+// peakHeap samples the heap in use while f runs and returns the peak in
+// MiB. It reads runtime/metrics, which does not stop the world
+// (runtime.ReadMemStats every 20 ms did, and preempted the run it measured).
 func peakHeap(f func()) float64 {
 	var peak atomic.Uint64
 	done := make(chan struct{})
+	stopped := make(chan struct{})
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	sample := func() {
+		metrics.Read(samples)
+		if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > peak.Load() {
+			peak.Store(v)
+		}
+	}
 	go func() {
-		var ms runtime.MemStats
+		defer close(stopped)
 		t := time.NewTicker(20 * time.Millisecond)
 		defer t.Stop()
 		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
+			sample()
 			select {
 			case <-done:
 				return
@@ -79,6 +87,8 @@ func peakHeap(f func()) float64 {
 	runtime.GC()
 	f()
 	close(done)
+	<-stopped
+	sample()
 	return float64(peak.Load()) / (1 << 20)
 }
 
@@ -148,6 +158,66 @@ func benchCheck(b *testing.B, path string, rows int, extra string) {
 	}
 	if cells != 51*41*11 {
 		b.Fatalf("%d cells, want %d", cells, 51*41*11)
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(heap, "peak-heap-MiB")
+}
+
+// genHoldings writes rows records with the dimensions of genMicrodata and a
+// holding column of 100,000 holdings spread over the cells: half of a
+// holding's records fall in its home cell, the others anywhere, so that
+// many holdings span cells and many do not.
+func genHoldings(tb testing.TB, dir string, rows int) string {
+	tb.Helper()
+	p := filepath.Join(dir, fmt.Sprintf("holdings_%d.csv", rows))
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	tmp := p + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	r := rand.New(rand.NewPCG(43, uint64(rows)))
+	fmt.Fprintln(w, "id,group,region,industry,size,turnover")
+	for i := 0; i < rows; i++ {
+		h := r.IntN(100_000)
+		reg, ind, size := r.IntN(50), r.IntN(40), r.IntN(10)
+		if r.IntN(2) == 0 {
+			home := rand.New(rand.NewPCG(uint64(h), 1))
+			reg, ind, size = home.IntN(50), home.IntN(40), home.IntN(10)
+		}
+		v := math.Exp(10 + 1.5*r.NormFloat64())
+		fmt.Fprintf(w, "%d,G%06d,R%02d,I%02d,S%d,%.2f\n", i, h, reg, ind, size, v)
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+	if err := os.Rename(tmp, p); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkCheckHoldings measures `check` (report and safe CSV, no
+// secondary suppression) on 1 M records with 100 k holdings. Measured
+// anchor (docs/performance.md): DuckDB's CUBE over the same file, grouping
+// by holding and then by cell.
+func BenchmarkCheckHoldings(b *testing.B) {
+	const rows = 1_000_000
+	path := genHoldings(b, benchDir(), rows)
+	s := settings(b, "microdata: {dims: [region, industry, size], value: turnover, holding: group}\n"+
+		"output: {annotated: false, html: false}\nsuppression: {secondary: false}\n")
+	out := b.TempDir()
+	var heap float64
+	for b.Loop() {
+		heap = peakHeap(func() {
+			if _, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out}); err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(heap, "peak-heap-MiB")

@@ -1,10 +1,13 @@
 package pipeline
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -38,6 +41,11 @@ type microBuilder struct {
 	num      readers.NumberFormat
 	empty    emptyLevels
 	hier     *microHier // nil when no dimension has a hierarchy (hierarchy.go)
+	// holdIDs interns the holding ids of the records (holdNames[id] is the
+	// text), so that cells key their holdings by a small integer.
+	holdIDs   map[string]uint32
+	holdNames []string
+	holdRank  []uint32 // set by finish: see rankHoldings
 }
 
 // cellAcc accumulates one cell.
@@ -57,7 +65,7 @@ type cellAcc struct {
 	pow      powSums
 	hist     []int64
 	offGrid  int64
-	holdings map[string]*holding
+	holdings map[uint32]*holding // by interned id (microBuilder.holdNames)
 }
 
 type holding struct {
@@ -121,6 +129,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 			return nil, err
 		}
 		b.holdIdx = i
+		b.holdIDs = map[string]uint32{}
 	}
 	if m := t.Measure; m != nil && needs.Hist {
 		q := new(big.Rat).Quo(m.Max.Sub(m.Min).Rat(), m.Step.Rat())
@@ -148,7 +157,7 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 		a.hist = make([]int64, b.measure.size)
 	}
 	if b.holdIdx >= 0 {
-		a.holdings = map[string]*holding{}
+		a.holdings = map[uint32]*holding{}
 	}
 	return a
 }
@@ -225,10 +234,17 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			if h == "" {
 				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
 			}
-			hd := a.holdings[h]
+			id, ok := b.holdIDs[h]
+			if !ok {
+				h = strings.Clone(h) // not the record's line
+				id = uint32(len(b.holdNames))
+				b.holdIDs[h] = id
+				b.holdNames = append(b.holdNames, h)
+			}
+			hd := a.holdings[id]
 			if hd == nil {
 				hd = &holding{}
-				a.holdings[h] = hd
+				a.holdings[id] = hd
 			}
 			if !missing {
 				hd.s.add(v)
@@ -295,22 +311,21 @@ func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 	}
 }
 
-// merge adds a child cell into a margin cell (holdings are merged, not
-// finished, so that a holding in several child cells counts once).
+// merge adds a child cell into a margin cell. Holdings still in the
+// child's map are merged, not finished, so that a holding in several child
+// cells counts once; the contributions the child already holds (holdings
+// found in no other finest cell, see finish) are merged like any others.
 func (b *microBuilder) merge(dst, src *cellAcc) {
 	dst.rows += src.rows
 	dst.missing += src.missing
-	if src.holdings != nil {
-		for h, s := range src.holdings {
-			d := dst.holdings[h]
-			if d == nil {
-				d = &holding{}
-				dst.holdings[h] = d
-			}
-			d.s.merge(&s.s)
-			d.rows += s.rows
+	for h, s := range src.holdings {
+		d := dst.holdings[h]
+		if d == nil {
+			d = &holding{}
+			dst.holdings[h] = d
 		}
-		return
+		d.s.merge(&s.s)
+		d.rows += s.rows
 	}
 	dst.n += src.n
 	dst.negative += src.negative
@@ -373,6 +388,17 @@ func (b *microBuilder) finish() error {
 		if err := b.hier.expand(b); err != nil { // parent codes become levels (hierarchy.go)
 			return err
 		}
+	}
+	if b.holdIdx >= 0 {
+		if b.needs.Powers > 0 {
+			b.rankHoldings()
+		} else {
+			b.finishLocalHoldings(finest)
+		}
+	}
+	if b.needs.Powers == 0 && b.hier == nil {
+		b.deriveMargins(finest, all, keyOf)
+		finest = nil // done
 	}
 	for _, a := range finest {
 		all[keyOf(a.key)] = a
@@ -438,21 +464,113 @@ func (b *microBuilder) finish() error {
 	return nil
 }
 
-// finishHoldings turns the per-holding sums of a cell into contributions.
-func (b *microBuilder) finishHoldings(a *cellAcc) {
-	ids := make([]string, 0, len(a.holdings))
-	for h := range a.holdings {
-		ids = append(ids, h)
+// deriveMargins adds every margin cell to all, derived one dimension at a
+// time from the cells already built: first the finest cells are merged
+// into their margins over dimension 0, then every cell so far into its
+// margin over dimension 1, and so on. A margin is thus merged from the
+// cells one level below it, about d merges per finest cell instead of
+// 2^d - 1, and a holding that spans cells is merged into each margin once
+// per child rather than once per finest cell. Not used with power sums
+// (see finishLocalHoldings): their floating-point value depends on the
+// order of the merges, which must stay finest cell by finest cell.
+// With a hierarchy (b.hier) the margins are built finest cell by finest
+// cell through eachMargin instead.
+func (b *microBuilder) deriveMargins(finest []*cellAcc, all map[string]*cellAcc, keyOf func([]uint32) string) {
+	const totalID = uint32(1<<32 - 1)
+	for _, a := range finest {
+		all[keyOf(a.key)] = a
 	}
-	sortStrings(ids)
-	for _, h := range ids {
-		hd := a.holdings[h]
-		if b.valIdx >= 0 && hd.rows == 0 {
-			continue // every value of this holding is missing: not a contributor
+	// cur holds, in a fixed order, every cell whose Total dimensions are
+	// among those already done.
+	cur := slices.Clone(finest)
+	for d := range b.dimIdx {
+		n := len(cur)
+		for _, a := range cur[:n] {
+			k := slices.Clone(a.key)
+			k[d] = totalID
+			ks := keyOf(k)
+			m := all[ks]
+			if m == nil {
+				m = b.newAcc(k)
+				all[ks] = m
+				cur = append(cur, m)
+			}
+			b.merge(m, a)
 		}
-		b.contribute(a, hd.s.value())
+	}
+}
+
+// finishHoldings turns the per-holding sums of a cell into contributions,
+// in the order of the holding ids' texts.
+func (b *microBuilder) finishHoldings(a *cellAcc) {
+	for _, h := range b.sortedHoldings(a, nil) {
+		b.contributeHolding(a, a.holdings[h])
 	}
 	a.holdings = nil
+}
+
+// contributeHolding adds one holding's sum to a cell as one contributor.
+func (b *microBuilder) contributeHolding(a *cellAcc, hd *holding) {
+	if b.valIdx >= 0 && hd.rows == 0 {
+		return // every value of this holding is missing: not a contributor
+	}
+	b.contribute(a, hd.s.value())
+}
+
+// rankHoldings sets holdRank: the position of each interned holding id
+// among the ids' texts in sorted order.
+func (b *microBuilder) rankHoldings() {
+	order := make([]uint32, len(b.holdNames))
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	slices.SortFunc(order, func(x, y uint32) int { return strings.Compare(b.holdNames[x], b.holdNames[y]) })
+	b.holdRank = make([]uint32, len(order))
+	for r, id := range order {
+		b.holdRank[id] = uint32(r)
+	}
+}
+
+// sortedHoldings returns the holdings of a cell that keep passes (all when
+// keep is nil), in the order of their ids' texts when power sums are kept.
+// Without power sums the order does not matter: a holding's contribution
+// is its exact sum, normalised (sum.value), so equal contributions are
+// identical and every other statistic is exact.
+func (b *microBuilder) sortedHoldings(a *cellAcc, keep func(uint32) bool) []uint32 {
+	ids := make([]uint32, 0, len(a.holdings))
+	for h := range a.holdings {
+		if keep == nil || keep(h) {
+			ids = append(ids, h)
+		}
+	}
+	if b.needs.Powers > 0 {
+		slices.SortFunc(ids, func(x, y uint32) int { return cmp.Compare(b.holdRank[x], b.holdRank[y]) })
+	}
+	return ids
+}
+
+// finishLocalHoldings finishes, in their finest cell, the holdings found
+// in no other finest cell: such a holding's sum is the same in every
+// margin above the cell, so margins merge its contribution with the
+// cell's other contributions instead of merging its sum per margin. Only
+// holdings that span finest cells stay in the maps to be merged upward.
+// It is not used with power sums: their floating-point value depends on
+// the order of the contributions, which must stay that of the holdings'
+// ids in every cell.
+func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
+	cells := make([]int32, len(b.holdNames))
+	for _, a := range finest {
+		for h := range a.holdings {
+			cells[h]++
+		}
+	}
+	local := func(h uint32) bool { return cells[h] == 1 }
+	for _, a := range finest {
+		for _, h := range b.sortedHoldings(a, local) {
+			b.contributeHolding(a, a.holdings[h])
+			delete(a.holdings, h)
+		}
+	}
 }
 
 // publishStats fills the statistics the released table shows, as text
@@ -581,6 +699,9 @@ func (b *microBuilder) newShard() builder {
 	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
 		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier.forShard()}
+	if b.holdIDs != nil {
+		s.holdIDs = map[string]uint32{}
+	}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
 		s.names = append(s.names, nil)
@@ -604,7 +725,25 @@ func (b *microBuilder) absorb(other builder) {
 		accs = append(accs, a)
 	}
 	sortAccs(accs)
+	// the shard's holding ids, as b's
+	holdID := make([]uint32, len(o.holdNames))
+	for i, h := range o.holdNames {
+		id, ok := b.holdIDs[h]
+		if !ok {
+			id = uint32(len(b.holdNames))
+			b.holdIDs[h] = id
+			b.holdNames = append(b.holdNames, h)
+		}
+		holdID[i] = id
+	}
 	for _, a := range accs {
+		if len(a.holdings) > 0 {
+			m := make(map[uint32]*holding, len(a.holdings))
+			for h, hd := range a.holdings {
+				m[holdID[h]] = hd
+			}
+			a.holdings = m
+		}
 		for d, id := range a.key {
 			name := o.names[d][id]
 			nid, ok := b.levels[d][name]
