@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 // A workbook crosstab (regions down the side, sectors across the top, a
@@ -49,5 +52,25 @@ func TestAuditRefusesCrosstabWorkbook(t *testing.T) {
 	}
 	if stdout.Len() > 0 {
 		t.Errorf("stdout %q, want nothing", stdout.String())
+	}
+}
+
+// The audit prints intervals as people read them: separators, no exponent.
+func TestPrintAuditReadable(t *testing.T) {
+	tab := &audit.Table{Source: "t.csv", Dims: []string{"region"}}
+	r := &audit.Intervals{Cells: []audit.Interval{
+		{Key: []string{"North"}, Lo: 0, Hi: 2933340, Protected: true},
+		{Key: []string{"South"}, Lo: 1250.5, Hi: math.Inf(1), Protected: true},
+	}}
+	var b bytes.Buffer
+	printAudit(&b, tab, r)
+	out := b.String()
+	for _, want := range []string{"2 suppressed cells in t.csv", "[0, 2,933,340]", "[1,250.5, unbounded]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("audit output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "e+") || strings.Contains(out, "(s)") {
+		t.Errorf("audit output not plain:\n%s", out)
 	}
 }
