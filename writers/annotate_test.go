@@ -173,3 +173,21 @@ func TestAnnotatedNumberFormats(t *testing.T) {
 		}
 	}
 }
+
+// summary.html says what to do next and lists the flagged cells first.
+func TestSummaryHTMLFlaggedFirst(t *testing.T) {
+	_, data := writeHTML(t)
+	page := string(data)
+	for _, want := range []string{`id="next"`, "grants.annotated.xlsx"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// North/small is ok and first in the table; every flagged row comes before it
+	ok := strings.Index(page, `<tr class="ok">`)
+	for _, cls := range []string{`<tr class="primary">`, `<tr class="secondary">`, `<tr class="review">`} {
+		if i := strings.Index(page, cls); i < 0 || i > ok {
+			t.Errorf("%s at %d, the ok row at %d: flagged cells must come first", cls, i, ok)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/writers"
 )
 
 // A workbook crosstab (regions down the side, sectors across the top, a
@@ -72,5 +74,25 @@ func TestPrintAuditReadable(t *testing.T) {
 	}
 	if strings.Contains(out, "e+") || strings.Contains(out, "(s)") {
 		t.Errorf("audit output not plain:\n%s", out)
+	}
+}
+
+// The end of check points at summary.html and the annotated workbook of a
+// flagged table first.
+func TestSummaryPointsAtHumanOutputs(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, writers.HTMLFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &writers.RunSummary{Tables: []writers.TableSummary{{Table: "grants",
+		Outputs: []string{"grants.report.json", "grants.safe.csv", "grants.annotated.xlsx"}, Summary: audit.Summary{Cells: 2, Primary: 1}}}}
+	s.NeedsPerson = true
+	var b bytes.Buffer
+	printSummary(&b, dir, s)
+	out := b.String()
+	html := strings.Index(out, "summary.html")
+	xlsx := strings.Index(out, "grants.annotated.xlsx")
+	if html < 0 || xlsx < html || strings.Contains(out, "report.json") {
+		t.Errorf("summary does not point at summary.html, then the workbook:\n%s", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -141,9 +142,40 @@ func printSummary(w io.Writer, dir string, s *writers.RunSummary) {
 	}
 	verdict := "nothing needs a person"
 	if s.NeedsPerson {
-		verdict = "some cells need a person: see the reports"
+		verdict = "some cells need a person"
 	}
 	fmt.Fprintf(w, "reports in %s/ — %s\n", dir, verdict)
+	for _, line := range nextSteps(dir, s) {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// nextSteps points at the outputs a person reads: summary.html first,
+// then the annotated workbook of each table with flagged cells, then the
+// publishable tables.
+func nextSteps(dir string, s *writers.RunSummary) []string {
+	var out []string
+	if _, err := os.Stat(filepath.Join(dir, writers.HTMLFile)); err == nil {
+		out = append(out, "  open "+filepath.Join(dir, writers.HTMLFile)+" first: what to do next, flagged cells first")
+	}
+	for _, ts := range s.Tables {
+		if !ts.Summary.NeedsPerson() {
+			continue
+		}
+		for _, o := range ts.Outputs {
+			if strings.HasSuffix(o, ".annotated.xlsx") {
+				out = append(out, "  "+filepath.Join(dir, o)+": each flagged cell explained in a comment")
+			}
+		}
+	}
+	for _, ts := range s.Tables {
+		for _, o := range ts.Outputs {
+			if strings.HasSuffix(o, ".safe.csv") || strings.HasSuffix(o, ".safe.xlsx") {
+				out = append(out, "  "+filepath.Join(dir, o)+": publishable once the checker agrees")
+			}
+		}
+	}
+	return out
 }
 
 func newCheckCmd() *cobra.Command {
@@ -155,8 +187,11 @@ func newCheckCmd() *cobra.Command {
 		Short: "Audit table files and write reports",
 		Long: `Audit one or more table files. Microdata (one record per contributor) is
 grouped by --dims with every margin; without --dims the config's columns map
-an aggregate table. Reports go to --out: NAME.report.json (checker's report),
-NAME.safe.csv (publishable table) and summary.json.
+an aggregate table. Reports go to --out: open summary.html first (what to
+do next, flagged cells first), then TABLE.annotated.xlsx (every cell
+coloured by status, each flagged cell explained in a comment);
+TABLE.safe.csv is the publishable table; TABLE.report.json and
+summary.json are for machines.
 
 Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
 review, 2 usage or configuration error, 3 input could not be read, 4
