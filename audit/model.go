@@ -240,6 +240,8 @@ type Table struct {
 	// Run is the audit trail of the table (settings and its input), when
 	// the pipeline recorded one.
 	Run *Trail
+	// Overrides are the checker's a-priori decisions applied to cells.
+	Overrides []Override
 }
 
 // Summary counts the outcome of a table.

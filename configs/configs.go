@@ -108,6 +108,9 @@ type Config struct {
 	Output *Output `yaml:"output"`
 	// Suppression configures secondary suppression and the interval audit.
 	Suppression *Suppression `yaml:"suppression"`
+	// Overrides are the output checker's a-priori decisions about cells
+	// (safe, suppress, protected), applied before secondary suppression.
+	Overrides []Override `yaml:"overrides"`
 
 	file string
 }
@@ -280,6 +283,10 @@ func Parse(name string, data []byte) (*Config, error) {
 		if err := c.checkValues(doc.Content[0]); err != nil {
 			return nil, err
 		}
+		c.overrideLines(doc.Content[0])
+	}
+	if err := c.checkOverrides(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

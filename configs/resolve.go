@@ -28,6 +28,9 @@ type Settings struct {
 	Input       Input
 	Output      OutputSettings
 	Suppression SuppressionSettings
+	// Overrides are the checker's a-priori decisions of every layer, in
+	// layer order.
+	Overrides []Override
 }
 
 // OutputSettings are the resolved output switches.
@@ -142,6 +145,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		return nil, err
 	}
 	s.Rules = resolveRules(merged.Rules, files)
+	s.Overrides = merged.Overrides
 	return s, nil
 }
 
@@ -262,6 +266,7 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 	set(&c.Input, &l.Input)
 	set(&c.Output, &l.Output)
 	set(&c.Suppression, &l.Suppression)
+	c.Overrides = append(c.Overrides, l.Overrides...)
 }
 
 // mergeValue sets dst from src where src is set. Pointers to structs merge

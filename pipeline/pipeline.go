@@ -573,7 +573,15 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
-	return protectTable(ctx, t, s, workers)
+	keep, err := applyOverrides(t, s.Overrides)
+	if err != nil {
+		return err
+	}
+	if err := protectTable(ctx, t, s, workers, keep); err != nil {
+		return err
+	}
+	overrideStatuses(t)
+	return nil
 }
 
 // AuditSource reads one source and evaluates it: LoadTable followed by the

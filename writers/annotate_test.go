@@ -191,3 +191,47 @@ func TestSummaryHTMLFlaggedFirst(t *testing.T) {
 		}
 	}
 }
+
+// Every override appears, with its reason and author, in report.json,
+// summary.html and the annotated workbook (its cell's comment and the
+// summary sheet).
+func TestOverridesInEveryReport(t *testing.T) {
+	tab := sampleTable()
+	c := tab.Cells[0] // North/small, ok
+	c.Findings = append(c.Findings, audit.Finding{Rule: "override", Status: audit.Pass, Text: "marked safe by J. Smith: published last year",
+		Figures: []audit.Figure{audit.TextFig("action", "safe"), audit.TextFig("reason", "published last year"), audit.TextFig("by", "J. Smith")}})
+	tab.Overrides = []audit.Override{{Key: c.Key, Cell: tab.KeyString(c.Key), Action: "safe", Reason: "published last year", By: "J. Smith", Source: "overrides.csv row 2", Status: audit.StatusOK}}
+
+	var rep bytes.Buffer
+	if err := (writers.Report{}).Write(&rep, tab); err != nil {
+		t.Fatal(err)
+	}
+	var r writers.RunSummary
+	r.Add(writers.TableSummary{Table: tab.Name, Source: tab.Source, Mode: tab.Mode, Summary: tab.Summarize()})
+	var page bytes.Buffer
+	if err := (writers.SummaryHTML{}).WriteRun(&page, &r, []*audit.Table{tab}); err != nil {
+		t.Fatal(err)
+	}
+	f := openAnnotated(t, tab)
+	sum, _ := f.GetRows(writers.SheetSummary)
+	var sheet strings.Builder
+	for _, row := range sum {
+		sheet.WriteString(strings.Join(row, "|") + "\n")
+	}
+	comments, _ := f.GetComments(writers.SheetCells)
+	var comment string
+	for _, cm := range comments {
+		if cm.Cell == "E2" {
+			for _, p := range cm.Paragraph {
+				comment += p.Text
+			}
+		}
+	}
+	for name, text := range map[string]string{"report.json": rep.String(), "summary.html": page.String(), "summary sheet": sheet.String(), "comment E2": comment} {
+		for _, want := range []string{"published last year", "J. Smith"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, text)
+			}
+		}
+	}
+}

@@ -58,6 +58,7 @@ type htmlTable struct {
 	Dims, Columns      []string
 	Cells              []htmlCell
 	Hidden             int
+	Overrides          []audit.Override
 	Rules              []htmlBar
 }
 
@@ -158,7 +159,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides}
 		for i := range t.Columns {
 			ht.Columns = append(ht.Columns, t.ColumnLabel(i))
 		}
@@ -269,6 +270,11 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{if .Needs}}<p>Checker's workbook: <strong>{{.Name}}.annotated.xlsx</strong> &middot; publishable: {{.Name}}.safe.csv. Flagged cells are listed first.</p>{{end}}
 <p>{{.Source}} &middot; {{.Mode}} &middot; {{.Summary.Cells}} cells: {{.Summary.OK}} ok, {{.Summary.Primary}} primary, {{.Summary.Secondary}} secondary, {{.Summary.Review}} review
 ({{pct .Summary.OK .Summary.Cells}} publishable).</p>
+{{if .Overrides}}<table class="overrides" id="overrides-{{.Name}}">
+<caption>Overrides by the checker</caption>
+<tr><th>cell</th><th>action</th><th>reason</th><th>by</th><th>where</th><th>status</th></tr>
+{{range .Overrides}}<tr><td>{{.Cell}}</td><td>{{.Action}}</td><td>{{.Reason}}</td><td>{{.By}}</td><td>{{.Source}}</td><td>{{.Status}}</td></tr>
+{{end}}</table>{{end}}
 {{if .Rules}}<p>Flagged by rule: {{range $i, $r := .Rules}}{{if $i}}, {{end}}{{$r.Label}} {{$r.Count}}{{end}}</p>{{end}}
 <table class="cells">
 <tr>{{range .Dims}}<th>{{.}}</th>{{end}}{{range .Columns}}<th>{{.}}</th>{{end}}<th>status</th><th>rules</th></tr>

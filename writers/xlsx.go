@@ -368,13 +368,16 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 	var b strings.Builder
 	said := map[string]bool{}
 	for _, f := range c.Findings {
-		if f.Status != audit.Fail && f.Status != audit.Review {
+		if f.Status != audit.Fail && f.Status != audit.Review && f.Rule != "override" {
 			continue
 		}
 		msg := f.Message()
 		said[msg] = true
 		verdict := "fails"
-		if f.Status == audit.Review {
+		switch {
+		case f.Rule == "override":
+			verdict = "by the checker"
+		case f.Status == audit.Review:
 			verdict = "needs review"
 		}
 		fmt.Fprintf(&b, "%s %s: %s.\n", ruleTitle(f.Rule), verdict, strings.TrimSuffix(msg, "."))
@@ -409,6 +412,8 @@ func ruleTitle(rule string) string {
 		r = "p-q rule"
 	case "meansd":
 		r = "mean/SD reconstruction"
+	case "override":
+		r = "override"
 	}
 	return strings.ToUpper(r[:1]) + r[1:]
 }
@@ -465,6 +470,9 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	}
 	for _, w := range t.Warnings {
 		rows = append(rows, []any{"warning", w})
+	}
+	for _, o := range t.Overrides {
+		rows = append(rows, []any{"override", o.Cell, o.Action, o.Reason, o.By, o.Source, string(o.Status)})
 	}
 	rows = append(rows, trailRows(t.Run)...)
 	for i, r := range rows {

@@ -42,6 +42,10 @@ type Options struct {
 	// (with a table warning) and Audit returns what it has
 	// settled, marking the other cells Undetermined; neither is an error.
 	TimeLimit time.Duration
+	// Keep, when set, marks cells that secondary suppression must never
+	// choose (cells an output checker protected); they may still be
+	// primary.
+	Keep func(c *audit.Cell) bool
 }
 
 func (o Options) valueRole(t *audit.Table) string {

@@ -17,6 +17,7 @@ import (
 // rules compare share them.
 type tableFlags struct {
 	config, profile, dims, value, holding, format, sheet, cellRange string
+	overrides                                                       string
 }
 
 func (f *tableFlags) add(fs *pflag.FlagSet) {
@@ -28,6 +29,7 @@ func (f *tableFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
 	fs.StringVar(&f.sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
 	fs.StringVar(&f.cellRange, "range", "", "workbook cell range of the table, such as A5:H40 (instead of detecting it)")
+	fs.StringVar(&f.overrides, "overrides", "", "a-priori file (CSV: dims..., action, reason, by): cells the checker marks safe, suppress or protected")
 }
 
 // layers returns the configuration layers the flags give: the config file,
@@ -54,6 +56,13 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 	}
 	if f.format != "" || f.sheet != "" || f.cellRange != "" {
 		flags.Input = &configs.Input{Format: f.format, Sheet: f.sheet, Range: f.cellRange}
+	}
+	if f.overrides != "" {
+		ovs, err := configs.LoadOverrides(f.overrides)
+		if err != nil {
+			return nil, err
+		}
+		flags.Overrides = ovs
 	}
 	return []*configs.Config{file, flags}, nil
 }
