@@ -57,6 +57,7 @@ type RuleSetting struct {
 	Enabled bool
 	params  *yaml.Node
 	file    string
+	at      [2]int // line and column of the rule's key
 }
 
 // Decode fills v (a pointer to the rule's parameter struct, pre-set with
@@ -84,13 +85,18 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if err != nil {
 		for i := len(layers) - 1; i >= 0; i-- {
 			if layers[i] != nil && layers[i].Profile != "" {
-				err.(*Error).File = layers[i].file
+				e := err.(*Error)
+				e.File = layers[i].file
+				e.Line, e.Column = layers[i].profileAt[0], layers[i].profileAt[1]
+				if sg := suggest(name, Profiles()); sg != "" {
+					e.Msg += "; did you mean " + sg + "?"
+				}
 				break
 			}
 		}
 		return nil, err
 	}
-	merged := &Config{}
+	merged := &Config{ruleAt: map[string][2]int{}}
 	files := map[string]string{}
 	for _, l := range append([]*Config{base}, layers...) {
 		if l == nil {
@@ -144,7 +150,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if err := checkMeasure(s.Measure); err != nil {
 		return nil, err
 	}
-	s.Rules = resolveRules(merged.Rules, files)
+	s.Rules = resolveRules(merged.Rules, files, merged.ruleAt)
 	s.Overrides = merged.Overrides
 	return s, nil
 }
@@ -199,7 +205,7 @@ func checkMeasure(m *Measure) error {
 
 // resolveRules lists every rule mentioned, sorted by name, with its
 // parameters (every key but enabled) and the file that last set it.
-func resolveRules(nodes map[string]yaml.Node, files map[string]string) []RuleSetting {
+func resolveRules(nodes map[string]yaml.Node, files map[string]string, at map[string][2]int) []RuleSetting {
 	var out []RuleSetting
 	names := make([]string, 0, len(nodes))
 	for n := range nodes {
@@ -208,7 +214,7 @@ func resolveRules(nodes map[string]yaml.Node, files map[string]string) []RuleSet
 	sort.Strings(names)
 	for _, n := range names {
 		node := nodes[n]
-		rs := RuleSetting{Name: n, Enabled: true, file: files[n]}
+		rs := RuleSetting{Name: n, Enabled: true, file: files[n], at: at[n]}
 		params := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			if node.Content[i].Value == "enabled" {
@@ -230,11 +236,15 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 	if l.Profile != "" {
 		c.Profile = l.Profile
 	}
+	if c.ruleAt == nil {
+		c.ruleAt = map[string][2]int{}
+	}
 	if c.Rules == nil {
 		c.Rules = map[string]yaml.Node{}
 	}
 	for name, n := range l.Rules {
 		files[name] = l.file
+		c.ruleAt[name] = l.ruleAt[name]
 		old, ok := c.Rules[name]
 		if !ok {
 			c.Rules[name] = n

@@ -33,7 +33,7 @@ func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, mar
 	col := func(name, role string) (int, error) {
 		i, ok := idx[name]
 		if !ok {
-			return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
+			return -1, missingColumn(file, name, role, header)
 		}
 		return i, nil
 	}

@@ -87,7 +87,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 				return i, nil
 			}
 		}
-		return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
+		return -1, missingColumn(file, name, role, header)
 	}
 	b := &microBuilder{t: t, file: file, valIdx: -1, holdIdx: -1, needs: needs, cells: map[string]*cellAcc{}, warnings: map[string]int{}, num: numberFormat(t, nil), empty: newEmptyLevels(len(t.Dims))}
 	if len(t.Dims) == 0 {

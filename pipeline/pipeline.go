@@ -5,11 +5,14 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -137,6 +140,10 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 	for i, j := range jobs {
 		rs, err := BuildRules(j.Settings)
 		if err != nil {
+			var ce *configs.Error
+			if errors.As(err, &ce) && ce.File != "" {
+				return nil, err // it names the config file and line
+			}
 			return nil, fmt.Errorf("%s: %w", j.Path, err)
 		}
 		sc, err := compileSchema(j.Settings, j.Path)
@@ -305,13 +312,29 @@ func (rs *RuleSet) Needs() rules.Needs { return rs.needs }
 // *rules.ParamError, a *configs.Error of its parameters' YAML, ...).
 func BuildRules(s *configs.Settings) (*RuleSet, error) {
 	rs := &RuleSet{}
+	var errs []*configs.Error
 	for _, r := range s.Rules {
+		if _, known := rules.Lookup(r.Name); !known {
+			// named anywhere, even disabled: a typo is an error
+			errs = append(errs, r.RuleError(rules.ErrUnknownRule, "", rules.Names()))
+			continue
+		}
 		if !r.Enabled {
 			continue
 		}
 		rule, err := rules.New(r.Name, r.Decode)
 		if err != nil {
-			return nil, &configs.Error{Err: err}
+			var ce *configs.Error
+			var pe *rules.ParamError
+			switch {
+			case errors.As(err, &ce):
+				errs = append(errs, ce)
+			case errors.As(err, &pe):
+				errs = append(errs, r.RuleError(err, pe.Param, nil))
+			default:
+				errs = append(errs, r.RuleError(err, "", nil))
+			}
+			continue
 		}
 		ok := false
 		if c, is := rule.(rules.CellRule); is {
@@ -328,6 +351,12 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 		if n, is := rule.(rules.Needer); is {
 			rs.needs = rs.needs.Merge(n.Needs())
 		}
+	}
+	slices.SortStableFunc(errs, func(a, b *configs.Error) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	if err := configs.JoinErrors(errs); err != nil {
+		return nil, err
 	}
 	// What the released statistics need, whatever the rules. Power sums
 	// are kept only up to the highest moment the table releases: an
