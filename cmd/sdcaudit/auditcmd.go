@@ -39,7 +39,7 @@ or count: col) or from --dims with --total or --count.
 
 Exit codes: 0 every suppressed cell is protected, 1 some cell is exactly
 disclosed or under-protected (or could not be decided), 2 usage or
-configuration error, 3 the table could not be read.`,
+configuration error, 3 the table could not be read, 4 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.settings()

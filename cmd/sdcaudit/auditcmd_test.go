@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -94,5 +95,34 @@ func TestSummaryPointsAtHumanOutputs(t *testing.T) {
 	xlsx := strings.Index(out, "grants.annotated.xlsx")
 	if html < 0 || xlsx < html || strings.Contains(out, "report.json") {
 		t.Errorf("summary does not point at summary.html, then the workbook:\n%s", out)
+	}
+}
+
+// Every command's --help has examples; check, run and audit list the exit
+// codes 0 to 4.
+func TestHelpExamplesAndExitCodes(t *testing.T) {
+	root := newRoot(&bytes.Buffer{}, &bytes.Buffer{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Name() != "help" && c.Name() != "completion" && !c.Hidden {
+			if c.Example == "" {
+				t.Errorf("%s --help has no examples", c.CommandPath())
+			}
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	for _, name := range []string{"check", "run", "audit"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, code := range []string{"0 ", "1 ", "2 ", "3 ", "4 "} {
+			if !strings.Contains(c.Long[strings.Index(c.Long, "Exit codes:"):], code) {
+				t.Errorf("%s --help does not explain exit code %s", name, code)
+			}
+		}
 	}
 }

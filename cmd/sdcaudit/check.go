@@ -193,10 +193,12 @@ coloured by status, each flagged cell explained in a comment);
 TABLE.safe.csv is the publishable table; TABLE.report.json and
 summary.json are for machines.
 
-Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
-review, 2 usage or configuration error, 3 input could not be read, 4
-interrupted or an output could not be written (the previous run's outputs
-are then left as they were).`,
+The checker's a-priori decisions (--overrides FILE or overrides: in the
+config) mark cells safe, suppress or protected, each with a reason and a
+name; they are applied before secondary suppression, audited like every
+cell and listed in every report. An override matching no cell is an error.
+
+` + exitCodesHelp,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			layers, err := tf.layers()
@@ -220,6 +222,7 @@ are then left as they were).`,
 	rf.add(cmd)
 	tf.add(cmd.Flags())
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
+	cmd.Flags().StringVar(&tf.overrides, "overrides", "", "a-priori file (CSV: dims..., action, reason, by): cells the checker marks safe, suppress or protected, applied before secondary suppression")
 	return cmd
 }
 
@@ -231,7 +234,10 @@ func newRunCmd() *cobra.Command {
 		Long: `Audit every table of a release file. The release file holds shared
 settings (the same keys as a config file) and a list of tables, each with
 its file (relative to the release file), an optional output name and
-per-table overrides.`,
+per-table settings (including overrides: the checker's a-priori decisions).
+Open summary.html first, then each TABLE.annotated.xlsx.
+
+` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rel, err := configs.LoadRelease(args[0])

@@ -43,6 +43,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	})
 	root.AddCommand(newCheckCmd(), newRunCmd(), newReconstructCmd(), newMomentsCmd(),
 		newAuditCmd(), newRulesCmd(), newSQLCmd())
+	addExamples(root)
 	return root
 }
 

@@ -29,7 +29,6 @@ func (f *tableFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
 	fs.StringVar(&f.sheet, "sheet", "", "workbook sheet by name or 1-based index; * for every sheet")
 	fs.StringVar(&f.cellRange, "range", "", "workbook cell range of the table, such as A5:H40 (instead of detecting it)")
-	fs.StringVar(&f.overrides, "overrides", "", "a-priori file (CSV: dims..., action, reason, by): cells the checker marks safe, suppress or protected")
 }
 
 // layers returns the configuration layers the flags give: the config file,
