@@ -24,7 +24,7 @@ var examples = map[string]string{
   sdcaudit audit received.xlsx --sheet 2 --config table.yaml --json`,
 	"sdcaudit reconstruct": `  sdcaudit reconstruct --n 7 --min 1 --max 5 --mean 2.857 --sd 1.574
   sdcaudit reconstruct --n 15 --min 1 --max 5 --mean 4.00 --sd 0.00 --json`,
-	"sdcaudit reconstruct space": `  sdcaudit reconstruct space --n 3-12 --min 1 --max 5 --dp exact,2`,
+	"sdcaudit reconstruct space":    `  sdcaudit reconstruct space --n 3-12 --min 1 --max 5 --dp exact,2`,
 	"sdcaudit reconstruct disguise": `  sdcaudit reconstruct disguise --values 1,2,2,3,5 --min 1 --max 5 --method split-half`,
 	"sdcaudit moments": `  sdcaudit moments --values firms.csv --column turnover --max-order 4
   sdcaudit moments --n 12 --raw 10,150,2500`,
