@@ -44,6 +44,12 @@ type Options struct {
 	Log zerolog.Logger
 	// Progress, when set, is told how many rows have been read.
 	Progress func(rows int64)
+	// Stage, when set, is told each stage a table enters (StageRead,
+	// StageCells, ...); tables run concurrently, so calls may interleave.
+	Stage func(stage string)
+	// ReadBytes, when set, is told how many bytes of the input files have
+	// been read (delimited text files; other formats do not report).
+	ReadBytes func(n int64)
 	// Version is written into summary.json.
 	Version string
 	// Timestamp, when set, is the run's wall-clock time written into the
@@ -82,7 +88,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 		return nil, err
 	}
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
-	units, err := openUnits(jobs, inputs)
+	units, err := openUnits(jobs, inputs, opt.ReadBytes)
 	defer func() {
 		for _, u := range units {
 			u.src.Close()
@@ -169,11 +175,15 @@ type unit struct {
 
 // openUnits opens every table of every job and checks their output
 // names. The units opened are returned with an error too (to be closed).
-func openUnits(jobs []Job, inputs *inputLog) ([]unit, error) {
+func openUnits(jobs []Job, inputs *inputLog, onBytes func(int64)) ([]unit, error) {
 	var units []unit
 	names := map[string]string{}
 	for i, j := range jobs {
-		srcs, err := readers.Open(j.Path, inputs.options(i, readerOptions(j.Settings)))
+		ropt := inputs.options(i, readerOptions(j.Settings))
+		if onBytes != nil && ropt.Tee != nil {
+			ropt.Tee = io.MultiWriter(ropt.Tee, byteCounter(onBytes))
+		}
+		srcs, err := readers.Open(j.Path, ropt)
 		if err != nil {
 			return units, err
 		}
@@ -204,6 +214,8 @@ func openUnits(jobs []Job, inputs *inputLog) ([]unit, error) {
 func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int, inputs *inputLog) (*audit.Table, []string, error) {
 	log := opt.Log.With().Str("table", u.name).Logger()
 	log.Info().Str("file", j.Path).Msg("reading")
+	ctx = withStage(ctx, opt.Stage)
+	enterStage(ctx, StageRead)
 	start := time.Now()
 	t, err := loadTable(ctx, u.src, j.Settings, c.schema, c.rules.needs, opt.Progress, workers)
 	if err != nil {
@@ -218,11 +230,12 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	evaluated := time.Now()
+	enterStage(ctx, StageWrite)
 	files, err := writeTable(ctx, dir, t, j.Settings, workers)
 	if err != nil {
 		return nil, nil, err
 	}
-	log.Debug().Dur("read", read.Sub(start)).Dur("evaluate", evaluated.Sub(read)).Dur("write", time.Since(evaluated)).Msg("stage times")
+	log.Debug().Int64("read_ms", read.Sub(start).Milliseconds()).Int64("evaluate_ms", evaluated.Sub(read).Milliseconds()).Int64("write_ms", time.Since(evaluated).Milliseconds()).Msg("stage times")
 	s := t.Summarize()
 	log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
 	if len(t.Warnings) > 0 {
@@ -539,6 +552,7 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	if err := firstError(append(errs, readErr)); err != nil {
 		return err
 	}
+	enterStage(ctx, StageCells)
 	if sb, ok := b.(shardable); ok {
 		for _, sh := range shards[1:] {
 			sb.absorb(sh)
@@ -572,6 +586,7 @@ func classify(err error) error {
 // then the table rules, then decides every cell's status and runs the
 // table-level decisions.
 func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) error {
+	enterStage(ctx, StageRules)
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))

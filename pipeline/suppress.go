@@ -57,10 +57,12 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}
 	if s.Suppression.Secondary {
+		enterStage(ctx, StageSuppression)
 		if err := suppress.Protect(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
 	}
+	enterStage(ctx, StageAudit)
 	res, err := suppress.Audit(ctx, t, opt)
 	if err != nil {
 		if ctx.Err() != nil {

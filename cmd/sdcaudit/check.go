@@ -9,11 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -44,6 +42,10 @@ func (f *runFlags) add(cmd *cobra.Command) {
 }
 
 func (f *runFlags) logger(w io.Writer) (zerolog.Logger, error) {
+	color := isTerminal(w)
+	if lw, ok := w.(logWriter); ok {
+		color = isTerminal(lw.p.w)
+	}
 	lvl, err := zerolog.ParseLevel(f.logLevel)
 	if err != nil || f.logLevel == "" {
 		return zerolog.Nop(), usageErr(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
@@ -51,7 +53,7 @@ func (f *runFlags) logger(w io.Writer) (zerolog.Logger, error) {
 	switch f.logFormat {
 	case "json":
 	case "console":
-		w = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.TimeOnly}
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !color, TimeFormat: time.TimeOnly}
 	default:
 		return zerolog.Nop(), usageErr(fmt.Errorf("--log-format %q: want console or json", f.logFormat))
 	}
@@ -70,7 +72,13 @@ const holdEnv = "SDCAUDIT_TEST_HOLD"
 
 // execute runs the pipeline with signal handling, progress and the summary.
 func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
-	log, err := f.logger(cmd.ErrOrStderr())
+	var bar *progress
+	logOut := cmd.ErrOrStderr()
+	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
+		bar = newProgress(cmd.ErrOrStderr(), inputSize(jobs))
+		logOut = logWriter{bar}
+	}
+	log, err := f.logger(logOut)
 	if err != nil {
 		return err
 	}
@@ -93,12 +101,8 @@ func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
 			return ctx.Err()
 		}
 	}
-	var bar *progressbar.ProgressBar
-	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
-		bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetDescription("rows read"),
-			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-		var rows atomic.Int64
-		opt.Progress = func(n int64) { bar.Set64(rows.Add(n)) }
+	if bar != nil {
+		opt.Progress, opt.Stage, opt.ReadBytes = bar.Rows, bar.Stage, bar.Bytes
 	}
 	res, err := pipeline.Run(ctx, jobs, opt)
 	if bar != nil {
