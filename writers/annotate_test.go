@@ -235,3 +235,23 @@ func TestOverridesInEveryReport(t *testing.T) {
 		}
 	}
 }
+
+// summary.html writes published numbers like the workbook: separators and
+// the column's decimals; the year level stays as written.
+func TestSummaryHTMLNumbers(t *testing.T) {
+	tab := readableTable(t)
+	for _, c := range tab.Cells {
+		c.Status = audit.StatusOK
+	}
+	var r writers.RunSummary
+	r.Add(writers.TableSummary{Table: tab.Name, Source: tab.Source, Mode: tab.Mode, Summary: tab.Summarize()})
+	var page bytes.Buffer
+	if err := (writers.SummaryHTML{}).WriteRun(&page, &r, []*audit.Table{tab}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<td class="num">2,077,400</td>`, `<td class="num">3.50</td>`, `<td>2024</td>`} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+}

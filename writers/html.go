@@ -164,6 +164,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			ht.Columns = append(ht.Columns, t.ColumnLabel(i))
 		}
 		ht.Rules, _ = ruleBars(s.ByRule)
+		dps := columnDecimals(t)
 		// flagged cells first (in table order), then the ok cells
 		order := make([]*audit.Cell, 0, len(t.Cells))
 		for _, c := range t.Cells {
@@ -190,7 +191,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 				v := ""
 				if st == audit.StatusOK {
 					if x, ok := c.Stats[col]; ok {
-						v = x.Text
+						v = displayNumber(x, dps[col])
 					}
 				} else {
 					v = string(st)

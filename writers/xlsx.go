@@ -578,3 +578,24 @@ func (s SafeXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Table)
 	}
 	return f.Write(w)
 }
+
+// displayNumber writes a published statistic for a page: a number with
+// thousands separators and the column's decimals ("3.50", "1,234"); text
+// (markers, missing values) as it is.
+func displayNumber(s audit.Stat, dp int) string {
+	if s.Missing || s.Marker {
+		return s.Text
+	}
+	if _, ok := number(s.Text); !ok {
+		if s.Text != "" {
+			return s.Text
+		}
+		return decimal.RoundRat(s.Value.Rat(), dp)
+	}
+	clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(strings.TrimSpace(s.Text))
+	d, err := decimal.Parse(clean)
+	if err != nil {
+		return s.Text
+	}
+	return audit.Thousands(decimal.RoundRat(d.Rat(), dp))
+}
