@@ -110,7 +110,8 @@ var figureLabels = map[string]string{
 	"p/q*x1":        "p/q of the largest",
 	"x1_upper":      "upper estimate of x1",
 	"dominated":     "dominated",
-	"sets":          "rule sets",
+	"sets":          "rule set",
+	"min":           "minimum",
 	"negative":      "negative contributions",
 	"threshold":     "minimum contributors",
 	"solutions":     "samples that fit",
@@ -163,6 +164,11 @@ func (g Figure) Readable() string {
 		}
 		return strings.Join(parts, ", ")
 	case KindGroup:
+		v, okV := g.Get("value")
+		n, okN := g.Get("min_count")
+		if okV && okN && len(g.Items) == 2 {
+			return "the value " + v.Readable() + " at least " + Plural(n.Int, "time", "times")
+		}
 		parts := make([]string, len(g.Items))
 		for i, it := range g.Items {
 			parts[i] = Label(it.Name) + " " + it.Readable()

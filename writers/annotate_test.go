@@ -87,9 +87,9 @@ func TestAnnotatedCommentsReadable(t *testing.T) {
 		byCell[c.Cell] = c
 	}
 	want := map[string][]string{
-		"G2": {"Dominance fails: the largest contribution makes 90.004% of the total, more than 90% (1,90).", "total (X): 2,077,400", "rule sets 1: ", "sum of the n largest 1,869,750", "dominated yes"},
+		"G2": {"Dominance fails: the largest contribution makes 90.004% of the total, more than 90% (1,90).", "total (X): 2,077,400", "rule set 1: ", "sum of the n largest 1,869,750", "dominated yes"},
 		"G3": {"P% rule fails: the second largest contributor can estimate the largest within 10%: X - x1 - x2 = 50,000 < 60,000"},
-		"G4": {"Mean/SD reconstruction fails: mean 4.00 and SD 0.00 of 15 values", "all 15 respondents answered 4", "samples that fit: 1"},
+		"G4": {"Mean/SD reconstruction fails: mean 4.00 and SD 0.00 of 15 values", "all 15 respondents answered 4", "samples that fit: 1", "the value 4 at least 15 times"},
 	}
 	for ref, parts := range want {
 		c, ok := byCell[ref]

@@ -373,14 +373,16 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		}
 		msg := f.Message()
 		said[msg] = true
-		verdict := "fails"
+		verdict := " fails"
 		switch {
 		case f.Rule == "override":
-			verdict = "by the checker"
+			verdict = " by the checker"
+		case f.Rule == "secondary":
+			verdict = ""
 		case f.Status == audit.Review:
-			verdict = "needs review"
+			verdict = " needs review"
 		}
-		fmt.Fprintf(&b, "%s %s: %s.\n", ruleTitle(f.Rule), verdict, strings.TrimSuffix(msg, "."))
+		fmt.Fprintf(&b, "%s%s: %s.\n", ruleTitle(f.Rule), verdict, strings.TrimSuffix(msg, "."))
 		for _, g := range f.FigureList() {
 			writeFigure(&b, g)
 		}
@@ -414,6 +416,8 @@ func ruleTitle(rule string) string {
 		r = "mean/SD reconstruction"
 	case "override":
 		r = "override"
+	case "secondary":
+		r = "secondary suppression"
 	}
 	return strings.ToUpper(r[:1]) + r[1:]
 }
