@@ -18,6 +18,11 @@ import (
 // It returns nil when the document has none of these (decoding then
 // reports anything else).
 func problems(file string, data []byte) error {
+	return problemsOf(file, data, reflect.TypeFor[Config]())
+}
+
+// problemsOf is problems for a document decoded into a value of type t.
+func problemsOf(file string, data []byte, t reflect.Type) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return syntaxProblem(file, data, err)
@@ -26,7 +31,7 @@ func problems(file string, data []byte) error {
 		return nil
 	}
 	var out []*Error
-	walkProblems(file, doc.Content[0], reflect.TypeFor[Config](), "", &out)
+	walkProblems(file, doc.Content[0], t, "", &out)
 	if len(out) == 0 {
 		return nil
 	}

@@ -87,3 +87,15 @@ func TestLoadOverridesErrors(t *testing.T) {
 }
 
 func writeFile(path, s string) error { return os.WriteFile(path, []byte(s), 0o644) }
+
+func TestReleaseProblemsAllAtOnce(t *testing.T) {
+	path := t.TempDir() + "/release.yaml"
+	if err := writeFile(path, "decimals: two\ntables:\n  - file: a.csv\n    nmae: x\n"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadRelease(path)
+	if err == nil || !strings.Contains(err.Error(), path+`:1:11: decimals: expected a whole number, got "two"`) ||
+		!strings.Contains(err.Error(), path+`:4:5: unknown key "nmae" in tables[0]; did you mean name?`) {
+		t.Errorf("err %v", err)
+	}
+}

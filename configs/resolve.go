@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -327,6 +328,14 @@ func LoadRelease(path string) (*Release, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	r := &Release{dir: filepath.Dir(path)}
+	if perr := problemsOf(path, data, reflect.TypeFor[Release]()); perr != nil {
+		if err := decodeStrict(data, r); err != nil {
+			if pe, ok := perr.(*Error); ok {
+				pe.Err = errors.Join(pe.Err, err) // the decoder's error stays reachable
+			}
+		}
+		return nil, perr
+	}
 	if err := decodeStrict(data, r); err != nil {
 		return nil, yamlError(path, locate(data, reflect.TypeOf(r), err))
 	}
@@ -341,6 +350,8 @@ func LoadRelease(path string) (*Release, error) {
 			return nil, err
 		}
 		root := doc.Content[0]
+		r.overrideLines(root)
+		r.positions(root)
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "tables" && root.Content[i+1].Kind == yaml.SequenceNode {
 				tables = root.Content[i+1]
@@ -363,7 +374,15 @@ func LoadRelease(path string) (*Release, error) {
 			if err := t.checkValues(tables.Content[i]); err != nil {
 				return nil, err
 			}
+			t.overrideLines(tables.Content[i])
+			t.positions(tables.Content[i])
 		}
+		if err := t.checkOverrides(); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.checkOverrides(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

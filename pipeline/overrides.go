@@ -79,6 +79,9 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cel
 				keep = map[*audit.Cell]bool{}
 			}
 			keep[c] = true
+		default:
+			errs = append(errs, fmt.Errorf("%s: override action %q: want safe, suppress or protected", o.Source, o.Action))
+			continue
 		}
 		c.Findings = append(c.Findings, f)
 		t.Overrides = append(t.Overrides, audit.Override{Key: slices.Clone(c.Key), Cell: t.KeyString(c.Key), Action: o.Action, Reason: o.Reason, By: o.By, Source: o.Source})
