@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 // Rule problems are blamed on the config (file:line:column), with the rule
@@ -42,5 +44,19 @@ func TestMissingColumnSuggests(t *testing.T) {
 	_, err := auditText(t, "year,sector,v\n2024,A,1\n", "microdata: {dims: [year, sektor], value: v}\n")
 	if err == nil || !strings.Contains(err.Error(), `column "sektor": no such column`) || !strings.Contains(err.Error(), "did you mean sector?") {
 		t.Errorf("err %v", err)
+	}
+}
+
+// Every missing column is reported at once (exit 3 still: the input).
+func TestMissingColumnsAllAtOnce(t *testing.T) {
+	_, err := auditText(t, "year,sector,v\n2024,A,1\n", "microdata: {dims: [yaer, sektor], value: vv}\n")
+	var re *readers.Error
+	if !errors.As(err, &re) {
+		t.Fatalf("err %v (%T), want a readers.Error", err, err)
+	}
+	for _, want := range []string{`column "yaer"`, "did you mean year?", `column "sektor"`, "did you mean sector?", `column "vv"`, "did you mean v?"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
 	}
 }
