@@ -18,7 +18,7 @@ demo: build
 	@rm -rf out
 	@./$(BIN) run configs/demo.yaml --out out; rc=$$?; \
 	  if [ $$rc -gt 1 ]; then exit $$rc; fi; \
-	  echo "open out/*.report.json (checker) and out/*.safe.csv (publishable)"
+	  echo "open out/summary.html first, then out/*.annotated.xlsx (each flagged cell explained); out/*.safe.csv is publishable"
 
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

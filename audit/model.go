@@ -240,6 +240,8 @@ type Table struct {
 	// Run is the audit trail of the table (settings and its input), when
 	// the pipeline recorded one.
 	Run *Trail
+	// Overrides are the checker's a-priori decisions applied to cells.
+	Overrides []Override
 	// Link, when set, says which other tables of the run share cells with
 	// this one and whether they were protected together (issue 17).
 	Link *Link

@@ -51,12 +51,18 @@ type Error struct {
 	File string
 	// Line is the 1-based line of the offending key; 0 when unknown.
 	Line int
+	// Column is the 1-based column of the offending key or value; 0 when
+	// unknown.
+	Column int
 	// Msg describes the error; when empty, the text of Err is used.
 	Msg string
 	// Err is the cause: a yaml error, an os error, a rule's parameter
 	// error or one of the sentinels ErrUnknownKey, ErrUnknownProfile,
 	// ErrInvalid. It may be nil.
 	Err error
+	// More are the other problems found in the same pass, so that every
+	// problem of a file is reported at once.
+	More []*Error
 }
 
 func (e *Error) Error() string {
@@ -65,10 +71,15 @@ func (e *Error) Error() string {
 		msg = e.Err.Error()
 	}
 	switch {
+	case e.File != "" && e.Line > 0 && e.Column > 0:
+		msg = fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, msg)
 	case e.File != "" && e.Line > 0:
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
+		msg = fmt.Sprintf("%s:%d: %s", e.File, e.Line, msg)
 	case e.File != "":
-		return fmt.Sprintf("%s: %s", e.File, msg)
+		msg = fmt.Sprintf("%s: %s", e.File, msg)
+	}
+	for _, m := range e.More {
+		msg += "\n" + m.Error()
 	}
 	return msg
 }
@@ -109,8 +120,15 @@ type Config struct {
 	Output *Output `yaml:"output"`
 	// Suppression configures secondary suppression and the interval audit.
 	Suppression *Suppression `yaml:"suppression"`
+	// Overrides are the output checker's a-priori decisions about cells
+	// (safe, suppress, protected), applied before secondary suppression.
+	Overrides []Override `yaml:"overrides"`
 
 	file string
+	// ruleAt and profileAt are the line and column of each rule's key and
+	// of the profile, for messages.
+	ruleAt    map[string][2]int
+	profileAt [2]int
 }
 
 // Columns maps aggregate input columns to roles.
@@ -300,8 +318,18 @@ func contains(list []string, s string) bool {
 // Parse reads one configuration layer. name is used in messages.
 func Parse(name string, data []byte) (*Config, error) {
 	c := &Config{file: name}
+	perr := problems(name, data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	if perr != nil {
+		// the decoder's own error stays reachable (errors.As) as a cause
+		if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
+			if pe, ok := perr.(*Error); ok {
+				pe.Err = errors.Join(pe.Err, err)
+			}
+		}
+		return nil, perr
+	}
 	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, yamlError(name, locate(data, reflect.TypeOf(c), err))
 	}
@@ -314,6 +342,11 @@ func Parse(name string, data []byte) (*Config, error) {
 		if err := c.checkValues(doc.Content[0]); err != nil {
 			return nil, err
 		}
+		c.overrideLines(doc.Content[0])
+		c.positions(doc.Content[0])
+	}
+	if err := c.checkOverrides(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,6 +29,9 @@ type Settings struct {
 	Input       Input
 	Output      OutputSettings
 	Suppression SuppressionSettings
+	// Overrides are the checker's a-priori decisions of every layer, in
+	// layer order.
+	Overrides []Override
 }
 
 // OutputSettings are the resolved output switches.
@@ -67,6 +71,7 @@ type RuleSetting struct {
 	Enabled bool
 	params  *yaml.Node
 	file    string
+	at      [2]int // line and column of the rule's key
 }
 
 // Decode fills v (a pointer to the rule's parameter struct) from the
@@ -94,13 +99,18 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if err != nil {
 		for i := len(layers) - 1; i >= 0; i-- {
 			if layers[i] != nil && layers[i].Profile != "" {
-				err.(*Error).File = layers[i].file
+				e := err.(*Error)
+				e.File = layers[i].file
+				e.Line, e.Column = layers[i].profileAt[0], layers[i].profileAt[1]
+				if sg := suggest(name, Profiles()); sg != "" {
+					e.Msg += "; did you mean " + sg + "?"
+				}
 				break
 			}
 		}
 		return nil, err
 	}
-	merged := &Config{}
+	merged := &Config{ruleAt: map[string][2]int{}}
 	files := map[string]string{}
 	for _, l := range append([]*Config{base}, layers...) {
 		if l == nil {
@@ -160,7 +170,8 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	if err := checkMeasure(s.Measure); err != nil {
 		return nil, err
 	}
-	s.Rules = resolveRules(merged.Rules, files)
+	s.Rules = resolveRules(merged.Rules, files, merged.ruleAt)
+	s.Overrides = merged.Overrides
 	return s, nil
 }
 
@@ -228,7 +239,7 @@ func checkMeasure(m *Measure) error {
 
 // resolveRules lists every rule mentioned, sorted by name, with its
 // parameters (every key but enabled) and the file that last set it.
-func resolveRules(nodes map[string]yaml.Node, files map[string]string) []RuleSetting {
+func resolveRules(nodes map[string]yaml.Node, files map[string]string, at map[string][2]int) []RuleSetting {
 	var out []RuleSetting
 	names := make([]string, 0, len(nodes))
 	for n := range nodes {
@@ -237,7 +248,7 @@ func resolveRules(nodes map[string]yaml.Node, files map[string]string) []RuleSet
 	sort.Strings(names)
 	for _, n := range names {
 		node := nodes[n]
-		rs := RuleSetting{Name: n, Enabled: true, file: files[n]}
+		rs := RuleSetting{Name: n, Enabled: true, file: files[n], at: at[n]}
 		params := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: node.Line}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			if node.Content[i].Value == "enabled" {
@@ -259,11 +270,15 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 	if l.Profile != "" {
 		c.Profile = l.Profile
 	}
+	if c.ruleAt == nil {
+		c.ruleAt = map[string][2]int{}
+	}
 	if c.Rules == nil {
 		c.Rules = map[string]yaml.Node{}
 	}
 	for name, n := range l.Rules {
 		files[name] = l.file
+		c.ruleAt[name] = l.ruleAt[name]
 		old, ok := c.Rules[name]
 		if !ok {
 			c.Rules[name] = n
@@ -295,6 +310,7 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 	set(&c.Input, &l.Input)
 	set(&c.Output, &l.Output)
 	set(&c.Suppression, &l.Suppression)
+	c.Overrides = append(c.Overrides, l.Overrides...)
 }
 
 // mergeValue sets dst from src where src is set. Pointers to structs merge
@@ -351,6 +367,14 @@ func LoadRelease(path string) (*Release, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	r := &Release{dir: filepath.Dir(path)}
+	if perr := problemsOf(path, data, reflect.TypeFor[Release]()); perr != nil {
+		if err := decodeStrict(data, r); err != nil {
+			if pe, ok := perr.(*Error); ok {
+				pe.Err = errors.Join(pe.Err, err) // the decoder's error stays reachable
+			}
+		}
+		return nil, perr
+	}
 	if err := decodeStrict(data, r); err != nil {
 		return nil, yamlError(path, locate(data, reflect.TypeOf(r), err))
 	}
@@ -369,6 +393,8 @@ func LoadRelease(path string) (*Release, error) {
 			return nil, err
 		}
 		root := doc.Content[0]
+		r.overrideLines(root)
+		r.positions(root)
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value == "tables" && root.Content[i+1].Kind == yaml.SequenceNode {
 				tables = root.Content[i+1]
@@ -391,7 +417,15 @@ func LoadRelease(path string) (*Release, error) {
 			if err := t.checkValues(tables.Content[i]); err != nil {
 				return nil, err
 			}
+			t.overrideLines(tables.Content[i])
+			t.positions(tables.Content[i])
 		}
+		if err := t.checkOverrides(); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.checkOverrides(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -30,10 +31,12 @@ func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, mar
 	for i, h := range header {
 		idx[h] = i
 	}
+	var missing []error
 	col := func(name, role string) (int, error) {
 		i, ok := idx[name]
 		if !ok {
-			return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
+			missing = append(missing, missingColumn(file, name, role, header))
+			return -1, nil // every missing column is reported at once, below
 		}
 		return i, nil
 	}
@@ -69,6 +72,9 @@ func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, mar
 			return nil, err
 		}
 		b.topIdx = append(b.topIdx, i)
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
 	}
 	return b, nil
 }

@@ -588,7 +588,7 @@ func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*confi
 // linked exactly) and sends its primary cells to review with the reason.
 func protectApart(ctx context.Context, members []*audit.Table, settings []*configs.Settings, reason string, workers int) error {
 	for a, t := range members {
-		if err := protectTable(ctx, t, settings[a], workers); err != nil {
+		if err := protectTable(ctx, t, settings[a], workers, nil); err != nil {
 			return err
 		}
 		others := slices.DeleteFunc(tableNames(members), func(n string) bool { return n == t.Name })

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -90,13 +91,15 @@ func (g *domainGrid) index(d decimal.Dec) (int, bool) {
 const maxHist = 100000
 
 func newMicroBuilder(t *audit.Table, file string, header []string, value, holdingCol string, needs rules.Needs) (*microBuilder, error) {
+	var missing []error
 	col := func(name, role string) (int, error) {
 		for i, h := range header {
 			if h == name {
 				return i, nil
 			}
 		}
-		return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the %s column is not in the header %v", readers.ErrColumn, role, header)}
+		missing = append(missing, missingColumn(file, name, role, header))
+		return -1, nil // every missing column is reported at once, below
 	}
 	b := &microBuilder{t: t, file: file, valIdx: -1, holdIdx: -1, needs: needs, cells: map[string]*cellAcc{}, warnings: map[string]int{}, num: numberFormat(t, nil), empty: newEmptyLevels(len(t.Dims))}
 	if len(t.Dims) == 0 {
@@ -130,6 +133,9 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 		}
 		b.holdIdx = i
 		b.holdIDs = map[string]uint32{}
+	}
+	if len(missing) > 0 {
+		return nil, errors.Join(missing...)
 	}
 	if m := t.Measure; m != nil && needs.Hist {
 		q := new(big.Rat).Quo(m.Max.Sub(m.Min).Rat(), m.Step.Rat())

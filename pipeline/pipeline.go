@@ -5,11 +5,14 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +47,12 @@ type Options struct {
 	Log zerolog.Logger
 	// Progress, when set, is told how many rows have been read.
 	Progress func(rows int64)
+	// Stage, when set, is told each stage a table enters (StageRead,
+	// StageCells, ...); tables run concurrently, so calls may interleave.
+	Stage func(stage string)
+	// ReadBytes, when set, is told how many bytes of the input files have
+	// been read (delimited text files; other formats do not report).
+	ReadBytes func(n int64)
 	// Version is written into summary.json.
 	Version string
 	// Shard and Shards, when Shards > 0, make the run one of Shards
@@ -98,7 +107,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	all := jobs
 	jobs, built = pick(jobs, jobOf), pick(built, jobOf)
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
-	units, err := openUnits(jobs, inputs)
+	units, err := openUnits(jobs, inputs, opt.ReadBytes)
 	defer func() {
 		for _, u := range units {
 			u.src.Close()
@@ -184,6 +193,10 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 	for i, j := range jobs {
 		rs, err := BuildRules(j.Settings)
 		if err != nil {
+			var ce *configs.Error
+			if errors.As(err, &ce) && ce.File != "" {
+				return nil, err // it names the config file and line
+			}
 			return nil, fmt.Errorf("%s: %w", j.Path, err)
 		}
 		sc, err := compileSchema(j.Settings, j.Path)
@@ -218,11 +231,15 @@ type unit struct {
 
 // openUnits opens every table of every job and checks their output
 // names. The units opened are returned with an error too (to be closed).
-func openUnits(jobs []Job, inputs *inputLog) ([]unit, error) {
+func openUnits(jobs []Job, inputs *inputLog, onBytes func(int64)) ([]unit, error) {
 	var units []unit
 	names := map[string]string{}
 	for i, j := range jobs {
-		srcs, err := readers.Open(j.Path, inputs.options(i, readerOptions(j.Settings)))
+		ropt := inputs.options(i, readerOptions(j.Settings))
+		if onBytes != nil && ropt.Tee != nil {
+			ropt.Tee = io.MultiWriter(ropt.Tee, byteCounter(onBytes))
+		}
+		srcs, err := readers.Open(j.Path, ropt)
 		if err != nil {
 			return units, err
 		}
@@ -255,6 +272,8 @@ func openUnits(jobs []Job, inputs *inputLog) ([]unit, error) {
 func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt Options, workers int, inputs *inputLog, links *linkPlan, k int) (*audit.Table, []string, error) {
 	log := opt.Log.With().Str("table", u.name).Logger()
 	log.Info().Str("file", j.Path).Msg("reading")
+	ctx = withStage(ctx, opt.Stage)
+	enterStage(ctx, StageRead)
 	start := time.Now()
 	t, err := loadTable(ctx, u.src, j.Settings, c.schema, c.rules.needs, opt.Progress, workers)
 	if err != nil {
@@ -273,11 +292,12 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	}
 	t.Link = links.link(k, t.Name)
 	evaluated := time.Now()
+	enterStage(ctx, StageWrite)
 	files, err := writeTable(ctx, dir, t, outputWriters(u.src, j.Settings), workers)
 	if err != nil {
 		return nil, nil, err
 	}
-	log.Debug().Dur("read", read.Sub(start)).Dur("evaluate", evaluated.Sub(read)).Dur("write", time.Since(evaluated)).Msg("stage times")
+	log.Debug().Int64("read_ms", read.Sub(start).Milliseconds()).Int64("evaluate_ms", evaluated.Sub(read).Milliseconds()).Int64("write_ms", time.Since(evaluated).Milliseconds()).Msg("stage times")
 	s := t.Summarize()
 	log.Info().Int("cells", s.Cells).Int("primary", s.Primary).Int("secondary", s.Secondary).Int("review", s.Review).Msg("audited")
 	if len(t.Warnings) > 0 {
@@ -366,13 +386,29 @@ func (rs *RuleSet) Needs() rules.Needs { return rs.needs }
 // *rules.ParamError, a *configs.Error of its parameters' YAML, ...).
 func BuildRules(s *configs.Settings) (*RuleSet, error) {
 	rs := &RuleSet{}
+	var errs []*configs.Error
 	for _, r := range s.Rules {
+		if _, known := rules.Lookup(r.Name); !known {
+			// named anywhere, even disabled: a typo is an error
+			errs = append(errs, r.RuleError(rules.ErrUnknownRule, "", rules.Names()))
+			continue
+		}
 		if !r.Enabled {
 			continue
 		}
 		rule, err := rules.New(r.Name, r.Decode)
 		if err != nil {
-			return nil, &configs.Error{Err: err}
+			var ce *configs.Error
+			var pe *rules.ParamError
+			switch {
+			case errors.As(err, &ce):
+				errs = append(errs, ce)
+			case errors.As(err, &pe):
+				errs = append(errs, r.RuleError(err, pe.Param, nil))
+			default:
+				errs = append(errs, r.RuleError(err, "", nil))
+			}
+			continue
 		}
 		ok := false
 		if c, is := rule.(rules.CellRule); is {
@@ -389,6 +425,12 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 		if n, is := rule.(rules.Needer); is {
 			rs.needs = rs.needs.Merge(n.Needs())
 		}
+	}
+	slices.SortStableFunc(errs, func(a, b *configs.Error) int {
+		return cmp.Or(strings.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
+	if err := configs.JoinErrors(errs); err != nil {
+		return nil, err
 	}
 	// What the released statistics need, whatever the rules. Power sums
 	// are kept only up to the highest moment the table releases: an
@@ -580,6 +622,7 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	if err := firstError(append(errs, readErr)); err != nil {
 		return err
 	}
+	enterStage(ctx, StageCells)
 	if sb, ok := b.(shardable); ok {
 		for _, sh := range shards[1:] {
 			sb.absorb(sh)
@@ -613,6 +656,7 @@ func classify(err error) error {
 // then the table rules, then decides every cell's status and runs the
 // table-level decisions.
 func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) error {
+	enterStage(ctx, StageRules)
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
@@ -643,7 +687,15 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
-	return protectTable(ctx, t, s, workers)
+	keep, err := applyOverrides(t, s.Overrides)
+	if err != nil {
+		return err
+	}
+	if err := protectTable(ctx, t, s, workers, keep); err != nil {
+		return err
+	}
+	overrideStatuses(t)
+	return nil
 }
 
 // AuditSource reads one source and evaluates it: LoadTable followed by the

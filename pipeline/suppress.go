@@ -52,16 +52,21 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 
 // protectTable runs secondary suppression and the interval audit as the
 // settings ask, after every cell has its primary status.
-func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int) error {
+func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool) error {
 	if !s.Suppression.Secondary && !s.Suppression.Audit {
 		return nil
 	}
 	opt := suppressOptions(t, s, workers)
+	if len(keep) > 0 {
+		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
+	}
 	if s.Suppression.Secondary {
+		enterStage(ctx, StageSuppression)
 		if err := suppress.Protect(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
 	}
+	enterStage(ctx, StageAudit)
 	res, err := suppress.Audit(ctx, t, opt)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -94,7 +94,7 @@ func (consistency) CheckTable(t *audit.Table) {
 			diff := mv.Sub(sum)
 			along := t.Dims[r.Dim]
 			p := problem{
-				msg: fmt.Sprintf("the %s of %s is %s but its %d cell(s) along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, len(r.Parts), along, sum, diff),
+				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, audit.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
 				v: audit.GroupFig("", audit.TextFig("figure", fig.name), audit.TextFig("margin", t.KeyString(margin.Key)), audit.TextFig("along", along),
 					audit.DecFig("margin_value", mv), audit.DecFig("sum", sum), audit.DecFig("difference", diff)),
 			}

@@ -134,7 +134,7 @@ func (g *dominanceFacts) Message() string {
 	var failed, passed []string
 	for _, s := range g.r.sets {
 		if s.dominated(&g.m) {
-			failed = append(failed, "the "+strconv.Itoa(s.n)+" largest contribution(s) make "+pctOf(g.m.sumTop(s.n), g.m.X).String()+"% of the total, more than "+s.d.String()+"% "+s.label)
+			failed = append(failed, largest(s.n)+" "+audit.PercentText(pctOf(g.m.sumTop(s.n), g.m.X), s.d)+" of the total, more than "+s.d.String()+"% "+s.label)
 		} else {
 			passed = append(passed, s.label)
 		}
@@ -143,6 +143,15 @@ func (g *dominanceFacts) Message() string {
 		return strings.Join(failed, "; ")
 	}
 	return "not dominated under " + strings.Join(passed, ", ")
+}
+
+// largest is the subject of a dominance sentence: "the largest
+// contribution makes", "the 2 largest contributions make".
+func largest(n int) string {
+	if n == 1 {
+		return "the largest contribution makes"
+	}
+	return "the " + strconv.Itoa(n) + " largest contributions make"
 }
 
 // pctOf formats 100 a / b.

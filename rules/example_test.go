@@ -21,8 +21,8 @@ func Example() {
 		fmt.Printf("%s %s: %s\n", f.Rule, f.Status, f.Message())
 	}
 	// Output:
-	// p_percent pass: the largest contribution cannot be estimated within 10%: X - x1 - x2 = 8000 >= 5200 = p/100 * x1
-	// dominance fail: the 2 largest contribution(s) make 92.727273% of the total, more than 90.9% (2,90.9)
+	// p_percent pass: the largest contribution cannot be estimated within 10%: X - x1 - x2 = 8,000 >= 5,200 = p/100 * x1
+	// dominance fail: the 2 largest contributions make 92.7% of the total, more than 90.9% (2,90.9)
 }
 
 // The Statisticon rule's worked example: X = 100, x2 = 40, n = 3 gives the

@@ -148,7 +148,7 @@ func inputFinding(rule string, st inputState, c *audit.Cell, need int) audit.Fin
 }
 
 func sayNegativeInput(f *audit.Finding) string {
-	return strconv.FormatInt(max(f.Figures[0].Int, 1), 10) + " negative contribution(s): the rule assumes non-negative values (set absolute: true to assess absolute values)"
+	return audit.Plural(max(f.Figures[0].Int, 1), "negative contribution", "negative contributions") + ": the rule assumes non-negative values (set absolute: true to assess absolute values)"
 }
 
 // frac is an exact positive rational parameter num/den, with den > 0.

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -85,14 +84,14 @@ func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	if allMissing {
 		v = append(v, audit.BoolFig("all_missing", true))
-		msg := fmt.Sprintf("all %d record(s) of this cell have a missing %s: its statistics are missing, not zero, and cannot be assessed", c.Rows, t.Value)
+		msg := fmt.Sprintf("all %s of this cell have a missing %s: its statistics are missing, not zero, and cannot be assessed", audit.Plural(c.Rows, "record", "records"), t.Value)
 		if len(miss) > 0 {
 			msg += "; also missing: " + strings.Join(miss, ", ")
 		}
 		return finding("missing", audit.Review, msg, v)
 	}
 	if len(miss) > 0 {
-		return finding("missing", audit.Review, fmt.Sprintf("published statistic(s) missing: %s; a missing figure cannot be assessed", strings.Join(miss, ", ")), v)
+		return finding("missing", audit.Review, fmt.Sprintf("published statistics missing: %s; a missing figure cannot be assessed", strings.Join(miss, ", ")), v)
 	}
 	msg := "every published statistic is present"
 	var notes []string
@@ -103,7 +102,7 @@ func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		notes = append(notes, strings.Join(marked, ", ")+" already suppressed in the input")
 	}
 	if c.Missing > 0 {
-		notes = append(notes, strconv.FormatInt(c.Missing, 10)+" record(s) with a missing value, not counted as contributors")
+		notes = append(notes, audit.Plural(c.Missing, "record", "records")+" with a missing value, not counted as contributors")
 	}
 	if len(notes) > 0 {
 		msg += " (" + strings.Join(notes, "; ") + ")"

@@ -109,7 +109,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	case order < 2:
 		return finding("moments", audit.NotApplicable, "the table publishes no moments beyond the mean", nil)
 	case c.Negative > 0:
-		return finding("moments", audit.Review, fmt.Sprintf("%d negative contribution(s): the Lehmer-mean attack assumes non-negative values", c.Negative), []audit.Figure{audit.IntFig("negative", c.Negative)})
+		return finding("moments", audit.Review, audit.Plural(c.Negative, "negative contribution", "negative contributions")+": the Lehmer-mean attack assumes non-negative values", []audit.Figure{audit.IntFig("negative", c.Negative)})
 	case !c.HasN:
 		return finding("moments", audit.Review, "the number of contributors is not known", nil)
 	case c.N == 0:

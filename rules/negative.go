@@ -65,9 +65,9 @@ func (r negative) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 }
 
 func sayNegativeAbsolute(f *audit.Finding) string {
-	return itoa(f.Figures[0]) + " negative contribution(s); the magnitude rules assess absolute values"
+	return audit.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + "; the magnitude rules assess absolute values"
 }
 
 func sayNegativeReview(f *audit.Finding) string {
-	return itoa(f.Figures[0]) + " negative contribution(s): the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
+	return audit.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
 }

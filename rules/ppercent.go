@@ -69,7 +69,7 @@ func (g *pPercentFacts) Figures() []audit.Figure {
 func (g *pPercentFacts) Message() string {
 	_, rest, bound := g.figures(g.r.restRule)
 	if g.unsafe {
-		return "the second largest contributor can estimate the largest within " + g.r.d.String() + "%: X - x1 - x2 = " + rest.String() + " < " + bound.String() + " = p/100 * x1"
+		return "the second largest contributor can estimate the largest within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " < " + audit.DecText(bound) + " = p/100 * x1"
 	}
-	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + rest.String() + " >= " + bound.String() + " = p/100 * x1"
+	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " >= " + audit.DecText(bound) + " = p/100 * x1"
 }

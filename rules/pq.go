@@ -84,7 +84,7 @@ func (g *pqFacts) Figures() []audit.Figure {
 func (g *pqFacts) Message() string {
 	_, rest, bound := g.figures(g.r.restRule)
 	if g.unsafe {
-		return "the others' contributions X - x1 - x2 = " + rest.String() + " are less than p/q * x1 = " + bound.String() + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
+		return "the others' contributions X - x1 - x2 = " + audit.DecText(rest) + " are less than p/q * x1 = " + audit.DecText(bound) + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
 	}
 	return "X - x1 - x2 = " + rest.String() + " is at least p/q * x1 = " + bound.String()
 }

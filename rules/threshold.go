@@ -61,7 +61,7 @@ func (r threshold) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 }
 
 func sayThresholdFail(f *audit.Finding) string {
-	return "only " + itoa(f.Figures[0]) + " contributor(s); at least " + itoa(f.Figures[1]) + " needed"
+	return "only " + audit.Plural(f.Figures[0].Int, "contributor", "contributors") + "; at least " + itoa(f.Figures[1]) + " needed"
 }
 
 func sayThresholdPass(f *audit.Finding) string {

@@ -111,6 +111,9 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 			if f.Status != audit.Fail && f.Status != audit.Review {
 				continue
 			}
+			if statusOf(c) == audit.StatusOK {
+				continue // a checker's override marked the cell safe
+			}
 			k := acroKey(f.Rule)
 			if !contains(keys, k) {
 				keys = append(keys, k)
@@ -193,7 +196,7 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 		{"command", command},
 		{"summary", summary},
 		{"timestamp", a.Timestamp},
-		{"comments", []string{}},
+		{"comments", overrideComments(t)},
 		{"exception", exception},
 	}, nil
 }
@@ -237,4 +240,13 @@ func (o ordered) MarshalJSON() ([]byte, error) {
 		b = append(b, v...)
 	}
 	return append(b, '}'), nil
+}
+
+// overrideComments lists the checker's overrides as results.json comments.
+func overrideComments(t *audit.Table) []string {
+	out := []string{}
+	for _, o := range t.Overrides {
+		out = append(out, "override "+o.Cell+": "+o.Action+" by "+o.By+": "+o.Reason+" ("+o.Source+")")
+	}
+	return out
 }

@@ -85,10 +85,10 @@ func TestAnnotated(t *testing.T) {
 	}
 	want := [][]string{
 		{"region", "'=size", "count", "total", "status", "rules"},
-		{"North", "small", "12", "1500.25", "ok"},
-		{"North", "large", "2", "98765", "primary", "threshold, dominance"},
-		{"'=HYPERLINK(\"http://evil\")", "small", "30", "-4000", "secondary"},
-		{"Total", "Total", "c", "200", "review", "meansd"},
+		{"North", "small", "12", "1,500.25", "ok"},
+		{"North", "large", "2", "98,765.00", "primary", "threshold, dominance"},
+		{"'=HYPERLINK(\"http://evil\")", "small", "30", "-4,000.00", "secondary"},
+		{"Total", "Total", "c", "200.00", "review", "meansd"},
 	}
 	if !reflect.DeepEqual(rows, want) {
 		t.Errorf("rows\n got %q\nwant %q", rows, want)
@@ -112,7 +112,7 @@ func TestAnnotated(t *testing.T) {
 	if len(byCell) != 3 {
 		t.Errorf("comments on %v, want E3, E4, E5", byCell)
 	}
-	if c := byCell["E3"]; !strings.Contains(c, "threshold: fail") || !strings.Contains(c, "fewer than 10") || !strings.Contains(c, "x1 = 55555") {
+	if c := byCell["E3"]; !strings.Contains(c, "Threshold fails: 2 contributors, fewer than 10.") || !strings.Contains(c, "largest contribution (x1): 55,555") {
 		t.Errorf("comment E3 %q", c)
 	}
 	if c := byCell["E4"]; !strings.Contains(c, "suppressed to protect North/large") {

@@ -58,6 +58,7 @@ type htmlTable struct {
 	Dims, Columns      []string
 	Cells              []htmlCell
 	Hidden             int
+	Overrides          []audit.Override
 	Rules              []htmlBar
 }
 
@@ -158,12 +159,25 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides}
 		for i := range t.Columns {
 			ht.Columns = append(ht.Columns, t.ColumnLabel(i))
 		}
 		ht.Rules, _ = ruleBars(s.ByRule)
-		for i, c := range t.Cells {
+		dps := columnDecimals(t)
+		// flagged cells first (in table order), then the ok cells
+		order := make([]*audit.Cell, 0, len(t.Cells))
+		for _, c := range t.Cells {
+			if statusOf(c) != audit.StatusOK {
+				order = append(order, c)
+			}
+		}
+		for _, c := range t.Cells {
+			if statusOf(c) == audit.StatusOK {
+				order = append(order, c)
+			}
+		}
+		for i, c := range order {
 			if err := cc.next(); err != nil {
 				return err
 			}
@@ -177,7 +191,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 				v := ""
 				if st == audit.StatusOK {
 					if x, ok := c.Stats[col]; ok {
-						v = x.Text
+						v = displayNumber(x, dps[col])
 					}
 				} else {
 					v = string(st)
@@ -231,7 +245,13 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 <h1>sdcaudit summary</h1>
 <p>sdcaudit {{.Version}} &middot; {{len .Tables}} table(s) &middot; {{.Totals.Cells}} cells</p>
 {{if .Needs}}<p class="verdict stop" id="verdict">Release blocked: {{add .Totals.Primary (add .Totals.Secondary .Totals.Review)}} cell(s) failed a rule or need review.</p>
-{{else}}<p class="verdict go" id="verdict">Nothing needs a person: every cell passed.</p>
+<div id="next"><p>What to do next:</p>
+<ol>
+<li>Open each table's annotated workbook (TABLE.annotated.xlsx, listed below): every flagged cell is coloured by its status and explained in a comment on its status cell.</li>
+<li>Primary and secondary cells are suppressed in TABLE.safe.csv and TABLE.safe.xlsx; check that the pattern is acceptable.</li>
+<li>Cells for review could not be assessed: decide each one, or mark it in an overrides file (safe, suppress or protected, with a reason and your name) and run again.</li>
+</ol></div>
+{{else}}<p class="verdict go" id="verdict">Nothing needs a person: every cell passed. Publish TABLE.safe.csv or TABLE.safe.xlsx.</p>
 {{end}}
 <table id="totals">
 <tr><th>cells</th><th>ok</th><th>primary</th><th>secondary</th><th>review</th></tr>
@@ -248,8 +268,14 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{end}}</table>
 {{range .Tables}}
 <h2 id="table-{{.Name}}">{{.Name}}</h2>
+{{if .Needs}}<p>Checker's workbook: <strong>{{.Name}}.annotated.xlsx</strong> &middot; publishable: {{.Name}}.safe.csv. Flagged cells are listed first.</p>{{end}}
 <p>{{.Source}} &middot; {{.Mode}} &middot; {{.Summary.Cells}} cells: {{.Summary.OK}} ok, {{.Summary.Primary}} primary, {{.Summary.Secondary}} secondary, {{.Summary.Review}} review
 ({{pct .Summary.OK .Summary.Cells}} publishable).</p>
+{{if .Overrides}}<table class="overrides" id="overrides-{{.Name}}">
+<caption>Overrides by the checker</caption>
+<tr><th>cell</th><th>action</th><th>reason</th><th>by</th><th>where</th><th>status</th></tr>
+{{range .Overrides}}<tr><td>{{.Cell}}</td><td>{{.Action}}</td><td>{{.Reason}}</td><td>{{.By}}</td><td>{{.Source}}</td><td>{{.Status}}</td></tr>
+{{end}}</table>{{end}}
 {{if .Rules}}<p>Flagged by rule: {{range $i, $r := .Rules}}{{if $i}}, {{end}}{{$r.Label}} {{$r.Count}}{{end}}</p>{{end}}
 <table class="cells">
 <tr>{{range .Dims}}<th>{{.}}</th>{{end}}{{range .Columns}}<th>{{.}}</th>{{end}}<th>status</th><th>rules</th></tr>

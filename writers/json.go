@@ -80,6 +80,8 @@ type reportHead struct {
 	Warnings []string         `json:"warnings,omitempty"`
 	Input    *audit.InputInfo `json:"input,omitempty"`
 	Link     *audit.Link      `json:"link,omitempty"`
+	// Overrides are the checker's a-priori decisions, with reason and author.
+	Overrides []audit.Override `json:"overrides,omitempty"`
 }
 
 // Write writes the report; see WriteContext.
@@ -96,7 +98,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	cc := canceller{ctx: ctx}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Overrides: t.Overrides})
 	if err != nil {
 		return err
 	}

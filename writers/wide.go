@@ -250,7 +250,7 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
-	if err := writeLegendSheet(f, styles, header); err != nil {
+	if err := writeLegendSheet(f, styles, header, t.Name); err != nil {
 		return err
 	}
 	return f.Write(w)
@@ -358,6 +358,7 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		r++
 		return sw.SetRow(ref, row)
 	}
+	dps := columnDecimals(t)
 	for s, col := range t.Columns {
 		title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)")}}
 		if err := put(title); err != nil {
@@ -399,7 +400,7 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 					row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))})
 					continue
 				}
-				row = append(row, statCell(v, st))
+				row = append(row, statCell(v, st, dps[col]))
 			}
 			if err := put(row); err != nil {
 				return err

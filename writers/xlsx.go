@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -99,9 +99,19 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 			continue
 		}
 		ref, _ := excelize.CoordinatesToCellName(statusCol, i+2)
-		if err := f.AddComment(SheetCells, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: 360, Height: 160}); err != nil {
+		w, h := commentSize(text)
+		if err := f.AddComment(SheetCells, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: w, Height: h}); err != nil {
 			return err
 		}
+	}
+	// Sheet setup the stream writer keeps: an autofilter over the whole
+	// table, printing fitted to the page width with the header repeated.
+	last, _ := excelize.CoordinatesToCellName(ncol, len(t.Cells)+1)
+	if err := f.AutoFilter(SheetCells, "A1:"+last, nil); err != nil {
+		return err
+	}
+	if err := printSetup(f, SheetCells); err != nil {
+		return err
 	}
 	sw, err := f.NewStreamWriter(SheetCells)
 	if err != nil {
@@ -116,6 +126,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := sw.SetColWidth(ncol, ncol, 30); err != nil {
 		return err
 	}
+	dps := columnDecimals(t)
 	row := make([]any, 0, ncol)
 	for _, d := range t.Dims {
 		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
@@ -142,7 +153,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 				row = append(row, excelize.Cell{StyleID: st.text})
 				continue
 			}
-			row = append(row, statCell(s, st))
+			row = append(row, statCell(s, st, dps[col]))
 		}
 		row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))}, excelize.Cell{StyleID: st.text, Value: strings.Join(flaggedRules(c), ", ")})
 		ref, _ := excelize.CoordinatesToCellName(1, i+2)
@@ -156,7 +167,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
-	if err := writeLegendSheet(f, styles, header); err != nil {
+	if err := writeLegendSheet(f, styles, header, t.Name); err != nil {
 		return err
 	}
 	if err := writeCrosstabSheet(ctx, f, t, styles, header); err != nil {
@@ -229,8 +240,24 @@ func (z *ctxZip) Close() error {
 	return z.zw.Close()
 }
 
-// cellStyles are the style ids of one status.
-type cellStyles struct{ text, num int }
+// cellStyles are the style ids of one status: text, and numbers with
+// thousands separators and 0..maxDecimals decimals (num[dp]).
+type cellStyles struct {
+	text int
+	num  []int
+}
+
+// maxDecimals caps the decimals of a number format; statistics published
+// with more are shown with this many (the cell keeps its value).
+const maxDecimals = 10
+
+// numFmt is the number format with thousands separators and dp decimals.
+func numFmt(dp int) string {
+	if dp <= 0 {
+		return "#,##0"
+	}
+	return "#,##0." + strings.Repeat("0", dp)
+}
 
 func annotatedStyles(f *excelize.File) (map[audit.Status]cellStyles, int, error) {
 	out := map[audit.Status]cellStyles{}
@@ -244,11 +271,15 @@ func annotatedStyles(f *excelize.File) (map[audit.Status]cellStyles, int, error)
 		if err != nil {
 			return nil, 0, err
 		}
-		num, err := f.NewStyle(&excelize.Style{Fill: fill, Border: border, Font: &excelize.Font{Color: "000000"}, CustomNumFmt: strPtr("General")})
-		if err != nil {
-			return nil, 0, err
+		cs := cellStyles{text: txt}
+		for dp := 0; dp <= maxDecimals; dp++ {
+			num, err := f.NewStyle(&excelize.Style{Fill: fill, Border: border, Font: &excelize.Font{Color: "000000"}, CustomNumFmt: strPtr(numFmt(dp))})
+			if err != nil {
+				return nil, 0, err
+			}
+			cs.num = append(cs.num, num)
 		}
-		out[s] = cellStyles{txt, num}
+		out[s] = cs
 	}
 	hdr, err := f.NewStyle(&excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"E8E8E8"}}, Border: []excelize.Border{{Type: "bottom", Color: "808080", Style: 1}}})
 	return out, hdr, err
@@ -263,17 +294,72 @@ func statusOf(c *audit.Cell) audit.Status {
 	return c.Status
 }
 
-// statCell gives a statistic as a number when it is one, else as text.
-func statCell(s audit.Stat, st cellStyles) excelize.Cell {
+// columnDecimals gives each statistic column the decimals it is
+// published with: the most any of its cells shows.
+func columnDecimals(t *audit.Table) map[string]int {
+	out := make(map[string]int, len(t.Columns))
+	for _, col := range t.Columns {
+		dp := 0
+		for _, c := range t.Cells {
+			s, ok := c.Stats[col]
+			if !ok || s.Missing || s.Marker {
+				continue
+			}
+			d := s.Value.Scale()
+			if s.Text != "" {
+				d = textDecimals(s.Text)
+			}
+			dp = max(dp, d)
+		}
+		out[col] = min(dp, maxDecimals)
+	}
+	return out
+}
+
+// textDecimals counts the digits after the decimal point of a published
+// number ("3.50" has 2).
+func textDecimals(s string) int {
+	s = strings.TrimSpace(s)
+	i := strings.LastIndexByte(s, '.')
+	if i < 0 {
+		return 0
+	}
+	n := 0
+	for _, r := range s[i+1:] {
+		if r < '0' || r > '9' {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// statCell gives a statistic as a number when it is one, else as text;
+// numbers carry the column's number format.
+func statCell(s audit.Stat, st cellStyles, dp int) excelize.Cell {
 	if !s.Missing && !s.Marker {
 		if v, ok := number(s.Text); ok {
-			return excelize.Cell{StyleID: st.num, Value: v}
+			return excelize.Cell{StyleID: st.num[dp], Value: v}
 		}
 		if s.Text == "" {
-			return excelize.Cell{StyleID: st.num, Value: s.Value.Float64()}
+			return excelize.Cell{StyleID: st.num[dp], Value: s.Value.Float64()}
 		}
 	}
 	return excelize.Cell{StyleID: st.text, Value: EscapeFormula(s.Text)}
+}
+
+// printSetup prints a sheet fitted to the page width, landscape, with its
+// header row repeated on every page.
+func printSetup(f *excelize.File, sheet string) error {
+	fit := true
+	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	one, zero, landscape := 1, 0, "landscape"
+	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &one, FitToHeight: &zero, Orientation: &landscape}); err != nil {
+		return err
+	}
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: "'" + sheet + "'!$1:$1", Scope: sheet})
 }
 
 // number parses a published number, with thousands separators allowed.
@@ -304,23 +390,38 @@ func flaggedRules(c *audit.Cell) []string {
 	return out
 }
 
-// cellComment explains a flagged cell: each failing or reviewing rule
-// with its message and figures, then the table notes. It is empty for ok
-// cells without notes.
+// cellComment explains a flagged cell in plain sentences: each failing
+// or reviewing rule with its message, then its figures one per line
+// (numbers with thousands separators; each item of a list of groups, such
+// as a dominance rule's (n,k) sets, on its own line), then the table
+// notes not already said. It is empty for ok cells without notes.
 func cellComment(t *audit.Table, c *audit.Cell) string {
 	var b strings.Builder
+	said := map[string]bool{}
 	for _, f := range c.Findings {
-		if f.Status != audit.Fail && f.Status != audit.Review {
+		if f.Status != audit.Fail && f.Status != audit.Review && f.Rule != "override" {
 			continue
 		}
-		fmt.Fprintf(&b, "%s: %s\n%s\n", f.Rule, f.Status, f.Message())
-		figs := slices.Clone(f.FigureList())
-		slices.SortStableFunc(figs, func(x, y audit.Figure) int { return strings.Compare(x.Name, y.Name) })
-		for _, g := range figs {
-			fmt.Fprintf(&b, "  %s = %s\n", g.Name, g.String())
+		msg := f.Message()
+		said[msg] = true
+		verdict := " fails"
+		switch {
+		case f.Rule == "override":
+			verdict = " by the checker"
+		case f.Rule == "secondary":
+			verdict = ""
+		case f.Status == audit.Review:
+			verdict = " needs review"
+		}
+		fmt.Fprintf(&b, "%s%s: %s.\n", ruleTitle(f.Rule), verdict, strings.TrimSuffix(msg, "."))
+		for _, g := range f.FigureList() {
+			writeFigure(&b, g)
 		}
 	}
 	for _, n := range c.Notes {
+		if said[n] {
+			continue
+		}
 		b.WriteString(n)
 		b.WriteByte('\n')
 	}
@@ -332,6 +433,48 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		s = s[:30000] + "..."
 	}
 	return string(statusOf(c)) + " (" + t.KeyString(c.Key) + ")\n" + s
+}
+
+// ruleTitle is a rule's name as the start of a sentence.
+func ruleTitle(rule string) string {
+	r := strings.ReplaceAll(rule, "_", " ")
+	switch rule {
+	case "p_percent":
+		r = "p% rule"
+	case "pq":
+		r = "p-q rule"
+	case "meansd":
+		r = "mean/SD reconstruction"
+	case "override":
+		r = "override"
+	case "secondary":
+		r = "secondary suppression"
+	}
+	return strings.ToUpper(r[:1]) + r[1:]
+}
+
+// writeFigure writes one figure line: "  total (X): 1,234.5"; a list of
+// groups writes one line per group.
+func writeFigure(b *strings.Builder, g audit.Figure) {
+	if g.Kind == audit.KindList && len(g.Items) > 0 && g.Items[0].Kind == audit.KindGroup {
+		for i, it := range g.Items {
+			fmt.Fprintf(b, "  %s %d: %s\n", audit.Label(g.Name), i+1, it.Readable())
+		}
+		return
+	}
+	fmt.Fprintf(b, "  %s: %s\n", audit.Label(g.Name), g.Readable())
+}
+
+// commentSize sizes a comment box to its text: about 6.5 points per
+// character of the longest line (wrapped at 100) and 14 per line.
+func commentSize(text string) (width, height uint) {
+	longest, lines := 0, 0
+	for l := range strings.SplitSeq(text, "\n") {
+		n := utf8.RuneCountInString(l)
+		longest = max(longest, min(n, 100))
+		lines += max(1, (n+99)/100)
+	}
+	return uint(max(160, min(650, longest*13/2+16))), uint(max(40, min(2000, lines*14+14)))
 }
 
 func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
@@ -363,6 +506,9 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	for _, w := range t.Warnings {
 		rows = append(rows, []any{"warning", w})
 	}
+	for _, o := range t.Overrides {
+		rows = append(rows, []any{"override", o.Cell, o.Action, o.Reason, o.By, o.Source, string(o.Status)})
+	}
 	rows = append(rows, trailRows(t.Run)...)
 	for i, r := range rows {
 		for j := range r {
@@ -381,7 +527,7 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	return f.SetColWidth(SheetSummary, "A", "B", 28)
 }
 
-func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, header int) error {
+func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, header int, name string) error {
 	if err := f.SetSheetRow(SheetLegend, "A1", &[]any{"status", "meaning"}); err != nil {
 		return err
 	}
@@ -402,7 +548,7 @@ func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, head
 	notes := []string{
 		"Each row of the Cells sheet is one cell of the table, filled by its status.",
 		"The status cell of a flagged row carries a comment: the rules, their reasons and figures.",
-		"This workbook is for the output checker: it may hold confidential figures. Publish NAME.safe.csv/.xlsx instead.",
+		"This workbook is for the output checker: it may hold confidential figures. Publish " + name + ".safe.csv or " + name + ".safe.xlsx instead.",
 	}
 	for i, n := range notes {
 		ref, _ := excelize.CoordinatesToCellName(1, i+8)
@@ -466,4 +612,25 @@ func (s SafeXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Table)
 		return err
 	}
 	return f.Write(w)
+}
+
+// displayNumber writes a published statistic for a page: a number with
+// thousands separators and the column's decimals ("3.50", "1,234"); text
+// (markers, missing values) as it is.
+func displayNumber(s audit.Stat, dp int) string {
+	if s.Missing || s.Marker {
+		return s.Text
+	}
+	if _, ok := number(s.Text); !ok {
+		if s.Text != "" {
+			return s.Text
+		}
+		return decimal.RoundRat(s.Value.Rat(), dp)
+	}
+	clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(strings.TrimSpace(s.Text))
+	d, err := decimal.Parse(clean)
+	if err != nil {
+		return s.Text
+	}
+	return audit.Thousands(decimal.RoundRat(d.Rat(), dp))
 }

@@ -37,15 +37,15 @@ func Annotate(t *audit.Table, res *audit.Intervals) {
 		switch {
 		case r.Undetermined:
 			f.Status = audit.Review
-			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%g, %s])", r.Lo, fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", audit.FloatText(r.Lo), fmtHi(r.Hi))
 		case r.Exact:
 			f.Status = audit.Review
-			f.Text = fmt.Sprintf("the published cells give this cell exactly (%g): the suppression pattern does not protect it", r.Lo)
+			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", audit.FloatText(r.Lo))
 		case !r.Protected:
 			f.Status = audit.Review
-			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%g, %s], inside its protection levels", r.Lo, fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", audit.FloatText(r.Lo), fmtHi(r.Hi))
 		default:
-			f.Text = fmt.Sprintf("an intruder can only place this cell in [%g, %s]", r.Lo, fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", audit.FloatText(r.Lo), fmtHi(r.Hi))
 		}
 		c.Findings = append(c.Findings, f)
 		if f.Status == audit.Review && c.Status == audit.StatusOK {
@@ -58,5 +58,5 @@ func fmtHi(h float64) string {
 	if math.IsInf(h, 1) {
 		return "unbounded"
 	}
-	return fmt.Sprintf("%g", h)
+	return audit.FloatText(h)
 }

@@ -321,9 +321,10 @@ func (lm *lpMethod) deviation(ctx context.Context, p int, box []int, dev float64
 	local := make(map[int]lpVars, len(box))
 	var cells []int
 	nv := 0
+	keep := lm.opt.Keep
 	for _, j := range box {
-		if j == p || !allow(j) {
-			continue
+		if j == p || !allow(j) || (keep != nil && !sp.sup[j] && keep(s.t.Cells[j])) {
+			continue // a kept cell (Options.Keep) stays published: it cannot move
 		}
 		v := lpVars{a: nv, b: -1, slack: -1}
 		nv++

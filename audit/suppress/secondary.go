@@ -214,6 +214,13 @@ const maxCombos = 4000
 // set, excludes cells.
 func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *move {
 	s := sp.s
+	if keep := sp.opt.Keep; keep != nil {
+		// a kept cell may take part only when it is already suppressed
+		other := forbid
+		forbid = func(i int) bool {
+			return (!sp.sup[i] && keep(s.t.Cells[i])) || (other != nil && other(i))
+		}
+	}
 	nd := s.nd
 	key := s.keys[p]
 	ms := make([][]move1, nd)

@@ -59,6 +59,10 @@ type Options struct {
 	// withheld: never marked secondary, cost nothing), need no protection,
 	// and Audit reports no interval for them.
 	Unpublished []bool
+	// Keep, when set, marks cells that secondary suppression must never
+	// choose (cells an output checker protected); they may still be
+	// primary.
+	Keep func(c *audit.Cell) bool
 }
 
 func (o Options) valueRole(t *audit.Table) string {

@@ -43,7 +43,7 @@ or --dims, --across and --value; every body cell is modelled.
 
 Exit codes: 0 every suppressed cell is protected, 1 some cell is exactly
 disclosed or under-protected (or could not be decided), 2 usage or
-configuration error, 3 the table could not be read.`,
+configuration error, 3 the table could not be read, 4 interrupted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := f.settings()
@@ -124,9 +124,9 @@ func (f *auditFlags) settings() (*configs.Settings, error) {
 
 // printAudit prints one line per suppressed cell and the counts.
 func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
-	fmt.Fprintf(w, "%d suppressed cell(s) in %s\n", len(r.Cells), t.Source)
+	fmt.Fprintf(w, "%s in %s\n", audit.Plural(int64(len(r.Cells)), "suppressed cell", "suppressed cells"), t.Source)
 	for _, c := range r.Cells {
-		hi := fmt.Sprintf("%g", c.Hi)
+		hi := audit.FloatText(c.Hi)
 		if math.IsInf(c.Hi, 1) {
 			hi = "unbounded"
 		}
@@ -142,7 +142,7 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
 		if c.Approximate {
 			verdict += " (approximate interval)"
 		}
-		fmt.Fprintf(w, "  %-40s [%g, %s]  %s\n", t.KeyString(c.Key), c.Lo, hi, verdict)
+		fmt.Fprintf(w, "  %-40s [%s, %s]  %s\n", t.KeyString(c.Key), audit.FloatText(c.Lo), hi, verdict)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(w, "warning:", warn)

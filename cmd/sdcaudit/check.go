@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -47,6 +46,10 @@ func (f *runFlags) add(cmd *cobra.Command) {
 }
 
 func (f *runFlags) logger(w io.Writer) (zerolog.Logger, error) {
+	color := isTerminal(w)
+	if lw, ok := w.(logWriter); ok {
+		color = isTerminal(lw.p.w)
+	}
 	lvl, err := zerolog.ParseLevel(f.logLevel)
 	if err != nil || f.logLevel == "" {
 		return zerolog.Nop(), usageErr(fmt.Errorf("--log-level %q: want debug, info, warn or error", f.logLevel))
@@ -54,7 +57,7 @@ func (f *runFlags) logger(w io.Writer) (zerolog.Logger, error) {
 	switch f.logFormat {
 	case "json":
 	case "console":
-		w = zerolog.ConsoleWriter{Out: w, NoColor: !isTerminal(w), TimeFormat: time.TimeOnly}
+		w = zerolog.ConsoleWriter{Out: w, NoColor: !color, TimeFormat: time.TimeOnly}
 	default:
 		return zerolog.Nop(), usageErr(fmt.Errorf("--log-format %q: want console or json", f.logFormat))
 	}
@@ -73,15 +76,21 @@ const holdEnv = "SDCAUDIT_TEST_HOLD"
 
 // execute runs the pipeline with signal handling, progress and the summary.
 func (f *runFlags) execute(cmd *cobra.Command, jobs []pipeline.Job) error {
-	return f.executeWith(cmd, func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {
+	return f.executeWith(cmd, inputSize(jobs), func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {
 		return pipeline.Run(ctx, jobs, opt)
 	})
 }
 
 // executeWith runs a pipeline entry point (Run, Merge) with signal
 // handling, progress and the summary.
-func (f *runFlags) executeWith(cmd *cobra.Command, run func(context.Context, pipeline.Options) (*pipeline.Result, error)) error {
-	log, err := f.logger(cmd.ErrOrStderr())
+func (f *runFlags) executeWith(cmd *cobra.Command, size int64, run func(context.Context, pipeline.Options) (*pipeline.Result, error)) error {
+	var bar *progress
+	logOut := cmd.ErrOrStderr()
+	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
+		bar = newProgress(cmd.ErrOrStderr(), size)
+		logOut = logWriter{bar}
+	}
+	log, err := f.logger(logOut)
 	if err != nil {
 		return err
 	}
@@ -104,12 +113,8 @@ func (f *runFlags) executeWith(cmd *cobra.Command, run func(context.Context, pip
 			return ctx.Err()
 		}
 	}
-	var bar *progressbar.ProgressBar
-	if isTerminal(cmd.ErrOrStderr()) && !f.quiet {
-		bar = progressbar.NewOptions64(-1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetDescription("rows read"),
-			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-		var rows atomic.Int64
-		opt.Progress = func(n int64) { bar.Set64(rows.Add(n)) }
+	if bar != nil {
+		opt.Progress, opt.Stage, opt.ReadBytes = bar.Rows, bar.Stage, bar.Bytes
 	}
 	res, err := run(ctx, opt)
 	if bar != nil {
@@ -160,9 +165,40 @@ func printSummary(w io.Writer, dir string, s *writers.RunSummary) {
 	}
 	verdict := "nothing needs a person"
 	if s.NeedsPerson {
-		verdict = "some cells need a person: see the reports"
+		verdict = "some cells need a person"
 	}
 	fmt.Fprintf(w, "reports in %s/ — %s\n", dir, verdict)
+	for _, line := range nextSteps(dir, s) {
+		fmt.Fprintln(w, line)
+	}
+}
+
+// nextSteps points at the outputs a person reads: summary.html first,
+// then the annotated workbook of each table with flagged cells, then the
+// publishable tables.
+func nextSteps(dir string, s *writers.RunSummary) []string {
+	var out []string
+	if _, err := os.Stat(filepath.Join(dir, writers.HTMLFile)); err == nil {
+		out = append(out, "  open "+filepath.Join(dir, writers.HTMLFile)+" first: what to do next, flagged cells first")
+	}
+	for _, ts := range s.Tables {
+		if !ts.Summary.NeedsPerson() {
+			continue
+		}
+		for _, o := range ts.Outputs {
+			if strings.HasSuffix(o, ".annotated.xlsx") {
+				out = append(out, "  "+filepath.Join(dir, o)+": each flagged cell explained in a comment")
+			}
+		}
+	}
+	for _, ts := range s.Tables {
+		for _, o := range ts.Outputs {
+			if strings.HasSuffix(o, ".safe.csv") || strings.HasSuffix(o, ".safe.xlsx") {
+				out = append(out, "  "+filepath.Join(dir, o)+": publishable once the checker agrees")
+			}
+		}
+	}
+	return out
 }
 
 func newCheckCmd() *cobra.Command {
@@ -175,18 +211,23 @@ func newCheckCmd() *cobra.Command {
 		Short: "Audit table files and write reports",
 		Long: `Audit one or more table files. Microdata (one record per contributor) is
 grouped by --dims with every margin; without --dims the config's columns map
-an aggregate table. Reports go to --out: NAME.report.json (checker's report),
-NAME.safe.csv (publishable table) and summary.json.
-
-Exit codes: 0 nothing needs a person, 1 some cell failed a rule or needs
-review, 2 usage or configuration error, 3 input could not be read, 4
-interrupted or an output could not be written (the previous run's outputs
-are then left as they were).
+an aggregate table. Reports go to --out: open summary.html first (what to
+do next, flagged cells first), then TABLE.annotated.xlsx (every cell
+coloured by status, each flagged cell explained in a comment);
+TABLE.safe.csv is the publishable table; TABLE.report.json and
+summary.json are for machines.
 
 --cells FILE reads a cell summary (docs/cells.md) that the query of
 "sdcaudit sql" computed in the engine holding the microdata, with the same
 --dims, --value, --holding and config as for the microdata; its invariants
-are checked exactly (a violation is exit 3 naming the cell).`,
+are checked exactly (a violation is exit 3 naming the cell).
+
+The checker's a-priori decisions (--overrides FILE or overrides: in the
+config) mark cells safe, suppress or protected, each with a reason and a
+name; they are applied before secondary suppression, audited like every
+cell and listed in every report. An override matching no cell is an error.
+
+` + exitCodesHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && len(cells) == 0 {
 				return usageErr(errors.New("check needs a table file or --cells FILE"))
@@ -220,6 +261,7 @@ are checked exactly (a violation is exit 3 naming the cell).`,
 	cmd.Flags().StringVar(&name, "name", "", "output base name instead of the file name")
 	cmd.Flags().BoolVar(&rf.linked, "linked", false, "protect tables built from the same microdata together (shared cells, one status everywhere)")
 	cmd.Flags().StringArrayVar(&cells, "cells", nil, "a cell summary of the microdata (docs/cells.md), from the query of sdcaudit sql; repeatable")
+	cmd.Flags().StringVar(&tf.overrides, "overrides", "", "a-priori file (CSV: dims..., action, reason, by): cells the checker marks safe, suppress or protected, applied before secondary suppression")
 	return cmd
 }
 
@@ -239,7 +281,12 @@ the release file modulo N is I, and writes their outputs and a partial
 summary (summary.part-I-of-N.json) instead of summary.json: it exits 0
 unless an input, configuration or output fails. "sdcaudit merge" combines
 the N partial summaries into the run's summary.json, summary.html and
-results.json and gives the run's exit code (docs/sharding.md).`,
+results.json and gives the run's exit code (docs/sharding.md).
+
+Tables may carry overrides: (the checker's a-priori decisions). Open
+summary.html first, then each TABLE.annotated.xlsx.
+
+` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rel, err := configs.LoadRelease(args[0])

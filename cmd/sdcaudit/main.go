@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	})
 	root.AddCommand(newCheckCmd(), newRunCmd(), newReconstructCmd(), newMomentsCmd(),
 		newAuditCmd(), newRulesCmd(), newSQLCmd(), newMergeCmd())
+	addExamples(root)
 	return root
 }
 
@@ -55,10 +57,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	code := exitCode(err)
 	if err != nil && !errors.Is(err, errNeedsPerson) {
-		fmt.Fprintln(stderr, "sdcaudit:", err)
+		if jsonLogs(root, args) {
+			// with --log-format json every line of stderr is JSON
+			line, _ := json.Marshal(struct {
+				Level    string `json:"level"`
+				ExitCode int    `json:"exit_code"`
+				Error    string `json:"error"`
+				Message  string `json:"message"`
+			}{"fatal", code, err.Error(), "sdcaudit stopped"})
+			fmt.Fprintln(stderr, string(line))
+		} else {
+			fmt.Fprintln(stderr, "sdcaudit:", err)
+		}
 	}
-	return exitCode(err)
+	return code
+}
+
+// jsonLogs reports whether the command line asked for JSON logs.
+func jsonLogs(root *cobra.Command, args []string) bool {
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == nil {
+		return false
+	}
+	f := cmd.Flags().Lookup("log-format")
+	return f != nil && f.Value.String() == "json"
 }
 
 func main() {

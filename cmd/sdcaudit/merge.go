@@ -23,7 +23,7 @@ partial summary is missing, duplicated or unreadable, 4 interrupted or an
 output could not be written.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return rf.executeWith(cmd, func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {
+			return rf.executeWith(cmd, 0, func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {
 				return pipeline.Merge(ctx, args, opt)
 			})
 		},

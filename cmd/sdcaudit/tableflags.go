@@ -18,6 +18,7 @@ import (
 type tableFlags struct {
 	config, profile, dims, value, holding, format, sheet, cellRange string
 	across                                                          string
+	overrides                                                       string
 }
 
 func (f *tableFlags) add(fs *pflag.FlagSet) {
@@ -61,6 +62,13 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 	}
 	if f.format != "" || f.sheet != "" || f.cellRange != "" {
 		flags.Input = &configs.Input{Format: f.format, Sheet: f.sheet, Range: f.cellRange}
+	}
+	if f.overrides != "" {
+		ovs, err := configs.LoadOverrides(f.overrides)
+		if err != nil {
+			return nil, err
+		}
+		flags.Overrides = ovs
 	}
 	return []*configs.Config{file, flags}, nil
 }

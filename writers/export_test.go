@@ -1,0 +1,4 @@
+package writers
+
+// CommentSize exposes commentSize to the external tests.
+var CommentSize = commentSize
