@@ -167,6 +167,18 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		vals = append(vals, audit.TextFig("definition", r.def.String()))
 	}
 	rep := moments.Evaluate(moments.Release{Sums: s, Truth: truth, Options: opt, Order: k, Published: order, MaxRelErrorText: r.relText, IntervalText: r.intText})
+	vals = r.reportFigures(vals, rep, k, opt.Step, truth)
+	switch rep.Verdict {
+	case moments.VerdictUnsafe:
+		return finding("moments", audit.Fail, rep.Reason, vals)
+	case moments.VerdictReview:
+		return finding("moments", audit.Review, rep.Reason, vals)
+	}
+	return finding("moments", audit.Pass, rep.Reason, vals)
+}
+
+// reportFigures appends the figures of the moments report at order k to vals.
+func (r momentsRule) reportFigures(vals []audit.Figure, rep moments.Report, k int, step float64, truth *moments.Truth) []audit.Figure {
 	a, d := rep.Assessment, rep.Decision
 	at := a.Orders[k-1]
 	ls := make([]float64, k)
@@ -175,8 +187,8 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	vals = append(vals, audit.IntFig("order", int64(k)), audit.FloatsFig("lehmer", ls), audit.FloatFig("largest", sig(at.Largest.Value)),
 		audit.IntFig("safe_order", int64(a.SafeOrder)))
-	if opt.Step > 0 {
-		vals = append(vals, audit.FloatFig("step", opt.Step))
+	if step > 0 {
+		vals = append(vals, audit.FloatFig("step", step))
 	}
 	putEst := func(name string, e moments.Estimate) {
 		if e.OK() {
@@ -206,13 +218,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		vals = append(vals, audit.TextFig("interval", r.intText))
 	}
 	vals = append(vals, audit.TextFig("verdict", string(d.Verdict)))
-	switch rep.Verdict {
-	case moments.VerdictUnsafe:
-		return finding("moments", audit.Fail, rep.Reason, vals)
-	case moments.VerdictReview:
-		return finding("moments", audit.Review, rep.Reason, vals)
-	}
-	return finding("moments", audit.Pass, rep.Reason, vals)
+	return vals
 }
 
 // stepFor is the granularity for the one-pair estimate.

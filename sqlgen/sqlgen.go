@@ -267,47 +267,7 @@ func (g *gen) query() string {
 	}
 	g.printf("\n  FROM %s\n),\n", g.table())
 
-	// Stage 1: per grouping set and contributor key (holding, else value).
-	key := ""
-	switch {
-	case holding:
-		key = "sdc_h"
-	case value:
-		key = "sdc_x"
-	}
-	g.printf("sdc_c1 AS (\n  SELECT %s,\n    ", strings.Join(dims, ", "))
-	var gid []string
-	for i, d := range dims {
-		gid = append(gid, fmt.Sprintf("GROUPING(%s) * %d", d, 1<<(len(dims)-1-i)))
-	}
-	g.printf("%s AS sdc_gid,\n    COUNT(*) AS sdc_rows", strings.Join(gid, " + "))
-	switch {
-	case value && holding:
-		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    SUM(sdc_x) AS sdc_cx,\n    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult")
-	case value:
-		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    sdc_x AS sdc_cx,\n    COUNT(sdc_x) AS sdc_mult")
-	case holding:
-		g.printf(",\n    1 AS sdc_mult")
-	default:
-		g.printf(",\n    COUNT(*) AS sdc_mult")
-	}
-	g.printf("\n  FROM sdc_src\n  GROUP BY GROUPING SETS (")
-	for mask := 0; mask < 1<<len(dims); mask++ {
-		var set []string
-		for i, d := range dims {
-			if mask&(1<<(len(dims)-1-i)) == 0 {
-				set = append(set, d)
-			}
-		}
-		if key != "" {
-			set = append(set, key)
-		}
-		if mask > 0 {
-			g.printf(", ")
-		}
-		g.printf("(%s)", strings.Join(set, ", "))
-	}
-	g.printf(")\n)")
+	g.contributors(dims)
 
 	topFunc := value && holding && g.d.topFunc != nil
 	from := "sdc_c1"
@@ -356,6 +316,53 @@ func (g *gen) query() string {
 	}
 	g.printf("ORDER BY %s\n", strings.Join(order, ", "))
 	return g.b.String()
+}
+
+// contributors writes stage 1, the contributions per grouping set and
+// contributor key (holding, else value).
+func (g *gen) contributors(dims []string) {
+	value := g.s.Value != ""
+	holding := g.s.Holding != ""
+	key := ""
+	switch {
+	case holding:
+		key = "sdc_h"
+	case value:
+		key = "sdc_x"
+	}
+	g.printf("sdc_c1 AS (\n  SELECT %s,\n    ", strings.Join(dims, ", "))
+	var gid []string
+	for i, d := range dims {
+		gid = append(gid, fmt.Sprintf("GROUPING(%s) * %d", d, 1<<(len(dims)-1-i)))
+	}
+	g.printf("%s AS sdc_gid,\n    COUNT(*) AS sdc_rows", strings.Join(gid, " + "))
+	switch {
+	case value && holding:
+		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    SUM(sdc_x) AS sdc_cx,\n    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult")
+	case value:
+		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    sdc_x AS sdc_cx,\n    COUNT(sdc_x) AS sdc_mult")
+	case holding:
+		g.printf(",\n    1 AS sdc_mult")
+	default:
+		g.printf(",\n    COUNT(*) AS sdc_mult")
+	}
+	g.printf("\n  FROM sdc_src\n  GROUP BY GROUPING SETS (")
+	for mask := 0; mask < 1<<len(dims); mask++ {
+		var set []string
+		for i, d := range dims {
+			if mask&(1<<(len(dims)-1-i)) == 0 {
+				set = append(set, d)
+			}
+		}
+		if key != "" {
+			set = append(set, key)
+		}
+		if mask > 0 {
+			g.printf(", ")
+		}
+		g.printf("(%s)", strings.Join(set, ", "))
+	}
+	g.printf(")\n)")
 }
 
 // power returns the expression of the p-th power of the mantissa, cast

@@ -106,24 +106,8 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 		if err := cc.next(); err != nil {
 			return nil, err
 		}
-		var keys []string
-		for _, f := range c.Findings {
-			if f.Status != audit.Fail && f.Status != audit.Review {
-				continue
-			}
-			if statusOf(c) == audit.StatusOK {
-				continue // a checker's override marked the cell safe
-			}
-			k := acroKey(f.Rule)
-			if !contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) == 0 && Suppressed(c) {
-			keys = append(keys, string(c.Status))
-		}
 		var b strings.Builder
-		for _, k := range keys {
+		for _, k := range acroCellKeys(c) {
 			counts[k]++
 			for j := range cols {
 				cells[k] = append(cells[k], [2]int{row, j})
@@ -176,6 +160,45 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 	if s.Primary+s.Secondary+s.Review > 0 {
 		exception = "Suppression automatically applied where needed"
 	}
+	return ordered{
+		{"uid", t.Name},
+		{"status", status},
+		{"type", "table"},
+		{"properties", ordered{{"method", "sdcaudit"}, {"mitigation", "suppress"}, {"mode", string(t.Mode)}}},
+		{"files", []ordered{{{"name", SafeCSV{}.File(t)}, {"sdc", ordered{{"summary", sum}, {"cells", pos}}}}}},
+		{"outcome", out},
+		{"command", acroCommand(t)},
+		{"summary", summary},
+		{"timestamp", a.Timestamp},
+		{"comments", overrideComments(t)},
+		{"exception", exception},
+	}, nil
+}
+
+// acroCellKeys lists the ACRO keys under which cell c is flagged, in
+// order of its findings, or its suppression status when no finding flags it.
+func acroCellKeys(c *audit.Cell) []string {
+	var keys []string
+	for _, f := range c.Findings {
+		if f.Status != audit.Fail && f.Status != audit.Review {
+			continue
+		}
+		if statusOf(c) == audit.StatusOK {
+			continue // a checker's override marked the cell safe
+		}
+		k := acroKey(f.Rule)
+		if !contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 && Suppressed(c) {
+		keys = append(keys, string(c.Status))
+	}
+	return keys
+}
+
+// acroCommand is the command line recorded for table t.
+func acroCommand(t *audit.Table) string {
 	command := "sdcaudit check"
 	if t.Run != nil && len(t.Run.Inputs) > 0 {
 		command += " " + t.Run.Inputs[0].Name
@@ -186,19 +209,7 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 			command += " --profile " + t.Run.Profile
 		}
 	}
-	return ordered{
-		{"uid", t.Name},
-		{"status", status},
-		{"type", "table"},
-		{"properties", ordered{{"method", "sdcaudit"}, {"mitigation", "suppress"}, {"mode", string(t.Mode)}}},
-		{"files", []ordered{{{"name", SafeCSV{}.File(t)}, {"sdc", ordered{{"summary", sum}, {"cells", pos}}}}}},
-		{"outcome", out},
-		{"command", command},
-		{"summary", summary},
-		{"timestamp", a.Timestamp},
-		{"comments", overrideComments(t)},
-		{"exception", exception},
-	}, nil
+	return command
 }
 
 func acroKey(rule string) string {

@@ -90,19 +90,8 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	ncol := nd + len(t.Columns) + 2
 	statusCol := nd + len(t.Columns) + 1
 	// Comments first: the stream writer keeps the sheet's drawing part.
-	for i, c := range t.Cells {
-		if err := cc.next(); err != nil {
-			return err
-		}
-		text := cellComment(t, c)
-		if text == "" {
-			continue
-		}
-		ref, _ := excelize.CoordinatesToCellName(statusCol, i+2)
-		w, h := commentSize(text)
-		if err := f.AddComment(SheetCells, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: w, Height: h}); err != nil {
-			return err
-		}
+	if err := addCellComments(&cc, f, t, statusCol); err != nil {
+		return err
 	}
 	// Sheet setup the stream writer keeps: an autofilter over the whole
 	// table, printing fitted to the page width with the header repeated.
@@ -176,6 +165,26 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	// The first sheet (the cells) is already the active one; setting it
 	// again would make excelize parse the streamed sheet back.
 	return f.Write(w)
+}
+
+// addCellComments attaches each cell's annotation, if any, as a comment on
+// its status column of the Cells sheet.
+func addCellComments(cc *canceller, f *excelize.File, t *audit.Table, statusCol int) error {
+	for i, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		text := cellComment(t, c)
+		if text == "" {
+			continue
+		}
+		ref, _ := excelize.CoordinatesToCellName(statusCol, i+2)
+		w, h := commentSize(text)
+		if err := f.AddComment(SheetCells, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: w, Height: h}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // newWorkbook is a new workbook whose saving stops once ctx is cancelled

@@ -124,46 +124,10 @@ func Disguise(ctx context.Context, req DisguiseRequest) (DisguiseReport, error) 
 	rep.Solutions = res.Solutions
 
 	rng := rand.New(rand.NewPCG(req.Seed, 0x5dca0d17))
-	draw := func(size int, replace bool) []*big.Rat {
-		out := make([]*big.Rat, 0, size)
-		if replace {
-			for range size {
-				out = append(out, vals[rng.IntN(n)])
-			}
-			return out
-		}
-		for _, i := range rng.Perm(n)[:size] {
-			out = append(out, vals[i])
-		}
-		return out
-	}
-	size := func() int { // round(uniform(n/2, n)), at least 2
-		return max(2, int(float64(n)/2+rng.Float64()*float64(n)/2+0.5))
-	}
 	for _, m := range req.Methods {
-		var a, b []*big.Rat
-		switch m {
-		case SplitHalf:
-			perm := rng.Perm(n)
-			h := (n + 1) / 2
-			for i, j := range perm {
-				if i < h {
-					a = append(a, vals[j])
-				} else {
-					b = append(b, vals[j])
-				}
-			}
-			if len(b) < 2 {
-				b = a
-			}
-		case Bootstrap:
-			a, b = draw(n, true), draw(n, true)
-		case VariableWith:
-			a, b = draw(size(), true), draw(size(), true)
-		case VariableWithout:
-			a, b = draw(min(size(), n), false), draw(min(size(), n), false)
-		default:
-			return rep, fmt.Errorf("%w: unknown disguise method %q", ErrRequest, m)
+		a, b, err := disguiseSamples(rng, vals, m)
+		if err != nil {
+			return rep, err
 		}
 		d := Disguised{Method: m, Mean: fmtMean(a, req.DP, pub), SD: fmtSD(b, req.DP, pub)}
 		res, in, err := check(d.Mean, d.SD, req.DP, uint64(max(1000, minSol)))
@@ -185,6 +149,51 @@ func Disguise(ctx context.Context, req DisguiseRequest) (DisguiseReport, error) 
 		}
 	}
 	return rep, nil
+}
+
+// disguiseSamples draws the samples whose mean (a) and SD (b) method m publishes.
+func disguiseSamples(rng *rand.Rand, vals []*big.Rat, m Method) (a, b []*big.Rat, err error) {
+	n := len(vals)
+	draw := func(size int, replace bool) []*big.Rat {
+		out := make([]*big.Rat, 0, size)
+		if replace {
+			for range size {
+				out = append(out, vals[rng.IntN(n)])
+			}
+			return out
+		}
+		for _, i := range rng.Perm(n)[:size] {
+			out = append(out, vals[i])
+		}
+		return out
+	}
+	size := func() int { // round(uniform(n/2, n)), at least 2
+		return max(2, int(float64(n)/2+rng.Float64()*float64(n)/2+0.5))
+	}
+	switch m {
+	case SplitHalf:
+		perm := rng.Perm(n)
+		h := (n + 1) / 2
+		for i, j := range perm {
+			if i < h {
+				a = append(a, vals[j])
+			} else {
+				b = append(b, vals[j])
+			}
+		}
+		if len(b) < 2 {
+			b = a
+		}
+	case Bootstrap:
+		a, b = draw(n, true), draw(n, true)
+	case VariableWith:
+		a, b = draw(size(), true), draw(size(), true)
+	case VariableWithout:
+		a, b = draw(min(size(), n), false), draw(min(size(), n), false)
+	default:
+		return nil, nil, fmt.Errorf("%w: unknown disguise method %q", ErrRequest, m)
+	}
+	return a, b, nil
 }
 
 // fmtMean rounds the mean of vals to dp decimals.

@@ -73,32 +73,9 @@ func Space(ctx context.Context, req SpaceRequest) ([]SpaceRow, error) {
 	if int64(nmax+1)*int64(sw)*int64(qw) > int64(budget) {
 		return nil, fmt.Errorf("%w: the space for n=%d on %d values exceeds the memory budget", ErrRequest, nmax, K+1)
 	}
-	// cnt[j][s][q]: number of multisets of j values with sum s, squares q;
-	// layer j only needs s ≤ jK and q ≤ jK².
-	cnt := make([][]uint64, nmax+1)
-	for j := range cnt {
-		cnt[j] = make([]uint64, (j*K+1)*(j*K*K+1))
-	}
-	cnt[0][0] = 1
-	for v := 0; v <= K; v++ {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		w := v * v
-		for j := 1; j <= nmax; j++ {
-			dq, sq := j*K*K+1, (j-1)*K*K+1
-			dst, src := cnt[j], cnt[j-1]
-			for s := v; s <= (j-1)*K+v; s++ {
-				so := (s - v) * sq
-				do := s*dq + w
-				row := src[so : so+sq]
-				for q, x := range row {
-					if x != 0 {
-						dst[do+q] += x
-					}
-				}
-			}
-		}
+	cnt, err := countSamples(ctx, nmax, K)
+	if err != nil {
+		return nil, err
 	}
 	var out []SpaceRow
 	for _, n := range req.N {
@@ -190,4 +167,37 @@ func roundSD(p *problem, D int64, n, dp int, r Rounding, population bool) int64 
 		f.Add(f, big.NewInt(1))
 	}
 	return f.Int64()
+}
+
+// countSamples counts, for each j ≤ nmax, the multisets of j values on the
+// grid 0..K by their sum and sum of squares.
+func countSamples(ctx context.Context, nmax, K int) ([][]uint64, error) {
+	// cnt[j][s][q]: number of multisets of j values with sum s, squares q;
+	// layer j only needs s ≤ jK and q ≤ jK².
+	cnt := make([][]uint64, nmax+1)
+	for j := range cnt {
+		cnt[j] = make([]uint64, (j*K+1)*(j*K*K+1))
+	}
+	cnt[0][0] = 1
+	for v := 0; v <= K; v++ {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		w := v * v
+		for j := 1; j <= nmax; j++ {
+			dq, sq := j*K*K+1, (j-1)*K*K+1
+			dst, src := cnt[j], cnt[j-1]
+			for s := v; s <= (j-1)*K+v; s++ {
+				so := (s - v) * sq
+				do := s*dq + w
+				row := src[so : so+sq]
+				for q, x := range row {
+					if x != 0 {
+						dst[do+q] += x
+					}
+				}
+			}
+		}
+	}
+	return cnt, nil
 }
