@@ -420,7 +420,52 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	for i, c := range cover.Cells {
 		idx[strings.Join(c.Key, "\x00")] = i
 	}
-	// Every member cell must be a cover cell with the same figure.
+	where, copies, reason := placeMembers(cover, idx, alias, members, role)
+	if reason != "" {
+		return reason, nil
+	}
+	opt.Unpublished = unifyStatuses(cover, members, copies)
+	secondary := false
+	for _, s := range settings {
+		secondary = secondary || s.Suppression.Secondary
+	}
+	with := strings.Join(tableNames(members), ", ")
+	if secondary {
+		if err := suppress.Protect(ctx, cover, opt); err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			return "secondary suppression of the cover table: " + err.Error(), nil
+		}
+		spreadSecondary(cover, members, copies, with)
+	}
+	for _, w := range cover.Warnings {
+		if strings.HasPrefix(w, "secondary suppression: no complementary pattern protects") {
+			continue // the joint audit below tells which primaries are unprotected
+		}
+		for _, t := range members {
+			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
+		}
+	}
+	res, err := suppress.Audit(ctx, cover, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		for _, t := range members {
+			t.Warnings = append(t.Warnings, "interval audit of the linked tables ("+with+") not possible: "+err.Error())
+		}
+		return "", nil
+	}
+	spreadAudit(res, idx, members, where, with)
+	return "", nil
+}
+
+// placeMembers finds each member cell's cover cell: where[m][ci] is the
+// cover index of cell ci of member m, copies[i] the member cells of cover
+// cell i. A non-empty reason names a member cell that is not a cover cell
+// or whose figure differs from it.
+func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role string) ([][]int, [][]cellRef, string) {
 	where := make([][]int, len(members))
 	copies := make([][]cellRef, len(cover.Cells))
 	for m, t := range members {
@@ -428,16 +473,22 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 		for ci, c := range t.Cells {
 			i, ok := idx[coverKey(cover, alias, t, c)]
 			if !ok {
-				return fmt.Sprintf("cell %s of table %s is not a cell of the cover table", t.KeyString(c.Key), t.Name), nil
+				return nil, nil, fmt.Sprintf("cell %s of table %s is not a cell of the cover table", t.KeyString(c.Key), t.Name)
 			}
 			if !sameFigure(role, c, cover.Cells[i]) {
-				return fmt.Sprintf("cell %s of table %s does not equal the same cell built from the records for all linked tables", t.KeyString(c.Key), t.Name), nil
+				return nil, nil, fmt.Sprintf("cell %s of table %s does not equal the same cell built from the records for all linked tables", t.KeyString(c.Key), t.Name)
 			}
 			where[m][ci] = i
 			copies[i] = append(copies[i], cellRef{m, ci})
 		}
 	}
-	// One status everywhere: the strictest of the copies.
+	return where, copies, ""
+}
+
+// unifyStatuses gives every cover cell and all its copies the strictest
+// status of the copies, noting the change on the copies it tightens, and
+// returns which cover cells no member publishes.
+func unifyStatuses(cover *audit.Table, members []*audit.Table, copies [][]cellRef) []bool {
 	unpub := make([]bool, len(cover.Cells))
 	for i, cc := range copies {
 		unpub[i] = len(cc) == 0
@@ -477,59 +528,38 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 			c.Status = st
 		}
 	}
-	opt.Unpublished = unpub
-	secondary := false
-	for _, s := range settings {
-		secondary = secondary || s.Suppression.Secondary
-	}
-	with := strings.Join(tableNames(members), ", ")
-	if secondary {
-		if err := suppress.Protect(ctx, cover, opt); err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			return "secondary suppression of the cover table: " + err.Error(), nil
+	return unpub
+}
+
+// spreadSecondary marks the copies of the cover's secondary suppressions
+// secondary in the members, with the cover's finding.
+func spreadSecondary(cover *audit.Table, members []*audit.Table, copies [][]cellRef, with string) {
+	for i, cc := range copies {
+		cv := cover.Cells[i]
+		if cv.Status != audit.StatusSecondary {
+			continue
 		}
-		for i, cc := range copies {
-			cv := cover.Cells[i]
-			if cv.Status != audit.StatusSecondary {
+		for _, r := range cc {
+			c := members[r.m].Cells[r.c]
+			if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 				continue
 			}
-			for _, r := range cc {
-				c := members[r.m].Cells[r.c]
-				if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
-					continue
+			for _, f := range cv.Findings {
+				if f.Rule == "secondary" {
+					figs, msg := f.FigureList(), f.Message()
+					f.Figures, f.Text, f.Say, f.Facts = figs, msg+" (protected together with "+with+")", nil, nil
+					c.Findings = append(c.Findings, f)
+					c.Notes = append(c.Notes, f.Text)
 				}
-				for _, f := range cv.Findings {
-					if f.Rule == "secondary" {
-						figs, msg := f.FigureList(), f.Message()
-						f.Figures, f.Text, f.Say, f.Facts = figs, msg+" (protected together with "+with+")", nil, nil
-						c.Findings = append(c.Findings, f)
-						c.Notes = append(c.Notes, f.Text)
-					}
-				}
-				c.Status = audit.StatusSecondary
 			}
+			c.Status = audit.StatusSecondary
 		}
 	}
-	for _, w := range cover.Warnings {
-		if strings.HasPrefix(w, "secondary suppression: no complementary pattern protects") {
-			continue // the joint audit below tells which primaries are unprotected
-		}
-		for _, t := range members {
-			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
-		}
-	}
-	res, err := suppress.Audit(ctx, cover, opt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		for _, t := range members {
-			t.Warnings = append(t.Warnings, "interval audit of the linked tables ("+with+") not possible: "+err.Error())
-		}
-		return "", nil
-	}
+}
+
+// spreadAudit gives each member the cover's interval audit of its cells,
+// counted and annotated as its own.
+func spreadAudit(res audit.Intervals, idx map[string]int, members []*audit.Table, where [][]int, with string) {
 	byCover := make(map[int]audit.Interval, len(res.Cells))
 	for _, r := range res.Cells {
 		byCover[idx[strings.Join(r.Key, "\x00")]] = r
@@ -562,7 +592,6 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 		t.Warnings = append(t.Warnings, ir.Warnings...)
 		suppress.Annotate(t, &ir)
 	}
-	return "", nil
 }
 
 type cellRef struct{ m, c int }

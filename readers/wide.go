@@ -365,36 +365,101 @@ func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 // label columns, then notes. Anything it cannot place is an error naming
 // the row and column and the keys to set.
 func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, error) {
-	errf := func(row, col int, format string, a ...any) error {
-		e := &Error{File: lay.File, Sheet: lay.Sheet, Row: row, Err: fmt.Errorf(format, a...)}
-		if col >= 0 {
-			e.Column = colName(col)
-		}
-		return e
-	}
-	at := func(r, c int) string { // r 1-based
-		if r-1 < len(lay.Rows) && c < len(lay.Rows[r-1]) {
-			return lay.Rows[r-1][c]
-		}
-		return ""
-	}
-	nD, nA := len(w.Dims), len(w.Across)
-	nS := 0 // the statistic header row
+	p := &wideParser{lay: lay, w: w, nD: len(w.Dims), nA: len(w.Across)}
 	if len(w.Stats) > 0 {
-		nS = 1
+		p.nS = 1
 	}
-	nH := nS + nA
-	if nD == 0 {
-		return nil, errf(0, -1, "a wide table needs columns.dims (its row dimensions, one label column each)")
+	p.nH = p.nS + p.nA
+	if p.nD == 0 {
+		return nil, p.errf(0, -1, "a wide table needs columns.dims (its row dimensions, one label column each)")
 	}
-	left := -1
-	for _, row := range lay.Rows {
-		if _, f, _ := span(row); f >= 0 && (left < 0 || f < left) {
-			left = f
+	if err := p.headerRows(); err != nil {
+		return nil, err
+	}
+	p.fillMerges(merges)
+	if err := p.columns(); err != nil {
+		return nil, err
+	}
+	colKeys, colStat, err := p.columnKeys()
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.bodyRows()
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range merges {
+		if m.r1 < p.first+len(lay.Body) && m.r2 >= p.first && m.c2 >= p.left+p.nD && m.c1 <= p.last {
+			return nil, p.errf(m.r1, m.c1, "a merged range %s%d:%s%d in the table's body: every body cell must hold its own value", colName(m.c1), m.r1, colName(m.c2), m.r2)
 		}
 	}
-	if left < 0 {
-		return nil, errf(0, -1, "%w: the sheet is empty", ErrNoHeader)
+	if err := p.noteRows(r); err != nil {
+		return nil, err
+	}
+	src := &wideSource{layout: lay}
+	src.header = append(append(append([]string{}, w.Dims...), w.Across...), w.Value)
+	if p.nS > 0 {
+		return src, wideStats(src, lay, w, colKeys, colStat, p.at, msgOf(lay, w))
+	}
+	for _, br := range lay.Body {
+		labels := make([]string, p.nD)
+		for i, c := range lay.Labels {
+			labels[i] = p.at(br, c)
+		}
+		for j, c := range lay.Columns {
+			key := append(append([]string{}, labels...), colKeys[j]...)
+			lay.Keys = append(lay.Keys, key)
+			lay.Pos = append(lay.Pos, WidePos{Row: br, Col: c})
+			src.rows = append(src.rows, append(append([]string{}, key...), p.at(br, c)))
+			src.lines = append(src.lines, br)
+		}
+	}
+	src.warnings = append(src.warnings, msgOf(lay, w))
+	return src, nil
+}
+
+// wideParser is the state of parseWide as it places the table's parts.
+type wideParser struct {
+	lay *WideLayout
+	w   WideOptions
+	// the numbers of row dimensions, column dimensions, statistic header
+	// rows (0 or 1) and header rows
+	nD, nA, nS, nH int
+	// the leftmost column, the first body row and the last body column
+	left, first, last int
+}
+
+// errf is an error at row (1-based; 0 for none) and column (0-based; -1
+// for none) of the sheet.
+func (p *wideParser) errf(row, col int, format string, a ...any) error {
+	e := &Error{File: p.lay.File, Sheet: p.lay.Sheet, Row: row, Err: fmt.Errorf(format, a...)}
+	if col >= 0 {
+		e.Column = colName(col)
+	}
+	return e
+}
+
+// at is the text at row r (1-based) and column c (0-based), "" outside
+// the sheet.
+func (p *wideParser) at(r, c int) string {
+	if r-1 < len(p.lay.Rows) && c < len(p.lay.Rows[r-1]) {
+		return p.lay.Rows[r-1][c]
+	}
+	return ""
+}
+
+// headerRows finds the leftmost column, the title rows and the header
+// rows, and sets p.first to the first row below the header.
+func (p *wideParser) headerRows() error {
+	lay := p.lay
+	p.left = -1
+	for _, row := range lay.Rows {
+		if _, f, _ := span(row); f >= 0 && (p.left < 0 || f < p.left) {
+			p.left = f
+		}
+	}
+	if p.left < 0 {
+		return p.errf(0, -1, "%w: the sheet is empty", ErrNoHeader)
 	}
 	// Titles: blank rows and rows whose only cell is in the leftmost column.
 	r := 1
@@ -403,21 +468,26 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		if n == 0 {
 			continue
 		}
-		if n == 1 && f == left {
+		if n == 1 && f == p.left {
 			lay.Titles = append(lay.Titles, r)
 			continue
 		}
 		break
 	}
-	if r+nH > len(lay.Rows) {
-		return nil, errf(r, -1, "%w: no body below %d header row(s) (columns.across has %d dimensions: one header row each)", ErrNoHeader, nA, nA)
+	if r+p.nH > len(lay.Rows) {
+		return p.errf(r, -1, "%w: no body below %d header row(s) (columns.across has %d dimensions: one header row each)", ErrNoHeader, p.nA, p.nA)
 	}
-	for k := 0; k < nH; k++ {
+	for k := 0; k < p.nH; k++ {
 		lay.Header = append(lay.Header, r+k)
 	}
-	first := r + nH
-	// Merged ranges: filled over the header rows and down the label
-	// columns; a merge over body cells is refused.
+	p.first = r + p.nH
+	return nil
+}
+
+// fillMerges fills merged ranges over the header rows and down the label
+// columns with their value; a merge over body cells is refused later.
+func (p *wideParser) fillMerges(merges []*merge) {
+	lay := p.lay
 	fill := func(m *merge) {
 		for rr := m.r1; rr <= m.r2; rr++ {
 			row := lay.Rows[rr-1]
@@ -434,46 +504,58 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		if m.r2 > len(lay.Rows) {
 			continue
 		}
-		inHeader := m.r1 >= lay.Header[0] && m.r2 < first
-		inLabels := m.r1 >= first && m.c2 < left+nD
+		inHeader := m.r1 >= lay.Header[0] && m.r2 < p.first
+		inLabels := m.r1 >= p.first && m.c2 < p.left+p.nD
 		if inHeader || inLabels {
-			m.value = at(m.r1, m.c1)
+			m.value = p.at(m.r1, m.c1)
 			fill(m)
 		}
 	}
-	// The body's columns: the header's span right of the label columns.
-	last := -1
+}
+
+// columns sets the label columns and the body's columns (the header's
+// span right of the label columns) and refuses a header row that reads
+// as a body row.
+func (p *wideParser) columns() error {
+	lay, left, nD := p.lay, p.left, p.nD
+	p.last = -1
 	for _, hr := range lay.Header {
-		if _, _, l := span(lay.Rows[hr-1]); l > last {
-			last = l
+		if _, _, l := span(lay.Rows[hr-1]); l > p.last {
+			p.last = l
 		}
 	}
-	if last < left+nD {
-		return nil, errf(lay.Header[0], -1, "no column labels right of the %d row-label column(s) (columns.dims has %d dimensions: one label column each; columns.across one header row each)", nD, nD)
+	if p.last < left+nD {
+		return p.errf(lay.Header[0], -1, "no column labels right of the %d row-label column(s) (columns.dims has %d dimensions: one label column each; columns.across one header row each)", nD, nD)
 	}
 	for c := left; c < left+nD; c++ {
 		lay.Labels = append(lay.Labels, c)
 	}
-	for c := left + nD; c <= last; c++ {
+	for c := left + nD; c <= p.last; c++ {
 		lay.Columns = append(lay.Columns, c)
 	}
 	// A header row below the first with a row label of its own is a body
 	// row: columns.across names more dimensions than the header has rows.
-	for k := 1; k < nH; k++ {
+	for k := 1; k < p.nH; k++ {
 		hr := lay.Header[k]
 		for c := left; c < left+nD; c++ {
-			if v := at(hr, c); v != "" && v != at(hr-1, c) {
-				return nil, errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, w.Across, k+1, nH)
+			if v := p.at(hr, c); v != "" && v != p.at(hr-1, c) {
+				return p.errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, p.w.Across, k+1, p.nH)
 			}
 		}
 	}
-	// Column labels per body column.
+	return nil
+}
+
+// columnKeys reads each body column's labels from the header: its
+// column-dimension levels and, with columns.statistics, its statistic.
+func (p *wideParser) columnKeys() ([][]string, []string, error) {
+	lay, w, nA := p.lay, p.w, p.nA
 	colKeys := make([][]string, len(lay.Columns))
 	colStat := make([]string, len(lay.Columns))
 	seen := map[string]int{}
 	for j, c := range lay.Columns {
-		if nS > 0 {
-			v := at(lay.Header[0], c)
+		if p.nS > 0 {
+			v := p.at(lay.Header[0], c)
 			st, ok := w.Stats[v]
 			if !ok {
 				labels := make([]string, 0, len(w.Stats))
@@ -481,33 +563,39 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 					labels = append(labels, l)
 				}
 				sort.Strings(labels)
-				return nil, errf(lay.Header[0], c, "statistic header %q is not one of columns.statistics (%s): every body column needs one of them in the first header row", v, quoteList(labels))
+				return nil, nil, p.errf(lay.Header[0], c, "statistic header %q is not one of columns.statistics (%s): every body column needs one of them in the first header row", v, quoteList(labels))
 			}
 			colStat[j] = st
 		}
 		key := make([]string, nA)
-		for k, hr := range lay.Header[nS:] {
-			v := at(hr, c)
+		for k, hr := range lay.Header[p.nS:] {
+			v := p.at(hr, c)
 			if v == "" && k > 0 && key[k-1] == w.TotalLabel && w.TotalLabel != "" {
 				v = w.TotalLabel // a Total spanning the header rows
 			}
 			if v == "" {
-				return nil, errf(hr, c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across)
+				return nil, nil, p.errf(hr, c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across)
 			}
 			if markerTexts[v] {
-				return nil, errf(hr, c, "header cell %q reads as a suppression marker: check columns.across (one header row per column dimension)", v)
+				return nil, nil, p.errf(hr, c, "header cell %q reads as a suppression marker: check columns.across (one header row per column dimension)", v)
 			}
 			key[k] = v
 		}
 		ks := colStat[j] + "\x01" + strings.Join(key, "\x00")
-		if p, dup := seen[ks]; dup {
-			return nil, errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own)", strings.Join(key, " / "), colName(lay.Columns[p]), w.Across)
+		if q, dup := seen[ks]; dup {
+			return nil, nil, p.errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own)", strings.Join(key, " / "), colName(lay.Columns[q]), w.Across)
 		}
 		seen[ks] = j
 		colKeys[j] = key
 	}
-	// Body rows: until a blank row or a row with nothing in the body.
-	r = first
+	return colKeys, colStat, nil
+}
+
+// bodyRows sets the body rows: from p.first until a blank row or a row
+// with nothing in the body. It returns the row after the body.
+func (p *wideParser) bodyRows() (int, error) {
+	lay := p.lay
+	r := p.first
 	for ; r <= len(lay.Rows); r++ {
 		row := lay.Rows[r-1]
 		if n, _, _ := span(row); n == 0 {
@@ -515,68 +603,50 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		}
 		body := 0
 		for _, c := range lay.Columns {
-			if at(r, c) != "" {
+			if p.at(r, c) != "" {
 				body++
 			}
 		}
 		if body == 0 {
 			break
 		}
-		if _, _, l := span(row); l > last {
-			return nil, errf(r, l, "a value right of the table's last labelled column %s; label its column in the header or give input.range", colName(last))
+		if _, _, l := span(row); l > p.last {
+			return 0, p.errf(r, l, "a value right of the table's last labelled column %s; label its column in the header or give input.range", colName(p.last))
 		}
 		for _, c := range lay.Labels {
-			if at(r, c) == "" {
-				return nil, errf(r, c, "blank row label: every body row needs a label in each of the %d label column(s) of columns.dims %v (fill it, or merge it over the rows it labels)", nD, w.Dims)
+			if p.at(r, c) == "" {
+				return 0, p.errf(r, c, "blank row label: every body row needs a label in each of the %d label column(s) of columns.dims %v (fill it, or merge it over the rows it labels)", p.nD, p.w.Dims)
 			}
 		}
 		lay.Body = append(lay.Body, r)
 	}
 	if len(lay.Body) == 0 {
-		return nil, errf(first, -1, "%w: no body row below the %d header row(s) of columns.across %v", ErrNoHeader, nA, w.Across)
+		return 0, p.errf(p.first, -1, "%w: no body row below the %d header row(s) of columns.across %v", ErrNoHeader, p.nA, p.w.Across)
 	}
-	endRow := r
-	for _, m := range merges {
-		if m.r1 < first+len(lay.Body) && m.r2 >= first && m.c2 >= left+nD && m.c1 <= last {
-			return nil, errf(m.r1, m.c1, "a merged range %s%d:%s%d in the table's body: every body cell must hold its own value", colName(m.c1), m.r1, colName(m.c2), m.r2)
-		}
-	}
-	for ; r <= len(lay.Rows); r++ {
+	return r, nil
+}
+
+// noteRows sets the rows from endRow (the row after the body) on as
+// notes, refusing one that holds data.
+func (p *wideParser) noteRows(endRow int) error {
+	lay := p.lay
+	for r := endRow; r <= len(lay.Rows); r++ {
 		row := lay.Rows[r-1]
 		if n, _, _ := span(row); n == 0 {
 			continue
 		}
 		values := 0
 		for _, c := range lay.Columns {
-			if v := at(r, c); v != "" && isValueLike(v) {
+			if v := p.at(r, c); v != "" && isValueLike(v) {
 				values++
 			}
 		}
 		if values >= 2 {
-			return nil, errf(r, -1, "%w: row %d below the end of the table (row %d) holds data; remove the blank or note rows above it or give input.range", ErrFieldCount, r, endRow)
+			return p.errf(r, -1, "%w: row %d below the end of the table (row %d) holds data; remove the blank or note rows above it or give input.range", ErrFieldCount, r, endRow)
 		}
 		lay.Notes = append(lay.Notes, r)
 	}
-	src := &wideSource{layout: lay}
-	src.header = append(append(append([]string{}, w.Dims...), w.Across...), w.Value)
-	if nS > 0 {
-		return src, wideStats(src, lay, w, colKeys, colStat, at, msgOf(lay, w))
-	}
-	for _, br := range lay.Body {
-		labels := make([]string, nD)
-		for i, c := range lay.Labels {
-			labels[i] = at(br, c)
-		}
-		for j, c := range lay.Columns {
-			key := append(append([]string{}, labels...), colKeys[j]...)
-			lay.Keys = append(lay.Keys, key)
-			lay.Pos = append(lay.Pos, WidePos{Row: br, Col: c})
-			src.rows = append(src.rows, append(append([]string{}, key...), at(br, c)))
-			src.lines = append(src.lines, br)
-		}
-	}
-	src.warnings = append(src.warnings, msgOf(lay, w))
-	return src, nil
+	return nil
 }
 
 // msgOf says where the table was found, for the report.

@@ -278,75 +278,14 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		return err
 	}
 	nd := len(t.Dims)
-	var across []string
-	seenAcross := map[string]bool{}
-	var downKeys []string
-	down := map[string][]string{}
-	at := map[string]*audit.Cell{}
 	cc := canceller{ctx: ctx}
-	for _, c := range t.Cells {
-		if err := cc.next(); err != nil {
-			return err
-		}
-		a := c.Key[nd-1]
-		if !seenAcross[a] {
-			seenAcross[a] = true
-			across = append(across, a)
-		}
-		dk := strings.Join(c.Key[:nd-1], "\x00")
-		if _, ok := down[dk]; !ok {
-			down[dk] = c.Key[:nd-1]
-			downKeys = append(downKeys, dk)
-		}
-		at[dk+"\x01"+a] = c
+	g, err := collectCrosstab(&cc, t)
+	if err != nil {
+		return err
 	}
-	// margins last, as in a published crosstab
-	total := t.TotalLabel
-	if total == "" {
-		total = "Total"
-	}
-	moveLast := func(list []string, isTotal func(string) bool) []string {
-		out := make([]string, 0, len(list))
-		var tail []string
-		for _, v := range list {
-			if isTotal(v) {
-				tail = append(tail, v)
-			} else {
-				out = append(out, v)
-			}
-		}
-		return append(out, tail...)
-	}
-	across = moveLast(across, func(v string) bool { return v == total })
-	// rows ordered dimension by dimension, each in the order its levels
-	// first appear with the Total last: a margin row closes its group
-	rank := make([]map[string]int, nd-1)
-	for d := range rank {
-		rank[d] = map[string]int{}
-	}
-	for _, dk := range downKeys {
-		for d, v := range down[dk] {
-			if _, ok := rank[d][v]; !ok {
-				rank[d][v] = len(rank[d])
-			}
-		}
-	}
-	for d := range rank {
-		if _, ok := rank[d][total]; ok {
-			rank[d][total] = len(rank[d])
-		}
-	}
-	sort.SliceStable(downKeys, func(i, j int) bool {
-		a, b := down[downKeys[i]], down[downKeys[j]]
-		for d := range a {
-			if x, y := rank[d][a[d]], rank[d][b[d]]; x != y {
-				return x < y
-			}
-		}
-		return false
-	})
-	if len(across)+nd > maxCrosstabCols || (len(downKeys)+3)*len(t.Columns) > 1_000_000 {
-		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(across), t.Dims[nd-1], len(downKeys), SheetCells))
+	g.order(t.TotalLabel)
+	if len(g.across)+nd > maxCrosstabCols || (len(g.downKeys)+3)*len(t.Columns) > 1_000_000 {
+		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(g.across), t.Dims[nd-1], len(g.downKeys), SheetCells))
 	}
 	sw, err := f.NewStreamWriter(SheetCrosstab)
 	if err != nil {
@@ -360,55 +299,144 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 	}
 	dps := columnDecimals(t)
 	for s, col := range t.Columns {
-		title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)")}}
-		if err := put(title); err != nil {
-			return err
-		}
-		hdr := make([]any, 0, nd+len(across))
-		for _, d := range t.Dims[:nd-1] {
-			hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
-		}
-		if nd == 1 {
-			hdr = append(hdr, excelize.Cell{StyleID: header})
-		}
-		for _, a := range across {
-			hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(a)})
-		}
-		if err := put(hdr); err != nil {
-			return err
-		}
-		for _, dk := range downKeys {
-			if err := cc.next(); err != nil {
-				return err
-			}
-			row := make([]any, 0, nd+len(across))
-			for _, v := range down[dk] {
-				row = append(row, excelize.Cell{Value: EscapeFormula(v)})
-			}
-			if nd == 1 {
-				row = append(row, excelize.Cell{Value: EscapeFormula(t.ColumnLabel(s))})
-			}
-			for _, a := range across {
-				c, ok := at[dk+"\x01"+a]
-				if !ok {
-					row = append(row, nil)
-					continue
-				}
-				st := styles[statusOf(c)]
-				v, ok := c.Stats[col]
-				if !ok {
-					row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))})
-					continue
-				}
-				row = append(row, statCell(v, st, dps[col]))
-			}
-			if err := put(row); err != nil {
-				return err
-			}
-		}
-		if err := put(nil); err != nil {
+		if err := g.writeBlock(&cc, put, t, s, col, styles, header, dps[col]); err != nil {
 			return err
 		}
 	}
 	return sw.Flush()
+}
+
+// crosstabGrid is a table's cells placed in crosstab form: the levels of
+// the last dimension across, the keys of the others down.
+type crosstabGrid struct {
+	nd       int
+	across   []string
+	downKeys []string
+	down     map[string][]string
+	at       map[string]*audit.Cell
+}
+
+// collectCrosstab places the table's cells in a grid, levels and row keys
+// in the order they first appear.
+func collectCrosstab(cc *canceller, t *audit.Table) (*crosstabGrid, error) {
+	nd := len(t.Dims)
+	g := &crosstabGrid{nd: nd, down: map[string][]string{}, at: map[string]*audit.Cell{}}
+	seenAcross := map[string]bool{}
+	for _, c := range t.Cells {
+		if err := cc.next(); err != nil {
+			return nil, err
+		}
+		a := c.Key[nd-1]
+		if !seenAcross[a] {
+			seenAcross[a] = true
+			g.across = append(g.across, a)
+		}
+		dk := strings.Join(c.Key[:nd-1], "\x00")
+		if _, ok := g.down[dk]; !ok {
+			g.down[dk] = c.Key[:nd-1]
+			g.downKeys = append(g.downKeys, dk)
+		}
+		g.at[dk+"\x01"+a] = c
+	}
+	return g, nil
+}
+
+// order puts the margins last, as in a published crosstab: the Total
+// column last, and the rows dimension by dimension with each Total row
+// closing its group.
+func (g *crosstabGrid) order(totalLabel string) {
+	total := totalLabel
+	if total == "" {
+		total = "Total"
+	}
+	across := make([]string, 0, len(g.across))
+	var tail []string
+	for _, v := range g.across {
+		if v == total {
+			tail = append(tail, v)
+		} else {
+			across = append(across, v)
+		}
+	}
+	g.across = append(across, tail...)
+	// rows ordered dimension by dimension, each in the order its levels
+	// first appear with the Total last: a margin row closes its group
+	rank := make([]map[string]int, g.nd-1)
+	for d := range rank {
+		rank[d] = map[string]int{}
+	}
+	for _, dk := range g.downKeys {
+		for d, v := range g.down[dk] {
+			if _, ok := rank[d][v]; !ok {
+				rank[d][v] = len(rank[d])
+			}
+		}
+	}
+	for d := range rank {
+		if _, ok := rank[d][total]; ok {
+			rank[d][total] = len(rank[d])
+		}
+	}
+	sort.SliceStable(g.downKeys, func(i, j int) bool {
+		a, b := g.down[g.downKeys[i]], g.down[g.downKeys[j]]
+		for d := range a {
+			if x, y := rank[d][a[d]], rank[d][b[d]]; x != y {
+				return x < y
+			}
+		}
+		return false
+	})
+}
+
+// writeBlock writes the block of statistic column s (named col): a title
+// row, a header row, one row per row key and a blank row.
+func (g *crosstabGrid) writeBlock(cc *canceller, put func([]any) error, t *audit.Table, s int, col string, styles map[audit.Status]cellStyles, header, dp int) error {
+	nd := g.nd
+	title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)")}}
+	if err := put(title); err != nil {
+		return err
+	}
+	hdr := make([]any, 0, nd+len(g.across))
+	for _, d := range t.Dims[:nd-1] {
+		hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
+	}
+	if nd == 1 {
+		hdr = append(hdr, excelize.Cell{StyleID: header})
+	}
+	for _, a := range g.across {
+		hdr = append(hdr, excelize.Cell{StyleID: header, Value: EscapeFormula(a)})
+	}
+	if err := put(hdr); err != nil {
+		return err
+	}
+	for _, dk := range g.downKeys {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		row := make([]any, 0, nd+len(g.across))
+		for _, v := range g.down[dk] {
+			row = append(row, excelize.Cell{Value: EscapeFormula(v)})
+		}
+		if nd == 1 {
+			row = append(row, excelize.Cell{Value: EscapeFormula(t.ColumnLabel(s))})
+		}
+		for _, a := range g.across {
+			c, ok := g.at[dk+"\x01"+a]
+			if !ok {
+				row = append(row, nil)
+				continue
+			}
+			st := styles[statusOf(c)]
+			v, ok := c.Stats[col]
+			if !ok {
+				row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))})
+				continue
+			}
+			row = append(row, statCell(v, st, dp))
+		}
+		if err := put(row); err != nil {
+			return err
+		}
+	}
+	return put(nil)
 }
