@@ -46,25 +46,30 @@ type Finding struct {
 	// the message is Text. Rules set it to a function of theirs that does
 	// not capture per-cell state, so that setting it costs nothing.
 	Say func(f *Finding) string
-	// Facts, when set, hold the figures as the rule's own typed struct
-	// and give both the figures and the message when they are written;
-	// Figures, Text and Say are then unused. Rules deciding millions of
-	// cells use it so that a finding costs one small allocation.
+	// Facts, when set, give both the figures and the message when the
+	// finding is written, recomputing them from Cell; Figures, Text and
+	// Say are then unused. Rules deciding millions of cells use it so that
+	// a finding costs no allocation: Facts is a pointer the rule made once
+	// when it was built, and Cell the cell the finding is about.
 	Facts Facts
+	// Cell is the cell a finding with Facts is about. It must not change
+	// (its total, count, largest contributions) after the rule checked it.
+	Cell *Cell
 }
 
-// Facts are a rule's typed figures behind a finding, turned into Figures
-// and a sentence only when the finding is written.
+// Facts are a rule's way to give the figures behind its finding on a cell
+// and the sentence, computed from the cell only when the finding is
+// written. The rule's verdict on the cell is recomputed, exactly, the same.
 type Facts interface {
-	Figures() []Figure
-	Message() string
+	Figures(c *Cell) []Figure
+	Message(c *Cell) string
 }
 
 // Message returns the finding's sentence.
 func (f Finding) Message() string {
 	switch {
 	case f.Facts != nil:
-		return f.Facts.Message()
+		return f.Facts.Message(f.Cell)
 	case f.Say != nil:
 		return f.Say(&f)
 	}
@@ -74,7 +79,7 @@ func (f Finding) Message() string {
 // FigureList returns the finding's figures, from Facts when it is set.
 func (f Finding) FigureList() []Figure {
 	if f.Facts != nil {
-		return f.Facts.Figures()
+		return f.Facts.Figures(f.Cell)
 	}
 	return f.Figures
 }

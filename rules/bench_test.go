@@ -31,7 +31,7 @@ func benchCells(n int) []*audit.Cell {
 	return cells
 }
 
-func magnitudeRules(b *testing.B) []rules.Sensitiver {
+func magnitudeRules(b testing.TB) []rules.Sensitiver {
 	var out []rules.Sensitiver
 	for _, x := range []struct{ name, params string }{
 		{"dominance", "sets: [{n: 2, k: 90}]"}, {"p_percent", "p: 10"}, {"pq", "p: 10, q: 50"}, {"interval", "s: 25"},

@@ -29,6 +29,7 @@ type dominance struct {
 	sets     []nk
 	need     int
 	absolute bool
+	facts    *dominanceFacts // made once by NewDominance
 }
 
 // NK is one (n,k) set of the dominance rule.
@@ -69,6 +70,7 @@ func NewDominance(absolute bool, sets ...NK) (Rule, error) {
 		r.sets = append(r.sets, nk{s.N, k, s.K, fmt.Sprintf("(%d,%s)", s.N, s.K)})
 		r.need = max(r.need, s.N)
 	}
+	r.facts = &dominanceFacts{r}
 	return r, nil
 }
 
@@ -107,34 +109,33 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 			break
 		}
 	}
-	return audit.Finding{Rule: "dominance", Status: o, Facts: &dominanceFacts{m: m, r: r}}
+	return audit.Finding{Rule: "dominance", Status: o, Facts: r.facts, Cell: c}
 }
 
-// dominanceFacts are the figures behind a dominance finding: what the
-// rule read of the cell; each set's figures are computed when written.
-type dominanceFacts struct {
-	m magInput
-	r dominance
-}
+// dominanceFacts give the figures behind a dominance finding, each set's
+// computed from the cell when the finding is written.
+type dominanceFacts struct{ r dominance }
 
 // Figures implements audit.Facts.
-func (g *dominanceFacts) Figures() []audit.Figure {
-	vals := absoluteValues(&g.m, []audit.Figure{audit.DecFig("X", g.m.X)})
+func (g *dominanceFacts) Figures(c *audit.Cell) []audit.Figure {
+	m := reread(c, g.r.need, g.r.absolute)
+	vals := absoluteValues(&m, []audit.Figure{audit.DecFig("X", m.X)})
 	sets := make([]audit.Figure, len(g.r.sets))
 	for i, s := range g.r.sets {
-		top := g.m.sumTop(s.n)
+		top := m.sumTop(s.n)
 		sets[i] = audit.GroupFig("", audit.IntFig("n", int64(s.n)), audit.DecFig("k", s.d), audit.DecFig("top_sum", top),
-			audit.DecFig("top_share_pct", pctOf(top, g.m.X)), audit.DecFig("k/100*X", s.k.times(g.m.X)), audit.BoolFig("dominated", s.dominated(&g.m)))
+			audit.DecFig("top_share_pct", pctOf(top, m.X)), audit.DecFig("k/100*X", s.k.times(m.X)), audit.BoolFig("dominated", s.dominated(&m)))
 	}
 	return append(vals, audit.ListFig("sets", sets...))
 }
 
 // Message implements audit.Facts.
-func (g *dominanceFacts) Message() string {
+func (g *dominanceFacts) Message(c *audit.Cell) string {
+	m := reread(c, g.r.need, g.r.absolute)
 	var failed, passed []string
 	for _, s := range g.r.sets {
-		if s.dominated(&g.m) {
-			failed = append(failed, largest(s.n)+" "+audit.PercentText(pctOf(g.m.sumTop(s.n), g.m.X), s.d)+" of the total, more than "+s.d.String()+"% "+s.label)
+		if s.dominated(&m) {
+			failed = append(failed, largest(s.n)+" "+audit.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)+" of the total, more than "+s.d.String()+"% "+s.label)
 		} else {
 			passed = append(passed, s.label)
 		}

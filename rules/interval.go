@@ -18,6 +18,7 @@ type interval struct {
 	s        frac // s/100
 	d        decimal.Dec
 	absolute bool
+	facts    *intervalFacts // made once by NewInterval
 }
 
 func newInterval(decode Decoder) (Rule, error) {
@@ -37,7 +38,9 @@ func NewInterval(s decimal.Dec, absolute bool) (Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return interval{f, s, absolute}, nil
+	r := interval{s: f, d: s, absolute: absolute}
+	r.facts = &intervalFacts{r}
+	return r, nil
 }
 
 func (interval) Name() string   { return "interval" }
@@ -96,31 +99,37 @@ func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if r.test(&m, n) {
 		o = audit.Fail
 	}
-	return audit.Finding{Rule: "interval", Status: o, Facts: &intervalFacts{m: m, n: n, r: r, unsafe: o == audit.Fail}}
+	return audit.Finding{Rule: "interval", Status: o, Facts: r.facts, Cell: c}
 }
 
-// intervalFacts are the figures behind an interval finding (n >= 2).
-type intervalFacts struct {
-	m      magInput
-	n      int64
-	r      interval
-	unsafe bool
+// intervalFacts give the figures behind an interval finding (n >= 2),
+// computed from the cell when the finding is written.
+type intervalFacts struct{ r interval }
+
+// readAgain reads a cell the rule found readable (n >= 2), for its
+// finding's figures and message.
+func (g *intervalFacts) readAgain(c *audit.Cell) (m magInput, n int64) {
+	m = reread(c, 2, g.r.absolute)
+	n, _ = contributors(c)
+	return m, n
 }
 
 // Figures implements audit.Facts.
-func (g *intervalFacts) Figures() []audit.Figure {
-	lo, hi := intervalBounds(&g.m, g.n)
-	vals := []audit.Figure{audit.DecFig("X", g.m.X), audit.DecFig("x2", g.m.x(1)), audit.IntFig("n", g.n), audit.DecFig("s", g.r.d),
-		audit.DecFig("x1_lower", lo), audit.DecFig("x1_upper", hi), audit.DecFig("width", hi.Sub(lo)), audit.DecFig("s/100*X", g.r.s.times(g.m.X))}
-	return absoluteValues(&g.m, vals)
+func (g *intervalFacts) Figures(c *audit.Cell) []audit.Figure {
+	m, n := g.readAgain(c)
+	lo, hi := intervalBounds(&m, n)
+	vals := []audit.Figure{audit.DecFig("X", m.X), audit.DecFig("x2", m.x(1)), audit.IntFig("n", n), audit.DecFig("s", g.r.d),
+		audit.DecFig("x1_lower", lo), audit.DecFig("x1_upper", hi), audit.DecFig("width", hi.Sub(lo)), audit.DecFig("s/100*X", g.r.s.times(m.X))}
+	return absoluteValues(&m, vals)
 }
 
 // Message implements audit.Facts.
-func (g *intervalFacts) Message() string {
-	lo, hi := intervalBounds(&g.m, g.n)
+func (g *intervalFacts) Message(c *audit.Cell) string {
+	m, n := g.readAgain(c)
+	lo, hi := intervalBounds(&m, n)
 	text := "x1 lies in [" + lo.String() + ", " + hi.String() + "], width " + hi.Sub(lo).String()
-	bound := g.r.s.times(g.m.X).String() + " = s/100 * X"
-	if g.unsafe {
+	bound := g.r.s.times(m.X).String() + " = s/100 * X"
+	if g.r.test(&m, n) {
 		return "the second largest contributor knows " + text + " < " + bound
 	}
 	return "the second largest contributor only knows " + text + " >= " + bound

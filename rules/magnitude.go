@@ -112,6 +112,16 @@ func readMagnitude(t *audit.Table, c *audit.Cell, need int, absolute bool, m *ma
 	return inOK
 }
 
+// reread reads a cell again for the figures of a finding being written:
+// the rule read it (inOK) when it made the finding, and the cell has not
+// changed since, so the table (consulted only for a missing total) is not
+// needed.
+func reread(c *audit.Cell, need int, absolute bool) magInput {
+	var m magInput
+	readMagnitude(nil, c, need, absolute, &m)
+	return m
+}
+
 // contributors returns n for the interval rule: the count, or the number
 // of contributions when all of them are known.
 func contributors(c *audit.Cell) (int64, bool) {
@@ -253,23 +263,33 @@ func (r restRule) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 	return m.restBelow(r.ratio), true
 }
 
+// read reads the cell for Check and returns the outcome; ok is false
+// (with the finding to return) when the rule cannot be applied.
+func (r restRule) read(rule string, t *audit.Table, c *audit.Cell) (audit.Outcome, audit.Finding, bool) {
+	var m magInput
+	if st := readMagnitude(t, c, 2, r.absolute, &m); st != inOK {
+		return "", inputFinding(rule, st, c, 2), false
+	}
+	if m.restBelow(r.ratio) {
+		return audit.Fail, audit.Finding{}, true
+	}
+	return audit.Pass, audit.Finding{}, true
+}
+
 // restFacts are the figures behind a p% or p-q finding: what the rule
-// read of the cell and its verdict. The derived figures and the message
-// are computed when the finding is written.
+// reads of the cell and its verdict, read again when the finding is
+// written (readAgain).
 type restFacts struct {
 	m      magInput
 	unsafe bool
 }
 
-// read reads the cell for Check; ok is false (with the finding to
-// return) when the rule cannot be applied.
-func (r restRule) read(rule string, t *audit.Table, c *audit.Cell) (restFacts, audit.Finding, bool) {
-	var g restFacts
-	if st := readMagnitude(t, c, 2, r.absolute, &g.m); st != inOK {
-		return g, inputFinding(rule, st, c, 2), false
-	}
+// readAgain reads a cell the rule found readable, for its finding's
+// figures and message.
+func (r restRule) readAgain(c *audit.Cell) restFacts {
+	g := restFacts{m: reread(c, 2, r.absolute)}
 	g.unsafe = g.m.restBelow(r.ratio)
-	return g, audit.Finding{}, true
+	return g
 }
 
 // figures returns X, x1, x2, X - x1 - x2 (and absolute), with room for

@@ -17,6 +17,7 @@ func init() {
 type pPercent struct {
 	restRule // ratio p/100
 	d        decimal.Dec
+	facts    *pPercentFacts // made once by NewPPercent
 }
 
 func newPPercent(decode Decoder) (Rule, error) {
@@ -36,39 +37,36 @@ func NewPPercent(p decimal.Dec, absolute bool) (Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pPercent{restRule{f, absolute}, p}, nil
+	r := pPercent{restRule: restRule{f, absolute}, d: p}
+	r.facts = &pPercentFacts{r}
+	return r, nil
 }
 
 func (pPercent) Name() string { return "p_percent" }
 
 func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	g, f, ok := r.read("p_percent", t, c)
+	o, f, ok := r.read("p_percent", t, c)
 	if !ok {
 		return f
 	}
-	o := audit.Pass
-	if g.unsafe {
-		o = audit.Fail
-	}
-	return audit.Finding{Rule: "p_percent", Status: o, Facts: &pPercentFacts{g, r}}
+	return audit.Finding{Rule: "p_percent", Status: o, Facts: r.facts, Cell: c}
 }
 
 // pPercentFacts are the figures behind a p% finding.
-type pPercentFacts struct {
-	restFacts
-	r pPercent
-}
+type pPercentFacts struct{ r pPercent }
 
 // Figures implements audit.Facts.
-func (g *pPercentFacts) Figures() []audit.Figure {
-	figs, rest, bound := g.figures(g.r.restRule)
-	return append(figs, audit.DecFig("p", g.r.d), audit.DecFig("p/100*x1", bound), audit.DecFig("x1_upper", rest.Add(g.m.x(0))))
+func (g *pPercentFacts) Figures(c *audit.Cell) []audit.Figure {
+	f := g.r.readAgain(c)
+	figs, rest, bound := f.figures(g.r.restRule)
+	return append(figs, audit.DecFig("p", g.r.d), audit.DecFig("p/100*x1", bound), audit.DecFig("x1_upper", rest.Add(f.m.x(0))))
 }
 
 // Message implements audit.Facts.
-func (g *pPercentFacts) Message() string {
-	_, rest, bound := g.figures(g.r.restRule)
-	if g.unsafe {
+func (g *pPercentFacts) Message(c *audit.Cell) string {
+	f := g.r.readAgain(c)
+	_, rest, bound := f.figures(g.r.restRule)
+	if f.unsafe {
 		return "the second largest contributor can estimate the largest within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " < " + audit.DecText(bound) + " = p/100 * x1"
 	}
 	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " >= " + audit.DecText(bound) + " = p/100 * x1"

@@ -20,6 +20,7 @@ func init() {
 type pq struct {
 	restRule // ratio p/q
 	p, q     decimal.Dec
+	facts    *pqFacts // made once by NewPQ
 }
 
 func newPQ(decode Decoder) (Rule, error) {
@@ -51,39 +52,36 @@ func NewPQ(p, q decimal.Dec, absolute bool) (Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pq{restRule{r, absolute}, p, q}, nil
+	rule := pq{restRule: restRule{r, absolute}, p: p, q: q}
+	rule.facts = &pqFacts{rule}
+	return rule, nil
 }
 
 func (pq) Name() string { return "pq" }
 
 func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
-	g, f, ok := r.read("pq", t, c)
+	o, f, ok := r.read("pq", t, c)
 	if !ok {
 		return f
 	}
-	o := audit.Pass
-	if g.unsafe {
-		o = audit.Fail
-	}
-	return audit.Finding{Rule: "pq", Status: o, Facts: &pqFacts{g, r}}
+	return audit.Finding{Rule: "pq", Status: o, Facts: r.facts, Cell: c}
 }
 
 // pqFacts are the figures behind a p-q finding.
-type pqFacts struct {
-	restFacts
-	r pq
-}
+type pqFacts struct{ r pq }
 
 // Figures implements audit.Facts.
-func (g *pqFacts) Figures() []audit.Figure {
-	figs, _, bound := g.figures(g.r.restRule)
+func (g *pqFacts) Figures(c *audit.Cell) []audit.Figure {
+	f := g.r.readAgain(c)
+	figs, _, bound := f.figures(g.r.restRule)
 	return append(figs, audit.DecFig("p", g.r.p), audit.DecFig("q", g.r.q), audit.DecFig("p/q*x1", bound))
 }
 
 // Message implements audit.Facts.
-func (g *pqFacts) Message() string {
-	_, rest, bound := g.figures(g.r.restRule)
-	if g.unsafe {
+func (g *pqFacts) Message(c *audit.Cell) string {
+	f := g.r.readAgain(c)
+	_, rest, bound := f.figures(g.r.restRule)
+	if f.unsafe {
 		return "the others' contributions X - x1 - x2 = " + audit.DecText(rest) + " are less than p/q * x1 = " + audit.DecText(bound) + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
 	}
 	return "X - x1 - x2 = " + rest.String() + " is at least p/q * x1 = " + bound.String()
