@@ -64,24 +64,24 @@ func OpenCSV(path string, opt Options) ([]Source, error) {
 	return []Source{src}, nil
 }
 
-// NewCSV reads delimited text from r; path is used in messages and for the
-// table name.
-func NewCSV(path string, r io.Reader, opt Options) (Source, error) {
-	return newCSV(path, r, opt)
-}
-
-func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
+// openText checks the encoding and decimal options, decodes r (by its
+// byte-order mark, its prefix or opt.Encoding) and settles the delimiter
+// (opt.Delimiter, else sniff) and the decimal mark (opt.Decimal, else a
+// decimal comma detected in a semicolon-separated prefix). It returns the
+// text, the delimiter, how both were found, and whether the text is passed
+// through undecoded and must still be checked for valid UTF-8.
+func openText(path string, r io.Reader, opt Options, sniff func(*bufio.Reader) rune) (*bufio.Reader, rune, Info, bool, error) {
+	var info Info
 	if err := CheckEncoding(opt.Encoding); err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, 0, info, false, &Error{File: path, Err: err}
 	}
 	if err := CheckDecimal(opt.Decimal); err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, 0, info, false, &Error{File: path, Err: err}
 	}
 	raw := bufio.NewReaderSize(r, 256<<10)
-	var info Info
 	text, checkUTF8, err := decodeText(raw, opt.Encoding, &info)
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, 0, info, false, &Error{File: path, Err: err}
 	}
 	br := raw
 	if !checkUTF8 {
@@ -89,7 +89,7 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	}
 	delim := opt.Delimiter
 	if delim == 0 {
-		delim = sniffDelimiter(br)
+		delim = sniff(br)
 		info.Detected = append(info.Detected, "delimiter")
 	}
 	info.Delimiter = string(delim)
@@ -106,6 +106,20 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 				info.Detected = append(info.Detected, "decimal")
 			}
 		}
+	}
+	return br, delim, info, checkUTF8, nil
+}
+
+// NewCSV reads delimited text from r; path is used in messages and for the
+// table name.
+func NewCSV(path string, r io.Reader, opt Options) (Source, error) {
+	return newCSV(path, r, opt)
+}
+
+func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
+	br, delim, info, checkUTF8, err := openText(path, r, opt, sniffDelimiter)
+	if err != nil {
+		return nil, err
 	}
 	cr := csv.NewReader(br)
 	cr.Comma = delim

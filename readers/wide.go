@@ -132,12 +132,6 @@ func openWide(path string, opt Options) (srcs []Source, err error) {
 }
 
 func openWideCSV(path string, opt Options) ([]Source, error) {
-	if err := CheckEncoding(opt.Encoding); err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
-	if err := CheckDecimal(opt.Decimal); err != nil {
-		return nil, &Error{File: path, Err: err}
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &Error{File: path, Err: err}
@@ -147,34 +141,14 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 	if opt.Tee != nil {
 		r = io.TeeReader(f, opt.Tee)
 	}
-	raw := bufio.NewReaderSize(r, 256<<10)
-	info := &Info{}
-	text, checkUTF8, err := decodeText(raw, opt.Encoding, info)
+	br, delim, in, checkUTF8, err := openText(path, r, opt, func(br *bufio.Reader) rune {
+		prefix, _ := br.Peek(SniffSize)
+		return sniffWideDelimiter(prefix)
+	})
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, err
 	}
-	br := raw
-	if !checkUTF8 {
-		br = bufio.NewReaderSize(text, 256<<10)
-	}
-	prefix, perr := br.Peek(SniffSize)
-	delim := opt.Delimiter
-	if delim == 0 {
-		delim = sniffWideDelimiter(prefix)
-		info.Detected = append(info.Detected, "delimiter")
-	}
-	info.Delimiter = string(delim)
-	if delim == '\t' {
-		info.Delimiter = "tab"
-	}
-	info.Decimal = opt.Decimal
-	if info.Decimal == "" {
-		info.Decimal = "."
-		if delim == ';' && sniffDecimalComma(prefix, delim, perr == nil) {
-			info.Decimal = ","
-			info.Detected = append(info.Detected, "decimal")
-		}
-	}
+	info := &in
 	cr := csv.NewReader(br)
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1
