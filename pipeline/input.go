@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -21,11 +22,18 @@ func inputInfo(src readers.Source) *audit.InputInfo {
 	return &audit.InputInfo{Encoding: in.Encoding, BOM: in.BOM, Delimiter: in.Delimiter, Decimal: in.Decimal, Detected: in.Detected}
 }
 
+// missingHint names the missing-value texts (configs.MissingValues) in
+// "not a number" messages: "empty, NA, ... and . mean a missing value".
+var missingHint = func() string {
+	names := append([]string{"empty"}, configs.MissingValues[1:]...)
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " mean a missing value"
+}()
+
 // numberFormat is how the numbers of a table are parsed: with the decimal
 // mark its input was read with; markers are the aggregate table's
 // suppression markers (nil in microdata mode), named in messages.
 func numberFormat(t *audit.Table, markers []string) readers.NumberFormat {
-	f := readers.NumberFormat{Missing: "empty, NA, NaN, nan, null, NULL and . mean a missing value"}
+	f := readers.NumberFormat{Missing: missingHint}
 	if in := t.Input; in != nil && in.Decimal == "," {
 		f.Comma = true
 		f.Detected = slices.Contains(in.Detected, "decimal")
