@@ -66,8 +66,10 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 // value is published) is a *readers.Error wrapping errUnmodelledMarker:
 // auditing without it would pass a pattern it never saw.
 func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit *time.Duration) (*audit.Table, *audit.Intervals, error) {
-	mapped := s.Columns
-	if isWide(s.Columns) {
+	// mapped are the table's long columns: the audit reads the
+	// dimensions and one value column (the total, else the count) of them.
+	mapped, wide := s.Columns, isWide(s.Columns)
+	if wide {
 		// every body cell is the one value column: all are modelled
 		long, err := longColumns(s.Columns)
 		if err != nil {
@@ -76,36 +78,27 @@ func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit 
 		if long.Total == "" && long.Count == "" {
 			return nil, nil, &configs.Error{Msg: "audit reads totals or counts: the wide table's columns.value or columns.statistics has neither", Err: configs.ErrInvalid}
 		}
-		// as for long tables: a marker in the count block where the
-		// audited total is published is not modelled
-		cols := &configs.Columns{Dims: long.Dims, Total: long.Total}
+		mapped = long
+	}
+	var cols *configs.Columns
+	if mapped != nil {
+		cols = &configs.Columns{Dims: mapped.Dims, Total: mapped.Total}
 		if cols.Total == "" {
-			cols.Count = long.Count
+			cols.Count = mapped.Count
 		}
-		var guard *markerGuard
-		t, err := loadFile(ctx, path, s, func(src readers.Source) readers.Source {
-			guard = newMarkerGuard(src, long, cols, s.Markers)
-			return guard
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		if guard.found != nil {
-			return nil, nil, guard.found
-		}
-		return auditTable(ctx, path, t, s, timeLimit)
-	} else if s.Columns != nil {
-		cols := &configs.Columns{Dims: s.Columns.Dims, Total: s.Columns.Total}
-		if cols.Total == "" {
-			cols.Count = s.Columns.Count
-		}
+	}
+	if !wide && cols != nil {
+		// a long table is read with the audited columns alone; a wide one
+		// keeps its layout for the reader
 		c := *s
 		c.Columns = cols
 		s = &c
 	}
+	// as for every table: a marker in a column the audit does not read
+	// (the count block where the audited total is published) is refused
 	var guard *markerGuard
 	t, err := loadFile(ctx, path, s, func(src readers.Source) readers.Source {
-		guard = newMarkerGuard(src, mapped, s.Columns, s.Markers)
+		guard = newMarkerGuard(src, mapped, cols, s.Markers)
 		return guard
 	})
 	if err != nil {
