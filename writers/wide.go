@@ -123,16 +123,11 @@ func (s SafeWideXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Ta
 	if err != nil {
 		return err
 	}
-	f := newWorkbook(ctx)
-	defer f.Close()
-	const sheet = "Table"
-	if err := f.SetSheetName("Sheet1", sheet); err != nil {
-		return err
-	}
-	sw, err := f.NewStreamWriter(sheet)
+	f, sw, err := newSafeWorkbook(ctx)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	body := map[[2]int]bool{}
 	for _, ps := range s.Layout.Pos {
 		for _, p := range ps {

@@ -583,21 +583,35 @@ func (s SafeXLSX) Write(w io.Writer, t *audit.Table) error {
 	return s.WriteContext(context.Background(), w, t)
 }
 
+// safeSheet is the one sheet of a publishable workbook.
+const safeSheet = "Table"
+
+// newSafeWorkbook is a publishable workbook (see newWorkbook) with one
+// sheet, safeSheet, written through a stream writer.
+func newSafeWorkbook(ctx context.Context) (*excelize.File, *excelize.StreamWriter, error) {
+	f := newWorkbook(ctx)
+	if err := f.SetSheetName("Sheet1", safeSheet); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	sw, err := f.NewStreamWriter(safeSheet)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, sw, nil
+}
+
 // WriteContext implements TableWriter.
 func (s SafeXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f := newWorkbook(ctx)
-	defer f.Close()
-	const sheet = "Table"
-	if err := f.SetSheetName("Sheet1", sheet); err != nil {
-		return err
-	}
-	sw, err := f.NewStreamWriter(sheet)
+	f, sw, err := newSafeWorkbook(ctx)
 	if err != nil {
 		return err
 	}
+	defer f.Close()
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
