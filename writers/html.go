@@ -14,8 +14,9 @@ import (
 // SummaryHTML writes summary.html: one self-contained page (no scripts,
 // no external fonts, styles or images) with the run summary, inline SVG
 // charts of cells by status and flagged cells by rule, and per table its
-// counts and its cells coloured by status (the palette of the annotated
-// workbook, each status also written out).
+// counts, its cells coloured by status (the palette of the annotated
+// workbook, each status also written out) and the same cells in crosstab
+// form, one per published statistic.
 //
 // The page holds no confidential values: only statuses, rule names,
 // counts, dimension labels and the published values of ok cells. Flagged
@@ -25,6 +26,10 @@ type SummaryHTML struct {
 	// MaxCells caps the cells listed per table (default 5000); the counts
 	// always cover every cell.
 	MaxCells int
+	// MaxCrosstabRows and MaxCrosstabCols bound each table's crosstab
+	// view (defaults 200 rows and 40 columns); a larger table shows its
+	// first rows and columns and says where the rest is.
+	MaxCrosstabRows, MaxCrosstabCols int
 }
 
 // HTMLFile is the name of the run page.
@@ -60,6 +65,30 @@ type htmlTable struct {
 	Hidden             int
 	Overrides          []audit.Override
 	Rules              []htmlBar
+	Crosstabs          []htmlCrosstab
+}
+
+// htmlCrosstab is one published statistic of a table in crosstab form:
+// the last dimension across, the others down, margins last.
+type htmlCrosstab struct {
+	ID, Title          string
+	Down               []string
+	Across             []string
+	Rows               []htmlXRow
+	MoreRows, MoreCols int
+	AllRows, AllCols   int
+}
+
+type htmlXRow struct {
+	Labels []string
+	Cells  []htmlXCell
+}
+
+// htmlXCell is a body cell: its status class and what is shown (the
+// published value of an ok cell, else the status; empty where the table
+// has no such cell).
+type htmlXCell struct {
+	Class, Value string
 }
 
 type htmlPage struct {
@@ -165,6 +194,9 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 		}
 		ht.Rules, _ = ruleBars(s.ByRule)
 		dps := columnDecimals(t)
+		if ht.Crosstabs, err = h.crosstabs(&cc, t, dps); err != nil {
+			return err
+		}
 		// flagged cells first (in table order), then the ok cells
 		order := make([]*audit.Cell, 0, len(t.Cells))
 		for _, c := range t.Cells {
@@ -205,6 +237,71 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 	return htmlTemplate.Execute(ctxWriter{ctx, w}, p)
 }
 
+// crosstabs lays each published statistic of t out as a crosstab like
+// the annotated workbook's Crosstab sheet, bounded to the first rows and
+// columns. Only statuses and the published values of ok cells are shown.
+func (h SummaryHTML) crosstabs(cc *canceller, t *audit.Table, dps map[string]int) ([]htmlCrosstab, error) {
+	if len(t.Dims) == 0 || len(t.Cells) == 0 || len(t.Columns) == 0 {
+		return nil, nil
+	}
+	maxRows, maxCols := h.MaxCrosstabRows, h.MaxCrosstabCols
+	if maxRows <= 0 {
+		maxRows = 200
+	}
+	if maxCols <= 0 {
+		maxCols = 40
+	}
+	g, err := collectCrosstab(cc, t)
+	if err != nil {
+		return nil, err
+	}
+	g.order(t.TotalLabel)
+	nd := len(t.Dims)
+	across := g.across[:min(len(g.across), maxCols)]
+	downKeys := g.downKeys[:min(len(g.downKeys), maxRows)]
+	var out []htmlCrosstab
+	for s, col := range t.Columns {
+		x := htmlCrosstab{
+			ID:      fmt.Sprintf("crosstab-%s-%d", t.Name, s+1),
+			Title:   t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)",
+			Down:    t.Dims[:nd-1],
+			Across:  across,
+			AllRows: len(g.downKeys), AllCols: len(g.across),
+			MoreRows: len(g.downKeys) - len(downKeys), MoreCols: len(g.across) - len(across),
+		}
+		if nd == 1 {
+			x.Down = []string{""}
+		}
+		for _, dk := range downKeys {
+			if err := cc.next(); err != nil {
+				return nil, err
+			}
+			row := htmlXRow{Labels: g.down[dk], Cells: make([]htmlXCell, len(across))}
+			if nd == 1 {
+				row.Labels = []string{t.ColumnLabel(s)}
+			}
+			for j, a := range across {
+				c, ok := g.at[dk+"\x01"+a]
+				if !ok {
+					continue
+				}
+				st := statusOf(c)
+				cell := htmlXCell{Class: string(st), Value: string(st)}
+				if st == audit.StatusOK {
+					cell.Value = ""
+					if v, ok := c.Stats[col]; ok {
+						cell.Value = displayNumber(v, dps[col])
+					}
+				}
+				row.Cells[j] = cell
+			}
+			x.Rows = append(x.Rows, row)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
 var htmlTemplate = template.Must(template.New("summary").Funcs(template.FuncMap{
 	"pct": func(n, of int) string {
 		if of == 0 {
@@ -235,6 +332,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.primary td { background: {{index .Palette "primary" | css}}; }
 tr.secondary td { background: {{index .Palette "secondary" | css}}; }
 tr.review td { background: {{index .Palette "review" | css}}; }
+td.primary { background: {{index .Palette "primary" | css}}; }
+td.secondary { background: {{index .Palette "secondary" | css}}; }
+td.review { background: {{index .Palette "review" | css}}; }
+table.crosstab caption { text-align: left; font-weight: 600; }
 .charts { display: flex; flex-wrap: wrap; gap: 2em; }
 .swatch { display: inline-block; width: 1em; height: 1em; border: 1px solid #888; vertical-align: middle; margin-right: .4em; }
 .more { color: #555; font-style: italic; }
@@ -282,7 +383,13 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{range .Cells}}<tr class="{{.Class}}">{{range .Key}}<td>{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.}}</td>{{end}}<td>{{.Status}}</td><td>{{.Rules}}</td></tr>
 {{end}}</table>
 {{if .Hidden}}<p class="more">{{.Hidden}} more cells not listed; see the annotated workbook.</p>{{end}}
-{{end}}
+{{$name := .Name}}{{range .Crosstabs}}<table class="crosstab" id="{{.ID}}">
+<caption>{{.Title}}</caption>
+<tr>{{range .Down}}<th>{{.}}</th>{{end}}{{range .Across}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .Labels}}<th>{{.}}</th>{{end}}{{range .Cells}}<td class="num {{.Class}}">{{.Value}}</td>{{end}}</tr>
+{{end}}</table>
+{{if or .MoreRows .MoreCols}}<p class="more">Showing {{len .Rows}} of {{.AllRows}} rows and {{len .Across}} of {{.AllCols}} columns; the whole table is in {{$name}}.annotated.xlsx.</p>{{end}}
+{{end}}{{end}}
 </body>
 </html>
 {{define "chart"}}<figure>
