@@ -36,6 +36,12 @@ type cellsBuilder struct {
 	rows           []*summaryRow
 	seen           map[string]int // cell key -> row
 	maxRows        int
+	// anc and isPar are, per dimension with a hierarchy, each code's
+	// ancestors (nearest first, the total left out) and the parent
+	// codes; nil elsewhere.
+	anc   []map[string][]string
+	isPar []map[string]bool
+	hier  []string // the dimensions with a hierarchy
 }
 
 type cellsColumns struct {
@@ -63,7 +69,7 @@ const maxSummaryRows = 5_000_000
 var ErrCells = fmt.Errorf("cell summary")
 
 func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, needs rules.Needs) (*cellsBuilder, error) {
-	if err := refuseCells(file, needs, len(t.Hierarchies) > 0); err != nil {
+	if err := refuseCells(file, needs, false); err != nil {
 		return nil, err
 	}
 	idx := map[string]int{}
@@ -71,6 +77,9 @@ func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, n
 		idx[h] = i
 	}
 	b := &cellsBuilder{t: t, file: file, needs: needs, holding: sc.holding, value: sc.value, seen: map[string]int{}, scale: -1, maxRows: maxSummaryRows}
+	if err := b.hierarchies(); err != nil {
+		return nil, err
+	}
 	col := func(name string) (int, error) {
 		i, ok := idx[name]
 		if !ok {
@@ -126,17 +135,64 @@ func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, n
 	return b, nil
 }
 
+// hierarchies reads the table's hierarchies (suppression.hierarchies and
+// hierarchy files): a summary computed with them has a cell for every
+// level, the total of the dimension flagged by grouping_id.
+func (b *cellsBuilder) hierarchies() error {
+	nd := len(b.t.Dims)
+	b.anc, b.isPar = make([]map[string][]string, nd), make([]map[string]bool, nd)
+	for d, dim := range b.t.Dims {
+		p := b.t.Hierarchies[dim]
+		if len(p) == 0 {
+			continue
+		}
+		b.hier = append(b.hier, dim)
+		b.anc[d], b.isPar[d] = map[string][]string{}, map[string]bool{}
+		for c, par := range p {
+			b.isPar[d][par] = true
+			var chain []string
+			for cur := c; ; {
+				next, ok := p[cur]
+				if !ok || next == b.t.TotalLabel {
+					break
+				}
+				if len(chain) >= maxHierDepth {
+					return &configs.Error{Msg: fmt.Sprintf("the hierarchy of %s has a cycle (or more than %d levels) through %q", dim, maxHierDepth, c), Err: configs.ErrInvalid}
+				}
+				chain = append(chain, next)
+				cur = next
+			}
+			b.anc[d][c] = chain
+		}
+	}
+	return nil
+}
+
+// finest reports whether a row is a cell of the finest grouping set: no
+// dimension aggregated, none at a parent level of its hierarchy.
+func (b *cellsBuilder) finest(r *summaryRow) bool {
+	if r.mask != 0 {
+		return false
+	}
+	for d, k := range r.key {
+		if b.isPar[d][k] {
+			return false
+		}
+	}
+	return true
+}
+
 // refuseCells refuses configurations a cell summary cannot serve
-// (docs/cells.md: not computed yet).
-func refuseCells(file string, needs rules.Needs, hierarchies bool) error {
+// (docs/cells.md: not computed yet). parents: microdata.parents is set.
+func refuseCells(file string, needs rules.Needs, parents bool) error {
 	if needs.Absolute {
 		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no totals or top contributions by absolute value: disable absolute in the rules or audit the microdata", file), Err: configs.ErrInvalid}
 	}
 	if needs.Hist {
 		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no histogram for a published median: remove median from publish or audit the microdata", file), Err: configs.ErrInvalid}
 	}
-	if hierarchies {
-		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no hierarchy levels: remove suppression.hierarchies or audit the microdata", file), Err: configs.ErrInvalid}
+	if parents {
+		return &configs.Error{Msg: fmt.Sprintf("%s: a cell summary has no parent columns: give the hierarchy as suppression.hierarchies or hierarchy_files instead of microdata.parents, or audit the microdata", file), Err: configs.ErrInvalid}
 	}
 	return nil
 }
@@ -262,6 +318,8 @@ func (b *cellsBuilder) checkMeta(text string, line int) error {
 		return bad("value column %q, the configuration has %q", m.Value, b.value)
 	case m.Holding != b.holding:
 		return bad("holding column %q, the configuration has %q", m.Holding, b.holding)
+	case !slices.Equal(m.Hierarchies, b.hier):
+		return bad("hierarchy levels of %v, the configuration has hierarchies for %v: run sdcaudit sql with the same configuration", m.Hierarchies, b.hier)
 	}
 	if b.value == "" {
 		return nil
@@ -387,29 +445,22 @@ type sums struct {
 // finish checks the margins against their children, adds the empty cells
 // and builds the table's cells.
 func (b *cellsBuilder) finish() error {
-	nd := len(b.t.Dims)
 	index := make(map[string]int, len(b.rows))
 	for i, r := range b.rows {
 		index[rowKey(r.mask, r.key)] = i
 	}
 	acc := make([]*sums, len(b.rows))
-	key := make([]string, nd)
 	for _, r := range b.rows {
-		if r.mask != 0 {
+		if !b.finest(r) {
 			continue
 		}
-		for mask := 1; mask < 1<<nd; mask++ {
-			for d := range key {
-				if mask&(1<<d) != 0 {
-					key[d] = b.t.TotalLabel
-				} else {
-					key[d] = r.key[d]
-				}
-			}
+		var missing error
+		b.eachMargin(r.key, func(mask int, key []string) bool {
 			i, ok := index[rowKey(mask, key)]
 			if !ok {
 				m := &summaryRow{key: key}
-				return b.fail(r.line, "", "", "%s is missing from the summary, although %s is in it (truncated?)", b.cellName(m), b.cellName(r))
+				missing = b.fail(r.line, "", "", "%s is missing from the summary, although %s is in it (truncated?)", b.cellName(m), b.cellName(r))
+				return false
 			}
 			s := acc[i]
 			if s == nil {
@@ -430,10 +481,14 @@ func (b *cellsBuilder) finish() error {
 					s.pow[p].Add(s.pow[p], v)
 				}
 			}
+			return true
+		})
+		if missing != nil {
+			return missing
 		}
 	}
 	for i, r := range b.rows {
-		if r.mask == 0 {
+		if b.finest(r) {
 			continue
 		}
 		if err := b.checkMargin(r, acc[i]); err != nil {
@@ -449,6 +504,42 @@ func (b *cellsBuilder) finish() error {
 	b.t.SortCells()
 	sortStrings(b.t.Warnings)
 	return nil
+}
+
+// eachMargin calls fn with every margin a finest cell adds to: in each
+// dimension its code, each ancestor of the code or the total (mask bit
+// set), except the cell itself, until fn returns false. key is reused.
+func (b *cellsBuilder) eachMargin(cell []string, fn func(mask int, key []string) bool) {
+	nd := len(cell)
+	opts := make([][]string, nd)
+	for d, k := range cell {
+		opts[d] = append(append([]string{k}, b.anc[d][k]...), b.t.TotalLabel)
+	}
+	idx := make([]int, nd)
+	key := make([]string, nd)
+	for {
+		d := 0
+		for ; d < nd; d++ {
+			idx[d]++
+			if idx[d] < len(opts[d]) {
+				break
+			}
+			idx[d] = 0
+		}
+		if d == nd {
+			return
+		}
+		mask := 0
+		for i := range key {
+			key[i] = opts[i][idx[i]]
+			if idx[i] == len(opts[i])-1 {
+				mask |= 1 << i
+			}
+		}
+		if !fn(mask, key) {
+			return
+		}
+	}
 }
 
 // checkMargin compares a margin with the sums over its children.
@@ -545,7 +636,7 @@ func (b *cellsBuilder) emptyCells(index map[string]int) []*audit.Cell {
 	}
 	finest := 0
 	for _, r := range b.rows {
-		if r.mask != 0 {
+		if !b.finest(r) {
 			continue
 		}
 		finest++
@@ -566,6 +657,17 @@ func (b *cellsBuilder) emptyCells(index map[string]int) []*audit.Cell {
 	}
 	if finest == 0 || total == finest {
 		return nil
+	}
+	// the levels of a hierarchy: the observed codes and their ancestors
+	for d := range levels {
+		for _, l := range levels[d] {
+			for _, a := range b.anc[d][l] {
+				if !seen[d][a] {
+					seen[d][a] = true
+					levels[d] = append(levels[d], a)
+				}
+			}
+		}
 	}
 	var out []*audit.Cell
 	key := make([]string, nd)

@@ -207,7 +207,7 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 			if sc.mode != audit.Microdata {
 				return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary needs the microdata's dimensions (--dims, --value, --holding or microdata: in the config)", j.Path), Err: configs.ErrInvalid}
 			}
-			if err := refuseCells(j.Path, rs.needs, len(j.Settings.Suppression.Hierarchies) > 0); err != nil {
+			if err := refuseCells(j.Path, rs.needs, j.Settings.Microdata != nil && len(j.Settings.Microdata.Parents) > 0); err != nil {
 				return nil, err
 			}
 			sc.cells = true

@@ -29,6 +29,25 @@ type dialect struct {
 	topWindow string
 	// guard adds the overflow check (engines whose exact type is bounded).
 	guard bool
+	// str is the text type hierarchy codes are compared in.
+	str string
+	// pairs writes a common table expression of (sdc_code, sdc_lvl)
+	// string pairs (default: VALUES with the CTE's column list).
+	pairs func(name string, rows [][2]string) string
+}
+
+// valuesPairs is the CTE name (sdc_code, sdc_lvl) AS (VALUES ...).
+func valuesPairs(name string, rows [][2]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (sdc_code, sdc_lvl) AS (\n  VALUES", name)
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n    ('%s', '%s')", r[0], r[1])
+	}
+	b.WriteString("\n)")
+	return b.String()
 }
 
 func doubleQuote(s string) string { return `"` + s + `"` }
@@ -62,6 +81,8 @@ var dialects = map[Dialect]*dialect{
 		holdType:  "text",
 		holdCast:  func(h string) string { return "CAST(" + h + " AS text)" },
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS text) || ';', CAST(sdc_take AS integer)), '' ORDER BY sdc_cx DESC), ';')",
+		str:       "text",
+		pairs:     valuesPairs,
 	},
 	// DuckDB: DECIMAL(38, s) (a HUGEINT) raises an error on overflow;
 	// max(x, k) returns the k largest values as a list.
@@ -80,6 +101,8 @@ var dialects = map[Dialect]*dialect{
 		},
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS VARCHAR) || ';', CAST(sdc_take AS BIGINT)), '' ORDER BY sdc_cx DESC), ';')",
 		guard:     true,
+		str:       "VARCHAR",
+		pairs:     valuesPairs,
 	},
 	// Spark 3 (3.1+ for raise_error): DECIMAL(38, s); without ANSI mode
 	// an overflow gives NULL, which the guard turns into an error. No
@@ -96,6 +119,8 @@ var dialects = map[Dialect]*dialect{
 		holdCast:  same,
 		topWindow: "array_join(flatten(transform(sort_array(collect_list(CASE WHEN sdc_take > 0 THEN struct(sdc_cx, sdc_take) END), false), e -> array_repeat(CAST(e.sdc_cx AS STRING), CAST(e.sdc_take AS INT)))), ';')",
 		guard:     true,
+		str:       "STRING",
+		pairs:     valuesPairs,
 	},
 	// Trino: DECIMAL(38, s) raises "Decimal overflow"; max(x, n) returns
 	// an array of the n largest values.
@@ -114,6 +139,8 @@ var dialects = map[Dialect]*dialect{
 		},
 		topWindow: "array_join(flatten(array_agg(repeat(CAST(sdc_cx AS varchar), CAST(sdc_take AS integer)) ORDER BY sdc_cx DESC) FILTER (WHERE sdc_take > 0)), ';')",
 		guard:     true,
+		str:       "varchar",
+		pairs:     valuesPairs,
 	},
 	// BigQuery: parameterised BIGNUMERIC(38+s, s) rounds to s decimals on
 	// a cast (hence the input check) and raises an error on overflow; ARRAY_AGG ... ORDER BY ... LIMIT k is its top-k.
@@ -132,6 +159,20 @@ var dialects = map[Dialect]*dialect{
 		},
 		topWindow: "RTRIM(STRING_AGG(REPEAT(CAST(sdc_cx AS STRING) || ';', sdc_take), '' ORDER BY sdc_cx DESC), ';')",
 		guard:     true,
+		str:       "STRING",
+		// no VALUES in BigQuery: an array of typed structs
+		pairs: func(name string, rows [][2]string) string {
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s AS (\n  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[", name)
+			for i, r := range rows {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, "\n    ('%s', '%s')", r[0], r[1])
+			}
+			b.WriteString("])\n)")
+			return b.String()
+		},
 	},
 }
 

@@ -15,6 +15,17 @@ var goldenSpecs = map[string]Spec{
 	"frequency": {Table: "census.persons", Dims: []string{"region", "sex"}, Top: 2, Powers: 4, Scale: 0},
 	"holding":   {Table: "register.enterprises", Dims: []string{"region", "sector", "size class"}, Value: "turnover", Holding: "enterprise_group", Top: 3, Powers: 4, Scale: 2},
 	"records":   {Table: "survey", Dims: []string{"region", "sector", "year"}, Value: "income", Top: 2, Powers: 3, Scale: 3},
+	// nace: a YAML hierarchy of three levels; region: a hierarchy file
+	// (its leaves); size without one
+	"hierarchy": {Table: "register.enterprises", Dims: []string{"region", "nace", "size"}, Value: "turnover", Holding: "enterprise_group", Top: 2, Powers: 4, Scale: 2,
+		Hierarchies: map[string]map[string]string{
+			"nace":   {"C10": "C", "C11": "C", "C": "BCD", "D35": "BCD", "BCD": "Total", "F41": "F"},
+			"region": {"N1": "North", "N2": "North", "S1": "South"},
+			"other":  {"x": "y"},
+		},
+		Leaves: map[string]map[string]bool{"region": {"N1": true, "N2": true, "S1": true}}},
+	"hierarchy-frequency": {Table: "census.persons", Dims: []string{"age"}, Top: 2, Powers: 4,
+		Hierarchies: map[string]map[string]string{"age": {"0-4": "0-14", "5-9": "0-14", "10-14": "0-14", "0-14": "all ages"}}, TotalLabel: "all ages"},
 }
 
 func TestGolden(t *testing.T) {
@@ -73,7 +84,9 @@ func TestSpecErrors(t *testing.T) {
 		{"powers", Postgres, func(s *Spec) { s.Powers = 0 }, "powers"},
 		{"scale", Postgres, func(s *Spec) { s.Scale = 19 }, "value decimals"},
 		{"spark scale", Spark, func(s *Spec) { s.Scale = 7 }, "0..6 for spark"},
-		{"hierarchy", Postgres, func(s *Spec) { s.Hierarchies = map[string]map[string]string{"b": {"x1": "x"}} }, "not supported"},
+		{"quote in code", Postgres, func(s *Spec) { s.Hierarchies = map[string]map[string]string{"b": {"x'1": "x"}} }, "not allowed"},
+		{"backslash in leaf", BigQuery, func(s *Spec) { s.Leaves = map[string]map[string]bool{"b": {`x\`: true}} }, "not allowed"},
+		{"hierarchy cycle", Postgres, func(s *Spec) { s.Hierarchies = map[string]map[string]string{"b": {"x1": "x", "x": "x1"}} }, "cycle"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -80,10 +81,20 @@ type Spec struct {
 	Powers int
 	// Scale is the number of decimals of the value (its measure step).
 	Scale int
-	// Hierarchies are child -> parent maps per dimension; not supported
-	// yet: a Spec that has one for a dimension is refused.
+	// Hierarchies are child -> parent maps per dimension
+	// (suppression.hierarchies and hierarchy files): every level of the
+	// hierarchy becomes a cell, as in check's audit of the microdata. A
+	// code's chain of parents stops at TotalLabel.
 	Hierarchies map[string]map[string]string
+	// Leaves are, per dimension with a hierarchy file, the only codes a
+	// record may carry (nil: any code that is not a parent).
+	Leaves map[string]map[string]bool
+	// TotalLabel is the margins' label (default "Total").
+	TotalLabel string
 }
+
+// MaxHierDepth bounds a chain of parents (as check does).
+const MaxHierDepth = 64
 
 // reserved are the output column names of the cell summary.
 var reserved = map[string]bool{"grouping_id": true, "rows": true, "n": true, "missing": true, "negative": true,
@@ -134,8 +145,40 @@ func (s *Spec) validate(d Dialect) error {
 			return bad("column %q is both the %s and the %s", c, r, roles[i])
 		}
 		seen[low] = roles[i]
-		if _, ok := s.Hierarchies[c]; ok && roles[i] == "dimension" {
-			return bad("dimension %q has a hierarchy (suppression.hierarchies): hierarchies are not supported by sdcaudit sql yet", c)
+	}
+	isDim := map[string]bool{}
+	for _, d := range s.Dims {
+		isDim[d] = true
+	}
+	for d, p := range s.Hierarchies {
+		if len(p) == 0 {
+			continue
+		}
+		if !isDim[d] {
+			continue // another table's
+		}
+		for c, par := range p {
+			for _, code := range []string{c, par} {
+				if err := checkName(code); err != nil {
+					return bad("hierarchy of %s: code %q: %v", d, code, err)
+				}
+			}
+		}
+		if _, err := ancestors(p, s.total()); err != nil {
+			return bad("hierarchy of %s: %v", d, err)
+		}
+	}
+	for d, l := range s.Leaves {
+		if l == nil {
+			continue
+		}
+		if !isDim[d] {
+			continue
+		}
+		for c := range l {
+			if err := checkName(c); err != nil {
+				return bad("hierarchy of %s: code %q: %v", d, c, err)
+			}
 		}
 	}
 	if s.Top < 1 || s.Top > MaxTop {
@@ -169,6 +212,42 @@ func checkName(s string) error {
 	return nil
 }
 
+func (s *Spec) total() string {
+	if s.TotalLabel == "" {
+		return "Total"
+	}
+	return s.TotalLabel
+}
+
+// hier reports whether dimension d has a hierarchy.
+func (s *Spec) hier(d string) bool { return len(s.Hierarchies[d]) > 0 || s.Leaves[d] != nil }
+
+// ancestors returns, for every child code of p, its chain of parents
+// (nearest first, the total left out), in code order.
+func ancestors(p map[string]string, total string) ([][2]string, error) {
+	codes := make([]string, 0, len(p))
+	for c := range p {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	var out [][2]string
+	for _, c := range codes {
+		cur := c
+		for steps := 0; ; steps++ {
+			par, ok := p[cur]
+			if !ok || par == total {
+				break
+			}
+			if steps >= MaxHierDepth {
+				return nil, fmt.Errorf("a cycle (or more than %d levels) through %q", MaxHierDepth, c)
+			}
+			out = append(out, [2]string{c, par})
+			cur = par
+		}
+	}
+	return out, nil
+}
+
 // Meta is the metadata every row of the cell summary carries (column
 // meta, as JSON): what was summarised and how.
 type Meta struct {
@@ -181,6 +260,8 @@ type Meta struct {
 	Powers  int      `json:"powers,omitempty"`
 	Scale   int      `json:"scale"`
 	Engine  string   `json:"engine"`
+	// Hierarchies are the dimensions whose hierarchy levels are cells.
+	Hierarchies []string `json:"hierarchies,omitempty"`
 }
 
 // SchemaVersion is the version of the cell-summary schema (docs/cells.md).
@@ -229,6 +310,11 @@ func (g *gen) meta() string {
 	if g.s.Value != "" {
 		m.Top, m.Powers = g.s.Top, g.s.Powers
 	}
+	for _, d := range g.s.Dims {
+		if len(g.s.Hierarchies[d]) > 0 {
+			m.Hierarchies = append(m.Hierarchies, d)
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -253,7 +339,14 @@ func (g *gen) query() string {
 	g.printf("\n")
 
 	// Stage 0: the records, with exact types and checked inputs.
-	g.printf("WITH sdc_src AS (\n  SELECT %s", strings.Join(dims, ", "))
+	sel := make([]string, len(dims))
+	for i, d := range s.Dims {
+		sel[i] = dims[i]
+		if s.hier(d) {
+			sel[i] = g.hierCode(d) + " AS " + dims[i]
+		}
+	}
+	g.printf("WITH sdc_src AS (\n  SELECT %s", strings.Join(sel, ", "))
 	if holding {
 		h := g.q(s.Holding)
 		g.printf(",\n    CASE WHEN %s IS NULL THEN %s ELSE %s END AS sdc_h", h,
@@ -266,8 +359,9 @@ func (g *gen) query() string {
 			cast, v, cast, v, g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s has more than %d decimals or does not fit DECIMAL(38, %d): set --value-decimals", s.Value, s.Scale, s.Scale), v, dec), cast)
 	}
 	g.printf("\n  FROM %s\n),\n", g.table())
+	src := g.levels(dims)
 
-	g.contributors(dims)
+	g.contributors(dims, src)
 
 	topFunc := value && holding && g.d.topFunc != nil
 	from := "sdc_c1"
@@ -320,7 +414,7 @@ func (g *gen) query() string {
 
 // contributors writes stage 1, the contributions per grouping set and
 // contributor key (holding, else value).
-func (g *gen) contributors(dims []string) {
+func (g *gen) contributors(dims []string, src string) {
 	value := g.s.Value != ""
 	holding := g.s.Holding != ""
 	key := ""
@@ -332,7 +426,14 @@ func (g *gen) contributors(dims []string) {
 	}
 	g.printf("sdc_c1 AS (\n  SELECT %s,\n    ", strings.Join(dims, ", "))
 	var gid []string
+	var free []string // the dimensions rolled up by GROUPING SETS
 	for i, d := range dims {
+		if g.s.hier(g.s.Dims[i]) {
+			// its total is a level of the expansion (levels)
+			gid = append(gid, fmt.Sprintf("sdc_t%d * %d", i, 1<<(len(dims)-1-i)))
+			continue
+		}
+		free = append(free, d)
 		gid = append(gid, fmt.Sprintf("GROUPING(%s) * %d", d, 1<<(len(dims)-1-i)))
 	}
 	g.printf("%s AS sdc_gid,\n    COUNT(*) AS sdc_rows", strings.Join(gid, " + "))
@@ -346,11 +447,15 @@ func (g *gen) contributors(dims []string) {
 	default:
 		g.printf(",\n    COUNT(*) AS sdc_mult")
 	}
-	g.printf("\n  FROM sdc_src\n  GROUP BY GROUPING SETS (")
-	for mask := 0; mask < 1<<len(dims); mask++ {
+	g.printf("\n  FROM %s\n  GROUP BY GROUPING SETS (", src)
+	for mask := 0; mask < 1<<len(free); mask++ {
 		var set []string
 		for i, d := range dims {
-			if mask&(1<<(len(dims)-1-i)) == 0 {
+			if g.s.hier(g.s.Dims[i]) {
+				set = append(set, d, fmt.Sprintf("sdc_t%d", i))
+				continue
+			}
+			if mask&(1<<(len(free)-1-indexOf(free, d))) == 0 {
 				set = append(set, d)
 			}
 		}
@@ -385,6 +490,103 @@ func (g *gen) guarded(sum string, holding bool) string {
 	}
 	return fmt.Sprintf("CASE WHEN %s\n    THEN %s\n    ELSE %s END", cond,
 		g.d.fail("sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value", "", g.d.dec0), sum)
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// hierCode is a hierarchical dimension's code as text, checked: a record
+// carrying a parent code (it would be counted twice in its subtotal) or,
+// with a hierarchy file, a code the file does not list makes the query
+// fail, as check refuses such a record.
+func (g *gen) hierCode(d string) string {
+	code := fmt.Sprintf("CAST(%s AS %s)", g.q(d), g.d.str)
+	var conds []string
+	parents := map[string]bool{}
+	for _, par := range g.s.Hierarchies[d] {
+		if par != g.s.total() {
+			parents[par] = true
+		}
+	}
+	if len(parents) > 0 {
+		conds = append(conds, fmt.Sprintf("%s IN (%s)", code, litList(parents)))
+	}
+	if l := g.s.Leaves[d]; l != nil {
+		conds = append(conds, fmt.Sprintf("%s IS NULL OR %s NOT IN (%s)", code, code, litList(l)))
+	}
+	if len(conds) == 0 {
+		return code
+	}
+	return fmt.Sprintf("CASE WHEN %s\n      THEN %s\n      ELSE %s END", strings.Join(conds, " OR "),
+		g.d.fail(fmt.Sprintf("sdcaudit: a code in column %s is a parent code of its hierarchy or not in its hierarchy file; records must carry the codes below", d), g.q(d), g.d.str), code)
+}
+
+// litList is a sorted list of string literals (codes are checked: no
+// quote, backslash or control character).
+func litList(set map[string]bool) string {
+	codes := make([]string, 0, len(set))
+	for c := range set {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	for i, c := range codes {
+		codes[i] = "'" + c + "'"
+	}
+	return strings.Join(codes, ", ")
+}
+
+// levels writes, per dimension with a hierarchy, the expansion of each
+// record into its margin levels in that dimension: the code itself, each
+// of its ancestors (a join with the code -> ancestor pairs), and the total
+// (the level NULL, sdc_tI = 1). Such a dimension is then in every grouping
+// set, and its total is told apart by sdc_tI instead of GROUPING. It
+// returns the relation stage 1 reads.
+func (g *gen) levels(dims []string) string {
+	src := "sdc_src"
+	var carried []string
+	for i, d := range g.s.Dims {
+		if !g.s.hier(d) {
+			continue
+		}
+		pairs, _ := ancestors(g.s.Hierarchies[d], g.s.total()) // checked by validate
+		if len(pairs) > 0 {
+			g.printf("%s,\n", g.d.pairs(fmt.Sprintf("sdc_a%d", i), pairs))
+		}
+		cols := func(level string) string {
+			var out []string
+			for j, x := range dims {
+				if j == i {
+					out = append(out, level+" AS "+x)
+				} else {
+					out = append(out, "s."+x)
+				}
+			}
+			if g.s.Holding != "" {
+				out = append(out, "s.sdc_h")
+			}
+			if g.s.Value != "" {
+				out = append(out, "s.sdc_x")
+			}
+			for _, c := range carried {
+				out = append(out, "s."+c)
+			}
+			return strings.Join(out, ", ")
+		}
+		g.printf("sdc_e%d AS (\n  SELECT %s, 0 AS sdc_t%d FROM %s s\n", i, cols("s."+dims[i]), i, src)
+		if len(pairs) > 0 {
+			g.printf("  UNION ALL\n  SELECT %s, 0 AS sdc_t%d FROM %s s JOIN sdc_a%d a ON s.%s = a.sdc_code\n", cols("a.sdc_lvl"), i, src, i, dims[i])
+		}
+		g.printf("  UNION ALL\n  SELECT %s, 1 AS sdc_t%d FROM %s s\n),\n", cols(fmt.Sprintf("CAST(NULL AS %s)", g.d.str)), i, src)
+		src = fmt.Sprintf("sdc_e%d", i)
+		carried = append(carried, fmt.Sprintf("sdc_t%d", i))
+	}
+	return src
 }
 
 func pow10(s int) string { return "1" + strings.Repeat("0", s) }

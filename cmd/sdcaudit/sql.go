@@ -42,7 +42,7 @@ statistics need. --value-decimals is the number of decimals of the value
 				return usageErr(errors.New("sql needs --dims (or microdata.dims in the config)"))
 			}
 			if len(s.Microdata.Parents) > 0 {
-				return usageErr(errors.New("microdata.parents: hierarchies are not supported by sdcaudit sql yet"))
+				return usageErr(errors.New("microdata.parents: parent columns are not supported by sdcaudit sql yet: give the hierarchy as suppression.hierarchies or suppression.hierarchy_files"))
 			}
 			rs, err := pipeline.BuildRules(s)
 			if err != nil {
@@ -52,7 +52,7 @@ statistics need. --value-decimals is the number of decimals of the value
 			spec := sqlgen.Spec{
 				Table: args[0], Dims: s.Microdata.Dims, Value: s.Microdata.Value, Holding: s.Microdata.Holding,
 				Top: max(top, needs.Top), Powers: max(powers, needs.Powers), Scale: decimals,
-				Hierarchies: s.Suppression.Hierarchies,
+				Hierarchies: s.Suppression.Hierarchies, Leaves: s.Suppression.Leaves, TotalLabel: s.TotalLabel,
 			}
 			if needs.SumSq {
 				spec.Powers = max(spec.Powers, 2)

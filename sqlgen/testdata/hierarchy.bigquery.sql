@@ -1,0 +1,80 @@
+-- sdcaudit cell summaries (schema 1, docs/cells.md) for register.enterprises, dialect bigquery
+-- dims region, nace, size; value turnover (scale 2); top 2; powers 1..4; holding enterprise_group
+WITH sdc_src AS (
+  SELECT CASE WHEN CAST(`region` AS STRING) IN ('North', 'South') OR CAST(`region` AS STRING) IS NULL OR CAST(`region` AS STRING) NOT IN ('N1', 'N2', 'S1')
+      THEN CAST(ERROR('sdcaudit: a code in column region is a parent code of its hierarchy or not in its hierarchy file; records must carry the codes below') AS STRING)
+      ELSE CAST(`region` AS STRING) END AS `region`, CASE WHEN CAST(`nace` AS STRING) IN ('BCD', 'C', 'F')
+      THEN CAST(ERROR('sdcaudit: a code in column nace is a parent code of its hierarchy or not in its hierarchy file; records must carry the codes below') AS STRING)
+      ELSE CAST(`nace` AS STRING) END AS `nace`, `size`,
+    CASE WHEN `enterprise_group` IS NULL THEN ERROR('sdcaudit: a holding id in column enterprise_group is NULL') ELSE `enterprise_group` END AS sdc_h,
+    CASE WHEN (CAST(`turnover` AS BIGNUMERIC(40, 2)) IS NULL AND `turnover` IS NOT NULL) OR CAST(`turnover` AS BIGNUMERIC(40, 2)) <> `turnover`
+      THEN CAST(ERROR('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals') AS BIGNUMERIC(40, 2))
+      ELSE CAST(`turnover` AS BIGNUMERIC(40, 2)) END AS sdc_x
+  FROM `register`.`enterprises`
+),
+sdc_a0 AS (
+  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[
+    ('N1', 'North'),
+    ('N2', 'North'),
+    ('S1', 'South')])
+),
+sdc_e0 AS (
+  SELECT s.`region` AS `region`, s.`nace`, s.`size`, s.sdc_h, s.sdc_x, 0 AS sdc_t0 FROM sdc_src s
+  UNION ALL
+  SELECT a.sdc_lvl AS `region`, s.`nace`, s.`size`, s.sdc_h, s.sdc_x, 0 AS sdc_t0 FROM sdc_src s JOIN sdc_a0 a ON s.`region` = a.sdc_code
+  UNION ALL
+  SELECT CAST(NULL AS STRING) AS `region`, s.`nace`, s.`size`, s.sdc_h, s.sdc_x, 1 AS sdc_t0 FROM sdc_src s
+),
+sdc_a1 AS (
+  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[
+    ('C', 'BCD'),
+    ('C10', 'C'),
+    ('C10', 'BCD'),
+    ('C11', 'C'),
+    ('C11', 'BCD'),
+    ('D35', 'BCD'),
+    ('F41', 'F')])
+),
+sdc_e1 AS (
+  SELECT s.`region`, s.`nace` AS `nace`, s.`size`, s.sdc_h, s.sdc_x, s.sdc_t0, 0 AS sdc_t1 FROM sdc_e0 s
+  UNION ALL
+  SELECT s.`region`, a.sdc_lvl AS `nace`, s.`size`, s.sdc_h, s.sdc_x, s.sdc_t0, 0 AS sdc_t1 FROM sdc_e0 s JOIN sdc_a1 a ON s.`nace` = a.sdc_code
+  UNION ALL
+  SELECT s.`region`, CAST(NULL AS STRING) AS `nace`, s.`size`, s.sdc_h, s.sdc_x, s.sdc_t0, 1 AS sdc_t1 FROM sdc_e0 s
+),
+sdc_c1 AS (
+  SELECT `region`, `nace`, `size`,
+    sdc_t0 * 4 + sdc_t1 * 2 + GROUPING(`size`) * 1 AS sdc_gid,
+    COUNT(*) AS sdc_rows,
+    COUNT(*) - COUNT(sdc_x) AS sdc_missing,
+    SUM(sdc_x) AS sdc_cx,
+    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult
+  FROM sdc_e1
+  GROUP BY GROUPING SETS ((`region`, sdc_t0, `nace`, sdc_t1, `size`, sdc_h), (`region`, sdc_t0, `nace`, sdc_t1, sdc_h))
+),
+sdc_c2 AS (
+  SELECT sdc_c1.*,
+    CAST(sdc_cx * 100 AS BIGNUMERIC(38, 0)) AS sdc_m
+  FROM sdc_c1
+)
+SELECT `region`, `nace`, `size`,
+  sdc_gid AS `grouping_id`,
+  CAST(SUM(sdc_rows) AS INT64) AS `rows`,
+  CAST(SUM(sdc_mult) AS INT64) AS `n`,
+  CAST(SUM(sdc_missing) AS INT64) AS `missing`,
+  CAST(SUM(CASE WHEN sdc_cx < 0 THEN sdc_mult ELSE 0 END) AS INT64) AS `negative`,
+  COALESCE(SUM(sdc_mult * sdc_cx), 0) AS `total`,
+  MIN(sdc_cx) AS `min`,
+  MAX(sdc_cx) AS `max`,
+  COALESCE(ARRAY_TO_STRING(ARRAY_AGG(CAST(sdc_cx AS STRING) IGNORE NULLS ORDER BY sdc_cx DESC LIMIT 2), ';'), '') AS `top`,
+  2 AS `scale`,
+  COALESCE(SUM(sdc_mult * sdc_m), 0) AS `sum_pow_1`,
+  COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS BIGNUMERIC(38, 0))), 0) AS `sum_pow_2`,
+  COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS BIGNUMERIC(38, 0)) * sdc_m AS BIGNUMERIC(38, 0))), 0) AS `sum_pow_3`,
+  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS FLOAT64), 4) * SUM(sdc_mult) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
+    THEN CAST(ERROR('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS BIGNUMERIC(38, 0))
+    ELSE COALESCE(SUM(sdc_mult * CAST(CAST(CAST(sdc_m * sdc_m AS BIGNUMERIC(38, 0)) * sdc_m AS BIGNUMERIC(38, 0)) * sdc_m AS BIGNUMERIC(38, 0))), 0) END AS `sum_pow_4`,
+  '{"schema":1,"table":"register.enterprises","dims":["region","nace","size"],"value":"turnover","holding":"enterprise_group","k":2,"powers":4,"scale":2,"engine":"bigquery","hierarchies":["region","nace"]}' AS `meta`
+FROM sdc_c2
+GROUP BY sdc_gid, `region`, `nace`, `size`
+ORDER BY 4, 1, 2, 3

@@ -1,0 +1,80 @@
+-- sdcaudit cell summaries (schema 1, docs/cells.md) for register.enterprises, dialect duckdb
+-- dims region, nace, size; value turnover (scale 2); top 2; powers 1..4; holding enterprise_group
+WITH sdc_src AS (
+  SELECT CASE WHEN CAST("region" AS VARCHAR) IN ('North', 'South') OR CAST("region" AS VARCHAR) IS NULL OR CAST("region" AS VARCHAR) NOT IN ('N1', 'N2', 'S1')
+      THEN CAST(error('sdcaudit: a code in column region is a parent code of its hierarchy or not in its hierarchy file; records must carry the codes below') AS VARCHAR)
+      ELSE CAST("region" AS VARCHAR) END AS "region", CASE WHEN CAST("nace" AS VARCHAR) IN ('BCD', 'C', 'F')
+      THEN CAST(error('sdcaudit: a code in column nace is a parent code of its hierarchy or not in its hierarchy file; records must carry the codes below') AS VARCHAR)
+      ELSE CAST("nace" AS VARCHAR) END AS "nace", "size",
+    CASE WHEN "enterprise_group" IS NULL THEN error('sdcaudit: a holding id in column enterprise_group is NULL') ELSE "enterprise_group" END AS sdc_h,
+    CASE WHEN (CAST("turnover" AS DECIMAL(38, 2)) IS NULL AND "turnover" IS NOT NULL) OR CAST("turnover" AS DECIMAL(38, 2)) <> "turnover"
+      THEN CAST(error('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals') AS DECIMAL(38, 2))
+      ELSE CAST("turnover" AS DECIMAL(38, 2)) END AS sdc_x
+  FROM "register"."enterprises"
+),
+sdc_a0 (sdc_code, sdc_lvl) AS (
+  VALUES
+    ('N1', 'North'),
+    ('N2', 'North'),
+    ('S1', 'South')
+),
+sdc_e0 AS (
+  SELECT s."region" AS "region", s."nace", s."size", s.sdc_h, s.sdc_x, 0 AS sdc_t0 FROM sdc_src s
+  UNION ALL
+  SELECT a.sdc_lvl AS "region", s."nace", s."size", s.sdc_h, s.sdc_x, 0 AS sdc_t0 FROM sdc_src s JOIN sdc_a0 a ON s."region" = a.sdc_code
+  UNION ALL
+  SELECT CAST(NULL AS VARCHAR) AS "region", s."nace", s."size", s.sdc_h, s.sdc_x, 1 AS sdc_t0 FROM sdc_src s
+),
+sdc_a1 (sdc_code, sdc_lvl) AS (
+  VALUES
+    ('C', 'BCD'),
+    ('C10', 'C'),
+    ('C10', 'BCD'),
+    ('C11', 'C'),
+    ('C11', 'BCD'),
+    ('D35', 'BCD'),
+    ('F41', 'F')
+),
+sdc_e1 AS (
+  SELECT s."region", s."nace" AS "nace", s."size", s.sdc_h, s.sdc_x, s.sdc_t0, 0 AS sdc_t1 FROM sdc_e0 s
+  UNION ALL
+  SELECT s."region", a.sdc_lvl AS "nace", s."size", s.sdc_h, s.sdc_x, s.sdc_t0, 0 AS sdc_t1 FROM sdc_e0 s JOIN sdc_a1 a ON s."nace" = a.sdc_code
+  UNION ALL
+  SELECT s."region", CAST(NULL AS VARCHAR) AS "nace", s."size", s.sdc_h, s.sdc_x, s.sdc_t0, 1 AS sdc_t1 FROM sdc_e0 s
+),
+sdc_c1 AS (
+  SELECT "region", "nace", "size",
+    sdc_t0 * 4 + sdc_t1 * 2 + GROUPING("size") * 1 AS sdc_gid,
+    COUNT(*) AS sdc_rows,
+    COUNT(*) - COUNT(sdc_x) AS sdc_missing,
+    SUM(sdc_x) AS sdc_cx,
+    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult
+  FROM sdc_e1
+  GROUP BY GROUPING SETS (("region", sdc_t0, "nace", sdc_t1, "size", sdc_h), ("region", sdc_t0, "nace", sdc_t1, sdc_h))
+),
+sdc_c2 AS (
+  SELECT sdc_c1.*,
+    CAST(sdc_cx * 100 AS DECIMAL(38, 0)) AS sdc_m
+  FROM sdc_c1
+)
+SELECT "region", "nace", "size",
+  sdc_gid AS "grouping_id",
+  CAST(SUM(sdc_rows) AS BIGINT) AS "rows",
+  CAST(SUM(sdc_mult) AS BIGINT) AS "n",
+  CAST(SUM(sdc_missing) AS BIGINT) AS "missing",
+  CAST(SUM(CASE WHEN sdc_cx < 0 THEN sdc_mult ELSE 0 END) AS BIGINT) AS "negative",
+  COALESCE(SUM(sdc_mult * sdc_cx), 0) AS "total",
+  MIN(sdc_cx) AS "min",
+  MAX(sdc_cx) AS "max",
+  COALESCE(array_to_string(max(sdc_cx, 2) FILTER (WHERE sdc_mult > 0), ';'), '') AS "top",
+  2 AS "scale",
+  COALESCE(SUM(sdc_mult * sdc_m), 0) AS "sum_pow_1",
+  COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_2",
+  COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_3",
+  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS DOUBLE), 4) * SUM(sdc_mult) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
+    THEN CAST(error('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS DECIMAL(38, 0))
+    ELSE COALESCE(SUM(sdc_mult * CAST(CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) END AS "sum_pow_4",
+  '{"schema":1,"table":"register.enterprises","dims":["region","nace","size"],"value":"turnover","holding":"enterprise_group","k":2,"powers":4,"scale":2,"engine":"duckdb","hierarchies":["region","nace"]}' AS "meta"
+FROM sdc_c2
+GROUP BY sdc_gid, "region", "nace", "size"
+ORDER BY 4, 1, 2, 3
