@@ -36,6 +36,10 @@ func LoadFile(ctx context.Context, path string, s *configs.Settings) (*audit.Tab
 
 // loadFile is LoadFile with an optional wrapper around the table's source.
 func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(readers.Source) readers.Source) (*audit.Table, error) {
+	s, detection, err := detectLayout(path, s)
+	if err != nil {
+		return nil, err
+	}
 	srcs, err := readers.Open(path, ReaderOptions(s))
 	if err != nil {
 		return nil, err
@@ -52,7 +56,12 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 	if wrap != nil {
 		src = wrap(src)
 	}
-	return LoadTable(ctx, src, s)
+	t, err := LoadTable(ctx, src, s)
+	if err != nil {
+		return nil, err
+	}
+	noteDetection(t, detection)
+	return t, nil
 }
 
 // AuditFile audits the suppression pattern of a received aggregate table:
@@ -66,6 +75,10 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 // value is published) is a *readers.Error wrapping errUnmodelledMarker:
 // auditing without it would pass a pattern it never saw.
 func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit *time.Duration) (*audit.Table, *audit.Intervals, error) {
+	s, detection, err := detectLayout(path, s)
+	if err != nil {
+		return nil, nil, err
+	}
 	// mapped are the table's long columns: the audit reads the
 	// dimensions and one value column (the total, else the count) of them.
 	mapped, wide := s.Columns, isWide(s.Columns)
@@ -107,6 +120,7 @@ func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit 
 	if guard.found != nil {
 		return nil, nil, guard.found
 	}
+	noteDetection(t, detection)
 	return auditTable(ctx, path, t, s, timeLimit)
 }
 

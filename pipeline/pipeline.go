@@ -93,7 +93,9 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if opt.Workers < 0 {
 		return nil, &configs.Error{Msg: fmt.Sprintf("workers must be 0 (the number of CPUs) or more, got %d", opt.Workers), Err: configs.ErrInvalid}
 	}
-	// Validate every configuration before reading anything.
+	// Validate every configuration before reading anything (but the
+	// layout of a crosstab given without one: compileJobs).
+	jobs = slices.Clone(jobs)
 	built, err := compileJobs(jobs)
 	if err != nil {
 		return nil, err
@@ -184,6 +186,8 @@ func pick[T any](s []T, idx []int) []T {
 type compiled struct {
 	rules  *RuleSet
 	schema *schema
+	// detection is the crosstab layout detected (detectLayout), else nil.
+	detection *readers.WideDetection
 }
 
 // compileJobs builds and validates the rules and the table schema of every
@@ -199,6 +203,13 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 			}
 			return nil, fmt.Errorf("%s: %w", j.Path, err)
 		}
+		var detection *readers.WideDetection
+		if !j.Cells {
+			if j.Settings, detection, err = detectLayout(j.Path, j.Settings); err != nil {
+				return nil, err
+			}
+			jobs[i].Settings = j.Settings
+		}
 		sc, err := compileSchema(j.Settings, j.Path)
 		if err != nil {
 			return nil, err
@@ -212,7 +223,7 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 			}
 			sc.cells = true
 		}
-		built[i] = compiled{rs, sc}
+		built[i] = compiled{rs, sc, detection}
 		if j.Name != "" {
 			if err := checkName(j.Name, j.Path); err != nil {
 				return nil, err
@@ -280,6 +291,7 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	t.Name = u.name
+	noteDetection(t, c.detection)
 	if t.Run, err = inputs.table(ctx, u.job, u.src); err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -25,6 +26,59 @@ func wideOptions(s *configs.Settings) *readers.WideOptions {
 		return nil
 	}
 	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel}
+}
+
+// detectLayout detects the layout of a crosstab given without
+// columns.dims and columns.across (nor microdata dimensions): an xlsx,
+// CSV or TSV file is read with readers.DetectWide, and the settings are
+// returned with the columns detected (columns.value and
+// columns.statistics, when given, are kept). It returns s itself and a
+// nil detection when the settings say the layout, or the file is of
+// another format. A layout that cannot be detected is a configuration
+// error naming the keys to set, as without detection.
+func detectLayout(path string, s *configs.Settings) (*configs.Settings, *readers.WideDetection, error) {
+	if s.Microdata != nil && len(s.Microdata.Dims) > 0 {
+		return s, nil, nil
+	}
+	c := configs.Columns{}
+	if s.Columns != nil {
+		c = *s.Columns
+	}
+	if len(c.Dims) > 0 || len(c.Across) > 0 || len(c.Roles()) > 0 || len(c.Top) > 0 || len(c.Moments) > 0 {
+		return s, nil, nil
+	}
+	opt := readerOptions(s)
+	switch readers.FormatOf(path, opt) {
+	case "xlsx", "csv", "tsv":
+	default:
+		return s, nil, nil
+	}
+	opt.Wide = &readers.WideOptions{TotalLabel: s.TotalLabel, Value: c.Value, Stats: c.Statistics}
+	d, err := readers.DetectWide(path, opt)
+	if err != nil {
+		return nil, nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata, columns.dims in the config for an aggregate table, or for a crosstab columns.dims, columns.across and columns.value; its layout was not detected: %v", path, err), Err: configs.ErrInvalid}
+	}
+	c.Dims, c.Across = d.Dims, d.Across
+	if c.Value == "" && len(c.Statistics) == 0 {
+		c.Value = d.Value
+	}
+	cs := *s
+	cs.Columns = &c
+	return &cs, d, nil
+}
+
+// noteDetection says in t's report what was detected: input.layout, the
+// keys in input.detected, and the note first among the warnings.
+func noteDetection(t *audit.Table, d *readers.WideDetection) {
+	if d == nil {
+		return
+	}
+	if t.Input == nil {
+		t.Input = &audit.InputInfo{}
+	}
+	t.Input.Detected = append(t.Input.Detected, d.Detected...)
+	t.Input.Layout = &audit.DetectedLayout{Dims: d.Dims, Across: d.Across, Value: d.Value, Note: d.Note}
+	t.Warnings = append([]string{d.Note}, t.Warnings...)
 }
 
 // longColumns maps a wide table's configuration to the columns of the long

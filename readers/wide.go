@@ -40,6 +40,9 @@ type WideOptions struct {
 	// header row (above the Across rows) to the statistic each block of
 	// columns holds (count, total, ...): several statistics side by side.
 	Stats map[string]string
+	// Detect finds Dims, Across and (without Value or Stats) Value in
+	// the sheet (DetectWide); the layout's Detection says what it found.
+	Detect bool
 }
 
 // statOrder is the order of the long table's statistic columns.
@@ -72,6 +75,8 @@ type WideLayout struct {
 	// Rows is the sheet as read (merged ranges filled in the header and
 	// the label columns), indexed by row-1.
 	Rows [][]string
+	// Detection is what was detected (WideOptions.Detect), else nil.
+	Detection *WideDetection
 }
 
 // WideSource is implemented by sources that read a wide table.
@@ -116,7 +121,7 @@ func (s describedWide) Info() Info { return *s.info }
 // openWide opens every chosen table of a file as a wide table.
 func openWide(path string, opt Options) (srcs []Source, err error) {
 	w := opt.Wide
-	if len(w.Across) == 0 || (w.Value == "") == (len(w.Stats) == 0) {
+	if !w.Detect && (len(w.Across) == 0 || (w.Value == "") == (len(w.Stats) == 0)) {
 		return nil, &Error{File: path, Err: errors.New("a wide table needs columns.across (the column dimensions) and columns.value (what the body holds)")}
 	}
 	switch FormatOf(path, opt) {
@@ -339,6 +344,11 @@ func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 // label columns, then notes. Anything it cannot place is an error naming
 // the row and column and the keys to set.
 func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, error) {
+	if w.Detect {
+		if err := detectWide(lay, merges, &w); err != nil {
+			return nil, err
+		}
+	}
 	p := &wideParser{lay: lay, w: w, nD: len(w.Dims), nA: len(w.Across)}
 	if len(w.Stats) > 0 {
 		p.nS = 1
