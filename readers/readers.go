@@ -91,6 +91,10 @@ type Batch struct {
 	// record, the sheet row of a workbook, the record index+2 for Arrow and
 	// Parquet so that row 1 is the header as in the other formats).
 	Lines []int
+	// Numbers, for the columns a caller asked as numbers (Typed), holds
+	// one exact number per row; a row's field is then NumberField when its
+	// number is there. nil for every other column and format.
+	Numbers [][]decimal.Dec
 }
 
 // Source is one table in an input file.
