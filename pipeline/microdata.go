@@ -224,7 +224,9 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 		missing := false
 		if b.valIdx >= 0 {
 			s := row[b.valIdx]
-			if isMissing(s) {
+			if s == readers.NumberField { // a typed number (Arrow, Parquet)
+				v = batch.Numbers[b.valIdx][r]
+			} else if isMissing(s) {
 				missing = true
 				a.missing++
 			} else {
