@@ -44,6 +44,11 @@ func floatDec(v float64, bits int) (decimal.Dec, bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return decimal.Dec{}, false
 	}
+	if bits == 64 {
+		if d, ok := fewDecimals(v); ok {
+			return d, true
+		}
+	}
 	var buf [32]byte
 	b := strconv.AppendFloat(buf[:0], v, 'e', -1, bits) // [-]d[.ddd]e±dd
 	neg := b[0] == '-'
@@ -88,6 +93,31 @@ func floatDec(v float64, bits int) (decimal.Dec, bool) {
 		m = -m
 	}
 	return decimal.Scaled(m, scale), true
+}
+
+// fewDecimals is floatDec's fast path for doubles written with at most
+// eight decimals and fifteen significant digits (amounts such as
+// 12345.67): it finds an integer m and the smallest s <= 8 such that
+// m/10^s, correctly rounded, is v. A decimal of at most 15 significant
+// digits is the only one of that length or shorter that rounds to its
+// double (DBL_DIG is 15), so it is the shortest decimal of v, which
+// strconv.FormatFloat(v, 'f', -1, 64) writes.
+func fewDecimals(v float64) (decimal.Dec, bool) {
+	if a := math.Abs(v); a >= 1e15 || a < 1e-8 && a != 0 {
+		return decimal.Dec{}, false
+	}
+	for s := 0; s <= 8; s++ {
+		p := float64(decimal.Pow10(s))
+		x := v * p
+		if x != math.Trunc(x) || math.Abs(x) >= 1e15 {
+			continue
+		}
+		m := int64(x)
+		if float64(m)/p == v { // m and 10^s are exact doubles, the quotient correctly rounded
+			return decimal.Scaled(m, s), true
+		}
+	}
+	return decimal.Dec{}, false
 }
 
 // scaledDec returns m × 10^-scale when the scale is one a parsed decimal

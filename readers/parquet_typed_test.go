@@ -31,7 +31,9 @@ var specialFloats = []float64{0, math.Copysign(0, -1), 0.1, 0.2, 0.1 + 0.2, 1e21
 // randFloat draws special values, decimals with few places, large and
 // tiny magnitudes and arbitrary bit patterns.
 func randFloat(rng *rand.Rand) float64 {
-	switch rng.IntN(5) {
+	switch rng.IntN(6) {
+	case 5:
+		return float64(rng.Int64N(2e15)-1e15) / float64(decimal.Pow10(rng.IntN(10)))
 	case 0:
 		return specialFloats[rng.IntN(len(specialFloats))]
 	case 1:
