@@ -181,9 +181,9 @@ type recordSource struct {
 	asNumber []bool
 	nums     []func(int) (decimal.Dec, bool)
 	types    []arrow.DataType
-	off  int   // next row within cur
-	row  int64 // records consumed before cur
-	done bool
+	off      int   // next row within cur
+	row      int64 // records consumed before cur
+	done     bool
 }
 
 func newRecordSource(path string, schema *arrow.Schema, opt Options, next func() (arrow.RecordBatch, error), closeFn func() error) *recordSource {

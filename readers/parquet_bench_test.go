@@ -84,7 +84,7 @@ func BenchmarkReadValues(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-			b.ReportMetric((cpuTime() - cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -420,4 +420,3 @@ func TestBinaryHasNoFlight(t *testing.T) {
 		}
 	}
 }
-
