@@ -152,12 +152,42 @@ func TestParquetTypedMatchesCSV(t *testing.T) {
 	}
 }
 
-// cellText is every field of a cell and the sentence of each finding
-// (findings hold functions, which reflect.DeepEqual never equates).
+// cellText is every field of a cell but its findings, and each finding's
+// rule, outcome, figures and sentence (findings hold functions and
+// pointers, which neither reflect.DeepEqual nor %v compare by content).
 func cellText(c *audit.Cell) string {
-	s := fmt.Sprintf("%+v", *c)
+	cell := *c
+	cell.Findings = nil
+	s := fmt.Sprintf("%+v", cell)
 	for _, f := range c.Findings {
-		s += "\n" + f.Rule + ": " + f.Message()
+		s += fmt.Sprintf("\n%s %s %v: %s", f.Rule, f.Status, f.Figures, f.Message())
 	}
 	return s
+}
+
+// TestParquetValueAlsoDimension: a value column that is also a dimension
+// keeps its text (its levels are labels), so the cells equal the CSV's.
+func TestParquetValueAlsoDimension(t *testing.T) {
+	const cfg = "microdata: {dims: [region, v], value: v}\n"
+	dir := t.TempDir()
+	recs := genTypedRecords(5000, 2, true)
+	for i := range recs {
+		if recs[i].v != "" {
+			recs[i].m = int64(i%5) * 100
+			recs[i].v = strconv.Itoa(i % 5)
+		}
+	}
+	csvPath, pqPath := filepath.Join(dir, "m.csv"), filepath.Join(dir, "m.parquet")
+	writeTypedCSV(t, csvPath, recs)
+	writeTypedParquet(t, pqPath, recs, arrow.PrimitiveTypes.Int64, 1000)
+	want := auditFile(t, csvPath, cfg)
+	got := auditFile(t, pqPath, cfg)
+	if len(got.Cells) != len(want.Cells) {
+		t.Fatalf("%d cells from Parquet, %d from CSV", len(got.Cells), len(want.Cells))
+	}
+	for i := range want.Cells {
+		if g, w := cellText(got.Cells[i]), cellText(want.Cells[i]); g != w {
+			t.Fatalf("cell %v: from Parquet\n%s\nfrom CSV\n%s", want.Cells[i].Key, g, w)
+		}
+	}
 }

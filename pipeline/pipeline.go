@@ -536,11 +536,11 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 		if err != nil {
 			return nil, classify(err)
 		}
-		if typed, ok := readers.As[readers.Typed](src); ok && mb.valIdx >= 0 {
-			typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
-		}
 		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
 			return nil, err
+		}
+		if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
+			typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
 		}
 		b = mb
 	default:
