@@ -6,7 +6,8 @@
 // Readers do not interpret values: they return text exactly as it should be
 // parsed (numbers in plain decimal notation, nulls as empty strings) and
 // leave number parsing and role mapping to the pipeline, which reports
-// errors with the positions readers give.
+// errors with the positions readers give. Arrow and Parquet sources can
+// also give a column's typed values as exact numbers (Typed).
 package readers
 
 import (
