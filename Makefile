@@ -10,7 +10,7 @@ FUZZMINIMIZE ?= 50x
 .PHONY: build demo test bench fuzz clean
 
 build:
-	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/sdcaudit
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/sdcaudit
 
 # The demo has sensitive cells by design, so sdcaudit exits 1 (a person must
 # look); that is the expected outcome here.

@@ -224,7 +224,9 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 		missing := false
 		if b.valIdx >= 0 {
 			s := row[b.valIdx]
-			if isMissing(s) {
+			if s == readers.NumberField { // a typed number (Arrow, Parquet)
+				v = batch.Numbers[b.valIdx][r]
+			} else if isMissing(s) {
 				missing = true
 				a.missing++
 			} else {
@@ -264,6 +266,24 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 		b.contribute(a, v)
 	}
 	return nil
+}
+
+// valueOnly reports that the value column is read as nothing but the
+// value (not a dimension, the holding or a hierarchy's parent), so that
+// it may be taken as typed numbers (readers.Typed) whose text is then
+// readers.NumberField.
+func (b *microBuilder) valueOnly() bool {
+	if b.valIdx < 0 || b.valIdx == b.holdIdx || slices.Contains(b.dimIdx, b.valIdx) {
+		return false
+	}
+	if b.hier != nil {
+		for _, cols := range b.hier.cols {
+			if slices.Contains(cols, b.valIdx) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func header(b *microBuilder, i int) string {

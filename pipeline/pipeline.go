@@ -551,6 +551,9 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
 			return nil, err
 		}
+		if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
+			typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
+		}
 		b = mb
 	default:
 		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)

@@ -19,6 +19,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // Arrow IPC files (.arrow, .feather, .ipc: the random-access "file" format,
@@ -174,9 +176,14 @@ type recordSource struct {
 
 	cur  arrow.RecordBatch
 	conv []func(int) string
-	off  int   // next row within cur
-	row  int64 // records consumed before cur
-	done bool
+	// asNumber marks the columns asked as numbers (ReadNumbers); nums
+	// holds their converters for cur (nil for a column without numbers)
+	asNumber []bool
+	nums     []func(int) (decimal.Dec, bool)
+	types    []arrow.DataType
+	off      int   // next row within cur
+	row      int64 // records consumed before cur
+	done     bool
 }
 
 func newRecordSource(path string, schema *arrow.Schema, opt Options, next func() (arrow.RecordBatch, error), closeFn func() error) *recordSource {
@@ -184,8 +191,19 @@ func newRecordSource(path string, schema *arrow.Schema, opt Options, next func()
 	s := &recordSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), next: next, closeFn: closeFn, batch: opt.batchSize()}
 	for _, f := range schema.Fields() {
 		s.header = append(s.header, f.Name)
+		s.types = append(s.types, f.Type)
 	}
+	s.asNumber = make([]bool, len(s.header))
 	return s
+}
+
+// ReadNumbers implements Typed.
+func (s *recordSource) ReadNumbers(c int) bool {
+	if c < 0 || c >= len(s.types) || !isNumeric(s.types[c]) {
+		return false
+	}
+	s.asNumber[c] = true
+	return true
 }
 
 func (s *recordSource) Name() string            { return s.name }
@@ -214,6 +232,14 @@ func (s *recordSource) Next() (b *Batch, err error) {
 	width := len(s.header)
 	b = &Batch{Rows: make([][]string, 0, s.batch), Lines: make([]int, 0, s.batch)}
 	store := make([]string, 0, s.batch*width)
+	for c, on := range s.asNumber {
+		if on {
+			if b.Numbers == nil {
+				b.Numbers = make([][]decimal.Dec, width)
+			}
+			b.Numbers[c] = make([]decimal.Dec, 0, s.batch)
+		}
+	}
 	for len(b.Rows) < s.batch {
 		if s.cur == nil || int64(s.off) >= s.cur.NumRows() {
 			if s.cur != nil {
@@ -234,16 +260,31 @@ func (s *recordSource) Next() (b *Batch, err error) {
 				return nil, &Error{File: s.path, Row: int(s.row) + 2, Err: fmt.Errorf("%w: a record batch has %d columns, the schema %d", ErrCorrupt, rec.NumCols(), width)}
 			}
 			s.cur, s.off = rec, 0
-			s.conv = s.conv[:0]
+			s.conv, s.nums = s.conv[:0], s.nums[:0]
 			for c := 0; c < width; c++ {
 				s.conv = append(s.conv, textOf(rec.Column(c)))
+				var num func(int) (decimal.Dec, bool)
+				if s.asNumber[c] {
+					if num = numberOf(rec.Column(c)); num == nil {
+						return nil, &Error{File: s.path, Row: int(s.row) + 2, Column: s.header[c], Err: fmt.Errorf("%w: a record batch has type %s, the schema %s", ErrCorrupt, rec.Column(c).DataType(), s.types[c])}
+					}
+				}
+				s.nums = append(s.nums, num)
 			}
 			continue
 		}
 		n := min(int(s.cur.NumRows())-s.off, s.batch-len(b.Rows))
 		for i := s.off; i < s.off+n; i++ {
 			start := len(store)
-			for _, conv := range s.conv {
+			for c, conv := range s.conv {
+				if num := s.nums[c]; num != nil {
+					d, ok := num(i)
+					b.Numbers[c] = append(b.Numbers[c], d)
+					if ok {
+						store = append(store, NumberField)
+						continue
+					}
+				}
 				store = append(store, conv(i))
 			}
 			b.Rows = append(b.Rows, store[start:len(store):len(store)])

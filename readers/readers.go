@@ -6,7 +6,8 @@
 // Readers do not interpret values: they return text exactly as it should be
 // parsed (numbers in plain decimal notation, nulls as empty strings) and
 // leave number parsing and role mapping to the pipeline, which reports
-// errors with the positions readers give.
+// errors with the positions readers give. Arrow and Parquet sources can
+// also give a column's typed values as exact numbers (Typed).
 package readers
 
 import (
@@ -91,6 +92,10 @@ type Batch struct {
 	// record, the sheet row of a workbook, the record index+2 for Arrow and
 	// Parquet so that row 1 is the header as in the other formats).
 	Lines []int
+	// Numbers, for the columns a caller asked as numbers (Typed), holds
+	// one exact number per row; a row's field is then NumberField when its
+	// number is there. nil for every other column and format.
+	Numbers [][]decimal.Dec
 }
 
 // Source is one table in an input file.

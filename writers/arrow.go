@@ -2,6 +2,7 @@ package writers
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -11,7 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	pqschema "github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 )
@@ -62,15 +64,102 @@ func (FindingsParquet) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		parquet.WithDictionaryDefault(true),
 		parquet.WithCreatedBy("sdcaudit"),
 	)
-	pw, err := pqarrow.NewFileWriter(schema, writeOnly{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	root, err := parquetSchema(schema)
 	if err != nil {
 		return err
 	}
-	if err := findingRecords(ctx, t, schema, func(r arrow.RecordBatch) error { return pw.Write(r) }); err != nil {
+	pw, err := file.NewParquetWriterWithError(writeOnly{w}, root, file.WithWriterProps(props))
+	if err != nil {
+		return err
+	}
+	if err := findingRecords(ctx, t, schema, func(r arrow.RecordBatch) error { return writeRowGroup(pw, r) }); err != nil {
 		pw.Close()
 		return err
 	}
 	return pw.Close()
+}
+
+// parquetSchema is the Parquet schema of the findings: strings as UTF-8
+// byte arrays (optional when nullable), integers as INT64. The findings
+// are written with arrow-go's column chunk writers rather than its Arrow
+// layer (pqarrow), which brings Arrow Flight and gRPC into the binary.
+func parquetSchema(s *arrow.Schema) (*pqschema.GroupNode, error) {
+	var fields pqschema.FieldList
+	for _, f := range s.Fields() {
+		rep := parquet.Repetitions.Required
+		if f.Nullable {
+			rep = parquet.Repetitions.Optional
+		}
+		var n *pqschema.PrimitiveNode
+		var err error
+		switch f.Type.ID() {
+		case arrow.STRING:
+			n, err = pqschema.NewPrimitiveNodeLogical(f.Name, rep, pqschema.StringLogicalType{}, parquet.Types.ByteArray, -1, -1)
+		case arrow.INT64:
+			n, err = pqschema.NewPrimitiveNodeLogical(f.Name, rep, pqschema.NewIntLogicalType(64, true), parquet.Types.Int64, -1, -1)
+		default:
+			err = fmt.Errorf("findings column %q: no Parquet form for %s", f.Name, f.Type)
+		}
+		if err != nil {
+			return nil, err
+		}
+		fields = append(fields, n)
+	}
+	return pqschema.NewGroupNode("schema", parquet.Repetitions.Required, fields, -1)
+}
+
+// writeRowGroup writes one record batch as a row group.
+func writeRowGroup(pw *file.Writer, r arrow.RecordBatch) error {
+	rg, err := pw.AppendRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	n := int(r.NumRows())
+	defs := make([]int16, n)
+	for c := 0; c < int(r.NumCols()); c++ {
+		cw, err := rg.NextColumn()
+		if err != nil {
+			return err
+		}
+		col := r.Column(c)
+		var dl []int16
+		if r.Schema().Field(c).Nullable {
+			dl = defs
+			for i := range n {
+				defs[i] = 1
+				if col.IsNull(i) {
+					defs[i] = 0
+				}
+			}
+		}
+		switch a := col.(type) {
+		case *array.String:
+			vals := make([]parquet.ByteArray, 0, n)
+			for i := range n {
+				if !a.IsNull(i) {
+					vals = append(vals, parquet.ByteArray(a.Value(i)))
+				}
+			}
+			_, err = cw.(*file.ByteArrayColumnChunkWriter).WriteBatch(vals, dl, nil)
+		case *array.Int64:
+			vals := make([]int64, 0, n)
+			for i := range n {
+				if !a.IsNull(i) {
+					vals = append(vals, a.Value(i))
+				}
+			}
+			_, err = cw.(*file.Int64ColumnChunkWriter).WriteBatch(vals, dl, nil)
+		default:
+			err = fmt.Errorf("findings column %d: no Parquet form for %s", c, col.DataType())
+		}
+		if err != nil {
+			return err
+		}
+		if err := cw.Close(); err != nil {
+			return err
+		}
+	}
+	return rg.Close()
 }
 
 // Write writes the findings; see WriteContext.

@@ -1,0 +1,170 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// genMicroParquet writes the records of genMicrodata as Parquet (as
+// pandas or DuckDB would: id int64, the dimensions dictionary-encoded
+// strings, turnover float64, or decimal(18,2) when dec), Snappy, row
+// groups of 128 Ki rows.
+func genMicroParquet(tb testing.TB, dir string, rows int, dec bool) string {
+	tb.Helper()
+	src := genMicrodata(tb, dir, rows)
+	suffix := ""
+	if dec {
+		suffix = "_dec"
+	}
+	p := strings.TrimSuffix(src, ".csv") + suffix + ".parquet"
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	var vt arrow.DataType = arrow.PrimitiveTypes.Float64
+	if dec {
+		vt = &arrow.Decimal128Type{Precision: 18, Scale: 2}
+	}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "region", Type: arrow.BinaryTypes.String},
+		{Name: "industry", Type: arrow.BinaryTypes.String},
+		{Name: "size", Type: arrow.BinaryTypes.String},
+		{Name: "turnover", Type: vt},
+	}, nil)
+	in, err := os.Open(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer in.Close()
+	tmp := p + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(128<<10))
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	flush := func() {
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		if err := w.Write(rec); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	r := csv.NewReader(bufio.NewReaderSize(in, 1<<20))
+	r.ReuseRecord = true
+	r.Read() // header
+	for n := 1; ; n++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+		id, _ := strconv.ParseInt(rec[0], 10, 64)
+		b.Field(0).(*array.Int64Builder).Append(id)
+		for c := 1; c <= 3; c++ {
+			b.Field(c).(*array.StringBuilder).Append(rec[c])
+		}
+		if dec {
+			cents, err := strconv.ParseInt(strings.Replace(rec[4], ".", "", 1), 10, 64) // %.2f
+			if err != nil {
+				tb.Fatal(err)
+			}
+			b.Field(4).(*array.Decimal128Builder).Append(decimal128.FromI64(cents))
+		} else {
+			v, _ := strconv.ParseFloat(rec[4], 64)
+			b.Field(4).(*array.Float64Builder).Append(v)
+		}
+		if n%65536 == 0 {
+			flush()
+		}
+	}
+	flush()
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	f.Close()
+	if err := os.Rename(tmp, p); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// cpuTime is the CPU time (user and system) the process has used: on a
+// machine shared with other work it is a steadier measure than wall time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCheckParquet measures `check` on 1 M microdata records (those
+// of BenchmarkCheckMicrodata) read from Parquet, beside the same records
+// as CSV in the same run (the baseline; target: Parquet faster), for the
+// default outputs (check) and the core run (check-core); parquet-dec holds
+// the value as decimal(18,2) instead of float64. Besides time it reports
+// rows/s, CPU seconds per op (steadier than wall time on a shared
+// machine) and the peak heap.
+func BenchmarkCheckParquet(b *testing.B) {
+	const rows = 1_000_000
+	files := []struct{ name, path string }{
+		{"csv", genMicrodata(b, benchDir(), rows)},
+		{"parquet", genMicroParquet(b, benchDir(), rows, false)},
+		{"parquet-dec", genMicroParquet(b, benchDir(), rows, true)},
+	}
+	variants := []struct{ name, cfg string }{
+		{"check-core", "output: {annotated: false, html: false}\nsuppression: {secondary: false}\n"},
+		{"check", ""},
+	}
+	for _, v := range variants {
+		for _, f := range files {
+			b.Run(fmt.Sprintf("rows=%d/%s/%s", rows, v.name, f.name), func(b *testing.B) {
+				s := settings(b, "microdata: {dims: [region, industry, size], value: turnover}\n"+v.cfg)
+				out := b.TempDir()
+				var heap float64
+				var cells int
+				cpu := cpuTime()
+				for b.Loop() {
+					heap = peakHeap(func() {
+						res, err := Run(context.Background(), []Job{{Path: f.path, Settings: s}}, Options{Out: out})
+						if err != nil {
+							b.Fatal(err)
+						}
+						cells = res.Summary.Totals.Cells
+					})
+				}
+				if cells != 51*41*11 {
+					b.Fatalf("%d cells, want %d", cells, 51*41*11)
+				}
+				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+				b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric(heap, "peak-heap-MiB")
+			})
+		}
+	}
+}
