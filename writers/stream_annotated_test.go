@@ -2,6 +2,9 @@ package writers_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,4 +129,41 @@ func joinRows(rows [][]string) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestAnnotatedExplanationHonoursCancellation: the annotated workbook
+// with its explanation column (more flagged cells than comments), and its
+// deflated entries, stops soon after its context is cancelled, at any
+// point of the write, and leaves no file behind.
+func TestAnnotatedExplanationHonoursCancellation(t *testing.T) {
+	defer writers.SetMaxComments(10)()
+	tab := bigTable(6000)
+	w := writers.Annotated{}
+	full := newCountdown(1 << 40)
+	dir := t.TempDir()
+	if err := writers.WriteTable(full, dir, w, tab); err != nil {
+		t.Fatal(err)
+	}
+	f, err := excelize.OpenFile(filepath.Join(dir, w.File(tab)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := f.GetRows(writers.SheetCells)
+	f.Close()
+	if len(head) == 0 || head[0][len(head[0])-1] != "explanation" {
+		t.Fatalf("setup: the workbook has no explanation column")
+	}
+	total := full.looks.Load()
+	for _, k := range []int64{0, 1, 3, total / 3, total / 2, total - 2, total - 1} {
+		ctx := newCountdown(k)
+		dir := t.TempDir()
+		err := writers.WriteTable(ctx, dir, w, tab)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled after %d of %d looks: err = %v, want context.Canceled", k, total, err)
+		}
+		if extra := ctx.looks.Load() - ctx.first.Load(); extra > 3 {
+			t.Errorf("cancelled after %d looks: %d more looks before returning", k, extra)
+		}
+		assertEmpty(t, dir)
+	}
 }
