@@ -138,9 +138,11 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 		var heap float64
 		var res *Result
 		var live uint64
+		var cpu float64
 		for b.Loop() {
 			res = nil
 			base := liveHeap()
+			cpu0 := cpuSeconds()
 			heap = peakHeap(func() {
 				var err error
 				res, err = Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out})
@@ -149,6 +151,7 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 				}
 			})
 			b.StopTimer()
+			cpu = cpuSeconds() - cpu0
 			live = liveHeap() - min(base, liveHeap())
 			b.StartTimer()
 		}
@@ -159,6 +162,7 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 		b.ReportMetric(heap, "peak-heap-MiB")
 		b.ReportMetric(heap*(1<<20)/float64(want), "peak-B/cell")
 		b.ReportMetric(float64(live)/float64(want), "live-B/cell")
+		b.ReportMetric(cpu, "cpu-s")
 		if p := os.Getenv("SDCAUDIT_BENCH_HEAPPROFILE"); p != "" {
 			f, err := os.Create(p)
 			if err != nil {
@@ -172,12 +176,13 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 		t := res.Tables[0]
 		dir := b.TempDir()
 		for _, w := range tableWriters(s) {
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuSeconds()
 			if err := writers.WriteTable(context.Background(), dir, w, t); err != nil {
 				b.Fatal(err)
 			}
 			name := strings.TrimPrefix(w.File(t), t.Name+".")
 			b.ReportMetric(time.Since(start).Seconds(), name+"-s")
+			b.ReportMetric(cpuSeconds()-cpu0, name+"-cpu-s")
 		}
 		start := time.Now()
 		if _, err := writeRunFiles(context.Background(), dir, res, true, false); err != nil {
