@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -394,7 +395,7 @@ func (b *microBuilder) finish() error {
 	}
 	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
-	all := make(map[string]*cellAcc, len(b.cells)*2)
+	var all map[string]*cellAcc // by keyOf, when built through eachMargin
 	keyOf := func(k []uint32) string {
 		buf := make([]byte, 4*len(k))
 		for d, v := range k {
@@ -422,9 +423,14 @@ func (b *microBuilder) finish() error {
 			b.finishLocalHoldings(finest)
 		}
 	}
+	var accs []*cellAcc
 	if b.needs.Powers == 0 && b.hier == nil {
-		b.deriveMargins(finest, all, keyOf)
+		accs = b.deriveMargins(finest)
 		finest = nil // done
+		// accs holds every cell now: the finest cells' indexes let go
+		b.cells, b.packed = nil, nil
+	} else {
+		all = make(map[string]*cellAcc, len(b.cells)*2)
 	}
 	for _, a := range finest {
 		all[keyOf(a.key)] = a
@@ -440,8 +446,16 @@ func (b *microBuilder) finish() error {
 			b.merge(m, a)
 		})
 	}
-	cells := make([]*audit.Cell, 0, len(all))
-	for _, a := range all {
+	if accs == nil {
+		accs = make([]*cellAcc, 0, len(all))
+		for _, a := range all {
+			accs = append(accs, a)
+		}
+		clear(all)
+	}
+	cells := make([]*audit.Cell, 0, len(accs))
+	for i, a := range accs {
+		accs[i] = nil // the cell replaces it: let the collector have it
 		if a.holdings != nil {
 			b.finishHoldings(a)
 		}
@@ -490,40 +504,121 @@ func (b *microBuilder) finish() error {
 	return nil
 }
 
-// deriveMargins adds every margin cell to all, derived one dimension at a
-// time from the cells already built: first the finest cells are merged
-// into their margins over dimension 0, then every cell so far into its
-// margin over dimension 1, and so on. A margin is thus merged from the
-// cells one level below it, about d merges per finest cell instead of
-// 2^d - 1, and a holding that spans cells is merged into each margin once
-// per child rather than once per finest cell. Not used with power sums
-// (see finishLocalHoldings): their floating-point value depends on the
-// order of the merges, which must stay finest cell by finest cell.
+// deriveMargins returns the finest cells and every margin cell, derived
+// one dimension at a time from the cells already built: first the finest
+// cells are merged into their margins over dimension 0, then every cell so
+// far into its margin over dimension 1, and so on. A margin is thus merged
+// from the cells one level below it, about d merges per finest cell
+// instead of 2^d - 1, and a holding that spans cells is merged into each
+// margin once per child rather than once per finest cell. Not used with
+// power sums (see finishLocalHoldings): their floating-point value depends
+// on the order of the merges, which must stay finest cell by finest cell.
 // With a hierarchy (b.hier) the margins are built finest cell by finest
 // cell through eachMargin instead.
-func (b *microBuilder) deriveMargins(finest []*cellAcc, all map[string]*cellAcc, keyOf func([]uint32) string) {
+//
+// The margins of dimension d are found by their key packed into an
+// integer (marginIndex), not by a string per cell: the cells built before
+// step d have a level in dimension d, so a margin over d is only ever
+// looked up among those made at step d.
+func (b *microBuilder) deriveMargins(finest []*cellAcc) []*cellAcc {
 	const totalID = uint32(1<<32 - 1)
-	for _, a := range finest {
-		all[keyOf(a.key)] = a
-	}
 	// cur holds, in a fixed order, every cell whose Total dimensions are
 	// among those already done.
 	cur := slices.Clone(finest)
 	for d := range b.dimIdx {
 		n := len(cur)
+		idx := newMarginIndex(b.names, d)
 		for _, a := range cur[:n] {
-			k := slices.Clone(a.key)
-			k[d] = totalID
-			ks := keyOf(k)
-			m := all[ks]
+			m := idx.get(a.key)
 			if m == nil {
+				k := slices.Clone(a.key)
+				k[d] = totalID
 				m = b.newAcc(k)
-				all[ks] = m
+				idx.put(a.key, m)
 				cur = append(cur, m)
 			}
 			b.merge(m, a)
 		}
 	}
+	return cur
+}
+
+// maxPackedBits is the most bits a packed margin key has (a variable
+// so that the tests reach the string keys too).
+var maxPackedBits uint = 64
+
+// marginIndex finds the margin over one dimension of a cell by the cell's
+// key without that dimension: packed into a uint64 when the levels fit
+// (two dimensions of a million levels do), else as a string.
+type marginIndex struct {
+	d      int
+	shift  []uint
+	total  []uint64 // the id of the total in each dimension when packed
+	packed map[uint64]*cellAcc
+	text   map[string]*cellAcc
+	buf    []byte
+}
+
+func newMarginIndex(names [][]string, d int) *marginIndex {
+	x := &marginIndex{d: d, shift: make([]uint, len(names)), total: make([]uint64, len(names))}
+	var used uint
+	for i, n := range names {
+		if i == d {
+			continue
+		}
+		x.shift[i] = used
+		x.total[i] = uint64(len(n))
+		used += uint(bits.Len(uint(len(n)))) // ids 0..len-1, and the total as len
+	}
+	if used <= maxPackedBits {
+		x.packed = map[uint64]*cellAcc{}
+	} else {
+		x.text = map[string]*cellAcc{}
+		x.buf = make([]byte, 4*len(names))
+	}
+	return x
+}
+
+// pack is the key of dimensions other than d; the total (1<<32-1) is
+// given the id after the dimension's last level.
+func (x *marginIndex) pack(key []uint32) uint64 {
+	var k uint64
+	for i, id := range key {
+		if i == x.d {
+			continue
+		}
+		v := uint64(id)
+		if id == 1<<32-1 {
+			v = x.total[i]
+		}
+		k |= v << x.shift[i]
+	}
+	return k
+}
+
+func (x *marginIndex) textKey(key []uint32) []byte {
+	for i, id := range key {
+		if i == x.d {
+			id = 0
+		}
+		binary.LittleEndian.PutUint32(x.buf[4*i:], id)
+	}
+	return x.buf
+}
+
+func (x *marginIndex) get(key []uint32) *cellAcc {
+	if x.packed != nil {
+		return x.packed[x.pack(key)]
+	}
+	return x.text[string(x.textKey(key))]
+}
+
+func (x *marginIndex) put(key []uint32, m *cellAcc) {
+	if x.packed != nil {
+		x.packed[x.pack(key)] = m
+		return
+	}
+	x.text[string(x.textKey(key))] = m
 }
 
 // finishHoldings turns the per-holding sums of a cell into contributions,

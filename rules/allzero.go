@@ -29,7 +29,46 @@ func newAllZero(decode Decoder) (Rule, error) {
 
 func (allZero) Name() string { return "all_zero" }
 
-func (allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+// Check decides the cell; a cell with a count and a total gets a finding
+// that refers to facts (explain's figures and message, computed when
+// written), one for aggregate tables and one for the others.
+func (r allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	if !c.HasTotal || !c.HasN {
+		return r.explain(t, c)
+	}
+	o := audit.Fail
+	if c.N == 0 {
+		o = audit.NotApplicable
+	} else if !c.Total.IsZero() || negativeKnown(c) {
+		o = audit.Pass
+	}
+	g := allZeroOther
+	if t != nil && t.Mode == audit.Aggregate {
+		g = allZeroAggregate
+	}
+	return audit.Finding{Rule: "all_zero", Status: o, Facts: g, Cell: c}
+}
+
+// allZeroFacts give an all_zero finding's figures and message from its
+// cell, in a table of the mode it was checked in.
+type allZeroFacts struct{ t *audit.Table }
+
+var (
+	allZeroAggregate = &allZeroFacts{&audit.Table{Mode: audit.Aggregate}}
+	allZeroOther     = &allZeroFacts{nil}
+)
+
+// Figures implements audit.Facts.
+func (g *allZeroFacts) Figures(c *audit.Cell) []audit.Figure {
+	return allZero{}.explain(g.t, c).Figures
+}
+
+// Message implements audit.Facts.
+func (g *allZeroFacts) Message(c *audit.Cell) string { return allZero{}.explain(g.t, c).Message() }
+
+// explain is the full finding on the cell, figures and message included.
+// Of the table it reads only whether it is an aggregate table.
+func (allZero) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 	const name = "all_zero"
 	if !c.HasTotal {
 		return finding(name, audit.NotApplicable, "no total to check (a frequency table, or the total is missing or suppressed)", nil)

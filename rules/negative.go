@@ -17,7 +17,10 @@ func init() {
 // negative contributions unless it has absolute: true. In mode absolute
 // this rule records the negatives and passes (ABS practice, with the
 // magnitude rules on absolute values); in mode review it asks a person.
-type negative struct{ absolute bool }
+type negative struct {
+	absolute bool
+	facts    *negativeFacts // made once by newNegative
+}
 
 func newNegative(decode Decoder) (Rule, error) {
 	var p struct {
@@ -27,10 +30,10 @@ func newNegative(decode Decoder) (Rule, error) {
 		return nil, err
 	}
 	switch p.Mode {
-	case "review":
-		return negative{}, nil
-	case "absolute":
-		return negative{true}, nil
+	case "review", "absolute":
+		r := negative{absolute: p.Mode == "absolute"}
+		r.facts = &negativeFacts{r}
+		return r, nil
 	}
 	return nil, &ParamError{"negative", "mode", fmt.Sprintf("must be review or absolute, got %q", p.Mode)}
 }
@@ -39,7 +42,36 @@ func (negative) Name() string { return "negative" }
 
 func (r negative) Needs() Needs { return Needs{Absolute: r.absolute} }
 
-func (r negative) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
+// Check decides the cell; a cell with contributions gets a finding that
+// refers to the rule's facts (explain's figures and message, computed
+// when written).
+func (r negative) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	neg := c.Negative
+	if neg == 0 && c.HasTotal && c.Total.Sign() < 0 {
+		neg = 1
+	}
+	if !c.HasTotal && neg == 0 {
+		return r.explain(t, c)
+	}
+	o := audit.Pass
+	if neg > 0 && !r.absolute {
+		o = audit.Review
+	}
+	return audit.Finding{Rule: "negative", Status: o, Facts: r.facts, Cell: c}
+}
+
+// negativeFacts give a negative finding's figures and message from its
+// cell.
+type negativeFacts struct{ r negative }
+
+// Figures implements audit.Facts.
+func (g *negativeFacts) Figures(c *audit.Cell) []audit.Figure { return g.r.explain(nil, c).Figures }
+
+// Message implements audit.Facts.
+func (g *negativeFacts) Message(c *audit.Cell) string { return g.r.explain(nil, c).Message() }
+
+// explain is the full finding on the cell, figures and message included.
+func (r negative) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	neg := c.Negative
 	if neg == 0 && c.HasTotal && c.Total.Sign() < 0 {
 		neg = 1 // a negative total needs at least one negative contribution

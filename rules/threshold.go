@@ -12,7 +12,10 @@ func init() {
 	}, New: newThreshold})
 }
 
-type threshold struct{ min int64 }
+type threshold struct {
+	min   int64
+	facts *thresholdFacts // made once by NewThreshold
+}
 
 func newThreshold(decode Decoder) (Rule, error) {
 	var p struct {
@@ -29,12 +32,39 @@ func NewThreshold(min int64) (Rule, error) {
 	if min < 1 {
 		return nil, &ParamError{"threshold", "min", fmt.Sprintf("must be at least 1, got %d", min)}
 	}
-	return threshold{min}, nil
+	r := threshold{min: min}
+	r.facts = &thresholdFacts{r}
+	return r, nil
 }
 
 func (threshold) Name() string { return "threshold" }
 
-func (r threshold) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
+// Check decides the cell; with a count its finding refers to the rule's
+// facts, which give the figures and message of explain when written, so
+// that a table of a million cells holds no figures per cell.
+func (r threshold) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	if !c.HasN {
+		return r.explain(t, c)
+	}
+	o := audit.Pass
+	if c.N > 0 && c.N < r.min {
+		o = audit.Fail
+	}
+	return audit.Finding{Rule: "threshold", Status: o, Facts: r.facts, Cell: c}
+}
+
+// thresholdFacts give a threshold finding's figures and message from its
+// cell (explain's).
+type thresholdFacts struct{ r threshold }
+
+// Figures implements audit.Facts.
+func (g *thresholdFacts) Figures(c *audit.Cell) []audit.Figure { return g.r.explain(nil, c).Figures }
+
+// Message implements audit.Facts.
+func (g *thresholdFacts) Message(c *audit.Cell) string { return g.r.explain(nil, c).Message() }
+
+// explain is the full finding on the cell, figures and message included.
+func (r threshold) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasN {
 		min := []audit.Figure{audit.IntFig("min", r.min)}
 		st, ok := c.Stats["count"]

@@ -10,7 +10,10 @@ func init() {
 	}, New: newZeros})
 }
 
-type zeros struct{ disclosive bool }
+type zeros struct {
+	disclosive bool
+	facts      *zerosFacts // made once by newZeros
+}
 
 func newZeros(decode Decoder) (Rule, error) {
 	var p struct {
@@ -19,12 +22,37 @@ func newZeros(decode Decoder) (Rule, error) {
 	if err := decodeParams("zeros", decode, &p); err != nil {
 		return nil, err
 	}
-	return zeros{p.Disclosive}, nil
+	r := zeros{disclosive: p.Disclosive}
+	r.facts = &zerosFacts{r}
+	return r, nil
 }
 
 func (zeros) Name() string { return "zeros" }
 
-func (r zeros) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
+// Check decides the cell; with a count its finding refers to the rule's
+// facts (explain's figures and message, computed when written).
+func (r zeros) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	if !c.HasN {
+		return r.explain(t, c)
+	}
+	o := audit.Pass
+	if c.N <= 0 && r.disclosive {
+		o = audit.Fail
+	}
+	return audit.Finding{Rule: "zeros", Status: o, Facts: r.facts, Cell: c}
+}
+
+// zerosFacts give a zeros finding's figures and message from its cell.
+type zerosFacts struct{ r zeros }
+
+// Figures implements audit.Facts.
+func (g *zerosFacts) Figures(c *audit.Cell) []audit.Figure { return g.r.explain(nil, c).Figures }
+
+// Message implements audit.Facts.
+func (g *zerosFacts) Message(c *audit.Cell) string { return g.r.explain(nil, c).Message() }
+
+// explain is the full finding on the cell, figures and message included.
+func (r zeros) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasN {
 		v := []audit.Figure{audit.BoolFig("disclosive", r.disclosive)}
 		if st, ok := c.Stats["count"]; ok && !st.Marker {

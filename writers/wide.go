@@ -245,7 +245,7 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
-	if err := writeLegendSheet(f, styles, header, t.Name); err != nil {
+	if err := writeLegendSheet(f, styles, header, t.Name, false); err != nil {
 		return err
 	}
 	return f.Write(w)
@@ -259,6 +259,12 @@ const SheetCrosstab = "Crosstab"
 // 16,384); a table whose last dimension has more levels gets a note
 // instead.
 const maxCrosstabCols = 16000
+
+// maxCrosstabValues bounds the values of the crosstab sheet (levels
+// across, times rows down, times statistics), so that the sheet of a
+// table of a million cells, which the Cells sheet already lists, does not
+// double the workbook.
+var maxCrosstabValues = 1_000_000
 
 // writeCrosstabSheet shows the table in crosstab form, one block per
 // published statistic: the last dimension across, the others down (their
@@ -279,7 +285,8 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		return err
 	}
 	g.order(t.TotalLabel)
-	if len(g.across)+nd > maxCrosstabCols || (len(g.downKeys)+3)*len(t.Columns) > 1_000_000 {
+	if len(g.across)+nd > maxCrosstabCols || (len(g.downKeys)+3)*len(t.Columns) > 1_000_000 ||
+		len(g.across)*len(g.downKeys)*len(t.Columns) > maxCrosstabValues {
 		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(g.across), t.Dims[nd-1], len(g.downKeys), SheetCells))
 	}
 	sw, err := f.NewStreamWriter(SheetCrosstab)

@@ -3,8 +3,11 @@ package writers
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"sort"
@@ -48,6 +51,12 @@ var statusMeaning = map[audit.Status]string{
 // summary sheet and a legend sheet. Rows are written with excelize's
 // stream writer so that large tables fit in memory; it may contain
 // confidential numbers, like the report.
+//
+// Excelize's comments cost time quadratic in their number (each one is
+// checked against the sheet's others), so a table with more than
+// maxComments cells to explain gets no comments: the Cells sheet then has
+// one more column, "explanation", holding for every flagged cell the text
+// its comment would hold, and the Legend says so.
 type Annotated struct{}
 
 // File implements TableWriter.
@@ -89,9 +98,14 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	nd := len(t.Dims)
 	ncol := nd + len(t.Columns) + 2
 	statusCol := nd + len(t.Columns) + 1
-	// Comments first: the stream writer keeps the sheet's drawing part.
-	if err := addCellComments(&cc, f, t, statusCol); err != nil {
-		return err
+	explain := commentedCells(t) > maxComments
+	if explain {
+		ncol++
+	} else {
+		// Comments first: the stream writer keeps the sheet's drawing part.
+		if err := addCellComments(&cc, f, t, statusCol); err != nil {
+			return err
+		}
 	}
 	// Sheet setup the stream writer keeps: an autofilter over the whole
 	// table, printing fitted to the page width with the header repeated.
@@ -112,7 +126,14 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := sw.SetColWidth(1, ncol, 14); err != nil {
 		return err
 	}
-	if err := sw.SetColWidth(ncol, ncol, 30); err != nil {
+	if explain {
+		if err := sw.SetColWidth(ncol-1, ncol-1, 30); err != nil {
+			return err
+		}
+		if err := sw.SetColWidth(ncol, ncol, 80); err != nil {
+			return err
+		}
+	} else if err := sw.SetColWidth(ncol, ncol, 30); err != nil {
 		return err
 	}
 	dps := columnDecimals(t)
@@ -124,6 +145,9 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(i))})
 	}
 	row = append(row, excelize.Cell{StyleID: header, Value: "status"}, excelize.Cell{StyleID: header, Value: "rules"})
+	if explain {
+		row = append(row, excelize.Cell{StyleID: header, Value: "explanation"})
+	}
 	if err := sw.SetRow("A1", row); err != nil {
 		return err
 	}
@@ -145,6 +169,9 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 			row = append(row, statCell(s, st, dps[col]))
 		}
 		row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))}, excelize.Cell{StyleID: st.text, Value: strings.Join(flaggedRules(c), ", ")})
+		if explain {
+			row = append(row, excelize.Cell{StyleID: st.text, Value: EscapeFormula(cellComment(t, c))})
+		}
 		ref, _ := excelize.CoordinatesToCellName(1, i+2)
 		if err := sw.SetRow(ref, row); err != nil {
 			return err
@@ -156,7 +183,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
-	if err := writeLegendSheet(f, styles, header, t.Name); err != nil {
+	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
 		return err
 	}
 	if err := writeCrosstabSheet(ctx, f, t, styles, header); err != nil {
@@ -165,6 +192,29 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	// The first sheet (the cells) is already the active one; setting it
 	// again would make excelize parse the streamed sheet back.
 	return f.Write(w)
+}
+
+// maxComments is the most cells the annotated workbook explains in
+// comments; a table with more gets an explanation column instead.
+var maxComments = 10_000
+
+// commentedCells counts the cells with a comment: those cellComment
+// explains (a failing, reviewing or override finding, or a note).
+func commentedCells(t *audit.Table) int {
+	n := 0
+	for _, c := range t.Cells {
+		if len(c.Notes) > 0 {
+			n++
+			continue
+		}
+		for _, f := range c.Findings {
+			if f.Status == audit.Fail || f.Status == audit.Review || f.Rule == "override" {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // addCellComments attaches each cell's annotation, if any, as a comment on
@@ -199,26 +249,66 @@ func newWorkbook(ctx context.Context) *excelize.File {
 }
 
 // ctxZip is a zip writer whose entries fail to write once ctx is cancelled
-// and are written to the archive in name order on Close.
+// and are written to the archive in name order on Close. Each entry is
+// kept deflated (at archive/zip's level) until then, not as the XML
+// excelize writes: the Cells sheet of a table of a million cells is a
+// gigabyte of XML but a tenth of that deflated.
 type ctxZip struct {
 	ctx     context.Context
 	zw      *zip.Writer
-	entries map[string]*bytes.Buffer
+	entries map[string]*zipEntry
+	open    *zipEntry // the entry being written, until the next Create or Close
+	fw      *flate.Writer
+}
+
+// zipEntry is one deflated entry with what its header needs.
+type zipEntry struct {
+	data bytes.Buffer
+	crc  hash.Hash32
+	size uint64
+}
+
+func (e *zipEntry) Write(p []byte) (int, error) {
+	e.crc.Write(p)
+	e.size += uint64(len(p))
+	return len(p), nil
+}
+
+// finish completes the open entry's deflate stream.
+func (z *ctxZip) finish() error {
+	if z.open == nil {
+		return nil
+	}
+	z.open = nil
+	return z.fw.Close()
 }
 
 func (z *ctxZip) Create(name string) (io.Writer, error) {
 	if err := z.ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := z.finish(); err != nil {
+		return nil, err
+	}
 	if z.entries == nil {
-		z.entries = map[string]*bytes.Buffer{}
+		z.entries = map[string]*zipEntry{}
 	}
 	if _, dup := z.entries[name]; dup {
 		return nil, fmt.Errorf("workbook entry %s written twice", name)
 	}
-	b := &bytes.Buffer{}
-	z.entries[name] = b
-	return ctxWriter{z.ctx, b}, nil
+	e := &zipEntry{crc: crc32.NewIEEE()}
+	z.entries[name] = e
+	if z.fw == nil {
+		fw, err := flate.NewWriter(&e.data, 5) // archive/zip's level
+		if err != nil {
+			return nil, err
+		}
+		z.fw = fw
+	} else {
+		z.fw.Reset(&e.data)
+	}
+	z.open = e
+	return ctxWriter{z.ctx, io.MultiWriter(e, z.fw)}, nil
 }
 
 func (z *ctxZip) AddFS(fsys fs.FS) error {
@@ -229,6 +319,9 @@ func (z *ctxZip) AddFS(fsys fs.FS) error {
 }
 
 func (z *ctxZip) Close() error {
+	if err := z.finish(); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(z.entries))
 	for n := range z.entries {
 		names = append(names, n)
@@ -238,13 +331,16 @@ func (z *ctxZip) Close() error {
 		if err := z.ctx.Err(); err != nil {
 			return err
 		}
-		w, err := z.zw.Create(n)
+		e := z.entries[n]
+		w, err := z.zw.CreateRaw(&zip.FileHeader{Name: n, Method: zip.Deflate, CRC32: e.crc.Sum32(),
+			CompressedSize64: uint64(e.data.Len()), UncompressedSize64: e.size})
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(z.entries[n].Bytes()); err != nil {
+		if _, err := w.Write(e.data.Bytes()); err != nil {
 			return err
 		}
+		delete(z.entries, n)
 	}
 	return z.zw.Close()
 }
@@ -536,7 +632,7 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	return f.SetColWidth(SheetSummary, "A", "B", 28)
 }
 
-func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, header int, name string) error {
+func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, header int, name string, explain bool) error {
 	if err := f.SetSheetRow(SheetLegend, "A1", &[]any{"status", "meaning"}); err != nil {
 		return err
 	}
@@ -554,9 +650,13 @@ func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, head
 			return err
 		}
 	}
+	how := "The status cell of a flagged row carries a comment: the rules, their reasons and figures."
+	if explain {
+		how = fmt.Sprintf("More than %d cells are flagged, too many for comments: the explanation column of a flagged row gives the rules, their reasons and figures.", maxComments)
+	}
 	notes := []string{
 		"Each row of the Cells sheet is one cell of the table, filled by its status.",
-		"The status cell of a flagged row carries a comment: the rules, their reasons and figures.",
+		how,
 		"This workbook is for the output checker: it may hold confidential figures. Publish " + name + ".safe.csv or " + name + ".safe.xlsx instead.",
 	}
 	for i, n := range notes {
