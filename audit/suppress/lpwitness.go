@@ -2,6 +2,7 @@ package suppress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -411,7 +412,27 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	if len(open) == 0 {
 		return 0, nil
 	}
-	return s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+	// One sparse LP over the whole component settles the open cells; if
+	// the solver fails, neighbourhood LPs take what is left.
+	lps, err := s.sparseComponent(ctx, comp, open, env, workers)
+	if err != nil && !errors.Is(err, errSparse) {
+		return lps, err
+	}
+	open = open[:0]
+	for _, i := range comp {
+		if iv.undet[i] && !settle(i) {
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		return lps, nil
+	}
+	if err != nil {
+		env.warn(fmt.Sprintf("interval audit: the sparse LP around %s failed (%v); neighbourhood LPs used instead",
+			s.t.KeyString(s.t.Cells[comp[0]].Key), err))
+	}
+	n, err := s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+	return lps + n, err
 }
 
 // witnessAll tries witnesses (balanced moves through suppressed cells) on
