@@ -79,8 +79,10 @@ func (s *structure) sparseComponent(ctx context.Context, comp, open []int, env *
 				l := local[i]
 				x := s.val[i]
 				up, down, sec := env.need(i)
-				if sec {
-					up, down = 0, 0
+				if sec || iv.outerFails(i, x, up, down) {
+					// Only a non-zero width is left to prove (or
+					// the cell is exact).
+					up, down, sec = 0, 0, true
 				}
 				tU := x + math.Max(up, 2*iv.tol)
 				tD := x - math.Max(down, 2*iv.tol)
@@ -144,6 +146,10 @@ func (s *structure) sparseComponent(ctx context.Context, comp, open []int, env *
 	}
 	return lps, nil
 }
+
+// sparseLarge enables the sparse whole-component LP of solveLarge (tests
+// switch it off to exercise the witnesses and neighbourhood LPs alone).
+var sparseLarge = true
 
 // errSparse marks a failure of the sparse solver (not of the table): the
 // caller falls back to neighbourhood LPs.

@@ -136,6 +136,8 @@ type intervalSet struct {
 	warnings []string
 	// stats
 	components, largest, lps, witnessed int
+	// sparse counts the cells given to the sparse whole-component LP.
+	sparse int
 }
 
 // settled reports whether cell i's verdict is proven: exact, protected by
@@ -148,9 +150,16 @@ func (iv *intervalSet) settled(i int, x, up, down float64, sec bool) bool {
 	if sec {
 		return iv.hi[i]-iv.lo[i] > iv.tol
 	}
-	inner := iv.hi[i] >= x+up-iv.tol && iv.lo[i] <= x-down+iv.tol && iv.hi[i]-iv.lo[i] > iv.tol
-	outerFails := iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
-	return inner || outerFails
+	wide := iv.hi[i]-iv.lo[i] > iv.tol
+	inner := iv.hi[i] >= x+up-iv.tol && iv.lo[i] <= x-down+iv.tol && wide
+	// Unprotected, and the label too: under-protected needs an inner
+	// interval of non-zero width (otherwise the cell may be exact).
+	return inner || iv.outerFails(i, x, up, down) && wide
+}
+
+// outerFails reports whether cell i's outer bounds miss a level.
+func (iv *intervalSet) outerFails(i int, x, up, down float64) bool {
+	return iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
 }
 
 func (s *structure) scale() float64 {

@@ -412,8 +412,14 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	if len(open) == 0 {
 		return 0, nil
 	}
+	if !sparseLarge {
+		return s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+	}
 	// One sparse LP over the whole component settles the open cells; if
 	// the solver fails, neighbourhood LPs take what is left.
+	env.mu.Lock()
+	iv.sparse += len(open)
+	env.mu.Unlock()
 	lps, err := s.sparseComponent(ctx, comp, open, env, workers)
 	if err != nil && !errors.Is(err, errSparse) {
 		return lps, err
