@@ -414,130 +414,192 @@ type colVal struct {
 // without a pivot are dependent on the others.
 func factorize(ctx context.Context, m int, cols [][]entry, pref []float64, crash bool) (*luFactor, error) {
 	n := len(cols)
-	// Active matrix by rows (map col → value) and column row-lists.
-	rows := make([]map[int32]float64, m)
-	for r := range rows {
-		rows[r] = map[int32]float64{}
-	}
-	colRows := make([]map[int32]struct{}, n)
+	// Active matrix by rows (column, value) and, per column, the rows
+	// that may hold it (stale entries are skipped) and its count.
+	rc := make([][]int32, m)
+	rv := make([][]float64, m)
+	colRows := make([][]int32, n)
+	cnt := make([]int, n)
 	for j, c := range cols {
-		colRows[j] = make(map[int32]struct{}, len(c))
 		for _, e := range c {
 			if e.v == 0 {
 				continue
 			}
-			rows[e.row][int32(j)] += e.v
-			colRows[j][e.row] = struct{}{}
+			rc[e.row] = append(rc[e.row], int32(j))
+			rv[e.row] = append(rv[e.row], e.v)
+			colRows[j] = append(colRows[j], e.row)
+			cnt[j]++
 		}
 	}
+	find := func(r int32, c int32) int {
+		for k, j := range rc[r] {
+			if j == c {
+				return k
+			}
+		}
+		return -1
+	}
 	rowDone := make([]bool, m)
-	colDone := make([]bool, n)
+	mark := make([]int, m)
 	f := &luFactor{m: m}
-	// Columns bucketed by count would be faster; a linear scan over the
-	// active columns is simple and fast enough for thousands of columns.
 	active := make([]int, 0, n)
 	for j := range cols {
 		active = append(active, j)
 	}
-	for step := 0; len(f.order) < m; step++ {
-		if step&63 == 63 {
+	var targets []int32
+	var tl []float64
+	// buckets[b] holds columns whose count was b when pushed.
+	buckets := make([][]int32, m+2)
+	push := func(j int32) {
+		if c := cnt[j]; c > 0 && pref == nil {
+			if c >= len(buckets) {
+				c = len(buckets) - 1
+			}
+			buckets[c] = append(buckets[c], j)
+		}
+	}
+	for j := n - 1; j >= 0; j-- {
+		push(int32(j))
+	}
+	for step := 1; len(f.order) < m; step++ {
+		if step&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
+		// The active column with the fewest non-zeros: from the count
+		// buckets (stale entries skipped), or, for the crash (which
+		// breaks ties by pref), a scan.
 		bestC, bestN := -1, math.MaxInt
-		k := 0
-		for _, j := range active {
-			if colDone[j] {
-				continue
-			}
-			cnt := len(colRows[j])
-			if cnt == 0 {
-				if !crash {
-					return nil, ErrSingular
+		for b := 1; pref == nil && b < len(buckets) && bestC < 0; b++ {
+			for len(buckets[b]) > 0 {
+				j := buckets[b][len(buckets[b])-1]
+				buckets[b] = buckets[b][:len(buckets[b])-1]
+				if cnt[j] == b {
+					bestC, bestN = int(j), b
+					break
 				}
-				colDone[j] = true
-				continue
-			}
-			active[k] = j
-			k++
-			if cnt < bestN || cnt == bestN && pref != nil && pref[j] > pref[bestC] {
-				bestC, bestN = j, cnt
 			}
 		}
-		active = active[:k]
+		if bestC < 0 {
+			k := 0
+			for a, j := range active {
+				if cnt[j] < 0 {
+					continue
+				}
+				if cnt[j] == 0 {
+					if !crash {
+						return nil, ErrSingular
+					}
+					cnt[j] = -1
+					continue
+				}
+				active[k] = j
+				k++
+				if cnt[j] < bestN || cnt[j] == bestN && pref != nil && pref[j] > pref[bestC] {
+					bestC, bestN = j, cnt[j]
+					if bestN == 1 && pref == nil {
+						k += copy(active[k:], active[a+1:])
+						break
+					}
+				}
+			}
+			active = active[:k]
+		}
 		if bestC < 0 {
 			break
 		}
-		c := bestC
-		// Pivot row: threshold partial pivoting, sparsest row.
+		c := int32(bestC)
+		// Rows holding c (deduplicated), and the largest magnitude.
+		targets, tl = targets[:0], tl[:0]
 		amax := 0.0
-		for r := range colRows[c] {
-			amax = math.Max(amax, math.Abs(rows[r][int32(c)]))
+		for _, r := range colRows[c] {
+			if rowDone[r] || mark[r] == step {
+				continue
+			}
+			if p := find(r, c); p >= 0 {
+				mark[r] = step
+				targets = append(targets, r)
+				tl = append(tl, rv[r][p])
+				amax = math.Max(amax, math.Abs(rv[r][p]))
+			}
 		}
 		if amax <= pivTol {
 			// Numerically empty column.
 			if !crash {
 				return nil, ErrSingular
 			}
-			for r := range colRows[c] {
-				delete(rows[r], int32(c))
+			for _, r := range targets {
+				p := find(r, c)
+				last := len(rc[r]) - 1
+				rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
+				rc[r], rv[r] = rc[r][:last], rv[r][:last]
 			}
-			colRows[c] = nil
-			colDone[c] = true
+			cnt[c] = -1
 			continue
 		}
-		pr, prn := int32(-1), math.MaxInt
-		for r := range colRows[c] {
-			if a := math.Abs(rows[r][int32(c)]); a >= amax/10 && (len(rows[r]) < prn || len(rows[r]) == prn && r < pr) {
-				pr, prn = r, len(rows[r])
+		// Pivot row: threshold partial pivoting, sparsest row.
+		pi := -1
+		for t, r := range targets {
+			if math.Abs(tl[t]) >= amax/10 && (pi < 0 || len(rc[r]) < len(rc[targets[pi]]) || len(rc[r]) == len(rc[targets[pi]]) && r < targets[pi]) {
+				pi = t
 			}
 		}
-		prow := rows[pr]
-		alpha := prow[int32(c)]
-		up := []colVal{{int32(c), alpha}}
-		for j, v := range prow {
-			if j != int32(c) {
-				up = append(up, colVal{j, v})
+		pr, alpha := targets[pi], tl[pi]
+		up := []colVal{{c, alpha}}
+		for a, j := range rc[pr] {
+			if j != c {
+				up = append(up, colVal{j, rv[pr][a]})
 			}
 		}
 		sortColVals(up[1:])
 		var low []entry
-		targets := make([]int32, 0, len(colRows[c]))
-		for r := range colRows[c] {
-			if r != pr {
-				targets = append(targets, r)
+		for t, r := range targets {
+			if r == pr {
+				continue
 			}
-		}
-		sortInt32(targets)
-		for _, r := range targets {
-			row := rows[r]
-			l := row[int32(c)] / alpha
-			delete(row, int32(c))
+			l := tl[t] / alpha
 			low = append(low, entry{r, l})
+			// Drop c from row r.
+			p := find(r, c)
+			last := len(rc[r]) - 1
+			rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
+			rc[r], rv[r] = rc[r][:last], rv[r][:last]
 			for _, u := range up[1:] {
-				v := row[u.col] - l*u.v
-				if math.Abs(v) < 1e-11 {
-					if _, ok := row[u.col]; ok {
-						delete(row, u.col)
-						delete(colRows[u.col], r)
+				p := find(r, u.col)
+				if p < 0 {
+					v := -l * u.v
+					if math.Abs(v) < 1e-11 {
+						continue
 					}
+					rc[r] = append(rc[r], u.col)
+					rv[r] = append(rv[r], v)
+					colRows[u.col] = append(colRows[u.col], r)
+					cnt[u.col]++
+					push(u.col)
 					continue
 				}
-				if _, ok := row[u.col]; !ok {
-					colRows[u.col][r] = struct{}{}
+				v := rv[r][p] - l*u.v
+				if math.Abs(v) < 1e-11 {
+					last := len(rc[r]) - 1
+					rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
+					rc[r], rv[r] = rc[r][:last], rv[r][:last]
+					cnt[u.col]--
+					push(u.col)
+					continue
 				}
-				row[u.col] = v
+				rv[r][p] = v
 			}
 		}
-		for _, u := range up {
-			delete(colRows[u.col], pr)
+		for _, u := range up[1:] {
+			cnt[u.col]--
+			push(u.col)
 		}
+		cnt[c] = -1
 		colRows[c] = nil
-		rows[pr] = nil
+		rc[pr], rv[pr] = nil, nil
 		rowDone[pr] = true
-		colDone[c] = true
-		f.order = append(f.order, pivotRC{pr, c})
+		f.order = append(f.order, pivotRC{pr, int(c)})
 		f.lower = append(f.lower, low)
 		f.upper = append(f.upper, up)
 	}
@@ -592,14 +654,6 @@ func (f *luFactor) btran(c, y []float64) {
 func sortColVals(a []colVal) {
 	for i := 1; i < len(a); i++ {
 		for j := i; j > 0 && a[j].col < a[j-1].col; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
-}
-
-func sortInt32(a []int32) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
