@@ -34,7 +34,7 @@ type Sparse struct {
 	// Pivots counts the basis changes so far.
 	Pivots int
 	// scratch
-	y, d, w, cb []float64
+	y, w, cb, wb []float64
 }
 
 // eta is one product-form update: the basis column at position p replaced,
@@ -126,7 +126,7 @@ func NewSparseAt(ctx context.Context, n int, rows []Row, x0 []float64) (*Sparse,
 		s.head[p] = pv.col
 		s.pos[pv.col] = p
 	}
-	s.y, s.d, s.w, s.cb = make([]float64, s.m), make([]float64, n), make([]float64, s.m), make([]float64, s.m)
+	s.y, s.w, s.cb = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m)
 	if err := s.refactor(ctx); err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (s *Sparse) Clone() *Sparse {
 	c.pos = append([]int(nil), s.pos...)
 	c.x = append([]float64(nil), s.x...)
 	c.etas = append([]eta(nil), s.etas...)
-	c.y, c.d, c.w, c.cb = make([]float64, s.m), make([]float64, s.n), make([]float64, s.m), make([]float64, s.m)
+	c.y, c.w, c.cb, c.wb = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m), nil
 	return &c
 }
 
@@ -304,7 +304,10 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 		for k, i := range s.colIdx[q] {
 			a[i] = s.colVal[q][k]
 		}
-		w := make([]float64, s.m)
+		if len(s.wb) != s.m {
+			s.wb = make([]float64, s.m)
+		}
+		w := s.wb
 		s.ftran(a, w)
 		p := -1
 		pr := math.Inf(1)
@@ -358,6 +361,13 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 		leave := s.head[p]
 		s.x[leave] = 0
 		e := eta{p: p, wp: w[p]}
+		nz := 0
+		for r, wv := range w {
+			if r != p && math.Abs(wv) > 1e-12 {
+				nz++
+			}
+		}
+		e.idx, e.val = make([]int32, 0, nz), make([]float64, 0, nz)
 		for r, wv := range w {
 			if r != p && math.Abs(wv) > 1e-12 {
 				e.idx = append(e.idx, int32(r))
@@ -369,7 +379,7 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 		s.pos[q] = p
 		s.pos[leave] = -1
 		s.Pivots++
-		for r := 0; r < s.m; r++ {
+		for _, r := range e.idx {
 			if j := s.head[r]; s.x[j] < 0 && s.x[j] > -s.Tol {
 				s.x[j] = 0
 			}
