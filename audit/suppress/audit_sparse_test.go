@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -196,6 +197,57 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 		}
 		if zero == 0 {
 			t.Fatalf("mode %d: no interval of zero width", mode)
+		}
+	}
+}
+
+// A large component whose true values do not fit the published cells (no
+// witness, no feasible start) and that is too large for one dense LP
+// keeps its outer bounds, undetermined, with a warning: the dense tableau
+// is not built for it. Within the limit the dense LP settles it.
+func TestAuditLargeInfeasibleComponent(t *testing.T) {
+	tb := middleTable(1, []int{14, 12, 6}, 0.3)
+	oldL, oldW := largeComponent, maxWholeLP
+	defer func() { largeComponent, maxWholeLP = oldL, oldW }()
+	largeComponent = 40
+	ctx := context.Background()
+	full, err := Audit(ctx, tb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]audit.Interval{}
+	for _, r := range full.Cells {
+		byKey[joinKey(r.Key)] = r
+	}
+	// Change one suppressed cell's (unpublished) value, in a relation
+	// with other unknown cells (not exact).
+	for _, c := range tb.Cells {
+		if r, ok := byKey[joinKey(c.Key)]; ok && !r.Exact && !c.IsMargin("Total") && c.Total.Sign() > 0 {
+			c.Total = c.Total.Add(decimal.Scaled(100, 2))
+			break
+		}
+	}
+	for _, limit := range []int{100, oldW} {
+		maxWholeLP = limit
+		res, err := Audit(ctx, tb, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, w := range res.Warnings {
+			warned = warned || strings.Contains(w, "do not fit the published cells, too many for one LP")
+		}
+		if limit == 100 && (res.Undetermined < 100 || !warned) {
+			t.Fatalf("limit %d: %d undetermined, warned %v; want the large component undetermined with a warning", limit, res.Undetermined, warned)
+		}
+		if limit == oldW && (res.Undetermined != 0 || warned) {
+			t.Fatalf("limit %d: %d undetermined, warned %v; want every cell settled", limit, res.Undetermined, warned)
+		}
+		for _, r := range res.Cells {
+			f := byKey[joinKey(r.Key)]
+			if r.Undetermined && (r.Lo > f.Lo+1e-6 || r.Hi < f.Hi-1e-6) {
+				t.Fatalf("limit %d: %v undetermined with [%v, %v], inside the feasible [%v, %v]", limit, r.Key, r.Lo, r.Hi, f.Lo, f.Hi)
+			}
 		}
 	}
 }

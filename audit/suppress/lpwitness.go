@@ -385,7 +385,17 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	workers = max(workers, 1)
 	if !s.trueFeasible(comp, env) {
 		// The true values do not fit the published cells: no witness;
-		// one LP from a phase 1 finds the intervals or the contradiction.
+		// one LP from a phase 1 finds the intervals or the contradiction
+		// (dense: only up to maxWholeLP cells; beyond, the cells keep
+		// their outer bounds and stay undetermined, as without values).
+		if len(comp) > maxWholeLP {
+			env.warn(fmt.Sprintf("interval audit: the true values of %d linked suppressed cells around %s do not fit the published cells, too many for one LP; their verdicts are undetermined (outer bounds reported)",
+				len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key)))
+			for _, i := range comp {
+				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i] // not the true values
+			}
+			return 0, nil
+		}
 		return s.solveWhole(ctx, comp, env, workers)
 	}
 	settle := func(i int) bool {
