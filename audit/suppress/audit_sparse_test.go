@@ -69,7 +69,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 	}{
 		{"3d-14x12x6-30pct", []int{14, 12, 6}, 1, 0.3},
 		{"3d-12x8x5-40pct", []int{12, 8, 5}, 2, 0.4},
-		{"3d-16x12x8-35pct", []int{16, 12, 8}, 4, 0.35},
+		{"3d-12x10x6-35pct", []int{12, 10, 6}, 4, 0.35},
 	}
 	old := largeComponent
 	largeComponent = 40
