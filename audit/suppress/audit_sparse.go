@@ -3,6 +3,7 @@ package suppress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"golang.org/x/sync/errgroup"
@@ -41,7 +42,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, open []int, env *
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		return 0, errors.Join(errSparse, err)
+		return 0, fmt.Errorf("%w: %w", errSparse, err)
 	}
 	type result struct {
 		lo, hi   []float64 // inner hull over the component (local indices)
@@ -124,7 +125,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, open []int, env *
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
-		return 0, errors.Join(errSparse, err)
+		return 0, fmt.Errorf("%w: %w", errSparse, err)
 	}
 	lps := 0
 	for _, res := range results {

@@ -33,8 +33,9 @@ var ErrInconsistent = errors.New("published cells contradict the margins")
 // programming (two objectives per cell, warm-started). In large components
 // with known values a cell is settled without LP when a balanced move
 // through suppressed cells proves its protection (inner bound) or the
-// outer bounds prove it unprotected; only the others get neighbourhood
-// LPs (see docs/suppression.md). The LP is floating point: a cell is
+// outer bounds prove it unprotected; only the others get LPs: one sparse
+// LP over the whole component (lp.Sparse), or neighbourhood LPs if that
+// fails (see docs/suppression.md). The LP is floating point: a cell is
 // reported exact when Hi - Lo is below 1e-9 times the largest magnitude in
 // the table.
 //

@@ -371,7 +371,9 @@ var nbhdRounds = []struct{ core, nbhd int }{{50, 450}, {15, 1200}}
 //     bound; the outer bounds from propagation prove the opposite when
 //     they stay inside the levels. Most cells of a heavily suppressed
 //     table settle here without LP.
-//  2. The others are clustered (coreSize connected unsettled cells) and
+//  2. The others get one sparse LP over the whole component
+//     (sparseComponent); only if it fails, the following.
+//  3. The others are clustered (coreSize connected unsettled cells) and
 //     each cluster with its surrounding cells (up to nbhdSize) is solved
 //     twice: with every other cell fixed at its true value (inner bounds:
 //     every value found is feasible for the whole table) and with every
