@@ -11,6 +11,9 @@
 //
 // Arithmetic is float64. Callers that need exact answers compare results
 // with a tolerance relative to the magnitude of b (see Solver.Tol).
+//
+// Sparse (sparse.go) is the revised simplex for large systems (thousands
+// of variables), whose dense tableau would be too large.
 package lp
 
 import (

@@ -33,8 +33,9 @@ var ErrInconsistent = errors.New("published cells contradict the margins")
 // programming (two objectives per cell, warm-started). In large components
 // with known values a cell is settled without LP when a balanced move
 // through suppressed cells proves its protection (inner bound) or the
-// outer bounds prove it unprotected; only the others get neighbourhood
-// LPs (see docs/suppression.md). The LP is floating point: a cell is
+// outer bounds prove it unprotected; only the others get LPs: one sparse
+// LP over the whole component (lp.Sparse), or neighbourhood LPs if that
+// fails (see docs/suppression.md). The LP is floating point: a cell is
 // reported exact when Hi - Lo is below 1e-9 times the largest magnitude in
 // the table.
 //
@@ -136,6 +137,8 @@ type intervalSet struct {
 	warnings []string
 	// stats
 	components, largest, lps, witnessed int
+	// sparse counts the cells given to the sparse whole-component LP.
+	sparse int
 }
 
 // settled reports whether cell i's verdict is proven: exact, protected by
@@ -148,9 +151,16 @@ func (iv *intervalSet) settled(i int, x, up, down float64, sec bool) bool {
 	if sec {
 		return iv.hi[i]-iv.lo[i] > iv.tol
 	}
-	inner := iv.hi[i] >= x+up-iv.tol && iv.lo[i] <= x-down+iv.tol && iv.hi[i]-iv.lo[i] > iv.tol
-	outerFails := iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
-	return inner || outerFails
+	wide := iv.hi[i]-iv.lo[i] > iv.tol
+	inner := iv.hi[i] >= x+up-iv.tol && iv.lo[i] <= x-down+iv.tol && wide
+	// Unprotected, and the label too: under-protected needs an inner
+	// interval of non-zero width (otherwise the cell may be exact).
+	return inner || iv.outerFails(i, x, up, down) && wide
+}
+
+// outerFails reports whether cell i's outer bounds miss a level.
+func (iv *intervalSet) outerFails(i int, x, up, down float64) bool {
+	return iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
 }
 
 func (s *structure) scale() float64 {

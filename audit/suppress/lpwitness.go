@@ -2,6 +2,7 @@ package suppress
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -370,7 +371,9 @@ var nbhdRounds = []struct{ core, nbhd int }{{50, 450}, {15, 1200}}
 //     bound; the outer bounds from propagation prove the opposite when
 //     they stay inside the levels. Most cells of a heavily suppressed
 //     table settle here without LP.
-//  2. The others are clustered (coreSize connected unsettled cells) and
+//  2. The others get one sparse LP over the whole component
+//     (sparseComponent); only if it fails, the following.
+//  3. The others are clustered (coreSize connected unsettled cells) and
 //     each cluster with its surrounding cells (up to nbhdSize) is solved
 //     twice: with every other cell fixed at its true value (inner bounds:
 //     every value found is feasible for the whole table) and with every
@@ -384,7 +387,17 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	workers = max(workers, 1)
 	if !s.trueFeasible(comp, env) {
 		// The true values do not fit the published cells: no witness;
-		// one LP from a phase 1 finds the intervals or the contradiction.
+		// one LP from a phase 1 finds the intervals or the contradiction
+		// (dense: only up to maxWholeLP cells; beyond, the cells keep
+		// their outer bounds and stay undetermined, as without values).
+		if len(comp) > maxWholeLP {
+			env.warn(fmt.Sprintf("interval audit: the true values of %d linked suppressed cells around %s do not fit the published cells, too many for one LP; their verdicts are undetermined (outer bounds reported)",
+				len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key)))
+			for _, i := range comp {
+				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i] // not the true values
+			}
+			return 0, nil
+		}
 		return s.solveWhole(ctx, comp, env, workers)
 	}
 	settle := func(i int) bool {
@@ -411,7 +424,33 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	if len(open) == 0 {
 		return 0, nil
 	}
-	return s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+	if !sparseLarge {
+		return s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+	}
+	// One sparse LP over the whole component settles the open cells; if
+	// the solver fails, neighbourhood LPs take what is left.
+	env.mu.Lock()
+	iv.sparse += len(open)
+	env.mu.Unlock()
+	lps, err := s.sparseComponent(ctx, comp, open, env, workers)
+	if err != nil && !errors.Is(err, errSparse) {
+		return lps, err
+	}
+	open = open[:0]
+	for _, i := range comp {
+		if iv.undet[i] && !settle(i) {
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		return lps, nil
+	}
+	if err != nil {
+		env.warn(fmt.Sprintf("interval audit: the sparse LP around %s failed (%v); neighbourhood LPs used instead",
+			s.t.KeyString(s.t.Cells[comp[0]].Key), err))
+	}
+	n, err := s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
+	return lps + n, err
 }
 
 // witnessAll tries witnesses (balanced moves through suppressed cells) on

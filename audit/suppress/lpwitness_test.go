@@ -37,11 +37,12 @@ func heavyTable(rt *rapid.T) *audit.Table {
 }
 
 // withLarge runs f with every component treated as large (witnesses,
-// propagation, neighbourhood LPs) and the given neighbourhood rounds.
-func withLarge(rounds []struct{ core, nbhd int }, f func()) {
-	oldL, oldR := largeComponent, nbhdRounds
-	largeComponent, nbhdRounds = 0, rounds
-	defer func() { largeComponent, nbhdRounds = oldL, oldR }()
+// propagation, then the sparse whole-component LP when sparse is set, and
+// neighbourhood LPs) and the given neighbourhood rounds.
+func withLarge(rounds []struct{ core, nbhd int }, sparse bool, f func()) {
+	oldL, oldR, oldS := largeComponent, nbhdRounds, sparseLarge
+	largeComponent, nbhdRounds, sparseLarge = 0, rounds, sparse
+	defer func() { largeComponent, nbhdRounds, sparseLarge = oldL, oldR, oldS }()
 	f()
 }
 
@@ -65,13 +66,15 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 		for _, r := range full.Cells {
 			byKey[joinKey(r.Key)] = r
 		}
-		for _, withLP := range []bool{false, true} {
+		// Witnesses alone; with neighbourhood LPs; with the sparse LP.
+		for mode := 0; mode < 3; mode++ {
+			withLP := mode > 0
 			var rounds []struct{ core, nbhd int }
-			if withLP {
+			if mode == 1 {
 				rounds = nbhdRounds
 			}
 			var res audit.Intervals
-			withLarge(rounds, func() { res, err = Audit(ctx, tb, Options{}) })
+			withLarge(rounds, mode == 2, func() { res, err = Audit(ctx, tb, Options{}) })
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -81,7 +84,7 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 			for _, r := range res.Cells {
 				f := byKey[joinKey(r.Key)]
 				if r.Lo < f.Lo-1e-6 || r.Hi > f.Hi+1e-6 {
-					rt.Fatalf("withLP=%v %v: [%v, %v] outside the LP interval [%v, %v]", withLP, r.Key, r.Lo, r.Hi, f.Lo, f.Hi)
+					rt.Fatalf("mode %d %v: [%v, %v] outside the LP interval [%v, %v]", mode, r.Key, r.Lo, r.Hi, f.Lo, f.Hi)
 				}
 				if r.Lo > r.Value+1e-9 || r.Hi < r.Value-1e-9 {
 					rt.Fatalf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
@@ -91,7 +94,7 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 				}
 				if r.Undetermined {
 					if withLP {
-						rt.Fatalf("%v undetermined with neighbourhood LPs covering the table (LP %+v)", r.Key, f)
+						rt.Fatalf("mode %d: %v undetermined with LPs covering the table (LP %+v)", mode, r.Key, f)
 					}
 					if r.Protected || r.Exact {
 						rt.Fatalf("%v undetermined yet protected/exact: %+v", r.Key, r)
@@ -102,12 +105,12 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 					witnessed++
 				}
 				if r.Protected != f.Protected || r.Exact != f.Exact {
-					rt.Fatalf("withLP=%v %v (value %v, levels %v/%v): protected %v exact %v [%v, %v]; full LP protected %v exact %v [%v, %v]",
-						withLP, r.Key, r.Value, r.Lower, r.Upper, r.Protected, r.Exact, r.Lo, r.Hi, f.Protected, f.Exact, f.Lo, f.Hi)
+					rt.Fatalf("mode %d %v (value %v, levels %v/%v): protected %v exact %v [%v, %v]; full LP protected %v exact %v [%v, %v]",
+						mode, r.Key, r.Value, r.Lower, r.Upper, r.Protected, r.Exact, r.Lo, r.Hi, f.Protected, f.Exact, f.Lo, f.Hi)
 				}
 			}
 			if withLP && (res.ExactlyDisclosed != full.ExactlyDisclosed || res.UnderProtected != full.UnderProtected) {
-				rt.Fatalf("counts %d/%d, full LP %d/%d", res.ExactlyDisclosed, res.UnderProtected, full.ExactlyDisclosed, full.UnderProtected)
+				rt.Fatalf("mode %d: counts %d/%d, full LP %d/%d", mode, res.ExactlyDisclosed, res.UnderProtected, full.ExactlyDisclosed, full.UnderProtected)
 			}
 		}
 	})

@@ -1,0 +1,670 @@
+package lp
+
+import (
+	"context"
+	"errors"
+	"math"
+)
+
+// Sparse is a revised primal simplex over {x : A x = b, x >= 0} for large
+// sparse systems (the relations of a table component with thousands of
+// suppressed cells), where the dense tableau of Solver grows with the
+// product of rows and columns. The basis matrix is kept as a sparse LU
+// factorisation (Markowitz-ordered Gaussian elimination) followed by
+// product-form updates, refactorised every refactorEvery pivots. Memory
+// and work per iteration grow with the non-zeros of A and of the factors,
+// not with rows × columns.
+//
+// It starts from a feasible point x0 (which need not be a vertex): the
+// non-basic variables keep their values until an objective moves them,
+// exactly as NewAt does for Solver. Arithmetic is float64 with the same
+// tolerances as Solver.
+type Sparse struct {
+	m, n   int
+	colIdx [][]int32 // A by column: rows (after redundant rows are dropped)
+	colVal [][]float64
+	rhs    []float64
+	head   []int // variable basic at each position
+	pos    []int // position of a basic variable, -1 when non-basic
+	x      []float64
+	f      *luFactor
+	etas   []eta
+	// Tol is the feasibility tolerance: values within Tol of zero are zero.
+	Tol float64
+	// Pivots counts the basis changes so far.
+	Pivots int
+	// scratch
+	y, w, cb, wb []float64
+}
+
+// eta is one product-form update: the basis column at position p replaced,
+// w = B⁻¹·a of the entering column (over positions, sparse).
+type eta struct {
+	p   int
+	idx []int32
+	val []float64
+	wp  float64
+}
+
+// refactorEvery bounds the product-form updates kept before the basis is
+// factorised afresh.
+const refactorEvery = 64
+
+// ErrSingular reports a basis that the sparse factorisation found
+// numerically singular.
+var ErrSingular = errors.New("lp: basis numerically singular")
+
+// NewSparseAt builds a sparse solver for n variables and the given rows,
+// starting from the feasible point x0 (ErrInfeasible when x0 violates a
+// row beyond the tolerance). Linearly dependent rows are dropped.
+func NewSparseAt(ctx context.Context, n int, rows []Row, x0 []float64) (*Sparse, error) {
+	scale := 1.0
+	for _, row := range rows {
+		scale = math.Max(scale, math.Abs(row.RHS))
+	}
+	for _, v := range x0 {
+		scale = math.Max(scale, math.Abs(v))
+		if v < 0 {
+			return nil, ErrInfeasible
+		}
+	}
+	tol := 1e-9 * scale
+	for _, row := range rows {
+		r := row.RHS
+		for k, j := range row.Idx {
+			r -= row.Coef[k] * x0[j]
+		}
+		if math.Abs(r) > tol*float64(len(row.Idx)+1) {
+			return nil, ErrInfeasible
+		}
+	}
+	// Crash: Gaussian elimination on all of A picks a basis (one column
+	// per independent row), preferring variables far from zero.
+	m := len(rows)
+	cols := make([][]entry, n)
+	for r, row := range rows {
+		for k, j := range row.Idx {
+			cols[j] = append(cols[j], entry{int32(r), row.Coef[k]})
+		}
+	}
+	piv, err := factorize(ctx, m, cols, x0, true)
+	if err != nil {
+		return nil, err
+	}
+	keep := make([]int32, m)
+	for r := range keep {
+		keep[r] = -1
+	}
+	s := &Sparse{n: n, Tol: tol, x: append([]float64(nil), x0...)}
+	for _, pv := range piv.order {
+		keep[pv.row] = int32(s.m)
+		s.m++
+	}
+	// Rows in pivot order; columns renumbered.
+	s.rhs = make([]float64, s.m)
+	for r, row := range rows {
+		if keep[r] >= 0 {
+			s.rhs[keep[r]] = row.RHS
+		}
+	}
+	s.colIdx = make([][]int32, n)
+	s.colVal = make([][]float64, n)
+	for j, c := range cols {
+		for _, e := range c {
+			if k := keep[e.row]; k >= 0 {
+				s.colIdx[j] = append(s.colIdx[j], k)
+				s.colVal[j] = append(s.colVal[j], e.v)
+			}
+		}
+	}
+	s.pos = make([]int, n)
+	for j := range s.pos {
+		s.pos[j] = -1
+	}
+	s.head = make([]int, s.m)
+	for p, pv := range piv.order {
+		s.head[p] = pv.col
+		s.pos[pv.col] = p
+	}
+	s.y, s.w, s.cb = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m)
+	if err := s.refactor(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Clone returns an independent copy of the solver at its current point.
+func (s *Sparse) Clone() *Sparse {
+	c := *s
+	c.head = append([]int(nil), s.head...)
+	c.pos = append([]int(nil), s.pos...)
+	c.x = append([]float64(nil), s.x...)
+	c.etas = append([]eta(nil), s.etas...)
+	c.y, c.w, c.cb, c.wb = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m), nil
+	return &c
+}
+
+// Value returns variable v at the current point.
+func (s *Sparse) Value(v int) float64 { return s.x[v] }
+
+// refactor factorises the current basis afresh and recomputes the basic
+// values from the non-basic ones (removing accumulated rounding).
+func (s *Sparse) refactor(ctx context.Context) error {
+	bc := make([][]entry, s.m)
+	for p, j := range s.head {
+		for k, r := range s.colIdx[j] {
+			bc[p] = append(bc[p], entry{r, s.colVal[j][k]})
+		}
+	}
+	f, err := factorize(ctx, s.m, bc, nil, false)
+	if err != nil {
+		return err
+	}
+	if len(f.order) != s.m {
+		return ErrSingular
+	}
+	s.f, s.etas = f, nil
+	// x_B = B⁻¹ (b − N x_N).
+	r := s.w
+	copy(r, s.rhs)
+	for j := 0; j < s.n; j++ {
+		if s.pos[j] >= 0 || s.x[j] == 0 {
+			continue
+		}
+		for k, i := range s.colIdx[j] {
+			r[i] -= s.colVal[j][k] * s.x[j]
+		}
+	}
+	z := make([]float64, s.m)
+	s.f.ftran(r, z)
+	for p, j := range s.head {
+		v := z[p]
+		if v < 0 && v > -s.Tol*10 {
+			v = 0
+		}
+		s.x[j] = v
+	}
+	return nil
+}
+
+// ftran solves B z = a (a over rows, overwritten; z over positions).
+func (s *Sparse) ftran(a, z []float64) {
+	s.f.ftran(a, z)
+	for _, e := range s.etas {
+		zp := z[e.p] / e.wp
+		if zp != 0 {
+			for k, q := range e.idx {
+				z[q] -= e.val[k] * zp
+			}
+		}
+		z[e.p] = zp
+	}
+}
+
+// btran solves yᵀ B = cᵀ (c over positions, overwritten; y over rows).
+func (s *Sparse) btran(c, y []float64) {
+	for k := len(s.etas) - 1; k >= 0; k-- {
+		e := s.etas[k]
+		v := c[e.p]
+		for a, q := range e.idx {
+			v -= e.val[a] * c[q]
+		}
+		c[e.p] = v / e.wp
+	}
+	s.f.btran(c, y)
+}
+
+// Optimize moves to a vertex minimising (or, with max, maximising) variable
+// v and returns its value there; +Inf when the maximum is unbounded.
+func (s *Sparse) Optimize(ctx context.Context, v int, max bool) (float64, error) {
+	return s.OptimizeTo(ctx, v, max, math.NaN())
+}
+
+// OptimizeTo is Optimize stopping early, at a feasible point, once v has
+// reached target (≥ target when maximising, ≤ when minimising; NaN: no
+// early stop). The value returned is v's value at the point reached: the
+// optimum, or a feasible value at least as good as target.
+func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64) (float64, error) {
+	sign := 1.0
+	if max {
+		sign = -1
+	}
+	reached := func() bool {
+		if math.IsNaN(target) {
+			return false
+		}
+		if max {
+			return s.x[v] >= target
+		}
+		return s.x[v] <= target
+	}
+	limit := 50*(s.m+s.n) + 1000
+	degenerate := 0
+	for it := 0; ; it++ {
+		if reached() {
+			return s.x[v], nil
+		}
+		if it > limit {
+			return 0, ErrIterations
+		}
+		if it&15 == 15 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
+		if len(s.etas) >= refactorEvery {
+			if err := s.refactor(ctx); err != nil {
+				return 0, err
+			}
+		}
+		// Prices: y solves yᵀB = c_B; reduced cost d_j = c_j − yᵀA_j.
+		clear(s.cb)
+		if p := s.pos[v]; p >= 0 {
+			s.cb[p] = sign
+		}
+		s.btran(s.cb, s.y)
+		bland := degenerate > 30
+		q, dir, best := -1, 0.0, pivTol
+		for j := 0; j < s.n; j++ {
+			if s.pos[j] >= 0 {
+				continue
+			}
+			dj := 0.0
+			if j == v {
+				dj = sign
+			}
+			for k, i := range s.colIdx[j] {
+				dj -= s.y[i] * s.colVal[j][k]
+			}
+			var dd float64
+			switch {
+			case dj < -pivTol:
+				dd = 1
+			case dj > pivTol && s.x[j] > 0:
+				dd = -1
+			default:
+				continue
+			}
+			if bland {
+				if q < 0 {
+					q, dir = j, dd
+				}
+				continue
+			}
+			if a := math.Abs(dj); a > best {
+				q, dir, best = j, dd, a
+			}
+		}
+		if q < 0 {
+			return s.x[v], nil
+		}
+		// w = B⁻¹ A_q; moving x_q by t·dir moves x_B by −t·dir·w.
+		a := s.w
+		clear(a)
+		for k, i := range s.colIdx[q] {
+			a[i] = s.colVal[q][k]
+		}
+		if len(s.wb) != s.m {
+			s.wb = make([]float64, s.m)
+		}
+		w := s.wb
+		s.ftran(a, w)
+		p := -1
+		pr := math.Inf(1)
+		var pa float64
+		if dir < 0 {
+			pr = s.x[q]
+		}
+		for r := 0; r < s.m; r++ {
+			a := w[r] * dir
+			if a <= pivTol {
+				continue
+			}
+			b := math.Max(s.x[s.head[r]], 0)
+			ratio := b / a
+			switch {
+			case math.IsInf(pr, 1) || ratio < pr-1e-12*math.Max(1, pr):
+				p, pr, pa = r, ratio, a
+			case p >= 0 && ratio <= pr+1e-12*math.Max(1, pr):
+				if bland {
+					if s.head[r] < s.head[p] {
+						p, pr, pa = r, ratio, a
+					}
+				} else if a > pa {
+					p, pr, pa = r, ratio, a
+				}
+			}
+		}
+		if math.IsInf(pr, 1) {
+			return math.Inf(1), nil
+		}
+		if pr <= s.Tol {
+			degenerate++
+		} else {
+			degenerate = 0
+		}
+		delta := dir * pr
+		if delta != 0 {
+			for r := 0; r < s.m; r++ {
+				if w[r] != 0 {
+					j := s.head[r]
+					s.x[j] -= w[r] * delta
+				}
+			}
+			s.x[q] += delta
+		}
+		if p < 0 {
+			s.x[q] = 0 // the entering variable reached zero
+			continue
+		}
+		// Basis change: q enters at position p.
+		leave := s.head[p]
+		s.x[leave] = 0
+		e := eta{p: p, wp: w[p]}
+		nz := 0
+		for r, wv := range w {
+			if r != p && math.Abs(wv) > 1e-12 {
+				nz++
+			}
+		}
+		e.idx, e.val = make([]int32, 0, nz), make([]float64, 0, nz)
+		for r, wv := range w {
+			if r != p && math.Abs(wv) > 1e-12 {
+				e.idx = append(e.idx, int32(r))
+				e.val = append(e.val, wv)
+			}
+		}
+		s.etas = append(s.etas, e)
+		s.head[p] = q
+		s.pos[q] = p
+		s.pos[leave] = -1
+		s.Pivots++
+		for _, r := range e.idx {
+			if j := s.head[r]; s.x[j] < 0 && s.x[j] > -s.Tol {
+				s.x[j] = 0
+			}
+		}
+	}
+}
+
+// entry is one non-zero of a sparse column: its row and value.
+type entry struct {
+	row int32
+	v   float64
+}
+
+// luFactor is a sparse LU factorisation of a set of columns by Gaussian
+// elimination: order lists the pivots (row, column) in elimination order;
+// lower[k] the multipliers of step k (row i gets row i − l·pivot row);
+// upper[k] the pivot row at step k over the columns not yet eliminated
+// (the pivot's own column first).
+type luFactor struct {
+	m     int
+	order []pivotRC
+	lower [][]entry
+	upper [][]colVal
+}
+
+type pivotRC struct {
+	row int32
+	col int
+}
+
+type colVal struct {
+	col int32
+	v   float64
+}
+
+// factorize eliminates the columns cols (each a sparse column over m
+// rows) in Markowitz order: at each step the active column with the fewest
+// non-zeros (ties: larger pref, then lower index), pivoting on its entry
+// of largest magnitude among those within a factor 10 of the largest,
+// fewest row non-zeros first. Columns left without a usable entry are
+// dependent (skipped, crash) or make the matrix singular; rows left
+// without a pivot are dependent on the others.
+func factorize(ctx context.Context, m int, cols [][]entry, pref []float64, crash bool) (*luFactor, error) {
+	n := len(cols)
+	// Active matrix by rows (column, value) and, per column, the rows
+	// that may hold it (stale entries are skipped) and its count.
+	rc := make([][]int32, m)
+	rv := make([][]float64, m)
+	colRows := make([][]int32, n)
+	cnt := make([]int, n)
+	for j, c := range cols {
+		for _, e := range c {
+			if e.v == 0 {
+				continue
+			}
+			rc[e.row] = append(rc[e.row], int32(j))
+			rv[e.row] = append(rv[e.row], e.v)
+			colRows[j] = append(colRows[j], e.row)
+			cnt[j]++
+		}
+	}
+	find := func(r int32, c int32) int {
+		for k, j := range rc[r] {
+			if j == c {
+				return k
+			}
+		}
+		return -1
+	}
+	rowDone := make([]bool, m)
+	mark := make([]int, m)
+	f := &luFactor{m: m}
+	active := make([]int, 0, n)
+	for j := range cols {
+		active = append(active, j)
+	}
+	var targets []int32
+	var tl []float64
+	// buckets[b] holds columns whose count was b when pushed.
+	buckets := make([][]int32, m+2)
+	push := func(j int32) {
+		if c := cnt[j]; c > 0 && pref == nil {
+			if c >= len(buckets) {
+				c = len(buckets) - 1
+			}
+			buckets[c] = append(buckets[c], j)
+		}
+	}
+	for j := n - 1; j >= 0; j-- {
+		push(int32(j))
+	}
+	for step := 1; len(f.order) < m; step++ {
+		if step&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		// The active column with the fewest non-zeros: from the count
+		// buckets (stale entries skipped), or, for the crash (which
+		// breaks ties by pref), a scan.
+		bestC, bestN := -1, math.MaxInt
+		for b := 1; pref == nil && b < len(buckets) && bestC < 0; b++ {
+			for len(buckets[b]) > 0 {
+				j := buckets[b][len(buckets[b])-1]
+				buckets[b] = buckets[b][:len(buckets[b])-1]
+				if cnt[j] == b {
+					bestC, bestN = int(j), b
+					break
+				}
+			}
+		}
+		if bestC < 0 {
+			k := 0
+			for a, j := range active {
+				if cnt[j] < 0 {
+					continue
+				}
+				if cnt[j] == 0 {
+					if !crash {
+						return nil, ErrSingular
+					}
+					cnt[j] = -1
+					continue
+				}
+				active[k] = j
+				k++
+				if cnt[j] < bestN || cnt[j] == bestN && pref != nil && pref[j] > pref[bestC] {
+					bestC, bestN = j, cnt[j]
+					if bestN == 1 && pref == nil {
+						k += copy(active[k:], active[a+1:])
+						break
+					}
+				}
+			}
+			active = active[:k]
+		}
+		if bestC < 0 {
+			break
+		}
+		c := int32(bestC)
+		// Rows holding c (deduplicated), and the largest magnitude.
+		targets, tl = targets[:0], tl[:0]
+		amax := 0.0
+		for _, r := range colRows[c] {
+			if rowDone[r] || mark[r] == step {
+				continue
+			}
+			if p := find(r, c); p >= 0 {
+				mark[r] = step
+				targets = append(targets, r)
+				tl = append(tl, rv[r][p])
+				amax = math.Max(amax, math.Abs(rv[r][p]))
+			}
+		}
+		if amax <= pivTol {
+			// Numerically empty column.
+			if !crash {
+				return nil, ErrSingular
+			}
+			for _, r := range targets {
+				p := find(r, c)
+				last := len(rc[r]) - 1
+				rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
+				rc[r], rv[r] = rc[r][:last], rv[r][:last]
+			}
+			cnt[c] = -1
+			continue
+		}
+		// Pivot row: threshold partial pivoting, sparsest row.
+		pi := -1
+		for t, r := range targets {
+			if math.Abs(tl[t]) >= amax/10 && (pi < 0 || len(rc[r]) < len(rc[targets[pi]]) || len(rc[r]) == len(rc[targets[pi]]) && r < targets[pi]) {
+				pi = t
+			}
+		}
+		pr, alpha := targets[pi], tl[pi]
+		up := []colVal{{c, alpha}}
+		for a, j := range rc[pr] {
+			if j != c {
+				up = append(up, colVal{j, rv[pr][a]})
+			}
+		}
+		sortColVals(up[1:])
+		var low []entry
+		for t, r := range targets {
+			if r == pr {
+				continue
+			}
+			l := tl[t] / alpha
+			low = append(low, entry{r, l})
+			// Drop c from row r.
+			p := find(r, c)
+			last := len(rc[r]) - 1
+			rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
+			rc[r], rv[r] = rc[r][:last], rv[r][:last]
+			for _, u := range up[1:] {
+				p := find(r, u.col)
+				if p < 0 {
+					v := -l * u.v
+					if math.Abs(v) < 1e-11 {
+						continue
+					}
+					rc[r] = append(rc[r], u.col)
+					rv[r] = append(rv[r], v)
+					colRows[u.col] = append(colRows[u.col], r)
+					cnt[u.col]++
+					push(u.col)
+					continue
+				}
+				v := rv[r][p] - l*u.v
+				if math.Abs(v) < 1e-11 {
+					last := len(rc[r]) - 1
+					rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
+					rc[r], rv[r] = rc[r][:last], rv[r][:last]
+					cnt[u.col]--
+					push(u.col)
+					continue
+				}
+				rv[r][p] = v
+			}
+		}
+		for _, u := range up[1:] {
+			cnt[u.col]--
+			push(u.col)
+		}
+		cnt[c] = -1
+		colRows[c] = nil
+		rc[pr], rv[pr] = nil, nil
+		rowDone[pr] = true
+		f.order = append(f.order, pivotRC{pr, int(c)})
+		f.lower = append(f.lower, low)
+		f.upper = append(f.upper, up)
+	}
+	return f, nil
+}
+
+// ftran solves B z = a for the factorised square matrix (a over rows,
+// overwritten; z over columns, in the column numbering of factorize).
+func (f *luFactor) ftran(a, z []float64) {
+	for k, pv := range f.order {
+		if v := a[pv.row]; v != 0 {
+			for _, e := range f.lower[k] {
+				a[e.row] -= e.v * v
+			}
+		}
+	}
+	for k := len(f.order) - 1; k >= 0; k-- {
+		up := f.upper[k]
+		v := a[f.order[k].row]
+		for _, u := range up[1:] {
+			v -= u.v * z[u.col]
+		}
+		z[up[0].col] = v / up[0].v
+	}
+}
+
+// btran solves yᵀ B = cᵀ (c over columns, overwritten; y over rows).
+func (f *luFactor) btran(c, y []float64) {
+	clear(y)
+	// wᵀ U = cᵀ, forward over the pivots.
+	for k, pv := range f.order {
+		up := f.upper[k]
+		wv := c[up[0].col] / up[0].v
+		y[pv.row] = wv
+		if wv != 0 {
+			for _, u := range up[1:] {
+				c[u.col] -= wv * u.v
+			}
+		}
+	}
+	// yᵀ = wᵀ M_K … M_1.
+	for k := len(f.order) - 1; k >= 0; k-- {
+		r := f.order[k].row
+		v := y[r]
+		for _, e := range f.lower[k] {
+			v -= e.v * y[e.row]
+		}
+		y[r] = v
+	}
+}
+
+func sortColVals(a []colVal) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j].col < a[j-1].col; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
