@@ -112,4 +112,3 @@ func abs(n int) int {
 	}
 	return n
 }
-
