@@ -104,7 +104,8 @@ func measure(cpu *time.Duration, f func()) float64 {
 // peak-heap-MiB and cpu-s/op (the process's CPU time per run, every
 // thread, the steadier figure on a loaded machine).
 func report(b *testing.B, rows int, heap float64, cpu time.Duration) {
-	report(b, rows, heap, cpu)
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(heap, "peak-heap-MiB")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
 }
 
