@@ -256,7 +256,7 @@ func (s *csvSource) Next() (*Batch, error) {
 			return nil, s.recordError(err, rec, 0)
 		}
 		line, _ := s.r.FieldPos(0)
-		if store, err = s.appendRecord(b, store, rec, line); err != nil {
+		if store, err = s.appendRecord(b, store, rec, line, s.checkUTF8); err != nil {
 			return nil, err
 		}
 	}
@@ -271,9 +271,10 @@ func (s *csvSource) newBatch(n int) (*Batch, []string) {
 	return &Batch{Rows: make([][]string, 0, n), Lines: make([]int, 0, n)}, make([]string, 0, n*len(s.header))
 }
 
-// appendRecord checks a record read at line and adds it to b.
-func (s *csvSource) appendRecord(b *Batch, store, rec []string, line int) ([]string, error) {
-	if s.checkUTF8 {
+// appendRecord adds a record read at line to b, checking first that its
+// fields are valid UTF-8 when check is set.
+func (s *csvSource) appendRecord(b *Batch, store, rec []string, line int, check bool) ([]string, error) {
+	if check {
 		for i, v := range rec {
 			if err := s.checkText(line, s.header[i], v); err != nil {
 				return store, err
@@ -412,6 +413,9 @@ func (c *Chunk) Parse() (*Batch, error) {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = len(s.header)
 	b, store := s.newBatch(c.rows)
+	// a chunk of valid UTF-8 has fields of valid UTF-8 (parsing only drops
+	// ASCII bytes): one check of the text instead of one per field
+	check := s.checkUTF8 && !utf8.Valid(*c.data)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -421,7 +425,7 @@ func (c *Chunk) Parse() (*Batch, error) {
 			return nil, s.recordError(err, rec, c.line)
 		}
 		line, _ := cr.FieldPos(0)
-		if store, err = s.appendRecord(b, store, rec, line+c.line); err != nil {
+		if store, err = s.appendRecord(b, store, rec, line+c.line, check); err != nil {
 			return nil, err
 		}
 	}
