@@ -92,6 +92,23 @@ func peakHeap(f func()) float64 {
 	return float64(peak.Load()) / (1 << 20)
 }
 
+// measure runs f as peakHeap does and adds the CPU time it used to *cpu.
+func measure(cpu *time.Duration, f func()) float64 {
+	t0 := cpuTime()
+	heap := peakHeap(f)
+	*cpu += cpuTime() - t0
+	return heap
+}
+
+// report adds the metrics every benchmark here reports: rows/s,
+// peak-heap-MiB and cpu-s/op (the process's CPU time per run, every
+// thread, the steadier figure on a loaded machine).
+func report(b *testing.B, rows int, heap float64, cpu time.Duration) {
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(heap, "peak-heap-MiB")
+	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
+}
+
 // BenchmarkCheckMicrodata measures `check` on generated microdata (3
 // dimensions, 50x40x10 levels, lognormal value) against a plain
 // encoding/csv read of the same file in the same run. Target: check within
@@ -99,39 +116,16 @@ func peakHeap(f func()) float64 {
 func BenchmarkCheckMicrodata(b *testing.B) {
 	for _, rows := range []int{100_000, 1_000_000} {
 		path := genMicrodata(b, benchDir(), rows)
-		b.Run(fmt.Sprintf("rows=%d/plain-csv", rows), func(b *testing.B) {
-			var heap float64
-			for b.Loop() {
-				heap = peakHeap(func() {
-					f, err := os.Open(path)
-					if err != nil {
-						b.Fatal(err)
-					}
-					r := csv.NewReader(bufio.NewReaderSize(f, 256<<10))
-					r.ReuseRecord = true
-					n := 0
-					for {
-						_, err := r.Read()
-						if err == io.EOF {
-							break
-						}
-						if err != nil {
-							b.Fatal(err)
-						}
-						n++
-					}
-					f.Close()
-				})
-			}
-			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-			b.ReportMetric(heap, "peak-heap-MiB")
-		})
+		b.Run(fmt.Sprintf("rows=%d/plain-csv", rows), func(b *testing.B) { benchPlainCSV(b, path, rows) })
 		// check: the default profile with every default output (report,
 		// safe CSV, annotated workbook, HTML summary) and secondary
-		// suppression with its audit; check-core: the report and safe CSV
-		// only, without secondary suppression.
+		// suppression with its audit; check-acro: the same with ACRO's
+		// rule set (profile acro: zeros disclosive, results.json for
+		// SACRO); check-core: the report and safe CSV only, without
+		// secondary suppression.
 		variants := []struct{ name, cfg string }{
 			{"check", ""},
+			{"check-acro", "profile: acro\n"},
 			{"check-core", "output: {annotated: false, html: false}\nsuppression: {secondary: false}\n"},
 		}
 		for _, v := range variants {
@@ -142,13 +136,46 @@ func BenchmarkCheckMicrodata(b *testing.B) {
 	}
 }
 
+// benchPlainCSV is the baseline: a plain encoding/csv read of the file.
+func benchPlainCSV(b *testing.B, path string, rows int) {
+	var heap float64
+	var cpu time.Duration
+	for b.Loop() {
+		heap = measure(&cpu, func() {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := csv.NewReader(bufio.NewReaderSize(f, 256<<10))
+			r.ReuseRecord = true
+			n := 0
+			for {
+				_, err := r.Read()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			f.Close()
+			if n != rows+1 {
+				b.Fatalf("%d records, want %d", n, rows+1)
+			}
+		})
+	}
+	report(b, rows, heap, cpu)
+}
+
 func benchCheck(b *testing.B, path string, rows int, extra string) {
 	s := settings(b, "microdata: {dims: [region, industry, size], value: turnover}\n"+extra)
 	out := b.TempDir()
 	var heap float64
+	var cpu time.Duration
 	var cells int
 	for b.Loop() {
-		heap = peakHeap(func() {
+		heap = measure(&cpu, func() {
 			res, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out})
 			if err != nil {
 				b.Fatal(err)
@@ -159,8 +186,7 @@ func benchCheck(b *testing.B, path string, rows int, extra string) {
 	if cells != 51*41*11 {
 		b.Fatalf("%d cells, want %d", cells, 51*41*11)
 	}
-	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(heap, "peak-heap-MiB")
+	report(b, rows, heap, cpu)
 }
 
 // genHoldings writes rows records with the dimensions of genMicrodata and a
@@ -202,23 +228,27 @@ func genHoldings(tb testing.TB, dir string, rows int) string {
 }
 
 // BenchmarkCheckHoldings measures `check` (report and safe CSV, no
-// secondary suppression) on 1 M records with 100 k holdings. Measured
-// anchor (docs/performance.md): DuckDB's CUBE over the same file, grouping
-// by holding and then by cell.
+// secondary suppression) on 1 M records with 100 k holdings, beside a
+// plain encoding/csv read of the same file (plain-csv). Measured anchor
+// (docs/performance.md): DuckDB's CUBE over the same file, grouping by
+// holding and then by cell.
 func BenchmarkCheckHoldings(b *testing.B) {
 	const rows = 1_000_000
 	path := genHoldings(b, benchDir(), rows)
-	s := settings(b, "microdata: {dims: [region, industry, size], value: turnover, holding: group}\n"+
-		"output: {annotated: false, html: false}\nsuppression: {secondary: false}\n")
-	out := b.TempDir()
-	var heap float64
-	for b.Loop() {
-		heap = peakHeap(func() {
-			if _, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out}); err != nil {
-				b.Fatal(err)
-			}
-		})
-	}
-	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-	b.ReportMetric(heap, "peak-heap-MiB")
+	b.Run("plain-csv", func(b *testing.B) { benchPlainCSV(b, path, rows) })
+	b.Run("check", func(b *testing.B) {
+		s := settings(b, "microdata: {dims: [region, industry, size], value: turnover, holding: group}\n"+
+			"output: {annotated: false, html: false}\nsuppression: {secondary: false}\n")
+		out := b.TempDir()
+		var heap float64
+		var cpu time.Duration
+		for b.Loop() {
+			heap = measure(&cpu, func() {
+				if _, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
+		report(b, rows, heap, cpu)
+	})
 }

@@ -36,8 +36,15 @@ type microBuilder struct {
 	// packed indexes the cells by a uint64 key (16 bits per dimension)
 	// while every dimension has fewer than 65,536 levels and there are at
 	// most four dimensions: faster than string keys on every record.
-	packed   map[uint64]*cellAcc
-	usePack  bool
+	packed  map[uint64]*cellAcc
+	usePack bool
+	// grid indexes the cells by their level ids in mixed radix, gridBits[d]
+	// bits for dimension d, while the grid has at most 1<<maxGridBits
+	// entries: one array access per record instead of a map lookup
+	// (see growGrid).
+	grid     []*cellAcc
+	gridBits []int
+	useGrid  bool
 	measure  *domainGrid
 	warnings map[string]int
 	num      readers.NumberFormat
@@ -149,7 +156,51 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 		b.usePack = true
 		b.packed = map[uint64]*cellAcc{}
 	}
+	b.startGrid()
 	return b, nil
+}
+
+// maxGridBits bounds the grid of a builder (growGrid): 1<<20 pointers.
+const maxGridBits = 20
+
+// startGrid starts an empty grid with 16 levels per dimension, or none
+// when even that would be too large.
+func (b *microBuilder) startGrid() {
+	b.gridBits = make([]int, len(b.dimIdx))
+	for d := range b.gridBits {
+		b.gridBits[d] = 4
+	}
+	b.useGrid = 4*len(b.dimIdx) <= maxGridBits
+	if b.useGrid {
+		b.grid = make([]*cellAcc, 1<<(4*len(b.dimIdx)))
+	}
+}
+
+// growGrid widens the grid to the levels seen so far (with room for as
+// many again) and puts every cell back in it, or gives the grid up when it
+// would exceed 1<<maxGridBits entries.
+func (b *microBuilder) growGrid() {
+	total := 0
+	for d := range b.gridBits {
+		b.gridBits[d] = max(b.gridBits[d], bits.Len(uint(2*len(b.names[d])-1)))
+		total += b.gridBits[d]
+	}
+	if total > maxGridBits {
+		b.useGrid, b.grid = false, nil
+		return
+	}
+	b.grid = make([]*cellAcc, 1<<total)
+	for _, a := range b.cells {
+		b.grid[b.gridIndex(a.key)] = a
+	}
+}
+
+func (b *microBuilder) gridIndex(key []uint32) int {
+	gi := 0
+	for d, id := range key {
+		gi = gi<<b.gridBits[d] | int(id)
+	}
+	return gi
 }
 
 func (b *microBuilder) newAcc(key []uint32) *cellAcc {
@@ -179,6 +230,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			}
 		}
 		var pk uint64
+		gi, fits := 0, b.useGrid
 		for d, i := range b.dimIdx {
 			v := b.empty.level(d, row[i], batch.Lines[r])
 			id, ok := b.levels[d][v]
@@ -200,11 +252,29 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				b.usePack = false
 			}
 			pk = pk<<16 | uint64(id)
+			if fits {
+				if id>>b.gridBits[d] != 0 {
+					fits = false
+				}
+				gi = gi<<b.gridBits[d] | int(id)
+			}
+		}
+		if b.useGrid && !fits {
+			b.growGrid()
+			if b.useGrid {
+				gi = 0
+				for d := range b.dimIdx {
+					gi = gi<<b.gridBits[d] | int(binary.LittleEndian.Uint32(b.keyBuf[4*d:]))
+				}
+			}
 		}
 		var a *cellAcc
-		if b.usePack {
+		switch {
+		case b.useGrid:
+			a = b.grid[gi]
+		case b.usePack:
 			a = b.packed[pk]
-		} else {
+		default:
 			a = b.cells[string(b.keyBuf)]
 		}
 		if a == nil {
@@ -218,6 +288,9 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			}
 			if b.usePack {
 				b.packed[pk] = a
+			}
+			if b.useGrid {
+				b.grid[gi] = a
 			}
 		}
 		a.rows++
@@ -831,6 +904,7 @@ func (b *microBuilder) newShard() builder {
 		s.usePack = true
 		s.packed = map[uint64]*cellAcc{}
 	}
+	s.startGrid()
 	return s
 }
 
@@ -882,5 +956,6 @@ func (b *microBuilder) absorb(other builder) {
 			b.cells[string(b.keyBuf)] = a
 		}
 	}
-	b.usePack, b.packed = false, nil // the packed index no longer covers every cell
+	b.usePack, b.packed = false, nil // the indexes no longer cover every cell
+	b.useGrid, b.grid = false, nil
 }

@@ -573,19 +573,29 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 
 // build is the stage that reads batches concurrently with building cells.
 // Microdata is built by several shards (batch i goes to shard i mod n, so
-// the partition is deterministic) that are merged in a fixed order.
+// the partition is deterministic) that are merged in a fixed order. When
+// the source can cut its text into chunks of whole records
+// (readers.Chunker, delimited files), the reading goroutine only cuts
+// them and each shard parses its chunks itself (parse_chunks.go): chunk i
+// holds the records of batch i, so the partition and the results are the
+// same. Every error is kept with its row and the smallest row wins; an
+// error does not cancel the shards, so that an earlier row still being
+// built is not lost.
 func build(ctx context.Context, src readers.Source, b builder, sheet string, progress func(int64), workers int) error {
 	shards := []builder{b}
+	var chunks *chunkReader
 	if sb, ok := b.(shardable); ok {
 		for len(shards) < max(1, min(workers, 4)) {
 			shards = append(shards, sb.newShard())
 		}
+		chunks = newChunkReader(src)
 	}
-	chans := make([]chan *readers.Batch, len(shards))
+	chans := make([]chan work, len(shards))
 	for i := range chans {
-		chans[i] = make(chan *readers.Batch, 2)
+		chans[i] = make(chan work, 2)
 	}
 	errs := make([]error, len(shards))
+	var readErr error
 	var failed atomic.Bool
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -595,18 +605,26 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 			}
 		}()
 		for i := 0; !failed.Load(); i++ {
-			bt, err := src.Next()
+			var w work
+			var err error
+			if chunks != nil {
+				w.chunk, err = chunks.next()
+			} else {
+				w.batch, err = src.Next()
+			}
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			if err != nil {
-				return err
+				readErr = withSheet(err, sheet)
+				failed.Store(true)
+				return nil
 			}
-			if progress != nil {
-				progress(int64(len(bt.Rows)))
+			if w.batch != nil && progress != nil {
+				progress(int64(len(w.batch.Rows)))
 			}
 			select {
-			case chans[i%len(chans)] <- bt:
+			case chans[i%len(chans)] <- w:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
@@ -615,9 +633,17 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	})
 	for k, sh := range shards {
 		g.Go(func() error {
-			for bt := range chans[k] {
+			for w := range chans[k] {
 				if errs[k] != nil {
 					continue // drain: the reader stops soon
+				}
+				bt, err := w.batch, error(nil)
+				if w.chunk != nil {
+					if bt, err = chunks.parse(w.chunk, progress); err != nil {
+						errs[k] = withSheet(err, sheet)
+						failed.Store(true)
+						continue
+					}
 				}
 				if err := sh.add(bt); err != nil {
 					errs[k] = withSheet(err, sheet)
@@ -630,11 +656,11 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 			return nil
 		})
 	}
-	readErr := g.Wait()
+	waitErr := g.Wait()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := firstError(append(errs, readErr)); err != nil {
+	if err := firstError(append(errs, readErr, waitErr)); err != nil {
 		return err
 	}
 	enterStage(ctx, StageCells)

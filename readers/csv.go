@@ -2,6 +2,7 @@ package readers
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -36,6 +38,9 @@ type csvSource struct {
 	name   string
 	f      *os.File
 	r      *csv.Reader
+	br     *bufio.Reader // the text under r, for NextChunk
+	delim  rune
+	line   int // physical lines of the text before br's position (NextChunk)
 	header []string
 	batch  int
 	done   bool
@@ -126,7 +131,7 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = 0
 	base := filepath.Base(path)
-	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, batch: opt.batchSize(), info: info, checkUTF8: checkUTF8}
+	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, br: br, delim: delim, batch: opt.batchSize(), info: info, checkUTF8: checkUTF8}
 	h, err := cr.Read()
 	if err == io.EOF {
 		return nil, &Error{File: path, Row: 1, Err: ErrNoHeader}
@@ -150,6 +155,11 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 		seen[v] = i
 		s.header[i] = v
 	}
+	// The csv.Reader reads br line by line (it uses a *bufio.Reader as
+	// it is), so br is now just past the header's last line: the line the
+	// last field starts on plus the line breaks inside it.
+	last, _ := cr.FieldPos(len(h) - 1)
+	s.line = last + strings.Count(h[len(h)-1], "\n")
 	return s, nil
 }
 
@@ -235,10 +245,7 @@ func (s *csvSource) Next() (*Batch, error) {
 	if s.done {
 		return nil, io.EOF
 	}
-	b := &Batch{Rows: make([][]string, 0, s.batch), Lines: make([]int, 0, s.batch)}
-	width := len(s.header)
-	// one backing array per batch keeps allocations low
-	store := make([]string, 0, s.batch*width)
+	b, store := s.newBatch(s.batch)
 	for len(b.Rows) < s.batch {
 		rec, err := s.r.Read()
 		if err == io.EOF {
@@ -246,27 +253,181 @@ func (s *csvSource) Next() (*Batch, error) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrFieldCount) {
-				return nil, &Error{File: s.path, Row: pe.Line, Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), width)}
-			}
-			return nil, s.wrap(err)
+			return nil, s.recordError(err, rec, 0)
 		}
 		line, _ := s.r.FieldPos(0)
-		if s.checkUTF8 {
-			for i, v := range rec {
-				if err := s.checkText(line, s.header[i], v); err != nil {
-					return nil, err
-				}
-			}
+		if store, err = s.appendRecord(b, store, rec, line, s.checkUTF8); err != nil {
+			return nil, err
 		}
-		start := len(store)
-		store = append(store, rec...)
-		b.Rows = append(b.Rows, store[start:len(store):len(store)])
-		b.Lines = append(b.Lines, line)
 	}
 	if len(b.Rows) == 0 {
 		return nil, io.EOF
+	}
+	return b, nil
+}
+
+func (s *csvSource) newBatch(n int) (*Batch, []string) {
+	// one backing array per batch keeps allocations low
+	return &Batch{Rows: make([][]string, 0, n), Lines: make([]int, 0, n)}, make([]string, 0, n*len(s.header))
+}
+
+// appendRecord adds a record read at line to b, checking first that its
+// fields are valid UTF-8 when check is set.
+func (s *csvSource) appendRecord(b *Batch, store, rec []string, line int, check bool) ([]string, error) {
+	if check {
+		for i, v := range rec {
+			if err := s.checkText(line, s.header[i], v); err != nil {
+				return store, err
+			}
+		}
+	}
+	start := len(store)
+	store = append(store, rec...)
+	b.Rows = append(b.Rows, store[start:len(store):len(store)])
+	b.Lines = append(b.Lines, line)
+	return store, nil
+}
+
+// recordError turns an error of csv.Reader.Read into an *Error; offset is
+// the number of lines before the text the reader read.
+func (s *csvSource) recordError(err error, rec []string, offset int) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return s.wrap(err)
+	}
+	if errors.Is(pe.Err, csv.ErrFieldCount) {
+		return &Error{File: s.path, Row: pe.Line + offset, Err: fmt.Errorf("%w: %d fields, the header has %d", ErrFieldCount, len(rec), len(s.header))}
+	}
+	moved := *pe
+	moved.StartLine += offset
+	moved.Line += offset
+	return s.wrap(&moved)
+}
+
+// Chunker is implemented by sources that can hand out their records as
+// chunks of text cut at record boundaries, for several goroutines to
+// parse. Chunk i holds the records the i-th call of Next would have
+// returned, and its Parse returns the same batch or the same error. A
+// source is read either by Next or by NextChunk, not both.
+type Chunker interface {
+	Source
+	// NextChunk returns the next chunk, or io.EOF. It is not safe for
+	// concurrent use; the chunks' Parse is.
+	NextChunk() (*Chunk, error)
+}
+
+// Chunk is a run of whole records of a delimited file.
+type Chunk struct {
+	src  *csvSource
+	data *[]byte
+	line int // physical lines of the text before the chunk
+	rows int // records in the chunk
+}
+
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// NextChunk cuts the next batch of records out of the text. A record
+// starts on a line that begins outside quotes and is not empty (the
+// csv.Reader skips empty lines); a line ends inside a quoted field when
+// it holds an odd number of quotes counted from the record's start. This
+// quote parity is the reader's own state as long as the text is valid;
+// the first byte where they could differ (a quote inside an unquoted
+// field, or a closing quote followed by text) is an error the parser
+// reports in the chunk that holds it, which starts at a true boundary, so
+// the first error is the same as Next's.
+func (s *csvSource) NextChunk() (*Chunk, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	buf := chunkPool.Get().(*[]byte)
+	data := (*buf)[:0]
+	c := &Chunk{src: s, line: s.line}
+	inQuote := false
+	for c.rows < s.batch || inQuote {
+		start, startQuoted := len(data), inQuote
+		var err error
+		for {
+			var part []byte
+			part, err = s.br.ReadSlice('\n')
+			data = append(data, part...)
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			*buf = data
+			chunkPool.Put(buf)
+			return nil, &Error{File: s.path, Err: err}
+		}
+		ln := data[start:]
+		if bytes.Count(ln, []byte{'"'})%2 == 1 {
+			inQuote = !inQuote
+		}
+		if !startQuoted && !emptyLine(ln) {
+			c.rows++
+		}
+		if n := len(ln); n > 0 && ln[n-1] == '\n' {
+			s.line++
+		}
+		if err == io.EOF {
+			s.done = true
+			break
+		}
+	}
+	*buf = data
+	c.data = buf
+	if c.rows == 0 {
+		chunkPool.Put(buf)
+		return nil, io.EOF
+	}
+	return c, nil
+}
+
+// emptyLine reports a line the csv.Reader skips: nothing but its line
+// break ("\n" or "\r\n"; at the end of the text, which is the only place
+// a line lacks a "\n", a "\r" or nothing).
+func emptyLine(ln []byte) bool {
+	switch {
+	case len(ln) == 0:
+		return true
+	case ln[len(ln)-1] == '\n':
+		return len(ln) == 1 || len(ln) == 2 && ln[0] == '\r'
+	default:
+		return len(ln) == 1 && ln[0] == '\r'
+	}
+}
+
+// Rows is the number of records in the chunk.
+func (c *Chunk) Rows() int { return c.rows }
+
+// Parse parses the chunk with encoding/csv, naming rows by their line in
+// the file. It may be called once, from any goroutine.
+func (c *Chunk) Parse() (*Batch, error) {
+	s := c.src
+	defer func() {
+		chunkPool.Put(c.data)
+		c.data = nil
+	}()
+	cr := csv.NewReader(bytes.NewReader(*c.data))
+	cr.Comma = s.delim
+	cr.ReuseRecord = true
+	cr.FieldsPerRecord = len(s.header)
+	b, store := s.newBatch(c.rows)
+	// a chunk of valid UTF-8 has fields of valid UTF-8 (parsing only drops
+	// ASCII bytes): one check of the text instead of one per field
+	check := s.checkUTF8 && !utf8.Valid(*c.data)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, s.recordError(err, rec, c.line)
+		}
+		line, _ := cr.FieldPos(0)
+		if store, err = s.appendRecord(b, store, rec, line+c.line, check); err != nil {
+			return nil, err
+		}
 	}
 	return b, nil
 }
