@@ -142,7 +142,7 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 		for b.Loop() {
 			res = nil
 			base := liveHeap()
-			cpu0 := cpuSeconds()
+			cpu0 := cpuTime().Seconds()
 			heap = peakHeap(func() {
 				var err error
 				res, err = Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: out})
@@ -151,7 +151,7 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 				}
 			})
 			b.StopTimer()
-			cpu = cpuSeconds() - cpu0
+			cpu = cpuTime().Seconds() - cpu0
 			live = liveHeap() - min(base, liveHeap())
 			b.StartTimer()
 		}
@@ -176,13 +176,13 @@ func benchCells(b *testing.B, path string, rows, want int, extra string) {
 		t := res.Tables[0]
 		dir := b.TempDir()
 		for _, w := range tableWriters(s) {
-			start, cpu0 := time.Now(), cpuSeconds()
+			start, cpu0 := time.Now(), cpuTime().Seconds()
 			if err := writers.WriteTable(context.Background(), dir, w, t); err != nil {
 				b.Fatal(err)
 			}
 			name := strings.TrimPrefix(w.File(t), t.Name+".")
 			b.ReportMetric(time.Since(start).Seconds(), name+"-s")
-			b.ReportMetric(cpuSeconds()-cpu0, name+"-cpu-s")
+			b.ReportMetric(cpuTime().Seconds()-cpu0, name+"-cpu-s")
 		}
 		start := time.Now()
 		if _, err := writeRunFiles(context.Background(), dir, res, true, false); err != nil {

@@ -9,9 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -111,16 +109,6 @@ func genMicroParquet(tb testing.TB, dir string, rows int, dec bool) string {
 		tb.Fatal(err)
 	}
 	return p
-}
-
-// cpuTime is the CPU time (user and system) the process has used: on a
-// machine shared with other work it is a steadier measure than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkCheckParquet measures `check` on 1 M microdata records (those

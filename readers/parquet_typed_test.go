@@ -170,9 +170,9 @@ func textPath(s string) string {
 	return "number " + d.String()
 }
 
-// readAll reads every batch of src, asking every numeric column as
+// readAllTyped reads every batch of src, asking every numeric column as
 // numbers when typed.
-func readAll(t *testing.T, src Source, typed bool) (rows [][]string, lines []int, nums [][]decimal.Dec, numeric []bool) {
+func readAllTyped(t *testing.T, src Source, typed bool) (rows [][]string, lines []int, nums [][]decimal.Dec, numeric []bool) {
 	t.Helper()
 	defer src.Close()
 	numeric = make([]bool, len(src.Header()))
@@ -258,7 +258,7 @@ func TestTypedColumnsMatchTextPath(t *testing.T) {
 					}
 					return srcs[0]
 				}
-				text, _, _, _ := readAll(t, open(), false)
+				text, _, _, _ := readAllTyped(t, open(), false)
 				if strings.HasSuffix(file, ".parquet") {
 					if len(text) != len(want) {
 						t.Fatalf("%s: %d rows, want %d", file, len(text), len(want))
@@ -271,7 +271,7 @@ func TestTypedColumnsMatchTextPath(t *testing.T) {
 						}
 					}
 				}
-				rows, lines, nums, numeric := readAll(t, open(), true)
+				rows, lines, nums, numeric := readAllTyped(t, open(), true)
 				if len(rows) != len(want) {
 					t.Fatalf("%s: %d rows, want %d", file, len(rows), len(want))
 				}
@@ -397,7 +397,7 @@ func TestTypedInfinityIsBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _, nums, numeric := readAll(t, srcs[0], true)
+	rows, _, nums, numeric := readAllTyped(t, srcs[0], true)
 	if !numeric[0] || rows[0][0] != NumberField || nums[0][0].String() != "1.5" || rows[1][0] != "" || rows[2][0] != "-Inf" {
 		t.Fatalf("rows %q numbers %v", rows, nums)
 	}
