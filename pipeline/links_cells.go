@@ -231,7 +231,21 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 		}
 		leaves = next
 	}
-	return sumCover(members, dimNames, dims, placed, leaves, tl, role, hier), ""
+	cover := sumCover(members, dimNames, dims, placed, leaves, tl, role, hier)
+	// The published cells keep their other figure (the count of a
+	// magnitude table, for the count cost; the total of a frequency table).
+	for _, c := range cover.Cells {
+		o, ok := seen[globalCellKey(cover, c)]
+		if !ok {
+			continue
+		}
+		if role == "count" {
+			c.Total, c.HasTotal = o.c.Total, o.c.HasTotal
+		} else {
+			c.N, c.HasN = o.c.N, o.c.HasN
+		}
+	}
+	return cover, ""
 }
 
 // joinOrder orders the members so that the dimensions each shares with
