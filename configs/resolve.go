@@ -344,6 +344,11 @@ type Release struct {
 	// Linked: false protects every table on its own; by default the tables
 	// that share cells are protected together (docs/suppression.md).
 	Linked *bool `yaml:"linked"`
+	// Links lists groups of tables of the release (by output name) to
+	// protect together although they do not come from the same microdata:
+	// aggregate tables from elsewhere whose shared cells are identified by
+	// key (docs/suppression.md, "Linked tables").
+	Links [][]string `yaml:"links"`
 
 	dir string
 }
@@ -426,6 +431,11 @@ func LoadRelease(path string) (*Release, error) {
 	}
 	if err := r.checkOverrides(); err != nil {
 		return nil, err
+	}
+	for i, g := range r.Links {
+		if len(g) < 2 {
+			return nil, &Error{File: path, Msg: fmt.Sprintf("links[%d] names %d table(s): a link group needs two or more (links: [[tableA, tableB]])", i, len(g)), Err: ErrInvalid}
+		}
 	}
 	return r, nil
 }

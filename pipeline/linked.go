@@ -44,6 +44,7 @@ type linkGroup struct {
 	names []string
 	exact bool
 	why   string
+	cells bool // the cover is built from the members' cells (links_cells.go)
 }
 
 // linkUnit is what planning needs of one input table.
@@ -69,42 +70,87 @@ func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
 	return strings.Join([]string{file, page, s.Microdata.Value, s.Microdata.Holding, s.TotalLabel, ro.Format, string(ro.Delimiter), s.Input.Range}, "\x00"), true
 }
 
-func planLinks(jobs []Job, units []linkUnit, opt Options) *linkPlan {
+func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
 	lp := &linkPlan{of: make([]int, len(units)), on: opt.Linked}
 	for i := range lp.of {
 		lp.of[i] = -1
 	}
 	if !opt.Linked && !opt.LinkedOff {
-		return lp
+		return lp, nil
 	}
-	byKey := map[string]*linkGroup{}
-	var order []string
+	// Union-find over the units: the same microdata, then links:.
+	root := make([]int, len(units))
+	for k := range root {
+		root[k] = k
+	}
+	find := func(k int) int {
+		for root[k] != k {
+			root[k] = root[root[k]]
+			k = root[k]
+		}
+		return k
+	}
+	union := func(a, b int) {
+		if ra, rb := find(a), find(b); ra != rb {
+			root[max(ra, rb)] = min(ra, rb)
+		}
+	}
+	keys := make([]string, len(units))
+	firstOf := map[string]int{}
 	for k, u := range units {
 		key, ok := linkKey(jobs[u.job].Settings, u.file, u.page)
 		if !ok {
 			continue
 		}
-		g := byKey[key]
+		keys[k] = key
+		if f, seen := firstOf[key]; seen {
+			union(f, k)
+		} else {
+			firstOf[key] = k
+		}
+	}
+	explicit, err := explicitLinks(units, opt.Links)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range explicit {
+		for _, k := range g[1:] {
+			union(g[0], k)
+		}
+	}
+	byRoot := map[int]*linkGroup{}
+	var order []int
+	for k, u := range units {
+		r := find(k)
+		g := byRoot[r]
 		if g == nil {
 			g = &linkGroup{exact: true}
-			byKey[key] = g
-			order = append(order, key)
+			byRoot[r] = g
+			order = append(order, r)
 		}
 		g.units = append(g.units, k)
 		g.names = append(g.names, u.name)
 	}
-	for _, key := range order {
-		g := byKey[key]
+	for _, r := range order {
+		g := byRoot[r]
 		if len(g.units) < 2 {
 			continue
 		}
 		g.why = "the same microdata"
 		for _, k := range g.units {
+			if keys[k] == "" || keys[k] != keys[g.units[0]] {
+				g.cells = true // not all from one file's records
+			}
+		}
+		if g.cells {
+			g.why = "linked in the release file (links:)"
+		}
+		for _, k := range g.units {
 			lp.of[k] = len(lp.groups)
 		}
 		lp.groups = append(lp.groups, g)
 	}
-	return lp
+	return lp, nil
 }
 
 // deferred reports whether unit k is protected with its group after every
@@ -159,10 +205,19 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 		if !wantsProtection(settings) {
 			continue
 		}
-		u := units[g.units[0]]
-		cover, alias, reason, err := buildCover(ctx, jobs[u.job].Path, u.page, settings, members, workers)
-		if err != nil {
-			return err
+		var cover *audit.Table
+		var alias map[string]string
+		var reason string
+		var err error
+		if g.cells {
+			cover, reason = buildCellCover(members, settings, memberRole(members, settings, workers))
+			alias = map[string]string{}
+		} else {
+			u := units[g.units[0]]
+			cover, alias, reason, err = buildCover(ctx, jobs[u.job].Path, u.page, settings, members, workers)
+			if err != nil {
+				return err
+			}
 		}
 		if reason == "" {
 			reason, err = protectCover(ctx, cover, alias, members, settings, workers)
@@ -411,10 +466,8 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	opt := mergedOptions(cover, members, settings, workers)
 	role := opt.Value
 	if role == "" {
-		role = "total"
-		if cover.Value == "" {
-			role = "count"
-		}
+		role = memberRole(members, settings, workers)
+		opt.Value = role
 	}
 	idx := make(map[string]int, len(cover.Cells))
 	for i, c := range cover.Cells {
@@ -425,6 +478,9 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 		return reason, nil
 	}
 	opt.Unpublished = unifyStatuses(cover, members, copies)
+	if keep := coverKeep(cover, members, where); len(keep) > 0 {
+		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
+	}
 	secondary := false
 	for _, s := range settings {
 		secondary = secondary || s.Suppression.Secondary
@@ -476,7 +532,7 @@ func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]strin
 				return nil, nil, fmt.Sprintf("cell %s of table %s is not a cell of the cover table", t.KeyString(c.Key), t.Name)
 			}
 			if !sameFigure(role, c, cover.Cells[i]) {
-				return nil, nil, fmt.Sprintf("cell %s of table %s does not equal the same cell built from the records for all linked tables", t.KeyString(c.Key), t.Name)
+				return nil, nil, fmt.Sprintf("cell %s of table %s does not equal the same cell of the cover table of the linked tables", t.KeyString(c.Key), t.Name)
 			}
 			where[m][ci] = i
 			copies[i] = append(copies[i], cellRef{m, ci})
@@ -600,9 +656,9 @@ type cellRef struct{ m, c int }
 // the cover: the largest protection share and minimum, the longest time
 // limit; the cover's hierarchies; cost as the first member asks.
 func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*configs.Settings, workers int) suppress.Options {
-	opt := suppressOptions(cover, settings[0], workers)
+	opt := suppressOptions(members[0], settings[0], workers)
 	for a := range members {
-		o := suppressOptions(cover, settings[a], workers)
+		o := suppressOptions(members[a], settings[a], workers)
 		opt.Protection.Share = math.Max(opt.Protection.Share, o.Protection.Share)
 		opt.Protection.Min = math.Max(opt.Protection.Min, o.Protection.Min)
 		if opt.TimeLimit > 0 && (o.TimeLimit == 0 || o.TimeLimit > opt.TimeLimit) {
@@ -617,7 +673,7 @@ func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*confi
 // linked exactly) and sends its primary cells to review with the reason.
 func protectApart(ctx context.Context, members []*audit.Table, settings []*configs.Settings, reason string, workers int) error {
 	for a, t := range members {
-		if err := protectTable(ctx, t, settings[a], workers, nil); err != nil {
+		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t)); err != nil {
 			return err
 		}
 		others := slices.DeleteFunc(tableNames(members), func(n string) bool { return n == t.Name })
@@ -643,6 +699,7 @@ func finishLinked(ctx context.Context, lp *linkPlan, jobs []Job, units []linkUni
 			continue
 		}
 		t.Link = lp.link(k, t.Name)
+		overrideStatuses(t)
 		start := time.Now()
 		files, err := writeTable(ctx, dir, t, tableWriters(jobs[units[k].job].Settings), opt.workers())
 		if err != nil {
@@ -655,4 +712,25 @@ func finishLinked(ctx context.Context, lp *linkPlan, jobs []Job, units []linkUni
 		outputs[k] = files
 	}
 	return nil
+}
+
+// coverKeep maps the members' protected overrides onto the cover: a cover
+// cell that any member protects is never chosen as a secondary cell.
+func coverKeep(cover *audit.Table, members []*audit.Table, where [][]int) map[*audit.Cell]bool {
+	var keep map[*audit.Cell]bool
+	for m, t := range members {
+		cells := protectedCells(t)
+		if len(cells) == 0 {
+			continue
+		}
+		if keep == nil {
+			keep = map[*audit.Cell]bool{}
+		}
+		for ci, c := range t.Cells {
+			if cells[c] {
+				keep[cover.Cells[where[m][ci]]] = true
+			}
+		}
+	}
+	return keep
 }

@@ -115,3 +115,27 @@ func statusOf(c *audit.Cell) audit.Status {
 	}
 	return c.Status
 }
+
+// protectedCells are the cells of a decided table that an override keeps
+// out of secondary suppression (action protected), for tables protected
+// after Evaluate (linked tables, linked.go).
+func protectedCells(t *audit.Table) map[*audit.Cell]bool {
+	var keep map[*audit.Cell]bool
+	var byKey map[string]*audit.Cell
+	for _, o := range t.Overrides {
+		if o.Action != configs.OverrideProtected {
+			continue
+		}
+		if byKey == nil {
+			byKey = make(map[string]*audit.Cell, len(t.Cells))
+			for _, c := range t.Cells {
+				byKey[strings.Join(c.Key, "\x00")] = c
+			}
+			keep = map[*audit.Cell]bool{}
+		}
+		if c := byKey[strings.Join(o.Key, "\x00")]; c != nil {
+			keep[c] = true
+		}
+	}
+	return keep
+}

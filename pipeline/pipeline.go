@@ -71,6 +71,10 @@ type Options struct {
 	// the same records) together; see linked.go. LinkedOff, without
 	// Linked, only records the groups in the reports (linking turned off).
 	Linked, LinkedOff bool
+	// Links are groups of tables (by output name) linked explicitly
+	// (the release file's links:), such as aggregate tables from
+	// elsewhere; see links_cells.go.
+	Links [][]string
 }
 
 func (o Options) workers() int {
@@ -123,7 +127,10 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 		file, page := u.src.Where()
 		lunits[k] = linkUnit{job: u.job, name: u.name, file: file, page: page}
 	}
-	links := planLinks(jobs, lunits, opt)
+	links, err := planLinks(jobs, lunits, opt)
+	if err != nil {
+		return nil, err
+	}
 	// Every output goes to a staging directory first; see stage.go.
 	stage, err := beginStaging(opt.Out)
 	if err != nil {

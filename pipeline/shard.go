@@ -152,19 +152,50 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 	// the shard of the group's first job, so that they are protected
 	// together; the key is the file's, without the sheet, which may group
 	// more than linking does but never less.
+	// Tables linked by links: stay in one shard too (a link name is matched
+	// to every job whose output name or file it may be).
 	first := map[string]int{}
+	home := make([]int, n)
 	for i := range n {
-		home := i
+		home[i] = i
 		if opt.Linked {
 			if key, ok := linkKey(jobs[i].Settings, jobs[i].Path, ""); ok {
 				if f, seen := first[key]; seen {
-					home = f
+					home[i] = f
 				} else {
 					first[key] = i
 				}
 			}
 		}
-		if home%opt.Shards == opt.Shard {
+	}
+	if opt.Linked {
+		for changed := true; changed; {
+			changed = false
+			for _, g := range opt.Links {
+				low := n
+				var in []int
+				for i := range n {
+					for _, name := range g {
+						if mayLinkJob(name, jobs[i]) {
+							in = append(in, i)
+							low = min(low, home[i])
+							break
+						}
+					}
+				}
+				for _, i := range in {
+					old := home[i]
+					for j := range n {
+						if home[j] == old && old != low {
+							home[j], changed = low, true
+						}
+					}
+				}
+			}
+		}
+	}
+	for i := range n {
+		if home[i]%opt.Shards == opt.Shard {
 			idx = append(idx, i)
 		}
 	}

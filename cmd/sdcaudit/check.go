@@ -27,8 +27,9 @@ type runFlags struct {
 	json      bool
 	quiet     bool
 	timestamp bool
-	linked    bool // protect the tables that share cells together
-	linkedOff bool // linking turned off by the release file (recorded)
+	linked    bool       // protect the tables that share cells together
+	linkedOff bool       // linking turned off by the release file (recorded)
+	links     [][]string // the release file's links: (tables protected together)
 	// shard and shards: run only (registered by the run command).
 	shard, shards int
 }
@@ -96,7 +97,7 @@ func (f *runFlags) executeWith(cmd *cobra.Command, size int64, run func(context.
 		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
 	}
 	ctx := cmd.Context()
-	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff, Shard: f.shard, Shards: f.shards}
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff, Links: f.links, Shard: f.shard, Shards: f.shards}
 	if f.timestamp {
 		opt.Timestamp = time.Now().UTC().Format(time.RFC3339)
 	}
@@ -251,6 +252,7 @@ summary.html first, then each TABLE.annotated.xlsx.
 			}
 			rf.linked = rel.Linked == nil || *rel.Linked
 			rf.linkedOff = !rf.linked
+			rf.links = rel.Links
 			return rf.execute(cmd, jobs)
 		},
 	}

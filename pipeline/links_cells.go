@@ -1,0 +1,515 @@
+package pipeline
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/configs"
+)
+
+// Explicit links (the release file's links:, docs/suppression.md "Linked
+// tables"): tables that do not come from one microdata file, such as
+// aggregate tables received from elsewhere, are protected together when
+// the release file names them in one group. Their shared cells are
+// identified by key: the same dimensions and codes, a dimension a table
+// lacks being its total. No records exist to build the cover table from,
+// so it is built from the members' cells (buildCellCover).
+
+// explicitLinks maps the links: groups to units. A name that is no table
+// of the run is a configuration error naming it.
+func explicitLinks(units []linkUnit, links [][]string) ([][]int, error) {
+	if len(links) == 0 {
+		return nil, nil
+	}
+	byName := make(map[string]int, len(units))
+	var names []string
+	for k, u := range units {
+		byName[u.name] = k
+		names = append(names, u.name)
+	}
+	var out [][]int
+	for i, g := range links {
+		var ks []int
+		for _, name := range g {
+			k, ok := byName[name]
+			if !ok {
+				msg := fmt.Sprintf("links[%d]: %q is not a table of the release (tables: %s)", i, name, strings.Join(names, ", "))
+				if s := configs.Suggest(name, names); s != "" {
+					msg += "; did you mean " + s + "?"
+				}
+				return nil, &configs.Error{Msg: msg, Err: configs.ErrInvalid}
+			}
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
+		}
+		out = append(out, ks)
+	}
+	return out, nil
+}
+
+// mayLinkJob reports whether a link name may be a table of job j (its
+// output name, or a sheet of it): sharding keeps such jobs together.
+func mayLinkJob(name string, j Job) bool {
+	base := j.Name
+	if base == "" {
+		base = strings.TrimSuffix(filepath.Base(j.Path), filepath.Ext(j.Path))
+	}
+	return name == base || strings.HasPrefix(name, base+"_")
+}
+
+// leafCell is a cell of the cover's finest level: codes per dimension of
+// the dimensions placed so far, and its figure.
+type leafCell struct {
+	codes []string
+	v     decimal.Dec
+}
+
+// cellCoverDim is one dimension of a cover built from cells: its codes
+// (without the total), the parent of each code present, and its leaves.
+type cellCoverDim struct {
+	name   string
+	codes  []string
+	parent map[string]string // code -> nearest ancestor present, or the total
+	leaf   map[string]bool
+}
+
+// buildCellCover builds the cover table of linked tables from their cells
+// (no records): over the union of their dimensions, with the total label
+// in the dimensions a member lacks. Its finest cells are a non-negative
+// completion of the members' finest cells (north-west corner rule, exact
+// decimals), joining the members one at a time over the dimensions each
+// shares with those joined before; its other cells are sums. Any
+// completion serves: the intruder knows the published cells only, so the
+// cover's published cells (which equal the members') fix the joint
+// system, and its unpublished cells are free (Options.Unpublished). A
+// non-empty reason says why no cover is built (the group is then
+// protected apart and its primaries go to review): different total
+// labels, code lists, roles, a negative figure, a shared cell with
+// different figures in two tables, or dimensions that no order joins
+// exactly (three tables crossing three dimensions pairwise).
+func buildCellCover(members []*audit.Table, settings []*configs.Settings, role string) (*audit.Table, string) {
+	tl := members[0].TotalLabel
+	for _, t := range members[1:] {
+		if t.TotalLabel != tl {
+			return nil, fmt.Sprintf("tables %s and %s have different total labels (%q, %q)", members[0].Name, t.Name, tl, t.TotalLabel)
+		}
+	}
+	// The shared cells: one figure in every table that has them.
+	type copyOf struct {
+		t *audit.Table
+		c *audit.Cell
+	}
+	seen := map[string]copyOf{}
+	for _, t := range members {
+		for _, c := range t.Cells {
+			g := globalCellKey(t, c)
+			if o, ok := seen[g]; ok {
+				if !sameFigure(role, o.c, c) {
+					return nil, fmt.Sprintf("cell %s is %s in table %s but %s in table %s", t.KeyString(c.Key), figureText(role, o.c), o.t.Name, figureText(role, c), t.Name)
+				}
+				continue
+			}
+			seen[g] = copyOf{t, c}
+		}
+	}
+	hier := map[string]map[string]string{}
+	for _, s := range settings {
+		for d, h := range s.Suppression.Hierarchies {
+			if hier[d] == nil {
+				hier[d] = map[string]string{}
+			}
+			maps.Copy(hier[d], h)
+		}
+	}
+	for _, t := range members {
+		for d, h := range t.Hierarchies {
+			if hier[d] == nil {
+				hier[d] = map[string]string{}
+			}
+			maps.Copy(hier[d], h)
+		}
+	}
+	dimNames := coverDims(members)
+	dims := map[string]*cellCoverDim{}
+	size := 1.0
+	for _, name := range dimNames {
+		var cd *cellCoverDim
+		var from string
+		for _, t := range members {
+			di := slices.Index(t.Dims, name)
+			if di < 0 {
+				continue
+			}
+			set := map[string]bool{}
+			for _, c := range t.Cells {
+				if c.Key[di] != tl {
+					set[c.Key[di]] = true
+				}
+			}
+			codes := slices.Sorted(maps.Keys(set))
+			if cd == nil {
+				cd, from = &cellCoverDim{name: name, codes: codes}, t.Name
+				continue
+			}
+			if !slices.Equal(cd.codes, codes) {
+				return nil, fmt.Sprintf("tables %s and %s list different codes of %s", from, t.Name, name)
+			}
+		}
+		cd.parent, cd.leaf = map[string]string{}, map[string]bool{}
+		present := map[string]bool{}
+		for _, c := range cd.codes {
+			present[c], cd.leaf[c] = true, true
+		}
+		for _, c := range cd.codes {
+			p, cur := tl, c
+			for guard := 0; guard < 64; guard++ {
+				up, ok := hier[name][cur]
+				if !ok {
+					break
+				}
+				if present[up] {
+					p = up
+					break
+				}
+				cur = up
+			}
+			cd.parent[c] = p
+			if p != tl {
+				cd.leaf[p] = false
+			}
+		}
+		dims[name] = cd
+		size *= float64(len(cd.codes) + 1)
+	}
+	if size > float64(maxCoverCells) {
+		return nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, maxCoverCells)
+	}
+	// Join the members' finest cells one at a time.
+	order, reason := joinOrder(members)
+	if reason != "" {
+		return nil, reason
+	}
+	var placed []string // dimensions of the leaf cells so far
+	var leaves []leafCell
+	for step, m := range order {
+		t := members[m]
+		own, why := finestCells(t, dims, role)
+		if why != "" {
+			return nil, why
+		}
+		if step == 0 {
+			placed, leaves = slices.Clone(t.Dims), own
+			continue
+		}
+		var shared, extra []int // positions in t.Dims
+		var sharedAt []int      // positions in placed
+		for i, d := range t.Dims {
+			if p := slices.Index(placed, d); p >= 0 {
+				shared, sharedAt = append(shared, i), append(sharedAt, p)
+			} else {
+				extra = append(extra, i)
+			}
+		}
+		rows := groupBy(leaves, sharedAt)
+		cols := groupBy(own, shared)
+		next := make([]leafCell, 0, len(leaves)+len(own))
+		for _, s := range slices.Sorted(maps.Keys(unionKeys(rows, cols))) {
+			r, c := rows[s], cols[s]
+			if leafSum(r).Cmp(leafSum(c)) != 0 {
+				return nil, fmt.Sprintf("the cells of table %s do not add up to the cells they share with %s (%s: %s against %s)", t.Name, strings.Join(tableNames(pick(members, order[:step])), ", "), sharedText(t, shared, s), leafSum(c), leafSum(r))
+			}
+			next = northWest(next, r, c, extra)
+		}
+		for _, i := range extra {
+			placed = append(placed, t.Dims[i])
+		}
+		leaves = next
+	}
+	cover := sumCover(members, dimNames, dims, placed, leaves, tl, role, hier)
+	// The published cells keep their other figure (the count of a
+	// magnitude table, for the count cost; the total of a frequency table).
+	for _, c := range cover.Cells {
+		o, ok := seen[globalCellKey(cover, c)]
+		if !ok {
+			continue
+		}
+		if role == "count" {
+			c.Total, c.HasTotal = o.c.Total, o.c.HasTotal
+		} else {
+			c.N, c.HasN = o.c.N, o.c.HasN
+		}
+	}
+	return cover, ""
+}
+
+// joinOrder orders the members so that the dimensions each shares with
+// those before it are all dimensions of one of them (the north-west
+// completion is then exact); a reason when no such order exists.
+func joinOrder(members []*audit.Table) ([]int, string) {
+	order := []int{0}
+	used := map[int]bool{0: true}
+	for len(order) < len(members) {
+		found := -1
+		for m, t := range members {
+			if used[m] {
+				continue
+			}
+			var shared []string
+			for _, d := range t.Dims {
+				for _, o := range order {
+					if slices.Contains(members[o].Dims, d) && !slices.Contains(shared, d) {
+						shared = append(shared, d)
+					}
+				}
+			}
+			for _, o := range order {
+				inside := true
+				for _, d := range shared {
+					inside = inside && slices.Contains(members[o].Dims, d)
+				}
+				if inside {
+					found = m
+					break
+				}
+			}
+			if found >= 0 {
+				break
+			}
+		}
+		if found < 0 {
+			return nil, "the linked tables' dimensions cross in a cycle (as region x sector, region x size and sector x size do): no cover table is built from their cells"
+		}
+		order = append(order, found)
+		used[found] = true
+	}
+	return order, ""
+}
+
+// finestCells are the cells of t at the leaf code of every dimension of
+// t, with their figure (an absent cell is zero).
+func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role string) ([]leafCell, string) {
+	var out []leafCell
+	for _, c := range t.Cells {
+		leaf := true
+		for i, d := range t.Dims {
+			leaf = leaf && dims[d].leaf[c.Key[i]]
+		}
+		if !leaf {
+			continue
+		}
+		v, ok := figureOf(role, c)
+		if !ok {
+			continue
+		}
+		if v.Sign() < 0 {
+			return nil, fmt.Sprintf("cell %s of table %s is negative (%s): no cover table is built from negative cells", t.KeyString(c.Key), t.Name, v)
+		}
+		out = append(out, leafCell{codes: slices.Clone(c.Key), v: v})
+	}
+	slices.SortFunc(out, func(a, b leafCell) int { return slices.Compare(a.codes, b.codes) })
+	return out, ""
+}
+
+func figureOf(role string, c *audit.Cell) (decimal.Dec, bool) {
+	if role == "count" {
+		return decimal.FromInt(c.N), c.HasN
+	}
+	return c.Total, c.HasTotal
+}
+
+func figureText(role string, c *audit.Cell) string {
+	v, ok := figureOf(role, c)
+	if !ok {
+		return "empty"
+	}
+	return v.String()
+}
+
+func groupBy(cells []leafCell, at []int) map[string][]leafCell {
+	out := map[string][]leafCell{}
+	for _, c := range cells {
+		k := make([]string, len(at))
+		for i, p := range at {
+			k[i] = c.codes[p]
+		}
+		s := strings.Join(k, "\x00")
+		out[s] = append(out[s], c)
+	}
+	return out
+}
+
+func unionKeys(a, b map[string][]leafCell) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func leafSum(cells []leafCell) decimal.Dec {
+	var s decimal.Dec
+	for _, c := range cells {
+		s = s.Add(c.v)
+	}
+	return s
+}
+
+func sharedText(t *audit.Table, at []int, s string) string {
+	if len(at) == 0 {
+		return "the grand total"
+	}
+	codes := strings.Split(s, "\x00")
+	var parts []string
+	for i, p := range at {
+		parts = append(parts, t.Dims[p]+"="+codes[i])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// northWest appends to out the cells of a non-negative table whose row
+// sums are rows' figures and column sums cols' (equal totals): each cell
+// is a row's codes followed by the column's codes at extra.
+func northWest(out []leafCell, rows, cols []leafCell, extra []int) []leafCell {
+	i, j := 0, 0
+	var r, c decimal.Dec
+	if len(rows) > 0 {
+		r = rows[0].v
+	}
+	if len(cols) > 0 {
+		c = cols[0].v
+	}
+	for i < len(rows) && j < len(cols) {
+		amt := r
+		if c.Cmp(r) < 0 {
+			amt = c
+		}
+		if amt.Sign() > 0 {
+			codes := slices.Clone(rows[i].codes)
+			for _, e := range extra {
+				codes = append(codes, cols[j].codes[e])
+			}
+			out = append(out, leafCell{codes: codes, v: amt})
+		}
+		r, c = r.Sub(amt), c.Sub(amt)
+		if r.Sign() == 0 {
+			if i++; i < len(rows) {
+				r = rows[i].v
+			}
+		}
+		if c.Sign() == 0 {
+			if j++; j < len(cols) {
+				c = cols[j].v
+			}
+		}
+	}
+	return out
+}
+
+// sumCover builds the cover's cells from its finest cells: every code
+// combination of the dimensions (the total included), each the sum of
+// the finest cells under it.
+func sumCover(members []*audit.Table, dimNames []string, dims map[string]*cellCoverDim, placed []string, leaves []leafCell, tl, role string, hier map[string]map[string]string) *audit.Table {
+	nd := len(dimNames)
+	perm := make([]int, nd) // cover dimension -> position in placed
+	for d, name := range dimNames {
+		perm[d] = slices.Index(placed, name)
+	}
+	sums := map[string]decimal.Dec{}
+	chains := make([][]string, nd)
+	for _, lc := range leaves {
+		for d, name := range dimNames {
+			chains[d] = chains[d][:0]
+			for code := lc.codes[perm[d]]; ; code = dims[name].parent[code] {
+				chains[d] = append(chains[d], code)
+				if code == tl {
+					break
+				}
+			}
+		}
+		key := make([]string, nd)
+		var walk func(d int)
+		walk = func(d int) {
+			if d == nd {
+				s := strings.Join(key, "\x00")
+				sums[s] = sums[s].Add(lc.v)
+				return
+			}
+			for _, code := range chains[d] {
+				key[d] = code
+				walk(d + 1)
+			}
+		}
+		walk(0)
+	}
+	cover := &audit.Table{
+		Name:        "cover(" + strings.Join(tableNames(members), ", ") + ")",
+		Source:      members[0].Source,
+		Mode:        members[0].Mode,
+		Dims:        slices.Clone(dimNames),
+		TotalLabel:  tl,
+		Value:       members[0].Value,
+		Hierarchies: hier,
+	}
+	levels := make([][]string, nd)
+	for d, name := range dimNames {
+		levels[d] = append(slices.Clone(dims[name].codes), tl)
+	}
+	key := make([]string, nd)
+	var walk func(d int)
+	walk = func(d int) {
+		if d == nd {
+			v := sums[strings.Join(key, "\x00")]
+			c := &audit.Cell{Key: slices.Clone(key)}
+			if role == "count" {
+				n, _ := v.Int64()
+				c.N, c.HasN = n, true
+			} else {
+				c.Total, c.HasTotal = v, true
+			}
+			cover.Cells = append(cover.Cells, c)
+			return
+		}
+		for _, code := range levels[d] {
+			key[d] = code
+			walk(d + 1)
+		}
+	}
+	walk(0)
+	return cover
+}
+
+// globalCellKey identifies a cell across tables: dimension=code of its
+// codes other than the total, sorted.
+func globalCellKey(t *audit.Table, c *audit.Cell) string {
+	var parts []string
+	for d, v := range c.Key {
+		if v != t.TotalLabel {
+			parts = append(parts, t.Dims[d]+"\x01"+v)
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, "\x00")
+}
+
+// memberRole is the figure the members' relations add up: "total" or
+// "count", as the first member's suppression options say.
+func memberRole(members []*audit.Table, settings []*configs.Settings, workers int) string {
+	if v := suppressOptions(members[0], settings[0], workers).Value; v != "" {
+		return v
+	}
+	for _, c := range members[0].Cells {
+		if c.HasTotal {
+			return "total"
+		}
+	}
+	return "count"
+}
