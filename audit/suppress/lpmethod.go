@@ -35,15 +35,10 @@ import (
 // cost times MarginWeight. Singletons other than p (and p's margins) are
 // avoided as in Protect's hypercube method.
 
-// LPMaxCells is the largest table the lp method protects; larger tables
-// get the hypercube method (with a table warning): the deviation LPs and
-// the redundancy audits use the dense simplex, which does not scale to
-// tens of thousands of cells (docs/suppression.md, measured).
-const LPMaxCells = 1000
-
-// MethodFor returns the method Protect uses for t: "lp" or "hypercube".
+// MethodFor returns the method Protect uses for t: "lp" (the default, at
+// every table size) or "hypercube" (Options.Method).
 func MethodFor(t *audit.Table, opt Options) string {
-	if opt.Method == "hypercube" || len(t.Cells) > LPMaxCells {
+	if opt.Method == "hypercube" {
 		return "hypercube"
 	}
 	return "lp"
@@ -53,10 +48,11 @@ func MethodFor(t *audit.Table, opt Options) string {
 // larger tables use a box of candidate codes around each primary.
 const lpWholeTable = 400
 
-// lpBoxSide is the number of sibling codes per dimension in the box
-// around a primary (beyond its own code and its ancestors) in a large
-// table: the box has about lpBoxCells cells.
-const lpBoxCells = 150
+// lpBoxCells are the sizes (in cells) of the boxes around a primary in a
+// larger table, tried in turn until one holds a deviation: the box grows
+// only when the smaller one has none (the dense simplex's cost grows with
+// the square of the box).
+var lpBoxCells = []float64{40, 80, 150, 300}
 
 // redundancyLimit bounds the table size and redundancyBudget the number
 // of interval audits of the pass that drops redundant secondary cells.
@@ -79,6 +75,7 @@ type lpMethod struct {
 	viaMargin map[int]bool
 	pivots    int
 	lps       int
+	skipped   int // primaries already protected by the suppressed cells
 	tol       float64 // flows below it are zero
 }
 
@@ -126,6 +123,10 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		// only not be a point.
 		up = 1000 * lm.tol
 	}
+	if lm.protectedNow(p, up, low) {
+		lm.skipped++
+		return nil
+	}
 	for _, side := range []float64{up, -low} {
 		if side == 0 {
 			continue
@@ -143,6 +144,20 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		}
 	}
 	return nil
+}
+
+// protectedNow reports whether the cells already suppressed protect p: a
+// balanced move (a hypercube move, as the hypercube method and the
+// audit's witnesses use) through suppressed cells only, no singleton
+// among them that could recover p, whose cells leave room for p's levels.
+// Then p's interval reaches x+U and x−L whatever else is suppressed, and
+// no deviation LP is needed (most primaries of a dense table).
+func (lm *lpMethod) protectedNow(p int, up, low float64) bool {
+	s, sp := lm.s, lm.sp
+	forbid := func(i int) bool {
+		return i != p && (!sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)))
+	}
+	return sp.bestMove(p, up, low, forbid) != nil
 }
 
 // adoptHypercube records cells that the hypercube fallback suppressed.
@@ -168,9 +183,13 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, 
 	if lm.opt.MarginWeight > 0 {
 		phases = []lpPhase{{true, false}, {true, true}}
 	}
-	boxes := [][]int{lm.box(p, 1)}
-	if len(s.t.Cells) > lpWholeTable {
-		boxes = append(boxes, lm.box(p, 2))
+	var boxes [][]int
+	if len(s.t.Cells) <= lpWholeTable {
+		boxes = [][]int{lm.box(p, 0)}
+	} else {
+		for _, size := range lpBoxCells {
+			boxes = append(boxes, lm.box(p, size))
+		}
 	}
 	for _, ph := range phases {
 		for _, box := range boxes {
@@ -242,8 +261,8 @@ func (lm *lpMethod) apply(p int, f []int, viaMargin bool) {
 // box returns the candidate cells for p's deviations: the whole table
 // when it is small, else the cells whose code in every dimension is p's
 // code, one of its ancestors, or one of the most promising siblings or
-// children of p's code (scale times the base number).
-func (lm *lpMethod) box(p, scale int) []int {
+// children of p's code (so many that the box has about size cells).
+func (lm *lpMethod) box(p int, size float64) []int {
 	s, sp := lm.s, lm.sp
 	n := len(s.t.Cells)
 	if n <= lpWholeTable {
@@ -256,7 +275,7 @@ func (lm *lpMethod) box(p, scale int) []int {
 	nd := s.nd
 	key := s.keys[p]
 	up, _ := s.levels(lm.opt, p, s.val[p])
-	k := max(2, int(math.Pow(lpBoxCells, 1/float64(nd)))-1) * scale
+	k := max(2, int(math.Pow(size, 1/float64(nd)))-1)
 	codes := make([][]int, nd)
 	tuple := append([]int(nil), key...)
 	for d := 0; d < nd; d++ {

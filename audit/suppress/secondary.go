@@ -76,9 +76,6 @@ func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 	if MethodFor(t, opt) == "lp" {
 		return newLPMethod(s, sp, opt).run(ctx, prim, deadline)
 	}
-	if opt.Method != "hypercube" {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: %d cells, more than the lp method's limit of %d: the hypercube method is used (more cells suppressed)", len(t.Cells), LPMaxCells))
-	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return err
