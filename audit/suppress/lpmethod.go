@@ -76,6 +76,7 @@ type lpMethod struct {
 	pivots    int
 	lps       int
 	skipped   int // primaries already protected by the suppressed cells
+	fallback  int // primaries given the hypercube move (no deviation found)
 	tol       float64 // flows below it are zero
 }
 
@@ -140,6 +141,7 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 			// the hypercube method's move, or its warning.
 			sp.protect(p)
 			lm.adoptHypercube(p)
+			lm.fallback++
 			return nil
 		}
 	}
