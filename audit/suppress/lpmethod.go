@@ -75,8 +75,8 @@ type lpMethod struct {
 	viaMargin map[int]bool
 	pivots    int
 	lps       int
-	skipped   int // primaries already protected by the suppressed cells
-	fallback  int // primaries given the hypercube move (no deviation found)
+	skipped   int     // primaries already protected by the suppressed cells
+	fallback  int     // primaries given the hypercube move (no deviation found)
 	tol       float64 // flows below it are zero
 }
 
