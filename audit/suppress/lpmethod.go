@@ -575,7 +575,11 @@ func (lm *lpMethod) finish() {
 		pk := s.t.KeyString(s.t.Cells[p].Key)
 		msg := fmt.Sprintf("protects %s %s", pk, where)
 		if lm.viaMargin[i] {
-			msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
+			if len(s.t.Cells) > lpWholeTable {
+				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells among the candidate cells around %s protects it", pk)
+			} else {
+				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
+			}
 		}
 		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
 			Figures: []audit.Figure{audit.TextFig("protects", pk)}})
