@@ -77,6 +77,7 @@ type lpMethod struct {
 	lps       int
 	skipped   int     // primaries already protected by the suppressed cells
 	fallback  int     // primaries given the hypercube move (no deviation found)
+	moves     int     // primaries given the hypercube move (no costlier)
 	tol       float64 // flows below it are zero
 }
 
@@ -128,13 +129,35 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		lm.skipped++
 		return nil
 	}
-	for _, side := range []float64{up, -low} {
+	// In a boxed table the hypercube method's best move (no singleton
+	// that could recover p) is the bar: its search covers every sibling
+	// combination, the box only the most promising codes. The deviation
+	// is used when it is cheaper (a move that suppresses a total counts
+	// only when totals are allowed at a weight).
+	limit := math.Inf(1)
+	var hm *move
+	if len(s.t.Cells) > lpWholeTable {
+		noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+		if hm = sp.bestMove(p, up, low, noSingles); hm != nil {
+			limit = lm.moveCost(hm)
+		}
+	}
+	for k, side := range []float64{up, -low} {
 		if side == 0 {
 			continue
 		}
-		ok, err := lm.protectSide(ctx, p, side)
+		if k > 0 {
+			limit = math.Inf(1)
+		}
+		ok, hyper, err := lm.protectSide(ctx, p, side, limit)
 		if err != nil {
 			return err
+		}
+		if hyper {
+			sp.apply(p, hm)
+			lm.adoptHypercube(p)
+			lm.moves++
+			return nil
 		}
 		if !ok {
 			// No deviation within the candidate cells (or the LP failed):
@@ -146,6 +169,27 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		}
 	}
 	return nil
+}
+
+// moveCost is the cost of the cells of m not yet suppressed, totals at
+// the margin weight; +Inf when m suppresses a total and the weight is 0
+// (totals only when nothing else protects the primary).
+func (lm *lpMethod) moveCost(m *move) float64 {
+	c := 0.0
+	for _, i := range m.cells {
+		if lm.sp.sup[i] {
+			continue
+		}
+		if lm.margin[i] {
+			if lm.opt.MarginWeight == 0 {
+				return math.Inf(1)
+			}
+			c += lm.sp.cost[i] * lm.opt.MarginWeight
+			continue
+		}
+		c += lm.sp.cost[i]
+	}
+	return c
 }
 
 // protectedNow reports whether the cells already suppressed protect p: a
@@ -178,7 +222,10 @@ func (lm *lpMethod) adoptHypercube(p int) {
 type lpPhase struct{ margins, singles bool }
 
 // protectSide finds and applies a deviation of p by dev (+U or −L).
-func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, error) {
+//
+// A deviation that costs limit or more is not applied: hyper is then true
+// (the caller's hypercube move is no more costly).
+func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) (ok, hyper bool, err error) {
 	s, sp := lm.s, lm.sp
 	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
 	phases := []lpPhase{{false, false}, {false, true}, {true, false}, {true, true}}
@@ -200,10 +247,25 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, 
 			}
 			f, ok, err := lm.deviation(ctx, p, box, dev, allow)
 			if err != nil {
-				return false, err
+				return false, false, err
 			}
 			if !ok {
 				continue
+			}
+			if !math.IsInf(limit, 1) {
+				c := 0.0
+				for _, i := range f {
+					if !sp.sup[i] {
+						w := 1.0
+						if lm.margin[i] && lm.opt.MarginWeight > 0 {
+							w = lm.opt.MarginWeight
+						}
+						c += sp.cost[i] * w
+					}
+				}
+				if c >= limit {
+					return false, true, nil
+				}
 			}
 			marginUsed := ph.margins && lm.opt.MarginWeight == 0
 			var singles []int
@@ -215,13 +277,13 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, 
 			lm.apply(p, f, marginUsed)
 			for _, sg := range singles {
 				if err := lm.avoidSingleton(ctx, p, sg, dev, boxes, ph.margins, single); err != nil {
-					return false, err
+					return false, false, err
 				}
 			}
-			return true, nil
+			return true, false, nil
 		}
 	}
-	return false, nil
+	return false, false, nil
 }
 
 // avoidSingleton gives p a second deviation that avoids singleton sg (its
