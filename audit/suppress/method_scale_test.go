@@ -240,7 +240,7 @@ func protectLarge(t *testing.T, tb *audit.Table, certify bool) {
 // TestLPMethodLargeTable runs the lp method on tables above its old
 // 1000-cell limit (which sent them to the hypercube method): 20 x 15 x 6
 // (2,352 cells) at 5% primaries, every primary protected by the audit and
-// certified by gonum, and 30 x 20 x 6 (4,557 cells) at 20%, every primary
+// certified by gonum, and 24 x 16 x 5 (2,550 cells) at 20%, every primary
 // protected by the audit (gonum's dense simplex on the neighbourhoods
 // such a densely suppressed table needs takes minutes).
 func TestLPMethodLargeTable(t *testing.T) {
@@ -248,7 +248,7 @@ func TestLPMethodLargeTable(t *testing.T) {
 		sizes   []int
 		share   float64
 		certify bool
-	}{{[]int{20, 15, 6}, 0.05, true}, {[]int{30, 20, 6}, 0.2, false}} {
+	}{{[]int{20, 15, 6}, 0.05, true}, {[]int{24, 16, 5}, 0.2, false}} {
 		tb := scaleTable(11, tc.sizes, tc.share)
 		if m := MethodFor(tb, Options{}); m != "lp" {
 			t.Errorf("%v: method %s, want lp", tc.sizes, m)
