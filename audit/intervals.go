@@ -68,6 +68,10 @@ type SuppressionRun struct {
 	Method       string  // lp or hypercube
 	Cost         string  // value, count or unity
 	MarginWeight float64 // 0: totals only when no interior pattern exists
+	// Fallback counts the primary cells the lp method gave the hypercube
+	// method's move instead (FallbackReason says why); 0 when none.
+	Fallback       int
+	FallbackReason string
 }
 
 // NeedsPerson reports whether some cell is exactly disclosed,
@@ -138,6 +142,10 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 		writeJSON(&b, sr.Cost)
 		b.WriteString(`,"margin_weight":`)
 		writeJSON(&b, sr.MarginWeight)
+		if sr.Fallback > 0 {
+			fmt.Fprintf(&b, `,"fallback":%d,"fallback_reason":`, sr.Fallback)
+			writeJSON(&b, sr.FallbackReason)
+		}
 		b.WriteByte('}')
 	}
 	b.WriteByte('}')

@@ -60,9 +60,11 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}
+	var run audit.SuppressionRun
 	if s.Suppression.Secondary {
 		enterStage(ctx, StageSuppression)
-		if err := suppress.Protect(ctx, t, opt); err != nil {
+		var err error
+		if run, err = suppress.ProtectRun(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
 	}
@@ -76,10 +78,7 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		return nil
 	}
 	if s.Suppression.Secondary {
-		res.Suppression = &audit.SuppressionRun{Method: suppress.MethodFor(t, opt), Cost: opt.Cost, MarginWeight: opt.MarginWeight}
-		if res.Suppression.Cost == "" {
-			res.Suppression.Cost = "value"
-		}
+		res.Suppression = &run
 	}
 	t.Audit = &res
 	t.Warnings = append(t.Warnings, res.Warnings...)

@@ -35,15 +35,10 @@ import (
 // cost times MarginWeight. Singletons other than p (and p's margins) are
 // avoided as in Protect's hypercube method.
 
-// LPMaxCells is the largest table the lp method protects; larger tables
-// get the hypercube method (with a table warning): the deviation LPs and
-// the redundancy audits use the dense simplex, which does not scale to
-// tens of thousands of cells (docs/suppression.md, measured).
-const LPMaxCells = 1000
-
-// MethodFor returns the method Protect uses for t: "lp" or "hypercube".
+// MethodFor returns the method Protect uses for t: "lp" (the default, at
+// every table size) or "hypercube" (Options.Method).
 func MethodFor(t *audit.Table, opt Options) string {
-	if opt.Method == "hypercube" || len(t.Cells) > LPMaxCells {
+	if opt.Method == "hypercube" {
 		return "hypercube"
 	}
 	return "lp"
@@ -53,10 +48,11 @@ func MethodFor(t *audit.Table, opt Options) string {
 // larger tables use a box of candidate codes around each primary.
 const lpWholeTable = 400
 
-// lpBoxSide is the number of sibling codes per dimension in the box
-// around a primary (beyond its own code and its ancestors) in a large
-// table: the box has about lpBoxCells cells.
-const lpBoxCells = 150
+// lpBoxCells are the sizes (in cells) of the boxes around a primary in a
+// larger table, tried in turn until one holds a deviation: the box grows
+// only when the smaller one has none (the dense simplex's cost grows with
+// the square of the box).
+var lpBoxCells = []float64{40, 80, 150, 300}
 
 // redundancyLimit bounds the table size and redundancyBudget the number
 // of interval audits of the pass that drops redundant secondary cells.
@@ -79,6 +75,9 @@ type lpMethod struct {
 	viaMargin map[int]bool
 	pivots    int
 	lps       int
+	skipped   int     // primaries already protected by the suppressed cells
+	fallback  int     // primaries given the hypercube move (no deviation found)
+	moves     int     // primaries given the hypercube move (no costlier)
 	tol       float64 // flows below it are zero
 }
 
@@ -126,23 +125,85 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		// only not be a point.
 		up = 1000 * lm.tol
 	}
-	for _, side := range []float64{up, -low} {
+	if lm.protectedNow(p, up, low) {
+		lm.skipped++
+		return nil
+	}
+	// In a boxed table the hypercube method's best move (no singleton
+	// that could recover p) is the bar: its search covers every sibling
+	// combination, the box only the most promising codes. The deviation
+	// is used when it is cheaper (a move that suppresses a total counts
+	// only when totals are allowed at a weight).
+	limit := math.Inf(1)
+	var hm *move
+	if len(s.t.Cells) > lpWholeTable {
+		noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+		if hm = sp.bestMove(p, up, low, noSingles); hm != nil {
+			limit = lm.moveCost(hm)
+		}
+	}
+	for k, side := range []float64{up, -low} {
 		if side == 0 {
 			continue
 		}
-		ok, err := lm.protectSide(ctx, p, side)
+		if k > 0 {
+			limit = math.Inf(1)
+		}
+		ok, hyper, err := lm.protectSide(ctx, p, side, limit)
 		if err != nil {
 			return err
+		}
+		if hyper {
+			sp.apply(p, hm)
+			lm.adoptHypercube(p)
+			lm.moves++
+			return nil
 		}
 		if !ok {
 			// No deviation within the candidate cells (or the LP failed):
 			// the hypercube method's move, or its warning.
 			sp.protect(p)
 			lm.adoptHypercube(p)
+			lm.fallback++
 			return nil
 		}
 	}
 	return nil
+}
+
+// moveCost is the cost of the cells of m not yet suppressed, totals at
+// the margin weight; +Inf when m suppresses a total and the weight is 0
+// (totals only when nothing else protects the primary).
+func (lm *lpMethod) moveCost(m *move) float64 {
+	c := 0.0
+	for _, i := range m.cells {
+		if lm.sp.sup[i] {
+			continue
+		}
+		if lm.margin[i] {
+			if lm.opt.MarginWeight == 0 {
+				return math.Inf(1)
+			}
+			c += lm.sp.cost[i] * lm.opt.MarginWeight
+			continue
+		}
+		c += lm.sp.cost[i]
+	}
+	return c
+}
+
+// protectedNow reports whether the cells already suppressed protect p: a
+// balanced move (a hypercube move, as the hypercube method and the
+// audit's witnesses use) through suppressed cells only, no singleton
+// among them that could recover p, whose cells leave room for p's levels.
+// Then p's interval reaches x+U and x−L whatever else is suppressed, and
+// no deviation LP is needed (most primaries of a dense table).
+func (lm *lpMethod) protectedNow(p int, up, low float64) bool {
+	s, sp := lm.s, lm.sp
+	forbid := func(i int) bool {
+		return i != p && (!sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)))
+	}
+	return sp.bestMove(p, up, low, forbid) != nil
 }
 
 // adoptHypercube records cells that the hypercube fallback suppressed.
@@ -161,16 +222,23 @@ func (lm *lpMethod) adoptHypercube(p int) {
 type lpPhase struct{ margins, singles bool }
 
 // protectSide finds and applies a deviation of p by dev (+U or −L).
-func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, error) {
+//
+// A deviation that costs limit or more is not applied: hyper is then true
+// (the caller's hypercube move is no more costly).
+func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) (ok, hyper bool, err error) {
 	s, sp := lm.s, lm.sp
 	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
 	phases := []lpPhase{{false, false}, {false, true}, {true, false}, {true, true}}
 	if lm.opt.MarginWeight > 0 {
 		phases = []lpPhase{{true, false}, {true, true}}
 	}
-	boxes := [][]int{lm.box(p, 1)}
-	if len(s.t.Cells) > lpWholeTable {
-		boxes = append(boxes, lm.box(p, 2))
+	var boxes [][]int
+	if len(s.t.Cells) <= lpWholeTable {
+		boxes = [][]int{lm.box(p, 0)}
+	} else {
+		for _, size := range lpBoxCells {
+			boxes = append(boxes, lm.box(p, size))
+		}
 	}
 	for _, ph := range phases {
 		for _, box := range boxes {
@@ -179,10 +247,25 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, 
 			}
 			f, ok, err := lm.deviation(ctx, p, box, dev, allow)
 			if err != nil {
-				return false, err
+				return false, false, err
 			}
 			if !ok {
 				continue
+			}
+			if !math.IsInf(limit, 1) {
+				c := 0.0
+				for _, i := range f {
+					if !sp.sup[i] {
+						w := 1.0
+						if lm.margin[i] && lm.opt.MarginWeight > 0 {
+							w = lm.opt.MarginWeight
+						}
+						c += sp.cost[i] * w
+					}
+				}
+				if c >= limit {
+					return false, true, nil
+				}
 			}
 			marginUsed := ph.margins && lm.opt.MarginWeight == 0
 			var singles []int
@@ -194,13 +277,13 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev float64) (bool, 
 			lm.apply(p, f, marginUsed)
 			for _, sg := range singles {
 				if err := lm.avoidSingleton(ctx, p, sg, dev, boxes, ph.margins, single); err != nil {
-					return false, err
+					return false, false, err
 				}
 			}
-			return true, nil
+			return true, false, nil
 		}
 	}
-	return false, nil
+	return false, false, nil
 }
 
 // avoidSingleton gives p a second deviation that avoids singleton sg (its
@@ -242,8 +325,8 @@ func (lm *lpMethod) apply(p int, f []int, viaMargin bool) {
 // box returns the candidate cells for p's deviations: the whole table
 // when it is small, else the cells whose code in every dimension is p's
 // code, one of its ancestors, or one of the most promising siblings or
-// children of p's code (scale times the base number).
-func (lm *lpMethod) box(p, scale int) []int {
+// children of p's code (so many that the box has about size cells).
+func (lm *lpMethod) box(p int, size float64) []int {
 	s, sp := lm.s, lm.sp
 	n := len(s.t.Cells)
 	if n <= lpWholeTable {
@@ -256,7 +339,7 @@ func (lm *lpMethod) box(p, scale int) []int {
 	nd := s.nd
 	key := s.keys[p]
 	up, _ := s.levels(lm.opt, p, s.val[p])
-	k := max(2, int(math.Pow(lpBoxCells, 1/float64(nd)))-1) * scale
+	k := max(2, int(math.Pow(size, 1/float64(nd)))-1)
 	codes := make([][]int, nd)
 	tuple := append([]int(nil), key...)
 	for d := 0; d < nd; d++ {
@@ -554,7 +637,11 @@ func (lm *lpMethod) finish() {
 		pk := s.t.KeyString(s.t.Cells[p].Key)
 		msg := fmt.Sprintf("protects %s %s", pk, where)
 		if lm.viaMargin[i] {
-			msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
+			if len(s.t.Cells) > lpWholeTable {
+				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells among the candidate cells around %s protects it", pk)
+			} else {
+				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
+			}
 		}
 		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
 			Figures: []audit.Figure{audit.TextFig("protects", pk)}})

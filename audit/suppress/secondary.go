@@ -38,12 +38,25 @@ import (
 // With opt.TimeLimit set, Protect stops choosing complements when it runs
 // out and adds a table warning; the result is not an error.
 func Protect(ctx context.Context, t *audit.Table, opt Options) error {
+	_, err := ProtectRun(ctx, t, opt)
+	return err
+}
+
+// ProtectRun is Protect that also returns what was run: the method, the
+// cost model, the margin weight and how many primaries the lp method left
+// to the hypercube method's move, and why (the audit's "suppression"
+// object).
+func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, error) {
+	run := audit.SuppressionRun{Method: MethodFor(t, opt), Cost: opt.Cost, MarginWeight: opt.MarginWeight}
+	if run.Cost == "" {
+		run.Cost = "value"
+	}
 	if err := opt.validate(); err != nil {
-		return err
+		return run, err
 	}
 	s, err := newStructure(t, opt)
 	if err != nil {
-		return err
+		return run, err
 	}
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells))}
 	delta := s.scale() * 1e-6
@@ -73,24 +86,27 @@ func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
-	if MethodFor(t, opt) == "lp" {
-		return newLPMethod(s, sp, opt).run(ctx, prim, deadline)
-	}
-	if opt.Method != "hypercube" {
-		t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: %d cells, more than the lp method's limit of %d: the hypercube method is used (more cells suppressed)", len(t.Cells), LPMaxCells))
+	if run.Method == "lp" {
+		lm := newLPMethod(s, sp, opt)
+		err := lm.run(ctx, prim, deadline)
+		if lm.fallback > 0 {
+			run.Fallback = lm.fallback
+			run.FallbackReason = fmt.Sprintf("no deviation of the intruder found among the candidate cells around %d primary cells (the deviation LP has no solution there, or failed): the hypercube method's move protects them", lm.fallback)
+		}
+		return run, err
 	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
-			return err
+			return run, err
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
 				opt.TimeLimit, len(prim)-k, len(prim)))
-			return nil
+			return run, nil
 		}
 		sp.protect(p)
 	}
-	return nil
+	return run, nil
 }
 
 type suppressor struct {
