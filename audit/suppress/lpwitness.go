@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -108,7 +108,7 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 		if len(ws.sc) == 0 {
 			return
 		}
-		sort.SliceStable(ws.sc, func(a, b int) bool { return ws.sc[a].score > ws.sc[b].score })
+		slices.SortStableFunc(ws.sc, func(a, b scoredMove) int { return lessFirst(a.score > b.score, b.score > a.score) })
 		ws.ms[d] = ws.ms[d][:0]
 		for _, x := range ws.sc {
 			ws.ms[d] = append(ws.ms[d], x.m)

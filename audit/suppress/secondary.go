@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -58,10 +59,11 @@ func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.Suppres
 	if err != nil {
 		return run, err
 	}
-	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells))}
+	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells)), single: make([]bool, len(t.Cells))}
 	delta := s.scale() * 1e-6
 	for i, c := range t.Cells {
 		sp.sup[i] = s.isSuppressed(i)
+		sp.single[i] = s.role == "total" && c.HasN && c.N == 1
 		switch opt.Cost {
 		case "unity":
 			sp.cost[i] = 1
@@ -114,6 +116,9 @@ type suppressor struct {
 	opt  Options
 	sup  []bool
 	cost []float64
+	// single[i]: cell i has one contributor (see singleton), kept beside
+	// sup so that move searches need not touch the cells themselves.
+	single []bool
 }
 
 // move is a candidate complementary pattern: cells with weights ±1.
@@ -129,9 +134,19 @@ type move1 struct {
 	w     []int8
 }
 
-func (sp *suppressor) singleton(i int) bool {
-	c := sp.s.t.Cells[i]
-	return sp.s.role == "total" && c.HasN && c.N == 1
+func (sp *suppressor) singleton(i int) bool { return sp.single[i] }
+
+// lessFirst turns a "less" pair into a comparison for slices.SortStableFunc
+// (the generic sort avoids sort.SliceStable's reflection in the move
+// searches; the order is the same, ties kept in input order).
+func lessFirst(aFirst, bFirst bool) int {
+	switch {
+	case aFirst:
+		return -1
+	case bFirst:
+		return 1
+	}
+	return 0
 }
 
 func (sp *suppressor) protect(p int) {
@@ -356,7 +371,7 @@ func (sp *suppressor) prune(p, d int, ms []move1, up, low float64, k int, forbid
 		}
 		sc[a] = scored{m, score}
 	}
-	sort.SliceStable(sc, func(a, b int) bool { return sc[a].score < sc[b].score })
+	slices.SortStableFunc(sc, func(a, b scored) int { return lessFirst(a.score < b.score, b.score < a.score) })
 	out := make([]move1, 0, k)
 	for _, x := range sc[:k] {
 		out = append(out, x.m)
