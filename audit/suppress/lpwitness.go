@@ -53,6 +53,7 @@ type witnessScratch struct {
 type scoredMove struct {
 	m     move1
 	score float64
+	pos   int // position before sorting: ties keep their order
 }
 
 func newWitnessScratch(nd int) *witnessScratch {
@@ -102,13 +103,18 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 				}
 			}
 			if ok {
-				ws.sc = append(ws.sc, scoredMove{m, score})
+				ws.sc = append(ws.sc, scoredMove{m, score, len(ws.sc)})
 			}
 		}
 		if len(ws.sc) == 0 {
 			return
 		}
-		slices.SortStableFunc(ws.sc, func(a, b scoredMove) int { return lessFirst(a.score > b.score, b.score > a.score) })
+		slices.SortFunc(ws.sc, func(a, b scoredMove) int {
+			if c := lessFirst(a.score > b.score, b.score > a.score); c != 0 {
+				return c
+			}
+			return a.pos - b.pos
+		})
 		ws.ms[d] = ws.ms[d][:0]
 		for _, x := range ws.sc {
 			ws.ms[d] = append(ws.ms[d], x.m)

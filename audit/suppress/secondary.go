@@ -371,12 +371,66 @@ func (sp *suppressor) prune(p, d int, ms []move1, up, low float64, k int, forbid
 		}
 		sc[a] = scored{m, score}
 	}
-	slices.SortStableFunc(sc, func(a, b scored) int { return lessFirst(a.score < b.score, b.score < a.score) })
-	out := make([]move1, 0, k)
-	for _, x := range sc[:k] {
-		out = append(out, x.m)
+	// The k first of a stable sort by score: a bounded heap over the
+	// order (score, position), O(n log k) instead of sorting every move.
+	before := func(a, b int) bool {
+		if sc[a].score < sc[b].score {
+			return true
+		}
+		if sc[b].score < sc[a].score {
+			return false
+		}
+		return a < b
+	}
+	top := firstK(len(sc), k, before)
+	out := make([]move1, 0, len(top))
+	for _, a := range top {
+		out = append(out, sc[a].m)
 	}
 	return out
+}
+
+// firstK returns the indices of the k first of 0..n-1 in the strict total
+// order before, in that order.
+func firstK(n, k int, before func(a, b int) bool) []int {
+	k = min(k, n)
+	h := make([]int, 0, k) // a max-heap: h[0] is the last of those kept
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && before(h[m], h[l]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && before(h[m], h[r]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
+	for a := 0; a < n; a++ {
+		if len(h) < k {
+			h = append(h, a)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !before(h[p], h[i]) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if k > 0 && before(a, h[0]) {
+			h[0] = a
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int) int { return lessFirst(before(a, b), before(b, a)) })
+	return h
 }
 
 // balanced checks that m leaves every relation of the table unchanged
