@@ -39,7 +39,10 @@ The table's columns come from the config (columns: {dims: [...], total: col}
 or count: col) or from --dims with --total or --count. A crosstab (wide
 table: row labels down the side, one header row per column dimension) is
 read with columns: {dims: [row dims], across: [column dims], value: total}
-or --dims, --across and --value; every body cell is modelled.
+or --dims, --across and --value; every body cell is modelled. Without
+dims and across, a crosstab's layout is detected when unambiguous (say
+what its body holds with --value when no title does); otherwise the
+message names the keys to set.
 
 Exit codes: 0 every suppressed cell is protected, 1 some cell is exactly
 disclosed or under-protected (or could not be decided), 2 usage or
@@ -55,6 +58,10 @@ configuration error, 3 the table could not be read, 4 interrupted.`,
 				limit = &f.limit
 			}
 			t, res, err := pipeline.AuditFile(cmd.Context(), args[0], s, limit)
+			var ce *configs.Error
+			if err != nil && errors.As(err, &ce) && (s.Columns == nil || len(s.Columns.Dims) == 0) {
+				return usageErr(fmt.Errorf("%w\n%s", err, auditNeeds))
+			}
 			if err != nil {
 				return err
 			}
@@ -98,7 +105,10 @@ func (f *auditFlags) settings() (*configs.Settings, error) {
 		layer = c
 	}
 	flags := &configs.Config{}
-	if f.across != "" || f.value != "" {
+	if f.value != "" && f.dims == "" && f.across == "" && f.total == "" && f.count == "" {
+		// a crosstab whose layout is detected; --value says what its body holds
+		flags.Columns = &configs.Columns{Value: f.value}
+	} else if f.across != "" || f.value != "" {
 		if f.dims == "" || f.across == "" || f.value == "" || f.total != "" || f.count != "" {
 			return nil, usageErr(errors.New("a crosstab needs --dims (row dimensions), --across (column dimensions) and --value (total or count), without --total or --count"))
 		}
@@ -116,11 +126,20 @@ func (f *auditFlags) settings() (*configs.Settings, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Columns == nil || len(s.Columns.Dims) == 0 || (s.Columns.Total == "" && s.Columns.Count == "" && (len(s.Columns.Across) == 0 || s.Columns.Value == "")) {
-		return nil, usageErr(errors.New("audit needs the table's dimensions and value column: --dims a,b with --total COL or --count COL, or columns in --config; for a crosstab --dims, --across and --value (columns: {dims, across, value})"))
+	if s.Columns == nil || len(s.Columns.Dims) == 0 && len(s.Columns.Across) == 0 {
+		// no layout given: a crosstab's is detected (pipeline.AuditFile),
+		// and a file whose layout cannot be detected is refused naming the
+		// keys to set
+		return s, nil
+	}
+	if len(s.Columns.Dims) == 0 || (s.Columns.Total == "" && s.Columns.Count == "" && (len(s.Columns.Across) == 0 || s.Columns.Value == "")) {
+		return nil, usageErr(errors.New(auditNeeds))
 	}
 	return s, nil
 }
+
+// auditNeeds says which keys tell audit a table's layout.
+const auditNeeds = "audit needs the table's dimensions and value column: --dims a,b with --total COL or --count COL, or columns in --config; for a crosstab --dims, --across and --value (columns: {dims, across, value}), or --value alone when its layout can be detected"
 
 // printAudit prints one line per suppressed cell and the counts.
 func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
