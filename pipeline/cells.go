@@ -517,18 +517,7 @@ func (b *cellsBuilder) eachMargin(cell []string, fn func(mask int, key []string)
 	}
 	idx := make([]int, nd)
 	key := make([]string, nd)
-	for {
-		d := 0
-		for ; d < nd; d++ {
-			idx[d]++
-			if idx[d] < len(opts[d]) {
-				break
-			}
-			idx[d] = 0
-		}
-		if d == nd {
-			return
-		}
+	for nextCombo(idx, func(d int) int { return len(opts[d]) }) {
 		mask := 0
 		for i := range key {
 			key[i] = opts[i][idx[i]]

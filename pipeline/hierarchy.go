@@ -207,19 +207,8 @@ func eachMargin(h *microHier, key []uint32, totalID uint32, fn func(k []uint32))
 	}
 	k := make([]uint32, nd)
 	idx := make([]int, nd)
-	for {
-		// next combination (the all-zero one, key itself, is skipped)
-		d := 0
-		for ; d < nd; d++ {
-			idx[d]++
-			if idx[d] < len(opts[d]) {
-				break
-			}
-			idx[d] = 0
-		}
-		if d == nd {
-			return
-		}
+	// every combination but the all-zero one (key itself)
+	for nextCombo(idx, func(d int) int { return len(opts[d]) }) {
 		for i := range k {
 			k[i] = opts[i][idx[i]]
 		}
@@ -390,4 +379,18 @@ func hierarchyTrail(s *configs.Settings) []audit.HierarchyFileTrail {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Dim < out[j].Dim })
 	return out
+}
+
+// nextCombo advances idx, a mixed-radix counter whose digit d runs over
+// 0..n(d)-1, to the next combination, and reports false once every one
+// has been visited. Started at all zeros, it skips that combination.
+func nextCombo(idx []int, n func(d int) int) bool {
+	for d := range idx {
+		idx[d]++
+		if idx[d] < n(d) {
+			return true
+		}
+		idx[d] = 0
+	}
+	return false
 }
