@@ -15,6 +15,10 @@ import (
 // certifies it (protectLarge), with the pass on; the same table protected
 // with the pass off costs more.
 func TestLPMethodLocalRedundancy(t *testing.T) {
+	// The lp method's own pattern (not the cheaper of it and the
+	// hypercube method's).
+	compareLarge = false
+	defer func() { compareLarge = true }()
 	for _, tc := range []struct {
 		seed  uint64
 		sizes []int
