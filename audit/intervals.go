@@ -72,6 +72,12 @@ type SuppressionRun struct {
 	// method's move instead (FallbackReason says why); 0 when none.
 	Fallback       int
 	FallbackReason string
+	// Chosen is the method whose pattern was kept when both ran (a large
+	// table: the hypercube method's pattern is kept when it protects more
+	// primaries or costs less); ChosenReason says why. "" when only
+	// Method ran.
+	Chosen       string
+	ChosenReason string
 }
 
 // NeedsPerson reports whether some cell is exactly disclosed,
@@ -145,6 +151,12 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 		if sr.Fallback > 0 {
 			fmt.Fprintf(&b, `,"fallback":%d,"fallback_reason":`, sr.Fallback)
 			writeJSON(&b, sr.FallbackReason)
+		}
+		if sr.Chosen != "" {
+			b.WriteString(`,"chosen":`)
+			writeJSON(&b, sr.Chosen)
+			b.WriteString(`,"chosen_reason":`)
+			writeJSON(&b, sr.ChosenReason)
 		}
 		b.WriteByte('}')
 	}

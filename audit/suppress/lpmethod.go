@@ -54,12 +54,16 @@ const lpWholeTable = 400
 // the square of the box).
 var lpBoxCells = []float64{40, 80, 150, 300}
 
-// redundancyLimit bounds the table size and redundancyBudget the number
-// of interval audits of the pass that drops redundant secondary cells.
-const (
-	redundancyLimit  = 1200
-	redundancyBudget = 4000
-)
+// redundancyLimit bounds the table size of the redundancy pass that
+// re-audits the whole table per candidate (larger tables use the local
+// pass, dropLocal), and redundancyBudget its number of interval audits.
+// A variable so that tests can reach the local pass on small tables.
+var redundancyLimit = 1200
+
+// localRedundancy enables dropLocal (tests switch it off to compare).
+var localRedundancy = true
+
+const redundancyBudget = 4000
 
 type lpMethod struct {
 	s      *structure
@@ -79,10 +83,13 @@ type lpMethod struct {
 	fallback  int     // primaries given the hypercube move (no deviation found)
 	moves     int     // primaries given the hypercube move (no costlier)
 	tol       float64 // flows below it are zero
+	// rec holds, per primary, the cells (other than itself) of the move or
+	// deviations that protect it, as a starting witness for dropLocal.
+	rec map[int][]int
 }
 
 func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
-	lm := &lpMethod{s: s, sp: sp, opt: opt, margin: make([]bool, len(s.t.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}}
+	lm := &lpMethod{s: s, sp: sp, opt: opt, margin: make([]bool, len(s.t.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}, rec: map[int][]int{}}
 	for _, r := range s.rels {
 		lm.margin[r.total] = true
 	}
@@ -125,7 +132,8 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		// only not be a point.
 		up = 1000 * lm.tol
 	}
-	if lm.protectedNow(p, up, low) {
+	if m := lm.protectedNow(p, up, low); m != nil {
+		lm.record(p, m.cells)
 		lm.skipped++
 		return nil
 	}
@@ -154,6 +162,8 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 			return err
 		}
 		if hyper {
+			delete(lm.rec, p)
+			lm.record(p, hm.cells)
 			sp.apply(p, hm)
 			lm.adoptHypercube(p)
 			lm.moves++
@@ -162,6 +172,7 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 		if !ok {
 			// No deviation within the candidate cells (or the LP failed):
 			// the hypercube method's move, or its warning.
+			delete(lm.rec, p)
 			sp.protect(p)
 			lm.adoptHypercube(p)
 			lm.fallback++
@@ -198,12 +209,23 @@ func (lm *lpMethod) moveCost(m *move) float64 {
 // among them that could recover p, whose cells leave room for p's levels.
 // Then p's interval reaches x+U and x−L whatever else is suppressed, and
 // no deviation LP is needed (most primaries of a dense table).
-func (lm *lpMethod) protectedNow(p int, up, low float64) bool {
+//
+// It returns the move, or nil.
+func (lm *lpMethod) protectedNow(p int, up, low float64) *move {
 	s, sp := lm.s, lm.sp
 	forbid := func(i int) bool {
 		return i != p && (!sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)))
 	}
-	return sp.bestMove(p, up, low, forbid) != nil
+	return sp.bestMove(p, up, low, forbid)
+}
+
+// record adds cells to p's recorded witness (see rec).
+func (lm *lpMethod) record(p int, cells []int) {
+	for _, i := range cells {
+		if i != p {
+			lm.rec[p] = append(lm.rec[p], i)
+		}
+	}
 }
 
 // adoptHypercube records cells that the hypercube fallback suppressed.
@@ -275,6 +297,7 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) 
 				}
 			}
 			lm.apply(p, f, marginUsed)
+			lm.record(p, f)
 			for _, sg := range singles {
 				if err := lm.avoidSingleton(ctx, p, sg, dev, boxes, ph.margins, single); err != nil {
 					return false, false, err
@@ -398,6 +421,12 @@ func (lm *lpMethod) box(p int, size float64) []int {
 // admits (p itself always) and returns the cells other than p that carry
 // flow (suppressed or not), or ok false when no deviation exists.
 func (lm *lpMethod) deviation(ctx context.Context, p int, box []int, dev float64, allow func(int) bool) ([]int, bool, error) {
+	return lm.deviationCost(ctx, p, box, dev, allow, nil)
+}
+
+// deviationCost is deviation with the cost of a cell's flow given by
+// costOf (nil: the cell's cost, 0 when it is already suppressed).
+func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev float64, allow func(int) bool, costOf func(int) float64) ([]int, bool, error) {
 	s, sp := lm.s, lm.sp
 	// Variables: a_j (increase) and b_j (decrease, with slack for
 	// b_j ≤ x_j) per admitted cell other than p.
@@ -427,7 +456,10 @@ func (lm *lpMethod) deviation(ctx context.Context, p int, box []int, dev float64
 		v := local[j]
 		rows = lm.capRow(rows, v.b, v.slack, s.val[j])
 		c := 0.0
-		if !sp.sup[j] {
+		switch {
+		case costOf != nil:
+			c = costOf(j)
+		case !sp.sup[j]:
 			c = sp.cost[j]
 			if lm.margin[j] && lm.opt.MarginWeight > 0 {
 				c *= lm.opt.MarginWeight
@@ -538,8 +570,14 @@ func (lm *lpMethod) capRow(rows []lp.Row, b, slack int, x float64) []lp.Row {
 // suppressed singleton published (its contributor knows it).
 func (lm *lpMethod) dropRedundant(ctx context.Context, prim []int) error {
 	s, sp := lm.s, lm.sp
-	if len(s.t.Cells) > redundancyLimit || len(lm.added) == 0 {
+	if len(lm.added) == 0 {
 		return nil
+	}
+	if len(s.t.Cells) > redundancyLimit {
+		if !localRedundancy {
+			return nil
+		}
+		return lm.dropLocal(ctx, prim)
 	}
 	var cand []int
 	for _, i := range lm.added {

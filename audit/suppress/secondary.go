@@ -88,12 +88,15 @@ func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.Suppres
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
+	if run.Method == "lp" && len(t.Cells) > redundancyLimit && compareLarge {
+		return protectCheaper(ctx, t, opt, s, sp, prim, deadline, run)
+	}
 	if run.Method == "lp" {
 		lm := newLPMethod(s, sp, opt)
 		err := lm.run(ctx, prim, deadline)
 		if lm.fallback > 0 {
 			run.Fallback = lm.fallback
-			run.FallbackReason = fmt.Sprintf("no deviation of the intruder found among the candidate cells around %d primary cells (the deviation LP has no solution there, or failed): the hypercube method's move protects them", lm.fallback)
+			run.FallbackReason = fallbackReason(lm.fallback)
 		}
 		return run, err
 	}
@@ -109,6 +112,10 @@ func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.Suppres
 		sp.protect(p)
 	}
 	return run, nil
+}
+
+func fallbackReason(n int) string {
+	return fmt.Sprintf("no deviation of the intruder found among the candidate cells around %d primary cells (the deviation LP has no solution there, or failed): the hypercube method's move protects them", n)
 }
 
 type suppressor struct {

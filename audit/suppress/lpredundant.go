@@ -1,0 +1,398 @@
+package suppress
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/sdcaudit/sdcaudit/audit/lp"
+)
+
+// dropLocal is the redundancy pass of a table too large for a full
+// interval audit per candidate. Every primary p keeps a witness through
+// suppressed cells only and no singleton that could recover p: the move
+// or deviations that protected it (rec), else a balanced move
+// (protectedNow's check), else two feasible tables that differ from the
+// true one only in suppressed cells of a box around p, one with p at
+// x+U or more and one at x−L or less (reach: the sparse simplex from the
+// true values). The intruder's interval for p then reaches its levels
+// while the witness's cells stay suppressed, whatever else is published,
+// and also when a singleton is published (its contributor knows it). The
+// secondary cells are tried most costly first: a cell is dropped when
+// every primary whose witness uses it finds another witness without it
+// (a local check: one box per primary, first the former witness's). The
+// whole pattern is then audited once; should a primary that was
+// protected before the pass no longer be (the LPs are in floating
+// point), every dropped cell is put back.
+//
+// When some primary has no witness (before the pass), the pass does
+// nothing: its protection could depend on any cell.
+func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
+	sp := lm.sp
+	var cand []int
+	for _, i := range lm.added {
+		if !lm.hyper[i] {
+			cand = append(cand, i)
+		}
+	}
+	if len(cand) == 0 {
+		return nil
+	}
+	sort.SliceStable(cand, func(a, b int) bool { return sp.cost[cand[a]] > sp.cost[cand[b]] })
+	wit := make(map[int][]int, len(prim)) // sorted cells of p's witness
+	users := map[int][]int{}              // cell -> primaries whose witness used it
+	setWit := func(p int, w []int) {
+		wit[p] = w
+		for _, c := range w {
+			users[c] = append(users[c], p)
+		}
+	}
+	for _, p := range prim {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w, ok := lm.recorded(p)
+		var err error
+		if !ok {
+			w, ok, err = lm.witness(ctx, p, nil)
+		}
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		setWit(p, w)
+	}
+	var dropped []int
+	for _, c := range cand {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sp.sup[c] = false
+		ok := true
+		for _, p := range users[c] {
+			w := wit[p]
+			if k := sort.SearchInts(w, c); k == len(w) || w[k] != c {
+				continue // a stale entry: p's witness no longer uses c
+			}
+			nw, found, err := lm.witness(ctx, p, w)
+			if err != nil {
+				sp.sup[c] = true
+				return err
+			}
+			if !found {
+				ok = false
+				break
+			}
+			setWit(p, nw)
+		}
+		if !ok {
+			// The witnesses found so far avoid c: they stay valid.
+			sp.sup[c] = true
+			continue
+		}
+		delete(users, c)
+		dropped = append(dropped, c)
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	after, err := lm.unprotected(ctx, prim)
+	if err != nil {
+		return err
+	}
+	if len(after) > 0 {
+		for _, c := range dropped {
+			sp.sup[c] = true
+		}
+		before, err := lm.unprotected(ctx, prim)
+		if err != nil {
+			return err
+		}
+		for p := range after {
+			if !before[p] {
+				return nil // keep the pattern as it was
+			}
+		}
+		for _, c := range dropped {
+			sp.sup[c] = false
+		}
+	}
+	for _, c := range dropped {
+		delete(lm.by, c)
+		delete(lm.viaMargin, c)
+	}
+	kept := lm.added[:0]
+	for _, i := range lm.added {
+		if sp.sup[i] {
+			kept = append(kept, i)
+		}
+	}
+	lm.added = kept
+	return nil
+}
+
+// recorded returns p's recorded witness (rec), sorted, when every cell of
+// it is suppressed and none is a singleton that could recover p.
+func (lm *lpMethod) recorded(p int) ([]int, bool) {
+	s, sp := lm.s, lm.sp
+	r, ok := lm.rec[p]
+	if !ok {
+		return nil, false
+	}
+	w := append([]int(nil), r...)
+	sort.Ints(w)
+	w = slices.Compact(w)
+	for _, i := range w {
+		if !sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)) {
+			return nil, false
+		}
+	}
+	return w, true
+}
+
+// hintBox is the box of the cells whose code in every dimension is p's,
+// an ancestor of it or the code of a cell of hint (p's former witness),
+// or nil when it would hold more than hintBoxCells cells.
+func (lm *lpMethod) hintBox(p int, hint []int) []int {
+	s := lm.s
+	codes := make([][]int, s.nd)
+	size := 1
+	for d := 0; d < s.nd; d++ {
+		seen := map[int]bool{}
+		for c := s.keys[p][d]; c >= 0; c = s.parent[d][c] {
+			seen[c] = true
+		}
+		for _, i := range hint {
+			seen[s.keys[i][d]] = true
+		}
+		for c := range seen {
+			codes[d] = append(codes[d], c)
+		}
+		sort.Ints(codes[d])
+		size *= len(codes[d])
+		if size > hintBoxCells {
+			return nil
+		}
+	}
+	var out []int
+	tuple := make([]int, s.nd)
+	var rec func(d int)
+	rec = func(d int) {
+		if d == s.nd {
+			if j := s.lookup(tuple); j >= 0 {
+				out = append(out, j)
+			}
+			return
+		}
+		for _, c := range codes[d] {
+			tuple[d] = c
+			rec(d + 1)
+		}
+	}
+	rec(0)
+	sort.Ints(out)
+	return out
+}
+
+// hintBoxCells bounds the size of hintBox.
+const hintBoxCells = 400
+
+// witness returns the sorted cells other than p of a witness of p's
+// protection through suppressed cells only (see dropLocal), or ok false.
+// hint, p's former witness, gives the first box to search.
+func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool, error) {
+	s, sp := lm.s, lm.sp
+	up, low := s.levels(lm.opt, p, s.val[p])
+	if up <= 0 {
+		up = 1000 * lm.tol
+	}
+	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	forbid := func(i int) bool { return i != p && (!sp.sup[i] || single(i)) }
+	set := map[int]bool{}
+	if m := sp.bestMove(p, up, low, forbid); m != nil {
+		for _, i := range m.cells {
+			if i != p {
+				set[i] = true
+			}
+		}
+	} else {
+		// Boxes, built when needed: the former witness's, then p's boxes
+		// (as in protectSide) until one holds both sides.
+		var sizes []float64
+		switch {
+		case len(s.t.Cells) <= lpWholeTable:
+			sizes = []float64{0}
+		case len(hint) > 0:
+			sizes = append([]float64{-1}, lpBoxCells...)
+		default:
+			sizes = lpBoxCells
+		}
+		allow := func(i int) bool { return sp.sup[i] && !single(i) }
+		costOf := func(i int) float64 { return sp.cost[i] }
+		found := false
+		for _, size := range sizes {
+			var box []int
+			if size < 0 {
+				if box = lm.hintBox(p, hint); box == nil {
+					continue
+				}
+			} else {
+				box = lm.box(p, size)
+			}
+			f, ok, dense, err := lm.reach(ctx, p, box, up, low, allow)
+			if err != nil {
+				return nil, false, err
+			}
+			if dense {
+				// The deviation LP, side by side.
+				ok = true
+				for _, dev := range []float64{up, -low} {
+					if dev == 0 {
+						continue
+					}
+					g, okSide, err := lm.deviationCost(ctx, p, box, dev, allow, costOf)
+					if err != nil {
+						return nil, false, err
+					}
+					if !okSide {
+						ok = false
+						break
+					}
+					f = append(f, g...)
+				}
+			}
+			if ok {
+				for _, i := range f {
+					set[i] = true
+				}
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, false, nil
+		}
+	}
+	out := make([]int, 0, len(set))
+	for i := range set {
+		out = append(out, i)
+	}
+	sort.Ints(out)
+	return out, true, nil
+}
+
+// unprotected audits the pattern sp.sup once and returns the primaries
+// whose interval does not reach their levels.
+func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, error) {
+	s, sp := lm.s, lm.sp
+	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection})
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]bool{}
+	for _, p := range prim {
+		x := s.val[p]
+		up, down := s.levels(lm.opt, p, x)
+		if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol || math.IsNaN(iv.hi[p]) {
+			out[p] = true
+		}
+	}
+	return out, nil
+}
+
+// reach looks for feasible tables that differ from the true one only in
+// the cells of box that allow admits (and p), with p moved up by up and
+// down by low (or further): the sparse simplex (lp.Sparse) started at the
+// true values and stopped once p reaches x+up (and, from the true values
+// again, x−low). It returns the cells other than p whose values differ at
+// either point. The relations through these cells keep their sums;
+// every other cell keeps its true value.
+//
+// dense is true when the sparse solver could not be used (a cell without
+// a value, or a solver failure): the caller then solves the deviation LP.
+func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64, allow func(int) bool) (cells []int, ok, dense bool, err error) {
+	s := lm.s
+	local := map[int]int{p: 0}
+	vars := []int{p}
+	for _, j := range box {
+		if j != p && allow(j) {
+			if !s.known[j] {
+				return nil, false, true, nil
+			}
+			local[j] = len(vars)
+			vars = append(vars, j)
+		}
+	}
+	seen := map[int32]bool{}
+	var rows []lp.Row
+	for _, j := range vars {
+		for _, r := range s.cellRels[j] {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			var row lp.Row
+			for _, k := range s.relCells(int(r)) {
+				if l, ok := local[k]; ok {
+					c := s.coef(int(r), k)
+					row.Idx = append(row.Idx, l)
+					row.Coef = append(row.Coef, c)
+					row.RHS += c * s.val[k]
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	x0 := make([]float64, len(vars))
+	for l, j := range vars {
+		x0[l] = s.val[j]
+	}
+	lm.lps++
+	base, err := lp.NewSparseAt(ctx, len(vars), rows, x0)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, false, ctx.Err()
+		}
+		return nil, false, true, nil
+	}
+	x := s.val[p]
+	changed := map[int]bool{}
+	down := base
+	if up != 0 && low != 0 {
+		down = base.Clone() // at the true values
+	}
+	for _, dev := range []float64{up, -low} {
+		if dev == 0 {
+			continue
+		}
+		sv := base
+		if dev < 0 {
+			sv = down
+		}
+		target := x + dev
+		v, err := sv.OptimizeTo(ctx, 0, dev > 0, target)
+		lm.pivots += sv.Pivots
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, false, false, ctx.Err()
+			}
+			return nil, false, true, nil
+		}
+		if dev > 0 && !(v >= target-lm.tol) || dev < 0 && !(v <= target+lm.tol) {
+			return nil, false, false, nil
+		}
+		for l, j := range vars {
+			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.val[j]) > lm.tol) {
+				changed[j] = true
+			}
+		}
+	}
+	for j := range changed {
+		cells = append(cells, j)
+	}
+	sort.Ints(cells)
+	return cells, true, false, nil
+}
