@@ -28,6 +28,12 @@ import (
 //
 // When some primary has no witness (before the pass), the pass does
 // nothing: its protection could depend on any cell.
+// localSearchBudget bounds the witness searches of one dropLocal pass:
+// the candidates are tried most costly first, so the pass stops where
+// the remaining ones are the cheapest. A count, not a clock, so that the
+// pattern does not depend on the machine.
+var localSearchBudget = 3000
+
 func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 	sp := lm.sp
 	var cand []int
@@ -66,9 +72,13 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		setWit(p, w)
 	}
 	var dropped []int
+	searches := 0
 	for _, c := range cand {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if searches >= localSearchBudget {
+			break // the costliest candidates, most of the gain, were tried
 		}
 		sp.sup[c] = false
 		ok := true
@@ -77,6 +87,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 			if k := sort.SearchInts(w, c); k == len(w) || w[k] != c {
 				continue // a stale entry: p's witness no longer uses c
 			}
+			searches++
 			nw, found, err := lm.witness(ctx, p, w)
 			if err != nil {
 				sp.sup[c] = true
