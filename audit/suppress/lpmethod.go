@@ -398,23 +398,7 @@ func (lm *lpMethod) box(p int, size float64) []int {
 		}
 		codes[d] = append(codes[d], cand...)
 	}
-	var out []int
-	var rec func(d int)
-	rec = func(d int) {
-		if d == nd {
-			if j := s.lookup(tuple); j >= 0 {
-				out = append(out, j)
-			}
-			return
-		}
-		for _, c := range codes[d] {
-			tuple[d] = c
-			rec(d + 1)
-		}
-	}
-	rec(0)
-	sort.Ints(out)
-	return out
+	return s.boxCells(codes)
 }
 
 // deviation solves p's deviation LP over the cells of box that allow

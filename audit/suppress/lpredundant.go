@@ -188,24 +188,7 @@ func (lm *lpMethod) hintBox(p int, hint []int) []int {
 			return nil
 		}
 	}
-	var out []int
-	tuple := make([]int, s.nd)
-	var rec func(d int)
-	rec = func(d int) {
-		if d == s.nd {
-			if j := s.lookup(tuple); j >= 0 {
-				out = append(out, j)
-			}
-			return
-		}
-		for _, c := range codes[d] {
-			tuple[d] = c
-			rec(d + 1)
-		}
-	}
-	rec(0)
-	sort.Ints(out)
-	return out
+	return s.boxCells(codes)
 }
 
 // hintBoxCells bounds the size of hintBox.

@@ -3,6 +3,7 @@ package suppress
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -370,6 +371,29 @@ func (s *structure) lookup(k []int) int {
 		return i
 	}
 	return -1
+}
+
+// boxCells returns, in increasing order, the cells whose code in every
+// dimension d is one of codes[d].
+func (s *structure) boxCells(codes [][]int) []int {
+	var out []int
+	tuple := make([]int, s.nd)
+	var rec func(d int)
+	rec = func(d int) {
+		if d == s.nd {
+			if j := s.lookup(tuple); j >= 0 {
+				out = append(out, j)
+			}
+			return
+		}
+		for _, c := range codes[d] {
+			tuple[d] = c
+			rec(d + 1)
+		}
+	}
+	rec(0)
+	sort.Ints(out)
+	return out
 }
 
 // coef is the coefficient of cell i in relation r: +1 for the total, -1 for
