@@ -25,10 +25,10 @@ func TestFactsFindingsEqualExplain(t *testing.T) {
 	for i, r := range rs {
 		switch x := r.(type) {
 		case zeros:
-			x.facts = &zerosFacts{x}
+			x.facts = &explainFacts{x.explain}
 			rs[i] = x
 		case negative:
-			x.facts = &negativeFacts{x}
+			x.facts = &explainFacts{x.explain}
 			rs[i] = x
 		}
 	}

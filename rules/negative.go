@@ -19,7 +19,7 @@ func init() {
 // magnitude rules on absolute values); in mode review it asks a person.
 type negative struct {
 	absolute bool
-	facts    *negativeFacts // made once by newNegative
+	facts    *explainFacts // made once by newNegative
 }
 
 func newNegative(decode Decoder) (Rule, error) {
@@ -32,7 +32,7 @@ func newNegative(decode Decoder) (Rule, error) {
 	switch p.Mode {
 	case "review", "absolute":
 		r := negative{absolute: p.Mode == "absolute"}
-		r.facts = &negativeFacts{r}
+		r.facts = &explainFacts{r.explain}
 		return r, nil
 	}
 	return nil, &ParamError{"negative", "mode", fmt.Sprintf("must be review or absolute, got %q", p.Mode)}
@@ -59,16 +59,6 @@ func (r negative) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	return audit.Finding{Rule: "negative", Status: o, Facts: r.facts, Cell: c}
 }
-
-// negativeFacts give a negative finding's figures and message from its
-// cell.
-type negativeFacts struct{ r negative }
-
-// Figures implements audit.Facts.
-func (g *negativeFacts) Figures(c *audit.Cell) []audit.Figure { return g.r.explain(nil, c).Figures }
-
-// Message implements audit.Facts.
-func (g *negativeFacts) Message(c *audit.Cell) string { return g.r.explain(nil, c).Message() }
 
 // explain is the full finding on the cell, figures and message included.
 func (r negative) explain(_ *audit.Table, c *audit.Cell) audit.Finding {

@@ -231,3 +231,16 @@ func fig(f *audit.Finding, name string) audit.Figure {
 
 // itoa formats an integer figure.
 func itoa(g audit.Figure) string { return strconv.FormatInt(g.Int, 10) }
+
+// explainFacts give a finding's figures and message from its cell through
+// the rule's explain; made once by the rule's constructor, so that Check
+// does not allocate.
+type explainFacts struct {
+	explain func(*audit.Table, *audit.Cell) audit.Finding
+}
+
+// Figures implements audit.Facts.
+func (g *explainFacts) Figures(c *audit.Cell) []audit.Figure { return g.explain(nil, c).Figures }
+
+// Message implements audit.Facts.
+func (g *explainFacts) Message(c *audit.Cell) string { return g.explain(nil, c).Message() }

@@ -14,7 +14,7 @@ func init() {
 
 type threshold struct {
 	min   int64
-	facts *thresholdFacts // made once by NewThreshold
+	facts *explainFacts // made once by NewThreshold
 }
 
 func newThreshold(decode Decoder) (Rule, error) {
@@ -33,7 +33,7 @@ func NewThreshold(min int64) (Rule, error) {
 		return nil, &ParamError{"threshold", "min", fmt.Sprintf("must be at least 1, got %d", min)}
 	}
 	r := threshold{min: min}
-	r.facts = &thresholdFacts{r}
+	r.facts = &explainFacts{r.explain}
 	return r, nil
 }
 
@@ -52,16 +52,6 @@ func (r threshold) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	return audit.Finding{Rule: "threshold", Status: o, Facts: r.facts, Cell: c}
 }
-
-// thresholdFacts give a threshold finding's figures and message from its
-// cell (explain's).
-type thresholdFacts struct{ r threshold }
-
-// Figures implements audit.Facts.
-func (g *thresholdFacts) Figures(c *audit.Cell) []audit.Figure { return g.r.explain(nil, c).Figures }
-
-// Message implements audit.Facts.
-func (g *thresholdFacts) Message(c *audit.Cell) string { return g.r.explain(nil, c).Message() }
 
 // explain is the full finding on the cell, figures and message included.
 func (r threshold) explain(_ *audit.Table, c *audit.Cell) audit.Finding {

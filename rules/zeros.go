@@ -12,7 +12,7 @@ func init() {
 
 type zeros struct {
 	disclosive bool
-	facts      *zerosFacts // made once by newZeros
+	facts      *explainFacts // made once by newZeros
 }
 
 func newZeros(decode Decoder) (Rule, error) {
@@ -23,7 +23,7 @@ func newZeros(decode Decoder) (Rule, error) {
 		return nil, err
 	}
 	r := zeros{disclosive: p.Disclosive}
-	r.facts = &zerosFacts{r}
+	r.facts = &explainFacts{r.explain}
 	return r, nil
 }
 
@@ -41,15 +41,6 @@ func (r zeros) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	return audit.Finding{Rule: "zeros", Status: o, Facts: r.facts, Cell: c}
 }
-
-// zerosFacts give a zeros finding's figures and message from its cell.
-type zerosFacts struct{ r zeros }
-
-// Figures implements audit.Facts.
-func (g *zerosFacts) Figures(c *audit.Cell) []audit.Figure { return g.r.explain(nil, c).Figures }
-
-// Message implements audit.Facts.
-func (g *zerosFacts) Message(c *audit.Cell) string { return g.r.explain(nil, c).Message() }
 
 // explain is the full finding on the cell, figures and message included.
 func (r zeros) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
