@@ -77,11 +77,7 @@ type lpMethod struct {
 	hyper     map[int]bool // chosen by the hypercube fallback (final)
 	by        map[int]int
 	viaMargin map[int]bool
-	pivots    int
-	lps       int
-	skipped   int     // primaries already protected by the suppressed cells
 	fallback  int     // primaries given the hypercube move (no deviation found)
-	moves     int     // primaries given the hypercube move (no costlier)
 	tol       float64 // flows below it are zero
 	// rec holds, per primary, the cells (other than itself) of the move or
 	// deviations that protect it, as a starting witness for dropLocal.
@@ -134,7 +130,6 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 	}
 	if m := lm.protectedNow(p, up, low); m != nil {
 		lm.record(p, m.cells)
-		lm.skipped++
 		return nil
 	}
 	// In a boxed table the hypercube method's best move (no singleton
@@ -166,7 +161,6 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 			lm.record(p, hm.cells)
 			sp.apply(p, hm)
 			lm.adoptHypercube(p)
-			lm.moves++
 			return nil
 		}
 		if !ok {
@@ -454,7 +448,6 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 			cost[v.b] = c
 		}
 	}
-	lm.lps++
 	solver, err := lp.New(ctx, nv, rows)
 	if errors.Is(err, lp.ErrInfeasible) || errors.Is(err, lp.ErrIterations) {
 		return nil, false, nil
@@ -463,13 +456,11 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 		return nil, false, err
 	}
 	if _, err := solver.Minimize(ctx, cost); err != nil {
-		lm.pivots += solver.Pivots
 		if errors.Is(err, lp.ErrIterations) {
 			return nil, false, nil
 		}
 		return nil, false, err
 	}
-	lm.pivots += solver.Pivots
 	tol := lm.tol
 	var out []int
 	for _, j := range cells {

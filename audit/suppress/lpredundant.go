@@ -344,7 +344,6 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	for l, j := range vars {
 		x0[l] = s.val[j]
 	}
-	lm.lps++
 	base, err := lp.NewSparseAt(ctx, len(vars), rows, x0)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -368,7 +367,6 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 		}
 		target := x + dev
 		v, err := sv.OptimizeTo(ctx, 0, dev > 0, target)
-		lm.pivots += sv.Pivots
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, false, false, ctx.Err()
