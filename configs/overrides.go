@@ -51,7 +51,7 @@ func (o *Override) normalize() error {
 	}
 	if !slices.Contains(overrideActions, a) {
 		msg := fmt.Sprintf("override action %q: want safe, suppress (or unsafe) or protected", o.Action)
-		if s := suggest(o.Action, append(overrideActions, "unsafe")); s != "" {
+		if s := Suggest(o.Action, append(overrideActions, "unsafe")); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
 		return errors.New(msg)

@@ -92,7 +92,7 @@ func walkProblems(file string, n *yaml.Node, t reflect.Type, path string, out *[
 					where = "the top level"
 				}
 				msg := fmt.Sprintf("%s %q in %s", ErrUnknownKey, k.Value, where)
-				if s := suggest(k.Value, names); s != "" {
+				if s := Suggest(k.Value, names); s != "" {
 					msg += "; did you mean " + s + "?"
 				}
 				add(k, ErrUnknownKey, "%s (known: %s)", msg, strings.Join(names, ", "))
@@ -234,7 +234,7 @@ func (r RuleSetting) RuleError(err error, param string, known []string) *Error {
 	}
 	if known != nil {
 		msg := fmt.Sprintf("unknown rule %q in rules", r.Name)
-		if s := suggest(r.Name, known); s != "" {
+		if s := Suggest(r.Name, known); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
 		e.Msg = msg + " (known: " + strings.Join(known, ", ") + ")"

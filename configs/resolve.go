@@ -102,7 +102,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 				e := err.(*Error)
 				e.File = layers[i].file
 				e.Line, e.Column = layers[i].profileAt[0], layers[i].profileAt[1]
-				if sg := suggest(name, Profiles()); sg != "" {
+				if sg := Suggest(name, Profiles()); sg != "" {
 					e.Msg += "; did you mean " + sg + "?"
 				}
 				break

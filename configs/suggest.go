@@ -7,10 +7,6 @@ import "strings"
 // at least 1, ignoring case), or "". It backs the "did you mean" of
 // messages about keys, rules, profiles and column names.
 func Suggest(word string, candidates []string) string {
-	return suggest(word, candidates)
-}
-
-func suggest(word string, candidates []string) string {
 	w := strings.ToLower(strings.TrimSpace(word))
 	if w == "" {
 		return ""

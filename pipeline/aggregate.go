@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -147,7 +148,7 @@ func (b *aggBuilder) colName(i int) string { return b.header[i] }
 // marked, anything else must be a number (readers.NumberFormat: thousands
 // separators, a decimal comma when the input has one).
 func (b *aggBuilder) stat(text string) (audit.Stat, error) {
-	if text == "" || isMissing(text) {
+	if configs.IsMissing(text) {
 		return audit.Stat{Text: text, Missing: true}, nil
 	}
 	if b.markers[text] {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -237,7 +238,7 @@ func (h *microHier) parentColumns(t *audit.Table, s *configs.Settings, file stri
 	h.dimCol = make([]int, len(t.Dims))
 	h.cname = make([][]string, len(t.Dims))
 	for d, dim := range t.Dims {
-		h.dimCol[d] = indexOf(header, dim)
+		h.dimCol[d] = slices.Index(header, dim)
 		for cur := dim; ; {
 			next, ok := par[cur]
 			if !ok {
@@ -246,10 +247,10 @@ func (h *microHier) parentColumns(t *audit.Table, s *configs.Settings, file stri
 			if isDim[next] {
 				return &configs.Error{Msg: fmt.Sprintf("microdata.parents: the parent column %q of %q is also a dimension", next, cur), Err: configs.ErrInvalid}
 			}
-			if len(h.cols[d]) >= maxHierDepth || next == dim || contains(h.cname[d], next) {
+			if len(h.cols[d]) >= maxHierDepth || next == dim || slices.Contains(h.cname[d], next) {
 				return &configs.Error{Msg: fmt.Sprintf("microdata.parents: the parent columns of %q form a cycle through %q", dim, next), Err: configs.ErrInvalid}
 			}
-			i := indexOf(header, next)
+			i := slices.Index(header, next)
 			if i < 0 {
 				return &readers.Error{File: file, Row: 1, Column: next, Err: fmt.Errorf("%w: the parent column of %s is not in the header %v", readers.ErrColumn, cur, header)}
 			}
@@ -272,17 +273,6 @@ func isParentCol(par map[string]string, c string) bool {
 		}
 	}
 	return false
-}
-
-func contains(list []string, s string) bool { return indexOf(list, s) >= 0 }
-
-func indexOf(list []string, s string) int {
-	for i, v := range list {
-		if v == s {
-			return i
-		}
-	}
-	return -1
 }
 
 func newFoundParents(nd int) *foundParents {

@@ -74,10 +74,6 @@ func under(c, level string) bool {
 	}
 }
 
-func loadHier(t *testing.T, cfg string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
-	return loadHierData(t, cfg, "records.csv", extra...)
-}
-
 func loadHierData(t *testing.T, cfg, data string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
 	t.Helper()
 	c, err := configs.Load(hierDir + cfg)

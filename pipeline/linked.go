@@ -66,7 +66,7 @@ func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
 	if err != nil {
 		file = path
 	}
-	ro := readerOptions(s)
+	ro := ReaderOptions(s)
 	return strings.Join([]string{file, page, s.Microdata.Value, s.Microdata.Holding, s.TotalLabel, ro.Format, string(ro.Delimiter), s.Input.Range}, "\x00"), true
 }
 
@@ -291,7 +291,7 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 	cs.Microdata = &md
 	cs.Measure = nil
 	cs.Publish = configs.Publish{}
-	srcs, err := readers.Open(path, readerOptions(&cs))
+	srcs, err := readers.Open(path, ReaderOptions(&cs))
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -300,7 +300,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 			s := row[b.valIdx]
 			if s == readers.NumberField { // a typed number (Arrow, Parquet)
 				v = batch.Numbers[b.valIdx][r]
-			} else if isMissing(s) {
+			} else if configs.IsMissing(s) {
 				missing = true
 				a.missing++
 			} else {
@@ -366,9 +366,6 @@ func header(b *microBuilder, i int) string {
 	}
 	return "holding"
 }
-
-// isMissing reports the texts that mean "no value" (configs.MissingValues).
-func isMissing(s string) bool { return configs.IsMissing(s) }
 
 // contribute adds one contributor's value to a cell.
 func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {

@@ -253,7 +253,7 @@ func openUnits(jobs []Job, inputs *inputLog, onBytes func(int64)) ([]unit, error
 	var units []unit
 	names := map[string]string{}
 	for i, j := range jobs {
-		ropt := inputs.options(i, readerOptions(j.Settings))
+		ropt := inputs.options(i, ReaderOptions(j.Settings))
 		if onBytes != nil && ropt.Tee != nil {
 			ropt.Tee = io.MultiWriter(ropt.Tee, byteCounter(onBytes))
 		}
@@ -360,9 +360,7 @@ func checkName(name, path string) error {
 }
 
 // ReaderOptions are the reader settings of a configuration.
-func ReaderOptions(s *configs.Settings) readers.Options { return readerOptions(s) }
-
-func readerOptions(s *configs.Settings) readers.Options {
+func ReaderOptions(s *configs.Settings) readers.Options {
 	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s)}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":

@@ -63,7 +63,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 	l := &inputLog{version: version, timestamp: timestamp, jobs: make([]*jobTrail, len(jobs))}
 	for i, j := range jobs {
 		s := j.Settings
-		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, readerOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
+		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, ReaderOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
 		if jt.format == "xlsx" {
 			jt.rng = s.Input.Range
 		}

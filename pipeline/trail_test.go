@@ -445,7 +445,7 @@ func TestInputDigest(t *testing.T) {
 	for _, p := range []string{path, businessesXLSX} {
 		s := settings(t, acroConfig)
 		l := newInputLog([]Job{{Path: p, Settings: s}}, "test", "")
-		srcs, err := readers.Open(p, l.options(0, readerOptions(s)))
+		srcs, err := readers.Open(p, l.options(0, ReaderOptions(s)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func detectLayout(path string, s *configs.Settings) (*configs.Settings, *readers
 	if len(c.Dims) > 0 || len(c.Across) > 0 || len(c.Roles()) > 0 || len(c.Top) > 0 || len(c.Moments) > 0 {
 		return s, nil, nil
 	}
-	opt := readerOptions(s)
+	opt := ReaderOptions(s)
 	switch readers.FormatOf(path, opt) {
 	case "xlsx", "csv", "tsv":
 	default:

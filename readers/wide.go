@@ -260,9 +260,6 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(chosen) == 0 {
-		return nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook has no visible sheet", ErrNoHeader)}
-	}
 	base := filepath.Base(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	for i, sh := range chosen {

@@ -163,9 +163,6 @@ func openXLSX(path string, r io.ReaderAt, size int64, opt Options) (srcs []Sourc
 	if err != nil {
 		return nil, err
 	}
-	if len(chosen) == 0 {
-		return nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook has no visible sheet", ErrNoHeader)}
-	}
 	base := filepath.Base(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	for i, sh := range chosen {
@@ -190,7 +187,7 @@ func openXLSX(path string, r io.ReaderAt, size int64, opt Options) (srcs []Sourc
 
 // chooseSheets returns the sheets a selection names ("*" every visible
 // sheet, "" the first visible one, else a name or 1-based index), with
-// warnings about hidden sheets.
+// warnings about hidden sheets; an error when none is chosen.
 func chooseSheets(path string, f *excelize.File, sheet string) (chosen, warnings []string, err error) {
 	all := f.GetSheetList()
 	var visible, hidden []string
@@ -238,6 +235,9 @@ func chooseSheets(path string, f *excelize.File, sheet string) (chosen, warnings
 				warnings = append(warnings, fmt.Sprintf("sheet %q is hidden", h))
 			}
 		}
+	}
+	if len(chosen) == 0 {
+		return nil, nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook has no visible sheet", ErrNoHeader)}
 	}
 	return chosen, warnings, nil
 }
