@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 	keys := append([]string(nil), acroOrder...)
 	var extra []string
 	for k := range counts {
-		if !contains(acroOrder, k) {
+		if !slices.Contains(acroOrder, k) {
 			extra = append(extra, k)
 		}
 	}
@@ -187,7 +188,7 @@ func acroCellKeys(c *audit.Cell) []string {
 			continue // a checker's override marked the cell safe
 		}
 		k := acroKey(f.Rule)
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -217,15 +218,6 @@ func acroKey(rule string) string {
 		return k
 	}
 	return rule
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // kv and ordered are a JSON object whose keys keep their order.
