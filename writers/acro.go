@@ -149,12 +149,13 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 	if status == "pass" {
 		summary = "pass"
 	}
+	// every column of a row has the row's outcome
+	rows := make(ordered, len(outcome))
+	for i, o := range outcome {
+		rows[i] = kv{strconv.Itoa(i), o}
+	}
 	out := ordered{}
 	for _, col := range cols {
-		rows := make(ordered, len(outcome))
-		for i, o := range outcome {
-			rows[i] = kv{strconv.Itoa(i), o}
-		}
 		out = append(out, kv{col, rows})
 	}
 	exception := ""
@@ -180,12 +181,11 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 // order of its findings, or its suppression status when no finding flags it.
 func acroCellKeys(c *audit.Cell) []string {
 	var keys []string
+	// a checker's override that marked the cell safe silences its findings
+	overridden := statusOf(c) == audit.StatusOK
 	for _, f := range c.Findings {
-		if f.Status != audit.Fail && f.Status != audit.Review {
+		if overridden || f.Status != audit.Fail && f.Status != audit.Review {
 			continue
-		}
-		if statusOf(c) == audit.StatusOK {
-			continue // a checker's override marked the cell safe
 		}
 		k := acroKey(f.Rule)
 		if !slices.Contains(keys, k) {
