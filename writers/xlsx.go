@@ -187,7 +187,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
 		return err
 	}
-	if err := writeCrosstabSheet(ctx, f, t, styles, header); err != nil {
+	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
 		return err
 	}
 	// The first sheet (the cells) is already the active one; setting it
