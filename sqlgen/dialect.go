@@ -38,15 +38,19 @@ type dialect struct {
 
 // valuesPairs is the CTE name (sdc_code, sdc_lvl) AS (VALUES ...).
 func valuesPairs(name string, rows [][2]string) string {
+	return fmt.Sprintf("%s (sdc_code, sdc_lvl) AS (\n  VALUES%s\n)", name, pairRows(rows))
+}
+
+// pairRows is the comma-separated ('code', 'level') rows, one a line
+// (codes are checked: no quote, backslash or control character).
+func pairRows(rows [][2]string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (sdc_code, sdc_lvl) AS (\n  VALUES", name)
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		fmt.Fprintf(&b, "\n    ('%s', '%s')", r[0], r[1])
 	}
-	b.WriteString("\n)")
 	return b.String()
 }
 
@@ -162,16 +166,7 @@ var dialects = map[Dialect]*dialect{
 		str:       "STRING",
 		// no VALUES in BigQuery: an array of typed structs
 		pairs: func(name string, rows [][2]string) string {
-			var b strings.Builder
-			fmt.Fprintf(&b, "%s AS (\n  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[", name)
-			for i, r := range rows {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				fmt.Fprintf(&b, "\n    ('%s', '%s')", r[0], r[1])
-			}
-			b.WriteString("])\n)")
-			return b.String()
+			return fmt.Sprintf("%s AS (\n  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[%s])\n)", name, pairRows(rows))
 		},
 	},
 }

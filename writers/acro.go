@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 	keys := append([]string(nil), acroOrder...)
 	var extra []string
 	for k := range counts {
-		if !contains(acroOrder, k) {
+		if !slices.Contains(acroOrder, k) {
 			extra = append(extra, k)
 		}
 	}
@@ -148,12 +149,13 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 	if status == "pass" {
 		summary = "pass"
 	}
+	// every column of a row has the row's outcome
+	rows := make(ordered, len(outcome))
+	for i, o := range outcome {
+		rows[i] = kv{strconv.Itoa(i), o}
+	}
 	out := ordered{}
 	for _, col := range cols {
-		rows := make(ordered, len(outcome))
-		for i, o := range outcome {
-			rows[i] = kv{strconv.Itoa(i), o}
-		}
 		out = append(out, kv{col, rows})
 	}
 	exception := ""
@@ -179,15 +181,14 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 // order of its findings, or its suppression status when no finding flags it.
 func acroCellKeys(c *audit.Cell) []string {
 	var keys []string
+	// a checker's override that marked the cell safe silences its findings
+	overridden := statusOf(c) == audit.StatusOK
 	for _, f := range c.Findings {
-		if f.Status != audit.Fail && f.Status != audit.Review {
+		if overridden || f.Status != audit.Fail && f.Status != audit.Review {
 			continue
 		}
-		if statusOf(c) == audit.StatusOK {
-			continue // a checker's override marked the cell safe
-		}
 		k := acroKey(f.Rule)
-		if !contains(keys, k) {
+		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -217,15 +218,6 @@ func acroKey(rule string) string {
 		return k
 	}
 	return rule
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // kv and ordered are a JSON object whose keys keep their order.

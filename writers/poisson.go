@@ -64,8 +64,7 @@ func (p *RecoveryPlot) WriteSVG(w io.Writer) error {
 	fmt.Fprintf(&b, `<text x="%d" y="24" font-size="15" font-weight="bold">Smallest power p whose moments recover the whole sample</text>`+"\n", L)
 	fmt.Fprintf(&b, `<text x="%d" y="40" fill="#555">Poisson samples, values rounded up to integers; mean of %d replicates (band: min-max), seed %d</text>`+"\n", L, p.Reps, p.Seed)
 	// axes and grid
-	ystep := niceStep(ymax / 6)
-	for p := 0.0; p <= ymax+1e-9; p += ystep {
+	for _, p := range niceTicks(0, ymax) {
 		y := Y(p)
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e5e5e5"/>`+"\n", L, y, float64(L)+pw, y)
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", L-6, y+4, p)

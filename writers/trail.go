@@ -59,13 +59,17 @@ func trailRows(r *audit.Trail) [][]any {
 		rows = append(rows, []any{"suppression", suppressionText(s)})
 	}
 	for _, ru := range r.Rules {
-		state := "disabled"
-		if ru.Enabled {
-			state = "enabled"
-		}
-		rows = append(rows, []any{"rule " + ru.Name, state + " " + ParamsText(ru.Params)})
+		rows = append(rows, []any{"rule " + ru.Name, ruleState(ru.Enabled) + " " + ParamsText(ru.Params)})
 	}
 	return rows
+}
+
+// ruleState is a rule's state in the trail: enabled or disabled.
+func ruleState(enabled bool) string {
+	if enabled {
+		return "enabled"
+	}
+	return "disabled"
 }
 
 // inputFormat describes how an input was read: format, sheet, range and
@@ -110,11 +114,7 @@ func trailHTML(r *audit.Trail) (template.HTML, error) {
 	}
 	d.Trail = r
 	for _, ru := range r.Rules {
-		st := "disabled"
-		if ru.Enabled {
-			st = "enabled"
-		}
-		d.RuleList = append(d.RuleList, rule{ru.Name, st, ParamsText(ru.Params)})
+		d.RuleList = append(d.RuleList, rule{ru.Name, ruleState(ru.Enabled), ParamsText(ru.Params)})
 	}
 	for _, in := range r.Inputs {
 		d.InputList = append(d.InputList, input{in, inputFormat(in)})

@@ -270,8 +270,9 @@ var maxCrosstabValues = 1_000_000
 // published statistic: the last dimension across, the others down (their
 // margins as Total rows and the Total column where the table has them),
 // each body cell filled by its status. The one-row-per-cell sheet stays
-// the one the checker filters on.
-func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, styles map[audit.Status]cellStyles, header int) error {
+// the one the checker filters on. dps are the columns' decimals
+// (columnDecimals), computed once by the caller.
+func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, styles map[audit.Status]cellStyles, header int, dps map[string]int) error {
 	if len(t.Dims) == 0 || len(t.Cells) == 0 || len(t.Columns) == 0 {
 		return nil
 	}
@@ -299,7 +300,6 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		r++
 		return sw.SetRow(ref, row)
 	}
-	dps := columnDecimals(t)
 	for s, col := range t.Columns {
 		if err := g.writeBlock(&cc, put, t, s, col, styles, header, dps[col]); err != nil {
 			return err

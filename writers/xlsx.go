@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -186,7 +187,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
 		return err
 	}
-	if err := writeCrosstabSheet(ctx, f, t, styles, header); err != nil {
+	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
 		return err
 	}
 	// The first sheet (the cells) is already the active one; setting it
@@ -203,15 +204,8 @@ var maxComments = 10_000
 func commentedCells(t *audit.Table) int {
 	n := 0
 	for _, c := range t.Cells {
-		if len(c.Notes) > 0 {
+		if len(c.Notes) > 0 || slices.ContainsFunc(c.Findings, explained) {
 			n++
-			continue
-		}
-		for _, f := range c.Findings {
-			if f.Status == audit.Fail || f.Status == audit.Review || f.Rule == "override" {
-				n++
-				break
-			}
 		}
 	}
 	return n
@@ -495,6 +489,12 @@ func flaggedRules(c *audit.Cell) []string {
 	return out
 }
 
+// explained reports whether cellComment explains finding f: a failing or
+// reviewing rule, or the checker's override.
+func explained(f audit.Finding) bool {
+	return f.Status == audit.Fail || f.Status == audit.Review || f.Rule == "override"
+}
+
 // cellComment explains a flagged cell in plain sentences: each failing
 // or reviewing rule with its message, then its figures one per line
 // (numbers with thousands separators; each item of a list of groups, such
@@ -504,7 +504,7 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 	var b strings.Builder
 	said := map[string]bool{}
 	for _, f := range c.Findings {
-		if f.Status != audit.Fail && f.Status != audit.Review && f.Rule != "override" {
+		if !explained(f) {
 			continue
 		}
 		msg := f.Message()

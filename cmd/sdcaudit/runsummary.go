@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,7 @@ func printSummary(w io.Writer, dir string, s *writers.RunSummary) {
 	for _, ts := range s.Tables {
 		x := ts.Summary
 		var rules []string
-		for _, r := range sortedKeys(x.ByRule) {
+		for _, r := range slices.Sorted(maps.Keys(x.ByRule)) {
 			rules = append(rules, fmt.Sprintf("%s %d", r, x.ByRule[r]))
 		}
 		line := fmt.Sprintf("  %-24s %6d cells  %5d primary  %5d secondary  %5d review", ts.Table, x.Cells, x.Primary, x.Secondary, x.Review)
@@ -62,15 +63,5 @@ func nextSteps(dir string, s *writers.RunSummary) []string {
 			}
 		}
 	}
-	return out
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
