@@ -48,47 +48,32 @@ type htmlChart struct {
 	Bars   []htmlBar
 }
 
-type htmlCell struct {
-	Class  string
-	Status string
-	Key    []string
-	Values []string
-	Rules  string
-}
-
 type htmlTable struct {
 	Name, Source, Mode string
 	Summary            audit.Summary
 	Needs              bool
 	Dims, Columns      []string
-	Cells              []htmlCell
-	Hidden             int
-	Overrides          []audit.Override
-	Rules              []htmlBar
-	Crosstabs          []htmlCrosstab
+	// CellRows are the rows of the cells' table, already escaped (see
+	// appendHTMLText): written without the template's reflection, which
+	// cost a run more than the rest of the page.
+	CellRows  template.HTML
+	Hidden    int
+	Overrides []audit.Override
+	Rules     []htmlBar
+	Crosstabs []htmlCrosstab
 }
 
 // htmlCrosstab is one published statistic of a table in crosstab form:
 // the last dimension across, the others down, margins last.
 type htmlCrosstab struct {
-	ID, Title          string
-	Down               []string
-	Across             []string
-	Rows               []htmlXRow
+	ID, Title string
+	Down      []string
+	Across    []string
+	// Rows are the body rows, already escaped; Shown counts them.
+	Rows               template.HTML
+	Shown              int
 	MoreRows, MoreCols int
 	AllRows, AllCols   int
-}
-
-type htmlXRow struct {
-	Labels []string
-	Cells  []htmlXCell
-}
-
-// htmlXCell is a body cell: its status class and what is shown (the
-// published value of an ok cell, else the status; empty where the table
-// has no such cell).
-type htmlXCell struct {
-	Class, Value string
 }
 
 type htmlPage struct {
@@ -209,6 +194,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 				order = append(order, c)
 			}
 		}
+		var b []byte
 		for i, c := range order {
 			if err := cc.next(); err != nil {
 				return err
@@ -217,21 +203,9 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 				ht.Hidden = len(t.Cells) - limit
 				break
 			}
-			st := statusOf(c)
-			hc := htmlCell{Class: string(st), Status: string(st), Key: c.Key, Rules: strings.Join(flaggedRules(c), ", ")}
-			for _, col := range t.Columns {
-				v := ""
-				if st == audit.StatusOK {
-					if x, ok := c.Stats[col]; ok {
-						v = displayNumber(x, dps[col])
-					}
-				} else {
-					v = string(st)
-				}
-				hc.Values = append(hc.Values, v)
-			}
-			ht.Cells = append(ht.Cells, hc)
+			b = appendCellRow(b, t, c, dps)
 		}
+		ht.CellRows = template.HTML(b)
 		p.Tables = append(p.Tables, ht)
 	}
 	return htmlTemplate.Execute(ctxWriter{ctx, w}, p)
@@ -259,7 +233,16 @@ func (h SummaryHTML) crosstabs(cc *canceller, t *audit.Table, dps map[string]int
 	nd := len(t.Dims)
 	across := g.across[:min(len(g.across), maxCols)]
 	downKeys := g.downKeys[:min(len(g.downKeys), maxRows)]
+	// the cells shown, looked up once for every statistic
+	grid := make([][]*audit.Cell, len(downKeys))
+	for r, dk := range downKeys {
+		grid[r] = make([]*audit.Cell, len(across))
+		for j, a := range across {
+			grid[r][j] = g.at[dk+"\x01"+a]
+		}
+	}
 	var out []htmlCrosstab
+	var b []byte
 	for s, col := range t.Columns {
 		x := htmlCrosstab{
 			ID:      fmt.Sprintf("crosstab-%s-%d", t.Name, s+1),
@@ -272,31 +255,43 @@ func (h SummaryHTML) crosstabs(cc *canceller, t *audit.Table, dps map[string]int
 		if nd == 1 {
 			x.Down = []string{""}
 		}
-		for _, dk := range downKeys {
+		b = b[:0]
+		for r := range downKeys {
 			if err := cc.next(); err != nil {
 				return nil, err
 			}
-			row := htmlXRow{Labels: g.down[dk], Cells: make([]htmlXCell, len(across))}
+			b = append(b, "<tr>"...)
+			labels := g.down[downKeys[r]]
 			if nd == 1 {
-				row.Labels = []string{t.ColumnLabel(s)}
+				labels = []string{t.ColumnLabel(s)}
 			}
-			for j, a := range across {
-				c, ok := g.at[dk+"\x01"+a]
-				if !ok {
-					continue
-				}
-				st := statusOf(c)
-				cell := htmlXCell{Class: string(st), Value: string(st)}
-				if st == audit.StatusOK {
-					cell.Value = ""
-					if v, ok := c.Stats[col]; ok {
-						cell.Value = displayNumber(v, dps[col])
+			for _, l := range labels {
+				b = append(b, "<th>"...)
+				b = appendHTMLText(b, l)
+				b = append(b, "</th>"...)
+			}
+			for _, c := range grid[r] {
+				// an absent combination is an empty cell
+				var class, value string
+				if c != nil {
+					st := statusOf(c)
+					class, value = string(st), string(st)
+					if st == audit.StatusOK {
+						value = ""
+						if v, ok := c.Stats[col]; ok {
+							value = displayNumber(v, dps[col])
+						}
 					}
 				}
-				row.Cells[j] = cell
+				b = append(b, `<td class="num `...)
+				b = appendHTMLText(b, class)
+				b = append(b, `">`...)
+				b = appendHTMLText(b, value)
+				b = append(b, "</td>"...)
 			}
-			x.Rows = append(x.Rows, row)
+			b = append(b, "</tr>\n"...)
 		}
+		x.Rows, x.Shown = template.HTML(b), len(downKeys)
 		out = append(out, x)
 	}
 	return out, nil
@@ -380,15 +375,13 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{if .Rules}}<p>Flagged by rule: {{range $i, $r := .Rules}}{{if $i}}, {{end}}{{$r.Label}} {{$r.Count}}{{end}}</p>{{end}}
 <table class="cells">
 <tr>{{range .Dims}}<th>{{.}}</th>{{end}}{{range .Columns}}<th>{{.}}</th>{{end}}<th>status</th><th>rules</th></tr>
-{{range .Cells}}<tr class="{{.Class}}">{{range .Key}}<td>{{.}}</td>{{end}}{{range .Values}}<td class="num">{{.}}</td>{{end}}<td>{{.Status}}</td><td>{{.Rules}}</td></tr>
-{{end}}</table>
+{{.CellRows}}</table>
 {{if .Hidden}}<p class="more">{{.Hidden}} more cells not listed; see the annotated workbook.</p>{{end}}
 {{$name := .Name}}{{range .Crosstabs}}<table class="crosstab" id="{{.ID}}">
 <caption>{{.Title}}</caption>
 <tr>{{range .Down}}<th>{{.}}</th>{{end}}{{range .Across}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr>{{range .Labels}}<th>{{.}}</th>{{end}}{{range .Cells}}<td class="num {{.Class}}">{{.Value}}</td>{{end}}</tr>
-{{end}}</table>
-{{if or .MoreRows .MoreCols}}<p class="more">Showing {{len .Rows}} of {{.AllRows}} rows and {{len .Across}} of {{.AllCols}} columns; the whole table is in {{$name}}.annotated.xlsx.</p>{{end}}
+{{.Rows}}</table>
+{{if or .MoreRows .MoreCols}}<p class="more">Showing {{.Shown}} of {{.AllRows}} rows and {{len .Across}} of {{.AllCols}} columns; the whole table is in {{$name}}.annotated.xlsx.</p>{{end}}
 {{end}}{{end}}
 </body>
 </html>
@@ -399,3 +392,77 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{end}}</svg>
 </figure>{{end}}
 `))
+
+// appendCellRow appends cell c's row of the cells' table, as the template
+// wrote it: the key, each published statistic of an ok cell (a flagged
+// cell shows its status instead), the status and the rules that flagged
+// it, each text escaped as html/template escapes it there.
+func appendCellRow(b []byte, t *audit.Table, c *audit.Cell, dps map[string]int) []byte {
+	st := statusOf(c)
+	b = append(b, `<tr class="`...)
+	b = appendHTMLText(b, string(st))
+	b = append(b, `">`...)
+	for _, k := range c.Key {
+		b = append(b, "<td>"...)
+		b = appendHTMLText(b, k)
+		b = append(b, "</td>"...)
+	}
+	for _, col := range t.Columns {
+		b = append(b, `<td class="num">`...)
+		if st == audit.StatusOK {
+			if x, ok := c.Stats[col]; ok {
+				b = appendHTMLText(b, displayNumber(x, dps[col]))
+			}
+		} else {
+			b = appendHTMLText(b, string(st))
+		}
+		b = append(b, "</td>"...)
+	}
+	b = append(b, "<td>"...)
+	b = appendHTMLText(b, string(st))
+	b = append(b, "</td><td>"...)
+	n := 0
+	for _, f := range c.Findings {
+		if f.Status == audit.Fail || f.Status == audit.Review {
+			if n > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendHTMLText(b, f.Rule)
+			n++
+		}
+	}
+	return append(b, "</td></tr>\n"...)
+}
+
+// appendHTMLText appends s escaped as html/template escapes a plain string
+// in text and in a quoted attribute value (its htmlEscaper and
+// attrEscaper): NUL becomes U+FFFD and " & ' + < > character references;
+// every other byte, invalid UTF-8 included, is kept.
+func appendHTMLText(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		var repl string
+		switch s[i] {
+		case 0:
+			repl = "\uFFFD"
+		case '"':
+			repl = "&#34;"
+		case '&':
+			repl = "&amp;"
+		case '\'':
+			repl = "&#39;"
+		case '+':
+			repl = "&#43;"
+		case '<':
+			repl = "&lt;"
+		case '>':
+			repl = "&gt;"
+		default:
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = append(b, repl...)
+		start = i + 1
+	}
+	return append(b, s[start:]...)
+}

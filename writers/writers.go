@@ -9,6 +9,7 @@
 package writers
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -70,6 +71,10 @@ type Options struct {
 	Marker string
 }
 
+// writeBuffer is the size of WriteAtomic's buffer: 1 MiB, so that a large
+// output is written in few system calls.
+const writeBuffer = 1 << 20
+
 // WriteAtomic creates path through a temporary file in the same directory
 // and renames it into place when write succeeds and ctx is not cancelled.
 // write's writer fails once ctx is cancelled. On any failure, cancellation
@@ -91,7 +96,11 @@ func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error
 	if err = ctx.Err(); err != nil {
 		return err
 	}
-	if err = write(ctxWriter{ctx, f}); err != nil {
+	// Writes go through a large buffer so that writers emitting many
+	// small pieces (templates, encoders, zip entries) cost few syscalls;
+	// each write still fails once ctx is cancelled.
+	bw := bufio.NewWriterSize(f, writeBuffer)
+	if err = write(ctxWriter{ctx, bw}); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -99,6 +108,9 @@ func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error
 	}
 	if err = ctx.Err(); err != nil {
 		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
