@@ -20,12 +20,27 @@ func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"status":`...)
 	b = appendString(b, string(f.Status))
 	b = append(b, `,"message":`...)
-	b = appendString(b, f.Message())
+	b = appendString(b, f.message())
 	if figs := f.FigureList(); len(figs) > 0 {
 		b = append(b, `,"values":`...)
 		b = appendObject(b, figs)
 	}
 	return append(b, '}'), nil
+}
+
+// message is f.Message() without moving the finding to the heap: Message
+// hands its receiver to Say, so every call allocated a copy of the finding
+// even when Facts or Text give the sentence. Here only a finding with Say
+// pays that copy.
+func (f *Finding) message() string {
+	switch {
+	case f.Facts != nil:
+		return f.Facts.Message(f.Cell)
+	case f.Say != nil:
+		g := *f
+		return f.Say(&g)
+	}
+	return f.Text
 }
 
 // AppendJSON appends the figure's value (not its name) as JSON.
@@ -108,6 +123,15 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hex = "0123456789abcdef"
 
+// jsonPlain marks the bytes a JSON string holds as they are: printable
+// ASCII but the quote and the backslash (the fast path of appendString).
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // AppendJSONString appends s as a JSON string, escaped as encoding/json
 // does with HTML escaping off.
 func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
@@ -119,11 +143,11 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if jsonPlain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -97,3 +97,81 @@ func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendStringMatchesEncodingJSON checks the string escaper (its
+// plain-ASCII fast path and the rest) against encoding/json without HTML
+// escaping: every byte alone and between letters, and random byte strings
+// with quotes, backslashes, control characters, U+2028/U+2029, other
+// non-ASCII text and invalid UTF-8.
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	check := func(t interface{ Fatalf(string, ...any) }, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatalf("%v", err)
+		}
+		want := bytes.TrimRight(buf.Bytes(), "\n")
+		if got := AppendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("%q: got %s, want %s", s, got[1:], want)
+		}
+	}
+	for c := range 256 {
+		check(t, string([]byte{byte(c)}))
+		check(t, "ab"+string([]byte{byte(c)})+"cd")
+	}
+	pieces := []string{"a", "plain text ", `"`, `\`, "\n", "\r", "\t", "\b", "\f", "\x00", "\x1f", "\x7f", "<&>", "é", "日本",
+		"\u2028", "\u2029", "\ufffd", "\xff", "\xc3", "\xe2\x80", "😀", "\xf0\x9f\x98"}
+	rapid.Check(t, func(rt *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom(pieces), 0, 12).Draw(rt, "parts")
+		s := ""
+		for _, p := range parts {
+			s += p
+		}
+		check(rt, s)
+	})
+}
+
+// shownFacts gives a finding's figures and message from its cell, as the
+// rules' Facts do.
+type shownFacts struct{ figs []Figure }
+
+func (s shownFacts) Figures(c *Cell) []Figure {
+	return append([]Figure{IntFig("n", c.N)}, s.figs...)
+}
+func (s shownFacts) Message(c *Cell) string { return "cell " + c.Key[0] + " <&> \u2028" }
+
+// TestFactsFindingJSONMatchesEncodingJSON: a finding whose figures and
+// message come from Facts is written as encoding/json writes its Message
+// and Values.
+func TestFactsFindingJSONMatchesEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		c := &Cell{Key: []string{rapid.String().Draw(t, "key")}, N: rapid.Int64().Draw(t, "n")}
+		figs := genFigures(t, "", 2)
+		for i := range figs {
+			if figs[i].Name == "n" {
+				figs[i].Name = "n2"
+			}
+		}
+		f := Finding{Rule: rapid.String().Draw(t, "rule"), Status: Review, Facts: shownFacts{figs}, Cell: c}
+		got, err := f.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type plain struct {
+			Rule    string         `json:"rule"`
+			Status  Outcome        `json:"status"`
+			Message string         `json:"message"`
+			Values  map[string]any `json:"values,omitempty"`
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(plain{f.Rule, f.Status, f.Message(), f.Values()}); err != nil {
+			t.Fatal(err)
+		}
+		if want := bytes.TrimRight(buf.Bytes(), "\n"); !bytes.Equal(got, want) {
+			t.Fatalf("got  %s\nwant %s", got, want)
+		}
+	})
+}
