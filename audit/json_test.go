@@ -175,3 +175,26 @@ func TestFactsFindingJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendReadableMatchesReadable: figures appended for a person are
+// Readable's texts, for every kind of figure.
+func TestAppendReadableMatchesReadable(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := genFigure(t, rapid.SampledFrom([]string{"x", "n_range", "value", "min_count", "X"}).Draw(t, "name"), 2)
+		if rapid.Bool().Draw(t, "pair") {
+			g = GroupFig("g", DecFig("value", genDec(t, "v")), IntFig("min_count", rapid.Int64().Draw(t, "m")))
+		}
+		if got, want := string(g.AppendReadable([]byte("»"))), "»"+g.Readable(); got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+}
+
+func TestAppendThousandsMatchesThousands(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringMatching(`[-+]?[0-9]{0,12}(\.[0-9]{0,4})?[a-z,]?`).Draw(t, "s")
+		if got := string(appendThousands(nil, []byte(s))); got != Thousands(s) {
+			t.Fatalf("%q: got %q, want %q", s, got, Thousands(s))
+		}
+	})
+}

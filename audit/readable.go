@@ -201,3 +201,82 @@ func FloatText(v float64) string {
 
 // RatText formats an exact rational with dp decimals and separators.
 func RatText(r *big.Rat, dp int) string { return Thousands(decimal.RoundRat(r, dp)) }
+
+// AppendReadable appends g.Readable() to b, without the intermediate
+// strings of its numbers (comments and explanation columns render every
+// figure of every flagged cell).
+func (g Figure) AppendReadable(b []byte) []byte {
+	var tmp [48]byte
+	switch g.Kind {
+	case KindDec:
+		return appendThousands(b, g.Dec.Append(tmp[:0]))
+	case KindInt:
+		return appendThousands(b, strconv.AppendInt(tmp[:0], g.Int, 10))
+	case KindUint:
+		return appendThousands(b, strconv.AppendUint(tmp[:0], uint64(g.Int), 10))
+	case KindList:
+		if strings.HasSuffix(g.Name, "_range") && len(g.Items) == 2 {
+			b = g.Items[0].AppendReadable(b)
+			b = append(b, " to "...)
+			return g.Items[1].AppendReadable(b)
+		}
+		for i, it := range g.Items {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = it.AppendReadable(b)
+		}
+		return b
+	case KindGroup:
+		_, okV := g.Get("value")
+		_, okN := g.Get("min_count")
+		if okV && okN && len(g.Items) == 2 {
+			return append(b, g.Readable()...)
+		}
+		for i, it := range g.Items {
+			if i > 0 {
+				b = append(b, "; "...)
+			}
+			b = append(b, Label(it.Name)...)
+			b = append(b, ' ')
+			b = it.AppendReadable(b)
+		}
+		return b
+	}
+	return append(b, g.Readable()...)
+}
+
+// appendThousands appends Thousands(string(s)) to b.
+func appendThousands(b, s []byte) []byte {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i || (j < len(s) && s[j] != '.') {
+		return append(b, s...)
+	}
+	for k := j + 1; j < len(s) && k < len(s); k++ {
+		if s[k] < '0' || s[k] > '9' {
+			return append(b, s...)
+		}
+	}
+	digits := s[i:j]
+	if len(digits) <= 3 {
+		return append(b, s...)
+	}
+	b = append(b, s[:i]...)
+	first := len(digits) % 3
+	if first == 0 {
+		first = 3
+	}
+	b = append(b, digits[:first]...)
+	for k := first; k < len(digits); k += 3 {
+		b = append(b, ',')
+		b = append(b, digits[k:k+3]...)
+	}
+	return append(b, s[j:]...)
+}

@@ -316,6 +316,26 @@ type crosstabGrid struct {
 	downKeys []string
 	down     map[string][]string
 	at       map[string]*audit.Cell
+	// cells are the cells at [row key][across level] in the current
+	// order (nil where the table has no such cell), looked up once for
+	// every statistic's block (see grid).
+	cells [][]*audit.Cell
+}
+
+// grid returns the cells by row key and level across, in the grid's
+// order; it looks them up on the first call.
+func (g *crosstabGrid) grid() [][]*audit.Cell {
+	if g.cells == nil {
+		g.cells = make([][]*audit.Cell, len(g.downKeys))
+		for r, dk := range g.downKeys {
+			row := make([]*audit.Cell, len(g.across))
+			for j, a := range g.across {
+				row[j] = g.at[dk+"\x01"+a]
+			}
+			g.cells[r] = row
+		}
+	}
+	return g.cells
 }
 
 // collectCrosstab places the table's cells in a grid, levels and row keys
@@ -411,20 +431,21 @@ func (g *crosstabGrid) writeBlock(cc *canceller, put func([]any) error, t *audit
 	if err := put(hdr); err != nil {
 		return err
 	}
-	for _, dk := range g.downKeys {
+	cells := g.grid()
+	row := make([]any, 0, nd+len(g.across))
+	for r, dk := range g.downKeys {
 		if err := cc.next(); err != nil {
 			return err
 		}
-		row := make([]any, 0, nd+len(g.across))
+		row = row[:0]
 		for _, v := range g.down[dk] {
 			row = append(row, excelize.Cell{Value: EscapeFormula(v)})
 		}
 		if nd == 1 {
 			row = append(row, excelize.Cell{Value: EscapeFormula(t.ColumnLabel(s))})
 		}
-		for _, a := range g.across {
-			c, ok := g.at[dk+"\x01"+a]
-			if !ok {
+		for _, c := range cells[r] {
+			if c == nil {
 				row = append(row, nil)
 				continue
 			}

@@ -501,14 +501,27 @@ func explained(f audit.Finding) bool {
 // as a dominance rule's (n,k) sets, on its own line), then the table
 // notes not already said. It is empty for ok cells without notes.
 func cellComment(t *audit.Table, c *audit.Cell) string {
-	var b strings.Builder
-	said := map[string]bool{}
+	st := statusOf(c)
+	b := make([]byte, 0, 512)
+	b = append(b, st...)
+	b = append(b, " ("...)
+	for i, d := range t.Dims {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, d...)
+		b = append(b, '=')
+		b = append(b, c.Key[i]...)
+	}
+	b = append(b, ")\n"...)
+	body := len(b)
+	var said []string
 	for _, f := range c.Findings {
 		if !explained(f) {
 			continue
 		}
 		msg := f.Message()
-		said[msg] = true
+		said = append(said, msg)
 		verdict := " fails"
 		switch {
 		case f.Rule == "override":
@@ -518,26 +531,30 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		case f.Status == audit.Review:
 			verdict = " needs review"
 		}
-		fmt.Fprintf(&b, "%s%s: %s.\n", ruleTitle(f.Rule), verdict, strings.TrimSuffix(msg, "."))
+		b = append(b, ruleTitle(f.Rule)...)
+		b = append(b, verdict...)
+		b = append(b, ": "...)
+		b = append(b, strings.TrimSuffix(msg, ".")...)
+		b = append(b, ".\n"...)
 		for _, g := range f.FigureList() {
-			writeFigure(&b, g)
+			b = appendFigure(b, g)
 		}
 	}
 	for _, n := range c.Notes {
-		if said[n] {
+		if slices.Contains(said, n) {
 			continue
 		}
-		b.WriteString(n)
-		b.WriteByte('\n')
+		b = append(b, n...)
+		b = append(b, '\n')
 	}
-	if b.Len() == 0 {
+	if len(b) == body {
 		return ""
 	}
-	s := strings.TrimRight(b.String(), "\n")
-	if len(s) > 30000 {
-		s = s[:30000] + "..."
+	b = b[:body+len(bytes.TrimRight(b[body:], "\n"))]
+	if len(b)-body > 30000 {
+		b = append(b[:body+30000], "..."...)
 	}
-	return string(statusOf(c)) + " (" + t.KeyString(c.Key) + ")\n" + s
+	return string(b)
 }
 
 // ruleTitle is a rule's name as the start of a sentence.
@@ -558,16 +575,27 @@ func ruleTitle(rule string) string {
 	return strings.ToUpper(r[:1]) + r[1:]
 }
 
-// writeFigure writes one figure line: "  total (X): 1,234.5"; a list of
+// appendFigure appends one figure line: "  total (X): 1,234.5"; a list of
 // groups writes one line per group.
-func writeFigure(b *strings.Builder, g audit.Figure) {
+func appendFigure(b []byte, g audit.Figure) []byte {
 	if g.Kind == audit.KindList && len(g.Items) > 0 && g.Items[0].Kind == audit.KindGroup {
+		label := audit.Label(g.Name)
 		for i, it := range g.Items {
-			fmt.Fprintf(b, "  %s %d: %s\n", audit.Label(g.Name), i+1, it.Readable())
+			b = append(b, "  "...)
+			b = append(b, label...)
+			b = append(b, ' ')
+			b = strconv.AppendInt(b, int64(i+1), 10)
+			b = append(b, ": "...)
+			b = it.AppendReadable(b)
+			b = append(b, '\n')
 		}
-		return
+		return b
 	}
-	fmt.Fprintf(b, "  %s: %s\n", audit.Label(g.Name), g.Readable())
+	b = append(b, "  "...)
+	b = append(b, audit.Label(g.Name)...)
+	b = append(b, ": "...)
+	b = g.AppendReadable(b)
+	return append(b, '\n')
 }
 
 // commentSize sizes a comment box to its text: about 6.5 points per
