@@ -229,20 +229,91 @@ type kv struct {
 type ordered []kv
 
 func (o ordered) MarshalJSON() ([]byte, error) {
-	b := []byte{'{'}
+	return o.appendJSON(make([]byte, 0, 1024))
+}
+
+// appendJSON appends o as compact JSON. The values results.json holds
+// (texts, integers, truth values, positions, nested objects and lists of
+// them) are written here rather than by encoding/json's reflection, which
+// also compacted every nested object's JSON again at each level; other
+// values go through json.Marshal. Strings are not HTML-escaped here:
+// encoding/json escapes them when it compacts the document
+// (json.MarshalIndent), so the file is the same.
+func (o ordered) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
 	for i, e := range o {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = audit.AppendJSONString(b, e.k)
 		b = append(b, ':')
-		v, err := json.Marshal(e.v)
-		if err != nil {
+		var err error
+		if b, err = appendValue(b, e.v); err != nil {
 			return nil, err
 		}
-		b = append(b, v...)
 	}
 	return append(b, '}'), nil
+}
+
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case string:
+		return audit.AppendJSONString(b, v), nil
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case ordered:
+		return v.appendJSON(b)
+	case []ordered:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, o := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = o.appendJSON(b); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case []string:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, s := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = audit.AppendJSONString(b, s)
+		}
+		return append(b, ']'), nil
+	case [][2]int:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, p := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(p[0]), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(p[1]), 10)
+			b = append(b, ']')
+		}
+		return append(b, ']'), nil
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, j...), nil
 }
 
 // overrideComments lists the checker's overrides as results.json comments.
