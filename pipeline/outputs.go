@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -41,28 +43,38 @@ func writeRun(ctx context.Context, dir string, r *Result, jobs []Job) ([]string,
 }
 
 // writeRunFiles writes summary.json, and summary.html and results.json
-// when asked.
+// when asked. The page and results.json are written concurrently, then
+// summary.json (the manifest) once both are complete.
 func writeRunFiles(ctx context.Context, dir string, r *Result, html, acro bool) ([]string, error) {
 	var files []string
+	g, gctx := errgroup.WithContext(ctx)
 	if html {
-		if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
-			return writers.SummaryHTML{}.WriteRunContext(ctx, w, &r.Summary, r.Tables)
-		}); err != nil {
-			return nil, err
-		}
+		g.Go(func() error {
+			return writers.WriteAtomic(gctx, filepath.Join(dir, writers.HTMLFile), func(w io.Writer) error {
+				return writers.SummaryHTML{}.WriteRunContext(gctx, w, &r.Summary, r.Tables)
+			})
+		})
 		files = append(files, writers.HTMLFile)
 	}
 	if acro {
-		if err := writers.WriteAtomic(ctx, filepath.Join(dir, writers.ACROFile), func(w io.Writer) error {
-			var a writers.ACROResults
-			if r.Summary.Run != nil {
-				a.Timestamp = r.Summary.Run.Timestamp
-			}
-			return a.WriteRunContext(ctx, w, r.Tables)
-		}); err != nil {
-			return nil, err
-		}
+		g.Go(func() error {
+			return writers.WriteAtomic(gctx, filepath.Join(dir, writers.ACROFile), func(w io.Writer) error {
+				var a writers.ACROResults
+				if r.Summary.Run != nil {
+					a.Timestamp = r.Summary.Run.Timestamp
+				}
+				return a.WriteRunContext(gctx, w, r.Tables)
+			})
+		})
 		files = append(files, writers.ACROFile)
+	}
+	if err := g.Wait(); err != nil {
+		// a cancelled run reports ctx's error, not the writer's that saw
+		// the group's cancellation
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
 	}
 	if err := writers.WriteAtomic(ctx, filepath.Join(dir, "summary.json"), func(w io.Writer) error {
 		return writers.WriteSummary(w, &r.Summary)
