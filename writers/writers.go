@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -75,6 +76,9 @@ type Options struct {
 // output is written in few system calls.
 const writeBuffer = 1 << 20
 
+// writeBuffers keeps WriteAtomic's buffers for the next outputs.
+var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, writeBuffer) }}
+
 // WriteAtomic creates path through a temporary file in the same directory
 // and renames it into place when write succeeds and ctx is not cancelled.
 // write's writer fails once ctx is cancelled. On any failure, cancellation
@@ -99,7 +103,12 @@ func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error
 	// Writes go through a large buffer so that writers emitting many
 	// small pieces (templates, encoders, zip entries) cost few syscalls;
 	// each write still fails once ctx is cancelled.
-	bw := bufio.NewWriterSize(f, writeBuffer)
+	bw := writeBuffers.Get().(*bufio.Writer)
+	bw.Reset(f)
+	defer func() {
+		bw.Reset(nil)
+		writeBuffers.Put(bw)
+	}()
 	if err = write(ctxWriter{ctx, bw}); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
