@@ -461,6 +461,10 @@ func printSetup(f *excelize.File, sheet string) error {
 	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: "'" + sheet + "'!$1:$1", Scope: sheet})
 }
 
+// separators are the thousands separators a published number may carry;
+// a Replacer is safe for concurrent use and costly to build.
+var separators = strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "")
+
 // number parses a published number, with thousands separators allowed.
 func number(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
@@ -468,7 +472,7 @@ func number(s string) (float64, bool) {
 		return 0, false
 	}
 	if _, err := decimal.Parse(s); err != nil {
-		clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(s)
+		clean := separators.Replace(s)
 		if _, err := decimal.Parse(clean); err != nil || clean == s {
 			return 0, false
 		}
@@ -778,7 +782,7 @@ func displayNumber(s audit.Stat, dp int) string {
 		}
 		return decimal.RoundRat(s.Value.Rat(), dp)
 	}
-	clean := strings.NewReplacer(",", "", " ", "", "\u00a0", "", "'", "").Replace(strings.TrimSpace(s.Text))
+	clean := separators.Replace(strings.TrimSpace(s.Text))
 	d, err := decimal.Parse(clean)
 	if err != nil {
 		return s.Text
