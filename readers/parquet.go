@@ -97,7 +97,7 @@ func newParquet(path string, r parquet.ReaderAtSeeker, mem *limitAlloc, opt Opti
 		return nil, &Error{File: path, Err: fmt.Errorf("%w: the schema has nested fields (%d fields, %d leaf columns); only flat tables can be read", ErrCorrupt, root.NumFields(), sc.NumColumns())}
 	}
 	base := filepath.Base(path)
-	s := &parquetSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), pf: pf, batch: opt.batchSize(), closeFn: pf.Close}
+	s := &parquetSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), pf: pf, batch: opt.batchSize(), closeFn: pf.Close, ra: r, mem: mem}
 	for i := 0; i < sc.NumColumns(); i++ {
 		col := sc.Column(i)
 		if col.MaxRepetitionLevel() > 0 || col.MaxDefinitionLevel() > 1 {
@@ -124,11 +124,19 @@ type parquetSource struct {
 	cols       []*pqColumn
 	batch      int
 	closeFn    func() error
+	ra         parquet.ReaderAtSeeker // what pf reads, for decoders' readers
+	mem        *limitAlloc
 
 	rg   int   // next row group
 	left int64 // rows left in the current row group
 	row  int64 // records before the next batch
 	defs []int16
+
+	// step is the distance between the row groups this source reads: 1,
+	// or the number of decoders for a decoder's own source
+	// (parquet_parallel.go).
+	step int
+	par  *pqParallel // set by DecodeParallel
 }
 
 func (s *parquetSource) Name() string            { return s.name }
@@ -146,6 +154,9 @@ func (s *parquetSource) ReadNumbers(c int) bool {
 
 func (s *parquetSource) Close() (err error) {
 	defer recoverCorrupt(s.path, "", 0, &err)
+	if s.par != nil {
+		s.par.stop()
+	}
 	if s.closeFn != nil {
 		err = s.closeFn()
 		s.closeFn = nil
@@ -154,14 +165,22 @@ func (s *parquetSource) Close() (err error) {
 }
 
 // Next returns the next batch of rows.
-func (s *parquetSource) Next() (b *Batch, err error) {
+func (s *parquetSource) Next() (*Batch, error) {
+	if s.par != nil {
+		return s.par.next(s)
+	}
+	return s.decode()
+}
+
+// decode reads the next batch of the row groups s reads.
+func (s *parquetSource) decode() (b *Batch, err error) {
 	defer recoverCorrupt(s.path, "", int(s.row)+2, &err)
 	for s.left == 0 {
 		if s.rg >= s.pf.NumRowGroups() {
 			return nil, io.EOF
 		}
 		rg := s.pf.RowGroup(s.rg)
-		s.rg++
+		s.rg += max(s.step, 1)
 		s.left = rg.NumRows()
 		if s.left == 0 {
 			continue
