@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -235,5 +236,148 @@ func TestParquetDecodedInParallel(t *testing.T) {
 		if want := min(workers, 4); want > 1 && spy.n != want {
 			t.Fatalf("%d workers: %d decoders, want %d", workers, spy.n, want)
 		}
+	}
+}
+
+// writeHierParquet writes rows random records with a district within a
+// province within a region (parent columns), beside columns no audit
+// reads (id, note), in row groups of rowGroup rows.
+func writeHierParquet(t *testing.T, p string, r *rand.Rand, rows int, rowGroup int64) {
+	t.Helper()
+	names := []string{"id", "district", "province", "region", "sector", "enterprise", "turnover", "note"}
+	fields := make([]arrow.Field, len(names))
+	for i, n := range names {
+		fields[i] = arrow.Field{Name: n, Type: arrow.BinaryTypes.String, Nullable: true}
+	}
+	fields[0].Type = arrow.PrimitiveTypes.Int64
+	fields[6].Type = arrow.PrimitiveTypes.Float64
+	schema := arrow.NewSchema(fields, nil)
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
+	defer b.Release()
+	str := func(i int, s string) { b.Field(i).(*array.StringBuilder).Append(s) }
+	for i := range rows {
+		d := r.IntN(12)
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		str(1, fmt.Sprintf("D%d", d))
+		str(2, fmt.Sprintf("P%d", d/3))
+		str(3, fmt.Sprintf("G%d", d/6))
+		str(4, []string{"A", "B", "C"}[r.IntN(3)])
+		str(5, fmt.Sprintf("E%d", r.IntN(rows/4+1)))
+		b.Field(6).(*array.Float64Builder).Append(float64(int64(math.Exp(5+2*r.NormFloat64())*100)) / 100)
+		str(7, fmt.Sprintf("note %d", r.IntN(1000)))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Leaving unread the columns of a Parquet file that the microdata audit
+// does not read gives the same report.json and safe.csv, byte for byte,
+// as reading them all, for every column the builder reads: dimensions,
+// the value, holdings, parent columns of a hierarchy, a value that is
+// also a dimension, a frequency table.
+func TestParquetSkippedColumnsMatchAllColumns(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 6))
+	p := filepath.Join(t.TempDir(), "h.parquet")
+	writeHierParquet(t, p, r, 6000, 700)
+	const tail = "suppression: {secondary: false, audit: false}\n"
+	for k, cfg := range []string{
+		"microdata: {dims: [district, sector], value: turnover}\npublish: [count, total, mean, sd, moments: {order: 3}]\n",
+		"microdata: {dims: [district, sector], value: turnover, holding: enterprise}\n",
+		"microdata: {dims: [district, sector], value: turnover, holding: enterprise, parents: {district: province, province: region}}\n",
+		"microdata: {dims: [sector, turnover], value: turnover}\n",
+		"microdata: {dims: [region, sector]}\n",
+	} {
+		workers := 1 + k%4
+		want, wantSafe, err0 := auditSkipping(t, p, cfg+tail, workers, false)
+		got, gotSafe, err1 := auditSkipping(t, p, cfg+tail, workers, true)
+		if err0 != nil || err1 != nil {
+			t.Fatalf("config %d: all columns %v, skipping %v", k, err0, err1)
+		}
+		if !bytes.Equal(got, want) || !bytes.Equal(gotSafe, wantSafe) {
+			t.Fatalf("config %d (%d workers): skipping unread columns gives other outputs\n%s", k, workers, firstDiff(want, got))
+		}
+	}
+}
+
+func auditSkipping(t *testing.T, p, cfg string, workers int, skip bool) ([]byte, []byte, error) {
+	defer func(old bool) { skipColumns = old }(skipColumns)
+	skipColumns = skip
+	return auditParquet(t, p, cfg, 512, workers, true)
+}
+
+// The columns the audit does not read are not read at all: a file whose
+// id column chunks are destroyed audits as the intact file does when
+// the id is not among the audited columns, and is refused naming the
+// column when it is (the column reader's error, exit 3).
+func TestParquetUnreadColumnNotDecoded(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 7))
+	dir := t.TempDir()
+	p := filepath.Join(dir, "h.parquet")
+	writeHierParquet(t, p, r, 3000, 1000)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := pf.MetaData()
+	if md.NumRowGroups() < 3 {
+		t.Fatalf("%d row groups", md.NumRowGroups())
+	}
+	for g := range md.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := cc.DataPageOffset()
+		if cc.HasDictionaryPage() && cc.DictionaryPageOffset() > 0 && cc.DictionaryPageOffset() < start {
+			start = cc.DictionaryPageOffset()
+		}
+		for i := start; i < start+cc.TotalCompressedSize(); i++ {
+			data[i] = 0xff
+		}
+	}
+	bad := filepath.Join(dir, "bad", "h.parquet") // the same table name
+	if err := os.Mkdir(filepath.Dir(bad), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "microdata: {dims: [district, sector], value: turnover}\nsuppression: {secondary: false, audit: false}\n"
+	want, wantSafe, err := auditParquet(t, p, cfg, 512, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotSafe, err := auditParquet(t, bad, cfg, 512, 2, true)
+	if err != nil {
+		t.Fatalf("the damaged id column, which the audit does not read, was read: %v", err)
+	}
+	got = bytes.ReplaceAll(got, []byte(bad), []byte(p)) // the source's path
+	if !bytes.Equal(got, want) || !bytes.Equal(gotSafe, wantSafe) {
+		t.Fatalf("other outputs\n%s", firstDiff(want, got))
+	}
+	_, _, err = auditParquet(t, bad, "microdata: {dims: [district, id], value: turnover}\n", 512, 2, true)
+	var re *readers.Error
+	if !errors.As(err, &re) || re.File != bad || re.Column != "id" || !errors.Is(err, readers.ErrCorrupt) {
+		t.Fatalf("the damaged id column as a dimension: %v, want a corrupt-file error naming the column id", err)
 	}
 }

@@ -143,6 +143,15 @@ func (s *parquetSource) Name() string            { return s.name }
 func (s *parquetSource) Where() (string, string) { return s.path, "" }
 func (s *parquetSource) Header() []string        { return s.header }
 
+// SkipColumn implements ColumnSkipper.
+func (s *parquetSource) SkipColumn(c int) bool {
+	if c < 0 || c >= len(s.cols) || s.par != nil || s.rg > 0 {
+		return false
+	}
+	s.cols[c].skip = true
+	return true
+}
+
 // ReadNumbers implements Typed.
 func (s *parquetSource) ReadNumbers(c int) bool {
 	if c < 0 || c >= len(s.cols) || s.cols[c].num == nil {
@@ -186,6 +195,9 @@ func (s *parquetSource) decode() (b *Batch, err error) {
 			continue
 		}
 		for j, c := range s.cols {
+			if c.skip {
+				continue
+			}
 			ccr, err := rg.Column(j)
 			if err != nil {
 				return nil, arrowErr(s.path, int(s.row)+2, err)
@@ -203,6 +215,9 @@ func (s *parquetSource) decode() (b *Batch, err error) {
 	store := make([]string, n*width)
 	b = &Batch{Rows: make([][]string, n), Lines: make([]int, n)}
 	for j, c := range s.cols {
+		if c.skip {
+			continue // "" in every row
+		}
 		var nums []decimal.Dec
 		if c.asNumber {
 			if b.Numbers == nil {
@@ -228,6 +243,7 @@ func (s *parquetSource) decode() (b *Batch, err error) {
 type pqColumn struct {
 	desc     *schema.Column
 	asNumber bool
+	skip     bool // not read: "" in every row (SkipColumn)
 	// attach takes the column's reader of the next row group; fill reads
 	// n rows into dst[0], dst[stride], ... (and nums when asked).
 	attach func(file.ColumnChunkReader) bool

@@ -98,7 +98,7 @@ func (s *parquetSource) decoder(k, n int) (d *parquetSource, err error) {
 		if err != nil {
 			return nil, &Error{File: s.path, Column: s.header[j], Err: err}
 		}
-		nc.asNumber = c.asNumber
+		nc.asNumber, nc.skip = c.asNumber, c.skip
 		d.cols = append(d.cols, nc)
 	}
 	return d, nil

@@ -211,6 +211,16 @@ type ParallelDecoder interface {
 	DecodeParallel(ctx context.Context, n int)
 }
 
+// ColumnSkipper is implemented by sources that can leave a column
+// unread (Parquet files: its column chunks are neither read nor decoded).
+type ColumnSkipper interface {
+	// SkipColumn asks, before the first call to Next, that column c
+	// (0-based) not be read: its field is "" in every later batch. It
+	// reports whether the column is skipped. Only a caller that sees
+	// every batch itself, with nothing else reading the fields, may ask.
+	SkipColumn(c int) bool
+}
+
 // Wrapper is implemented by sources that wrap another one (to count its
 // rows, to guard its markers) and pass its rows through; As looks through
 // them.
