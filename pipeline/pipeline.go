@@ -603,6 +603,10 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	var readErr error
 	var failed atomic.Bool
 	g, gctx := errgroup.WithContext(ctx)
+	if chunks == nil {
+		skipUnread(src, b)
+		decodeInParallel(gctx, src, max(1, min(workers, 4)))
+	}
 	g.Go(func() error {
 		defer func() {
 			for _, c := range chans {

@@ -97,7 +97,7 @@ func newParquet(path string, r parquet.ReaderAtSeeker, mem *limitAlloc, opt Opti
 		return nil, &Error{File: path, Err: fmt.Errorf("%w: the schema has nested fields (%d fields, %d leaf columns); only flat tables can be read", ErrCorrupt, root.NumFields(), sc.NumColumns())}
 	}
 	base := filepath.Base(path)
-	s := &parquetSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), pf: pf, batch: opt.batchSize(), closeFn: pf.Close}
+	s := &parquetSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), pf: pf, batch: opt.batchSize(), closeFn: pf.Close, ra: r, mem: mem}
 	for i := 0; i < sc.NumColumns(); i++ {
 		col := sc.Column(i)
 		if col.MaxRepetitionLevel() > 0 || col.MaxDefinitionLevel() > 1 {
@@ -124,16 +124,33 @@ type parquetSource struct {
 	cols       []*pqColumn
 	batch      int
 	closeFn    func() error
+	ra         parquet.ReaderAtSeeker // what pf reads, for decoders' readers
+	mem        *limitAlloc
 
 	rg   int   // next row group
 	left int64 // rows left in the current row group
 	row  int64 // records before the next batch
 	defs []int16
+
+	// step is the distance between the row groups this source reads: 1,
+	// or the number of decoders for a decoder's own source
+	// (parquet_parallel.go).
+	step int
+	par  *pqParallel // set by DecodeParallel
 }
 
 func (s *parquetSource) Name() string            { return s.name }
 func (s *parquetSource) Where() (string, string) { return s.path, "" }
 func (s *parquetSource) Header() []string        { return s.header }
+
+// SkipColumn implements ColumnSkipper.
+func (s *parquetSource) SkipColumn(c int) bool {
+	if c < 0 || c >= len(s.cols) || s.par != nil || s.rg > 0 {
+		return false
+	}
+	s.cols[c].skip = true
+	return true
+}
 
 // ReadNumbers implements Typed.
 func (s *parquetSource) ReadNumbers(c int) bool {
@@ -146,6 +163,9 @@ func (s *parquetSource) ReadNumbers(c int) bool {
 
 func (s *parquetSource) Close() (err error) {
 	defer recoverCorrupt(s.path, "", 0, &err)
+	if s.par != nil {
+		s.par.stop()
+	}
 	if s.closeFn != nil {
 		err = s.closeFn()
 		s.closeFn = nil
@@ -154,19 +174,30 @@ func (s *parquetSource) Close() (err error) {
 }
 
 // Next returns the next batch of rows.
-func (s *parquetSource) Next() (b *Batch, err error) {
+func (s *parquetSource) Next() (*Batch, error) {
+	if s.par != nil {
+		return s.par.next(s)
+	}
+	return s.decode()
+}
+
+// decode reads the next batch of the row groups s reads.
+func (s *parquetSource) decode() (b *Batch, err error) {
 	defer recoverCorrupt(s.path, "", int(s.row)+2, &err)
 	for s.left == 0 {
 		if s.rg >= s.pf.NumRowGroups() {
 			return nil, io.EOF
 		}
 		rg := s.pf.RowGroup(s.rg)
-		s.rg++
+		s.rg += max(s.step, 1)
 		s.left = rg.NumRows()
 		if s.left == 0 {
 			continue
 		}
 		for j, c := range s.cols {
+			if c.skip {
+				continue
+			}
 			ccr, err := rg.Column(j)
 			if err != nil {
 				return nil, arrowErr(s.path, int(s.row)+2, err)
@@ -184,6 +215,9 @@ func (s *parquetSource) Next() (b *Batch, err error) {
 	store := make([]string, n*width)
 	b = &Batch{Rows: make([][]string, n), Lines: make([]int, n)}
 	for j, c := range s.cols {
+		if c.skip {
+			continue // "" in every row
+		}
 		var nums []decimal.Dec
 		if c.asNumber {
 			if b.Numbers == nil {
@@ -209,6 +243,7 @@ func (s *parquetSource) Next() (b *Batch, err error) {
 type pqColumn struct {
 	desc     *schema.Column
 	asNumber bool
+	skip     bool // not read: "" in every row (SkipColumn)
 	// attach takes the column's reader of the next row group; fill reads
 	// n rows into dst[0], dst[stride], ... (and nums when asked).
 	attach func(file.ColumnChunkReader) bool

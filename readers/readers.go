@@ -11,6 +11,7 @@
 package readers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -196,6 +197,28 @@ func Open(path string, opt Options) ([]Source, error) {
 		return nil, &Error{File: path, Err: fmt.Errorf("%w: extension %q (known: .csv .tsv .xlsx .arrow .feather .ipc .arrows .parquet; or give the format)", ErrFormat, filepath.Ext(path))}
 	}
 	return open(path, opt)
+}
+
+// ParallelDecoder is implemented by sources that can decode their batches
+// on several goroutines (Parquet files, by row group).
+type ParallelDecoder interface {
+	// DecodeParallel asks, before the first call to Next, for up to n
+	// goroutines to decode batches ahead of Next until ctx is done or the
+	// source is closed (Close waits for them). Next still returns the
+	// same batches in the same order, and the same error at the same
+	// row, as without it; the call does nothing when the source cannot
+	// be split.
+	DecodeParallel(ctx context.Context, n int)
+}
+
+// ColumnSkipper is implemented by sources that can leave a column
+// unread (Parquet files: its column chunks are neither read nor decoded).
+type ColumnSkipper interface {
+	// SkipColumn asks, before the first call to Next, that column c
+	// (0-based) not be read: its field is "" in every later batch. It
+	// reports whether the column is skipped. Only a caller that sees
+	// every batch itself, with nothing else reading the fields, may ask.
+	SkipColumn(c int) bool
 }
 
 // Wrapper is implemented by sources that wrap another one (to count its
