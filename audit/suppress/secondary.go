@@ -48,16 +48,26 @@ func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 // to the hypercube method's move, and why (the audit's "suppression"
 // object).
 func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, error) {
+	run, _, err := ProtectAudit(ctx, t, opt)
+	return run, err
+}
+
+// ProtectAudit is ProtectRun that also returns the interval audit of the
+// pattern it leaves when it computed one on the way (a large table, whose
+// lp and hypercube patterns are both audited to choose between them), or
+// nil. That audit is Audit(ctx, t, opt) on t as ProtectAudit leaves it, so
+// a caller that audits next can use it instead of auditing again.
+func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, *audit.Intervals, error) {
 	run := audit.SuppressionRun{Method: MethodFor(t, opt), Cost: opt.Cost, MarginWeight: opt.MarginWeight}
 	if run.Cost == "" {
 		run.Cost = "value"
 	}
 	if err := opt.validate(); err != nil {
-		return run, err
+		return run, nil, err
 	}
 	s, err := newStructure(t, opt)
 	if err != nil {
-		return run, err
+		return run, nil, err
 	}
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells)), single: make([]bool, len(t.Cells))}
 	delta := s.scale() * 1e-6
@@ -98,20 +108,20 @@ func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.Suppres
 			run.Fallback = lm.fallback
 			run.FallbackReason = fallbackReason(lm.fallback)
 		}
-		return run, err
+		return run, nil, err
 	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
-			return run, err
+			return run, nil, err
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
 				opt.TimeLimit, len(prim)-k, len(prim)))
-			return run, nil
+			return run, nil, nil
 		}
 		sp.protect(p)
 	}
-	return run, nil
+	return run, nil, nil
 }
 
 func fallbackReason(n int) string {
