@@ -369,7 +369,8 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 // position in moves1D's order), in that order. The moves are scored as
 // eachMove1D builds them, and only those among the k best so far are
 // copied (a bounded heap), so that a dimension of many codes costs no
-// list of every move.
+// list of every move; the enumeration stops once k moves of score 0 (all
+// their cells on the line already suppressed, wide enough) are kept.
 func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []move1 {
 	s := sp.s
 	type scored struct {
@@ -439,7 +440,9 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 			h[0] = x
 			down(0)
 		}
-		return true
+		// Scores are never negative: once the k kept all score 0, no
+		// later move (a later position) can displace one of them.
+		return len(h) < k || h[0].score > 0
 	})
 	slices.SortFunc(h, func(a, b scored) int { return lessFirst(before(&a, &b), before(&b, &a)) })
 	out := make([]move1, len(h))
