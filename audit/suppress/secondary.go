@@ -444,10 +444,14 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		// later move (a later position) can displace one of them.
 		return len(h) < k || h[0].score > 0
 	})
-	slices.SortFunc(h, func(a, b scored) int { return lessFirst(before(&a, &b), before(&b, &a)) })
+	order := make([]int32, len(h)) // sort positions, not the entries
+	for a := range order {
+		order[a] = int32(a)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return lessFirst(before(&h[a], &h[b]), before(&h[b], &h[a])) })
 	out := make([]move1, len(h))
-	for a := range h {
-		out[a] = h[a].m
+	for a, o := range order {
+		out[a] = h[o].m
 	}
 	return out
 }
