@@ -61,21 +61,27 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}
 	var run audit.SuppressionRun
+	var done *audit.Intervals // the audit secondary suppression computed of its pattern
 	if s.Suppression.Secondary {
 		enterStage(ctx, StageSuppression)
 		var err error
-		if run, err = suppress.ProtectRun(ctx, t, opt); err != nil {
+		if run, done, err = suppress.ProtectAudit(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
 	}
 	enterStage(ctx, StageAudit)
-	res, err := suppress.Audit(ctx, t, opt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+	var res audit.Intervals
+	if done != nil {
+		res = *done
+	} else {
+		var err error
+		if res, err = suppress.Audit(ctx, t, opt); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t.Warnings = append(t.Warnings, "interval audit not possible: "+err.Error())
+			return nil
 		}
-		t.Warnings = append(t.Warnings, "interval audit not possible: "+err.Error())
-		return nil
 	}
 	if s.Suppression.Secondary {
 		res.Suppression = &run

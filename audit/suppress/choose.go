@@ -47,42 +47,43 @@ func (st tableState) restore(t *audit.Table) {
 // protected, then the cheaper one (cost model of Options.Cost, totals at
 // their plain cost); the lp pattern on a tie. run.Chosen and
 // run.ChosenReason say which and why. Both runs and audits are
-// deterministic, so the choice is too.
-func protectCheaper(ctx context.Context, t *audit.Table, opt Options, s *structure, sp *suppressor, prim []int, deadline time.Time, run audit.SuppressionRun) (audit.SuppressionRun, error) {
+// deterministic, so the choice is too. It also returns the interval audit
+// of the pattern kept: Audit of t as it is left, computed once.
+func protectCheaper(ctx context.Context, t *audit.Table, opt Options, s *structure, sp *suppressor, prim []int, deadline time.Time, run audit.SuppressionRun) (audit.SuppressionRun, *audit.Intervals, error) {
 	orig := snapshot(t)
 	hopt := opt
 	hopt.Method = "hypercube"
 	if _, err := ProtectRun(ctx, t, hopt); err != nil {
-		return run, err
+		return run, nil, err
 	}
 	hCost := addedCost(t, orig, sp.cost)
-	hBad, err := unprotectedPrimaries(ctx, t, opt)
+	hAudit, hBad, err := unprotectedPrimaries(ctx, t, opt)
 	if err != nil {
-		return run, err
+		return run, nil, err
 	}
 	hyper := snapshot(t)
 	orig.restore(t)
 
 	lm := newLPMethod(s, sp, opt)
 	if err := lm.run(ctx, prim, deadline); err != nil {
-		return run, err
+		return run, nil, err
 	}
 	lCost := addedCost(t, orig, sp.cost)
-	lBad, err := unprotectedPrimaries(ctx, t, opt)
+	lAudit, lBad, err := unprotectedPrimaries(ctx, t, opt)
 	if err != nil {
-		return run, err
+		return run, nil, err
 	}
 	switch {
 	case hBad < lBad:
 		hyper.restore(t)
 		run.Chosen = "hypercube"
 		run.ChosenReason = fmt.Sprintf("the hypercube method's pattern leaves %d primary cells unprotected by the interval audit, the lp method's %d", hBad, lBad)
-		return run, nil
+		return run, hAudit, nil
 	case hBad == lBad && hCost < lCost:
 		hyper.restore(t)
 		run.Chosen = "hypercube"
 		run.ChosenReason = "the hypercube method's pattern costs less than the lp method's (both checked by the interval audit)"
-		return run, nil
+		return run, hAudit, nil
 	}
 	run.Chosen = "lp"
 	run.ChosenReason = "the lp method's pattern costs no more than the hypercube method's (both checked by the interval audit)"
@@ -93,7 +94,7 @@ func protectCheaper(ctx context.Context, t *audit.Table, opt Options, s *structu
 		run.Fallback = lm.fallback
 		run.FallbackReason = fallbackReason(lm.fallback)
 	}
-	return run, nil
+	return run, lAudit, nil
 }
 
 // addedCost is the cost of the cells of t secondary now but not in orig.
@@ -108,11 +109,11 @@ func addedCost(t *audit.Table, orig tableState, cost []float64) float64 {
 }
 
 // unprotectedPrimaries audits t's pattern and counts the primary cells it
-// does not call protected.
-func unprotectedPrimaries(ctx context.Context, t *audit.Table, opt Options) (int, error) {
+// does not call protected; it returns the audit too.
+func unprotectedPrimaries(ctx context.Context, t *audit.Table, opt Options) (*audit.Intervals, int, error) {
 	res, err := Audit(ctx, t, opt)
 	if err != nil {
-		return 0, err
+		return nil, 0, err
 	}
 	n := 0
 	for _, iv := range res.Cells {
@@ -120,5 +121,5 @@ func unprotectedPrimaries(ctx context.Context, t *audit.Table, opt Options) (int
 			n++
 		}
 	}
-	return n, nil
+	return &res, n, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -15,23 +14,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
-// cachedMoves1D is moves1D, computed once per (dimension, code). Safe for
-// concurrent use; callers must not modify the result.
-func (s *structure) cachedMoves1D(d, k int) []move1 {
-	s.mvMu.Lock()
-	defer s.mvMu.Unlock()
-	if s.mv1 == nil {
-		s.mv1 = map[[2]int][]move1{}
-	}
-	key := [2]int{d, k}
-	if m, ok := s.mv1[key]; ok {
-		return m
-	}
-	m := s.moves1D(d, k)
-	s.mv1[key] = m
-	return m
-}
-
 // witnessScratch holds the buffers of one worker's witness searches.
 type witnessScratch struct {
 	ms    [][]move1
@@ -40,7 +22,16 @@ type witnessScratch struct {
 	cells []int
 	w     []int8
 	acc   map[int32]int
-	sc    []scoredMove
+	// heaps[d] holds dimension d's moves not yet in ms[d] (a heap in
+	// forMoves' order, popped as the enumeration reaches them); n[d] is
+	// the number of moves of dimension d.
+	heaps [][]scoredMove
+	n     []int
+	// mv and the arenas codes, w1 hold the moves of forMoves' current
+	// enumeration (reset at each call).
+	mv    move1
+	codes []int
+	w1    []int8
 	// delta shifts the true values (a feasible point reached by earlier
 	// moves); floorUp/floorDown prune moves that cannot beat them.
 	delta              map[int]float64
@@ -57,7 +48,7 @@ type scoredMove struct {
 }
 
 func newWitnessScratch(nd int) *witnessScratch {
-	return &witnessScratch{ms: make([][]move1, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
+	return &witnessScratch{ms: make([][]move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
 }
 
 // value is cell j at the scratch's current point (unknown cells count as
@@ -85,40 +76,44 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 	nd := s.nd
 	key := s.keys[i]
 	tuple := ws.tuple
+	ws.codes, ws.w1 = ws.codes[:0], ws.w1[:0]
 	for d := 0; d < nd; d++ {
 		copy(tuple, key)
-		ws.sc = ws.sc[:0]
-		for _, m := range s.cachedMoves1D(d, key[d]) {
+		h := ws.heaps[d][:0]
+		s.eachMove1D(d, key[d], &ws.mv, func(m move1) bool {
 			score := math.Inf(1)
-			ok := true
 			for _, c := range m.codes {
 				tuple[d] = c
 				j := s.lookup(tuple)
 				if j < 0 || !sup[j] {
-					ok = false
-					break
+					return true
 				}
 				if j != i {
 					score = math.Min(score, s.pointValue(j, ws))
 				}
 			}
-			if ok {
-				ws.sc = append(ws.sc, scoredMove{m, score, len(ws.sc)})
-			}
-		}
-		if len(ws.sc) == 0 {
+			// keep a copy in the arenas (earlier moves keep their arrays
+			// when an append reallocates)
+			from := len(ws.codes)
+			ws.codes = append(ws.codes, m.codes...)
+			ws.w1 = append(ws.w1, m.w...)
+			to := len(ws.codes)
+			h = append(h, scoredMove{move1{ws.codes[from:to:to], ws.w1[from:to:to]}, score, len(h)})
+			return true
+		})
+		ws.heaps[d], ws.n[d] = h, len(h)
+		if len(h) == 0 {
 			return
 		}
-		slices.SortFunc(ws.sc, func(a, b scoredMove) int {
-			if c := lessFirst(a.score > b.score, b.score > a.score); c != 0 {
-				return c
-			}
-			return a.pos - b.pos
-		})
-		ws.ms[d] = ws.ms[d][:0]
-		for _, x := range ws.sc {
-			ws.ms[d] = append(ws.ms[d], x.m)
+		// The moves are taken in order of score, highest first (ties in
+		// moves1D's order), as the enumeration reaches them: a heap
+		// popped on demand instead of sorting every move, since the
+		// enumeration mostly stops after a few.
+		for k := len(h)/2 - 1; k >= 0; k-- {
+			siftMoves(h, k)
 		}
+		ws.ms[d] = ws.ms[d][:0]
+		ws.popMove(d)
 	}
 	idx := ws.idx
 	for d := range idx {
@@ -152,7 +147,10 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 		d := nd - 1
 		for ; d >= 0; d-- {
 			idx[d]++
-			if idx[d] < len(ws.ms[d]) {
+			if idx[d] < ws.n[d] {
+				if idx[d] == len(ws.ms[d]) {
+					ws.popMove(d)
+				}
 				break
 			}
 			idx[d] = 0
@@ -161,6 +159,43 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 			return
 		}
 	}
+}
+
+// movesFirst is forMoves' order: higher score first, then position.
+func movesFirst(a, b *scoredMove) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.pos < b.pos
+}
+
+// siftMoves restores the heap property of h below k.
+func siftMoves(h []scoredMove, k int) {
+	for {
+		l, m := 2*k+1, k
+		if l < len(h) && movesFirst(&h[l], &h[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && movesFirst(&h[r], &h[m]) {
+			m = r
+		}
+		if m == k {
+			return
+		}
+		h[k], h[m] = h[m], h[k]
+		k = m
+	}
+}
+
+// popMove moves the first of dimension d's heap to the end of ms[d].
+func (ws *witnessScratch) popMove(d int) {
+	h := ws.heaps[d]
+	ws.ms[d] = append(ws.ms[d], h[0].m)
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	siftMoves(h, 0)
+	ws.heaps[d] = h
 }
 
 // witness searches the balanced moves through cell i whose cells are all

@@ -48,16 +48,26 @@ func Protect(ctx context.Context, t *audit.Table, opt Options) error {
 // to the hypercube method's move, and why (the audit's "suppression"
 // object).
 func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, error) {
+	run, _, err := ProtectAudit(ctx, t, opt)
+	return run, err
+}
+
+// ProtectAudit is ProtectRun that also returns the interval audit of the
+// pattern it leaves when it computed one on the way (a large table, whose
+// lp and hypercube patterns are both audited to choose between them), or
+// nil. That audit is Audit(ctx, t, opt) on t as ProtectAudit leaves it, so
+// a caller that audits next can use it instead of auditing again.
+func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, *audit.Intervals, error) {
 	run := audit.SuppressionRun{Method: MethodFor(t, opt), Cost: opt.Cost, MarginWeight: opt.MarginWeight}
 	if run.Cost == "" {
 		run.Cost = "value"
 	}
 	if err := opt.validate(); err != nil {
-		return run, err
+		return run, nil, err
 	}
 	s, err := newStructure(t, opt)
 	if err != nil {
-		return run, err
+		return run, nil, err
 	}
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells)), single: make([]bool, len(t.Cells))}
 	delta := s.scale() * 1e-6
@@ -98,20 +108,20 @@ func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.Suppres
 			run.Fallback = lm.fallback
 			run.FallbackReason = fallbackReason(lm.fallback)
 		}
-		return run, err
+		return run, nil, err
 	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
-			return run, err
+			return run, nil, err
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
 				opt.TimeLimit, len(prim)-k, len(prim)))
-			return run, nil
+			return run, nil, nil
 		}
 		sp.protect(p)
 	}
-	return run, nil
+	return run, nil, nil
 }
 
 func fallbackReason(n int) string {
@@ -262,17 +272,21 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 	nd := s.nd
 	key := s.keys[p]
 	ms := make([][]move1, nd)
+	counts := make([]int, nd)
 	total := 1
 	for d := 0; d < nd; d++ {
-		ms[d] = s.moves1D(d, key[d])
-		total *= len(ms[d])
+		counts[d] = s.count1D(d, key[d])
+		total = min(total*counts[d], maxCombos+1) // every count is at least 1
 	}
+	k := math.MaxInt // no pruning
 	if total > maxCombos {
-		k := max(2, int(math.Pow(maxCombos, 1/float64(nd))))
-		for d := 0; d < nd; d++ {
-			if len(ms[d]) > k {
-				ms[d] = sp.prune(p, d, ms[d], up, low, k, forbid)
-			}
+		k = max(2, int(math.Pow(maxCombos, 1/float64(nd))))
+	}
+	for d := 0; d < nd; d++ {
+		if counts[d] > k {
+			ms[d] = sp.prune(p, d, up, low, k, forbid)
+		} else {
+			ms[d] = s.moves1D(d, key[d])
 		}
 	}
 	var cands []*move
@@ -350,17 +364,47 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 	return nil
 }
 
-// prune keeps the k most promising one-dimensional moves of dimension d,
-// judged on the line through p.
-func (sp *suppressor) prune(p, d int, ms []move1, up, low float64, k int, forbid func(int) bool) []move1 {
+// prune keeps the k most promising one-dimensional moves through p's code
+// of dimension d, judged on the line through p: the k first by (score,
+// position in moves1D's order), in that order. The moves are scored as
+// eachMove1D builds them, and only those among the k best so far are
+// copied (a bounded heap), so that a dimension of many codes costs no
+// list of every move; the enumeration stops once k moves of score 0 (all
+// their cells on the line already suppressed, wide enough) are kept.
+func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []move1 {
 	s := sp.s
 	type scored struct {
 		m     move1
 		score float64
+		pos   int
 	}
-	sc := make([]scored, len(ms))
+	before := func(a, b *scored) bool {
+		if a.score != b.score {
+			return a.score < b.score
+		}
+		return a.pos < b.pos
+	}
+	h := make([]scored, 0, k) // a max-heap: h[0] is the last of those kept
+	down := func(i int) {
+		for {
+			l, m := 2*i+1, i
+			if l < len(h) && before(&h[m], &h[l]) {
+				m = l
+			}
+			if r := l + 1; r < len(h) && before(&h[m], &h[r]) {
+				m = r
+			}
+			if m == i {
+				return
+			}
+			h[i], h[m] = h[m], h[i]
+			i = m
+		}
+	}
 	tuple := append([]int(nil), s.keys[p]...)
-	for a, m := range ms {
+	var sc move1
+	pos := 0
+	s.eachMove1D(d, s.keys[p][d], &sc, func(m move1) bool {
 		score := 0.0
 		for b, code := range m.codes {
 			tuple[d] = code
@@ -376,23 +420,38 @@ func (sp *suppressor) prune(p, d int, ms []move1, up, low float64, k int, forbid
 				score += 1e6 * (sp.cost[i] + 1)
 			}
 		}
-		sc[a] = scored{m, score}
-	}
-	// The k first of a stable sort by score: a bounded heap over the
-	// order (score, position), O(n log k) instead of sorting every move.
-	before := func(a, b int) bool {
-		if sc[a].score < sc[b].score {
-			return true
+		x := scored{score: score, pos: pos}
+		pos++
+		switch {
+		case len(h) < k:
+			x.m = move1{codes: slices.Clone(m.codes), w: slices.Clone(m.w)}
+			h = append(h, x)
+			for i := len(h) - 1; i > 0; {
+				q := (i - 1) / 2
+				if !before(&h[q], &h[i]) {
+					break
+				}
+				h[i], h[q] = h[q], h[i]
+				i = q
+			}
+		case before(&x, &h[0]):
+			// reuse the evicted move's arrays
+			x.m = move1{codes: append(h[0].m.codes[:0], m.codes...), w: append(h[0].m.w[:0], m.w...)}
+			h[0] = x
+			down(0)
 		}
-		if sc[b].score < sc[a].score {
-			return false
-		}
-		return a < b
+		// Scores are never negative: once the k kept all score 0, no
+		// later move (a later position) can displace one of them.
+		return len(h) < k || h[0].score > 0
+	})
+	order := make([]int32, len(h)) // sort positions, not the entries
+	for a := range order {
+		order[a] = int32(a)
 	}
-	top := firstK(len(sc), k, before)
-	out := make([]move1, 0, len(top))
-	for _, a := range top {
-		out = append(out, sc[a].m)
+	slices.SortFunc(order, func(a, b int32) int { return lessFirst(before(&h[a], &h[b]), before(&h[b], &h[a])) })
+	out := make([]move1, len(h))
+	for a, o := range order {
+		out[a] = h[o].m
 	}
 	return out
 }
@@ -461,50 +520,59 @@ func (s *structure) balanced(m *move) bool {
 // moves1D lists the one-dimensional moves through code k of dimension d:
 // a path from a leaf below k up to the root, or a path from a leaf below k
 // up to an ancestor-or-self a paired with the opposite path below a
-// sibling of a. A code in no relation moves alone.
+// sibling of a. A code in no relation moves alone. The moves share one
+// backing array each for codes and weights (callers must not append to
+// them).
 func (s *structure) moves1D(d, k int) []move1 {
+	var out []move1
+	var codes []int
+	var ws []int8
+	var ends []int
+	var sc move1
+	s.eachMove1D(d, k, &sc, func(m move1) bool {
+		codes = append(codes, m.codes...)
+		ws = append(ws, m.w...)
+		ends = append(ends, len(codes))
+		return true
+	})
+	out = make([]move1, len(ends))
+	from := 0
+	for a, e := range ends {
+		out[a] = move1{codes: codes[from:e:e], w: ws[from:e:e]}
+		from = e
+	}
+	return out
+}
+
+// eachMove1D calls yield with every move of moves1D(d, k), in the same
+// order, without listing them: the move is built in sc and valid only
+// during the call. It stops, returning false, when yield returns false.
+func (s *structure) eachMove1D(d, k int, sc *move1, yield func(move1) bool) bool {
 	par, ch := s.parent[d], s.children[d]
 	if par[k] < 0 && len(ch[k]) == 0 {
-		return []move1{{codes: []int{k}, w: []int8{1}}}
+		sc.codes, sc.w = append(sc.codes[:0], k), append(sc.w[:0], 1)
+		return yield(*sc)
 	}
-	leaves := func(x int) []int {
-		var out []int
-		var rec func(int)
-		rec = func(y int) {
-			if len(ch[y]) == 0 {
-				out = append(out, y)
-				return
-			}
-			for _, c := range ch[y] {
-				rec(c)
-			}
-		}
-		rec(x)
-		return out
-	}
-	path := func(l, a int) []int { // l up to a inclusive
-		var out []int
+	path := func(l, a int, w int8) { // l up to a inclusive
 		for y := l; ; y = par[y] {
-			out = append(out, y)
+			sc.codes = append(sc.codes, y)
+			sc.w = append(sc.w, w)
 			if y == a || y < 0 {
 				break
 			}
 		}
-		return out
 	}
 	root := k
 	for par[root] >= 0 {
 		root = par[root]
 	}
-	var out []move1
-	below := leaves(k)
+	below := s.leavesOf(d, k)
 	for _, l := range below {
-		m := move1{}
-		for _, c := range path(l, root) {
-			m.codes = append(m.codes, c)
-			m.w = append(m.w, 1)
+		sc.codes, sc.w = sc.codes[:0], sc.w[:0]
+		path(l, root, 1)
+		if !yield(*sc) {
+			return false
 		}
-		out = append(out, m)
 	}
 	for a := k; par[a] >= 0; a = par[a] {
 		for _, b := range ch[par[a]] {
@@ -512,22 +580,69 @@ func (s *structure) moves1D(d, k int) []move1 {
 				continue
 			}
 			for _, l := range below {
-				for _, l2 := range leaves(b) {
-					m := move1{}
-					for _, c := range path(l, a) {
-						m.codes = append(m.codes, c)
-						m.w = append(m.w, 1)
+				for _, l2 := range s.leavesOf(d, b) {
+					sc.codes, sc.w = sc.codes[:0], sc.w[:0]
+					path(l, a, 1)
+					path(l2, b, -1)
+					if !yield(*sc) {
+						return false
 					}
-					for _, c := range path(l2, b) {
-						m.codes = append(m.codes, c)
-						m.w = append(m.w, -1)
-					}
-					out = append(out, m)
 				}
 			}
 		}
 	}
-	return out
+	return true
+}
+
+// count1D is len(moves1D(d, k)), without listing the moves.
+func (s *structure) count1D(d, k int) int {
+	par, ch := s.parent[d], s.children[d]
+	if par[k] < 0 && len(ch[k]) == 0 {
+		return 1
+	}
+	below := len(s.leavesOf(d, k))
+	n := below
+	for a := k; par[a] >= 0; a = par[a] {
+		for _, b := range ch[par[a]] {
+			if b != a {
+				n += below * len(s.leavesOf(d, b))
+			}
+		}
+	}
+	return n
+}
+
+// leavesOf returns the leaves below code x of dimension d (x itself when
+// it is a leaf), depth first; computed once per structure for every code.
+// Safe for concurrent use; callers must not modify the result.
+func (s *structure) leavesOf(d, x int) []int {
+	s.lvOnce.Do(func() {
+		s.lv = make([][][]int, s.nd)
+		for e := 0; e < s.nd; e++ {
+			ch := s.children[e]
+			s.lv[e] = make([][]int, len(ch))
+			var rec func(y int) []int
+			rec = func(y int) []int {
+				if s.lv[e][y] != nil {
+					return s.lv[e][y]
+				}
+				var out []int
+				if len(ch[y]) == 0 {
+					out = []int{y}
+				} else {
+					for _, c := range ch[y] {
+						out = append(out, rec(c)...)
+					}
+				}
+				s.lv[e][y] = out
+				return out
+			}
+			for y := range ch {
+				rec(y)
+			}
+		}
+	})
+	return s.lv[d][x]
 }
 
 // moveRange returns how far cell i can move up and down along the

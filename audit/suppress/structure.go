@@ -130,8 +130,8 @@ type structure struct {
 	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
 
-	mvMu sync.Mutex
-	mv1  map[[2]int][]move1 // moves1D cache by (dim, code)
+	lvOnce sync.Once
+	lv     [][][]int // per dim and code: the leaves below it (leavesOf)
 }
 
 const denseLimit = 1 << 24
