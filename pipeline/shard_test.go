@@ -31,6 +31,7 @@ func demoJobs(t *testing.T) []Job {
 			t.Fatal(err)
 		}
 		s.Output.ACRO = true
+		noClock(s, "")
 		jobs = append(jobs, Job{Path: rel.Path(*tb), Name: tb.Name, Settings: s})
 	}
 	jobs = append(jobs, Job{Path: jobs[0].Path, Name: "businesses_again", Settings: jobs[0].Settings},
