@@ -42,8 +42,20 @@ type microBuilder struct {
 	// bits for dimension d, while the grid has at most 1<<maxGridBits
 	// entries: one array access per record instead of a map lookup
 	// (see growGrid).
-	grid     []*cellAcc
+	// grid holds slot+1 of each cell (0: none yet); accs[slot] is the
+	// cell and, with the hot slab (group_hot.go), hot[slot*hotStride:]
+	// its hot statistics.
+	grid     []int32
 	gridBits []int
+	accs     []*cellAcc
+	hot      []int64
+	hotOn    bool
+	// hotStride is the int64s per cell in hot; hotScale the scale of its
+	// mantissas, hotLimit their bound, hotVals the values it took.
+	hotStride int
+	hotScale  int32
+	hotLimit  int64
+	hotVals   int64
 	useGrid  bool
 	measure  *domainGrid
 	warnings map[string]int
@@ -60,6 +72,7 @@ type microBuilder struct {
 // cellAcc accumulates one cell.
 type cellAcc struct {
 	key      []uint32
+	slot     int32 // in microBuilder.accs, or -1
 	rows     int64
 	missing  int64
 	n        int64
@@ -157,6 +170,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 		b.packed = map[uint64]*cellAcc{}
 	}
 	b.startGrid()
+	b.initHot()
 	return b, nil
 }
 
@@ -172,7 +186,7 @@ func (b *microBuilder) startGrid() {
 	}
 	b.useGrid = 4*len(b.dimIdx) <= maxGridBits
 	if b.useGrid {
-		b.grid = make([]*cellAcc, 1<<(4*len(b.dimIdx)))
+		b.grid = make([]int32, 1<<(4*len(b.dimIdx)))
 	}
 }
 
@@ -189,9 +203,9 @@ func (b *microBuilder) growGrid() {
 		b.useGrid, b.grid = false, nil
 		return
 	}
-	b.grid = make([]*cellAcc, 1<<total)
+	b.grid = make([]int32, 1<<total)
 	for _, a := range b.cells {
-		b.grid[b.gridIndex(a.key)] = a
+		b.grid[b.gridIndex(a.key)] = a.slot + 1
 	}
 }
 
@@ -204,7 +218,7 @@ func (b *microBuilder) gridIndex(key []uint32) int {
 }
 
 func (b *microBuilder) newAcc(key []uint32) *cellAcc {
-	a := &cellAcc{key: key, top: topK{k: b.needs.Top}}
+	a := &cellAcc{key: key, slot: -1, top: topK{k: b.needs.Top}}
 	if b.needs.Absolute {
 		a.absTop.k = b.needs.Top
 	}
@@ -268,30 +282,53 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				}
 			}
 		}
+		// the cell's slot; its cellAcc is loaded only off the hot path
 		var a *cellAcc
+		slot := int32(-1)
 		switch {
 		case b.useGrid:
-			a = b.grid[gi]
+			slot = b.grid[gi] - 1
 		case b.usePack:
 			a = b.packed[pk]
 		default:
 			a = b.cells[string(b.keyBuf)]
 		}
-		if a == nil {
-			if a = b.cells[string(b.keyBuf)]; a == nil {
-				key := make([]uint32, len(b.dimIdx))
-				for d := range key {
-					key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+		if slot < 0 {
+			if a == nil {
+				if a = b.cells[string(b.keyBuf)]; a == nil {
+					key := make([]uint32, len(b.dimIdx))
+					for d := range key {
+						key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+					}
+					a = b.newAcc(key)
+					b.newSlot(a)
+					b.cells[string(b.keyBuf)] = a
 				}
-				a = b.newAcc(key)
-				b.cells[string(b.keyBuf)] = a
+				if b.usePack {
+					b.packed[pk] = a
+				}
 			}
-			if b.usePack {
-				b.packed[pk] = a
-			}
+			slot = a.slot
 			if b.useGrid {
-				b.grid[gi] = a
+				b.grid[gi] = slot + 1
 			}
+		}
+		if b.hotOn {
+			s := row[b.valIdx]
+			var m int64
+			var ok bool
+			if s == readers.NumberField {
+				m, ok = b.hotDec(batch.Numbers[b.valIdx][r])
+			} else {
+				m, ok = b.hotText(s)
+			}
+			if ok {
+				b.hotAdd(slot, m)
+				continue
+			}
+		}
+		if a == nil {
+			a = b.accs[slot]
 		}
 		a.rows++
 		var v decimal.Dec
@@ -463,6 +500,8 @@ func (b *microBuilder) finish() error {
 	if err := b.empty.check(b.file, b.t.Dims); err != nil {
 		return err
 	}
+	b.flushHot()
+	b.hot, b.accs = nil, nil
 	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
 	var all map[string]*cellAcc // by keyOf, when built through eachMargin
@@ -902,6 +941,7 @@ func (b *microBuilder) newShard() builder {
 		s.packed = map[uint64]*cellAcc{}
 	}
 	s.startGrid()
+	s.initHot()
 	return s
 }
 
@@ -912,6 +952,8 @@ func (b *microBuilder) absorb(other builder) {
 	o := other.(*microBuilder)
 	b.empty.merge(&o.empty)
 	b.hier.absorb(o.hier)
+	o.flushHot()
+	o.hot, o.accs = nil, nil
 	accs := make([]*cellAcc, 0, len(o.cells))
 	for _, a := range o.cells {
 		accs = append(accs, a)
