@@ -127,6 +127,7 @@ func (b *microBuilder) hotMant(m int64, sc int32) (int64, bool) {
 		if sc > maxHotScale || b.hotVals >= hotRaiseWindow {
 			return 0, false
 		}
+		b.applyPending() // at the old scale
 		b.flushHot()
 		b.hotScale = sc
 	}
@@ -193,6 +194,22 @@ func (b *microBuilder) hotAdd(slot int32, m int64) {
 		i--
 	}
 	top[i] = m
+}
+
+// hotRec is a value waiting in microBuilder.pend for its cell's slab.
+type hotRec struct {
+	slot int32
+	m    int64
+}
+
+// applyPending adds the values add found for the slab. They are added
+// after the batch's other work, in a loop that does nothing else, so
+// that the processor overlaps the cache misses of cells far apart.
+func (b *microBuilder) applyPending() {
+	for _, p := range b.pend {
+		b.hotAdd(p.slot, p.m)
+	}
+	b.pend = b.pend[:0]
 }
 
 // addInt64 returns a + b and whether it overflowed.

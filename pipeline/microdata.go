@@ -56,6 +56,7 @@ type microBuilder struct {
 	hotScale  int32
 	hotLimit  int64
 	hotVals   int64
+	pend      []hotRec // values of the batch for the slab (applyPending)
 	useGrid  bool
 	measure  *domainGrid
 	warnings map[string]int
@@ -236,6 +237,18 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 
 // add consumes one batch of rows.
 func (b *microBuilder) add(batch *readers.Batch) error {
+	err := b.addRows(batch)
+	if err != nil {
+		b.pend = b.pend[:0] // the run fails: nothing more is read
+		return err
+	}
+	b.applyPending()
+	return nil
+}
+
+// addRows groups the rows of a batch, leaving the values for the hot slab
+// in b.pend.
+func (b *microBuilder) addRows(batch *readers.Batch) error {
 	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
 		if b.hier != nil && b.hier.found != nil {
@@ -323,7 +336,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				m, ok = b.hotText(s)
 			}
 			if ok {
-				b.hotAdd(slot, m)
+				b.pend = append(b.pend, hotRec{slot, m})
 				continue
 			}
 		}
