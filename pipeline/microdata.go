@@ -57,12 +57,12 @@ type microBuilder struct {
 	hotLimit  int64
 	hotVals   int64
 	pend      []hotRec // values of the batch for the slab (applyPending)
-	useGrid  bool
-	measure  *domainGrid
-	warnings map[string]int
-	num      readers.NumberFormat
-	empty    emptyLevels
-	hier     *microHier // nil when no dimension has a hierarchy (hierarchy.go)
+	useGrid   bool
+	measure   *domainGrid
+	warnings  map[string]int
+	num       readers.NumberFormat
+	empty     emptyLevels
+	hier      *microHier // nil when no dimension has a hierarchy (hierarchy.go)
 	// holdIDs interns the holding ids of the records (holdNames[id] is the
 	// text), so that cells key their holdings by a small integer.
 	holdIDs   map[string]uint32
