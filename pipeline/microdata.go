@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -88,12 +87,12 @@ type cellAcc struct {
 	pow      powSums
 	hist     []int64
 	offGrid  int64
-	holdings map[uint32]*holding // by interned id (microBuilder.holdNames)
-}
-
-type holding struct {
-	s    sum
-	rows int64
+	// holds are the cell's holdings (group_hold.go): sums by interned id
+	// (microBuilder.holdNames), unique and sorted by id up to sorted;
+	// compactAt is the length at which they are compacted next.
+	holds     []holding
+	sorted    int
+	compactAt int
 }
 
 // domainGrid maps values onto the measure grid.
@@ -228,9 +227,6 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 	}
 	if b.measure != nil {
 		a.hist = make([]int64, b.measure.size)
-	}
-	if b.holdIdx >= 0 {
-		a.holdings = map[uint32]*holding{}
 	}
 	return a
 }
@@ -373,15 +369,7 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 				b.holdIDs[h] = id
 				b.holdNames = append(b.holdNames, h)
 			}
-			hd := a.holdings[id]
-			if hd == nil {
-				hd = &holding{}
-				a.holdings[id] = hd
-			}
-			if !missing {
-				hd.s.add(v)
-				hd.rows++
-			}
+			b.addHolding(a, id, v, missing)
 			continue
 		}
 		if missing {
@@ -465,14 +453,8 @@ func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 func (b *microBuilder) merge(dst, src *cellAcc) {
 	dst.rows += src.rows
 	dst.missing += src.missing
-	for h, s := range src.holdings {
-		d := dst.holdings[h]
-		if d == nil {
-			d = &holding{}
-			dst.holdings[h] = d
-		}
-		d.s.merge(&s.s)
-		d.rows += s.rows
+	if len(src.holds) > 0 {
+		b.mergeHoldings(dst, src)
 	}
 	dst.n += src.n
 	dst.negative += src.negative
@@ -578,7 +560,7 @@ func (b *microBuilder) finish() error {
 	cells := make([]*audit.Cell, 0, len(accs))
 	for i, a := range accs {
 		accs[i] = nil // the cell replaces it: let the collector have it
-		if a.holdings != nil {
+		if b.holdIdx >= 0 {
 			b.finishHoldings(a)
 		}
 		c := &audit.Cell{Key: make([]string, nd), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
@@ -743,15 +725,6 @@ func (x *marginIndex) put(key []uint32, m *cellAcc) {
 	x.text[string(x.textKey(key))] = m
 }
 
-// finishHoldings turns the per-holding sums of a cell into contributions,
-// in the order of the holding ids' texts.
-func (b *microBuilder) finishHoldings(a *cellAcc) {
-	for _, h := range b.sortedHoldings(a, nil) {
-		b.contributeHolding(a, a.holdings[h])
-	}
-	a.holdings = nil
-}
-
 // contributeHolding adds one holding's sum to a cell as one contributor.
 func (b *microBuilder) contributeHolding(a *cellAcc, hd *holding) {
 	if b.valIdx >= 0 && hd.rows == 0 {
@@ -771,48 +744,6 @@ func (b *microBuilder) rankHoldings() {
 	b.holdRank = make([]uint32, len(order))
 	for r, id := range order {
 		b.holdRank[id] = uint32(r)
-	}
-}
-
-// sortedHoldings returns the holdings of a cell that keep passes (all when
-// keep is nil), in the order of their ids' texts when power sums are kept.
-// Without power sums the order does not matter: a holding's contribution
-// is its exact sum, normalised (sum.value), so equal contributions are
-// identical and every other statistic is exact.
-func (b *microBuilder) sortedHoldings(a *cellAcc, keep func(uint32) bool) []uint32 {
-	ids := make([]uint32, 0, len(a.holdings))
-	for h := range a.holdings {
-		if keep == nil || keep(h) {
-			ids = append(ids, h)
-		}
-	}
-	if b.needs.Powers > 0 {
-		slices.SortFunc(ids, func(x, y uint32) int { return cmp.Compare(b.holdRank[x], b.holdRank[y]) })
-	}
-	return ids
-}
-
-// finishLocalHoldings finishes, in their finest cell, the holdings found
-// in no other finest cell: such a holding's sum is the same in every
-// margin above the cell, so margins merge its contribution with the
-// cell's other contributions instead of merging its sum per margin. Only
-// holdings that span finest cells stay in the maps to be merged upward.
-// It is not used with power sums: their floating-point value depends on
-// the order of the contributions, which must stay that of the holdings'
-// ids in every cell.
-func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
-	cells := make([]int32, len(b.holdNames))
-	for _, a := range finest {
-		for h := range a.holdings {
-			cells[h]++
-		}
-	}
-	local := func(h uint32) bool { return cells[h] == 1 }
-	for _, a := range finest {
-		for _, h := range b.sortedHoldings(a, local) {
-			b.contributeHolding(a, a.holdings[h])
-			delete(a.holdings, h)
-		}
 	}
 }
 
@@ -984,13 +915,10 @@ func (b *microBuilder) absorb(other builder) {
 		holdID[i] = id
 	}
 	for _, a := range accs {
-		if len(a.holdings) > 0 {
-			m := make(map[uint32]*holding, len(a.holdings))
-			for h, hd := range a.holdings {
-				m[holdID[h]] = hd
-			}
-			a.holdings = m
+		for i := range a.holds {
+			a.holds[i].id = holdID[a.holds[i].id]
 		}
+		a.sorted = 0 // ids changed: compacted again before use
 		for d, id := range a.key {
 			name := o.names[d][id]
 			nid, ok := b.levels[d][name]

@@ -1,0 +1,129 @@
+package pipeline
+
+import (
+	"cmp"
+	"math/big"
+	"slices"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+)
+
+// Holdings of a cell (docs/performance.md, "Grouping, this session"): a
+// slice of (holding id, sum, rows) instead of a map from id to a pointer.
+// A record appends an entry; merging a cell into a margin appends the
+// cell's entries; an entry's holding may thus be in the slice several
+// times until compactHoldings sorts the slice by id and adds the entries
+// of each holding together. A cell compacts when its slice has doubled
+// since the last compaction, so that it holds at most about twice its
+// holdings, and always before its holdings are read. Sums are exact and
+// normalised (sum.value), so the order in which entries are added does
+// not change them.
+
+// holding is the sum of one holding's values in a cell.
+type holding struct {
+	id   uint32
+	rows int64
+	s    sum
+}
+
+// minCompact is the fewest entries a cell compacts.
+const minCompact = 16
+
+// addHolding adds one record of holding id to a cell.
+func (b *microBuilder) addHolding(a *cellAcc, id uint32, v decimal.Dec, missing bool) {
+	a.holds = append(a.holds, holding{id: id})
+	if !missing {
+		h := &a.holds[len(a.holds)-1]
+		h.s.add(v)
+		h.rows = 1
+	}
+	b.maybeCompact(a)
+}
+
+// mergeHoldings appends the holdings of src to dst. The big sums are
+// copied: compaction adds into them in place.
+func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
+	n := len(dst.holds)
+	dst.holds = append(dst.holds, src.holds...)
+	for i := n; i < len(dst.holds); i++ {
+		if r := dst.holds[i].s.big; r != nil {
+			dst.holds[i].s.big = new(big.Rat).Set(r)
+		}
+	}
+	b.maybeCompact(dst)
+}
+
+func (b *microBuilder) maybeCompact(a *cellAcc) {
+	if len(a.holds) >= max(a.compactAt, minCompact) {
+		compactHoldings(a)
+		a.compactAt = 2 * len(a.holds)
+	}
+}
+
+// compactHoldings sorts the holdings of a cell by id and adds the entries
+// of each holding into one.
+func compactHoldings(a *cellAcc) {
+	if a.sorted == len(a.holds) {
+		return
+	}
+	h := a.holds
+	slices.SortFunc(h, func(x, y holding) int { return cmp.Compare(x.id, y.id) })
+	out := h[:0]
+	for i := 0; i < len(h); {
+		x := h[i]
+		j := i + 1
+		for ; j < len(h) && h[j].id == x.id; j++ {
+			x.s.merge(&h[j].s)
+			x.rows += h[j].rows
+		}
+		out = append(out, x)
+		i = j
+	}
+	clear(h[len(out):]) // their big sums
+	a.holds, a.sorted = out, len(out)
+}
+
+// finishHoldings turns the per-holding sums of a cell into contributions,
+// in the order of the holding ids' texts when power sums are kept (their
+// floating-point value depends on the order). Without power sums the order
+// does not matter: a holding's contribution is its exact sum, normalised,
+// so equal contributions are identical and every other statistic is exact.
+func (b *microBuilder) finishHoldings(a *cellAcc) {
+	compactHoldings(a)
+	if b.needs.Powers > 0 {
+		slices.SortFunc(a.holds, func(x, y holding) int { return cmp.Compare(b.holdRank[x.id], b.holdRank[y.id]) })
+	}
+	for i := range a.holds {
+		b.contributeHolding(a, &a.holds[i])
+	}
+	a.holds = nil
+}
+
+// finishLocalHoldings finishes, in their finest cell, the holdings found
+// in no other finest cell: such a holding's sum is the same in every
+// margin above the cell, so margins merge its contribution with the
+// cell's other contributions instead of merging its sum per margin. Only
+// holdings that span finest cells stay to be merged upward. It is not used
+// with power sums: their floating-point value depends on the order of the
+// contributions, which must stay that of the holdings' ids in every cell.
+func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
+	cells := make([]int32, len(b.holdNames))
+	for _, a := range finest {
+		compactHoldings(a)
+		for _, h := range a.holds {
+			cells[h.id]++
+		}
+	}
+	for _, a := range finest {
+		out := a.holds[:0]
+		for i := range a.holds {
+			if cells[a.holds[i].id] == 1 {
+				b.contributeHolding(a, &a.holds[i])
+			} else {
+				out = append(out, a.holds[i])
+			}
+		}
+		clear(a.holds[len(out):])
+		a.holds, a.sorted = out, len(out)
+	}
+}
