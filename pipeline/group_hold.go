@@ -12,8 +12,9 @@ import (
 // slice of (holding id, sum, rows) instead of a map from id to a pointer.
 // A record appends an entry; merging a cell into a margin appends the
 // cell's entries; an entry's holding may thus be in the slice several
-// times until compactHoldings sorts the slice by id and adds the entries
-// of each holding together. A cell compacts when its slice has doubled
+// times until compactHoldings adds the entries
+// of each holding together (in the order of their first entries, through
+// microBuilder.holdPos: no sort). A cell compacts when its slice has doubled
 // since the last compaction, so that it holds at most about twice its
 // holdings, and always before its holdings are read. Sums are exact and
 // normalised (sum.value), so the order in which entries are added does
@@ -55,29 +56,36 @@ func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
 
 func (b *microBuilder) maybeCompact(a *cellAcc) {
 	if len(a.holds) >= max(a.compactAt, minCompact) {
-		compactHoldings(a)
+		b.compactHoldings(a)
 		a.compactAt = 2 * len(a.holds)
 	}
 }
 
-// compactHoldings sorts the holdings of a cell by id and adds the entries
-// of each holding into one.
-func compactHoldings(a *cellAcc) {
+// compactHoldings adds the entries of each holding of a cell into its
+// first, in place.
+func (b *microBuilder) compactHoldings(a *cellAcc) {
 	if a.sorted == len(a.holds) {
 		return
 	}
+	for len(b.holdPos) < len(b.holdNames) {
+		b.holdPos = append(b.holdPos, -1)
+	}
+	pos := b.holdPos
 	h := a.holds
-	slices.SortFunc(h, func(x, y holding) int { return cmp.Compare(x.id, y.id) })
 	out := h[:0]
-	for i := 0; i < len(h); {
-		x := h[i]
-		j := i + 1
-		for ; j < len(h) && h[j].id == x.id; j++ {
-			x.s.merge(&h[j].s)
-			x.rows += h[j].rows
+	for i := range h {
+		x := &h[i]
+		if p := pos[x.id]; p >= 0 {
+			o := &out[p]
+			o.s.merge(&x.s)
+			o.rows += x.rows
+			continue
 		}
-		out = append(out, x)
-		i = j
+		pos[x.id] = int32(len(out))
+		out = append(out, *x)
+	}
+	for _, x := range out {
+		pos[x.id] = -1
 	}
 	clear(h[len(out):]) // their big sums
 	a.holds, a.sorted = out, len(out)
@@ -89,7 +97,7 @@ func compactHoldings(a *cellAcc) {
 // does not matter: a holding's contribution is its exact sum, normalised,
 // so equal contributions are identical and every other statistic is exact.
 func (b *microBuilder) finishHoldings(a *cellAcc) {
-	compactHoldings(a)
+	b.compactHoldings(a)
 	if b.needs.Powers > 0 {
 		slices.SortFunc(a.holds, func(x, y holding) int { return cmp.Compare(b.holdRank[x.id], b.holdRank[y.id]) })
 	}
@@ -109,7 +117,7 @@ func (b *microBuilder) finishHoldings(a *cellAcc) {
 func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
 	cells := make([]int32, len(b.holdNames))
 	for _, a := range finest {
-		compactHoldings(a)
+		b.compactHoldings(a)
 		for _, h := range a.holds {
 			cells[h.id]++
 		}

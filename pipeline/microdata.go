@@ -67,6 +67,7 @@ type microBuilder struct {
 	holdIDs   map[string]uint32
 	holdNames []string
 	holdRank  []uint32 // set by finish: see rankHoldings
+	holdPos   []int32  // by holding id, -1: scratch of compactHoldings
 }
 
 // cellAcc accumulates one cell.
@@ -88,7 +89,7 @@ type cellAcc struct {
 	hist     []int64
 	offGrid  int64
 	// holds are the cell's holdings (group_hold.go): sums by interned id
-	// (microBuilder.holdNames), unique and sorted by id up to sorted;
+	// (microBuilder.holdNames), each id once in holds[:sorted];
 	// compactAt is the length at which they are compacted next.
 	holds     []holding
 	sorted    int
