@@ -44,6 +44,16 @@ func (b *microBuilder) addHolding(a *cellAcc, id uint32, v decimal.Dec, missing 
 // mergeHoldings appends the holdings of src to dst. The big sums are
 // copied: compaction adds into them in place.
 func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
+	if need := len(dst.holds) + len(src.holds); need > cap(dst.holds) {
+		// compact before growing, and grow by doubling (append grows
+		// large slices by a quarter: five copies of a margin's holdings)
+		b.compactHoldings(dst)
+		if need = len(dst.holds) + len(src.holds); need > cap(dst.holds) {
+			h := make([]holding, len(dst.holds), max(2*need, minCompact))
+			copy(h, dst.holds)
+			dst.holds = h
+		}
+	}
 	n := len(dst.holds)
 	dst.holds = append(dst.holds, src.holds...)
 	for i := n; i < len(dst.holds); i++ {
