@@ -20,11 +20,52 @@ import (
 // normalised (sum.value), so the order in which entries are added does
 // not change them.
 
-// holding is the sum of one holding's values in a cell.
+// holding is the sum of one holding's values in a cell: (hi:lo) ×
+// 10^-scale as in sum, or, when scale is bigScale, the big sum
+// microBuilder.holdBig[lo]. It holds no pointer, so that slices of
+// holdings are copied without write barriers and not scanned by the
+// collector.
 type holding struct {
-	id   uint32
-	rows int64
-	s    sum
+	id    uint32
+	scale int32
+	rows  int64
+	hi    int64
+	lo    uint64
+}
+
+// bigScale marks a holding whose sum is in microBuilder.holdBig.
+const bigScale = -1
+
+// holdSum returns the sum of a holding as a sum (sharing its big sum).
+func (b *microBuilder) holdSum(h *holding) sum {
+	if h.scale == bigScale {
+		return sum{big: b.holdBig[h.lo]}
+	}
+	return sum{hi: h.hi, lo: h.lo, scale: h.scale}
+}
+
+// setHoldSum stores s as the sum of h; a big sum not yet in holdBig is
+// added to it (own says it is h's already).
+func (b *microBuilder) setHoldSum(h *holding, s sum, own bool) {
+	if s.big == nil {
+		h.hi, h.lo, h.scale = s.hi, s.lo, s.scale
+		return
+	}
+	if own && h.scale == bigScale {
+		b.holdBig[h.lo] = s.big
+		return
+	}
+	h.hi, h.lo, h.scale = 0, uint64(len(b.holdBig)), bigScale
+	b.holdBig = append(b.holdBig, s.big)
+}
+
+// addHoldSum adds the sum of y (of builder yb) into x's.
+func (b *microBuilder) addHoldSum(x, y *holding, yb *microBuilder) {
+	xs := b.holdSum(x)
+	ys := yb.holdSum(y)
+	own := xs.big != nil
+	xs.merge(&ys) // adds into xs.big in place when it has one: x's own
+	b.setHoldSum(x, xs, own)
 }
 
 // minCompact is the fewest entries a cell compacts.
@@ -35,8 +76,12 @@ func (b *microBuilder) addHolding(a *cellAcc, id uint32, v decimal.Dec, missing 
 	a.holds = append(a.holds, holding{id: id})
 	if !missing {
 		h := &a.holds[len(a.holds)-1]
-		h.s.add(v)
 		h.rows = 1
+		if m, ok := v.Mantissa(); ok {
+			h.hi, h.lo, h.scale = m>>63, uint64(m), int32(v.Scale())
+		} else {
+			b.setHoldSum(h, sum{big: v.Rat()}, false)
+		}
 	}
 	b.maybeCompact(a)
 }
@@ -57,8 +102,8 @@ func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
 	n := len(dst.holds)
 	dst.holds = append(dst.holds, src.holds...)
 	for i := n; i < len(dst.holds); i++ {
-		if r := dst.holds[i].s.big; r != nil {
-			dst.holds[i].s.big = new(big.Rat).Set(r)
+		if h := &dst.holds[i]; h.scale == bigScale {
+			b.setHoldSum(h, sum{big: new(big.Rat).Set(b.holdBig[h.lo])}, false)
 		}
 	}
 	b.maybeCompact(dst)
@@ -87,7 +132,7 @@ func (b *microBuilder) compactHoldings(a *cellAcc) {
 		x := &h[i]
 		if p := pos[x.id]; p >= 0 {
 			o := &out[p]
-			o.s.merge(&x.s)
+			b.addHoldSum(o, x, b)
 			o.rows += x.rows
 			continue
 		}
@@ -97,7 +142,6 @@ func (b *microBuilder) compactHoldings(a *cellAcc) {
 	for _, x := range out {
 		pos[x.id] = -1
 	}
-	clear(h[len(out):]) // their big sums
 	a.holds, a.sorted = out, len(out)
 }
 
@@ -141,7 +185,6 @@ func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
 				out = append(out, a.holds[i])
 			}
 		}
-		clear(a.holds[len(out):])
 		a.holds, a.sorted = out, len(out)
 	}
 }

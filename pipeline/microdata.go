@@ -66,8 +66,9 @@ type microBuilder struct {
 	// text), so that cells key their holdings by a small integer.
 	holdIDs   map[string]uint32
 	holdNames []string
-	holdRank  []uint32 // set by finish: see rankHoldings
-	holdPos   []int32  // by holding id, -1: scratch of compactHoldings
+	holdRank  []uint32   // set by finish: see rankHoldings
+	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
+	holdBig   []*big.Rat // the big sums of holdings (holding.lo)
 }
 
 // cellAcc accumulates one cell.
@@ -731,7 +732,8 @@ func (b *microBuilder) contributeHolding(a *cellAcc, hd *holding) {
 	if b.valIdx >= 0 && hd.rows == 0 {
 		return // every value of this holding is missing: not a contributor
 	}
-	b.contribute(a, hd.s.value())
+	s := b.holdSum(hd)
+	b.contribute(a, s.value())
 }
 
 // rankHoldings sets holdRank: the position of each interned holding id
@@ -917,7 +919,11 @@ func (b *microBuilder) absorb(other builder) {
 	}
 	for _, a := range accs {
 		for i := range a.holds {
-			a.holds[i].id = holdID[a.holds[i].id]
+			h := &a.holds[i]
+			h.id = holdID[h.id]
+			if h.scale == bigScale { // o's big sum, now b's
+				b.setHoldSum(h, sum{big: o.holdBig[h.lo]}, false)
+			}
 		}
 		a.sorted = 0 // ids changed: compacted again before use
 		for d, id := range a.key {
