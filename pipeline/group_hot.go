@@ -74,8 +74,9 @@ func (b *microBuilder) newSlot(a *cellAcc) {
 // hotText returns the mantissa at the slab's scale of a plain decimal
 // text ([-]digits[.digits], at most 18 digits), raising the scale while
 // the slab is young; ok is false for any other text or value, which the
-// exact path reads. The texts it reads are read by decimal.Parse (and so
-// by NumberFormat.Parse with the decimal point) as the same value.
+// exact path reads. The texts it reads are read by decimal.Parse, and so
+// by NumberFormat.Parse, as the same value (with the decimal comma it
+// reads integers only).
 func (b *microBuilder) hotText(s string) (int64, bool) {
 	i := 0
 	neg := false
@@ -97,7 +98,7 @@ func (b *microBuilder) hotText(s string) (int64, bool) {
 			}
 			continue
 		}
-		if c == '.' && scale < 0 {
+		if c == '.' && scale < 0 && !b.num.Comma { // with the decimal comma a point groups digits
 			scale = 0
 			continue
 		}

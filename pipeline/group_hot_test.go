@@ -251,3 +251,23 @@ func TestHotSlabFlushesOnOverflow(t *testing.T) {
 		checkAgainstOracle(t, tab, microOracle(recs, 1, false), rs.needs.Top)
 	}
 }
+
+// TestHotSlabDecimalComma: with the decimal comma a point groups digits
+// ("1.234" is 1234), which the slab's reading of texts must leave to
+// NumberFormat.Parse.
+func TestHotSlabDecimalComma(t *testing.T) {
+	src, err := readers.NewCSV("in.csv", strings.NewReader("d;v\nA;1.234\nA;2,5\nA;7\nA;1.000.000\nB;-3\n"), readers.Options{BatchSize: 2, Delimiter: ';', Decimal: ","})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab, err := AuditSource(context.Background(), src, settings(t, "microdata: {dims: [d], value: v}\nsuppression: {secondary: false, audit: false}\n"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"A": "1001243.5", "B": "-3", "Total": "1001240.5"}
+	for _, c := range tab.Cells {
+		if got := c.Total.String(); got != want[c.Key[0]] {
+			t.Errorf("cell %s: total %s, want %s", c.Key[0], got, want[c.Key[0]])
+		}
+	}
+}
