@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -251,4 +253,117 @@ func BenchmarkCheckHoldings(b *testing.B) {
 		}
 		report(b, rows, heap, cpu)
 	})
+}
+
+// BenchmarkGroupingFloor measures the least work any grouping of the
+// check-core file can do, beside the plain read in the same run: the file
+// cut into chunks of whole lines that GOMAXPROCS goroutines parse with
+// encoding/csv, each record's cell found (a map lookup per dimension and
+// a grid index) and only its count and int64 sum (the value's digits as
+// an integer) updated. It checks neither numbers nor levels nor quotes
+// across chunks (the generated file has none): a floor, not a reader.
+func BenchmarkGroupingFloor(b *testing.B) {
+	const rows = 1_000_000
+	path := genMicrodata(b, benchDir(), rows)
+	b.Run("plain-csv", func(b *testing.B) { benchPlainCSV(b, path, rows) })
+	b.Run("floor", func(b *testing.B) {
+		var heap float64
+		var cpu time.Duration
+		for b.Loop() {
+			heap = measure(&cpu, func() {
+				if n := groupingFloor(b, path); n != rows {
+					b.Fatalf("%d records, want %d", n, rows)
+				}
+			})
+		}
+		report(b, rows, heap, cpu)
+	})
+}
+
+// groupingFloor groups the file as BenchmarkGroupingFloor says and
+// returns the number of records.
+func groupingFloor(b *testing.B, path string) int64 {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	if _, err := br.ReadString('\n'); err != nil { // the header
+		b.Fatal(err)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	type part struct {
+		levels [3]map[string]int
+		count  []int64
+		sum    []int64
+	}
+	parts := make([]*part, workers)
+	chunks := make(chan []byte, workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		p := &part{count: make([]int64, 64*64*16), sum: make([]int64, 64*64*16)}
+		for d := range p.levels {
+			p.levels[d] = map[string]int{}
+		}
+		parts[w] = p
+		wg.Go(func() {
+			for c := range chunks {
+				r := csv.NewReader(bytes.NewReader(c))
+				r.ReuseRecord = true
+				for {
+					rec, err := r.Read()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						panic(err)
+					}
+					gi := 0
+					for d := range 3 {
+						m := p.levels[d]
+						id, ok := m[rec[1+d]]
+						if !ok {
+							id = len(m)
+							m[strings.Clone(rec[1+d])] = id
+						}
+						gi = gi<<[3]int{6, 6, 4}[d] | id // 50, 40 and 10 levels
+					}
+					var v int64
+					for _, c := range []byte(rec[4]) {
+						if c != '.' {
+							v = v*10 + int64(c-'0')
+						}
+					}
+					p.count[gi]++
+					p.sum[gi] += v
+				}
+			}
+		})
+	}
+	var rest []byte
+	for {
+		buf := make([]byte, 4<<20)
+		n, err := io.ReadFull(br, buf[len(rest):][:len(buf)-len(rest)])
+		copy(buf, rest)
+		buf = buf[:len(rest)+n]
+		if err != nil && n == 0 {
+			if len(buf) > 0 {
+				chunks <- buf
+			}
+			break
+		}
+		cut := bytes.LastIndexByte(buf, '\n') + 1
+		rest = append([]byte(nil), buf[cut:]...)
+		chunks <- buf[:cut]
+	}
+	close(chunks)
+	wg.Wait()
+	var total int64
+	for _, p := range parts {
+		for _, c := range p.count {
+			total += c
+		}
+	}
+	return total
 }

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -42,24 +41,40 @@ type microBuilder struct {
 	// bits for dimension d, while the grid has at most 1<<maxGridBits
 	// entries: one array access per record instead of a map lookup
 	// (see growGrid).
-	grid     []*cellAcc
+	// grid holds slot+1 of each cell (0: none yet); accs[slot] is the
+	// cell and, with the hot slab (group_hot.go), hot[slot*hotStride:]
+	// its hot statistics.
+	grid     []int32
 	gridBits []int
-	useGrid  bool
-	measure  *domainGrid
-	warnings map[string]int
-	num      readers.NumberFormat
-	empty    emptyLevels
-	hier     *microHier // nil when no dimension has a hierarchy (hierarchy.go)
+	accs     []*cellAcc
+	hot      []int64
+	hotOn    bool
+	// hotStride is the int64s per cell in hot; hotScale the scale of its
+	// mantissas, hotLimit their bound, hotVals the values it took.
+	hotStride int
+	hotScale  int32
+	hotLimit  int64
+	hotVals   int64
+	pend      []hotRec // values of the batch for the slab (applyPending)
+	useGrid   bool
+	measure   *domainGrid
+	warnings  map[string]int
+	num       readers.NumberFormat
+	empty     emptyLevels
+	hier      *microHier // nil when no dimension has a hierarchy (hierarchy.go)
 	// holdIDs interns the holding ids of the records (holdNames[id] is the
 	// text), so that cells key their holdings by a small integer.
 	holdIDs   map[string]uint32
 	holdNames []string
-	holdRank  []uint32 // set by finish: see rankHoldings
+	holdRank  []uint32   // set by finish: see rankHoldings
+	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
+	holdBig   []*big.Rat // the big sums of holdings (holding.lo)
 }
 
 // cellAcc accumulates one cell.
 type cellAcc struct {
 	key      []uint32
+	slot     int32 // in microBuilder.accs, or -1
 	rows     int64
 	missing  int64
 	n        int64
@@ -74,12 +89,12 @@ type cellAcc struct {
 	pow      powSums
 	hist     []int64
 	offGrid  int64
-	holdings map[uint32]*holding // by interned id (microBuilder.holdNames)
-}
-
-type holding struct {
-	s    sum
-	rows int64
+	// holds are the cell's holdings (group_hold.go): sums by interned id
+	// (microBuilder.holdNames), each id once in holds[:sorted];
+	// compactAt is the length at which they are compacted next.
+	holds     []holding
+	sorted    int
+	compactAt int
 }
 
 // domainGrid maps values onto the measure grid.
@@ -157,6 +172,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 		b.packed = map[uint64]*cellAcc{}
 	}
 	b.startGrid()
+	b.initHot()
 	return b, nil
 }
 
@@ -172,7 +188,7 @@ func (b *microBuilder) startGrid() {
 	}
 	b.useGrid = 4*len(b.dimIdx) <= maxGridBits
 	if b.useGrid {
-		b.grid = make([]*cellAcc, 1<<(4*len(b.dimIdx)))
+		b.grid = make([]int32, 1<<(4*len(b.dimIdx)))
 	}
 }
 
@@ -189,9 +205,9 @@ func (b *microBuilder) growGrid() {
 		b.useGrid, b.grid = false, nil
 		return
 	}
-	b.grid = make([]*cellAcc, 1<<total)
+	b.grid = make([]int32, 1<<total)
 	for _, a := range b.cells {
-		b.grid[b.gridIndex(a.key)] = a
+		b.grid[b.gridIndex(a.key)] = a.slot + 1
 	}
 }
 
@@ -204,7 +220,7 @@ func (b *microBuilder) gridIndex(key []uint32) int {
 }
 
 func (b *microBuilder) newAcc(key []uint32) *cellAcc {
-	a := &cellAcc{key: key, top: topK{k: b.needs.Top}}
+	a := &cellAcc{key: key, slot: -1, top: topK{k: b.needs.Top}}
 	if b.needs.Absolute {
 		a.absTop.k = b.needs.Top
 	}
@@ -214,14 +230,23 @@ func (b *microBuilder) newAcc(key []uint32) *cellAcc {
 	if b.measure != nil {
 		a.hist = make([]int64, b.measure.size)
 	}
-	if b.holdIdx >= 0 {
-		a.holdings = map[uint32]*holding{}
-	}
 	return a
 }
 
 // add consumes one batch of rows.
 func (b *microBuilder) add(batch *readers.Batch) error {
+	err := b.addRows(batch)
+	if err != nil {
+		b.pend = b.pend[:0] // the run fails: nothing more is read
+		return err
+	}
+	b.applyPending()
+	return nil
+}
+
+// addRows groups the rows of a batch, leaving the values for the hot slab
+// in b.pend.
+func (b *microBuilder) addRows(batch *readers.Batch) error {
 	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
 		if b.hier != nil && b.hier.found != nil {
@@ -268,30 +293,53 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				}
 			}
 		}
+		// the cell's slot; its cellAcc is loaded only off the hot path
 		var a *cellAcc
+		slot := int32(-1)
 		switch {
 		case b.useGrid:
-			a = b.grid[gi]
+			slot = b.grid[gi] - 1
 		case b.usePack:
 			a = b.packed[pk]
 		default:
 			a = b.cells[string(b.keyBuf)]
 		}
-		if a == nil {
-			if a = b.cells[string(b.keyBuf)]; a == nil {
-				key := make([]uint32, len(b.dimIdx))
-				for d := range key {
-					key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+		if slot < 0 {
+			if a == nil {
+				if a = b.cells[string(b.keyBuf)]; a == nil {
+					key := make([]uint32, len(b.dimIdx))
+					for d := range key {
+						key[d] = binary.LittleEndian.Uint32(b.keyBuf[4*d:])
+					}
+					a = b.newAcc(key)
+					b.newSlot(a)
+					b.cells[string(b.keyBuf)] = a
 				}
-				a = b.newAcc(key)
-				b.cells[string(b.keyBuf)] = a
+				if b.usePack {
+					b.packed[pk] = a
+				}
 			}
-			if b.usePack {
-				b.packed[pk] = a
-			}
+			slot = a.slot
 			if b.useGrid {
-				b.grid[gi] = a
+				b.grid[gi] = slot + 1
 			}
+		}
+		if b.hotOn {
+			s := row[b.valIdx]
+			var m int64
+			var ok bool
+			if s == readers.NumberField {
+				m, ok = b.hotDec(batch.Numbers[b.valIdx][r])
+			} else {
+				m, ok = b.hotText(s)
+			}
+			if ok {
+				b.pend = append(b.pend, hotRec{slot, m})
+				continue
+			}
+		}
+		if a == nil {
+			a = b.accs[slot]
 		}
 		a.rows++
 		var v decimal.Dec
@@ -323,15 +371,7 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 				b.holdIDs[h] = id
 				b.holdNames = append(b.holdNames, h)
 			}
-			hd := a.holdings[id]
-			if hd == nil {
-				hd = &holding{}
-				a.holdings[id] = hd
-			}
-			if !missing {
-				hd.s.add(v)
-				hd.rows++
-			}
+			b.addHolding(a, id, v, missing)
 			continue
 		}
 		if missing {
@@ -415,14 +455,8 @@ func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 func (b *microBuilder) merge(dst, src *cellAcc) {
 	dst.rows += src.rows
 	dst.missing += src.missing
-	for h, s := range src.holdings {
-		d := dst.holdings[h]
-		if d == nil {
-			d = &holding{}
-			dst.holdings[h] = d
-		}
-		d.s.merge(&s.s)
-		d.rows += s.rows
+	if len(src.holds) > 0 {
+		b.mergeHoldings(dst, src)
 	}
 	dst.n += src.n
 	dst.negative += src.negative
@@ -463,6 +497,8 @@ func (b *microBuilder) finish() error {
 	if err := b.empty.check(b.file, b.t.Dims); err != nil {
 		return err
 	}
+	b.flushHot()
+	b.hot, b.accs = nil, nil
 	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
 	var all map[string]*cellAcc // by keyOf, when built through eachMargin
@@ -526,7 +562,7 @@ func (b *microBuilder) finish() error {
 	cells := make([]*audit.Cell, 0, len(accs))
 	for i, a := range accs {
 		accs[i] = nil // the cell replaces it: let the collector have it
-		if a.holdings != nil {
+		if b.holdIdx >= 0 {
 			b.finishHoldings(a)
 		}
 		c := &audit.Cell{Key: make([]string, nd), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
@@ -691,21 +727,13 @@ func (x *marginIndex) put(key []uint32, m *cellAcc) {
 	x.text[string(x.textKey(key))] = m
 }
 
-// finishHoldings turns the per-holding sums of a cell into contributions,
-// in the order of the holding ids' texts.
-func (b *microBuilder) finishHoldings(a *cellAcc) {
-	for _, h := range b.sortedHoldings(a, nil) {
-		b.contributeHolding(a, a.holdings[h])
-	}
-	a.holdings = nil
-}
-
 // contributeHolding adds one holding's sum to a cell as one contributor.
 func (b *microBuilder) contributeHolding(a *cellAcc, hd *holding) {
 	if b.valIdx >= 0 && hd.rows == 0 {
 		return // every value of this holding is missing: not a contributor
 	}
-	b.contribute(a, hd.s.value())
+	s := b.holdSum(hd)
+	b.contribute(a, s.value())
 }
 
 // rankHoldings sets holdRank: the position of each interned holding id
@@ -719,48 +747,6 @@ func (b *microBuilder) rankHoldings() {
 	b.holdRank = make([]uint32, len(order))
 	for r, id := range order {
 		b.holdRank[id] = uint32(r)
-	}
-}
-
-// sortedHoldings returns the holdings of a cell that keep passes (all when
-// keep is nil), in the order of their ids' texts when power sums are kept.
-// Without power sums the order does not matter: a holding's contribution
-// is its exact sum, normalised (sum.value), so equal contributions are
-// identical and every other statistic is exact.
-func (b *microBuilder) sortedHoldings(a *cellAcc, keep func(uint32) bool) []uint32 {
-	ids := make([]uint32, 0, len(a.holdings))
-	for h := range a.holdings {
-		if keep == nil || keep(h) {
-			ids = append(ids, h)
-		}
-	}
-	if b.needs.Powers > 0 {
-		slices.SortFunc(ids, func(x, y uint32) int { return cmp.Compare(b.holdRank[x], b.holdRank[y]) })
-	}
-	return ids
-}
-
-// finishLocalHoldings finishes, in their finest cell, the holdings found
-// in no other finest cell: such a holding's sum is the same in every
-// margin above the cell, so margins merge its contribution with the
-// cell's other contributions instead of merging its sum per margin. Only
-// holdings that span finest cells stay in the maps to be merged upward.
-// It is not used with power sums: their floating-point value depends on
-// the order of the contributions, which must stay that of the holdings'
-// ids in every cell.
-func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
-	cells := make([]int32, len(b.holdNames))
-	for _, a := range finest {
-		for h := range a.holdings {
-			cells[h]++
-		}
-	}
-	local := func(h uint32) bool { return cells[h] == 1 }
-	for _, a := range finest {
-		for _, h := range b.sortedHoldings(a, local) {
-			b.contributeHolding(a, a.holdings[h])
-			delete(a.holdings, h)
-		}
 	}
 }
 
@@ -902,6 +888,7 @@ func (b *microBuilder) newShard() builder {
 		s.packed = map[uint64]*cellAcc{}
 	}
 	s.startGrid()
+	s.initHot()
 	return s
 }
 
@@ -912,6 +899,8 @@ func (b *microBuilder) absorb(other builder) {
 	o := other.(*microBuilder)
 	b.empty.merge(&o.empty)
 	b.hier.absorb(o.hier)
+	o.flushHot()
+	o.hot, o.accs = nil, nil
 	accs := make([]*cellAcc, 0, len(o.cells))
 	for _, a := range o.cells {
 		accs = append(accs, a)
@@ -929,13 +918,14 @@ func (b *microBuilder) absorb(other builder) {
 		holdID[i] = id
 	}
 	for _, a := range accs {
-		if len(a.holdings) > 0 {
-			m := make(map[uint32]*holding, len(a.holdings))
-			for h, hd := range a.holdings {
-				m[holdID[h]] = hd
+		for i := range a.holds {
+			h := &a.holds[i]
+			h.id = holdID[h.id]
+			if h.scale == bigScale { // o's big sum, now b's
+				b.setHoldSum(h, sum{big: o.holdBig[h.lo]}, false)
 			}
-			a.holdings = m
 		}
+		a.sorted = 0 // ids changed: compacted again before use
 		for d, id := range a.key {
 			name := o.names[d][id]
 			nid, ok := b.levels[d][name]
