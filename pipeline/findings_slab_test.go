@@ -12,12 +12,12 @@ import (
 )
 
 // TestFindingsStayWithTheirCell: Evaluate gives the cells of a chunk one
-// slab of findings; on a table of several chunks with secondary
+// slab of findings. On a table of two chunks, without and with secondary
 // suppression (which appends a finding to the cells it suppresses), every
 // cell holds exactly its own findings: one per rule in the rule set's
-// order, then at most the table's later ones, each finding that refers to
-// a cell referring to this cell, and appending to one cell's findings
-// leaves its neighbour's as they were.
+// order, then the table's later ones, each finding that refers to a cell
+// referring to this cell; and appending a finding to every cell leaves
+// every cell's earlier findings as they were.
 func TestFindingsStayWithTheirCell(t *testing.T) {
 	// 40 x 40 finest cells (1,681 with margins: two chunks), each with
 	// twelve records of spread values but every 37th with one, which the
