@@ -18,7 +18,7 @@ func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"rule":`...)
 	b = appendString(b, f.Rule)
 	b = append(b, `,"status":`...)
-	b = appendString(b, string(f.Status))
+	b = appendString(b, f.Status.String())
 	b = append(b, `,"message":`...)
 	b = appendString(b, f.message())
 	if figs := f.FigureList(); len(figs) > 0 {

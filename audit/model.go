@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -18,16 +20,49 @@ const (
 	StatusPrimary   Status = "primary"   // fails a sensitivity rule; suppressed
 )
 
-// Outcome is the result of one rule on one cell.
-type Outcome string
+// Outcome is the result of one rule on one cell. It is a small number so
+// that a finding, of which a table holds one per rule and cell, stays
+// small; String gives its name (pass, fail, review, not_applicable),
+// which reports and JSON show. The zero Outcome is no outcome ("").
+type Outcome uint8
 
 // The outcomes of a rule.
 const (
-	Pass          Outcome = "pass"           // the rule is satisfied
-	Fail          Outcome = "fail"           // the cell is sensitive under the rule
-	Review        Outcome = "review"         // the rule could not decide; a person must look
-	NotApplicable Outcome = "not_applicable" // the input lacks what the rule needs, or the rule does not apply
+	Pass          Outcome = iota + 1 // "pass": the rule is satisfied
+	Fail                             // "fail": the cell is sensitive under the rule
+	Review                           // "review": the rule could not decide; a person must look
+	NotApplicable                    // "not_applicable": the input lacks what the rule needs, or the rule does not apply
 )
+
+var outcomeNames = [...]string{Pass: "pass", Fail: "fail", Review: "review", NotApplicable: "not_applicable"}
+
+// String is the outcome's name: pass, fail, review or not_applicable ("" for
+// the zero Outcome).
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// MarshalText gives the outcome's name, so that JSON shows it as before.
+func (o Outcome) MarshalText() ([]byte, error) {
+	if int(o) >= len(outcomeNames) {
+		return nil, fmt.Errorf("invalid outcome %d", o)
+	}
+	return []byte(outcomeNames[o]), nil
+}
+
+// UnmarshalText reads an outcome's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	for i, n := range outcomeNames {
+		if n == string(b) {
+			*o = Outcome(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown outcome %q", b)
+}
 
 // Finding is what one rule says about one cell: the outcome, the figures
 // behind it and a sentence a person understands. The sentence is rendered
@@ -127,34 +162,27 @@ type Cell struct {
 	// Row is the 1-based source row of an aggregate cell (0 in microdata mode).
 	Row int
 
-	HasN bool
-	N    int64 // distinct contributors (holdings when configured)
+	N int64 // distinct contributors (holdings when configured); see HasN
 
 	Rows     int64 // input records that fell into the cell
 	Missing  int64 // records whose value was missing
 	Negative int64 // contributors whose value is negative
 
-	HasTotal bool
-	Total    decimal.Dec // X, the sum of contributions
+	Total decimal.Dec // X, the sum of contributions; see HasTotal
 
 	// Top holds the largest contributions in descending order (x1, x2, ...),
-	// as many as the rules need or the input gives.
+	// as many as the rules need or the input gives; see AllTop.
 	Top []decimal.Dec
-	// AllTop is true when Top holds every contribution of the cell.
-	AllTop bool
 
 	// AbsTotal and AbsTop are the total and the largest contributions by
 	// absolute value, kept when a rule asks for them (rules.Needs.Absolute)
-	// to apply magnitude rules to absolute values (ABS practice).
-	HasAbs   bool
+	// to apply magnitude rules to absolute values (ABS practice); see HasAbs.
 	AbsTotal decimal.Dec
 	AbsTop   []decimal.Dec
 
-	HasRange bool
-	Min, Max decimal.Dec
+	Min, Max decimal.Dec // see HasRange
 
-	HasSumSq bool
-	SumSq    decimal.Dec // sum of squared contributions, exact
+	SumSq decimal.Dec // sum of squared contributions, exact; see HasSumSq
 
 	// Pow holds power sums for the moment attack: Pow[p-1] = Σ (x/PowScale)^p
 	// for p = 1..len(Pow), scaled by PowScale (the largest |x|) so that high
@@ -176,6 +204,15 @@ type Cell struct {
 	// Notes are table-level explanations attached to the cell, such as the
 	// primary cell that a secondary suppression protects.
 	Notes []string
+
+	// The flags saying which figures are present, kept together so that
+	// they take one word of the cell, not one each.
+	HasN     bool // N is known
+	HasTotal bool // Total is known
+	AllTop   bool // Top holds every contribution of the cell
+	HasAbs   bool // AbsTotal and AbsTop are kept
+	HasRange bool // Min and Max are known
+	HasSumSq bool // SumSq is known
 }
 
 // ColumnLabel is the header shown for Columns[i].

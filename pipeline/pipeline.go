@@ -716,8 +716,15 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 			break
 		}
 		g.Go(func() error {
-			for _, c := range t.Cells[lo:hi] {
-				c.Findings = make([]audit.Finding, 0, len(rs.cell)+len(rs.table)+2)
+			// One slab of findings for the chunk's cells, each cell's
+			// slice capped at its own share (the cell and table rules'
+			// findings) so that an append beyond it (secondary
+			// suppression, an override) moves that cell's findings
+			// elsewhere and never writes into the next cell's.
+			k := len(rs.cell) + len(rs.table)
+			slab := make([]audit.Finding, (hi-lo)*k)
+			for i, c := range t.Cells[lo:hi] {
+				c.Findings = slab[i*k : i*k : (i+1)*k]
 				for _, r := range rs.cell {
 					c.Findings = append(c.Findings, r.Check(t, c))
 				}

@@ -268,7 +268,7 @@ func (r restRule) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
 func (r restRule) read(rule string, t *audit.Table, c *audit.Cell) (audit.Outcome, audit.Finding, bool) {
 	var m magInput
 	if st := readMagnitude(t, c, 2, r.absolute, &m); st != inOK {
-		return "", inputFinding(rule, st, c, 2), false
+		return 0, inputFinding(rule, st, c, 2), false
 	}
 	if m.restBelow(r.ratio) {
 		return audit.Fail, audit.Finding{}, true

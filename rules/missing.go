@@ -12,14 +12,18 @@ func init() {
 	Register(Spec{Name: "missing", Doc: "missing statistics: a published statistic that is missing in the input, or could not be computed, sends the cell to review; a microdata cell whose records all have a missing value is review too; an undefined statistic (the mean of an empty cell, the SD of one value) is not missing", New: newMissing})
 }
 
-type missing struct{}
+type missing struct {
+	facts *explainFacts // made once by newMissing
+}
 
 func newMissing(decode Decoder) (Rule, error) {
 	var p struct{}
 	if err := decodeParams("missing", decode, &p); err != nil {
 		return nil, err
 	}
-	return missing{}, nil
+	r := missing{}
+	r.facts = &explainFacts{r.explain}
+	return r, nil
 }
 
 func (missing) Name() string { return "missing" }
@@ -40,7 +44,40 @@ func minDefined(stat string) int64 {
 	return 1
 }
 
-func (missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+// Check decides the cell. A cell none of whose statistics is missing, and
+// that is not a microdata cell with every value or its total missing,
+// passes; its finding then refers to the rule's facts, which give the
+// figures and message of explain when written (they depend on the cell
+// only), so that a table of a million cells holds no figures per cell.
+func (r missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
+	if r.facts == nil || !allPresent(t, c) {
+		return r.explain(t, c)
+	}
+	return audit.Finding{Rule: "missing", Status: audit.Pass, Facts: r.facts, Cell: c}
+}
+
+// allPresent reports whether explain passes the cell on its figures alone:
+// no statistic is missing (so none is marked, undefined or missing) and,
+// in microdata mode, the cell's values and total are there.
+func allPresent(t *audit.Table, c *audit.Cell) bool {
+	for _, st := range c.Stats {
+		if st.Missing {
+			return false
+		}
+	}
+	if t != nil && t.Mode == audit.Microdata && t.Value != "" {
+		if c.Rows > 0 && c.Missing == c.Rows {
+			return false
+		}
+		if _, ok := c.Stats["total"]; !ok && !c.HasTotal {
+			return false
+		}
+	}
+	return true
+}
+
+// explain is the full finding on the cell, figures and message included.
+func (missing) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 	var miss, marked, undefined []string
 	for name, st := range c.Stats {
 		if !st.Missing {

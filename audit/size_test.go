@@ -1,0 +1,45 @@
+package audit
+
+import (
+	"encoding/json"
+	"testing"
+	"unsafe"
+)
+
+// TestCellFindingSize guards the sizes that a table of a million cells
+// multiplies (BenchmarkMillionCells): a finding is a word smaller with its
+// outcome a byte, and a cell's presence flags share one word.
+func TestCellFindingSize(t *testing.T) {
+	if s := unsafe.Sizeof(Finding{}); s > 96 {
+		t.Errorf("Finding is %d bytes, want at most 96", s)
+	}
+	if s := unsafe.Sizeof(Cell{}); s > 368 {
+		t.Errorf("Cell is %d bytes, want at most 368 (Go's size class 384)", s)
+	}
+}
+
+// TestOutcomeNames: an outcome reads, prints and encodes as its name, as
+// it did when it was a string, and an unknown name is an error.
+func TestOutcomeNames(t *testing.T) {
+	for o, want := range map[Outcome]string{Pass: "pass", Fail: "fail", Review: "review", NotApplicable: "not_applicable", 0: ""} {
+		if o.String() != want {
+			t.Errorf("%d: %q, want %q", o, o.String(), want)
+		}
+		b, err := json.Marshal(struct {
+			S Outcome `json:"s"`
+		}{o})
+		if err != nil || string(b) != `{"s":"`+want+`"}` {
+			t.Errorf("%q: %s %v", want, b, err)
+		}
+		var back struct {
+			S Outcome `json:"s"`
+		}
+		if err := json.Unmarshal(b, &back); err != nil || back.S != o {
+			t.Errorf("%q: read back %v %v", want, back.S, err)
+		}
+	}
+	var o Outcome
+	if err := o.UnmarshalText([]byte("passed")); err == nil {
+		t.Error("unknown outcome read")
+	}
+}
