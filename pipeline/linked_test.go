@@ -62,6 +62,7 @@ func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *R
 	var jobs []Job
 	for _, d := range dims {
 		s := settings(t, fmt.Sprintf("microdata: {dims: [%s], value: turnover}\n", strings.Join(d, ", ")))
+		noClock(s, "")
 		jobs = append(jobs, Job{Path: path, Name: strings.Join(d, "_x_"), Settings: s})
 	}
 	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Linked: linked})

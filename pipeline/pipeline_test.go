@@ -33,17 +33,15 @@ func settings(t testing.TB, y string) *configs.Settings {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, bench := t.(*testing.B); !bench {
-		noClock(s, y)
-	}
 	return s
 }
 
 // noClock lifts the default profile's wall-clock limit of secondary
-// suppression (suppression.time_limit, 60 s) unless the test sets one
-// (benchmarks keep it: they measure what a user's run does):
-// on a loaded machine the limit can run out and leave primaries to the
-// audit, so that a test's outcome would depend on the machine's speed.
+// suppression (suppression.time_limit, 60 s) unless the test sets one, for
+// tests whose outcome would otherwise depend on the machine's speed: on a
+// loaded machine the limit can run out and leave primaries to the audit
+// (which sends them to review). Tests that compare reports with golden
+// files keep the limit, which the run trail records.
 func noClock(s *configs.Settings, y string) {
 	if !strings.Contains(y, "time_limit") {
 		s.Suppression.TimeLimit = 0
