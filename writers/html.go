@@ -234,13 +234,7 @@ func (h SummaryHTML) crosstabs(cc *canceller, t *audit.Table, dps map[string]int
 	across := g.across[:min(len(g.across), maxCols)]
 	downKeys := g.downKeys[:min(len(g.downKeys), maxRows)]
 	// the cells shown, looked up once for every statistic
-	grid := make([][]*audit.Cell, len(downKeys))
-	for r, dk := range downKeys {
-		grid[r] = make([]*audit.Cell, len(across))
-		for j, a := range across {
-			grid[r][j] = g.at[dk+"\x01"+a]
-		}
-	}
+	grid := g.lookup(downKeys, across)
 	var out []htmlCrosstab
 	var b []byte
 	for s, col := range t.Columns {

@@ -326,16 +326,23 @@ type crosstabGrid struct {
 // order; it looks them up on the first call.
 func (g *crosstabGrid) grid() [][]*audit.Cell {
 	if g.cells == nil {
-		g.cells = make([][]*audit.Cell, len(g.downKeys))
-		for r, dk := range g.downKeys {
-			row := make([]*audit.Cell, len(g.across))
-			for j, a := range g.across {
-				row[j] = g.at[dk+"\x01"+a]
-			}
-			g.cells[r] = row
-		}
+		g.cells = g.lookup(g.downKeys, g.across)
 	}
 	return g.cells
+}
+
+// lookup returns the cells at [row key][level across] for the given row
+// keys and levels (nil where the table has no such cell).
+func (g *crosstabGrid) lookup(downKeys, across []string) [][]*audit.Cell {
+	cells := make([][]*audit.Cell, len(downKeys))
+	for r, dk := range downKeys {
+		row := make([]*audit.Cell, len(across))
+		for j, a := range across {
+			row[j] = g.at[dk+"\x01"+a]
+		}
+		cells[r] = row
+	}
+	return cells
 }
 
 // collectCrosstab places the table's cells in a grid, levels and row keys

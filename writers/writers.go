@@ -83,7 +83,9 @@ var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, w
 // and renames it into place when write succeeds and ctx is not cancelled.
 // write's writer fails once ctx is cancelled. On any failure, cancellation
 // included, the temporary file is removed and path is untouched; a
-// cancelled write returns ctx.Err().
+// cancelled write returns ctx.Err(). write must not keep its writer, nor
+// let another goroutine write to it, once it has returned: the writer's
+// buffer then serves the next output.
 func WriteAtomic(ctx context.Context, path string, write func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
