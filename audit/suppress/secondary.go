@@ -456,49 +456,6 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 	return out
 }
 
-// firstK returns the indices of the k first of 0..n-1 in the strict total
-// order before, in that order.
-func firstK(n, k int, before func(a, b int) bool) []int {
-	k = min(k, n)
-	h := make([]int, 0, k) // a max-heap: h[0] is the last of those kept
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(h) && before(h[m], h[l]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && before(h[m], h[r]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
-	}
-	for a := 0; a < n; a++ {
-		if len(h) < k {
-			h = append(h, a)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !before(h[p], h[i]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
-			continue
-		}
-		if k > 0 && before(a, h[0]) {
-			h[0] = a
-			down(0)
-		}
-	}
-	slices.SortFunc(h, func(a, b int) int { return lessFirst(before(a, b), before(b, a)) })
-	return h
-}
-
 // balanced checks that m leaves every relation of the table unchanged
 // (always true on a complete table; a table with partial margins may
 // break the tensor-product construction).
