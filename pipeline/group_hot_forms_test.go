@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -141,5 +142,50 @@ func TestHotTextReadsAsNumberFormat(t *testing.T) {
 	}
 	if read < 10000 {
 		t.Fatalf("the slab read only %d texts", read)
+	}
+}
+
+// TestHotTextTrailingZeros: a value written with trailing zero decimals
+// ("2.000000000", as fixed-format exports write them) has the scale of
+// its value, so that it does not raise the slab's scale, and with it
+// shrink the slab's bound under the sum of squares, for the values after
+// it (which then all took the exact path).
+func TestHotTextTrailingZeros(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("d,v\nA,2.000000000\nA,-7.50\n")
+	for i := range 5000 {
+		fmt.Fprintf(&sb, "L%d,%d.%02d0000\n", i%50, 100+i%9000, i%100)
+	}
+	s := settings(t, "microdata: {dims: [d], value: v}\n")
+	rs, err := BuildRules(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rs.needs.SumSq {
+		t.Fatal("the default rules keep no sum of squares: this test is about its bound")
+	}
+	src, err := readers.NewCSV("in.csv", strings.NewReader(sb.String()), readers.Options{BatchSize: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := compileSchema(s, "in.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newMicroBuilder(sc.newTable("in", "in.csv", "", s), "in.csv", src.Header(), "v", "", rs.needs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		bt, err := src.Next()
+		if err != nil {
+			break
+		}
+		if err := b.add(bt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.hotScale != 2 || b.hotVals != 5002 {
+		t.Fatalf("the slab's scale is %d and it took %d of 5002 values, want 2 and all", b.hotScale, b.hotVals)
 	}
 }
