@@ -134,6 +134,9 @@ func (b *microBuilder) compactHoldings(a *cellAcc) {
 			o := &out[p]
 			b.addHoldSum(o, x, b)
 			o.rows += x.rows
+			if x.scale == bigScale {
+				b.holdBig[x.lo] = nil // added into o's: let it go
+			}
 			continue
 		}
 		pos[x.id] = int32(len(out))

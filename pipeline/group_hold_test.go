@@ -92,3 +92,61 @@ func TestHoldingsAgreeWithOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldingsBigSumsLetGo: a holding's records with values beyond int64
+// are added into one big sum as its entries compact; the big sums of the
+// entries compacted away are let go (holdBig keeps about one per live
+// entry, not one per record), and the sum stays exact.
+func TestHoldingsBigSumsLetGo(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("d,h,v\n")
+	for i := range 5000 {
+		fmt.Fprintf(&b, "A,H%d,1234567890123456789%d\n", i%2, i%10)
+	}
+	s := settings(t, "microdata: {dims: [d], value: v, holding: h}\npublish: [count, total]\n")
+	rs, err := BuildRules(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := readers.NewCSV("in.csv", strings.NewReader(b.String()), readers.Options{BatchSize: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := compileSchema(s, "in.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := sc.newTable("in", "in.csv", "", s)
+	mb, err := newMicroBuilder(tab, "in.csv", src.Header(), "v", "h", rs.needs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		bt, err := src.Next()
+		if err != nil {
+			break
+		}
+		if err := mb.add(bt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := 0
+	for _, r := range mb.holdBig {
+		if r != nil {
+			live++
+		}
+	}
+	if live > 4*minCompact {
+		t.Fatalf("%d big sums kept for 2 holdings of 5000 records", live)
+	}
+	if err := mb.finish(); err != nil {
+		t.Fatal(err)
+	}
+	// 5000 × 12345678901234567890 + 500 × (0+1+...+9)
+	want := "61728394506172839472500"
+	for _, c := range tab.Cells {
+		if c.Total.String() != want || c.N != 2 {
+			t.Fatalf("cell %v: total %s over %d contributors, want %s over 2", c.Key, c.Total, c.N, want)
+		}
+	}
+}

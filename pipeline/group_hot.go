@@ -107,6 +107,10 @@ func (b *microBuilder) hotText(s string) (int64, bool) {
 	if digits == 0 {
 		return 0, false
 	}
+	for scale > 0 && m%10 == 0 { // "2.000" has the scale of 2 (as hotDec's normalised Decs)
+		m /= 10
+		scale--
+	}
 	if neg {
 		m = -m
 	}
