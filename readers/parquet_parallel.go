@@ -49,8 +49,13 @@ func (s *parquetSource) DecodeParallel(ctx context.Context, n int) {
 	if n < 2 || s.par != nil || s.rg > 0 || s.left > 0 || s.step > 1 {
 		return
 	}
-	p := &pqParallel{n: n, starts: make([]int64, groups), counts: make([]int, groups)}
 	md := s.pf.MetaData()
+	if int64(n)*s.largestRowGroup() > s.mem.limit {
+		// n row groups at once could claim more than the budget: decode
+		// one at a time, as the sequential reader does
+		return
+	}
+	p := &pqParallel{n: n, starts: make([]int64, groups), counts: make([]int, groups)}
 	var row int64
 	for g := range groups {
 		rows := md.RowGroup(g).NumRows()
@@ -87,12 +92,18 @@ func (p *pqParallel) start(s *parquetSource) error {
 // with its own readers, its columns asked as s's are.
 func (s *parquetSource) decoder(k, n int) (d *parquetSource, err error) {
 	defer recoverCorrupt(s.path, "", 0, &err)
-	pf, err := file.NewParquetReader(s.ra, file.WithReadProps(parquet.NewReaderProperties(s.mem)), file.WithMetadata(s.pf.MetaData()))
+	// each decoder has a budget of its own, the sequential reader's: a
+	// shared one could run out in whichever decoder asks last, so that
+	// the error, and whether there is one, would depend on scheduling
+	// (DecodeParallel decodes in parallel only when n row groups' claims
+	// fit in one budget together)
+	mem := &limitAlloc{limit: s.mem.limit, size: s.mem.size}
+	pf, err := file.NewParquetReader(s.ra, file.WithReadProps(parquet.NewReaderProperties(mem)), file.WithMetadata(s.pf.MetaData()))
 	if err != nil {
 		return nil, arrowErr(s.path, 0, err)
 	}
 	// pf is never closed: closing it would close the file s reads
-	d = &parquetSource{path: s.path, name: s.name, header: s.header, pf: pf, batch: s.batch, rg: k, step: n}
+	d = &parquetSource{path: s.path, name: s.name, header: s.header, pf: pf, mem: mem, batch: s.batch, rg: k, step: n}
 	for j, c := range s.cols {
 		nc, err := newPQColumn(c.desc)
 		if err != nil {
@@ -173,4 +184,26 @@ func (p *pqParallel) next(s *parquetSource) (*Batch, error) {
 func (p *pqParallel) stop() {
 	p.cancel()
 	p.wg.Wait()
+}
+
+// largestRowGroup is the most uncompressed bytes the column chunks of one
+// row group claim (columns left unread excluded), as checkParquetChunks
+// has bounded them.
+func (s *parquetSource) largestRowGroup() int64 {
+	md := s.pf.MetaData()
+	var most int64
+	for g := 0; g < md.NumRowGroups(); g++ {
+		rg := md.RowGroup(g)
+		var sum int64
+		for j := 0; j < rg.NumColumns(); j++ {
+			if j < len(s.cols) && s.cols[j].skip {
+				continue
+			}
+			if cc, err := rg.ColumnChunk(j); err == nil {
+				sum += cc.TotalUncompressedSize()
+			}
+		}
+		most = max(most, sum)
+	}
+	return most
 }

@@ -183,3 +183,64 @@ func TestParquetParallelStops(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestParquetParallelOnlyWithinBudget: each decoder has a memory budget of
+// its own, so the file is decoded in parallel only when n row groups'
+// claims fit in one budget together; otherwise one row group at a time,
+// with the same batches.
+func TestParquetParallelOnlyWithinBudget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 16))
+	recs := randomTypedRecords(t, rng, 3, 1500)
+	p := filepath.Join(t.TempDir(), "t.parquet")
+	writeParquetFile(t, p, 500, recs...)
+	for _, r := range recs {
+		r.Release()
+	}
+	want, wantErr := readBatches(t, p, Options{BatchSize: 256}, true, 1)
+	if wantErr != "" {
+		t.Fatal(wantErr)
+	}
+	for _, tight := range []bool{false, true} {
+		srcs, err := OpenParquet(p, Options{BatchSize: 256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := srcs[0].(*parquetSource)
+		for c := range s.Header() {
+			s.ReadNumbers(c)
+		}
+		const n = 3
+		most := s.largestRowGroup()
+		if most <= 0 {
+			t.Fatalf("largest row group claims %d bytes", most)
+		}
+		// the budget as DecodeParallel sees it (the claims only: decoding
+		// itself takes more than they claim, so the file is then read with
+		// its own budget)
+		limit := s.mem.limit
+		s.mem.limit = n * most
+		if tight {
+			s.mem.limit--
+		}
+		s.DecodeParallel(context.Background(), n)
+		if parallel := s.par != nil; parallel == tight {
+			t.Fatalf("budget %d for %d row groups of up to %d bytes: parallel %v", s.mem.limit, n, most, parallel)
+		}
+		s.mem.limit = limit
+		var got []*Batch
+		for {
+			b, err := s.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, b)
+		}
+		s.Close()
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("tight %v: the batches differ from the sequential reader's", tight)
+		}
+	}
+}
