@@ -159,3 +159,36 @@ func largest(n int) string {
 func pctOf(a, b decimal.Dec) decimal.Dec {
 	return ratio(100, a, b)
 }
+
+// AppendMessage implements audit.MessageAppender: Message appended to b
+// (a cell that is not dominated, the common case, without allocating).
+func (g *dominanceFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	m := reread(c, g.r.need, g.r.absolute)
+	failed := false
+	for _, s := range g.r.sets {
+		if s.dominated(&m) {
+			if failed {
+				b = append(b, "; "...)
+			}
+			failed = true
+			b = append(b, largest(s.n)...)
+			b = append(b, ' ')
+			b = append(b, audit.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)...)
+			b = append(b, " of the total, more than "...)
+			b = s.d.Append(b)
+			b = append(b, "% "...)
+			b = append(b, s.label...)
+		}
+	}
+	if failed {
+		return b
+	}
+	b = append(b, "not dominated under "...)
+	for i, s := range g.r.sets {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, s.label...)
+	}
+	return b
+}

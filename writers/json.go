@@ -24,7 +24,7 @@ func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
 
 // appendCell writes one cell as compact JSON: key (dimensions in table
 // order), row, status, n, total, findings, notes.
-func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
+func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) ([]byte, error) {
 	b = append(b, `{"key":{`...)
 	for i, d := range t.Dims {
 		if i > 0 {
@@ -50,14 +50,11 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
 		b = c.Total.Append(b)
 	}
 	b = append(b, `,"findings":[`...)
-	for i, f := range c.Findings {
+	for i := range c.Findings {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var err error
-		if b, err = f.AppendJSON(b); err != nil {
-			return nil, err
-		}
+		b = c.Findings[i].AppendJSONTo(b, s)
 	}
 	b = append(b, ']')
 	if len(c.Notes) > 0 {
@@ -88,7 +85,7 @@ var errStopped = errors.New("report: stopped")
 // renderCells appends the cells lo..hi-1 of t, each after its separator
 // (",\n  ", the first cell of the table "\n  "), as WriteContext writes
 // them. look(i) is called before cell i is rendered.
-func renderCells(b []byte, t *audit.Table, lo, hi int, look func(i int) error) ([]byte, error) {
+func renderCells(b []byte, t *audit.Table, lo, hi int, s *audit.JSONScratch, look func(i int) error) ([]byte, error) {
 	for i := lo; i < hi; i++ {
 		if err := look(i); err != nil {
 			return b, err
@@ -99,7 +96,7 @@ func renderCells(b []byte, t *audit.Table, lo, hi int, look func(i int) error) (
 		b = append(b, "\n  "...)
 		c := t.Cells[i]
 		var err error
-		if b, err = appendCell(b, t, c); err != nil {
+		if b, err = appendCell(b, t, c, s); err != nil {
 			return b, fmt.Errorf("cell %s: %w", t.KeyString(c.Key), err)
 		}
 	}
@@ -136,9 +133,10 @@ func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, c
 			return nil
 		}
 		var buf []byte
+		var s audit.JSONScratch
 		for i := range n {
 			var err error
-			if buf, err = renderCells(buf[:0], t, i, i+1, look); err != nil {
+			if buf, err = renderCells(buf[:0], t, i, i+1, &s, look); err != nil {
 				return err
 			}
 			w.Write(buf)
@@ -194,6 +192,7 @@ func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, c
 	})
 	for range workers {
 		wg.Go(func() {
+			var s audit.JSONScratch
 			for k := range jobs {
 				var buf []byte
 				select {
@@ -201,7 +200,7 @@ func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, c
 				default:
 				}
 				lo := k * chunk
-				buf, err := renderCells(buf[:0], t, lo, min(lo+chunk, n), look)
+				buf, err := renderCells(buf[:0], t, lo, min(lo+chunk, n), &s, look)
 				slots[k%inflight] <- chunkOut{buf, err}
 			}
 		})

@@ -29,7 +29,7 @@ func sequentialCells(t *audit.Table) []byte {
 	var out bytes.Buffer
 	bw := bufio.NewWriter(&out)
 	for i, c := range t.Cells {
-		b, err := appendCell(nil, t, c)
+		b, err := appendCell(nil, t, c, new(audit.JSONScratch))
 		if err != nil {
 			panic(err)
 		}
