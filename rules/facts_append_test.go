@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -23,7 +24,20 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 	ppAbs, _ := NewPPercent(decimal.Must("12.5"), true)
 	dom, _ := NewDominance(false, NK{N: 2, K: decimal.FromInt(90)})
 	dom2, _ := NewDominance(true, NK{N: 1, K: decimal.FromInt(50)}, NK{N: 3, K: decimal.Must("75.5")})
-	rs := []CellRule{th.(CellRule), th10.(CellRule), pp.(CellRule), ppAbs.(CellRule), dom.(CellRule), dom2.(CellRule)}
+	params := func(m map[string]any) Decoder {
+		return func(v any) error {
+			b, _ := json.Marshal(m)
+			return json.Unmarshal(b, v)
+		}
+	}
+	z0, _ := newZeros(params(map[string]any{"disclosive": false}))
+	z1, _ := newZeros(params(map[string]any{"disclosive": true}))
+	neg0, _ := newNegative(params(map[string]any{"mode": "review"}))
+	neg1, _ := newNegative(params(map[string]any{"mode": "absolute"}))
+	az, _ := newAllZero(params(map[string]any{}))
+	rs := []CellRule{th.(CellRule), th10.(CellRule), pp.(CellRule), ppAbs.(CellRule), dom.(CellRule), dom2.(CellRule),
+		z0.(CellRule), z1.(CellRule), neg0.(CellRule), neg1.(CellRule), az.(CellRule)}
+	tables := []*audit.Table{nil, {Mode: audit.Aggregate}, {Mode: audit.Microdata, Value: "v"}}
 	rng := rand.New(rand.NewPCG(15, 2))
 	val := func() decimal.Dec {
 		switch rng.IntN(6) {
@@ -41,7 +55,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 	msg := []byte("stale")
 	figs := []audit.Figure{audit.TextFig("stale", "x")}
 	for range 4000 {
-		c := &audit.Cell{HasN: rng.IntN(5) > 0, N: int64(rng.IntN(14) - 1), HasTotal: rng.IntN(6) > 0, Missing: int64(rng.IntN(3) / 2),
+		c := &audit.Cell{HasN: rng.IntN(5) > 0, N: int64(rng.IntN(14) - 1), HasTotal: rng.IntN(6) > 0, Missing: int64(rng.IntN(3) / 2), Negative: int64(rng.IntN(6) / 4 * rng.IntN(3000)),
 			HasAbs: rng.IntN(2) == 0, AbsTotal: val(), Stats: map[string]audit.Stat{}}
 		if rng.IntN(3) > 0 {
 			c.N = int64(rng.IntN(2_000_000))
@@ -64,8 +78,11 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 		if rng.IntN(4) == 0 {
 			c.Stats["count"] = audit.Stat{Text: "1", Marker: rng.IntN(2) == 0, Missing: true}
 		}
+		if rng.IntN(4) == 0 {
+			c.Total = decimal.Dec{}
+		}
 		for _, r := range rs {
-			f := r.Check(nil, c)
+			f := r.Check(tables[rng.IntN(len(tables))], c)
 			fa, okF := f.Facts.(audit.FiguresAppender)
 			ma, okM := f.Facts.(audit.MessageAppender)
 			if f.Facts == nil {
@@ -98,8 +115,10 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 			seen[r.Name()][f.Status] = true
 		}
 	}
-	for _, name := range []string{"threshold", "p_percent", "dominance"} {
-		for _, o := range []audit.Outcome{audit.Pass, audit.Fail} {
+	for name, want := range map[string][]audit.Outcome{"threshold": {audit.Pass, audit.Fail}, "p_percent": {audit.Pass, audit.Fail},
+		"dominance": {audit.Pass, audit.Fail}, "zeros": {audit.Pass, audit.Fail}, "negative": {audit.Pass, audit.Review},
+		"all_zero": {audit.Pass, audit.Fail, audit.NotApplicable}} {
+		for _, o := range want {
 			if !seen[name][o] {
 				t.Errorf("%s: no %s among the random cells", name, o)
 			}
@@ -108,8 +127,8 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 	// The common case allocates nothing once the scratch has grown.
 	c := &audit.Cell{HasN: true, N: 25, HasTotal: true, Total: decimal.FromInt(1_000_000), Top: []decimal.Dec{decimal.FromInt(300_000), decimal.FromInt(200_000)}}
 	b := make([]byte, 0, 4096)
-	for _, r := range rs[:5] {
-		f := r.Check(nil, c)
+	for _, r := range rs {
+		f := r.Check(tables[1], c)
 		if n := testing.AllocsPerRun(20, func() { b = f.AppendJSONTo(b[:0], &s) }); n != 0 && r.Name() != "dominance" {
 			t.Errorf("%s: writing a finding allocates %v times", r.Name(), n)
 		}
