@@ -24,7 +24,9 @@ func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 
 // FiguresAppender is an optional interface of Facts: AppendFigures appends
 // the figures Figures(c) returns to figs (a slice the caller reuses), so
-// that writing a finding need not allocate them.
+// that writing a finding need not allocate them. The items of nested
+// figures (lists, groups) may be kept in figs' capacity past the returned
+// length: the caller leaves that part alone while it uses the figures.
 type FiguresAppender interface {
 	AppendFigures(figs []Figure, c *Cell) []Figure
 }
