@@ -103,6 +103,9 @@ func renderCells(b []byte, t *audit.Table, lo, hi int, s *audit.JSONScratch, loo
 	return b, nil
 }
 
+// chunkBuffers keeps the chunks' buffers from one report to the next.
+var chunkBuffers sync.Pool
+
 // chunkOut is one rendered chunk of cells, or why it is not.
 type chunkOut struct {
 	buf []byte
@@ -198,6 +201,9 @@ func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, c
 				select {
 				case buf = <-free:
 				default:
+					if p, ok := chunkBuffers.Get().(*[]byte); ok {
+						buf = *p
+					}
 				}
 				lo := k * chunk
 				buf, err := renderCells(buf[:0], t, lo, min(lo+chunk, n), &s, look)
@@ -225,6 +231,10 @@ func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, c
 	}
 	halt(errStopped) // no-op when a goroutine saw the cancellation
 	wg.Wait()
+	for len(free) > 0 {
+		b := <-free
+		chunkBuffers.Put(&b)
+	}
 	if errors.Is(err, errStopped) {
 		err = stopErr
 	}
