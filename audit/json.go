@@ -4,6 +4,9 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // MarshalJSON writes a finding as {"rule", "status", "message", "values"},
@@ -15,17 +18,96 @@ func (f Finding) MarshalJSON() ([]byte, error) {
 
 // AppendJSON appends the finding's JSON to b, rendering its message.
 func (f Finding) AppendJSON(b []byte) ([]byte, error) {
+	var s JSONScratch
+	return f.AppendJSONTo(b, &s), nil
+}
+
+// FiguresAppender is an optional interface of Facts: AppendFigures appends
+// the figures Figures(c) returns to figs (a slice the caller reuses), so
+// that writing a finding need not allocate them. The items of nested
+// figures (lists, groups) may be kept in figs' capacity past the returned
+// length: the caller leaves that part alone while it uses the figures.
+type FiguresAppender interface {
+	AppendFigures(figs []Figure, c *Cell) []Figure
+}
+
+// MessageAppender is an optional interface of Facts: AppendMessage
+// appends the text Message(c) returns to b (plain text, not JSON).
+type MessageAppender interface {
+	AppendMessage(b []byte, c *Cell) []byte
+}
+
+// JSONScratch is working memory AppendJSONTo reuses from one finding to
+// the next; the zero value is ready. One goroutine at a time.
+type JSONScratch struct {
+	msg  []byte
+	figs []Figure
+}
+
+// AppendJSONTo is AppendJSON with reusable working memory: a finding whose
+// Facts implement FiguresAppender and MessageAppender is written without
+// allocating (the same bytes as through Figures and Message).
+func (f *Finding) AppendJSONTo(b []byte, s *JSONScratch) []byte {
 	b = append(b, `{"rule":`...)
 	b = appendString(b, f.Rule)
 	b = append(b, `,"status":`...)
 	b = appendString(b, f.Status.String())
 	b = append(b, `,"message":`...)
-	b = appendString(b, f.message())
-	if figs := f.FigureList(); len(figs) > 0 {
+	if ma, ok := f.Facts.(MessageAppender); ok {
+		s.msg = ma.AppendMessage(s.msg[:0], f.Cell)
+		// s.msg is not changed while appendString reads it.
+		b = appendString(b, unsafe.String(unsafe.SliceData(s.msg), len(s.msg)))
+	} else {
+		b = appendString(b, f.message())
+	}
+	var figs []Figure
+	if fa, ok := f.Facts.(FiguresAppender); ok {
+		s.figs = fa.AppendFigures(s.figs[:0], f.Cell)
+		figs = s.figs
+	} else {
+		figs = f.FigureList()
+	}
+	if len(figs) > 0 {
 		b = append(b, `,"values":`...)
 		b = appendObject(b, figs)
 	}
-	return append(b, '}'), nil
+	b = append(b, '}')
+	clear(s.figs) // keep no cell's figures alive
+	return b
+}
+
+// AppendDecText appends DecText(d) (d with thousands separators) to b.
+func AppendDecText(b []byte, d decimal.Dec) []byte {
+	start := len(b)
+	b = d.Append(b)
+	i := start
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	n := j - i
+	if n <= 3 {
+		return b
+	}
+	commas := (n - 1) / 3
+	end := len(b)
+	b = append(b, make([]byte, commas)...)
+	copy(b[j+commas:], b[j:end])
+	// Move the integer digits right, a comma before every third from the
+	// units.
+	w := j + commas
+	for k, d := j-1, 0; k >= i; k, d = k-1, d+1 {
+		if d > 0 && d%3 == 0 {
+			w--
+			b[w] = ','
+		}
+		w--
+		b[w] = b[k]
+	}
+	return b
 }
 
 // message is f.Message() without moving the finding to the heap: Message

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strconv"
+
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
@@ -116,4 +118,44 @@ func negativeKnown(c *audit.Cell) bool {
 		return true
 	}
 	return false
+}
+
+// AppendFigures implements audit.FiguresAppender: Figures without
+// allocating.
+func (g *allZeroFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
+	if !c.HasTotal || !c.HasN {
+		return append(figs, g.Figures(c)...)
+	}
+	figs = append(figs, audit.IntFig("n", c.N), audit.DecFig("X", c.Total))
+	if g.allZero(c) && g.t != nil && g.t.Mode == audit.Aggregate {
+		figs = append(figs, audit.BoolFig("assumed_non_negative", true))
+	}
+	return figs
+}
+
+// allZero reports whether explain fails the cell (it has a count and a
+// total).
+func (g *allZeroFacts) allZero(c *audit.Cell) bool {
+	return c.N != 0 && c.Total.IsZero() && !negativeKnown(c)
+}
+
+// AppendMessage implements audit.MessageAppender.
+func (g *allZeroFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	switch {
+	case !c.HasTotal || !c.HasN:
+		return append(b, g.Message(c)...)
+	case c.N == 0:
+		return append(b, "empty cell (the zeros rule decides)"...)
+	case !c.Total.IsZero():
+		return append(b, "the total is not zero"...)
+	case negativeKnown(c):
+		return append(b, "the total is zero but the contributions include negative values, so they are not all zero (see the negative rule)"...)
+	case g.t != nil && g.t.Mode == audit.Aggregate:
+		b = append(b, "the total of "...)
+		b = strconv.AppendInt(b, c.N, 10)
+		return append(b, " contributors is zero: with non-negative contributions (assumed, as by the magnitude rules) every contributor's value is 0 and publishing the cell discloses it"...)
+	}
+	b = append(b, "all "...)
+	b = strconv.AppendInt(b, c.N, 10)
+	return append(b, " contributions are zero: publishing the cell discloses every contributor's value"...)
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,4 +159,68 @@ func largest(n int) string {
 // pctOf formats 100 a / b.
 func pctOf(a, b decimal.Dec) decimal.Dec {
 	return ratio(100, a, b)
+}
+
+// AppendMessage implements audit.MessageAppender: Message appended to b
+// (a cell that is not dominated, the common case, without allocating).
+func (g *dominanceFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	m := reread(c, g.r.need, g.r.absolute)
+	failed := false
+	for _, s := range g.r.sets {
+		if s.dominated(&m) {
+			if failed {
+				b = append(b, "; "...)
+			}
+			failed = true
+			b = append(b, largest(s.n)...)
+			b = append(b, ' ')
+			b = append(b, audit.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)...)
+			b = append(b, " of the total, more than "...)
+			b = s.d.Append(b)
+			b = append(b, "% "...)
+			b = append(b, s.label...)
+		}
+	}
+	if failed {
+		return b
+	}
+	b = append(b, "not dominated under "...)
+	for i, s := range g.r.sets {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, s.label...)
+	}
+	return b
+}
+
+// AppendFigures implements audit.FiguresAppender: Figures without
+// allocating. The sets and their figures are kept in figs' capacity past
+// the returned length.
+func (g *dominanceFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
+	const per = 6 // the figures of one set
+	m := reread(c, g.r.need, g.r.absolute)
+	top := len(figs) + 2
+	if m.abs {
+		top++
+	}
+	ns := len(g.r.sets)
+	all := slices.Grow(figs, top-len(figs)+ns+ns*per)[:top+ns+ns*per]
+	i := len(figs)
+	all[i] = audit.DecFig("X", m.X)
+	if m.abs {
+		i++
+		all[i] = audit.BoolFig("absolute", true)
+	}
+	sets := all[top : top+ns : top+ns]
+	for j, s := range g.r.sets {
+		lo := top + ns + j*per
+		items := all[lo : lo+per : lo+per]
+		sum := m.sumTop(s.n)
+		items[0], items[1], items[2] = audit.IntFig("n", int64(s.n)), audit.DecFig("k", s.d), audit.DecFig("top_sum", sum)
+		items[3], items[4], items[5] = audit.DecFig("top_share_pct", pctOf(sum, m.X)), audit.DecFig("k/100*X", s.k.times(m.X)), audit.BoolFig("dominated", s.dominated(&m))
+		sets[j] = audit.GroupFig("", items...)
+	}
+	all[i+1] = audit.ListFig("sets", sets...)
+	return all[:top]
 }

@@ -295,9 +295,19 @@ func (r restRule) readAgain(c *audit.Cell) restFacts {
 // figures returns X, x1, x2, X - x1 - x2 (and absolute), with room for
 // the rule's own, and X - x1 - x2 and ratio × x1.
 func (g *restFacts) figures(r restRule) (figs []audit.Figure, rest, bound decimal.Dec) {
+	return g.appendFigures(make([]audit.Figure, 0, 4), r)
+}
+
+// appendFigures is figures appending to figs.
+func (g *restFacts) appendFigures(figs []audit.Figure, r restRule) ([]audit.Figure, decimal.Dec, decimal.Dec) {
 	x1, x2 := g.m.x(0), g.m.x(1)
-	rest = g.m.X.Sub(x1).Sub(x2)
-	bound = r.ratio.times(x1)
-	figs = []audit.Figure{audit.DecFig("X", g.m.X), audit.DecFig("x1", x1), audit.DecFig("x2", x2), audit.DecFig("X-x1-x2", rest)}
+	rest, bound := g.restBound(r)
+	figs = append(figs, audit.DecFig("X", g.m.X), audit.DecFig("x1", x1), audit.DecFig("x2", x2), audit.DecFig("X-x1-x2", rest))
 	return absoluteValues(&g.m, figs), rest, bound
+}
+
+// restBound returns X - x1 - x2 and ratio × x1.
+func (g *restFacts) restBound(r restRule) (rest, bound decimal.Dec) {
+	x1, x2 := g.m.x(0), g.m.x(1)
+	return g.m.X.Sub(x1).Sub(x2), r.ratio.times(x1)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 // magnitude rules on absolute values); in mode review it asks a person.
 type negative struct {
 	absolute bool
-	facts    *explainFacts // made once by newNegative
+	facts    audit.Facts // made once by newNegative
 }
 
 func newNegative(decode Decoder) (Rule, error) {
@@ -32,7 +33,7 @@ func newNegative(decode Decoder) (Rule, error) {
 	switch p.Mode {
 	case "review", "absolute":
 		r := negative{absolute: p.Mode == "absolute"}
-		r.facts = &explainFacts{r.explain}
+		r.facts = &negativeFacts{explainFacts{r.explain}, r.absolute}
 		return r, nil
 	}
 	return nil, &ParamError{"negative", "mode", fmt.Sprintf("must be review or absolute, got %q", p.Mode)}
@@ -92,4 +93,62 @@ func sayNegativeAbsolute(f *audit.Finding) string {
 
 func sayNegativeReview(f *audit.Finding) string {
 	return audit.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
+}
+
+// negativeFacts are explainFacts with the append forms of the figures and
+// message, so that writing a negative finding allocates nothing.
+type negativeFacts struct {
+	explainFacts
+	absolute bool
+}
+
+// negatives is explain's count of negative contributions.
+func negatives(c *audit.Cell) int64 {
+	if c.Negative == 0 && c.HasTotal && c.Total.Sign() < 0 {
+		return 1
+	}
+	return c.Negative
+}
+
+// AppendFigures implements audit.FiguresAppender.
+func (g *negativeFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
+	neg := negatives(c)
+	if !c.HasTotal && neg == 0 {
+		return figs
+	}
+	figs = append(figs, audit.IntFig("negative", neg))
+	if c.HasTotal {
+		figs = append(figs, audit.DecFig("X", c.Total))
+	}
+	if c.HasAbs {
+		figs = append(figs, audit.DecFig("abs_X", c.AbsTotal))
+	}
+	return figs
+}
+
+// AppendMessage implements audit.MessageAppender.
+func (g *negativeFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	neg := negatives(c)
+	switch {
+	case !c.HasTotal && neg == 0:
+		return append(b, "no contributions to check"...)
+	case neg == 0:
+		return append(b, "no negative contributions"...)
+	}
+	b = appendPlural(b, neg, "negative contribution", "negative contributions")
+	if g.absolute {
+		return append(b, "; the magnitude rules assess absolute values"...)
+	}
+	return append(b, ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"...)
+}
+
+// appendPlural appends audit.Plural(n, one, many).
+func appendPlural(b []byte, n int64, one, many string) []byte {
+	if n == 1 || n == -1 {
+		b = append(b, "1 "...)
+		return append(b, one...)
+	}
+	b = audit.AppendDecText(b, decimal.FromInt(n))
+	b = append(b, ' ')
+	return append(b, many...)
 }

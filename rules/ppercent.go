@@ -71,3 +71,32 @@ func (g *pPercentFacts) Message(c *audit.Cell) string {
 	}
 	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " >= " + audit.DecText(bound) + " = p/100 * x1"
 }
+
+// AppendFigures implements audit.FiguresAppender: Figures without
+// allocating.
+func (g *pPercentFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
+	f := g.r.readAgain(c)
+	figs, rest, bound := f.appendFigures(figs, g.r.restRule)
+	return append(figs, audit.DecFig("p", g.r.d), audit.DecFig("p/100*x1", bound), audit.DecFig("x1_upper", rest.Add(f.m.x(0))))
+}
+
+// AppendMessage implements audit.MessageAppender: Message appended to b.
+func (g *pPercentFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	f := g.r.readAgain(c)
+	rest, bound := f.restBound(g.r.restRule)
+	if f.unsafe {
+		b = append(b, "the second largest contributor can estimate the largest within "...)
+	} else {
+		b = append(b, "the largest contribution cannot be estimated within "...)
+	}
+	b = g.r.d.Append(b)
+	b = append(b, "%: X - x1 - x2 = "...)
+	b = audit.AppendDecText(b, rest)
+	if f.unsafe {
+		b = append(b, " < "...)
+	} else {
+		b = append(b, " >= "...)
+	}
+	b = audit.AppendDecText(b, bound)
+	return append(b, " = p/100 * x1"...)
+}

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func init() {
@@ -14,7 +16,7 @@ func init() {
 
 type threshold struct {
 	min   int64
-	facts *explainFacts // made once by NewThreshold
+	facts *thresholdFacts // made once by NewThreshold
 }
 
 func newThreshold(decode Decoder) (Rule, error) {
@@ -33,7 +35,7 @@ func NewThreshold(min int64) (Rule, error) {
 		return nil, &ParamError{"threshold", "min", fmt.Sprintf("must be at least 1, got %d", min)}
 	}
 	r := threshold{min: min}
-	r.facts = &explainFacts{r.explain}
+	r.facts = &thresholdFacts{explainFacts{r.explain}, min}
 	return r, nil
 }
 
@@ -86,4 +88,48 @@ func sayThresholdFail(f *audit.Finding) string {
 
 func sayThresholdPass(f *audit.Finding) string {
 	return itoa(f.Figures[0]) + " contributors (at least " + itoa(f.Figures[1]) + " needed)"
+}
+
+// thresholdFacts are explainFacts with the append forms of the figures
+// and message, so that writing a threshold finding allocates nothing.
+type thresholdFacts struct {
+	explainFacts
+	min int64
+}
+
+// AppendFigures implements audit.FiguresAppender.
+func (g *thresholdFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
+	if !c.HasN {
+		return append(figs, audit.IntFig("min", g.min))
+	}
+	figs = append(figs, audit.IntFig("n", c.N), audit.IntFig("min", g.min))
+	if c.Missing > 0 {
+		figs = append(figs, audit.IntFig("missing_values", c.Missing))
+	}
+	return figs
+}
+
+// AppendMessage implements audit.MessageAppender.
+func (g *thresholdFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	switch {
+	case !c.HasN:
+		return append(b, g.Message(c)...)
+	case c.N > 0 && c.N < g.min:
+		b = append(b, "only "...)
+		if c.N == 1 {
+			b = append(b, "1 contributor"...)
+		} else {
+			b = audit.AppendDecText(b, decimal.FromInt(c.N))
+			b = append(b, " contributors"...)
+		}
+		b = append(b, "; at least "...)
+		b = strconv.AppendInt(b, g.min, 10)
+		return append(b, " needed"...)
+	case c.N == 0:
+		return append(b, "empty cell (the zeros rule decides)"...)
+	}
+	b = strconv.AppendInt(b, c.N, 10)
+	b = append(b, " contributors (at least "...)
+	b = strconv.AppendInt(b, g.min, 10)
+	return append(b, " needed)"...)
 }

@@ -12,7 +12,7 @@ func init() {
 
 type zeros struct {
 	disclosive bool
-	facts      *explainFacts // made once by newZeros
+	facts      audit.Facts // made once by newZeros
 }
 
 func newZeros(decode Decoder) (Rule, error) {
@@ -23,7 +23,7 @@ func newZeros(decode Decoder) (Rule, error) {
 		return nil, err
 	}
 	r := zeros{disclosive: p.Disclosive}
-	r.facts = &explainFacts{r.explain}
+	r.facts = &zerosFacts{explainFacts{r.explain}, r.disclosive}
 	return r, nil
 }
 
@@ -59,4 +59,32 @@ func (r zeros) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 		return finding("zeros", audit.Fail, "empty cell: a published zero discloses that no member of this group has the characteristic", v)
 	}
 	return finding("zeros", audit.Pass, "empty cell; zeros are not treated as disclosive", v)
+}
+
+// zerosFacts are explainFacts with the append forms of the figures and
+// message, so that writing a zeros finding allocates nothing.
+type zerosFacts struct {
+	explainFacts
+	disclosive bool
+}
+
+// AppendFigures implements audit.FiguresAppender.
+func (g *zerosFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
+	if !c.HasN {
+		return append(figs, g.Figures(c)...)
+	}
+	return append(figs, audit.BoolFig("disclosive", g.disclosive), audit.IntFig("n", c.N))
+}
+
+// AppendMessage implements audit.MessageAppender.
+func (g *zerosFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
+	switch {
+	case !c.HasN:
+		return append(b, g.Message(c)...)
+	case c.N > 0:
+		return append(b, "not empty"...)
+	case g.disclosive:
+		return append(b, "empty cell: a published zero discloses that no member of this group has the characteristic"...)
+	}
+	return append(b, "empty cell; zeros are not treated as disclosive"...)
 }

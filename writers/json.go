@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 )
@@ -21,7 +24,7 @@ func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
 
 // appendCell writes one cell as compact JSON: key (dimensions in table
 // order), row, status, n, total, findings, notes.
-func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
+func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) ([]byte, error) {
 	b = append(b, `{"key":{`...)
 	for i, d := range t.Dims {
 		if i > 0 {
@@ -47,14 +50,11 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
 		b = c.Total.Append(b)
 	}
 	b = append(b, `,"findings":[`...)
-	for i, f := range c.Findings {
+	for i := range c.Findings {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		var err error
-		if b, err = f.AppendJSON(b); err != nil {
-			return nil, err
-		}
+		b = c.Findings[i].AppendJSONTo(b, s)
 	}
 	b = append(b, ']')
 	if len(c.Notes) > 0 {
@@ -68,6 +68,177 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell) ([]byte, error) {
 		b = append(b, ']')
 	}
 	return append(b, '}'), nil
+}
+
+// reportChunk is the number of cells rendered into one buffer by one
+// goroutine; reportWorkers the number of goroutines (0: GOMAXPROCS).
+// Tests set both to reach every chunk boundary.
+var (
+	reportChunk   = 1024
+	reportWorkers = 0
+)
+
+// errStopped is what a rendering goroutine returns when another one has
+// seen the cancellation: the writer returns that cancellation instead.
+var errStopped = errors.New("report: stopped")
+
+// renderCells appends the cells lo..hi-1 of t, each after its separator
+// (",\n  ", the first cell of the table "\n  "), as WriteContext writes
+// them. look(i) is called before cell i is rendered.
+func renderCells(b []byte, t *audit.Table, lo, hi int, s *audit.JSONScratch, look func(i int) error) ([]byte, error) {
+	for i := lo; i < hi; i++ {
+		if err := look(i); err != nil {
+			return b, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+		c := t.Cells[i]
+		var err error
+		if b, err = appendCell(b, t, c, s); err != nil {
+			return b, fmt.Errorf("cell %s: %w", t.KeyString(c.Key), err)
+		}
+	}
+	return b, nil
+}
+
+// chunkBuffers keeps the chunks' buffers from one report to the next.
+var chunkBuffers sync.Pool
+
+// chunkOut is one rendered chunk of cells, or why it is not.
+type chunkOut struct {
+	buf []byte
+	err error
+}
+
+// writeCells writes the cells of report.json to w. Chunks of chunk cells
+// are rendered on up to workers goroutines, each into its own buffer, and
+// written in cell order: the bytes are those of a sequential write. At
+// most 2*workers chunks are rendered or waiting at once (a ring of slots:
+// chunk k is started only once chunk k-2*workers is written), so memory
+// stays bounded whatever the number of cells. The context is looked at
+// every CheckEvery cells (as the other writers do); once one goroutine
+// has seen it cancelled, the others stop without looking again.
+func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, chunk int) error {
+	n := len(t.Cells)
+	chunk = max(chunk, 1)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	nchunks := (n + chunk - 1) / chunk
+	workers = min(workers, nchunks)
+	if workers <= 1 {
+		look := func(i int) error {
+			if (i+1)%CheckEvery == 0 {
+				return ctx.Err()
+			}
+			return nil
+		}
+		var buf []byte
+		var s audit.JSONScratch
+		for i := range n {
+			var err error
+			if buf, err = renderCells(buf[:0], t, i, i+1, &s, look); err != nil {
+				return err
+			}
+			w.Write(buf)
+		}
+		return nil
+	}
+
+	var (
+		stop     = make(chan struct{})
+		stopOnce sync.Once
+		stopErr  error
+	)
+	halt := func(err error) {
+		stopOnce.Do(func() { stopErr = err; close(stop) })
+	}
+	look := func(i int) error {
+		select {
+		case <-stop:
+			return errStopped
+		default:
+		}
+		if (i+1)%CheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				halt(err)
+				return err
+			}
+		}
+		return nil
+	}
+	inflight := 2 * workers
+	tokens := make(chan struct{}, inflight)
+	free := make(chan []byte, inflight)
+	slots := make([]chan chunkOut, inflight)
+	for i := range slots {
+		slots[i] = make(chan chunkOut, 1)
+	}
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(jobs)
+		for k := range nchunks {
+			select {
+			case tokens <- struct{}{}:
+			case <-stop:
+				return
+			}
+			select {
+			case jobs <- k:
+			case <-stop:
+				return
+			}
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			var s audit.JSONScratch
+			for k := range jobs {
+				var buf []byte
+				select {
+				case buf = <-free:
+				default:
+					if p, ok := chunkBuffers.Get().(*[]byte); ok {
+						buf = *p
+					}
+				}
+				lo := k * chunk
+				buf, err := renderCells(buf[:0], t, lo, min(lo+chunk, n), &s, look)
+				slots[k%inflight] <- chunkOut{buf, err}
+			}
+		})
+	}
+	var err error
+	for k := 0; k < nchunks && err == nil; k++ {
+		select {
+		case o := <-slots[k%inflight]:
+			if o.err != nil {
+				err = o.err
+				break
+			}
+			w.Write(o.buf)
+			select {
+			case free <- o.buf:
+			default:
+			}
+			<-tokens
+		case <-stop:
+			err = errStopped
+		}
+	}
+	halt(errStopped) // no-op when a goroutine saw the cancellation
+	wg.Wait()
+	for len(free) > 0 {
+		b := <-free
+		chunkBuffers.Put(&b)
+	}
+	if errors.Is(err, errStopped) {
+		err = stopErr
+	}
+	return err
 }
 
 type reportHead struct {
@@ -96,7 +267,6 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	cc := canceller{ctx: ctx}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Overrides: t.Overrides})
 	if err != nil {
@@ -104,20 +274,8 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	bw.Write(head[:len(head)-1]) // without the closing brace
 	bw.WriteString(",\n\"cells\": [")
-	var buf []byte
-	for i, c := range t.Cells {
-		if err := cc.next(); err != nil {
-			return err
-		}
-		var err error
-		if buf, err = appendCell(buf[:0], t, c); err != nil {
-			return fmt.Errorf("cell %s: %w", t.KeyString(c.Key), err)
-		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n  ")
-		bw.Write(buf)
+	if err := writeCells(ctx, bw, t, reportWorkers, reportChunk); err != nil {
+		return err
 	}
 	bw.WriteString("\n],\n\"summary\": ")
 	sum, err := json.Marshal(t.Summarize())
