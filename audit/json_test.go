@@ -198,3 +198,17 @@ func TestAppendThousandsMatchesThousands(t *testing.T) {
 		}
 	})
 }
+
+// TestThousandsCases pins Thousands on fixed texts (the rapid test above
+// compares its two forms with each other).
+func TestThousandsCases(t *testing.T) {
+	for in, want := range map[string]string{
+		"-1234567.25": "-1,234,567.25", "+1234": "+1,234", "123": "123", "1234.": "1,234.",
+		"123456": "123,456", "1000000": "1,000,000", "12a": "12a", "1234.5x": "1234.5x",
+		"": "", "-": "-", ".5": ".5", "1234,5": "1234,5", "-999": "-999",
+	} {
+		if got := Thousands(in); got != want {
+			t.Errorf("Thousands(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -17,40 +17,48 @@ import (
 // plain decimal number ("-1234567.25" -> "-1,234,567.25"). Text that is
 // not a plain decimal number is returned as it is.
 func Thousands(s string) string {
-	i := 0
+	i, j, ok := thousandsSpan(s)
+	if !ok {
+		return s
+	}
+	return string(appendGrouped(make([]byte, 0, len(s)+(j-i)/3), s, i, j))
+}
+
+// thousandsSpan finds the integer digits s[i:j] of a plain decimal
+// number; ok is false when s is not one or has no more than 3 of them
+// (Thousands leaves it as it is).
+func thousandsSpan[S ~string | ~[]byte](s S) (i, j int, ok bool) {
 	if i < len(s) && (s[i] == '-' || s[i] == '+') {
 		i++
 	}
-	j := i
+	j = i
 	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 		j++
 	}
 	if j == i || (j < len(s) && s[j] != '.') {
-		return s
+		return i, j, false
 	}
 	for k := j + 1; j < len(s) && k < len(s); k++ {
 		if s[k] < '0' || s[k] > '9' {
-			return s
+			return i, j, false
 		}
 	}
-	digits := s[i:j]
-	if len(digits) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + len(digits)/3)
-	b.WriteString(s[:i])
-	first := len(digits) % 3
+	return i, j, j-i > 3
+}
+
+// appendGrouped appends s with a comma every three digits of s[i:j].
+func appendGrouped[S ~string | ~[]byte](b []byte, s S, i, j int) []byte {
+	b = append(b, s[:i]...)
+	first := (j - i) % 3
 	if first == 0 {
 		first = 3
 	}
-	b.WriteString(digits[:first])
-	for k := first; k < len(digits); k += 3 {
-		b.WriteByte(',')
-		b.WriteString(digits[k : k+3])
+	b = append(b, s[i:i+first]...)
+	for k := i + first; k < j; k += 3 {
+		b = append(b, ',')
+		b = append(b, s[k:k+3]...)
 	}
-	b.WriteString(s[j:])
-	return b.String()
+	return append(b, s[j:]...)
 }
 
 // DecText formats d with thousands separators, exactly as it is.
@@ -248,35 +256,9 @@ func (g Figure) AppendReadable(b []byte) []byte {
 
 // appendThousands appends Thousands(string(s)) to b.
 func appendThousands(b, s []byte) []byte {
-	i := 0
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		i++
-	}
-	j := i
-	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-		j++
-	}
-	if j == i || (j < len(s) && s[j] != '.') {
+	i, j, ok := thousandsSpan(s)
+	if !ok {
 		return append(b, s...)
 	}
-	for k := j + 1; j < len(s) && k < len(s); k++ {
-		if s[k] < '0' || s[k] > '9' {
-			return append(b, s...)
-		}
-	}
-	digits := s[i:j]
-	if len(digits) <= 3 {
-		return append(b, s...)
-	}
-	b = append(b, s[:i]...)
-	first := len(digits) % 3
-	if first == 0 {
-		first = 3
-	}
-	b = append(b, digits[:first]...)
-	for k := first; k < len(digits); k += 3 {
-		b = append(b, ',')
-		b = append(b, digits[k:k+3]...)
-	}
-	return append(b, s[j:]...)
+	return appendGrouped(b, s, i, j)
 }
