@@ -240,17 +240,7 @@ func (b *microBuilder) flushSlot(slot int32) {
 	if b.needs.SumSq {
 		a.sumsq.addWide(0, uint64(h[hotSq]), int32(2*sc))
 	}
-	lo, hi := decimal.Scaled(h[hotMin], sc), decimal.Scaled(h[hotMax], sc)
-	if !a.hasRange {
-		a.min, a.max, a.hasRange = lo, hi, true
-	} else {
-		if lo.Cmp(a.min) < 0 {
-			a.min = lo
-		}
-		if hi.Cmp(a.max) > 0 {
-			a.max = hi
-		}
-	}
+	a.widen(decimal.Scaled(h[hotMin], sc), decimal.Scaled(h[hotMax], sc))
 	for _, m := range h[hotTop : hotTop+int(min(n, int64(len(h)-hotTop)))] {
 		a.top.add(decimal.Scaled(m, sc))
 	}

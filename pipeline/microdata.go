@@ -407,6 +407,20 @@ func header(b *microBuilder, i int) string {
 	return "holding"
 }
 
+// widen extends a's range to take in lo..hi.
+func (a *cellAcc) widen(lo, hi decimal.Dec) {
+	if !a.hasRange {
+		a.min, a.max, a.hasRange = lo, hi, true
+		return
+	}
+	if lo.Cmp(a.min) < 0 {
+		a.min = lo
+	}
+	if hi.Cmp(a.max) > 0 {
+		a.max = hi
+	}
+}
+
 // contribute adds one contributor's value to a cell.
 func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 	a.n++
@@ -426,16 +440,7 @@ func (b *microBuilder) contribute(a *cellAcc, v decimal.Dec) {
 		a.absTotal.add(av)
 		a.absTop.add(av)
 	}
-	if !a.hasRange {
-		a.min, a.max, a.hasRange = v, v, true
-	} else {
-		if v.Cmp(a.min) < 0 {
-			a.min = v
-		}
-		if v.Cmp(a.max) > 0 {
-			a.max = v
-		}
-	}
+	a.widen(v, v)
 	if a.pow.v != nil {
 		a.pow.add(v.Float64())
 	}
@@ -472,16 +477,7 @@ func (b *microBuilder) merge(dst, src *cellAcc) {
 		}
 	}
 	if src.hasRange {
-		if !dst.hasRange {
-			dst.min, dst.max, dst.hasRange = src.min, src.max, true
-		} else {
-			if src.min.Cmp(dst.min) < 0 {
-				dst.min = src.min
-			}
-			if src.max.Cmp(dst.max) > 0 {
-				dst.max = src.max
-			}
-		}
+		dst.widen(src.min, src.max)
 	}
 	if dst.pow.v != nil {
 		dst.pow.merge(&src.pow)
