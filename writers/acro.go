@@ -266,54 +266,42 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case ordered:
 		return v.appendJSON(b)
 	case []ordered:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, o := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var err error
-			if b, err = o.appendJSON(b); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, func(b []byte, o ordered) ([]byte, error) { return o.appendJSON(b) })
 	case []string:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = audit.AppendJSONString(b, s)
-		}
-		return append(b, ']'), nil
+		return appendList(b, v, func(b []byte, s string) ([]byte, error) { return audit.AppendJSONString(b, s), nil })
 	case [][2]int:
-		if v == nil {
-			return append(b, "null"...), nil
-		}
-		b = append(b, '[')
-		for i, p := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
+		return appendList(b, v, func(b []byte, p [2]int) ([]byte, error) {
 			b = append(b, '[')
 			b = strconv.AppendInt(b, int64(p[0]), 10)
 			b = append(b, ',')
 			b = strconv.AppendInt(b, int64(p[1]), 10)
-			b = append(b, ']')
-		}
-		return append(b, ']'), nil
+			return append(b, ']'), nil
+		})
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
 	return append(b, j...), nil
+}
+
+// appendList appends v as a JSON array (null when nil, as json.Marshal
+// writes a nil slice), each element by each.
+func appendList[T any](b []byte, v []T, each func([]byte, T) ([]byte, error)) ([]byte, error) {
+	if v == nil {
+		return append(b, "null"...), nil
+	}
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = each(b, x); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // overrideComments lists the checker's overrides as results.json comments.
