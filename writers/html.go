@@ -291,7 +291,10 @@ func (h SummaryHTML) crosstabs(cc *canceller, t *audit.Table, dps map[string]int
 	return out, nil
 }
 
-var htmlTemplate = template.Must(template.New("summary").Funcs(template.FuncMap{
+var htmlTemplate = template.Must(template.New("summary").Funcs(htmlFuncs).Parse(htmlPageText))
+
+// htmlFuncs are the functions the page's template calls.
+var htmlFuncs = template.FuncMap{
 	"pct": func(n, of int) string {
 		if of == 0 {
 			return "0%"
@@ -300,7 +303,10 @@ var htmlTemplate = template.Must(template.New("summary").Funcs(template.FuncMap{
 	},
 	"css": func(s string) template.CSS { return template.CSS(s) },
 	"add": func(a, b int) int { return a + b },
-}).Parse(`<!DOCTYPE html>
+}
+
+// htmlPageText is summary.html's template.
+const htmlPageText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -385,7 +391,7 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{range .Bars}}<text x="0" y="{{add .Y 14}}">{{.Label}}</text><rect x="100" y="{{.Y}}" width="{{.W}}" height="18" fill="{{css .Fill}}" stroke="#555" stroke-width="0.5"></rect><text x="{{add 106 .W}}" y="{{add .Y 14}}">{{.Count}}</text>
 {{end}}</svg>
 </figure>{{end}}
-`))
+`
 
 // appendCellRow appends cell c's row of the cells' table, as the template
 // wrote it: the key, each published statistic of an ok cell (a flagged
