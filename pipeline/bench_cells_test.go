@@ -43,30 +43,14 @@ func millionLevels(tb testing.TB) int {
 func genCells(tb testing.TB, dir string, levels int) string {
 	tb.Helper()
 	rows := levels * levels
-	p := filepath.Join(dir, fmt.Sprintf("cells_%d.csv", levels))
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	tmp := p + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(44, uint64(levels)))
-	fmt.Fprintln(w, "id,a,b,turnover")
-	for i := 0; i < rows; i++ {
-		v := math.Exp(10 + 1.5*r.NormFloat64())
-		fmt.Fprintf(w, "%d,A%04d,B%04d,%.2f\n", i, r.IntN(levels), r.IntN(levels), v)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	f.Close()
-	if err := os.Rename(tmp, p); err != nil {
-		tb.Fatal(err)
-	}
-	return p
+	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("cells_%d.csv", levels)), func(w io.Writer) {
+		r := rand.New(rand.NewPCG(44, uint64(levels)))
+		fmt.Fprintln(w, "id,a,b,turnover")
+		for i := 0; i < rows; i++ {
+			v := math.Exp(10 + 1.5*r.NormFloat64())
+			fmt.Fprintf(w, "%d,A%04d,B%04d,%.2f\n", i, r.IntN(levels), r.IntN(levels), v)
+		}
+	})
 }
 
 // BenchmarkMillionCells measures `check` with the default outputs on

@@ -24,7 +24,21 @@ import (
 // levels and a lognormal value, with a fixed seed.
 func genMicrodata(tb testing.TB, dir string, rows int) string {
 	tb.Helper()
-	p := filepath.Join(dir, fmt.Sprintf("micro_%d.csv", rows))
+	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("micro_%d.csv", rows)), func(w io.Writer) {
+		r := rand.New(rand.NewPCG(42, uint64(rows)))
+		fmt.Fprintln(w, "id,region,industry,size,turnover")
+		for i := 0; i < rows; i++ {
+			v := math.Exp(10 + 1.5*r.NormFloat64())
+			fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
+		}
+	})
+}
+
+// genOnce returns p, first written by write (through a buffer, into a
+// temporary file renamed to p when complete) unless it exists: generated
+// inputs are kept from one run to the next.
+func genOnce(tb testing.TB, p string, write func(w io.Writer)) string {
+	tb.Helper()
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
@@ -34,16 +48,13 @@ func genMicrodata(tb testing.TB, dir string, rows int) string {
 		tb.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(42, uint64(rows)))
-	fmt.Fprintln(w, "id,region,industry,size,turnover")
-	for i := 0; i < rows; i++ {
-		v := math.Exp(10 + 1.5*r.NormFloat64())
-		fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
-	}
+	write(w)
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		tb.Fatal(err)
+	}
 	if err := os.Rename(tmp, p); err != nil {
 		tb.Fatal(err)
 	}
@@ -197,36 +208,20 @@ func benchCheck(b *testing.B, path string, rows int, extra string) {
 // many holdings span cells and many do not.
 func genHoldings(tb testing.TB, dir string, rows int) string {
 	tb.Helper()
-	p := filepath.Join(dir, fmt.Sprintf("holdings_%d.csv", rows))
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	tmp := p + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(43, uint64(rows)))
-	fmt.Fprintln(w, "id,group,region,industry,size,turnover")
-	for i := 0; i < rows; i++ {
-		h := r.IntN(100_000)
-		reg, ind, size := r.IntN(50), r.IntN(40), r.IntN(10)
-		if r.IntN(2) == 0 {
-			home := rand.New(rand.NewPCG(uint64(h), 1))
-			reg, ind, size = home.IntN(50), home.IntN(40), home.IntN(10)
+	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("holdings_%d.csv", rows)), func(w io.Writer) {
+		r := rand.New(rand.NewPCG(43, uint64(rows)))
+		fmt.Fprintln(w, "id,group,region,industry,size,turnover")
+		for i := 0; i < rows; i++ {
+			h := r.IntN(100_000)
+			reg, ind, size := r.IntN(50), r.IntN(40), r.IntN(10)
+			if r.IntN(2) == 0 {
+				home := rand.New(rand.NewPCG(uint64(h), 1))
+				reg, ind, size = home.IntN(50), home.IntN(40), home.IntN(10)
+			}
+			v := math.Exp(10 + 1.5*r.NormFloat64())
+			fmt.Fprintf(w, "%d,G%06d,R%02d,I%02d,S%d,%.2f\n", i, h, reg, ind, size, v)
 		}
-		v := math.Exp(10 + 1.5*r.NormFloat64())
-		fmt.Fprintf(w, "%d,G%06d,R%02d,I%02d,S%d,%.2f\n", i, h, reg, ind, size, v)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	f.Close()
-	if err := os.Rename(tmp, p); err != nil {
-		tb.Fatal(err)
-	}
-	return p
+	})
 }
 
 // BenchmarkCheckHoldings measures `check` (report and safe CSV, no

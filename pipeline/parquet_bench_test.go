@@ -32,9 +32,12 @@ func genMicroParquet(tb testing.TB, dir string, rows int, dec bool) string {
 		suffix = "_dec"
 	}
 	p := strings.TrimSuffix(src, ".csv") + suffix + ".parquet"
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
+	return genOnce(tb, p, func(f io.Writer) { writeMicroParquet(tb, src, f, dec) })
+}
+
+// writeMicroParquet writes the records of the CSV file src to f as
+// genMicroParquet describes.
+func writeMicroParquet(tb testing.TB, src string, f io.Writer, dec bool) {
 	var vt arrow.DataType = arrow.PrimitiveTypes.Float64
 	if dec {
 		vt = &arrow.Decimal128Type{Precision: 18, Scale: 2}
@@ -51,11 +54,6 @@ func genMicroParquet(tb testing.TB, dir string, rows int, dec bool) string {
 		tb.Fatal(err)
 	}
 	defer in.Close()
-	tmp := p + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		tb.Fatal(err)
-	}
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(128<<10))
 	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
 	if err != nil {
@@ -104,11 +102,6 @@ func genMicroParquet(tb testing.TB, dir string, rows int, dec bool) string {
 	if err := w.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	f.Close()
-	if err := os.Rename(tmp, p); err != nil {
-		tb.Fatal(err)
-	}
-	return p
 }
 
 // BenchmarkCheckParquet measures `check` on 1 M microdata records (those
