@@ -115,6 +115,7 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 		// Rows over the block, published cells moved to the right.
 		var coefs [][]float64
 		var rhs []float64
+		var ind independent
 		seen := map[int32]bool{}
 		for _, i := range block {
 			for _, r := range s.cellRels[i] {
@@ -132,12 +133,11 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 						b -= c * s.val[j]
 					}
 				}
-				if keepIndependent(row, n) {
+				if ind.keep(row, n) {
 					coefs, rhs = append(coefs, row), append(rhs, b)
 				}
 			}
 		}
-		resetIndependent()
 		m := len(coefs)
 		if m == 0 {
 			t.Fatalf("oracle: cell %v is in no relation", tb.Cells[block[0]].Key)
@@ -270,17 +270,18 @@ func rowBound(coefs [][]float64, rhs []float64, l int, v, tol float64) bool {
 
 // Independent rows by elimination modulo a large prime: rows independent
 // modulo p are independent over the rationals (a row wrongly dropped would
-// only widen the oracle's intervals, failing the comparison).
-var indep struct {
+// only widen the oracle's intervals, failing the comparison). Each set of
+// rows has its own (oracles run on several goroutines).
+type independent struct {
 	basis  [][]uint64
 	pivots []int
 }
 
 const primeP = 1<<61 - 1
 
-func resetIndependent() { indep.basis, indep.pivots = nil, nil }
-
-func keepIndependent(row []float64, n int) bool {
+// keep reports whether row is independent of the rows kept so far, and
+// then keeps it.
+func (indep *independent) keep(row []float64, n int) bool {
 	v := make([]uint64, n)
 	for l, c := range row {
 		v[l] = uint64((int64(c)%primeP + primeP) % primeP)

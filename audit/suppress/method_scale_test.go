@@ -101,7 +101,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	seen := map[int32]bool{}
 	var rows [][]float64
 	var rhs []float64
-	resetIndependent()
+	var ind independent
 	for _, i := range vars {
 		for _, r := range s.cellRels[i] {
 			if seen[r] {
@@ -114,7 +114,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 					row[l] += s.coef(int(r), j)
 				}
 			}
-			if keepIndependent(row, n) {
+			if ind.keep(row, n) {
 				full := make([]float64, 3*n)
 				for l, c := range row {
 					full[l], full[n+l] = c, -c
