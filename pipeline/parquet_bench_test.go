@@ -14,10 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // genMicroParquet writes the records of genMicrodata as Parquet (as
@@ -55,19 +53,8 @@ func writeMicroParquet(tb testing.TB, src string, f io.Writer, dec bool) {
 	}
 	defer in.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(128<<10))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
-	flush := func() {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		if err := w.Write(rec); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	sink := newRecordSink(tb, f, schema, props)
+	b, flush := sink.b, sink.flush
 	r := csv.NewReader(bufio.NewReaderSize(in, 1<<20))
 	r.ReuseRecord = true
 	r.Read() // header
@@ -98,10 +85,7 @@ func writeMicroParquet(tb testing.TB, src string, f io.Writer, dec bool) {
 			flush()
 		}
 	}
-	flush()
-	if err := w.Close(); err != nil {
-		tb.Fatal(err)
-	}
+	sink.close()
 }
 
 // BenchmarkCheckParquet measures `check` on 1 M microdata records (those

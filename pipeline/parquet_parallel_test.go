@@ -14,10 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -46,19 +44,8 @@ func writeRandomMicroParquet(t *testing.T, p string, r *rand.Rand, rows int, typ
 	}
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
-	flush := func() {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sink := newRecordSink(t, f, schema, props)
+	b, flush := sink.b, sink.flush
 	label := func(fb array.Builder, prefix string, n int) {
 		if r.IntN(40) == 0 {
 			fb.AppendNull()
@@ -106,10 +93,7 @@ func writeRandomMicroParquet(t *testing.T, p string, r *rand.Rand, rows int, typ
 			flush()
 		}
 	}
-	flush()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	sink.close()
 }
 
 func abs(x int64) int64 {
@@ -258,12 +242,8 @@ func writeHierParquet(t *testing.T, p string, r *rand.Rand, rows int, rowGroup i
 	}
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
+	sink := newRecordSink(t, f, schema, props)
+	b := sink.b
 	str := func(i int, s string) { b.Field(i).(*array.StringBuilder).Append(s) }
 	for i := range rows {
 		d := r.IntN(12)
@@ -276,14 +256,7 @@ func writeHierParquet(t *testing.T, p string, r *rand.Rand, rows int, rowGroup i
 		b.Field(6).(*array.Float64Builder).Append(float64(int64(math.Exp(5+2*r.NormFloat64())*100)) / 100)
 		str(7, fmt.Sprintf("note %d", r.IntN(1000)))
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	sink.close()
 }
 
 // Leaving unread the columns of a Parquet file that the microdata audit

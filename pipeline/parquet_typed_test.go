@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -67,6 +68,40 @@ func writeTypedCSV(t testing.TB, p string, recs []microRecord) {
 	f.Close()
 }
 
+// recordSink writes Arrow records built in b to a Parquet file.
+type recordSink struct {
+	tb testing.TB
+	b  *array.RecordBuilder
+	w  *pqarrow.FileWriter
+}
+
+func newRecordSink(tb testing.TB, f io.Writer, schema *arrow.Schema, props *parquet.WriterProperties) *recordSink {
+	tb.Helper()
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &recordSink{tb: tb, b: array.NewRecordBuilder(memory.NewGoAllocator(), schema), w: w}
+}
+
+// flush writes the records built so far (a row group or more).
+func (s *recordSink) flush() {
+	rec := s.b.NewRecordBatch()
+	defer rec.Release()
+	if err := s.w.Write(rec); err != nil {
+		s.tb.Fatal(err)
+	}
+}
+
+// close writes the records left and the file's footer.
+func (s *recordSink) close() {
+	s.flush()
+	if err := s.w.Close(); err != nil {
+		s.tb.Fatal(err)
+	}
+	s.b.Release()
+}
+
 // writeTypedParquet writes the records with v of type typ (float64,
 // decimal128 with scale 2, int64 of whole values) in row groups of
 // rowGroup rows, strings dictionary-encoded.
@@ -82,19 +117,8 @@ func writeTypedParquet(t testing.TB, p string, recs []microRecord, typ arrow.Dat
 	}
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := array.NewRecordBuilder(memory.NewGoAllocator(), schema)
-	defer b.Release()
-	flush := func() {
-		rec := b.NewRecordBatch()
-		defer rec.Release()
-		if err := w.Write(rec); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sink := newRecordSink(t, f, schema, props)
+	b, flush := sink.b, sink.flush
 	for i, r := range recs {
 		b.Field(0).(*array.StringBuilder).Append(r.region)
 		b.Field(1).(*array.StringBuilder).Append(r.size)
@@ -118,10 +142,7 @@ func writeTypedParquet(t testing.TB, p string, recs []microRecord, typ arrow.Dat
 			flush()
 		}
 	}
-	flush()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	sink.close()
 }
 
 // TestParquetTypedMatchesCSV: microdata read from Parquet (value typed as
