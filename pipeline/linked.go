@@ -486,8 +486,12 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 		secondary = secondary || s.Suppression.Secondary
 	}
 	with := strings.Join(tableNames(members), ", ")
+	// done is the cover's audit when the suppression computed it on the
+	// way (a large cover); spreadSecondary changes only the members' cells
+	var done *audit.Intervals
 	if secondary {
-		if err := suppress.Protect(ctx, cover, opt); err != nil {
+		var err error
+		if _, done, err = suppress.ProtectAudit(ctx, cover, opt); err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
@@ -503,17 +507,20 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
 		}
 	}
-	res, err := suppress.Audit(ctx, cover, opt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", ctx.Err()
+	if done == nil {
+		res, err := suppress.Audit(ctx, cover, opt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			for _, t := range members {
+				t.Warnings = append(t.Warnings, "interval audit of the linked tables ("+with+") not possible: "+err.Error())
+			}
+			return "", nil
 		}
-		for _, t := range members {
-			t.Warnings = append(t.Warnings, "interval audit of the linked tables ("+with+") not possible: "+err.Error())
-		}
-		return "", nil
+		done = &res
 	}
-	spreadAudit(res, idx, members, where, with)
+	spreadAudit(*done, idx, members, where, with)
 	return "", nil
 }
 
