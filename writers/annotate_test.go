@@ -2,6 +2,7 @@ package writers_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,5 +265,30 @@ func TestSummaryHTMLNumbers(t *testing.T) {
 		if !strings.Contains(page.String(), want) {
 			t.Errorf("page lacks %s", want)
 		}
+	}
+}
+
+// TestAnnotatedCellWithoutStatus: a cell no stage gave a status is shown
+// as ok (statusOf), as on the Crosstab sheet, instead of the writer
+// indexing an empty style.
+func TestAnnotatedCellWithoutStatus(t *testing.T) {
+	tab := readableTable(t)
+	tab.Cells[2].Status = ""
+	f := openAnnotated(t, tab)
+	rows, err := f.GetRows("Cells")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rows {
+		if len(r) > 1 && r[0] == "2025" && r[1] == "East" {
+			found = true
+			if !slices.Contains(r, string(audit.StatusOK)) {
+				t.Fatalf("row %q: want status ok", r)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no row for 2025/East in %q", rows)
 	}
 }

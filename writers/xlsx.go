@@ -156,7 +156,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 		if err := cc.next(); err != nil {
 			return err
 		}
-		st := styles[c.Status]
+		st := styles[statusOf(c)]
 		row = row[:0]
 		for _, k := range c.Key {
 			row = append(row, excelize.Cell{StyleID: st.text, Value: EscapeFormula(k)})
