@@ -3,6 +3,7 @@ package readers
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -64,8 +65,12 @@ func OpenParquet(path string, opt Options) (srcs []Source, err error) {
 	}
 	inner := src.closeFn
 	src.closeFn = func() error {
-		inner()
-		return f.Close()
+		// arrow-go's reader closes f itself (f is an io.Closer)
+		err := inner()
+		if cerr := f.Close(); err == nil && !errors.Is(cerr, os.ErrClosed) {
+			err = cerr
+		}
+		return err
 	}
 	return []Source{src}, nil
 }

@@ -244,3 +244,23 @@ func TestParquetParallelOnlyWithinBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestParquetCloseReportsNoError: closing a Parquet file opened by path
+// reports no error (arrow-go's reader closes the file first; the second
+// close's "file already closed" is not an error of the read).
+func TestParquetCloseReportsNoError(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 16))
+	recs := randomTypedRecords(t, rng, 2, 50)
+	p := filepath.Join(t.TempDir(), "t.parquet")
+	writeParquetFile(t, p, 500, recs...)
+	for _, r := range recs {
+		r.Release()
+	}
+	srcs, err := OpenParquet(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srcs[0].Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+}
