@@ -56,8 +56,8 @@ type htmlTable struct {
 	// CellRows are the rows of the cells' table, already escaped (see
 	// appendHTMLText): written without the template's reflection, which
 	// cost a run more than the rest of the page.
-	CellRows  template.HTML
-	Hidden    int
+	CellRows template.HTML
+	Hidden   int
 	// Warnings are the table's remarks (how it was read, margins found
 	// or not, cells read as already suppressed, columns left out).
 	Warnings []string
@@ -88,8 +88,8 @@ type htmlPage struct {
 	Needs   bool
 	// Banner is the verdict line; Steps what to do next, only those that
 	// apply to this run and name files it wrote.
-	Banner string
-	Steps  []string
+	Banner  string
+	Steps   []string
 	Status  htmlChart
 	Rules   htmlChart
 	Tables  []htmlTable

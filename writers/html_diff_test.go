@@ -7,8 +7,8 @@ import (
 	"html"
 	"html/template"
 	"math/big"
-	"regexp"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
