@@ -33,6 +33,22 @@ type Crosstab struct {
 	// the 1-based row and 0-based column of each of its values (one per
 	// statistic when several stand side by side).
 	Pos map[string][][2]int
+	// Top and Bottom (1-based rows, inclusive) and Left (0-based column)
+	// bound the table on its sheet: from its first title to its last
+	// note. The safe tables hold only these rows and columns, so that a
+	// table read from a range of a larger sheet is published without the
+	// sheet's other rows as empty padding. Bottom 0 means the whole sheet.
+	Top, Bottom, Left int
+}
+
+// window returns the table's rows and first column on its sheet (see
+// Top, Bottom and Left).
+func (x *Crosstab) window() (top, bottom, left int) {
+	top, bottom, left = max(x.Top, 1), x.Bottom, max(x.Left, 0)
+	if bottom <= 0 || bottom > len(x.Rows) {
+		bottom = len(x.Rows)
+	}
+	return top, bottom, left
 }
 
 // CellKey is the key of Crosstab.Pos for a cell.
@@ -40,7 +56,8 @@ func CellKey(c *audit.Cell) string { return strings.Join(c.Key, "\x00") }
 
 // safeGrid is the crosstab as published: every body cell of a suppressed
 // cell (primary, secondary, review) replaced by the marker, titles, header
-// and notes as they were; every text escaped against formula injection.
+// and notes as they were, the rows and columns of the table's window
+// alone; every text escaped against formula injection.
 func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) ([][]string, error) {
 	out := make([][]string, len(x.Rows))
 	for i, r := range x.Rows {
@@ -68,10 +85,21 @@ func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) 
 	if len(t.Cells) != len(x.Pos) {
 		return nil, fmt.Errorf("the crosstab has %d body cells, the table %d", len(x.Pos), len(t.Cells))
 	}
-	for _, r := range out {
+	top, bottom, left := x.window()
+	if top > bottom {
+		return nil, nil
+	}
+	out = out[top-1 : bottom]
+	for i, r := range out {
+		if len(r) <= left {
+			out[i] = nil
+			continue
+		}
+		r = r[left:]
 		for j, v := range r {
 			r[j] = EscapeFormula(v)
 		}
+		out[i] = r
 	}
 	return out, nil
 }
@@ -129,10 +157,12 @@ func (s SafeWideXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Ta
 		return err
 	}
 	defer f.Close()
+	// body positions in the grid's coordinates (the table's window)
+	top, _, left := s.Layout.window()
 	body := map[[2]int]bool{}
 	for _, ps := range s.Layout.Pos {
 		for _, p := range ps {
-			body[p] = true
+			body[[2]int{p[0] - top + 1, p[1] - left}] = true
 		}
 	}
 	for i, r := range grid {
