@@ -544,22 +544,24 @@ func verdictText(r *RunSummary, tables []*audit.Table, o runOutputs) (string, []
 			named = append(named, t)
 		}
 	}
-	// file names: the table's own when there is one, else TABLE.suffix
-	// ("one per table, listed below")
+	// file names: the tables' own when there are a few, else
+	// TABLE.suffix ("one per table, listed below")
 	file := func(suffix string) (string, bool) {
-		n := 0
+		var fs []string
 		for _, t := range named {
 			if o.has(t.Name, suffix) {
-				n++
+				fs = append(fs, t.Name+suffix)
 			}
 		}
 		switch {
-		case n == 0:
+		case len(fs) == 0:
 			return "", false
-		case len(named) == 1:
-			return named[0].Name + suffix, true
-		default:
+		case len(fs) > 3:
 			return "TABLE" + suffix, true
+		case len(fs) == 1:
+			return fs[0], true
+		default:
+			return strings.Join(fs[:len(fs)-1], ", ") + " and " + fs[len(fs)-1], true
 		}
 	}
 	safe, _ := file(".safe.csv")
@@ -590,11 +592,13 @@ func verdictText(r *RunSummary, tables []*audit.Table, o runOutputs) (string, []
 	banner := "Release blocked: " + strings.Join(parts, "; ") + "."
 	var steps []string
 	if wb, ok := file(".annotated.xlsx"); ok {
-		where := ""
-		if len(named) > 1 {
-			where = " (one per table, listed below)"
+		what := "the annotated workbook "
+		if strings.HasPrefix(wb, "TABLE.") {
+			what, wb = "the annotated workbooks ", wb+" (one per table, listed below)"
+		} else if strings.Contains(wb, " and ") {
+			what = "the annotated workbooks "
 		}
-		steps = append(steps, "Open the annotated workbook "+wb+where+": every flagged cell is coloured by its status and explained in a comment on its status cell.")
+		steps = append(steps, "Open "+what+wb+": every flagged cell is coloured by its status and explained in a comment on its status cell.")
 	} else if rep, ok := file(".report.json"); ok {
 		steps = append(steps, "Read the checker's report "+rep+": every flagged cell with the rule, the reason and the figures behind it.")
 	}

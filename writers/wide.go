@@ -325,6 +325,9 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 	if err := g.addComments(&cc, f, t); err != nil {
 		return err
 	}
+	if err := fitWidth(f, SheetCrosstab); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(SheetCrosstab)
 	if err != nil {
 		return err
