@@ -424,8 +424,9 @@ func TestShardsAgreeWithOneBuilder(t *testing.T) {
 }
 
 // workbookText writes a workbook as text for a golden file: per sheet its
-// column widths, its rows (cell by cell, with the number format of each
-// number) and its comments, in sheet order.
+// column widths, its rows (each cell's value, and as shown where its
+// number format changes it), its merged ranges and its comments, in sheet
+// order.
 func workbookText(t *testing.T, path string) []byte {
 	t.Helper()
 	f, err := excelize.OpenFile(path)
@@ -463,6 +464,13 @@ func workbookText(t *testing.T, path string) []byte {
 				}
 			}
 			b.WriteString("\n")
+		}
+		merges, err := f.GetMergeCells(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range merges {
+			fmt.Fprintf(&b, "merged %s:%s\n", m.GetStartAxis(), m.GetEndAxis())
 		}
 		comments, err := f.GetComments(sh)
 		if err != nil {

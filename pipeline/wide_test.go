@@ -114,21 +114,46 @@ func setCell(t testing.TB, f *excelize.File, sheet string, col, row int, v strin
 	}
 }
 
-// TestWideTestdata writes the crosstab inputs with -update and otherwise
-// checks that they are there.
+var wideFiles = []string{"region_sector.xlsx", "region_sector_size.xlsx", "region_sector.csv", "region_sector_long.csv", "region_sector_size_long.csv"}
+
+// TestWideTestdata regenerates the crosstab inputs and compares them with
+// the committed ones (texts byte for byte; workbooks sheet by sheet: cell
+// values, types and merged ranges); with -update it rewrites them.
 func TestWideTestdata(t *testing.T) {
-	files := []string{"region_sector.xlsx", "region_sector_size.xlsx", "region_sector.csv", "region_sector_long.csv", "region_sector_size_long.csv"}
-	if !*update {
-		for _, f := range files {
-			if _, err := os.Stat(wideDir + f); err != nil {
-				t.Errorf("%v (run go test ./pipeline -run TestWideTestdata -update)", err)
-			}
+	if *update {
+		if err := os.MkdirAll(wideDir, 0o755); err != nil {
+			t.Fatal(err)
 		}
+		writeWideTestdata(t, wideDir)
 		return
 	}
-	if err := os.MkdirAll(wideDir, 0o755); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir() + "/"
+	writeWideTestdata(t, dir)
+	for _, name := range wideFiles {
+		if strings.HasSuffix(name, ".xlsx") {
+			if got, want := workbookText(t, dir+name), workbookText(t, wideDir+name); !bytes.Equal(got, want) {
+				t.Errorf("%s differs from what the test writes (run go test ./pipeline -run TestWideTestdata -update):\n%s\nwant\n%s", name, got, want)
+			}
+			continue
+		}
+		got, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(wideDir + name)
+		if err != nil {
+			t.Fatalf("%v (run go test ./pipeline -run TestWideTestdata -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from what the test writes (run go test ./pipeline -run TestWideTestdata -update)", name)
+		}
 	}
+}
+
+// writeWideTestdata writes the crosstab inputs into dir (ending in /).
+func writeWideTestdata(t *testing.T, wideDir string) {
+	t.Helper()
+	files := wideFiles
 	n := wideCounts()
 	const sh = "Table 1"
 	notes := []string{"Source: Business register 2025.", "c = confidential (fewer than 10 enterprises or dominated)."}
