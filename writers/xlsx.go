@@ -556,10 +556,10 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		b = append(b, n...)
 		b = append(b, '\n')
 	}
-	if len(b) == body {
-		return ""
-	}
 	b = b[:body+len(bytes.TrimRight(b[body:], "\n"))]
+	if len(b) == body {
+		return "" // nothing to say (no finding, blank notes)
+	}
 	if len(b)-body > 30000 {
 		b = append(b[:body+30000], "..."...)
 	}
