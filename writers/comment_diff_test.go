@@ -132,7 +132,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-
 func trunc(s string) string {
 	if len(s) > 300 {
 		for i := 300; i > 0; i-- {
