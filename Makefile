@@ -17,8 +17,7 @@ build:
 demo: build
 	@rm -rf out
 	@./$(BIN) run configs/demo.yaml --out out; rc=$$?; \
-	  if [ $$rc -gt 1 ]; then exit $$rc; fi; \
-	  echo "open out/summary.html first, then out/*.annotated.xlsx (each flagged cell explained); out/*.safe.csv is publishable"
+	  if [ $$rc -gt 1 ]; then exit $$rc; fi
 
 test:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -274,12 +276,20 @@ func TestGolden(t *testing.T) {
 			if !res.Summary.NeedsPerson {
 				t.Errorf("expected sensitive cells in %s", tc.name)
 			}
-			for _, f := range []string{tc.name + ".report.json", tc.name + ".safe.csv"} {
+			// the workbook as text: what a checker sees on each sheet
+			dump := workbookText(t, filepath.Join(dir, tc.name+".annotated.xlsx"))
+			if err := os.WriteFile(filepath.Join(dir, tc.name+".annotated.txt"), dump, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{tc.name + ".report.json", tc.name + ".safe.csv", "summary.html", tc.name + ".annotated.txt"} {
 				got, err := os.ReadFile(filepath.Join(dir, f))
 				if err != nil {
 					t.Fatal(err)
 				}
 				golden := filepath.Join("../testdata/golden", f+".golden")
+				if f == "summary.html" {
+					golden = filepath.Join("../testdata/golden", tc.name+".summary.html.golden")
+				}
 				if *update {
 					os.WriteFile(golden, got, 0o644)
 					continue
@@ -411,4 +421,68 @@ func TestShardsAgreeWithOneBuilder(t *testing.T) {
 			t.Fatalf("%d shards: err %v, want row 100", w, err)
 		}
 	}
+}
+
+// workbookText writes a workbook as text for a golden file: per sheet its
+// column widths, its rows (each cell's value, and as shown where its
+// number format changes it), its merged ranges and its comments, in sheet
+// order.
+func workbookText(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	for _, sh := range f.GetSheetList() {
+		fmt.Fprintf(&b, "== sheet %s\n", sh)
+		rows, err := f.GetRows(sh, excelize.Options{RawCellValue: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ncol := 0
+		for _, r := range rows {
+			ncol = max(ncol, len(r))
+		}
+		b.WriteString("widths:")
+		for c := 1; c <= ncol; c++ {
+			name, _ := excelize.ColumnNumberToName(c)
+			w, _ := f.GetColWidth(sh, name)
+			fmt.Fprintf(&b, " %s=%g", name, w)
+		}
+		b.WriteString("\n")
+		for i, r := range rows {
+			fmt.Fprintf(&b, "%d:", i+1)
+			for j, v := range r {
+				ref, _ := excelize.CoordinatesToCellName(j+1, i+1)
+				shown, _ := f.GetCellValue(sh, ref)
+				if shown != v {
+					fmt.Fprintf(&b, " %q(%q)", v, shown)
+				} else {
+					fmt.Fprintf(&b, " %q", v)
+				}
+			}
+			b.WriteString("\n")
+		}
+		merges, err := f.GetMergeCells(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range merges {
+			fmt.Fprintf(&b, "merged %s:%s\n", m.GetStartAxis(), m.GetEndAxis())
+		}
+		comments, err := f.GetComments(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range comments {
+			var text strings.Builder
+			for _, p := range c.Paragraph {
+				text.WriteString(p.Text)
+			}
+			fmt.Fprintf(&b, "comment %s: %q\n", c.Cell, text.String())
+		}
+	}
+	return b.Bytes()
 }

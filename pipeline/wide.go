@@ -146,6 +146,7 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 	lay := ws0.Layout()
 	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
 		UnzipLimit: readers.MaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.MaxXLSXUnzipSize)}
+	x.Top, x.Bottom, x.Left = tableWindow(lay)
 	for i, k := range lay.Keys {
 		key := strings.Join(k, "\x00")
 		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})
@@ -183,4 +184,49 @@ func wideError(src readers.Source, err error) error {
 		re.Column = col
 	}
 	return err
+}
+
+// tableWindow bounds a wide table on its sheet: from its first title row
+// that holds something (else its first header row) to its last note row
+// that holds something (else its last body row), and from the leftmost
+// column any of those rows uses.
+func tableWindow(lay *readers.WideLayout) (top, bottom, left int) {
+	used := func(r int) bool {
+		if r < 1 || r > len(lay.Rows) {
+			return false
+		}
+		for _, v := range lay.Rows[r-1] {
+			if strings.TrimSpace(v) != "" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rows := range [][]int{lay.Titles, lay.Header, lay.Body} {
+		for _, r := range rows {
+			if used(r) && (top == 0 || r < top) {
+				top = r
+			}
+		}
+	}
+	for _, rows := range [][]int{lay.Header, lay.Body, lay.Notes} {
+		for _, r := range rows {
+			if used(r) && r > bottom {
+				bottom = r
+			}
+		}
+	}
+	if top == 0 || bottom < top {
+		return 0, 0, 0
+	}
+	left = -1
+	for r := top; r <= bottom; r++ {
+		for j, v := range lay.Rows[r-1] {
+			if strings.TrimSpace(v) != "" && (left < 0 || j < left) {
+				left = j
+				break
+			}
+		}
+	}
+	return top, bottom, max(left, 0)
 }

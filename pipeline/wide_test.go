@@ -114,21 +114,46 @@ func setCell(t testing.TB, f *excelize.File, sheet string, col, row int, v strin
 	}
 }
 
-// TestWideTestdata writes the crosstab inputs with -update and otherwise
-// checks that they are there.
+var wideFiles = []string{"region_sector.xlsx", "region_sector_size.xlsx", "region_sector.csv", "region_sector_long.csv", "region_sector_size_long.csv"}
+
+// TestWideTestdata regenerates the crosstab inputs and compares them with
+// the committed ones (texts byte for byte; workbooks sheet by sheet: cell
+// values, types and merged ranges); with -update it rewrites them.
 func TestWideTestdata(t *testing.T) {
-	files := []string{"region_sector.xlsx", "region_sector_size.xlsx", "region_sector.csv", "region_sector_long.csv", "region_sector_size_long.csv"}
-	if !*update {
-		for _, f := range files {
-			if _, err := os.Stat(wideDir + f); err != nil {
-				t.Errorf("%v (run go test ./pipeline -run TestWideTestdata -update)", err)
-			}
+	if *update {
+		if err := os.MkdirAll(wideDir, 0o755); err != nil {
+			t.Fatal(err)
 		}
+		writeWideTestdata(t, wideDir)
 		return
 	}
-	if err := os.MkdirAll(wideDir, 0o755); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir() + "/"
+	writeWideTestdata(t, dir)
+	for _, name := range wideFiles {
+		if strings.HasSuffix(name, ".xlsx") {
+			if got, want := workbookText(t, dir+name), workbookText(t, wideDir+name); !bytes.Equal(got, want) {
+				t.Errorf("%s differs from what the test writes (run go test ./pipeline -run TestWideTestdata -update):\n%s\nwant\n%s", name, got, want)
+			}
+			continue
+		}
+		got, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(wideDir + name)
+		if err != nil {
+			t.Fatalf("%v (run go test ./pipeline -run TestWideTestdata -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from what the test writes (run go test ./pipeline -run TestWideTestdata -update)", name)
+		}
 	}
+}
+
+// writeWideTestdata writes the crosstab inputs into dir (ending in /).
+func writeWideTestdata(t *testing.T, wideDir string) {
+	t.Helper()
+	files := wideFiles
 	n := wideCounts()
 	const sh = "Table 1"
 	notes := []string{"Source: Business register 2025.", "c = confidential (fewer than 10 enterprises or dominated)."}
@@ -930,5 +955,63 @@ func TestWideWritersCancel(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d wide writers", n)
+	}
+}
+
+// TestWideRangeSafeTable (issue 29 item 8): a table read from a range of a
+// sheet that holds other tables is published as the table alone: its own
+// title and notes above and below it, no rows or columns of the sheet
+// around it as empty padding, in the safe CSV and the safe workbook.
+func TestWideRangeSafeTable(t *testing.T) {
+	rows := [][]string{
+		{"Table 1. Persons by sex"},
+		{},
+		{"Sex", "Persons"},
+		{"Male", "120"},
+		{"Female", "130"},
+		{"Total", "250"},
+		{},
+		{},
+		{"", "Table 2. Enterprises by region and sector"},
+		{"", "Number of enterprises"},
+		{},
+		{"", "Region", "Mining", "Trade", "Total"},
+		{"", "North", "17", "3", "20"},
+		{"", "South", "40", "50", "90"},
+		{"", "Total", "57", "53", "110"},
+		{},
+		{"", "Source: business register."},
+		{},
+		{},
+		{"Table 3. Something else"},
+	}
+	path := wideSheet(t, rows)
+	want := "Table 2. Enterprises by region and sector\nNumber of enterprises\n\n" +
+		"Region,Mining,Trade,Total\nNorth,x,x,20\nSouth,x,x,90\nTotal,57,53,110\n\nSource: business register.\n"
+	for _, rng := range []string{"B9:E17", "A8:F19"} {
+		s := settings(t, wideConfig1+"input: {range: "+rng+"}\noutput: {safe_xlsx: true}\n")
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: dir, Workers: 2, Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "t.safe.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("range %s: safe.csv\n%s\nwant\n%s", rng, got, want)
+		}
+		f, err := excelize.OpenFile(filepath.Join(dir, "t.safe.xlsx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh := f.GetSheetList()[0]
+		a1, _ := f.GetCellValue(sh, "A1")
+		typ, _ := f.GetCellType(sh, "D5")
+		marker, _ := f.GetCellValue(sh, "C5")
+		f.Close()
+		if a1 != "Table 2. Enterprises by region and sector" || typ == excelize.CellTypeSharedString || typ == excelize.CellTypeInlineString || marker != "x" {
+			t.Errorf("range %s: safe.xlsx A1 %q, D5 type %v (want a number), C5 %q", rng, a1, typ, marker)
+		}
 	}
 }

@@ -145,7 +145,9 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 		if err := s.checkText(1, fmt.Sprintf("#%d", i+1), v); err != nil {
 			return nil, err
 		}
-		v = strings.TrimSpace(v)
+		// a byte-order mark left after decoding (a file whose mark was
+		// written twice) is no part of a name
+		v = strings.TrimSpace(strings.Trim(v, "\ufeff"))
 		if v == "" {
 			return nil, &Error{File: path, Row: 1, Column: fmt.Sprintf("#%d", i+1), Err: errors.New("empty column name")}
 		}

@@ -249,7 +249,8 @@ func writeHTML(t *testing.T) (string, []byte) {
 	tab := sampleTable()
 	var r writers.RunSummary
 	r.Version = "test"
-	r.Add(writers.TableSummary{Table: tab.Name, Source: tab.Source, Mode: tab.Mode, Summary: tab.Summarize()})
+	r.Add(writers.TableSummary{Table: tab.Name, Source: tab.Source, Mode: tab.Mode, Summary: tab.Summarize(),
+		Outputs: []string{tab.Name + ".report.json", tab.Name + ".safe.csv", tab.Name + ".annotated.xlsx"}})
 	var a, b bytes.Buffer
 	if err := (writers.SummaryHTML{}).WriteRun(&a, &r, []*audit.Table{tab}); err != nil {
 		t.Fatal(err)

@@ -56,8 +56,14 @@ type htmlTable struct {
 	// CellRows are the rows of the cells' table, already escaped (see
 	// appendHTMLText): written without the template's reflection, which
 	// cost a run more than the rest of the page.
-	CellRows  template.HTML
-	Hidden    int
+	CellRows template.HTML
+	Hidden   int
+	// Warnings are the table's remarks (how it was read, margins found
+	// or not, cells read as already suppressed, columns left out).
+	Warnings []string
+	// Workbook and SafeFiles name the outputs written for the table.
+	Workbook  string
+	SafeFiles string
 	Overrides []audit.Override
 	Rules     []htmlBar
 	Crosstabs []htmlCrosstab
@@ -80,6 +86,10 @@ type htmlPage struct {
 	Version string
 	Totals  audit.Summary
 	Needs   bool
+	// Banner is the verdict line; Steps what to do next, only those that
+	// apply to this run and name files it wrote.
+	Banner  string
+	Steps   []string
 	Status  htmlChart
 	Rules   htmlChart
 	Tables  []htmlTable
@@ -162,6 +172,8 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 		p.Legend = append(p.Legend, htmlBar{Label: string(st), Fill: "#" + Palette[st], Text: statusMeaning[st]})
 	}
 	p.Status = statusChart(r.Totals)
+	outputs := tableOutputs(r)
+	p.Banner, p.Steps = verdictText(r, tables, outputs)
 	var err error
 	if p.Trail, err = trailHTML(r.Run); err != nil {
 		return err
@@ -173,7 +185,11 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides, Warnings: t.Warnings}
+		if outputs.has(t.Name, ".annotated.xlsx") {
+			ht.Workbook = t.Name + ".annotated.xlsx"
+		}
+		ht.SafeFiles = outputs.safeFiles(t.Name)
 		for i := range t.Columns {
 			ht.Columns = append(ht.Columns, t.ColumnLabel(i))
 		}
@@ -334,20 +350,19 @@ table.crosstab caption { text-align: left; font-weight: 600; }
 .charts { display: flex; flex-wrap: wrap; gap: 2em; }
 .swatch { display: inline-block; width: 1em; height: 1em; border: 1px solid #888; vertical-align: middle; margin-right: .4em; }
 .more { color: #555; font-style: italic; }
+.warnings { border-left: 6px solid #E69F00; background: #FDF3DC; padding: .2em 1em; margin: 1em 0; }
 svg text { font-family: inherit; font-size: 12px; fill: #111; }
 </style>
 </head>
 <body>
 <h1>sdcaudit summary</h1>
 <p>sdcaudit {{.Version}} &middot; {{len .Tables}} table(s) &middot; {{.Totals.Cells}} cells</p>
-{{if .Needs}}<p class="verdict stop" id="verdict">Release blocked: {{add .Totals.Primary (add .Totals.Secondary .Totals.Review)}} cell(s) failed a rule or need review.</p>
+{{if .Needs}}<p class="verdict stop" id="verdict">{{.Banner}}</p>
 <div id="next"><p>What to do next:</p>
 <ol>
-<li>Open each table's annotated workbook (TABLE.annotated.xlsx, listed below): every flagged cell is coloured by its status and explained in a comment on its status cell.</li>
-<li>Primary and secondary cells are suppressed in TABLE.safe.csv and TABLE.safe.xlsx; check that the pattern is acceptable.</li>
-<li>Cells for review could not be assessed: decide each one, or mark it in an overrides file (safe, suppress or protected, with a reason and your name) and run again.</li>
-</ol></div>
-{{else}}<p class="verdict go" id="verdict">Nothing needs a person: every cell passed. Publish TABLE.safe.csv or TABLE.safe.xlsx.</p>
+{{range .Steps}}<li>{{.}}</li>
+{{end}}</ol></div>
+{{else}}<p class="verdict go" id="verdict">{{.Banner}}</p>
 {{end}}
 <table id="totals">
 <tr><th>cells</th><th>ok</th><th>primary</th><th>secondary</th><th>review</th></tr>
@@ -364,10 +379,14 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{end}}</table>
 {{range .Tables}}
 <h2 id="table-{{.Name}}">{{.Name}}</h2>
-{{if .Needs}}<p>Checker's workbook: <strong>{{.Name}}.annotated.xlsx</strong> &middot; publishable: {{.Name}}.safe.csv. Flagged cells are listed first.</p>{{end}}
+{{if .Needs}}<p>{{if .Workbook}}Checker's workbook: <strong>{{.Workbook}}</strong> &middot; {{end}}publishable: {{.SafeFiles}}. Flagged cells are listed first.</p>{{end}}
 <p>{{.Source}} &middot; {{.Mode}} &middot; {{.Summary.Cells}} cells: {{.Summary.OK}} ok, {{.Summary.Primary}} primary, {{.Summary.Secondary}} secondary, {{.Summary.Review}} review
 ({{pct .Summary.OK .Summary.Cells}} publishable).</p>
-{{if .Overrides}}<table class="overrides" id="overrides-{{.Name}}">
+{{if .Warnings}}<div class="warnings" id="warnings-{{.Name}}"><p>How the table was read, and what to know before the cells:</p>
+<ul>
+{{range .Warnings}}<li>{{.}}</li>
+{{end}}</ul></div>
+{{end}}{{if .Overrides}}<table class="overrides" id="overrides-{{.Name}}">
 <caption>Overrides by the checker</caption>
 <tr><th>cell</th><th>action</th><th>reason</th><th>by</th><th>where</th><th>status</th></tr>
 {{range .Overrides}}<tr><td>{{.Cell}}</td><td>{{.Action}}</td><td>{{.Reason}}</td><td>{{.By}}</td><td>{{.Source}}</td><td>{{.Status}}</td></tr>
@@ -465,4 +484,129 @@ func appendHTMLText(b []byte, s string) []byte {
 		start = i + 1
 	}
 	return append(b, s[start:]...)
+}
+
+// runOutputs is what each table of a run wrote, by table name; a table
+// whose outputs were not recorded is taken to have written the two files
+// every run writes (its report and its safe CSV) and nothing else.
+type runOutputs map[string][]string
+
+func tableOutputs(r *RunSummary) runOutputs {
+	o := runOutputs{}
+	for _, ts := range r.Tables {
+		o[ts.Table] = ts.Outputs
+	}
+	return o
+}
+
+func (o runOutputs) has(table, suffix string) bool {
+	files, ok := o[table]
+	if !ok || files == nil {
+		return suffix == ".report.json" || suffix == ".safe.csv"
+	}
+	for _, f := range files {
+		if f == table+suffix {
+			return true
+		}
+	}
+	return false
+}
+
+// safeFiles names the publishable files written for table.
+func (o runOutputs) safeFiles(table string) string {
+	var fs []string
+	for _, s := range []string{".safe.csv", ".safe.xlsx"} {
+		if o.has(table, s) {
+			fs = append(fs, table+s)
+		}
+	}
+	if len(fs) == 0 {
+		return table + ".safe.csv"
+	}
+	return strings.Join(fs, " and ")
+}
+
+// plural writes n and the noun, in the singular for one.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// verdictText says what the run found, each count for what it is, and
+// the steps that apply: only files the run wrote are named, and review is
+// explained only when some cell needs it.
+func verdictText(r *RunSummary, tables []*audit.Table, o runOutputs) (string, []string) {
+	var named []*audit.Table
+	for _, t := range tables {
+		if t != nil {
+			named = append(named, t)
+		}
+	}
+	// file names: the tables' own when there are a few, else
+	// TABLE.suffix ("one per table, listed below")
+	file := func(suffix string) (string, bool) {
+		var fs []string
+		for _, t := range named {
+			if o.has(t.Name, suffix) {
+				fs = append(fs, t.Name+suffix)
+			}
+		}
+		switch {
+		case len(fs) == 0:
+			return "", false
+		case len(fs) > 3:
+			return "TABLE" + suffix, true
+		case len(fs) == 1:
+			return fs[0], true
+		default:
+			return strings.Join(fs[:len(fs)-1], ", ") + " and " + fs[len(fs)-1], true
+		}
+	}
+	safe, _ := file(".safe.csv")
+	if safe == "" {
+		safe = "TABLE.safe.csv"
+	}
+	if x, ok := file(".safe.xlsx"); ok {
+		safe += " and " + x
+	}
+	tot := r.Totals
+	if !r.NeedsPerson {
+		return "Nothing needs a person: every cell passed. Publish " + safe + ".", nil
+	}
+	var parts []string
+	if tot.Primary > 0 {
+		parts = append(parts, plural(tot.Primary, "cell failed a rule", "cells failed a rule"))
+	}
+	if tot.Secondary > 0 {
+		what := "to protect them"
+		if tot.Primary == 0 {
+			what = "to protect other cells"
+		}
+		parts = append(parts, plural(tot.Secondary, "cell is", "cells are")+" suppressed "+what)
+	}
+	if tot.Review > 0 {
+		parts = append(parts, plural(tot.Review, "cell needs review", "cells need review"))
+	}
+	banner := "Release blocked: " + strings.Join(parts, "; ") + "."
+	var steps []string
+	if wb, ok := file(".annotated.xlsx"); ok {
+		what := "the annotated workbook "
+		if strings.HasPrefix(wb, "TABLE.") {
+			what, wb = "the annotated workbooks ", wb+" (one per table, listed below)"
+		} else if strings.Contains(wb, " and ") {
+			what = "the annotated workbooks "
+		}
+		steps = append(steps, "Open "+what+wb+": every flagged cell is coloured by its status and explained in a comment on its status cell.")
+	} else if rep, ok := file(".report.json"); ok {
+		steps = append(steps, "Read the checker's report "+rep+": every flagged cell with the rule, the reason and the figures behind it.")
+	}
+	if tot.Primary+tot.Secondary > 0 {
+		steps = append(steps, "Primary and secondary cells are suppressed in "+safe+"; check that the pattern is acceptable.")
+	}
+	if tot.Review > 0 {
+		steps = append(steps, "Cells for review could not be assessed: decide each one, or mark it in an overrides file (safe, suppress or protected, with a reason and your name) and run again.")
+	}
+	return banner, steps
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 
@@ -32,6 +33,22 @@ type Crosstab struct {
 	// the 1-based row and 0-based column of each of its values (one per
 	// statistic when several stand side by side).
 	Pos map[string][][2]int
+	// Top and Bottom (1-based rows, inclusive) and Left (0-based column)
+	// bound the table on its sheet: from its first title to its last
+	// note. The safe tables hold only these rows and columns, so that a
+	// table read from a range of a larger sheet is published without the
+	// sheet's other rows as empty padding. Bottom 0 means the whole sheet.
+	Top, Bottom, Left int
+}
+
+// window returns the table's rows and first column on its sheet (see
+// Top, Bottom and Left).
+func (x *Crosstab) window() (top, bottom, left int) {
+	top, bottom, left = max(x.Top, 1), x.Bottom, max(x.Left, 0)
+	if bottom <= 0 || bottom > len(x.Rows) {
+		bottom = len(x.Rows)
+	}
+	return top, bottom, left
 }
 
 // CellKey is the key of Crosstab.Pos for a cell.
@@ -39,7 +56,8 @@ func CellKey(c *audit.Cell) string { return strings.Join(c.Key, "\x00") }
 
 // safeGrid is the crosstab as published: every body cell of a suppressed
 // cell (primary, secondary, review) replaced by the marker, titles, header
-// and notes as they were; every text escaped against formula injection.
+// and notes as they were, the rows and columns of the table's window
+// alone; every text escaped against formula injection.
 func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) ([][]string, error) {
 	out := make([][]string, len(x.Rows))
 	for i, r := range x.Rows {
@@ -67,10 +85,21 @@ func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) 
 	if len(t.Cells) != len(x.Pos) {
 		return nil, fmt.Errorf("the crosstab has %d body cells, the table %d", len(x.Pos), len(t.Cells))
 	}
-	for _, r := range out {
+	top, bottom, left := x.window()
+	if top > bottom {
+		return nil, nil
+	}
+	out = out[top-1 : bottom]
+	for i, r := range out {
+		if len(r) <= left {
+			out[i] = nil
+			continue
+		}
+		r = r[left:]
 		for j, v := range r {
 			r[j] = EscapeFormula(v)
 		}
+		out[i] = r
 	}
 	return out, nil
 }
@@ -128,10 +157,12 @@ func (s SafeWideXLSX) WriteContext(ctx context.Context, w io.Writer, t *audit.Ta
 		return err
 	}
 	defer f.Close()
+	// body positions in the grid's coordinates (the table's window)
+	top, _, left := s.Layout.window()
 	body := map[[2]int]bool{}
 	for _, ps := range s.Layout.Pos {
 		for _, p := range ps {
-			body[p] = true
+			body[[2]int{p[0] - top + 1, p[1] - left}] = true
 		}
 	}
 	for i, r := range grid {
@@ -290,9 +321,21 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		len(g.across)*len(g.downKeys)*len(t.Columns) > maxCrosstabValues {
 		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(g.across), t.Dims[nd-1], len(g.downKeys), SheetCells))
 	}
+	// Comments first: the stream writer keeps the sheet's drawing part.
+	if err := g.addComments(&cc, f, t); err != nil {
+		return err
+	}
+	if err := fitWidth(f, SheetCrosstab); err != nil {
+		return err
+	}
 	sw, err := f.NewStreamWriter(SheetCrosstab)
 	if err != nil {
 		return err
+	}
+	for i, w := range g.widths(t, dps) {
+		if err := sw.SetColWidth(i+1, i+1, w); err != nil {
+			return err
+		}
 	}
 	r := 1
 	put := func(row []any) error {
@@ -306,6 +349,103 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		}
 	}
 	return sw.Flush()
+}
+
+// labelCols is the number of label columns on the left of a block.
+func (g *crosstabGrid) labelCols() int { return max(1, g.nd-1) }
+
+// blockRows is the number of rows of one statistic's block: a title, a
+// header, the body and a blank row.
+func (g *crosstabGrid) blockRows() int { return len(g.downKeys) + 3 }
+
+// addComments puts each flagged cell's explanation (the Cells sheet's
+// comment) on its place in every statistic's block, as long as the
+// workbook's comment budget allows; beyond it the Cells sheet carries
+// the explanations alone (writeBlock's title says so).
+func (g *crosstabGrid) addComments(cc *canceller, f *excelize.File, t *audit.Table) error {
+	if !g.commented(t) {
+		return nil
+	}
+	cells := g.grid()
+	for s := range t.Columns {
+		top := 1 + s*g.blockRows() + 2
+		for r := range g.downKeys {
+			for j, c := range cells[r] {
+				if err := cc.next(); err != nil {
+					return err
+				}
+				if c == nil {
+					continue
+				}
+				text := cellComment(t, c)
+				if text == "" {
+					continue
+				}
+				ref, _ := excelize.CoordinatesToCellName(g.labelCols()+j+1, top+r)
+				w, h := commentSize(text)
+				if err := f.AddComment(SheetCrosstab, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: w, Height: h}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// commented reports whether the Crosstab sheet carries comments: when
+// the Cells sheet does and all the blocks' comments fit maxComments.
+func (g *crosstabGrid) commented(t *audit.Table) bool {
+	n := commentedCells(t)
+	return n <= maxComments && n*len(t.Columns) <= maxComments
+}
+
+// widths sizes the sheet's columns to what they show: each label column
+// to its longest label, each column across to its header and its longest
+// value (formatted as shown, thousands separators included) or status,
+// so that no label is cut and no number shows as ###.
+func (g *crosstabGrid) widths(t *audit.Table, dps map[string]int) []float64 {
+	lc := g.labelCols()
+	chars := make([]int, lc+len(g.across))
+	fit := func(i int, s string) { chars[i] = max(chars[i], utf8.RuneCountInString(s)) }
+	if g.nd == 1 {
+		for s := range t.Columns {
+			fit(0, t.ColumnLabel(s))
+		}
+	} else {
+		for d, name := range t.Dims[:g.nd-1] {
+			fit(d, name)
+		}
+	}
+	for _, dk := range g.downKeys {
+		if g.nd > 1 {
+			for d, v := range g.down[dk] {
+				fit(d, v)
+			}
+		}
+	}
+	for j, a := range g.across {
+		fit(lc+j, a)
+	}
+	for r := range g.downKeys {
+		for j, c := range g.grid()[r] {
+			if c == nil {
+				continue
+			}
+			fit(lc+j, string(statusOf(c)))
+			for _, col := range t.Columns {
+				if v, ok := c.Stats[col]; ok {
+					fit(lc+j, displayNumber(v, dps[col]))
+				}
+			}
+		}
+	}
+	out := make([]float64, len(chars))
+	for i, n := range chars {
+		// a character is about one unit of Excel's width; room for the
+		// cell's padding and a bold header
+		out[i] = float64(min(max(n+3, 8), 60))
+	}
+	return out
 }
 
 // crosstabGrid is a table's cells placed in crosstab form: the levels of
@@ -421,7 +561,11 @@ func (g *crosstabGrid) order(totalLabel string) {
 // row, a header row, one row per row key and a blank row.
 func (g *crosstabGrid) writeBlock(cc *canceller, put func([]any) error, t *audit.Table, s int, col string, styles map[audit.Status]cellStyles, header, dp int) error {
 	nd := g.nd
-	title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)")}}
+	text := t.ColumnLabel(s) + " by " + strings.Join(t.Dims, ", ") + " (" + t.Dims[nd-1] + " across)"
+	if !g.commented(t) && commentedCells(t) > 0 {
+		text += "; flagged cells are explained on the " + SheetCells + " sheet"
+	}
+	title := []any{excelize.Cell{StyleID: header, Value: EscapeFormula(text)}}
 	if err := put(title); err != nil {
 		return err
 	}

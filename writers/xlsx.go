@@ -450,15 +450,20 @@ func statCell(s audit.Stat, st cellStyles, dp int) excelize.Cell {
 // printSetup prints a sheet fitted to the page width, landscape, with its
 // header row repeated on every page.
 func printSetup(f *excelize.File, sheet string) error {
+	if err := fitWidth(f, sheet); err != nil {
+		return err
+	}
+	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: "'" + sheet + "'!$1:$1", Scope: sheet})
+}
+
+// fitWidth prints a sheet landscape, fitted to the page width.
+func fitWidth(f *excelize.File, sheet string) error {
 	fit := true
 	if err := f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
 		return err
 	}
 	one, zero, landscape := 1, 0, "landscape"
-	if err := f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &one, FitToHeight: &zero, Orientation: &landscape}); err != nil {
-		return err
-	}
-	return f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: "'" + sheet + "'!$1:$1", Scope: sheet})
+	return f.SetPageLayout(sheet, &excelize.PageLayoutOptions{FitToWidth: &one, FitToHeight: &zero, Orientation: &landscape})
 }
 
 // separators are the thousands separators a published number may carry;
@@ -551,10 +556,10 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 		b = append(b, n...)
 		b = append(b, '\n')
 	}
-	if len(b) == body {
-		return ""
-	}
 	b = b[:body+len(bytes.TrimRight(b[body:], "\n"))]
+	if len(b) == body {
+		return "" // nothing to say (no finding, blank notes)
+	}
 	if len(b)-body > 30000 {
 		b = append(b[:body+30000], "..."...)
 	}

@@ -14,9 +14,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/sdcaudit/sdcaudit/configs"
 )
 
 // Build information, set with -ldflags "-X main.version=...".
@@ -32,7 +36,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr(err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
@@ -46,6 +50,28 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		newAuditCmd(), newRulesCmd(), newSQLCmd(), newMergeCmd())
 	addExamples(root)
 	return root
+}
+
+// flagError is every command's answer to a flag it cannot parse: a usage
+// error, with the closest flag of the command when the name looks like a
+// typo of one ("unknown flag: --dim (did you mean --dims?)").
+func flagError(cmd *cobra.Command, err error) error {
+	const unknown = "unknown flag: --"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, unknown) {
+		return usageErr(err)
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(msg, unknown), "=")
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if s := configs.Suggest(name, names); s != "" {
+		return usageErr(fmt.Errorf("%w (did you mean --%s?)", err, s))
+	}
+	return usageErr(err)
 }
 
 // run executes the command line and returns the exit code. It is the one

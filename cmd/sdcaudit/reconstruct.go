@@ -108,11 +108,16 @@ func (f reconstructFlags) request() (meansd.Request, error) {
 		Magnitude: f.kind == "magnitude"}, nil
 }
 
-// reconstructJSON is the contract's JSON document.
+// reconstructJSON is the contract's JSON document: the verdict, its
+// reason and the counts first, the listed samples last, one per line
+// (see writeReconstructJSON).
 type reconstructJSON struct {
+	Verdict    string                `json:"verdict"`
+	Reason     string                `json:"reason"`
+	Determined bool                  `json:"determined"`
+	Analysed   bool                  `json:"analysed"`
 	Solutions  uint64                `json:"solutions"`
 	Capped     bool                  `json:"capped"`
-	Samples    [][]json.Number       `json:"samples"`
 	Listed     int                   `json:"listed"`
 	ListCut    bool                  `json:"list_cut"`
 	MaxRange   []json.Number         `json:"max_range"`
@@ -121,11 +126,35 @@ type reconstructJSON struct {
 	Group      *forcedJSON           `json:"group"`
 	Impossible []json.Number         `json:"impossible"`
 	Bounds     map[string][2]float64 `json:"bounds"`
-	Verdict    string                `json:"verdict"`
-	Determined bool                  `json:"determined"`
-	Analysed   bool                  `json:"analysed"`
-	Reason     string                `json:"reason"`
 	Method     string                `json:"method"`
+	Samples    [][]json.Number       `json:"-"`
+}
+
+// writeReconstructJSON writes doc indented, with "samples" last and each
+// sample compact on a line of its own.
+func writeReconstructJSON(w io.Writer, doc reconstructJSON) error {
+	head, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	b := append(head[:len(head)-2], ",\n  \"samples\": ["...) // drop "\n}"
+	for i, s := range doc.Samples {
+		row, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n    "...)
+		b = append(b, row...)
+	}
+	if len(doc.Samples) > 0 {
+		b = append(b, "\n  "...)
+	}
+	b = append(b, "]\n}\n"...)
+	_, err = w.Write(b)
+	return err
 }
 
 type forcedJSON struct {
@@ -175,9 +204,7 @@ func runReconstruct(cmd *cobra.Command, f reconstructFlags) error {
 			doc.Group = &forcedJSON{json.Number(g.Value), g.MinCount}
 		}
 		doc.Listed, doc.ListCut = len(res.Samples), res.ListCut
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
+		if err := writeReconstructJSON(out, doc); err != nil {
 			return err
 		}
 	} else {
