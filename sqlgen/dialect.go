@@ -29,8 +29,19 @@ type dialect struct {
 	topWindow string
 	// guard adds the overflow check (engines whose exact type is bounded).
 	guard bool
-	// str is the text type hierarchy codes are compared in.
+	// limbs computes the power sums in limbs (LimbDigits digits, exact
+	// in the engine's 128-bit integer whatever the data) instead of
+	// guarding them: limbInt is that integer type, intDiv its floor
+	// division of non-negative operands.
+	limbs   bool
+	limbInt string
+	intDiv  string
+	// str is the text type hierarchy codes are compared in (and values
+	// are read as).
 	str string
+	// match is a boolean expression: the text txt matches the regular
+	// expression pat in full (pat has no quote or backslash).
+	match func(txt, pat string) string
 	// pairs writes a common table expression of (sdc_code, sdc_lvl)
 	// string pairs (default: VALUES with the CTE's column list).
 	pairs func(name string, rows [][2]string) string
@@ -86,10 +97,13 @@ var dialects = map[Dialect]*dialect{
 		holdCast:  func(h string) string { return "CAST(" + h + " AS text)" },
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS text) || ';', CAST(sdc_take AS integer)), '' ORDER BY sdc_cx DESC), ';')",
 		str:       "text",
+		match:     func(txt, pat string) string { return fmt.Sprintf("(%s ~ '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// DuckDB: DECIMAL(38, s) (a HUGEINT) raises an error on overflow;
-	// max(x, k) returns the k largest values as a list.
+	// max(x, k) returns the k largest values as a list. Power sums are
+	// computed in limbs (HUGEINT, its // and %, and its SELECT list's
+	// references to earlier aliases), so that no data overflows them.
 	DuckDB: {
 		quote:  doubleQuote,
 		dec:    func(s int) string { return fmt.Sprintf("DECIMAL(38, %d)", s) },
@@ -104,8 +118,11 @@ var dialects = map[Dialect]*dialect{
 			return fmt.Sprintf("array_to_string(max(sdc_cx, %d) FILTER (WHERE sdc_mult > 0), ';')", k)
 		},
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS VARCHAR) || ';', CAST(sdc_take AS BIGINT)), '' ORDER BY sdc_cx DESC), ';')",
-		guard:     true,
+		limbs:     true,
+		limbInt:   "HUGEINT",
+		intDiv:    "//",
 		str:       "VARCHAR",
+		match:     func(txt, pat string) string { return fmt.Sprintf("regexp_full_match(%s, '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// Spark 3 (3.1+ for raise_error): DECIMAL(38, s); without ANSI mode
@@ -124,6 +141,7 @@ var dialects = map[Dialect]*dialect{
 		topWindow: "array_join(flatten(transform(sort_array(collect_list(CASE WHEN sdc_take > 0 THEN struct(sdc_cx, sdc_take) END), false), e -> array_repeat(CAST(e.sdc_cx AS STRING), CAST(e.sdc_take AS INT)))), ';')",
 		guard:     true,
 		str:       "STRING",
+		match:     func(txt, pat string) string { return fmt.Sprintf("(%s RLIKE '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// Trino: DECIMAL(38, s) raises "Decimal overflow"; max(x, n) returns
@@ -144,6 +162,7 @@ var dialects = map[Dialect]*dialect{
 		topWindow: "array_join(flatten(array_agg(repeat(CAST(sdc_cx AS varchar), CAST(sdc_take AS integer)) ORDER BY sdc_cx DESC) FILTER (WHERE sdc_take > 0)), ';')",
 		guard:     true,
 		str:       "varchar",
+		match:     func(txt, pat string) string { return fmt.Sprintf("regexp_like(%s, '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// BigQuery: parameterised BIGNUMERIC(38+s, s) rounds to s decimals on
@@ -164,6 +183,7 @@ var dialects = map[Dialect]*dialect{
 		topWindow: "RTRIM(STRING_AGG(REPEAT(CAST(sdc_cx AS STRING) || ';', sdc_take), '' ORDER BY sdc_cx DESC), ';')",
 		guard:     true,
 		str:       "STRING",
+		match:     func(txt, pat string) string { return fmt.Sprintf("REGEXP_CONTAINS(%s, '%s')", txt, pat) },
 		// no VALUES in BigQuery: an array of typed structs
 		pairs: func(name string, rows [][2]string) string {
 			return fmt.Sprintf("%s AS (\n  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[%s])\n)", name, pairRows(rows))

@@ -262,6 +262,9 @@ type Meta struct {
 	Engine  string   `json:"engine"`
 	// Hierarchies are the dimensions whose hierarchy levels are cells.
 	Hierarchies []string `json:"hierarchies,omitempty"`
+	// LimbDigits, when set, says the power sums are given in limbs:
+	// sum_pow_p = Σ_i sum_pow_p_limb_i · 10^(LimbDigits·i) (DuckDB).
+	LimbDigits int `json:"limb_digits,omitempty"`
 }
 
 // SchemaVersion is the version of the cell-summary schema (docs/cells.md).
@@ -309,6 +312,9 @@ func (g *gen) meta() string {
 	m := Meta{Schema: SchemaVersion, Table: g.s.Table, Dims: g.s.Dims, Value: g.s.Value, Holding: g.s.Holding, Scale: g.s.Scale, Engine: string(g.name)}
 	if g.s.Value != "" {
 		m.Top, m.Powers = g.s.Top, g.s.Powers
+		if g.d.limbs {
+			m.LimbDigits = LimbDigits
+		}
 	}
 	for _, d := range g.s.Dims {
 		if len(g.s.Hierarchies[d]) > 0 {
@@ -353,10 +359,19 @@ func (g *gen) query() string {
 			g.d.fail(fmt.Sprintf("sdcaudit: a holding id in column %s is NULL", s.Holding), h, g.d.holdType), g.d.holdCast(h))
 	}
 	if value {
+		// The value is read as its text in the engine (exact for DECIMAL,
+		// NUMERIC and text columns; a float's shortest text): the query
+		// fails unless that text is a plain decimal number with at most
+		// S significant decimals, so the cast below never rounds,
+		// whatever the column's type (a text column's '1.234' at scale 2
+		// compared with its own cast would round on both sides).
 		v := g.q(s.Value)
-		cast := fmt.Sprintf("CAST(%s AS %s)", v, dec)
-		g.printf(",\n    CASE WHEN (%s IS NULL AND %s IS NOT NULL) OR %s <> %s\n      THEN %s\n      ELSE %s END AS sdc_x",
-			cast, v, cast, v, g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s has more than %d decimals or does not fit DECIMAL(38, %d): set --value-decimals", s.Value, s.Scale, s.Scale), v, dec), cast)
+		txt := fmt.Sprintf("TRIM(CAST(%s AS %s))", v, g.d.str)
+		cast := fmt.Sprintf("CAST(%s AS %s)", txt, dec)
+		fail := g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s is not a decimal number with at most %d decimals that fits DECIMAL(38, %d) (declare an exact numeric type, or set --value-decimals)", s.Value, s.Scale, s.Scale), v, dec)
+		// the branches in this order: the cast only sees matching text
+		g.printf(",\n    CASE WHEN %s IS NULL THEN NULL\n      WHEN NOT %s\n      THEN %s\n      WHEN %s IS NULL\n      THEN %s\n      ELSE %s END AS sdc_x",
+			v, g.d.match(txt, decimalPattern(s.Scale)), fail, cast, fail, cast)
 	}
 	g.printf("\n  FROM %s\n),\n", g.table())
 	src := g.levels(dims)
@@ -373,8 +388,14 @@ func (g *gen) query() string {
 			part := strings.Join(append([]string{"sdc_gid"}, dims...), ", ")
 			g.printf(",\n    LEAST(sdc_mult, GREATEST(%d - (SUM(sdc_mult) OVER (PARTITION BY %s ORDER BY sdc_cx DESC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - sdc_mult), 0)) AS sdc_take", s.Top, part)
 		}
+		if g.d.limbs {
+			g.limbCols()
+		}
 		g.printf("\n  FROM sdc_c1\n)")
 		from = "sdc_c2"
+		if g.d.limbs {
+			from = g.limbPowers()
+		}
 	}
 
 	// Stage 2: one row per cell.
@@ -392,7 +413,16 @@ func (g *gen) query() string {
 			g.printf("  COALESCE(%s, '') AS %s,\n", g.d.topWindow, g.q("top"))
 		}
 		g.printf("  %d AS %s,\n", s.Scale, g.q("scale"))
-		for p := 1; p <= s.Powers; p++ {
+		for p := 1; p <= s.Powers && g.d.limbs; p++ {
+			for k := range limbCount(p) {
+				term := fmt.Sprintf("sdc_mult * sdc_p%d_%d", p, k)
+				if p%2 == 1 {
+					term = "sdc_sg * " + term
+				}
+				g.printf("  CAST(COALESCE(SUM(%s), 0) AS %s) AS %s,\n", term, g.d.dec0, g.q(fmt.Sprintf("sum_pow_%d_limb_%d", p, k)))
+			}
+		}
+		for p := 1; p <= s.Powers && !g.d.limbs; p++ {
 			sum := fmt.Sprintf("COALESCE(SUM(sdc_mult * %s), 0)", g.power(p))
 			if p == s.Powers && g.d.guard {
 				sum = g.guarded(sum, holding)
@@ -480,11 +510,65 @@ func (g *gen) power(p int) string {
 	return e
 }
 
-// guarded makes the highest power sum fail when n·max|m|^P could exceed
-// 10^37 (bounding every partial sum of every power, and the total), or
-// when a holding's sum overflowed to NULL (Spark without ANSI mode).
+// LimbDigits is the decimal digits of a power-sum limb (docs/cells.md):
+// a limb is below 10^18, so a product of two is below 10^36 and a sum of
+// three such products and a carry, or of 9.2·10^18 limbs, fits a 128-bit
+// integer and DECIMAL(38, 0).
+const LimbDigits = 18
+
+// limbCount is the limbs of |m|^p for a mantissa |m| < 10^38.
+func limbCount(p int) int { return (38*p + LimbDigits - 1) / LimbDigits }
+
+// limbCols writes, in stage 1b, the sign of the mantissa and the limbs of
+// its absolute value: sdc_p1_k, k = 0..2, |m| = Σ sdc_p1_k·10^(18k).
+func (g *gen) limbCols() {
+	b := pow10(LimbDigits)
+	div := g.d.intDiv
+	g.printf(",\n    CAST(ABS(sdc_m) AS %s) AS sdc_a,\n    CASE WHEN sdc_m < 0 THEN -1 ELSE 1 END AS sdc_sg", g.d.limbInt)
+	g.printf(",\n    sdc_a %% %s AS sdc_p1_0,\n    (sdc_a %s %s) %% %s AS sdc_p1_1,\n    (sdc_a %s %s) %s %s AS sdc_p1_2", b, div, b, b, div, b, div, b)
+}
+
+// limbPowers writes one CTE per power p = 2..P with the limbs of |m|^p,
+// the schoolbook product of the limbs of |m|^(p-1) and |m| with its
+// carries (each column may use the earlier ones), and returns the last.
+func (g *gen) limbPowers() string {
+	b := pow10(LimbDigits)
+	div := g.d.intDiv
+	prev := "sdc_c2"
+	for p := 2; p <= g.s.Powers; p++ {
+		name := fmt.Sprintf("sdc_l%d", p)
+		g.printf(",\n%s AS (\n  SELECT %s.*", name, prev)
+		n, np := limbCount(p), limbCount(p-1)
+		for k := range n {
+			var terms []string
+			for i := max(0, k-2); i <= k && i < np; i++ {
+				terms = append(terms, fmt.Sprintf("sdc_p%d_%d * sdc_p1_%d", p-1, i, k-i))
+			}
+			if k > 0 {
+				terms = append(terms, fmt.Sprintf("(sdc_t%d_%d %s %s)", p, k-1, div, b))
+			}
+			if len(terms) == 0 {
+				terms = []string{"0"}
+			}
+			g.printf(",\n    %s AS sdc_t%d_%d", strings.Join(terms, " + "), p, k)
+			if k < n-1 {
+				g.printf(", sdc_t%d_%d %% %s AS sdc_p%d_%d", p, k, b, p, k)
+			} else {
+				g.printf(", sdc_t%d_%d AS sdc_p%d_%d", p, k, p, k) // below 10^18: |m|^p < 10^(38p)
+			}
+		}
+		g.printf("\n  FROM %s\n)", prev)
+		prev = name
+	}
+	return prev
+}
+
+// guarded makes the highest power sum fail when Σ n·|m|^P (in floating
+// point, a bound on every partial sum of every power of the integers m,
+// and on every product) could exceed 10^37, or when a holding's sum
+// overflowed to NULL (Spark without ANSI mode).
 func (g *gen) guarded(sum string, holding bool) string {
-	cond := fmt.Sprintf("POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS %s), %d) * SUM(sdc_mult) >= 1e37", g.d.double, g.s.Powers)
+	cond := fmt.Sprintf("SUM(sdc_mult * POWER(ABS(CAST(sdc_m AS %s)), %d)) >= 1e37", g.d.double, g.s.Powers)
 	if holding {
 		cond += " OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0"
 	}
@@ -590,3 +674,15 @@ func (g *gen) levels(dims []string) string {
 }
 
 func pow10(s int) string { return "1" + strings.Repeat("0", s) }
+
+// decimalPattern is the regular expression (the same in every engine: no
+// backslash, character classes only) of a plain decimal number whose
+// decimals beyond the scale are zeros: an optional sign, digits, and an
+// optional point with at most scale digits then only zeros. Exponents,
+// NaN, infinities, blanks and thousands separators do not match.
+func decimalPattern(scale int) string {
+	if scale == 0 {
+		return "^[+-]?([0-9]+([.]0*)?|[.]0+)$"
+	}
+	return fmt.Sprintf("^[+-]?([0-9]+([.][0-9]{0,%d}0*)?|[.][0-9]{1,%d}0*)$", scale, scale)
+}
