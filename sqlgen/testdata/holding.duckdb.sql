@@ -3,9 +3,12 @@
 WITH sdc_src AS (
   SELECT "region", "sector", "size class",
     CASE WHEN "enterprise_group" IS NULL THEN error('sdcaudit: a holding id in column enterprise_group is NULL') ELSE "enterprise_group" END AS sdc_h,
-    CASE WHEN (CAST("turnover" AS DECIMAL(38, 2)) IS NULL AND "turnover" IS NOT NULL) OR CAST("turnover" AS DECIMAL(38, 2)) <> "turnover"
-      THEN CAST(error('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals') AS DECIMAL(38, 2))
-      ELSE CAST("turnover" AS DECIMAL(38, 2)) END AS sdc_x
+    CASE WHEN "turnover" IS NULL THEN NULL
+      WHEN NOT regexp_full_match(TRIM(CAST("turnover" AS VARCHAR)), '^[+-]?([0-9]+([.][0-9]{0,2}0*)?|[.][0-9]{1,2}0*)$')
+      THEN CAST(error('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals)') AS DECIMAL(38, 2))
+      WHEN CAST(TRIM(CAST("turnover" AS VARCHAR)) AS DECIMAL(38, 2)) IS NULL
+      THEN CAST(error('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals)') AS DECIMAL(38, 2))
+      ELSE CAST(TRIM(CAST("turnover" AS VARCHAR)) AS DECIMAL(38, 2)) END AS sdc_x
   FROM "register"."enterprises"
 ),
 sdc_c1 AS (
@@ -20,8 +23,46 @@ sdc_c1 AS (
 ),
 sdc_c2 AS (
   SELECT sdc_c1.*,
-    CAST(sdc_cx * 100 AS DECIMAL(38, 0)) AS sdc_m
+    CAST(sdc_cx * 100 AS DECIMAL(38, 0)) AS sdc_m,
+    CAST(ABS(sdc_m) AS HUGEINT) AS sdc_a,
+    CASE WHEN sdc_m < 0 THEN -1 ELSE 1 END AS sdc_sg,
+    sdc_a % 1000000000000000000 AS sdc_p1_0,
+    (sdc_a // 1000000000000000000) % 1000000000000000000 AS sdc_p1_1,
+    (sdc_a // 1000000000000000000) // 1000000000000000000 AS sdc_p1_2
   FROM sdc_c1
+),
+sdc_l2 AS (
+  SELECT sdc_c2.*,
+    sdc_p1_0 * sdc_p1_0 AS sdc_t2_0, sdc_t2_0 % 1000000000000000000 AS sdc_p2_0,
+    sdc_p1_0 * sdc_p1_1 + sdc_p1_1 * sdc_p1_0 + (sdc_t2_0 // 1000000000000000000) AS sdc_t2_1, sdc_t2_1 % 1000000000000000000 AS sdc_p2_1,
+    sdc_p1_0 * sdc_p1_2 + sdc_p1_1 * sdc_p1_1 + sdc_p1_2 * sdc_p1_0 + (sdc_t2_1 // 1000000000000000000) AS sdc_t2_2, sdc_t2_2 % 1000000000000000000 AS sdc_p2_2,
+    sdc_p1_1 * sdc_p1_2 + sdc_p1_2 * sdc_p1_1 + (sdc_t2_2 // 1000000000000000000) AS sdc_t2_3, sdc_t2_3 % 1000000000000000000 AS sdc_p2_3,
+    sdc_p1_2 * sdc_p1_2 + (sdc_t2_3 // 1000000000000000000) AS sdc_t2_4, sdc_t2_4 AS sdc_p2_4
+  FROM sdc_c2
+),
+sdc_l3 AS (
+  SELECT sdc_l2.*,
+    sdc_p2_0 * sdc_p1_0 AS sdc_t3_0, sdc_t3_0 % 1000000000000000000 AS sdc_p3_0,
+    sdc_p2_0 * sdc_p1_1 + sdc_p2_1 * sdc_p1_0 + (sdc_t3_0 // 1000000000000000000) AS sdc_t3_1, sdc_t3_1 % 1000000000000000000 AS sdc_p3_1,
+    sdc_p2_0 * sdc_p1_2 + sdc_p2_1 * sdc_p1_1 + sdc_p2_2 * sdc_p1_0 + (sdc_t3_1 // 1000000000000000000) AS sdc_t3_2, sdc_t3_2 % 1000000000000000000 AS sdc_p3_2,
+    sdc_p2_1 * sdc_p1_2 + sdc_p2_2 * sdc_p1_1 + sdc_p2_3 * sdc_p1_0 + (sdc_t3_2 // 1000000000000000000) AS sdc_t3_3, sdc_t3_3 % 1000000000000000000 AS sdc_p3_3,
+    sdc_p2_2 * sdc_p1_2 + sdc_p2_3 * sdc_p1_1 + sdc_p2_4 * sdc_p1_0 + (sdc_t3_3 // 1000000000000000000) AS sdc_t3_4, sdc_t3_4 % 1000000000000000000 AS sdc_p3_4,
+    sdc_p2_3 * sdc_p1_2 + sdc_p2_4 * sdc_p1_1 + (sdc_t3_4 // 1000000000000000000) AS sdc_t3_5, sdc_t3_5 % 1000000000000000000 AS sdc_p3_5,
+    sdc_p2_4 * sdc_p1_2 + (sdc_t3_5 // 1000000000000000000) AS sdc_t3_6, sdc_t3_6 AS sdc_p3_6
+  FROM sdc_l2
+),
+sdc_l4 AS (
+  SELECT sdc_l3.*,
+    sdc_p3_0 * sdc_p1_0 AS sdc_t4_0, sdc_t4_0 % 1000000000000000000 AS sdc_p4_0,
+    sdc_p3_0 * sdc_p1_1 + sdc_p3_1 * sdc_p1_0 + (sdc_t4_0 // 1000000000000000000) AS sdc_t4_1, sdc_t4_1 % 1000000000000000000 AS sdc_p4_1,
+    sdc_p3_0 * sdc_p1_2 + sdc_p3_1 * sdc_p1_1 + sdc_p3_2 * sdc_p1_0 + (sdc_t4_1 // 1000000000000000000) AS sdc_t4_2, sdc_t4_2 % 1000000000000000000 AS sdc_p4_2,
+    sdc_p3_1 * sdc_p1_2 + sdc_p3_2 * sdc_p1_1 + sdc_p3_3 * sdc_p1_0 + (sdc_t4_2 // 1000000000000000000) AS sdc_t4_3, sdc_t4_3 % 1000000000000000000 AS sdc_p4_3,
+    sdc_p3_2 * sdc_p1_2 + sdc_p3_3 * sdc_p1_1 + sdc_p3_4 * sdc_p1_0 + (sdc_t4_3 // 1000000000000000000) AS sdc_t4_4, sdc_t4_4 % 1000000000000000000 AS sdc_p4_4,
+    sdc_p3_3 * sdc_p1_2 + sdc_p3_4 * sdc_p1_1 + sdc_p3_5 * sdc_p1_0 + (sdc_t4_4 // 1000000000000000000) AS sdc_t4_5, sdc_t4_5 % 1000000000000000000 AS sdc_p4_5,
+    sdc_p3_4 * sdc_p1_2 + sdc_p3_5 * sdc_p1_1 + sdc_p3_6 * sdc_p1_0 + (sdc_t4_5 // 1000000000000000000) AS sdc_t4_6, sdc_t4_6 % 1000000000000000000 AS sdc_p4_6,
+    sdc_p3_5 * sdc_p1_2 + sdc_p3_6 * sdc_p1_1 + (sdc_t4_6 // 1000000000000000000) AS sdc_t4_7, sdc_t4_7 % 1000000000000000000 AS sdc_p4_7,
+    sdc_p3_6 * sdc_p1_2 + (sdc_t4_7 // 1000000000000000000) AS sdc_t4_8, sdc_t4_8 AS sdc_p4_8
+  FROM sdc_l3
 )
 SELECT "region", "sector", "size class",
   sdc_gid AS "grouping_id",
@@ -34,13 +75,31 @@ SELECT "region", "sector", "size class",
   MAX(sdc_cx) AS "max",
   COALESCE(array_to_string(max(sdc_cx, 3) FILTER (WHERE sdc_mult > 0), ';'), '') AS "top",
   2 AS "scale",
-  COALESCE(SUM(sdc_mult * sdc_m), 0) AS "sum_pow_1",
-  COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_2",
-  COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_3",
-  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS DOUBLE), 4) * SUM(sdc_mult) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
-    THEN CAST(error('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS DECIMAL(38, 0))
-    ELSE COALESCE(SUM(sdc_mult * CAST(CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) END AS "sum_pow_4",
-  '{"schema":1,"table":"register.enterprises","dims":["region","sector","size class"],"value":"turnover","holding":"enterprise_group","k":3,"powers":4,"scale":2,"engine":"duckdb"}' AS "meta"
-FROM sdc_c2
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p1_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_1_limb_0",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p1_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_1_limb_1",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p1_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_1_limb_2",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_0",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_1",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_2",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_3), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_3",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_4), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_4",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_0",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_1",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_2",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_3), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_3",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_4), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_4",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_5), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_5",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_6), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_6",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_0",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_1",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_2",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_3), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_3",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_4), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_4",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_5), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_5",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_6), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_6",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_7), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_7",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_8), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_8",
+  '{"schema":1,"table":"register.enterprises","dims":["region","sector","size class"],"value":"turnover","holding":"enterprise_group","k":3,"powers":4,"scale":2,"engine":"duckdb","limb_digits":18}' AS "meta"
+FROM sdc_l4
 GROUP BY sdc_gid, "region", "sector", "size class"
 ORDER BY 4, 1, 2, 3
