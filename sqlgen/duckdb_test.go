@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +23,10 @@ import (
 // recombined: sum_pow_p = Σ_i sum_pow_p_limb_i·10^(18i).
 func duckCells(t *testing.T, db *duckdbtest.DB, setup, q string, spec Spec) (map[string]pgCell, error) {
 	t.Helper()
-	lines, err := db.Run(setup + ";\nSELECT CAST(to_json(q) AS VARCHAR) AS j FROM (\n" + q + ") q")
+	if setup != "" {
+		setup += ";\n"
+	}
+	lines, err := db.Run(setup + "SELECT CAST(to_json(q) AS VARCHAR) AS j FROM (\n" + q + ") q")
 	if err != nil {
 		return nil, err
 	}
@@ -293,4 +298,41 @@ func (p *pgDB) cells(t *testing.T, q string, spec Spec) (map[string]pgCell, erro
 		return nil, err
 	}
 	return runCells(t, p.conn, q, spec), nil
+}
+
+// TestDuckDBReadsFile: given a file path, the DuckDB query reads the CSV
+// itself, every column as text, so values with 3 decimals are read
+// exactly (and refused at scale 2), and a Parquet file with read_parquet.
+func TestDuckDBReadsFile(t *testing.T) {
+	db := duckdbtest.Start(t)
+	rng := rand.New(rand.NewPCG(5, 23))
+	recs := randomRecords(rng, 2, 300, 3)
+	var b strings.Builder
+	b.WriteString("Region,sex,holding id,value\n")
+	for _, r := range recs {
+		fmt.Fprintf(&b, "%s,%s,%s,%s\n", r.dims[0], r.dims[1], r.holding, r.text)
+	}
+	csvPath := filepath.Join(db.Dir(), "micro data.csv")
+	if err := os.WriteFile(csvPath, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pq := filepath.Join(db.Dir(), "micro.parquet")
+	db.MustRun(t, fmt.Sprintf("COPY (SELECT \"Region\", sex, \"holding id\", CAST(value AS DECIMAL(20, 3)) AS value FROM read_csv(%s, all_varchar = true)) TO %s (FORMAT parquet)", duckdbtest.Quote(csvPath), duckdbtest.Quote(pq)))
+	for _, file := range []string{csvPath, pq} {
+		spec := Spec{File: file, Dims: []string{"Region", "sex"}, Value: "value", Holding: "holding id", Top: 2, Powers: 4, Scale: 3}
+		q, err := Query(DuckDB, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := duckCells(t, db, "", q, spec)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+		compareCells(t, got, reference(recs, 2, true, true, 2, 4, 3), true, 4)
+		spec.Scale = 2
+		q, _ = Query(DuckDB, spec)
+		if _, err := duckCells(t, db, "", q, spec); err == nil || !strings.Contains(err.Error(), "not a decimal number with at most 2 decimals") {
+			t.Errorf("%s at scale 2: got %v, want the query to refuse 3 decimals", file, err)
+		}
+	}
 }

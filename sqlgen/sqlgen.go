@@ -68,6 +68,15 @@ type Spec struct {
 	// Table is the relation holding the microdata, possibly qualified
 	// (catalog.schema.table); each dot-separated part is quoted.
 	Table string
+	// File, instead of Table, is a microdata file the engine reads
+	// itself (DuckDB only): a delimited text file (.csv, .tsv, .txt,
+	// optionally .gz or .zst) read with read_csv, every column as text
+	// (so the values are read exactly as written, as check reads them),
+	// or a Parquet file (.parquet, .pq) read with read_parquet.
+	File string
+	// Delimiter is the delimiter of a delimited File (empty: DuckDB
+	// detects it).
+	Delimiter string
 	// Dims are the grouping dimensions, in the table's order.
 	Dims []string
 	// Value is the magnitude column; empty for a frequency table.
@@ -107,10 +116,31 @@ func (s *Spec) validate(d Dialect) error {
 	if _, ok := dialects[d]; !ok {
 		return bad("unknown dialect %q: want one of %s", d, strings.Join(Dialects(), ", "))
 	}
-	if s.Table == "" {
+	switch {
+	case s.File != "" && s.Table != "":
+		return bad("both a table and a file given")
+	case s.File != "":
+		if d != DuckDB {
+			return bad("%s is a file: the %s query reads a table of the engine; load the file into a table and give its name, or use --dialect duckdb (which reads the file itself)", s.File, d)
+		}
+		if err := checkName(s.File); err != nil {
+			return bad("file %q: %v", s.File, err)
+		}
+		if fileReader(s.File) == "" {
+			return bad("file %q: unknown file type, want .csv, .tsv, .txt (optionally .gz or .zst), .parquet or .pq", s.File)
+		}
+		if err := checkName(s.Delimiter); s.Delimiter != "" && err != nil {
+			return bad("delimiter %q: %v", s.Delimiter, err)
+		}
+	case s.Table == "":
 		return bad("no table given")
+	case strings.ContainsRune(s.Table, '/'):
+		return bad("table %q looks like a file path: a table name has no '/'", s.Table)
 	}
 	for _, p := range strings.Split(s.Table, ".") {
+		if s.File != "" {
+			break
+		}
 		if err := checkName(p); err != nil {
 			return bad("table %q: %v", s.Table, err)
 		}
@@ -300,7 +330,54 @@ func (g *gen) dims() []string {
 	return out
 }
 
+// IsFile reports whether a TABLE argument names a microdata file rather
+// than a relation: it holds a path separator, or ends in the extension of
+// a file type read_csv or read_parquet reads.
+func IsFile(table string) bool {
+	return strings.ContainsAny(table, `/\`) || fileReader(table) != ""
+}
+
+// fileReader is the DuckDB table function that reads a file, by its
+// extension ("" when unknown).
+func fileReader(path string) string {
+	low := strings.ToLower(path)
+	for _, c := range []string{".gz", ".zst"} {
+		low = strings.TrimSuffix(low, c)
+	}
+	for _, e := range []string{".csv", ".tsv", ".txt"} {
+		if strings.HasSuffix(low, e) {
+			return "read_csv"
+		}
+	}
+	if strings.HasSuffix(low, ".parquet") || strings.HasSuffix(low, ".pq") {
+		if low != strings.ToLower(path) {
+			return "" // a compressed Parquet file is not one
+		}
+		return "read_parquet"
+	}
+	return ""
+}
+
+// name is the table or the file, as the meta and the comment give it.
+func (s *Spec) name() string {
+	if s.File != "" {
+		return s.File
+	}
+	return s.Table
+}
+
 func (g *gen) table() string {
+	if f := g.s.File; f != "" {
+		// names are checked: no quote, backslash or control character
+		if fileReader(f) == "read_parquet" {
+			return fmt.Sprintf("read_parquet('%s')", f)
+		}
+		opts := ""
+		if g.s.Delimiter != "" {
+			opts = fmt.Sprintf(", delim = '%s'", g.s.Delimiter)
+		}
+		return fmt.Sprintf("read_csv('%s', header = true, all_varchar = true%s)", f, opts)
+	}
 	parts := strings.Split(g.s.Table, ".")
 	for i, p := range parts {
 		parts[i] = g.q(p)
@@ -309,7 +386,7 @@ func (g *gen) table() string {
 }
 
 func (g *gen) meta() string {
-	m := Meta{Schema: SchemaVersion, Table: g.s.Table, Dims: g.s.Dims, Value: g.s.Value, Holding: g.s.Holding, Scale: g.s.Scale, Engine: string(g.name)}
+	m := Meta{Schema: SchemaVersion, Table: g.s.name(), Dims: g.s.Dims, Value: g.s.Value, Holding: g.s.Holding, Scale: g.s.Scale, Engine: string(g.name)}
 	if g.s.Value != "" {
 		m.Top, m.Powers = g.s.Top, g.s.Powers
 		if g.d.limbs {
@@ -334,7 +411,7 @@ func (g *gen) query() string {
 	value := s.Value != ""
 	holding := s.Holding != ""
 	dec := g.d.dec(s.Scale)
-	g.printf("-- sdcaudit cell summaries (schema %d, docs/cells.md) for %s, dialect %s\n", SchemaVersion, s.Table, g.name)
+	g.printf("-- sdcaudit cell summaries (schema %d, docs/cells.md) for %s, dialect %s\n", SchemaVersion, s.name(), g.name)
 	g.printf("-- dims %s", strings.Join(s.Dims, ", "))
 	if value {
 		g.printf("; value %s (scale %d); top %d; powers 1..%d", s.Value, s.Scale, s.Top, s.Powers)
