@@ -33,7 +33,7 @@ type cellsBuilder struct {
 	meta           string
 	metaRow        int
 	scale, k       int // the meta's scale and top-k
-	limbDigits     int // the meta's limb_digits (0: no limbs)
+	limbBits       int // the meta's limb_bits (0: no limbs)
 	rows           []*summaryRow
 	seen           map[string]int // cell key -> row
 	maxRows        int
@@ -50,9 +50,9 @@ type cellsColumns struct {
 	gid, rows, n, missing, negative, total, min, max, top int
 	scale, meta                                           int
 	// pow are, per power, its column, or its limb columns
-	// (sum_pow_p_limb_0, ...: the power sum is Σ limb_i·10^(limbDigits·i)).
+	// (sum_pow_p_limb_0, ...: the power sum is Σ limb_i·2^(limbBits·i)).
 	pow [][]int
-	// limbs: the power sums are given in limbs (meta limb_digits).
+	// limbs: the power sums are given in limbs (meta limb_bits).
 	limbs bool
 }
 
@@ -70,11 +70,11 @@ type summaryRow struct {
 // maxSummaryRows bounds the rows of a cell summary kept in memory.
 const maxSummaryRows = 5_000_000
 
-// maxLimbs and maxLimbDigits bound the limbs of a power sum given in
-// limbs (sqlgen writes ceil(38p/18) limbs of 18 digits).
+// maxLimbs and maxLimbBits bound the limbs of a power sum given in limbs
+// (sqlgen writes at most 26 limbs of 60 bits, at --powers 12).
 const (
-	maxLimbs      = 64
-	maxLimbDigits = 38
+	maxLimbs    = 64
+	maxLimbBits = 126
 )
 
 // ErrCells is wrapped by every violation of a cell summary's invariants.
@@ -365,12 +365,12 @@ func (b *cellsBuilder) checkMeta(text string, line int) error {
 		return bad("powers %d, the summary has %d sum_pow columns", m.Powers, b.powers)
 	}
 	switch {
-	case b.col.limbs && (m.LimbDigits < 1 || m.LimbDigits > maxLimbDigits):
-		return bad("the power sums are in limbs (sum_pow_p_limb_i) but limb_digits is %d, want 1..%d", m.LimbDigits, maxLimbDigits)
-	case !b.col.limbs && m.LimbDigits != 0:
-		return bad("limb_digits %d but the power sums are not in limbs (sum_pow_p_limb_i)", m.LimbDigits)
+	case b.col.limbs && (m.LimbBits < 1 || m.LimbBits > maxLimbBits):
+		return bad("the power sums are in limbs (sum_pow_p_limb_i) but limb_bits is %d, want 1..%d", m.LimbBits, maxLimbBits)
+	case !b.col.limbs && m.LimbBits != 0:
+		return bad("limb_bits %d but the power sums are not in limbs (sum_pow_p_limb_i)", m.LimbBits)
 	}
-	b.limbDigits = m.LimbDigits
+	b.limbBits = m.LimbBits
 	if m.Top < b.needs.Top {
 		return &configs.Error{Msg: fmt.Sprintf("%s: the cell summary keeps %d largest contributions, the configured rules need %d: run sdcaudit sql with --top-k %d", b.file, m.Top, b.needs.Top, b.needs.Top), Err: configs.ErrInvalid}
 	}
@@ -448,7 +448,7 @@ func (b *cellsBuilder) parseValues(sr *summaryRow, row []string, name string) er
 	}
 	for p, cols := range b.col.pow {
 		v := new(big.Int)
-		base := pow10(b.limbDigits)
+		base := new(big.Int).Lsh(big.NewInt(1), uint(b.limbBits))
 		for l := len(cols) - 1; l >= 0; l-- {
 			c := cols[l]
 			column := "sum_pow_" + strconv.Itoa(p+1)

@@ -29,16 +29,17 @@ type dialect struct {
 	topWindow string
 	// guard adds the overflow check (engines whose exact type is bounded).
 	guard bool
-	// limbs computes the power sums in limbs (LimbDigits digits, exact
-	// in the engine's 128-bit integer whatever the data) instead of
-	// guarding them: limbInt is that integer type, intDiv its floor
-	// division of non-negative operands.
+	// limbs computes the power sums in limbs (LimbBits bits, exact in
+	// the engine's 128-bit integer whatever the data; its >> and &)
+	// instead of guarding them: limbInt is that integer type.
 	limbs   bool
 	limbInt string
-	intDiv  string
 	// str is the text type hierarchy codes are compared in (and values
 	// are read as).
 	str string
+	// fromText, when set, casts checked decimal text to dec(scale)
+	// (default: CAST(txt AS dec(scale))).
+	fromText func(txt string, scale int) string
 	// match is a boolean expression: the text txt matches the regular
 	// expression pat in full (pat has no quote or backslash).
 	match func(txt, pat string) string
@@ -102,7 +103,7 @@ var dialects = map[Dialect]*dialect{
 	},
 	// DuckDB: DECIMAL(38, s) (a HUGEINT) raises an error on overflow;
 	// max(x, k) returns the k largest values as a list. Power sums are
-	// computed in limbs (HUGEINT, its // and %, and its SELECT list's
+	// computed in limbs (HUGEINT, its >> and &, and its SELECT list's
 	// references to earlier aliases), so that no data overflows them.
 	DuckDB: {
 		quote:  doubleQuote,
@@ -118,12 +119,21 @@ var dialects = map[Dialect]*dialect{
 			return fmt.Sprintf("array_to_string(max(sdc_cx, %d) FILTER (WHERE sdc_mult > 0), ';')", k)
 		},
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS VARCHAR) || ';', CAST(sdc_take AS BIGINT)), '' ORDER BY sdc_cx DESC), ';')",
-		limbs:     true,
-		limbInt:   "HUGEINT",
-		intDiv:    "//",
-		str:       "VARCHAR",
-		match:     func(txt, pat string) string { return fmt.Sprintf("regexp_full_match(%s, '%s')", txt, pat) },
-		pairs:     valuesPairs,
+		// DuckDB casts text to DECIMAL(38, s) a hundred times slower
+		// than to DECIMAL(18, s): text short enough to fit the latter
+		// (at most 18-s characters, so at most 18-s integer digits) takes
+		// that way; the cast between decimals is exact.
+		fromText: func(txt string, s int) string {
+			if s >= 18 {
+				return fmt.Sprintf("CAST(%s AS DECIMAL(38, %d))", txt, s)
+			}
+			return fmt.Sprintf("CASE WHEN length(%s) <= %d THEN CAST(CAST(%s AS DECIMAL(18, %d)) AS DECIMAL(38, %d)) ELSE CAST(%s AS DECIMAL(38, %d)) END", txt, 18-s, txt, s, s, txt, s)
+		},
+		limbs:   true,
+		limbInt: "HUGEINT",
+		str:     "VARCHAR",
+		match:   func(txt, pat string) string { return fmt.Sprintf("regexp_full_match(%s, '%s')", txt, pat) },
+		pairs:   valuesPairs,
 	},
 	// Spark 3 (3.1+ for raise_error): DECIMAL(38, s); without ANSI mode
 	// an overflow gives NULL, which the guard turns into an error. No

@@ -20,7 +20,7 @@ import (
 
 // duckCells runs the DuckDB query q and returns its cells in the form of
 // runCells (numbers as json.Number), the limbs of each power sum
-// recombined: sum_pow_p = Σ_i sum_pow_p_limb_i·10^(18i).
+// recombined: sum_pow_p = Σ_i sum_pow_p_limb_i·2^(60i).
 func duckCells(t *testing.T, db *duckdbtest.DB, setup, q string, spec Spec) (map[string]pgCell, error) {
 	t.Helper()
 	if setup != "" {
@@ -49,7 +49,7 @@ func duckCells(t *testing.T, db *duckdbtest.DB, setup, q string, spec Spec) (map
 					t.Fatalf("duckdb gives %s whole, want limbs", name)
 				}
 				sum := new(big.Int)
-				base := new(big.Int).Exp(big.NewInt(10), big.NewInt(LimbDigits), nil)
+				base := new(big.Int).Lsh(big.NewInt(1), LimbBits)
 				weight := big.NewInt(1)
 				for i := 0; ; i++ {
 					v, ok := c[fmt.Sprintf("%s_limb_%d", name, i)]

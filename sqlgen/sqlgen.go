@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 )
@@ -292,9 +293,9 @@ type Meta struct {
 	Engine  string   `json:"engine"`
 	// Hierarchies are the dimensions whose hierarchy levels are cells.
 	Hierarchies []string `json:"hierarchies,omitempty"`
-	// LimbDigits, when set, says the power sums are given in limbs:
-	// sum_pow_p = Σ_i sum_pow_p_limb_i · 10^(LimbDigits·i) (DuckDB).
-	LimbDigits int `json:"limb_digits,omitempty"`
+	// LimbBits, when set, says the power sums are given in limbs:
+	// sum_pow_p = Σ_i sum_pow_p_limb_i · 2^(LimbBits·i) (DuckDB).
+	LimbBits int `json:"limb_bits,omitempty"`
 }
 
 // SchemaVersion is the version of the cell-summary schema (docs/cells.md).
@@ -390,7 +391,7 @@ func (g *gen) meta() string {
 	if g.s.Value != "" {
 		m.Top, m.Powers = g.s.Top, g.s.Powers
 		if g.d.limbs {
-			m.LimbDigits = LimbDigits
+			m.LimbBits = LimbBits
 		}
 	}
 	for _, d := range g.s.Dims {
@@ -429,7 +430,11 @@ func (g *gen) query() string {
 			sel[i] = g.hierCode(d) + " AS " + dims[i]
 		}
 	}
-	g.printf("WITH sdc_src AS (\n  SELECT %s", strings.Join(sel, ", "))
+	src0 := "sdc_src"
+	if value && g.d.limbs {
+		src0 = "sdc_src0"
+	}
+	g.printf("WITH %s AS (\n  SELECT %s", src0, strings.Join(sel, ", "))
 	if holding {
 		h := g.q(s.Holding)
 		g.printf(",\n    CASE WHEN %s IS NULL THEN %s ELSE %s END AS sdc_h", h,
@@ -445,12 +450,20 @@ func (g *gen) query() string {
 		v := g.q(s.Value)
 		txt := fmt.Sprintf("TRIM(CAST(%s AS %s))", v, g.d.str)
 		cast := fmt.Sprintf("CAST(%s AS %s)", txt, dec)
+		if g.d.fromText != nil {
+			cast = g.d.fromText(txt, s.Scale)
+		}
 		fail := g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s is not a decimal number with at most %d decimals that fits DECIMAL(38, %d) (declare an exact numeric type, or set --value-decimals)", s.Value, s.Scale, s.Scale), v, dec)
 		// the branches in this order: the cast only sees matching text
 		g.printf(",\n    CASE WHEN %s IS NULL THEN NULL\n      WHEN NOT %s\n      THEN %s\n      WHEN %s IS NULL\n      THEN %s\n      ELSE %s END AS sdc_x",
 			v, g.d.match(txt, decimalPattern(s.Scale)), fail, cast, fail, cast)
 	}
 	g.printf("\n  FROM %s\n),\n", g.table())
+	if value && g.d.limbs {
+		// the mantissa per record (summed per contributor in stage 1):
+		// cheaper than per contributor and grouping set
+		g.printf("sdc_src AS (\n  SELECT *, CAST(sdc_x * %s AS %s) AS sdc_xm FROM sdc_src0\n),\n", pow10(s.Scale), g.d.dec0)
+	}
 	src := g.levels(dims)
 
 	g.contributors(dims, src)
@@ -460,7 +473,11 @@ func (g *gen) query() string {
 	if value {
 		// Stage 1b: the integer mantissa and, for the window top-k, how
 		// many of each contribution enter the k largest.
-		g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    CAST(sdc_cx * %s AS %s) AS sdc_m", pow10(s.Scale), g.d.dec0)
+		if g.d.limbs {
+			g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    sdc_cm AS sdc_m")
+		} else {
+			g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    CAST(sdc_cx * %s AS %s) AS sdc_m", pow10(s.Scale), g.d.dec0)
+		}
 		if !topFunc {
 			part := strings.Join(append([]string{"sdc_gid"}, dims...), ", ")
 			g.printf(",\n    LEAST(sdc_mult, GREATEST(%d - (SUM(sdc_mult) OVER (PARTITION BY %s ORDER BY sdc_cx DESC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - sdc_mult), 0)) AS sdc_take", s.Top, part)
@@ -547,8 +564,14 @@ func (g *gen) contributors(dims []string, src string) {
 	switch {
 	case value && holding:
 		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    SUM(sdc_x) AS sdc_cx,\n    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult")
+		if g.d.limbs {
+			g.printf(",\n    SUM(sdc_xm) AS sdc_cm")
+		}
 	case value:
 		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    sdc_x AS sdc_cx,\n    COUNT(sdc_x) AS sdc_mult")
+		if g.d.limbs {
+			g.printf(",\n    MIN(sdc_xm) AS sdc_cm")
+		}
 	case holding:
 		g.printf(",\n    1 AS sdc_mult")
 	default:
@@ -587,55 +610,72 @@ func (g *gen) power(p int) string {
 	return e
 }
 
-// LimbDigits is the decimal digits of a power-sum limb (docs/cells.md):
-// a limb is below 10^18, so a product of two is below 10^36 and a sum of
-// three such products and a carry, or of 9.2·10^18 limbs, fits a 128-bit
-// integer and DECIMAL(38, 0).
-const LimbDigits = 18
+// LimbBits is the bits of a power-sum limb (docs/cells.md): the base is
+// B = 2^60, so that limbs are split with shifts and masks (a 128-bit
+// division by a power of ten costs a hundred times more in DuckDB). A limb
+// is below 2B + 5 (see limbPowers), so a sum of three products of two,
+// or of 9.2·10^18 limbs, fits a 128-bit integer and DECIMAL(38, 0).
+const LimbBits = 60
 
-// limbCount is the limbs of |m|^p for a mantissa |m| < 10^38.
-func limbCount(p int) int { return (38*p + LimbDigits - 1) / LimbDigits }
-
-// limbCols writes, in stage 1b, the sign of the mantissa and the limbs of
-// its absolute value: sdc_p1_k, k = 0..2, |m| = Σ sdc_p1_k·10^(18k).
-func (g *gen) limbCols() {
-	b := pow10(LimbDigits)
-	div := g.d.intDiv
-	g.printf(",\n    CAST(ABS(sdc_m) AS %s) AS sdc_a,\n    CASE WHEN sdc_m < 0 THEN -1 ELSE 1 END AS sdc_sg", g.d.limbInt)
-	g.printf(",\n    sdc_a %% %s AS sdc_p1_0,\n    (sdc_a %s %s) %% %s AS sdc_p1_1,\n    (sdc_a %s %s) %s %s AS sdc_p1_2", b, div, b, b, div, b, div, b)
+// limbCount is the limbs of |m|^p for a mantissa |m| < 10^38: the
+// smallest n with 2^(60n) >= 10^(38p).
+func limbCount(p int) int {
+	v := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(38*p)), nil)
+	return (v.BitLen() + LimbBits - 1) / LimbBits
 }
 
-// limbPowers writes one CTE per power p = 2..P with the limbs of |m|^p,
-// the schoolbook product of the limbs of |m|^(p-1) and |m| with its
-// carries (each column may use the earlier ones), and returns the last.
+// limbMask is B - 1.
+func limbMask() string {
+	return new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), LimbBits), big.NewInt(1)).String()
+}
+
+// limbCols writes, in stage 1b, the sign of the mantissa and the limbs of
+// its absolute value: sdc_p1_k, k = 0..2, |m| = Σ sdc_p1_k·2^(60k)
+// (sdc_p1_2 < 76).
+func (g *gen) limbCols() {
+	mask := limbMask()
+	g.printf(",\n    CAST(ABS(sdc_m) AS %s) AS sdc_a,\n    CASE WHEN sdc_m < 0 THEN -1 ELSE 1 END AS sdc_sg", g.d.limbInt)
+	g.printf(",\n    sdc_a & %s AS sdc_p1_0,\n    (sdc_a >> %d) & %s AS sdc_p1_1,\n    sdc_a >> %d AS sdc_p1_2", mask, LimbBits, mask, 2*LimbBits)
+}
+
+// limbPowers writes, per power p = 2..P, two CTEs: sdc_vP, the
+// convolution of the limbs of |m|^(p-1) and of |m| (each column a sum
+// of at most three products, below 4B² + ... < 2^123), and sdc_lP, its
+// limbs after moving each column's carries one and two places up. That
+// keeps every limb below 2B + 5 (not fully normalised, but exact:
+// Σ limb_k·B^k = |m|^p) without a chain of carries through the columns,
+// so that each limb costs a bounded number of operations. Limbs are
+// non-negative and |m|^p < B^limbCount(p), so the positions beyond
+// limbCount(p) are 0. It returns the last CTE.
 func (g *gen) limbPowers() string {
-	b := pow10(LimbDigits)
-	div := g.d.intDiv
+	mask := limbMask()
 	prev := "sdc_c2"
 	for p := 2; p <= g.s.Powers; p++ {
-		name := fmt.Sprintf("sdc_l%d", p)
-		g.printf(",\n%s AS (\n  SELECT %s.*", name, prev)
 		n, np := limbCount(p), limbCount(p-1)
+		g.printf(",\nsdc_v%d AS (\n  SELECT %s.*", p, prev)
 		for k := range n {
 			var terms []string
 			for i := max(0, k-2); i <= k && i < np; i++ {
 				terms = append(terms, fmt.Sprintf("sdc_p%d_%d * sdc_p1_%d", p-1, i, k-i))
 			}
-			if k > 0 {
-				terms = append(terms, fmt.Sprintf("(sdc_t%d_%d %s %s)", p, k-1, div, b))
-			}
 			if len(terms) == 0 {
-				terms = []string{"0"}
+				terms = []string{fmt.Sprintf("CAST(0 AS %s)", g.d.limbInt)}
 			}
-			g.printf(",\n    %s AS sdc_t%d_%d", strings.Join(terms, " + "), p, k)
-			if k < n-1 {
-				g.printf(", sdc_t%d_%d %% %s AS sdc_p%d_%d", p, k, b, p, k)
-			} else {
-				g.printf(", sdc_t%d_%d AS sdc_p%d_%d", p, k, p, k) // below 10^18: |m|^p < 10^(38p)
-			}
+			g.printf(",\n    %s AS sdc_v%d_%d", strings.Join(terms, " + "), p, k)
 		}
-		g.printf("\n  FROM %s\n)", prev)
-		prev = name
+		g.printf("\n  FROM %s\n),\nsdc_l%d AS (\n  SELECT sdc_v%d.*", prev, p, p)
+		for k := range n {
+			e := fmt.Sprintf("(sdc_v%d_%d & %s)", p, k, mask)
+			if k >= 1 {
+				e += fmt.Sprintf(" + ((sdc_v%d_%d >> %d) & %s)", p, k-1, LimbBits, mask)
+			}
+			if k >= 2 {
+				e += fmt.Sprintf(" + (sdc_v%d_%d >> %d)", p, k-2, 2*LimbBits)
+			}
+			g.printf(",\n    %s AS sdc_p%d_%d", e, p, k)
+		}
+		g.printf("\n  FROM sdc_v%d\n)", p)
+		prev = fmt.Sprintf("sdc_l%d", p)
 	}
 	return prev
 }
@@ -733,6 +773,9 @@ func (g *gen) levels(dims []string) string {
 			}
 			if g.s.Value != "" {
 				out = append(out, "s.sdc_x")
+				if g.d.limbs {
+					out = append(out, "s.sdc_xm")
+				}
 			}
 			for _, c := range carried {
 				out = append(out, "s."+c)
