@@ -211,3 +211,83 @@ func TestCellsMatchMicrodataPostgresEngineCases(t *testing.T) {
 		return []string{cells}, nil
 	})
 }
+
+// TestCellsHierarchyMatchMicrodataDuckDB: with hierarchies (a YAML map
+// on sector, a hierarchy file on district), the duckdb query (its power
+// sums in limbs, the mantissa carried through the levels' expansion) run
+// on DuckDB and read with check --cells gives the cells, figures,
+// statuses and safe CSV of check on the microdata.
+func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
+	db := duckdbtest.Start(t)
+	ctx := context.Background()
+	hrc, err := filepath.Abs("../testdata/hierarchy/districts.hrc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	districts := []string{"N11", "N12", "N21", "S11", "S21", "S22", "S23", "W"}
+	sectors := []string{"C10", "C11", "D35", "F41", "G"}
+	sizes := []string{"small", "large"}
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 1717))
+		holding := seed%2 == 0
+		nd := 2 + int(seed%2)
+		recs := randomCellsRecords(rng, 1, 100+rng.IntN(400))
+		for i := range recs {
+			r := &recs[i]
+			r.dims = []string{districts[rng.IntN(len(districts))], sectors[rng.IntN(len(sectors))], sizes[rng.IntN(2)]}[:nd]
+			if r.dims[0] == "W" {
+				r.dims[1] = "G"
+			}
+		}
+		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_n%d", seed, nd, holding, len(recs)), func(t *testing.T) {
+			dir := t.TempDir()
+			dimNames := []string{"district", "sector", "size"}[:nd]
+			var csv strings.Builder
+			csv.WriteString(strings.Join(dimNames, ",") + ",hold,value\n")
+			for _, r := range recs {
+				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
+			}
+			micro := filepath.Join(dir, "micro.csv")
+			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			y := fmt.Sprintf("microdata: {dims: [%s], value: value", strings.Join(dimNames, ", "))
+			if holding {
+				y += ", holding: hold"
+			}
+			y += "}\npublish: [count, total, mean, sd]\n"
+			y += fmt.Sprintf("suppression:\n  hierarchies: {sector: {C10: C, C11: C, C: BCD, D35: BCD, F41: F}}\n  hierarchy_files: {district: %q}\n", hrc)
+			y += "  secondary: false\n  audit: false\n"
+			s := settings(t, y)
+			rs, err := BuildRules(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			needs := rs.Needs()
+			spec := sqlgen.Spec{Table: "hrecs", Dims: dimNames, Value: "value", Top: max(2, needs.Top), Powers: max(4, needs.Powers), Scale: 3,
+				Hierarchies: s.Suppression.Hierarchies, Leaves: s.Suppression.Leaves, TotalLabel: s.TotalLabel}
+			if holding {
+				spec.Holding = "hold"
+			}
+			q, err := sqlgen.Query(sqlgen.DuckDB, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cells := filepath.Join(dir, "cells.csv")
+			db.MustRun(t, fmt.Sprintf(`DROP TABLE IF EXISTS hrecs;
+CREATE TABLE hrecs AS SELECT * FROM read_csv(%s, header = true, all_varchar = true);
+COPY (%s) TO %s (HEADER)`, duckdbtest.Quote(micro), q, duckdbtest.Quote(cells)))
+			runJob := func(path string, isCells bool, out string) *Result {
+				t.Helper()
+				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			want := runJob(micro, false, filepath.Join(dir, "micro"))
+			got := runJob(cells, true, filepath.Join(dir, "out-csv"))
+			compareCellRuns(t, cells, want, got, dir)
+		})
+	}
+}
