@@ -209,6 +209,14 @@ func TestRefusesInexactValues(t *testing.T) {
 		{"text", "1.234", 2, false},
 		{"text", "1.23", 2, true},
 		{"text", "1.2300", 2, true},
+		{"text", "+.5", 2, true},
+		{"text", "-5.", 0, true},
+		{"text", " -0.25 ", 2, true},
+		{"text", "1.5000000000000000000000000", 2, true},
+		{"text", "123456789012345678901234567890.25", 2, true},
+		{"text", "1.2.3", 2, false},
+		{"text", "1,5", 2, false},
+		{"text", "NaN", 2, false},
 		{"text", "-0.5", 0, false},
 		{"text", "12", 0, true},
 		{"text", "abc", 2, false},
@@ -255,7 +263,15 @@ func TestRefusesInexactValues(t *testing.T) {
 				if err != nil {
 					t.Fatalf("value %q (%s) at scale %d: %v", c.val, c.typ, c.scale, err)
 				}
-				want, _ := new(big.Rat).SetString(c.val)
+				norm := map[string]string{"+.5": "0.5", "-5.": "-5", " -0.25 ": "-0.25"}
+				text := c.val
+				if n, ok := norm[text]; ok {
+					text = n
+				}
+				want, ok := new(big.Rat).SetString(text)
+				if !ok {
+					t.Fatalf("test case %q: not a number", text)
+				}
 				if tot := num(t, got["1|*"]["total"]); tot == nil || tot.Cmp(want) != 0 {
 					t.Fatalf("total %v, want %s", got["1|*"]["total"], c.val)
 				}
