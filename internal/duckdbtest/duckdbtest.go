@@ -9,13 +9,17 @@
 package duckdbtest
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -23,46 +27,77 @@ import (
 // Version is the @duckdb/node-api version installed (DuckDB 1.5.x).
 const Version = "1.5.6-r.1"
 
-// runner executes the SQL statements of the file argv[2] on the database
-// file argv[3] (":memory:" for a fresh one), one after the other, and
-// prints the rows of the last statement as JSON lines (DECIMAL and
-// HUGEINT values as exact strings). An error is printed on stderr with
-// exit status 1.
+// runner serves requests on stdin, one JSON line each ({"sql": ...}),
+// on the database file argv[2] (":memory:" for a fresh one): it runs the
+// request's statements one after the other and answers one JSON line,
+// {"rows": [...]} with the rows of the last statement as JSON texts
+// (DECIMAL and HUGEINT values as exact strings) or {"error": ...}. One
+// process serves a test's database: starting DuckDB costs more than most
+// queries.
 const runner = `const { DuckDBInstance } = require('@duckdb/node-api');
-const fs = require('fs');
+const readline = require('readline');
 (async () => {
-  const sql = fs.readFileSync(process.argv[2], 'utf8');
-  const inst = await DuckDBInstance.create(process.argv[3], { threads: '2' });
+  const inst = await DuckDBInstance.create(process.argv[2], { threads: '2' });
   const conn = await inst.connect();
-  try {
-    const ex = await conn.extractStatements(sql);
-    let last;
-    for (let i = 0; i < ex.count; i++) {
-      const p = await ex.prepare(i);
-      last = await p.runAndReadAll();
+  const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of rl) {
+    let answer;
+    try {
+      const ex = await conn.extractStatements(JSON.parse(line).sql);
+      let last;
+      for (let i = 0; i < ex.count; i++) {
+        const p = await ex.prepare(i);
+        last = await p.runAndReadAll();
+      }
+      answer = { rows: last ? last.getRowObjectsJson().map((r) => JSON.stringify(r)) : [] };
+    } catch (e) {
+      answer = { error: String((e && e.message) || e) };
     }
-    const out = [];
-    if (last) for (const r of last.getRowObjectsJson()) out.push(JSON.stringify(r));
-    process.stdout.write(out.join('\n') + (out.length ? '\n' : ''));
-  } catch (e) {
-    process.stderr.write(String((e && e.message) || e) + '\n');
-    process.exitCode = 1;
-  } finally {
-    conn.closeSync && conn.closeSync();
-    inst.closeSync && inst.closeSync();
+    process.stdout.write(JSON.stringify(answer) + '\n');
   }
-})();
+  conn.closeSync && conn.closeSync();
+  inst.closeSync && inst.closeSync();
+})().catch((e) => { process.stderr.write(String((e && e.message) || e) + '\n'); process.exit(1); });
 `
 
-// DB is a DuckDB database file in a test's temporary directory.
+// DB is a DuckDB database file in a test's temporary directory, served by
+// one Node process for the test's lifetime.
 type DB struct {
-	node, script, file, dir string
+	dir    string
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr *lockedBuffer
+}
+
+// lockedBuffer is the runner's stderr: written by exec's copying
+// goroutine, read by Run.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.b.Len() > 1<<16 {
+		return len(p), nil // enough to say why
+	}
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // Start installs DuckDB if needed and returns a fresh database.
 func Start(t testing.TB) *DB {
 	t.Helper()
-	dir, err := install()
+	installOnce.Do(func() { installDir, installErr = install() })
+	dir, err := installDir, installErr
 	if err != nil {
 		if ci := os.Getenv("CI"); ci != "" && ci != "false" {
 			t.Fatalf("DuckDB (npm %s) is needed under CI: %v", "@duckdb/node-api@"+Version, err)
@@ -71,45 +106,58 @@ func Start(t testing.TB) *DB {
 	}
 	node, _ := exec.LookPath("node")
 	tmp := t.TempDir()
-	return &DB{node: node, script: filepath.Join(dir, "runner.cjs"), file: filepath.Join(tmp, "test.duckdb"), dir: tmp}
+	db := &DB{dir: tmp, stderr: &lockedBuffer{}}
+	db.cmd = exec.Command(node, filepath.Join(dir, "runner.cjs"), filepath.Join(tmp, "test.duckdb"))
+	db.cmd.Stderr = db.stderr
+	if db.in, err = db.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := db.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.out = bufio.NewReaderSize(out, 1<<20)
+	if err := db.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		db.in.Close() // the runner ends at the end of its input
+		_ = db.cmd.Wait()
+	})
+	return db
 }
 
 // Dir is a temporary directory for the test's files.
 func (db *DB) Dir() string { return db.dir }
 
 // Run executes the statements of sql on the database (its state persists
-// between calls) and returns the rows of the last one as JSON lines. A
+// between calls) and returns the rows of the last one as JSON texts. A
 // failing statement returns DuckDB's error message.
 func (db *DB) Run(sql string) ([]string, error) {
-	f, err := os.CreateTemp(db.dir, "q-*.sql")
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	req, err := json.Marshal(map[string]string{"sql": sql})
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(f.Name())
-	if _, err := f.WriteString(sql); err != nil {
-		f.Close()
-		return nil, err
+	if _, err := db.in.Write(append(req, '\n')); err != nil {
+		return nil, fmt.Errorf("the DuckDB runner: %v (%s)", err, strings.TrimSpace(db.stderr.String()))
 	}
-	if err := f.Close(); err != nil {
-		return nil, err
+	line, err := db.out.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("the DuckDB runner: %v (%s)", err, strings.TrimSpace(db.stderr.String()))
 	}
-	cmd := exec.Command(db.node, db.script, f.Name(), db.file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, errors.New(msg)
+	var ans struct {
+		Rows  []string `json:"rows"`
+		Error *string  `json:"error"`
 	}
-	var out []string
-	for _, l := range strings.Split(stdout.String(), "\n") {
-		if l != "" {
-			out = append(out, l)
-		}
+	if err := json.Unmarshal(line, &ans); err != nil {
+		return nil, fmt.Errorf("the DuckDB runner's answer: %v", err)
 	}
-	return out, nil
+	if ans.Error != nil {
+		return nil, errors.New(*ans.Error)
+	}
+	return ans.Rows, nil
 }
 
 // MustRun is Run that fails the test on an error.
@@ -124,6 +172,13 @@ func (db *DB) MustRun(t testing.TB, sql string) []string {
 
 // Quote is a DuckDB string literal.
 func Quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// install runs once per test binary.
+var (
+	installOnce sync.Once
+	installDir  string
+	installErr  error
+)
 
 // install makes sure the package is in the cache directory (under a file
 // lock: test binaries of several packages run at once) and returns it.
@@ -166,11 +221,9 @@ func install() (string, error) {
 	}
 	// a smoke query: the native engine loads on this machine
 	node, _ := exec.LookPath("node")
-	probe := filepath.Join(dir, "probe.sql")
-	if err := writeAtomic(probe, "SELECT 42 AS x"); err != nil {
-		return "", err
-	}
-	if out, err := exec.Command(node, filepath.Join(dir, "runner.cjs"), probe, ":memory:").CombinedOutput(); err != nil || !strings.Contains(string(out), "42") {
+	probe := exec.Command(node, filepath.Join(dir, "runner.cjs"), ":memory:")
+	probe.Stdin = strings.NewReader(`{"sql": "SELECT 42 AS x"}` + "\n")
+	if out, err := probe.CombinedOutput(); err != nil || !strings.Contains(string(out), "42") {
 		return "", fmt.Errorf("the DuckDB engine does not run: %v\n%s", err, out)
 	}
 	return dir, nil
