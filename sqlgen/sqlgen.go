@@ -14,10 +14,13 @@
 // the value itself, keeping the multiplicity), so that a holding's
 // contributions within a cell are summed before the cell is summarised;
 // stage 2 summarises each cell. All arithmetic is exact decimal: values
-// are cast to a wide DECIMAL with the declared scale (the query fails when
-// a value has more decimals, instead of rounding), power sums are taken
-// over the integer mantissa x·10^scale, and the query fails when a power
-// sum could exceed the engine's DECIMAL(38) range.
+// are read as their text in the engine and cast to a wide DECIMAL with
+// the declared scale (the query fails when the text is not a plain
+// decimal number with at most that many decimals, instead of rounding),
+// power sums are taken over the integer mantissa x·10^scale: in DuckDB in
+// limbs of 60 bits (exact whatever the data; the reader recombines them),
+// in PostgreSQL in NUMERIC, and in Spark, Trino and BigQuery the query
+// fails when the data's power sums could exceed DECIMAL(38).
 package sqlgen
 
 import (
