@@ -33,6 +33,7 @@ type cellsBuilder struct {
 	meta           string
 	metaRow        int
 	scale, k       int // the meta's scale and top-k
+	limbBits       int // the meta's limb_bits (0: no limbs)
 	rows           []*summaryRow
 	seen           map[string]int // cell key -> row
 	maxRows        int
@@ -48,7 +49,11 @@ type cellsColumns struct {
 	dims                                                  []int
 	gid, rows, n, missing, negative, total, min, max, top int
 	scale, meta                                           int
-	pow                                                   []int
+	// pow are, per power, its column, or its limb columns
+	// (sum_pow_p_limb_0, ...: the power sum is Σ limb_i·2^(limbBits·i)).
+	pow [][]int
+	// limbs: the power sums are given in limbs (meta limb_bits).
+	limbs bool
 }
 
 // summaryRow is one row of a cell summary.
@@ -64,6 +69,13 @@ type summaryRow struct {
 
 // maxSummaryRows bounds the rows of a cell summary kept in memory.
 const maxSummaryRows = 5_000_000
+
+// maxLimbs and maxLimbBits bound the limbs of a power sum given in limbs
+// (sqlgen writes at most 26 limbs of 60 bits, at --powers 12).
+const (
+	maxLimbs    = 64
+	maxLimbBits = 126
+)
 
 // ErrCells is wrapped by every violation of a cell summary's invariants.
 var ErrCells = fmt.Errorf("cell summary")
@@ -115,11 +127,36 @@ func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, n
 		}
 	}
 	for p := 1; ; p++ {
-		i, ok := idx["sum_pow_"+strconv.Itoa(p)]
-		if !ok {
+		name := "sum_pow_" + strconv.Itoa(p)
+		if i, ok := idx[name]; ok {
+			if _, ok := idx[name+"_limb_0"]; ok {
+				return nil, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the cell summary has both %s and its limbs %s_limb_0", readers.ErrColumn, name, name)}
+			}
+			if b.col.limbs {
+				return nil, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the cell summary gives some power sums in limbs and %s whole", readers.ErrColumn, name)}
+			}
+			b.col.pow = append(b.col.pow, []int{i})
+			continue
+		}
+		var limbs []int
+		for l := 0; ; l++ {
+			i, ok := idx[name+"_limb_"+strconv.Itoa(l)]
+			if !ok {
+				break
+			}
+			if l >= maxLimbs {
+				return nil, &readers.Error{File: file, Row: 1, Column: name + "_limb_" + strconv.Itoa(l), Err: fmt.Errorf("%w: more than %d limbs of a power sum", readers.ErrColumn, maxLimbs)}
+			}
+			limbs = append(limbs, i)
+		}
+		if limbs == nil {
 			break
 		}
-		b.col.pow = append(b.col.pow, i)
+		if p > 1 && !b.col.limbs {
+			return nil, &readers.Error{File: file, Row: 1, Column: name + "_limb_0", Err: fmt.Errorf("%w: the cell summary gives some power sums whole and %s in limbs", readers.ErrColumn, name)}
+		}
+		b.col.limbs = true
+		b.col.pow = append(b.col.pow, limbs)
 	}
 	b.powers = len(b.col.pow)
 	if b.powers == 0 {
@@ -327,6 +364,13 @@ func (b *cellsBuilder) checkMeta(text string, line int) error {
 	if m.Powers != b.powers {
 		return bad("powers %d, the summary has %d sum_pow columns", m.Powers, b.powers)
 	}
+	switch {
+	case b.col.limbs && (m.LimbBits < 1 || m.LimbBits > maxLimbBits):
+		return bad("the power sums are in limbs (sum_pow_p_limb_i) but limb_bits is %d, want 1..%d", m.LimbBits, maxLimbBits)
+	case !b.col.limbs && m.LimbBits != 0:
+		return bad("limb_bits %d but the power sums are not in limbs (sum_pow_p_limb_i)", m.LimbBits)
+	}
+	b.limbBits = m.LimbBits
 	if m.Top < b.needs.Top {
 		return &configs.Error{Msg: fmt.Sprintf("%s: the cell summary keeps %d largest contributions, the configured rules need %d: run sdcaudit sql with --top-k %d", b.file, m.Top, b.needs.Top, b.needs.Top), Err: configs.ErrInvalid}
 	}
@@ -402,20 +446,34 @@ func (b *cellsBuilder) parseValues(sr *summaryRow, row []string, name string) er
 	if sr.n == 0 && sr.total.Sign() != 0 {
 		return b.fail(sr.line, "total", "", "%s: the total of an empty cell is not 0", name)
 	}
-	for p, c := range b.col.pow {
-		s := strings.TrimSpace(row[c])
-		if s == "" && sr.n == 0 {
-			s = "0"
-		}
-		if strings.Contains(s, ".") {
-			s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-		}
-		if len(s) > decimal.MaxDecLen {
-			return b.fail(sr.line, "sum_pow_"+strconv.Itoa(p+1), "", "%s: a power sum of more than %d digits", name, decimal.MaxDecLen)
-		}
-		v, ok := new(big.Int).SetString(s, 10)
-		if !ok {
-			return b.fail(sr.line, "sum_pow_"+strconv.Itoa(p+1), row[c], "%s: not an integer power sum", name)
+	for p, cols := range b.col.pow {
+		v := new(big.Int)
+		base := new(big.Int).Lsh(big.NewInt(1), uint(b.limbBits))
+		for l := len(cols) - 1; l >= 0; l-- {
+			c := cols[l]
+			column := "sum_pow_" + strconv.Itoa(p+1)
+			if b.col.limbs {
+				column += "_limb_" + strconv.Itoa(l)
+			}
+			s := strings.TrimSpace(row[c])
+			if s == "" && sr.n == 0 {
+				s = "0"
+			}
+			if strings.Contains(s, ".") {
+				s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+			}
+			if len(s) > decimal.MaxDecLen {
+				return b.fail(sr.line, column, "", "%s: a power sum of more than %d digits", name, decimal.MaxDecLen)
+			}
+			x, ok := new(big.Int).SetString(s, 10)
+			if !ok {
+				return b.fail(sr.line, column, row[c], "%s: not an integer power sum", name)
+			}
+			// Horner: the limbs from the highest (signed limbs allowed)
+			if b.col.limbs {
+				v.Mul(v, base)
+			}
+			v.Add(v, x)
 		}
 		sr.pow = append(sr.pow, v)
 	}

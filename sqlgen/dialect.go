@@ -29,8 +29,20 @@ type dialect struct {
 	topWindow string
 	// guard adds the overflow check (engines whose exact type is bounded).
 	guard bool
-	// str is the text type hierarchy codes are compared in.
+	// limbs computes the power sums in limbs (LimbBits bits, exact in
+	// the engine's 128-bit integer whatever the data; its >> and &)
+	// instead of guarding them: limbInt is that integer type.
+	limbs   bool
+	limbInt string
+	// str is the text type hierarchy codes are compared in (and values
+	// are read as).
 	str string
+	// fromText, when set, casts checked decimal text to dec(scale)
+	// (default: CAST(txt AS dec(scale))).
+	fromText func(txt string, scale int) string
+	// match is a boolean expression: the text txt matches the regular
+	// expression pat in full (pat has no quote or backslash).
+	match func(txt, pat string) string
 	// pairs writes a common table expression of (sdc_code, sdc_lvl)
 	// string pairs (default: VALUES with the CTE's column list).
 	pairs func(name string, rows [][2]string) string
@@ -86,10 +98,13 @@ var dialects = map[Dialect]*dialect{
 		holdCast:  func(h string) string { return "CAST(" + h + " AS text)" },
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS text) || ';', CAST(sdc_take AS integer)), '' ORDER BY sdc_cx DESC), ';')",
 		str:       "text",
+		match:     func(txt, pat string) string { return fmt.Sprintf("(%s ~ '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// DuckDB: DECIMAL(38, s) (a HUGEINT) raises an error on overflow;
-	// max(x, k) returns the k largest values as a list.
+	// max(x, k) returns the k largest values as a list. Power sums are
+	// computed in limbs (HUGEINT, its >> and &, and its SELECT list's
+	// references to earlier aliases), so that no data overflows them.
 	DuckDB: {
 		quote:  doubleQuote,
 		dec:    func(s int) string { return fmt.Sprintf("DECIMAL(38, %d)", s) },
@@ -104,9 +119,21 @@ var dialects = map[Dialect]*dialect{
 			return fmt.Sprintf("array_to_string(max(sdc_cx, %d) FILTER (WHERE sdc_mult > 0), ';')", k)
 		},
 		topWindow: "rtrim(string_agg(repeat(CAST(sdc_cx AS VARCHAR) || ';', CAST(sdc_take AS BIGINT)), '' ORDER BY sdc_cx DESC), ';')",
-		guard:     true,
-		str:       "VARCHAR",
-		pairs:     valuesPairs,
+		// DuckDB casts text to DECIMAL(38, s) a hundred times slower
+		// than to DECIMAL(18, s): text short enough to fit the latter
+		// (at most 18-s characters, so at most 18-s integer digits) takes
+		// that way; the cast between decimals is exact.
+		fromText: func(txt string, s int) string {
+			if s >= 18 {
+				return fmt.Sprintf("CAST(%s AS DECIMAL(38, %d))", txt, s)
+			}
+			return fmt.Sprintf("CASE WHEN length(%s) <= %d THEN CAST(CAST(%s AS DECIMAL(18, %d)) AS DECIMAL(38, %d)) ELSE CAST(%s AS DECIMAL(38, %d)) END", txt, 18-s, txt, s, s, txt, s)
+		},
+		limbs:   true,
+		limbInt: "HUGEINT",
+		str:     "VARCHAR",
+		match:   func(txt, pat string) string { return fmt.Sprintf("regexp_full_match(%s, '%s')", txt, pat) },
+		pairs:   valuesPairs,
 	},
 	// Spark 3 (3.1+ for raise_error): DECIMAL(38, s); without ANSI mode
 	// an overflow gives NULL, which the guard turns into an error. No
@@ -124,6 +151,7 @@ var dialects = map[Dialect]*dialect{
 		topWindow: "array_join(flatten(transform(sort_array(collect_list(CASE WHEN sdc_take > 0 THEN struct(sdc_cx, sdc_take) END), false), e -> array_repeat(CAST(e.sdc_cx AS STRING), CAST(e.sdc_take AS INT)))), ';')",
 		guard:     true,
 		str:       "STRING",
+		match:     func(txt, pat string) string { return fmt.Sprintf("(%s RLIKE '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// Trino: DECIMAL(38, s) raises "Decimal overflow"; max(x, n) returns
@@ -144,6 +172,7 @@ var dialects = map[Dialect]*dialect{
 		topWindow: "array_join(flatten(array_agg(repeat(CAST(sdc_cx AS varchar), CAST(sdc_take AS integer)) ORDER BY sdc_cx DESC) FILTER (WHERE sdc_take > 0)), ';')",
 		guard:     true,
 		str:       "varchar",
+		match:     func(txt, pat string) string { return fmt.Sprintf("regexp_like(%s, '%s')", txt, pat) },
 		pairs:     valuesPairs,
 	},
 	// BigQuery: parameterised BIGNUMERIC(38+s, s) rounds to s decimals on
@@ -164,6 +193,7 @@ var dialects = map[Dialect]*dialect{
 		topWindow: "RTRIM(STRING_AGG(REPEAT(CAST(sdc_cx AS STRING) || ';', sdc_take), '' ORDER BY sdc_cx DESC), ';')",
 		guard:     true,
 		str:       "STRING",
+		match:     func(txt, pat string) string { return fmt.Sprintf("REGEXP_CONTAINS(%s, '%s')", txt, pat) },
 		// no VALUES in BigQuery: an array of typed structs
 		pairs: func(name string, rows [][2]string) string {
 			return fmt.Sprintf("%s AS (\n  SELECT * FROM UNNEST(ARRAY<STRUCT<sdc_code STRING, sdc_lvl STRING>>[%s])\n)", name, pairRows(rows))

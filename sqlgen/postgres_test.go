@@ -375,7 +375,7 @@ func TestPostgresRefusesBadInput(t *testing.T) {
 	}
 	one := base
 	one.Scale = 1
-	if err := run(one); err == nil || !strings.Contains(err.Error(), "more than 1 decimals") {
+	if err := run(one); err == nil || !strings.Contains(err.Error(), "not a decimal number with at most 1 decimals") {
 		t.Errorf("value 1.25 with --value-decimals 1: got %v, want the query to fail", err)
 	}
 	nh := base

@@ -14,10 +14,13 @@
 // the value itself, keeping the multiplicity), so that a holding's
 // contributions within a cell are summed before the cell is summarised;
 // stage 2 summarises each cell. All arithmetic is exact decimal: values
-// are cast to a wide DECIMAL with the declared scale (the query fails when
-// a value has more decimals, instead of rounding), power sums are taken
-// over the integer mantissa x·10^scale, and the query fails when a power
-// sum could exceed the engine's DECIMAL(38) range.
+// are read as their text in the engine and cast to a wide DECIMAL with
+// the declared scale (the query fails when the text is not a plain
+// decimal number with at most that many decimals, instead of rounding),
+// power sums are taken over the integer mantissa x·10^scale: in DuckDB in
+// limbs of 60 bits (exact whatever the data; the reader recombines them),
+// in PostgreSQL in NUMERIC, and in Spark, Trino and BigQuery the query
+// fails when the data's power sums could exceed DECIMAL(38).
 package sqlgen
 
 import (
@@ -25,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strings"
 )
@@ -68,6 +72,15 @@ type Spec struct {
 	// Table is the relation holding the microdata, possibly qualified
 	// (catalog.schema.table); each dot-separated part is quoted.
 	Table string
+	// File, instead of Table, is a microdata file the engine reads
+	// itself (DuckDB only): a delimited text file (.csv, .tsv, .txt,
+	// optionally .gz or .zst) read with read_csv, every column as text
+	// (so the values are read exactly as written, as check reads them),
+	// or a Parquet file (.parquet, .pq) read with read_parquet.
+	File string
+	// Delimiter is the delimiter of a delimited File (empty: DuckDB
+	// detects it).
+	Delimiter string
 	// Dims are the grouping dimensions, in the table's order.
 	Dims []string
 	// Value is the magnitude column; empty for a frequency table.
@@ -107,10 +120,31 @@ func (s *Spec) validate(d Dialect) error {
 	if _, ok := dialects[d]; !ok {
 		return bad("unknown dialect %q: want one of %s", d, strings.Join(Dialects(), ", "))
 	}
-	if s.Table == "" {
+	switch {
+	case s.File != "" && s.Table != "":
+		return bad("both a table and a file given")
+	case s.File != "":
+		if d != DuckDB {
+			return bad("%s is a file: the %s query reads a table of the engine; load the file into a table and give its name, or use --dialect duckdb (which reads the file itself)", s.File, d)
+		}
+		if err := checkName(s.File); err != nil {
+			return bad("file %q: %v", s.File, err)
+		}
+		if fileReader(s.File) == "" {
+			return bad("file %q: unknown file type, want .csv, .tsv, .txt (optionally .gz or .zst), .parquet or .pq", s.File)
+		}
+		if err := checkName(s.Delimiter); s.Delimiter != "" && err != nil {
+			return bad("delimiter %q: %v", s.Delimiter, err)
+		}
+	case s.Table == "":
 		return bad("no table given")
+	case strings.ContainsRune(s.Table, '/'):
+		return bad("table %q looks like a file path: a table name has no '/'", s.Table)
 	}
 	for _, p := range strings.Split(s.Table, ".") {
+		if s.File != "" {
+			break
+		}
 		if err := checkName(p); err != nil {
 			return bad("table %q: %v", s.Table, err)
 		}
@@ -262,6 +296,9 @@ type Meta struct {
 	Engine  string   `json:"engine"`
 	// Hierarchies are the dimensions whose hierarchy levels are cells.
 	Hierarchies []string `json:"hierarchies,omitempty"`
+	// LimbBits, when set, says the power sums are given in limbs:
+	// sum_pow_p = Σ_i sum_pow_p_limb_i · 2^(LimbBits·i) (DuckDB).
+	LimbBits int `json:"limb_bits,omitempty"`
 }
 
 // SchemaVersion is the version of the cell-summary schema (docs/cells.md).
@@ -297,7 +334,54 @@ func (g *gen) dims() []string {
 	return out
 }
 
+// IsFile reports whether a TABLE argument names a microdata file rather
+// than a relation: it holds a path separator, or ends in the extension of
+// a file type read_csv or read_parquet reads.
+func IsFile(table string) bool {
+	return strings.ContainsAny(table, `/\`) || fileReader(table) != ""
+}
+
+// fileReader is the DuckDB table function that reads a file, by its
+// extension ("" when unknown).
+func fileReader(path string) string {
+	low := strings.ToLower(path)
+	for _, c := range []string{".gz", ".zst"} {
+		low = strings.TrimSuffix(low, c)
+	}
+	for _, e := range []string{".csv", ".tsv", ".txt"} {
+		if strings.HasSuffix(low, e) {
+			return "read_csv"
+		}
+	}
+	if strings.HasSuffix(low, ".parquet") || strings.HasSuffix(low, ".pq") {
+		if low != strings.ToLower(path) {
+			return "" // a compressed Parquet file is not one
+		}
+		return "read_parquet"
+	}
+	return ""
+}
+
+// name is the table or the file, as the meta and the comment give it.
+func (s *Spec) name() string {
+	if s.File != "" {
+		return s.File
+	}
+	return s.Table
+}
+
 func (g *gen) table() string {
+	if f := g.s.File; f != "" {
+		// names are checked: no quote, backslash or control character
+		if fileReader(f) == "read_parquet" {
+			return fmt.Sprintf("read_parquet('%s')", f)
+		}
+		opts := ""
+		if g.s.Delimiter != "" {
+			opts = fmt.Sprintf(", delim = '%s'", g.s.Delimiter)
+		}
+		return fmt.Sprintf("read_csv('%s', header = true, all_varchar = true%s)", f, opts)
+	}
 	parts := strings.Split(g.s.Table, ".")
 	for i, p := range parts {
 		parts[i] = g.q(p)
@@ -306,9 +390,12 @@ func (g *gen) table() string {
 }
 
 func (g *gen) meta() string {
-	m := Meta{Schema: SchemaVersion, Table: g.s.Table, Dims: g.s.Dims, Value: g.s.Value, Holding: g.s.Holding, Scale: g.s.Scale, Engine: string(g.name)}
+	m := Meta{Schema: SchemaVersion, Table: g.s.name(), Dims: g.s.Dims, Value: g.s.Value, Holding: g.s.Holding, Scale: g.s.Scale, Engine: string(g.name)}
 	if g.s.Value != "" {
 		m.Top, m.Powers = g.s.Top, g.s.Powers
+		if g.d.limbs {
+			m.LimbBits = LimbBits
+		}
 	}
 	for _, d := range g.s.Dims {
 		if len(g.s.Hierarchies[d]) > 0 {
@@ -328,7 +415,7 @@ func (g *gen) query() string {
 	value := s.Value != ""
 	holding := s.Holding != ""
 	dec := g.d.dec(s.Scale)
-	g.printf("-- sdcaudit cell summaries (schema %d, docs/cells.md) for %s, dialect %s\n", SchemaVersion, s.Table, g.name)
+	g.printf("-- sdcaudit cell summaries (schema %d, docs/cells.md) for %s, dialect %s\n", SchemaVersion, s.name(), g.name)
 	g.printf("-- dims %s", strings.Join(s.Dims, ", "))
 	if value {
 		g.printf("; value %s (scale %d); top %d; powers 1..%d", s.Value, s.Scale, s.Top, s.Powers)
@@ -346,19 +433,40 @@ func (g *gen) query() string {
 			sel[i] = g.hierCode(d) + " AS " + dims[i]
 		}
 	}
-	g.printf("WITH sdc_src AS (\n  SELECT %s", strings.Join(sel, ", "))
+	src0 := "sdc_src"
+	if value && g.d.limbs {
+		src0 = "sdc_src0"
+	}
+	g.printf("WITH %s AS (\n  SELECT %s", src0, strings.Join(sel, ", "))
 	if holding {
 		h := g.q(s.Holding)
 		g.printf(",\n    CASE WHEN %s IS NULL THEN %s ELSE %s END AS sdc_h", h,
 			g.d.fail(fmt.Sprintf("sdcaudit: a holding id in column %s is NULL", s.Holding), h, g.d.holdType), g.d.holdCast(h))
 	}
 	if value {
+		// The value is read as its text in the engine (exact for DECIMAL,
+		// NUMERIC and text columns; a float's shortest text): the query
+		// fails unless that text is a plain decimal number with at most
+		// S significant decimals, so the cast below never rounds,
+		// whatever the column's type (a text column's '1.234' at scale 2
+		// compared with its own cast would round on both sides).
 		v := g.q(s.Value)
-		cast := fmt.Sprintf("CAST(%s AS %s)", v, dec)
-		g.printf(",\n    CASE WHEN (%s IS NULL AND %s IS NOT NULL) OR %s <> %s\n      THEN %s\n      ELSE %s END AS sdc_x",
-			cast, v, cast, v, g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s has more than %d decimals or does not fit DECIMAL(38, %d): set --value-decimals", s.Value, s.Scale, s.Scale), v, dec), cast)
+		txt := fmt.Sprintf("TRIM(CAST(%s AS %s))", v, g.d.str)
+		cast := fmt.Sprintf("CAST(%s AS %s)", txt, dec)
+		if g.d.fromText != nil {
+			cast = g.d.fromText(txt, s.Scale)
+		}
+		fail := g.d.fail(fmt.Sprintf("sdcaudit: a value in column %s is not a decimal number with at most %d decimals that fits DECIMAL(38, %d) (declare an exact numeric type, or set --value-decimals)", s.Value, s.Scale, s.Scale), v, dec)
+		// the branches in this order: the cast only sees matching text
+		g.printf(",\n    CASE WHEN %s IS NULL THEN NULL\n      WHEN NOT %s\n      THEN %s\n      WHEN %s IS NULL\n      THEN %s\n      ELSE %s END AS sdc_x",
+			v, g.d.match(txt, decimalPattern(s.Scale)), fail, cast, fail, cast)
 	}
 	g.printf("\n  FROM %s\n),\n", g.table())
+	if value && g.d.limbs {
+		// the mantissa per record (summed per contributor in stage 1):
+		// cheaper than per contributor and grouping set
+		g.printf("sdc_src AS (\n  SELECT *, CAST(sdc_x * %s AS %s) AS sdc_xm FROM sdc_src0\n),\n", pow10(s.Scale), g.d.dec0)
+	}
 	src := g.levels(dims)
 
 	g.contributors(dims, src)
@@ -368,13 +476,23 @@ func (g *gen) query() string {
 	if value {
 		// Stage 1b: the integer mantissa and, for the window top-k, how
 		// many of each contribution enter the k largest.
-		g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    CAST(sdc_cx * %s AS %s) AS sdc_m", pow10(s.Scale), g.d.dec0)
+		if g.d.limbs {
+			g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    sdc_cm AS sdc_m")
+		} else {
+			g.printf(",\nsdc_c2 AS (\n  SELECT sdc_c1.*,\n    CAST(sdc_cx * %s AS %s) AS sdc_m", pow10(s.Scale), g.d.dec0)
+		}
 		if !topFunc {
 			part := strings.Join(append([]string{"sdc_gid"}, dims...), ", ")
 			g.printf(",\n    LEAST(sdc_mult, GREATEST(%d - (SUM(sdc_mult) OVER (PARTITION BY %s ORDER BY sdc_cx DESC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - sdc_mult), 0)) AS sdc_take", s.Top, part)
 		}
+		if g.d.limbs {
+			g.limbCols()
+		}
 		g.printf("\n  FROM sdc_c1\n)")
 		from = "sdc_c2"
+		if g.d.limbs {
+			from = g.limbPowers()
+		}
 	}
 
 	// Stage 2: one row per cell.
@@ -392,7 +510,16 @@ func (g *gen) query() string {
 			g.printf("  COALESCE(%s, '') AS %s,\n", g.d.topWindow, g.q("top"))
 		}
 		g.printf("  %d AS %s,\n", s.Scale, g.q("scale"))
-		for p := 1; p <= s.Powers; p++ {
+		for p := 1; p <= s.Powers && g.d.limbs; p++ {
+			for k := range limbCount(p) {
+				term := fmt.Sprintf("sdc_mult * sdc_p%d_%d", p, k)
+				if p%2 == 1 {
+					term = "sdc_sg * " + term
+				}
+				g.printf("  CAST(COALESCE(SUM(%s), 0) AS %s) AS %s,\n", term, g.d.dec0, g.q(fmt.Sprintf("sum_pow_%d_limb_%d", p, k)))
+			}
+		}
+		for p := 1; p <= s.Powers && !g.d.limbs; p++ {
 			sum := fmt.Sprintf("COALESCE(SUM(sdc_mult * %s), 0)", g.power(p))
 			if p == s.Powers && g.d.guard {
 				sum = g.guarded(sum, holding)
@@ -440,8 +567,14 @@ func (g *gen) contributors(dims []string, src string) {
 	switch {
 	case value && holding:
 		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    SUM(sdc_x) AS sdc_cx,\n    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult")
+		if g.d.limbs {
+			g.printf(",\n    SUM(sdc_xm) AS sdc_cm")
+		}
 	case value:
 		g.printf(",\n    COUNT(*) - COUNT(sdc_x) AS sdc_missing,\n    sdc_x AS sdc_cx,\n    COUNT(sdc_x) AS sdc_mult")
+		if g.d.limbs {
+			g.printf(",\n    MIN(sdc_xm) AS sdc_cm")
+		}
 	case holding:
 		g.printf(",\n    1 AS sdc_mult")
 	default:
@@ -480,11 +613,82 @@ func (g *gen) power(p int) string {
 	return e
 }
 
-// guarded makes the highest power sum fail when n·max|m|^P could exceed
-// 10^37 (bounding every partial sum of every power, and the total), or
-// when a holding's sum overflowed to NULL (Spark without ANSI mode).
+// LimbBits is the bits of a power-sum limb (docs/cells.md): the base is
+// B = 2^60, so that limbs are split with shifts and masks (a 128-bit
+// division by a power of ten costs a hundred times more in DuckDB). A limb
+// is below 2B + 5 (see limbPowers), so a sum of three products of two,
+// or of 9.2·10^18 limbs, fits a 128-bit integer and DECIMAL(38, 0).
+const LimbBits = 60
+
+// limbCount is the limbs of |m|^p for a mantissa |m| < 10^38: the
+// smallest n with 2^(60n) >= 10^(38p).
+func limbCount(p int) int {
+	v := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(38*p)), nil)
+	return (v.BitLen() + LimbBits - 1) / LimbBits
+}
+
+// limbMask is B - 1.
+func limbMask() string {
+	return new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), LimbBits), big.NewInt(1)).String()
+}
+
+// limbCols writes, in stage 1b, the sign of the mantissa and the limbs of
+// its absolute value: sdc_p1_k, k = 0..2, |m| = Σ sdc_p1_k·2^(60k)
+// (sdc_p1_2 < 76).
+func (g *gen) limbCols() {
+	mask := limbMask()
+	g.printf(",\n    CAST(ABS(sdc_m) AS %s) AS sdc_a,\n    CASE WHEN sdc_m < 0 THEN -1 ELSE 1 END AS sdc_sg", g.d.limbInt)
+	g.printf(",\n    sdc_a & %s AS sdc_p1_0,\n    (sdc_a >> %d) & %s AS sdc_p1_1,\n    sdc_a >> %d AS sdc_p1_2", mask, LimbBits, mask, 2*LimbBits)
+}
+
+// limbPowers writes, per power p = 2..P, two CTEs: sdc_vP, the
+// convolution of the limbs of |m|^(p-1) and of |m| (each column a sum
+// of at most three products, below 4B² + ... < 2^123), and sdc_lP, its
+// limbs after moving each column's carries one and two places up. That
+// keeps every limb below 2B + 5 (not fully normalised, but exact:
+// Σ limb_k·B^k = |m|^p) without a chain of carries through the columns,
+// so that each limb costs a bounded number of operations. Limbs are
+// non-negative and |m|^p < B^limbCount(p), so the positions beyond
+// limbCount(p) are 0. It returns the last CTE.
+func (g *gen) limbPowers() string {
+	mask := limbMask()
+	prev := "sdc_c2"
+	for p := 2; p <= g.s.Powers; p++ {
+		n, np := limbCount(p), limbCount(p-1)
+		g.printf(",\nsdc_v%d AS (\n  SELECT %s.*", p, prev)
+		for k := range n {
+			var terms []string
+			for i := max(0, k-2); i <= k && i < np; i++ {
+				terms = append(terms, fmt.Sprintf("sdc_p%d_%d * sdc_p1_%d", p-1, i, k-i))
+			}
+			if len(terms) == 0 {
+				terms = []string{fmt.Sprintf("CAST(0 AS %s)", g.d.limbInt)}
+			}
+			g.printf(",\n    %s AS sdc_v%d_%d", strings.Join(terms, " + "), p, k)
+		}
+		g.printf("\n  FROM %s\n),\nsdc_l%d AS (\n  SELECT sdc_v%d.*", prev, p, p)
+		for k := range n {
+			e := fmt.Sprintf("(sdc_v%d_%d & %s)", p, k, mask)
+			if k >= 1 {
+				e += fmt.Sprintf(" + ((sdc_v%d_%d >> %d) & %s)", p, k-1, LimbBits, mask)
+			}
+			if k >= 2 {
+				e += fmt.Sprintf(" + (sdc_v%d_%d >> %d)", p, k-2, 2*LimbBits)
+			}
+			g.printf(",\n    %s AS sdc_p%d_%d", e, p, k)
+		}
+		g.printf("\n  FROM sdc_v%d\n)", p)
+		prev = fmt.Sprintf("sdc_l%d", p)
+	}
+	return prev
+}
+
+// guarded makes the highest power sum fail when Σ n·|m|^P (in floating
+// point, a bound on every partial sum of every power of the integers m,
+// and on every product) could exceed 10^37, or when a holding's sum
+// overflowed to NULL (Spark without ANSI mode).
 func (g *gen) guarded(sum string, holding bool) string {
-	cond := fmt.Sprintf("POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS %s), %d) * SUM(sdc_mult) >= 1e37", g.d.double, g.s.Powers)
+	cond := fmt.Sprintf("SUM(sdc_mult * POWER(ABS(CAST(sdc_m AS %s)), %d)) >= 1e37", g.d.double, g.s.Powers)
 	if holding {
 		cond += " OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0"
 	}
@@ -572,6 +776,9 @@ func (g *gen) levels(dims []string) string {
 			}
 			if g.s.Value != "" {
 				out = append(out, "s.sdc_x")
+				if g.d.limbs {
+					out = append(out, "s.sdc_xm")
+				}
 			}
 			for _, c := range carried {
 				out = append(out, "s."+c)
@@ -590,3 +797,15 @@ func (g *gen) levels(dims []string) string {
 }
 
 func pow10(s int) string { return "1" + strings.Repeat("0", s) }
+
+// decimalPattern is the regular expression (the same in every engine: no
+// backslash, character classes only) of a plain decimal number whose
+// decimals beyond the scale are zeros: an optional sign, digits, and an
+// optional point with at most scale digits then only zeros. Exponents,
+// NaN, infinities, blanks and thousands separators do not match.
+func decimalPattern(scale int) string {
+	if scale == 0 {
+		return "^[+-]?([0-9]+([.]0*)?|[.]0+)$"
+	}
+	return fmt.Sprintf("^[+-]?([0-9]+([.][0-9]{0,%d}0*)?|[.][0-9]{1,%d}0*)$", scale, scale)
+}

@@ -23,13 +23,22 @@ func newSQLCmd() *cobra.Command {
 (every cell and margin: rows, contributors, missing, negative, exact total,
 power sums, min, max, the k largest contributions) in the engine that holds
 the records, so that they never leave it. TABLE is the engine's relation
-(schema.table). The output schema is described in docs/cells.md.
+(schema.table). With --dialect duckdb, TABLE may be a microdata file
+(.csv, .tsv, .txt, .parquet; a name with a '/' or such an extension): DuckDB
+reads it itself (read_csv with every column as text, or read_parquet).
+The output schema is described in docs/cells.md.
 
 --top-k and --powers are raised to what the configured rules and published
 statistics need. --value-decimals is the number of decimals of the value
 (default: the measure step's, else 2); the query fails on a value with more.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if top < 1 || top > sqlgen.MaxTop {
+				return usageErr(fmt.Errorf("--top-k %d: want 1..%d", top, sqlgen.MaxTop))
+			}
+			if powers < 1 || powers > sqlgen.MaxPowers {
+				return usageErr(fmt.Errorf("--powers %d: want 1..%d", powers, sqlgen.MaxPowers))
+			}
 			layers, err := tf.layers()
 			if err != nil {
 				return err
@@ -56,6 +65,9 @@ statistics need. --value-decimals is the number of decimals of the value
 			}
 			if needs.SumSq {
 				spec.Powers = max(spec.Powers, 2)
+			}
+			if sqlgen.IsFile(args[0]) {
+				spec.Table, spec.File, spec.Delimiter = "", args[0], s.Input.Delimiter
 			}
 			if !cmd.Flags().Changed("value-decimals") {
 				spec.Scale = 2

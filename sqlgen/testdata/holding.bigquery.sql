@@ -3,9 +3,12 @@
 WITH sdc_src AS (
   SELECT `region`, `sector`, `size class`,
     CASE WHEN `enterprise_group` IS NULL THEN ERROR('sdcaudit: a holding id in column enterprise_group is NULL') ELSE `enterprise_group` END AS sdc_h,
-    CASE WHEN (CAST(`turnover` AS BIGNUMERIC(40, 2)) IS NULL AND `turnover` IS NOT NULL) OR CAST(`turnover` AS BIGNUMERIC(40, 2)) <> `turnover`
-      THEN CAST(ERROR('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals') AS BIGNUMERIC(40, 2))
-      ELSE CAST(`turnover` AS BIGNUMERIC(40, 2)) END AS sdc_x
+    CASE WHEN `turnover` IS NULL THEN NULL
+      WHEN NOT REGEXP_CONTAINS(TRIM(CAST(`turnover` AS STRING)), '^[+-]?([0-9]+([.][0-9]{0,2}0*)?|[.][0-9]{1,2}0*)$')
+      THEN CAST(ERROR('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals)') AS BIGNUMERIC(40, 2))
+      WHEN CAST(TRIM(CAST(`turnover` AS STRING)) AS BIGNUMERIC(40, 2)) IS NULL
+      THEN CAST(ERROR('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals)') AS BIGNUMERIC(40, 2))
+      ELSE CAST(TRIM(CAST(`turnover` AS STRING)) AS BIGNUMERIC(40, 2)) END AS sdc_x
   FROM `register`.`enterprises`
 ),
 sdc_c1 AS (
@@ -37,7 +40,7 @@ SELECT `region`, `sector`, `size class`,
   COALESCE(SUM(sdc_mult * sdc_m), 0) AS `sum_pow_1`,
   COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS BIGNUMERIC(38, 0))), 0) AS `sum_pow_2`,
   COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS BIGNUMERIC(38, 0)) * sdc_m AS BIGNUMERIC(38, 0))), 0) AS `sum_pow_3`,
-  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS FLOAT64), 4) * SUM(sdc_mult) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
+  CASE WHEN SUM(sdc_mult * POWER(ABS(CAST(sdc_m AS FLOAT64)), 4)) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
     THEN CAST(ERROR('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS BIGNUMERIC(38, 0))
     ELSE COALESCE(SUM(sdc_mult * CAST(CAST(CAST(sdc_m * sdc_m AS BIGNUMERIC(38, 0)) * sdc_m AS BIGNUMERIC(38, 0)) * sdc_m AS BIGNUMERIC(38, 0))), 0) END AS `sum_pow_4`,
   '{"schema":1,"table":"register.enterprises","dims":["region","sector","size class"],"value":"turnover","holding":"enterprise_group","k":3,"powers":4,"scale":2,"engine":"bigquery"}' AS `meta`

@@ -1,12 +1,18 @@
 -- sdcaudit cell summaries (schema 1, docs/cells.md) for register.enterprises, dialect duckdb
 -- dims region, sector, size class; value turnover (scale 2); top 3; powers 1..4; holding enterprise_group
-WITH sdc_src AS (
+WITH sdc_src0 AS (
   SELECT "region", "sector", "size class",
     CASE WHEN "enterprise_group" IS NULL THEN error('sdcaudit: a holding id in column enterprise_group is NULL') ELSE "enterprise_group" END AS sdc_h,
-    CASE WHEN (CAST("turnover" AS DECIMAL(38, 2)) IS NULL AND "turnover" IS NOT NULL) OR CAST("turnover" AS DECIMAL(38, 2)) <> "turnover"
-      THEN CAST(error('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals') AS DECIMAL(38, 2))
-      ELSE CAST("turnover" AS DECIMAL(38, 2)) END AS sdc_x
+    CASE WHEN "turnover" IS NULL THEN NULL
+      WHEN NOT regexp_full_match(TRIM(CAST("turnover" AS VARCHAR)), '^[+-]?([0-9]+([.][0-9]{0,2}0*)?|[.][0-9]{1,2}0*)$')
+      THEN CAST(error('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals)') AS DECIMAL(38, 2))
+      WHEN CASE WHEN length(TRIM(CAST("turnover" AS VARCHAR))) <= 16 THEN CAST(CAST(TRIM(CAST("turnover" AS VARCHAR)) AS DECIMAL(18, 2)) AS DECIMAL(38, 2)) ELSE CAST(TRIM(CAST("turnover" AS VARCHAR)) AS DECIMAL(38, 2)) END IS NULL
+      THEN CAST(error('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals)') AS DECIMAL(38, 2))
+      ELSE CASE WHEN length(TRIM(CAST("turnover" AS VARCHAR))) <= 16 THEN CAST(CAST(TRIM(CAST("turnover" AS VARCHAR)) AS DECIMAL(18, 2)) AS DECIMAL(38, 2)) ELSE CAST(TRIM(CAST("turnover" AS VARCHAR)) AS DECIMAL(38, 2)) END END AS sdc_x
   FROM "register"."enterprises"
+),
+sdc_src AS (
+  SELECT *, CAST(sdc_x * 100 AS DECIMAL(38, 0)) AS sdc_xm FROM sdc_src0
 ),
 sdc_c1 AS (
   SELECT "region", "sector", "size class",
@@ -14,14 +20,86 @@ sdc_c1 AS (
     COUNT(*) AS sdc_rows,
     COUNT(*) - COUNT(sdc_x) AS sdc_missing,
     SUM(sdc_x) AS sdc_cx,
-    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult
+    CASE WHEN COUNT(sdc_x) > 0 THEN 1 ELSE 0 END AS sdc_mult,
+    SUM(sdc_xm) AS sdc_cm
   FROM sdc_src
   GROUP BY GROUPING SETS (("region", "sector", "size class", sdc_h), ("region", "sector", sdc_h), ("region", "size class", sdc_h), ("region", sdc_h), ("sector", "size class", sdc_h), ("sector", sdc_h), ("size class", sdc_h), (sdc_h))
 ),
 sdc_c2 AS (
   SELECT sdc_c1.*,
-    CAST(sdc_cx * 100 AS DECIMAL(38, 0)) AS sdc_m
+    sdc_cm AS sdc_m,
+    CAST(ABS(sdc_m) AS HUGEINT) AS sdc_a,
+    CASE WHEN sdc_m < 0 THEN -1 ELSE 1 END AS sdc_sg,
+    sdc_a & 1152921504606846975 AS sdc_p1_0,
+    (sdc_a >> 60) & 1152921504606846975 AS sdc_p1_1,
+    sdc_a >> 120 AS sdc_p1_2
   FROM sdc_c1
+),
+sdc_v2 AS (
+  SELECT sdc_c2.*,
+    sdc_p1_0 * sdc_p1_0 AS sdc_v2_0,
+    sdc_p1_0 * sdc_p1_1 + sdc_p1_1 * sdc_p1_0 AS sdc_v2_1,
+    sdc_p1_0 * sdc_p1_2 + sdc_p1_1 * sdc_p1_1 + sdc_p1_2 * sdc_p1_0 AS sdc_v2_2,
+    sdc_p1_1 * sdc_p1_2 + sdc_p1_2 * sdc_p1_1 AS sdc_v2_3,
+    sdc_p1_2 * sdc_p1_2 AS sdc_v2_4
+  FROM sdc_c2
+),
+sdc_l2 AS (
+  SELECT sdc_v2.*,
+    (sdc_v2_0 & 1152921504606846975) AS sdc_p2_0,
+    (sdc_v2_1 & 1152921504606846975) + ((sdc_v2_0 >> 60) & 1152921504606846975) AS sdc_p2_1,
+    (sdc_v2_2 & 1152921504606846975) + ((sdc_v2_1 >> 60) & 1152921504606846975) + (sdc_v2_0 >> 120) AS sdc_p2_2,
+    (sdc_v2_3 & 1152921504606846975) + ((sdc_v2_2 >> 60) & 1152921504606846975) + (sdc_v2_1 >> 120) AS sdc_p2_3,
+    (sdc_v2_4 & 1152921504606846975) + ((sdc_v2_3 >> 60) & 1152921504606846975) + (sdc_v2_2 >> 120) AS sdc_p2_4
+  FROM sdc_v2
+),
+sdc_v3 AS (
+  SELECT sdc_l2.*,
+    sdc_p2_0 * sdc_p1_0 AS sdc_v3_0,
+    sdc_p2_0 * sdc_p1_1 + sdc_p2_1 * sdc_p1_0 AS sdc_v3_1,
+    sdc_p2_0 * sdc_p1_2 + sdc_p2_1 * sdc_p1_1 + sdc_p2_2 * sdc_p1_0 AS sdc_v3_2,
+    sdc_p2_1 * sdc_p1_2 + sdc_p2_2 * sdc_p1_1 + sdc_p2_3 * sdc_p1_0 AS sdc_v3_3,
+    sdc_p2_2 * sdc_p1_2 + sdc_p2_3 * sdc_p1_1 + sdc_p2_4 * sdc_p1_0 AS sdc_v3_4,
+    sdc_p2_3 * sdc_p1_2 + sdc_p2_4 * sdc_p1_1 AS sdc_v3_5,
+    sdc_p2_4 * sdc_p1_2 AS sdc_v3_6
+  FROM sdc_l2
+),
+sdc_l3 AS (
+  SELECT sdc_v3.*,
+    (sdc_v3_0 & 1152921504606846975) AS sdc_p3_0,
+    (sdc_v3_1 & 1152921504606846975) + ((sdc_v3_0 >> 60) & 1152921504606846975) AS sdc_p3_1,
+    (sdc_v3_2 & 1152921504606846975) + ((sdc_v3_1 >> 60) & 1152921504606846975) + (sdc_v3_0 >> 120) AS sdc_p3_2,
+    (sdc_v3_3 & 1152921504606846975) + ((sdc_v3_2 >> 60) & 1152921504606846975) + (sdc_v3_1 >> 120) AS sdc_p3_3,
+    (sdc_v3_4 & 1152921504606846975) + ((sdc_v3_3 >> 60) & 1152921504606846975) + (sdc_v3_2 >> 120) AS sdc_p3_4,
+    (sdc_v3_5 & 1152921504606846975) + ((sdc_v3_4 >> 60) & 1152921504606846975) + (sdc_v3_3 >> 120) AS sdc_p3_5,
+    (sdc_v3_6 & 1152921504606846975) + ((sdc_v3_5 >> 60) & 1152921504606846975) + (sdc_v3_4 >> 120) AS sdc_p3_6
+  FROM sdc_v3
+),
+sdc_v4 AS (
+  SELECT sdc_l3.*,
+    sdc_p3_0 * sdc_p1_0 AS sdc_v4_0,
+    sdc_p3_0 * sdc_p1_1 + sdc_p3_1 * sdc_p1_0 AS sdc_v4_1,
+    sdc_p3_0 * sdc_p1_2 + sdc_p3_1 * sdc_p1_1 + sdc_p3_2 * sdc_p1_0 AS sdc_v4_2,
+    sdc_p3_1 * sdc_p1_2 + sdc_p3_2 * sdc_p1_1 + sdc_p3_3 * sdc_p1_0 AS sdc_v4_3,
+    sdc_p3_2 * sdc_p1_2 + sdc_p3_3 * sdc_p1_1 + sdc_p3_4 * sdc_p1_0 AS sdc_v4_4,
+    sdc_p3_3 * sdc_p1_2 + sdc_p3_4 * sdc_p1_1 + sdc_p3_5 * sdc_p1_0 AS sdc_v4_5,
+    sdc_p3_4 * sdc_p1_2 + sdc_p3_5 * sdc_p1_1 + sdc_p3_6 * sdc_p1_0 AS sdc_v4_6,
+    sdc_p3_5 * sdc_p1_2 + sdc_p3_6 * sdc_p1_1 AS sdc_v4_7,
+    sdc_p3_6 * sdc_p1_2 AS sdc_v4_8
+  FROM sdc_l3
+),
+sdc_l4 AS (
+  SELECT sdc_v4.*,
+    (sdc_v4_0 & 1152921504606846975) AS sdc_p4_0,
+    (sdc_v4_1 & 1152921504606846975) + ((sdc_v4_0 >> 60) & 1152921504606846975) AS sdc_p4_1,
+    (sdc_v4_2 & 1152921504606846975) + ((sdc_v4_1 >> 60) & 1152921504606846975) + (sdc_v4_0 >> 120) AS sdc_p4_2,
+    (sdc_v4_3 & 1152921504606846975) + ((sdc_v4_2 >> 60) & 1152921504606846975) + (sdc_v4_1 >> 120) AS sdc_p4_3,
+    (sdc_v4_4 & 1152921504606846975) + ((sdc_v4_3 >> 60) & 1152921504606846975) + (sdc_v4_2 >> 120) AS sdc_p4_4,
+    (sdc_v4_5 & 1152921504606846975) + ((sdc_v4_4 >> 60) & 1152921504606846975) + (sdc_v4_3 >> 120) AS sdc_p4_5,
+    (sdc_v4_6 & 1152921504606846975) + ((sdc_v4_5 >> 60) & 1152921504606846975) + (sdc_v4_4 >> 120) AS sdc_p4_6,
+    (sdc_v4_7 & 1152921504606846975) + ((sdc_v4_6 >> 60) & 1152921504606846975) + (sdc_v4_5 >> 120) AS sdc_p4_7,
+    (sdc_v4_8 & 1152921504606846975) + ((sdc_v4_7 >> 60) & 1152921504606846975) + (sdc_v4_6 >> 120) AS sdc_p4_8
+  FROM sdc_v4
 )
 SELECT "region", "sector", "size class",
   sdc_gid AS "grouping_id",
@@ -34,13 +112,31 @@ SELECT "region", "sector", "size class",
   MAX(sdc_cx) AS "max",
   COALESCE(array_to_string(max(sdc_cx, 3) FILTER (WHERE sdc_mult > 0), ';'), '') AS "top",
   2 AS "scale",
-  COALESCE(SUM(sdc_mult * sdc_m), 0) AS "sum_pow_1",
-  COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_2",
-  COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) AS "sum_pow_3",
-  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS DOUBLE), 4) * SUM(sdc_mult) >= 1e37 OR SUM(CASE WHEN sdc_mult > 0 AND sdc_m IS NULL THEN 1 ELSE 0 END) > 0
-    THEN CAST(error('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS DECIMAL(38, 0))
-    ELSE COALESCE(SUM(sdc_mult * CAST(CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) END AS "sum_pow_4",
-  '{"schema":1,"table":"register.enterprises","dims":["region","sector","size class"],"value":"turnover","holding":"enterprise_group","k":3,"powers":4,"scale":2,"engine":"duckdb"}' AS "meta"
-FROM sdc_c2
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p1_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_1_limb_0",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p1_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_1_limb_1",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p1_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_1_limb_2",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_0",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_1",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_2",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_3), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_3",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p2_4), 0) AS DECIMAL(38, 0)) AS "sum_pow_2_limb_4",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_0",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_1",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_2",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_3), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_3",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_4), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_4",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_5), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_5",
+  CAST(COALESCE(SUM(sdc_sg * sdc_mult * sdc_p3_6), 0) AS DECIMAL(38, 0)) AS "sum_pow_3_limb_6",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_0), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_0",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_1), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_1",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_2), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_2",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_3), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_3",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_4), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_4",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_5), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_5",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_6), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_6",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_7), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_7",
+  CAST(COALESCE(SUM(sdc_mult * sdc_p4_8), 0) AS DECIMAL(38, 0)) AS "sum_pow_4_limb_8",
+  '{"schema":1,"table":"register.enterprises","dims":["region","sector","size class"],"value":"turnover","holding":"enterprise_group","k":3,"powers":4,"scale":2,"engine":"duckdb","limb_bits":60}' AS "meta"
+FROM sdc_l4
 GROUP BY sdc_gid, "region", "sector", "size class"
 ORDER BY 4, 1, 2, 3

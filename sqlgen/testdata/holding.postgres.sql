@@ -3,9 +3,12 @@
 WITH sdc_src AS (
   SELECT "region", "sector", "size class",
     CASE WHEN "enterprise_group" IS NULL THEN CAST(CAST(concat('sdcaudit: a holding id in column enterprise_group is NULL; the value: ', CAST("enterprise_group" AS text), '') AS integer) AS text) ELSE CAST("enterprise_group" AS text) END AS sdc_h,
-    CASE WHEN (CAST("turnover" AS NUMERIC(1000, 2)) IS NULL AND "turnover" IS NOT NULL) OR CAST("turnover" AS NUMERIC(1000, 2)) <> "turnover"
-      THEN CAST(CAST(concat('sdcaudit: a value in column turnover has more than 2 decimals or does not fit DECIMAL(38, 2): set --value-decimals; the value: ', CAST("turnover" AS text), '') AS integer) AS NUMERIC(1000, 2))
-      ELSE CAST("turnover" AS NUMERIC(1000, 2)) END AS sdc_x
+    CASE WHEN "turnover" IS NULL THEN NULL
+      WHEN NOT (TRIM(CAST("turnover" AS text)) ~ '^[+-]?([0-9]+([.][0-9]{0,2}0*)?|[.][0-9]{1,2}0*)$')
+      THEN CAST(CAST(concat('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals); the value: ', CAST("turnover" AS text), '') AS integer) AS NUMERIC(1000, 2))
+      WHEN CAST(TRIM(CAST("turnover" AS text)) AS NUMERIC(1000, 2)) IS NULL
+      THEN CAST(CAST(concat('sdcaudit: a value in column turnover is not a decimal number with at most 2 decimals that fits DECIMAL(38, 2) (declare an exact numeric type, or set --value-decimals); the value: ', CAST("turnover" AS text), '') AS integer) AS NUMERIC(1000, 2))
+      ELSE CAST(TRIM(CAST("turnover" AS text)) AS NUMERIC(1000, 2)) END AS sdc_x
   FROM "register"."enterprises"
 ),
 sdc_c1 AS (

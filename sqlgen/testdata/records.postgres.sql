@@ -2,9 +2,12 @@
 -- dims region, sector, year; value income (scale 3); top 2; powers 1..3
 WITH sdc_src AS (
   SELECT "region", "sector", "year",
-    CASE WHEN (CAST("income" AS NUMERIC(1000, 3)) IS NULL AND "income" IS NOT NULL) OR CAST("income" AS NUMERIC(1000, 3)) <> "income"
-      THEN CAST(CAST(concat('sdcaudit: a value in column income has more than 3 decimals or does not fit DECIMAL(38, 3): set --value-decimals; the value: ', CAST("income" AS text), '') AS integer) AS NUMERIC(1000, 3))
-      ELSE CAST("income" AS NUMERIC(1000, 3)) END AS sdc_x
+    CASE WHEN "income" IS NULL THEN NULL
+      WHEN NOT (TRIM(CAST("income" AS text)) ~ '^[+-]?([0-9]+([.][0-9]{0,3}0*)?|[.][0-9]{1,3}0*)$')
+      THEN CAST(CAST(concat('sdcaudit: a value in column income is not a decimal number with at most 3 decimals that fits DECIMAL(38, 3) (declare an exact numeric type, or set --value-decimals); the value: ', CAST("income" AS text), '') AS integer) AS NUMERIC(1000, 3))
+      WHEN CAST(TRIM(CAST("income" AS text)) AS NUMERIC(1000, 3)) IS NULL
+      THEN CAST(CAST(concat('sdcaudit: a value in column income is not a decimal number with at most 3 decimals that fits DECIMAL(38, 3) (declare an exact numeric type, or set --value-decimals); the value: ', CAST("income" AS text), '') AS integer) AS NUMERIC(1000, 3))
+      ELSE CAST(TRIM(CAST("income" AS text)) AS NUMERIC(1000, 3)) END AS sdc_x
   FROM "survey"
 ),
 sdc_c1 AS (

@@ -2,9 +2,12 @@
 -- dims region, sector, year; value income (scale 3); top 2; powers 1..3
 WITH sdc_src AS (
   SELECT `region`, `sector`, `year`,
-    CASE WHEN (CAST(`income` AS DECIMAL(38, 3)) IS NULL AND `income` IS NOT NULL) OR CAST(`income` AS DECIMAL(38, 3)) <> `income`
-      THEN CAST(raise_error('sdcaudit: a value in column income has more than 3 decimals or does not fit DECIMAL(38, 3): set --value-decimals') AS DECIMAL(38, 3))
-      ELSE CAST(`income` AS DECIMAL(38, 3)) END AS sdc_x
+    CASE WHEN `income` IS NULL THEN NULL
+      WHEN NOT (TRIM(CAST(`income` AS STRING)) RLIKE '^[+-]?([0-9]+([.][0-9]{0,3}0*)?|[.][0-9]{1,3}0*)$')
+      THEN CAST(raise_error('sdcaudit: a value in column income is not a decimal number with at most 3 decimals that fits DECIMAL(38, 3) (declare an exact numeric type, or set --value-decimals)') AS DECIMAL(38, 3))
+      WHEN CAST(TRIM(CAST(`income` AS STRING)) AS DECIMAL(38, 3)) IS NULL
+      THEN CAST(raise_error('sdcaudit: a value in column income is not a decimal number with at most 3 decimals that fits DECIMAL(38, 3) (declare an exact numeric type, or set --value-decimals)') AS DECIMAL(38, 3))
+      ELSE CAST(TRIM(CAST(`income` AS STRING)) AS DECIMAL(38, 3)) END AS sdc_x
   FROM `survey`
 ),
 sdc_c1 AS (
@@ -36,7 +39,7 @@ SELECT `region`, `sector`, `year`,
   3 AS `scale`,
   COALESCE(SUM(sdc_mult * sdc_m), 0) AS `sum_pow_1`,
   COALESCE(SUM(sdc_mult * CAST(sdc_m * sdc_m AS DECIMAL(38, 0))), 0) AS `sum_pow_2`,
-  CASE WHEN POWER(CAST(GREATEST(ABS(MIN(sdc_m)), ABS(MAX(sdc_m))) AS DOUBLE), 3) * SUM(sdc_mult) >= 1e37
+  CASE WHEN SUM(sdc_mult * POWER(ABS(CAST(sdc_m AS DOUBLE)), 3)) >= 1e37
     THEN CAST(raise_error('sdcaudit: a power sum may exceed DECIMAL(38): lower --powers or rescale the value') AS DECIMAL(38, 0))
     ELSE COALESCE(SUM(sdc_mult * CAST(CAST(sdc_m * sdc_m AS DECIMAL(38, 0)) * sdc_m AS DECIMAL(38, 0))), 0) END AS `sum_pow_3`,
   '{"schema":1,"table":"survey","dims":["region","sector","year"],"value":"income","k":2,"powers":3,"scale":3,"engine":"spark"}' AS `meta`
