@@ -32,12 +32,18 @@ type Settings struct {
 	// Overrides are the checker's a-priori decisions of every layer, in
 	// layer order.
 	Overrides []Override
+	// Apriori are the cells of the a-priori files (.hst) of every layer,
+	// in layer order; an overrides CSV given as apriori: joins Overrides.
+	Apriori []AprioriCell
+	// Previous is the previous release's output directory ("" for none).
+	Previous string
 }
 
 // OutputSettings are the resolved output switches.
 type OutputSettings struct {
 	SafeXLSX, Annotated, Findings, HTML bool
 	ACRO                                bool   // results.json for the SACRO viewer
+	Apriori                             bool   // NAME.hst, the final pattern as a tau-argus a-priori file
 	Layout                              string // safe tables: "", long or wide
 }
 
@@ -156,7 +162,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		}
 	}
 	if o := merged.Output; o != nil {
-		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Layout: o.Layout}
+		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Apriori: deref(o.Apriori), Layout: o.Layout}
 		if o.Layout != "" && o.Layout != "long" && o.Layout != "wide" {
 			return nil, &Error{Msg: fmt.Sprintf("output.layout must be long or wide, got %q", o.Layout), Err: ErrInvalid}
 		}
@@ -172,6 +178,9 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	s.Rules = resolveRules(merged.Rules, files, merged.ruleAt)
 	s.Overrides = merged.Overrides
+	if err := resolveApriori(layers, s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
