@@ -62,6 +62,7 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 	}
 	r := &aprioriResult{keep: map[*audit.Cell]bool{}, cost: map[*audit.Cell]float64{}, level: map[*audit.Cell][2]float64{}, given: map[*audit.Cell]configs.AprioriCell{}}
 	var errs []string
+	var order []*audit.Cell
 	key := make([]string, len(t.Dims))
 	for _, a := range cells {
 		if len(a.Codes) != len(t.Dims) {
@@ -93,15 +94,15 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 			}
 			r.level[c] = lv
 		}
-		if a.Status == "" {
-			continue
+		if a.Status != "" {
+			if _, had := r.given[c]; !had {
+				order = append(order, c)
+			}
+			r.given[c] = a // a later source (the a-priori file after the table's status column) wins
 		}
-		prev, had := r.given[c]
-		if had && prev.Status != a.Status {
-			errs = append(errs, fmt.Sprintf("%s: cell %s has a-priori status %s, but %s gives %s", a.Source, t.KeyString(key), a.Status, prev.Source, prev.Status))
-			continue
-		}
-		r.given[c] = a
+	}
+	for _, c := range order {
+		a := r.given[c]
 		switch a.Status {
 		case configs.AprioriUnsafe:
 			if statusOf(c) != audit.StatusPrimary {

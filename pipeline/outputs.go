@@ -26,6 +26,9 @@ func tableWriters(s *configs.Settings) []writers.TableWriter {
 	if s.Output.Findings {
 		ws = append(ws, writers.FindingsParquet{}, writers.FindingsArrow{})
 	}
+	if s.Output.Apriori {
+		ws = append(ws, writers.Apriori{})
+	}
 	return ws
 }
 

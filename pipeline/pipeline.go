@@ -314,7 +314,8 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	settings := links.settings(k, j.Settings)
 	if side != nil && len(side.cells) > 0 {
 		own := *settings
-		own.Apriori = append(slices.Clone(settings.Apriori), side.cells...)
+		// the table's own statuses first: an a-priori file read later wins
+		own.Apriori = append(slices.Clone(side.cells), settings.Apriori...)
 		settings = &own
 	}
 	if err := Evaluate(ctx, t, c.rules, settings, workers); err != nil {

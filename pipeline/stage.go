@@ -160,7 +160,7 @@ func (s *staging) commit(tables []string, files []string, run []string) error {
 // allTableFiles are the names of every output a table of that name can
 // have, whatever the settings.
 func allTableFiles(name string) []string {
-	all := &configs.Settings{Output: configs.OutputSettings{SafeXLSX: true, Annotated: true, Findings: true, HTML: true}}
+	all := &configs.Settings{Output: configs.OutputSettings{SafeXLSX: true, Annotated: true, Findings: true, HTML: true, Apriori: true}}
 	t := &audit.Table{Name: name}
 	var out []string
 	for _, w := range tableWriters(all) {

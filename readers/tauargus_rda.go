@@ -412,7 +412,20 @@ func LoadRDA(path string) (*TauMetadata, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	defer f.Close()
-	return ParseRDA(path, io.LimitReader(f, 64<<20))
+	m, err := ParseRDA(path, io.LimitReader(f, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	// a codelist only labels codes: one that is missing is noted
+	for _, v := range m.Vars {
+		if v.CodeList == "" {
+			continue
+		}
+		if _, ok := m.Relative(v.CodeList); !ok {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s: the codelist %q is not beside the metadata (labels only: not needed)", filepath.Base(path), v.Line, v.Name, v.CodeList))
+		}
+	}
+	return m, nil
 }
 
 // FindFile returns path when it exists, else the file of the same
