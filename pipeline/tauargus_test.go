@@ -246,3 +246,39 @@ func TestHSTUnsafeMakesPrimary(t *testing.T) {
 		t.Fatalf("err %v, want one naming a.hst:2", err)
 	}
 }
+
+// TestTauArgusMicrodata reads tau-argus's cell-key example microdata
+// (the first 60 records of its microdata.csv: no header, ";"-separated,
+// described by microdata.rda: two dimensions with .hrc hierarchies, a
+// weight, a record key and cell-key keywords) with one call; the
+// response variable is chosen as --value would.
+func TestTauArgusMicrodata(t *testing.T) {
+	data, rda, ok, err := TauArgusInput(tauDir+"cellkey/microdata.rda", "")
+	if err != nil || !ok || filepath.Base(data) != "microdata.csv" {
+		t.Fatalf("TauArgusInput = %q, %q, %v, %v", data, rda, ok, err)
+	}
+	tab, _ := runTau(t, data, rda, &configs.Config{Microdata: &configs.Microdata{Value: "Savings"}})
+	if tab.Mode != audit.Microdata || !slices.Equal(tab.Dims, []string{"Sex", "Age"}) || tab.Value != "Savings" {
+		t.Fatalf("mode %s dims %v value %q", tab.Mode, tab.Dims, tab.Value)
+	}
+	// Sex: male (2), female (1) and Total; Age: A1 (1), A2 (2), 3, 4, 5
+	// present, and Total: every level of the hierarchies is a cell
+	var n int64
+	for _, c := range tab.Cells {
+		if strings.Join(c.Key, "/") == "Total/Total" {
+			n = c.N
+		}
+	}
+	if n != 60 {
+		t.Fatalf("Total/Total has %d contributors, want the 60 records", n)
+	}
+	if cellOf(tab, "male/A1") == nil || cellOf(tab, "2/1") == nil {
+		t.Fatal("hierarchy levels male/A1 or leaves 2/1 missing")
+	}
+	w := strings.Join(tab.Warnings, "\n")
+	for _, want := range []string{"Weigt is a sampling weight: not applied", "CKM not used", "RECORDKEY"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings lack %q:\n%s", want, w)
+		}
+	}
+}

@@ -345,6 +345,9 @@ func ParseRDA(name string, r io.Reader) (*TauMetadata, error) {
 		if v.HierFile != "" && len(v.HierLevels) > 0 {
 			return nil, fail(v.Line, "variable %s has both <HIERCODELIST> and <HIERLEVELS>: give one", v.Name)
 		}
+		if v.Role == TauWeight {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s is a sampling weight: not applied (the rules count unweighted contributions, as tau-argus does unless told to apply weights; the totals are unweighted)", filepath.Base(name), v.Line, v.Name))
+		}
 		if len(v.Unused) > 0 {
 			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s: %s not used by sdcaudit", filepath.Base(name), v.Line, v.Name, strings.Join(v.Unused, ", ")))
 		}
