@@ -390,6 +390,10 @@ func ReaderOptions(s *configs.Settings) readers.Options {
 // writeTable writes every output of one table, concurrently (writers only
 // read the table), and returns the file names in a fixed order.
 func writeTable(ctx context.Context, dir string, t *audit.Table, ws []writers.TableWriter, workers int) ([]string, error) {
+	ws = slices.DeleteFunc(slices.Clone(ws), func(w writers.TableWriter) bool {
+		sk, ok := w.(interface{ Skip(*audit.Table) bool })
+		return ok && sk.Skip(t) // an output this table does not need
+	})
 	files := make([]string, len(ws))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
