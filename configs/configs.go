@@ -327,6 +327,10 @@ type Suppression struct {
 	// HRCIndent is the indentation character of the hierarchy files
 	// (default "@").
 	HRCIndent string `yaml:"hrc_indent"`
+	// PreviousCost is the share of its cost at which a cell suppressed in
+	// the previous release (previous:) is chosen as a complement; default
+	// 0.1.
+	PreviousCost *decimal.Dec `yaml:"previous_cost"`
 }
 
 func contains(list []string, s string) bool {

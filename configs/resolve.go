@@ -69,6 +69,9 @@ type SuppressionSettings struct {
 	Leaves         map[string]map[string]bool
 	// HierarchyDigests are the SHA-256 of those files, by dimension.
 	HierarchyDigests map[string]string
+	// PreviousCost is the share of its cost at which a cell suppressed
+	// in the previous release is chosen as a complement (default 0.1).
+	PreviousCost decimal.Dec
 }
 
 // RuleSetting is one rule's resolved settings.
@@ -186,8 +189,14 @@ func Resolve(layers ...*Config) (*Settings, error) {
 
 // resolveSuppression resolves the suppression section.
 func resolveSuppression(p *Suppression) (SuppressionSettings, error) {
-	s := SuppressionSettings{Method: "lp", Cost: "value", Protection: decimal.FromInt(10)}
+	s := SuppressionSettings{Method: "lp", Cost: "value", Protection: decimal.FromInt(10), PreviousCost: decimal.Must("0.1")}
 	if p != nil {
+		if p.PreviousCost != nil {
+			if p.PreviousCost.Sign() < 0 || p.PreviousCost.Cmp(decimal.FromInt(1)) > 0 {
+				return s, &Error{Msg: fmt.Sprintf("suppression.previous_cost must be between 0 and 1 (a share of the cell's cost), got %s", *p.PreviousCost), Err: ErrInvalid}
+			}
+			s.PreviousCost = *p.PreviousCost
+		}
 		s.Secondary = deref(p.Secondary)
 		s.Audit = deref(p.Audit) || s.Secondary
 		if p.Cost != "" {

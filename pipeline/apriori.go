@@ -45,9 +45,16 @@ type aprioriResult struct {
 	given map[*audit.Cell]configs.AprioriCell
 }
 
-// aprioriOf holds each table's a-priori result between Evaluate's
-// decisions and its secondary suppression (suppressOptions).
-var aprioriOf sync.Map // *audit.Table -> *aprioriResult
+// tableHints are what a table's a-priori cells and the previous release
+// give its secondary suppression.
+type tableHints struct {
+	ap   *aprioriResult
+	prev *previousResult
+}
+
+// aprioriOf holds each table's hints between Evaluate's decisions and its
+// secondary suppression (suppressOptions).
+var aprioriOf sync.Map // *audit.Table -> *tableHints
 
 // applyApriori applies the a-priori cells to a decided table; a cell
 // naming no cell of the table, or giving the wrong number of codes, is an
@@ -137,7 +144,12 @@ func withApriori(t *audit.Table, opt *suppress.Options) {
 	if !ok {
 		return
 	}
-	r := v.(*aprioriResult)
+	h := v.(*tableHints)
+	defer withPrevious(t, opt, h.prev)
+	r := h.ap
+	if r == nil {
+		return
+	}
 	if len(r.cost) > 0 {
 		prev := opt.CostOf
 		opt.CostOf = func(c *audit.Cell) (float64, bool) {

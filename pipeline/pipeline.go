@@ -778,14 +778,21 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 			}
 			keep[c] = true
 		}
-		aprioriOf.Store(t, ap)
+	}
+	prev, err := applyPrevious(t, s)
+	if err != nil {
+		return err
+	}
+	if ap != nil || prev != nil {
+		aprioriOf.Store(t, &tableHints{ap: ap, prev: prev})
 		defer aprioriOf.Delete(t)
 	}
-	if err := protectTable(ctx, t, s, workers, keep); err != nil {
+	if err := protectWithPrevious(ctx, t, s, workers, keep, prev); err != nil {
 		return err
 	}
 	overrideStatuses(t)
 	aprioriDifferences(t, ap)
+	previousChanges(t, prev)
 	return nil
 }
 
