@@ -146,7 +146,7 @@ func TestSACROViewerVerifiesResults(t *testing.T) {
 		}
 		return c
 	}
-	tl, err := TauArgusLayer(tauDir + "pp.rda")
+	tl, err := TauArgusLayer(tauDir+"pp.tab", tauDir+"pp.rda")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,7 @@ const tauDir = "../testdata/tauargus/"
 // layers given after the metadata's, into a temporary directory.
 func runTau(t *testing.T, data, rda string, layers ...*configs.Config) (*audit.Table, string) {
 	t.Helper()
-	tl, err := TauArgusLayer(rda)
+	tl, err := TauArgusLayer(data, rda)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,5 +282,54 @@ func TestTauArgusMicrodata(t *testing.T) {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
+	}
+}
+
+// TestTauArgusHierLevels: a code hierarchy by digits (<HIERLEVELS> 1 1:
+// 11 and 12 within 1) in fixed-width microdata gives a cell per level,
+// and in a table it gives the relations (1 = 11 + 12).
+func TestTauArgusHierLevels(t *testing.T) {
+	dir := t.TempDir()
+	rda := "Ind 1 2\n  <RECODEABLE>\n  <HIERARCHICAL>\n  <HIERLEVELS> 1 1\nV 4 3 999\n  <NUMERIC>\n"
+	var asc strings.Builder
+	for i := range 36 {
+		asc.WriteString([]string{"11", "12", "21"}[i%3] + " " + fmt.Sprintf("%3d", 10+i) + "\n")
+	}
+	asc.WriteString("21 999\n") // a missing value
+	os.WriteFile(filepath.Join(dir, "m.rda"), []byte(rda), 0o644)
+	os.WriteFile(filepath.Join(dir, "m.asc"), []byte(asc.String()), 0o644)
+	tab, _ := runTau(t, filepath.Join(dir, "m.asc"), filepath.Join(dir, "m.rda"))
+	var keys []string
+	for _, c := range tab.Cells {
+		keys = append(keys, keyOf(c))
+	}
+	slices.Sort(keys)
+	if strings.Join(keys, ",") != "1,11,12,2,21,Total" {
+		t.Fatalf("cells %v, want every level", keys)
+	}
+	if c := cellOf(tab, "1"); c.N != 24 {
+		t.Errorf("cell 1 has %d contributors, want 24 (11 and 12)", c.N)
+	}
+	if c := cellOf(tab, "21"); c.N != 12 {
+		t.Errorf("cell 21 has %d contributors, want 12 (the missing value is none)", c.N)
+	}
+
+	trda := "<SEPARATOR> \";\"\nInd\n  <RECODEABLE>\n  <HIERLEVELS> 1 1\nV\n  <NUMERIC>\nN\n  <FREQUENCY>\n"
+	ttab := "Total;60;30\n1;40;20\n11;15;10\n12;25;10\n2;20;10\n21;20;10\n"
+	os.WriteFile(filepath.Join(dir, "t.rda"), []byte(trda), 0o644)
+	os.WriteFile(filepath.Join(dir, "t.tab"), []byte(ttab), 0o644)
+	tab, _ = runTau(t, filepath.Join(dir, "t.tab"), filepath.Join(dir, "t.rda"))
+	if h := tab.Hierarchies["Ind"]; h["11"] != "1" || h["12"] != "1" || h["21"] != "2" || len(h) != 3 {
+		t.Fatalf("hierarchy %v", h)
+	}
+	for _, c := range tab.Cells {
+		if statusOf(c) == audit.StatusReview {
+			t.Errorf("cell %s needs review: the relations do not hold", keyOf(c))
+		}
+	}
+	// a code of no level's length names its row
+	os.WriteFile(filepath.Join(dir, "t.tab"), []byte(ttab+"211;1;1\n"), 0o644)
+	if _, err := TauArgusLayer(filepath.Join(dir, "t.tab"), filepath.Join(dir, "t.rda")); err == nil || !strings.Contains(err.Error(), "row 7") {
+		t.Fatalf("err %v, want one naming row 7", err)
 	}
 }

@@ -58,6 +58,23 @@ func OpenTauArgus(path string, opt Options) ([]Source, error) {
 		ts.names[i] = v.Name
 	}
 	ts.prepare()
+	// microdata with a code hierarchy by digits (<HIERLEVELS>): a column
+	// per level above the codes, holding each record's code cut to that
+	// level (the pipeline reads them as parent columns)
+	if !m.Tabular() {
+		for i, v := range m.Vars {
+			if v.Role != TauExplanatory {
+				continue
+			}
+			for _, n := range v.LevelPrefixes() {
+				ts.levels = append(ts.levels, levelCol{src: i, n: n})
+			}
+		}
+	}
+	header := ts.names
+	for _, l := range ts.levels {
+		ts.names = append(ts.names[:len(ts.names):len(ts.names)], LevelColumn(m.Vars[l.src].Name, l.n))
+	}
 	if m.Separator == "" {
 		ts.fixed = &fixedReader{path: path, r: br, f: f, vars: m.Vars, batch: opt.batchSize()}
 		base := filepath.Base(path)
@@ -67,7 +84,7 @@ func OpenTauArgus(path string, opt Options) ([]Source, error) {
 	// the header the file lacks, then the file
 	var h strings.Builder
 	sep := m.Separator
-	for i, n := range ts.names {
+	for i, n := range header {
 		if i > 0 {
 			h.WriteString(sep)
 		}
@@ -100,7 +117,12 @@ type tauSource struct {
 	missing [][]string
 	// total[i] is the TOTCODE of explanatory column i read as "Total"
 	total []string
+	// levels are the added columns of <HIERLEVELS> hierarchies
+	levels []levelCol
 }
+
+// levelCol is an added column: the code of column src cut to n characters.
+type levelCol struct{ src, n int }
 
 // TotalLabel returns the label of the margins of the metadata's table:
 // the explanatory variables' common TOTCODE ("Total" when none is given);
@@ -203,6 +225,20 @@ func (s *tauSource) Next() (*Batch, error) {
 		}
 	} else if b, err = s.fixed.next(); err != nil {
 		return nil, err
+	}
+	if len(s.levels) > 0 {
+		for r, row := range b.Rows {
+			wide := make([]string, len(row), len(row)+len(s.levels))
+			copy(wide, row)
+			for _, l := range s.levels {
+				code := strings.TrimSpace(row[l.src])
+				if len(code) > l.n {
+					code = code[:l.n]
+				}
+				wide = append(wide, code)
+			}
+			b.Rows[r] = wide
+		}
 	}
 	for _, row := range b.Rows {
 		for i, v := range row {

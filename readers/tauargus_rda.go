@@ -507,3 +507,27 @@ func (m *TauMetadata) ByRole(role TauRole) []TauVar {
 	}
 	return out
 }
+
+// LevelPrefixes are the code lengths of the levels above the codes of a
+// <HIERLEVELS> hierarchy, top first: "3 1 1 0 0" gives [3 4] (a code of
+// 5 digits, its parent its first 4, their parent the first 3).
+func (v TauVar) LevelPrefixes() []int {
+	var cum []int
+	n := 0
+	for _, l := range v.HierLevels {
+		if l > 0 {
+			n += l
+			cum = append(cum, n)
+		}
+	}
+	if len(cum) == 0 {
+		return nil
+	}
+	return cum[:len(cum)-1]
+}
+
+// LevelColumn is the name of the column a microdata source adds for the
+// codes of variable name at a <HIERLEVELS> level of that length.
+func LevelColumn(name string, length int) string {
+	return fmt.Sprintf("%s@%d", name, length)
+}

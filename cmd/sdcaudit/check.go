@@ -208,7 +208,7 @@ cell and listed in every report. An override matching no cell is an error.
 			var jobs []pipeline.Job
 			for i, a := range args {
 				if tau[i].rda != "" {
-					tl, err := pipeline.TauArgusLayer(tau[i].rda)
+					tl, err := pipeline.TauArgusLayer(tau[i].data, tau[i].rda)
 					if err != nil {
 						return err
 					}
@@ -284,7 +284,7 @@ summary.html first, then each TABLE.annotated.xlsx.
 						return err
 					}
 					if ok {
-						tl, err := pipeline.TauArgusLayer(rda)
+						tl, err := pipeline.TauArgusLayer(data, rda)
 						if err != nil {
 							return err
 						}
