@@ -172,6 +172,12 @@ config) mark cells safe, suppress or protected, each with a reason and a
 name; they are applied before secondary suppression, audited like every
 cell and listed in every report. An override matching no cell is an error.
 
+tau-argus inputs: "check FILE.rda" (its data file beside it), "check
+FILE.tab --metadata FILE.rda", or a .tab with a .rda of the same name
+beside it; --apriori FILE.hst reads a tau-argus a-priori file (or an
+overrides CSV); --previous DIR keeps the previous release's pattern
+(docs/tauargus.md).
+
 ` + exitCodesHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && len(cells) == 0 {
