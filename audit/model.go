@@ -284,9 +284,28 @@ type Table struct {
 	Run *Trail
 	// Overrides are the checker's a-priori decisions applied to cells.
 	Overrides []Override
+	// AprioriDiffs lists the cells whose final status differs from the
+	// a-priori status an input gave (a tau-argus status column or .hst
+	// file), with why.
+	AprioriDiffs []StatusChange
+	// Changes lists the cells whose status changed since the previous
+	// release (--previous), with why.
+	Changes []StatusChange
 	// Link, when set, says which other tables of the run share cells with
 	// this one and whether they were protected together (issue 17).
 	Link *Link
+}
+
+// StatusChange is a cell whose status differs from the one given
+// elsewhere: an a-priori status (Given: unsafe, safe, protected, empty) or
+// the previous release's status.
+type StatusChange struct {
+	Key    []string `json:"key"`
+	Cell   string   `json:"cell"`
+	Given  string   `json:"given"`
+	Status Status   `json:"status"`
+	Why    string   `json:"why"`
+	Source string   `json:"source,omitempty"`
 }
 
 // Link records a table's link group in its report.

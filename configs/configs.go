@@ -123,6 +123,13 @@ type Config struct {
 	// Overrides are the output checker's a-priori decisions about cells
 	// (safe, suppress, protected), applied before secondary suppression.
 	Overrides []Override `yaml:"overrides"`
+	// Apriori is an a-priori file (relative to the file naming it): a
+	// tau-argus .hst file (cell codes, then s, u, p, "c cost" or "pl
+	// lower upper") or an overrides CSV (configs/apriori.go).
+	Apriori string `yaml:"apriori"`
+	// Previous is the output directory of the previous release, whose
+	// patterns the new one stays close to (pipeline/previous.go).
+	Previous string `yaml:"previous"`
 
 	file string
 	// ruleAt and profileAt are the line and column of each rule's key and
@@ -159,6 +166,16 @@ type Columns struct {
 	// (the first header row, above the across rows) to what each block
 	// holds: {"Number of enterprises": count, "Turnover": total}.
 	Statistics map[string]string `yaml:"statistics"`
+	// Cost is a column giving each cell's cost in secondary suppression
+	// (tau-argus's COSTVAR), instead of the cost model of suppression.cost.
+	Cost string `yaml:"cost"`
+	// Status is a column giving each cell's a-priori status, tau-argus's
+	// STATUS: S safe, U unsafe, P protected, E empty (configs/apriori.go).
+	Status string `yaml:"status"`
+	// LowerPL and UpperPL are columns giving each cell's lower and upper
+	// protection levels (tau-argus's LOWERPL and UPPERPL).
+	LowerPL string `yaml:"lower_pl"`
+	UpperPL string `yaml:"upper_pl"`
 }
 
 // Roles returns the scalar statistic roles and their columns, in a fixed order.
@@ -256,6 +273,9 @@ type Input struct {
 	// Decimal is the decimal mark of numbers in delimited text: "." or
 	// ","; unset detects a decimal comma in semicolon-separated files.
 	Decimal string `yaml:"decimal"`
+	// Metadata is a tau-argus metadata file (.rda) describing the input
+	// (a .tab table or .asc/.csv microdata); see readers/tauargus.go.
+	Metadata string `yaml:"metadata"`
 }
 
 // Output selects extra outputs beside NAME.report.json and NAME.safe.csv.
@@ -267,6 +287,9 @@ type Output struct {
 	// ACRO writes results.json in the shape of ACRO's results file (read
 	// by the SACRO viewer).
 	ACRO *bool `yaml:"acro"`
+	// Apriori writes NAME.hst, the final pattern as a tau-argus a-priori
+	// file, for the next run or for tau-argus.
+	Apriori *bool `yaml:"apriori"`
 	// Layout of the safe tables: long (one row per cell) or wide (laid
 	// out like a wide input; the default for wide inputs).
 	Layout string `yaml:"layout"`
@@ -304,6 +327,10 @@ type Suppression struct {
 	// HRCIndent is the indentation character of the hierarchy files
 	// (default "@").
 	HRCIndent string `yaml:"hrc_indent"`
+	// PreviousCost is the share of its cost at which a cell suppressed in
+	// the previous release (previous:) is chosen as a complement; default
+	// 0.1.
+	PreviousCost *decimal.Dec `yaml:"previous_cost"`
 }
 
 func contains(list []string, s string) bool {

@@ -142,6 +142,14 @@ const maxHRCFile = 64 << 20
 // anchorFiles resolves the relative hierarchy file paths of a layer
 // against dir (the directory of the file that names them).
 func (c *Config) anchorFiles(dir string) {
+	for _, p := range []*string{&c.Apriori, &c.Previous} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	if c.Input != nil && c.Input.Metadata != "" && !filepath.IsAbs(c.Input.Metadata) {
+		c.Input.Metadata = filepath.Join(dir, c.Input.Metadata)
+	}
 	if c.Suppression == nil {
 		return
 	}

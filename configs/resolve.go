@@ -32,12 +32,18 @@ type Settings struct {
 	// Overrides are the checker's a-priori decisions of every layer, in
 	// layer order.
 	Overrides []Override
+	// Apriori are the cells of the a-priori files (.hst) of every layer,
+	// in layer order; an overrides CSV given as apriori: joins Overrides.
+	Apriori []AprioriCell
+	// Previous is the previous release's output directory ("" for none).
+	Previous string
 }
 
 // OutputSettings are the resolved output switches.
 type OutputSettings struct {
 	SafeXLSX, Annotated, Findings, HTML bool
 	ACRO                                bool   // results.json for the SACRO viewer
+	Apriori                             bool   // NAME.hst, the final pattern as a tau-argus a-priori file
 	Layout                              string // safe tables: "", long or wide
 }
 
@@ -63,6 +69,9 @@ type SuppressionSettings struct {
 	Leaves         map[string]map[string]bool
 	// HierarchyDigests are the SHA-256 of those files, by dimension.
 	HierarchyDigests map[string]string
+	// PreviousCost is the share of its cost at which a cell suppressed
+	// in the previous release is chosen as a complement (default 0.1).
+	PreviousCost decimal.Dec
 }
 
 // RuleSetting is one rule's resolved settings.
@@ -156,7 +165,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		}
 	}
 	if o := merged.Output; o != nil {
-		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Layout: o.Layout}
+		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Apriori: deref(o.Apriori), Layout: o.Layout}
 		if o.Layout != "" && o.Layout != "long" && o.Layout != "wide" {
 			return nil, &Error{Msg: fmt.Sprintf("output.layout must be long or wide, got %q", o.Layout), Err: ErrInvalid}
 		}
@@ -172,13 +181,22 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	s.Rules = resolveRules(merged.Rules, files, merged.ruleAt)
 	s.Overrides = merged.Overrides
+	if err := resolveApriori(layers, s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
 // resolveSuppression resolves the suppression section.
 func resolveSuppression(p *Suppression) (SuppressionSettings, error) {
-	s := SuppressionSettings{Method: "lp", Cost: "value", Protection: decimal.FromInt(10)}
+	s := SuppressionSettings{Method: "lp", Cost: "value", Protection: decimal.FromInt(10), PreviousCost: decimal.Must("0.1")}
 	if p != nil {
+		if p.PreviousCost != nil {
+			if p.PreviousCost.Sign() < 0 || p.PreviousCost.Cmp(decimal.FromInt(1)) > 0 {
+				return s, &Error{Msg: fmt.Sprintf("suppression.previous_cost must be between 0 and 1 (a share of the cell's cost), got %s", *p.PreviousCost), Err: ErrInvalid}
+			}
+			s.PreviousCost = *p.PreviousCost
+		}
 		s.Secondary = deref(p.Secondary)
 		s.Audit = deref(p.Audit) || s.Secondary
 		if p.Cost != "" {

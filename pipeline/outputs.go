@@ -26,6 +26,12 @@ func tableWriters(s *configs.Settings) []writers.TableWriter {
 	if s.Output.Findings {
 		ws = append(ws, writers.FindingsParquet{}, writers.FindingsArrow{})
 	}
+	if s.Output.Apriori {
+		ws = append(ws, writers.Apriori{})
+	}
+	if s.Output.ACRO {
+		ws = append(ws, writers.SACROCSV{Options: writers.Options{Marker: s.Marker}})
+	}
 	return ws
 }
 
@@ -75,6 +81,19 @@ func writeRunFiles(ctx context.Context, dir string, r *Result, html, acro bool) 
 			return nil, ctx.Err()
 		}
 		return nil, err
+	}
+	if acro {
+		// ACRO's checksums of every file results.json lists, itself
+		// included, once results.json is written; the table files are in
+		// the staging directory or (merge) already in the output directory
+		sums, err := writers.WriteChecksums(ctx, dir, []string{filepath.Dir(dir)}, writers.ACROListed(r.Tables))
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		files = append(files, sums...)
 	}
 	if err := writers.WriteAtomic(ctx, filepath.Join(dir, "summary.json"), func(w io.Writer) error {
 		return writers.WriteSummary(w, &r.Summary)

@@ -293,7 +293,15 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	ctx = withStage(ctx, opt.Stage)
 	enterStage(ctx, StageRead)
 	start := time.Now()
-	t, err := loadTable(ctx, u.src, j.Settings, c.schema, c.rules.needs, opt.Progress, workers)
+	src := u.src
+	side, err := captureSide(src, j.Settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	if side != nil {
+		src = side
+	}
+	t, err := loadTable(ctx, src, j.Settings, c.schema, c.rules.needs, opt.Progress, workers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -303,7 +311,14 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	read := time.Now()
-	if err := Evaluate(ctx, t, c.rules, links.settings(k, j.Settings), workers); err != nil {
+	settings := links.settings(k, j.Settings)
+	if side != nil && len(side.cells) > 0 {
+		own := *settings
+		// the table's own statuses first: an a-priori file read later wins
+		own.Apriori = append(slices.Clone(side.cells), settings.Apriori...)
+		settings = &own
+	}
+	if err := Evaluate(ctx, t, c.rules, settings, workers); err != nil {
 		return nil, nil, err
 	}
 	if links.deferred(k) {
@@ -361,7 +376,7 @@ func checkName(name, path string) error {
 
 // ReaderOptions are the reader settings of a configuration.
 func ReaderOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s)}
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s), Metadata: s.Input.Metadata}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":
 		o.Delimiter = '\t'
@@ -375,6 +390,10 @@ func ReaderOptions(s *configs.Settings) readers.Options {
 // writeTable writes every output of one table, concurrently (writers only
 // read the table), and returns the file names in a fixed order.
 func writeTable(ctx context.Context, dir string, t *audit.Table, ws []writers.TableWriter, workers int) ([]string, error) {
+	ws = slices.DeleteFunc(slices.Clone(ws), func(w writers.TableWriter) bool {
+		sk, ok := w.(interface{ Skip(*audit.Table) bool })
+		return ok && sk.Skip(t) // an output this table does not need
+	})
 	files := make([]string, len(ws))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
@@ -748,10 +767,32 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	if err != nil {
 		return err
 	}
-	if err := protectTable(ctx, t, s, workers, keep); err != nil {
+	ap, err := applyApriori(t, s.Apriori)
+	if err != nil {
+		return err
+	}
+	if ap != nil {
+		for c := range ap.keep {
+			if keep == nil {
+				keep = map[*audit.Cell]bool{}
+			}
+			keep[c] = true
+		}
+	}
+	prev, err := applyPrevious(t, s)
+	if err != nil {
+		return err
+	}
+	if ap != nil || prev != nil {
+		aprioriOf.Store(t, &tableHints{ap: ap, prev: prev})
+		defer aprioriOf.Delete(t)
+	}
+	if err := protectWithPrevious(ctx, t, s, workers, keep, prev); err != nil {
 		return err
 	}
 	overrideStatuses(t)
+	aprioriDifferences(t, ap)
+	previousChanges(t, prev)
 	return nil
 }
 

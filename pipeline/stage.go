@@ -137,7 +137,15 @@ func (s *staging) commit(tables []string, files []string, run []string) error {
 		return fail(err)
 	}
 	for _, f := range append(slices.Clone(files), run...) {
-		if err := writers.CheckName(f); err != nil {
+		name := f
+		if d, base, ok := strings.Cut(f, "/"); ok && d == writers.ChecksumDir {
+			// results.json's checksums (writers.WriteChecksums)
+			if err := os.MkdirAll(filepath.Join(s.out, d), 0o755); err != nil {
+				return fail(err)
+			}
+			name = base
+		}
+		if err := writers.CheckName(name); err != nil {
 			return fail(fmt.Errorf("output file %q: %w", f, err))
 		}
 		if f == run[len(run)-1] {
@@ -160,7 +168,7 @@ func (s *staging) commit(tables []string, files []string, run []string) error {
 // allTableFiles are the names of every output a table of that name can
 // have, whatever the settings.
 func allTableFiles(name string) []string {
-	all := &configs.Settings{Output: configs.OutputSettings{SafeXLSX: true, Annotated: true, Findings: true, HTML: true}}
+	all := &configs.Settings{Output: configs.OutputSettings{SafeXLSX: true, Annotated: true, Findings: true, HTML: true, Apriori: true, ACRO: true}}
 	t := &audit.Table{Name: name}
 	var out []string
 	for _, w := range tableWriters(all) {

@@ -47,6 +47,7 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		opt.Value = "count"
 		opt.Protection.Min = 1
 	}
+	withApriori(t, &opt) // a-priori costs and protection levels (apriori.go)
 	return opt
 }
 

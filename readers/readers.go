@@ -141,6 +141,9 @@ type Options struct {
 	Decimal string
 	// Wide, when set, reads the table as a crosstab (wide.go).
 	Wide *WideOptions
+	// Metadata is the tau-argus metadata file (.rda) of format "tauargus"
+	// (tauargus.go).
+	Metadata string
 }
 
 func (o Options) batchSize() int {

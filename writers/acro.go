@@ -2,9 +2,15 @@ package writers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -167,7 +173,7 @@ func (a ACROResults) record(cc *canceller, t *audit.Table) (ordered, error) {
 		{"status", status},
 		{"type", "table"},
 		{"properties", ordered{{"method", "sdcaudit"}, {"mitigation", "suppress"}, {"mode", string(t.Mode)}}},
-		{"files", []ordered{{{"name", SafeCSV{}.File(t)}, {"sdc", ordered{{"summary", sum}, {"cells", pos}}}}}},
+		{"files", []ordered{{{"name", ACROTableFile(t)}, {"sdc", ordered{{"summary", sum}, {"cells", pos}}}}}},
 		{"outcome", out},
 		{"command", acroCommand(t)},
 		{"summary", summary},
@@ -311,4 +317,120 @@ func overrideComments(t *audit.Table) []string {
 		out = append(out, "override "+o.Cell+": "+o.Action+" by "+o.By+": "+o.Reason+" ("+o.Source+")")
 	}
 	return out
+}
+
+// ChecksumDir is the directory of ACRO's checksums beside results.json:
+// checksums/NAME.txt holds the hex SHA-256 of the file NAME that
+// results.json lists (results.json's own included), which the SACRO
+// viewer compares with the file's bytes (sacro/models.py, annotate).
+const ChecksumDir = "checksums"
+
+// ACROTableFile is the file results.json lists for table t: its safe CSV
+// when the table has one dimension (one header row and one index column,
+// the geometry in which the SACRO viewer highlights sdc.cells), else
+// NAME.sacro.csv, the same rows with the dimensions in one index column.
+func ACROTableFile(t *audit.Table) string {
+	if len(t.Dims) > 1 {
+		return SACROCSV{}.File(t)
+	}
+	return SafeCSV{}.File(t)
+}
+
+// ACROListed returns the files results.json lists for the tables, in
+// order, then results.json itself.
+func ACROListed(tables []*audit.Table) []string {
+	var out []string
+	for _, t := range tables {
+		if t != nil {
+			out = append(out, ACROTableFile(t))
+		}
+	}
+	return append(out, ACROFile)
+}
+
+// SACROCSV writes NAME.sacro.csv for a table of several dimensions: the
+// rows of NAME.safe.csv with the dimension columns joined into one index
+// column ("region / sector" over "North / C"), so that the SACRO viewer,
+// which highlights a position [row, column] of sdc.cells counting one
+// header row and one index column, marks the withheld values.
+type SACROCSV struct {
+	Options
+}
+
+// File returns NAME.sacro.csv.
+func (SACROCSV) File(t *audit.Table) string { return t.Name + ".sacro.csv" }
+
+// Skip says the table's safe CSV is listed instead (one dimension).
+func (SACROCSV) Skip(t *audit.Table) bool { return len(t.Dims) <= 1 }
+
+// WriteContext implements TableWriter.
+func (s SACROCSV) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+	cw := csv.NewWriter(w)
+	nd := len(t.Dims)
+	rec := []string{}
+	return writeRows(ctx, t, s.Marker, func(r []string) error {
+		if nd <= 1 || len(r) < nd {
+			return cw.Write(r)
+		}
+		rec = append(rec[:0], strings.Join(r[:nd], " / "))
+		rec = append(rec, r[nd:]...)
+		return cw.Write(rec)
+	}, func() error {
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// WriteChecksums writes checksums/NAME.txt into dir for every name, each
+// the hex SHA-256 of the file NAME, looked up in dir and then in each of
+// also (the output directory, for table files a merge leaves in place).
+// It returns the names written ("checksums/NAME.txt"), in order. Written
+// after results.json, as ACRO writes them when it finalises.
+func WriteChecksums(ctx context.Context, dir string, also []string, names []string) ([]string, error) {
+	if err := os.MkdirAll(filepath.Join(dir, ChecksumDir), 0o755); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, name := range names {
+		if err := CheckName(name); err != nil {
+			return nil, fmt.Errorf("checksum of %q: %w", name, err)
+		}
+		sum, err := fileSHA256(append([]string{dir}, also...), name)
+		if err != nil {
+			return nil, err
+		}
+		rel := ChecksumDir + "/" + name + ".txt"
+		if err := WriteAtomic(ctx, filepath.Join(dir, ChecksumDir, name+".txt"), func(w io.Writer) error {
+			_, err := io.WriteString(w, sum)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+func fileSHA256(dirs []string, name string) (string, error) {
+	var first error
+	for _, d := range dirs {
+		f, err := os.Open(filepath.Join(d, name))
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return "", err
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", err
+		}
+		return hex.EncodeToString(h.Sum(nil)), nil
+	}
+	return "", fmt.Errorf("checksum of %s: %w", name, first)
 }

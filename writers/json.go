@@ -253,6 +253,10 @@ type reportHead struct {
 	Link     *audit.Link      `json:"link,omitempty"`
 	// Overrides are the checker's a-priori decisions, with reason and author.
 	Overrides []audit.Override `json:"overrides,omitempty"`
+	// AprioriDiffs are the cells whose status differs from the input's
+	// a-priori status; Changes those changed since the previous release.
+	AprioriDiffs []audit.StatusChange `json:"apriori_differences,omitempty"`
+	Changes      []audit.StatusChange `json:"changed_since_previous,omitempty"`
 }
 
 // Write writes the report; see WriteContext.
@@ -268,7 +272,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Overrides: t.Overrides})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Overrides: t.Overrides, AprioriDiffs: t.AprioriDiffs, Changes: t.Changes})
 	if err != nil {
 		return err
 	}

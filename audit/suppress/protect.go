@@ -37,6 +37,10 @@ type Protection struct {
 	PPercent float64
 	// Dominance derives the level from (n,k) dominance rules.
 	Dominance []DominanceRule
+	// CellLevels, when set, gives a cell's own upper and lower protection
+	// levels in value units (tau-argus's UPPERPL and LOWERPL, or an
+	// a-priori file's "pl"); ok false keeps the levels above.
+	CellLevels func(c *audit.Cell) (upper, lower float64, ok bool)
 }
 
 // DominanceRule is one (n,k) dominance rule: the n largest contributions
@@ -77,6 +81,11 @@ func (p Protection) share() float64 {
 // Levels returns the upper and lower protection levels of cell c whose
 // value (as the relations count it) is x.
 func (p Protection) Levels(c *audit.Cell, x float64) (upper, lower float64) {
+	if c != nil && p.CellLevels != nil {
+		if u, l, ok := p.CellLevels(c); ok {
+			return u, math.Min(l, math.Max(x, 0))
+		}
+	}
 	u := -1.0
 	if c != nil && c.HasTotal && len(c.Top) > 0 {
 		X := c.Total.Float64()

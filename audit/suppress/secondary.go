@@ -86,6 +86,11 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 		default:
 			sp.cost[i] = math.Abs(s.val[i]) + delta
 		}
+		if opt.CostOf != nil {
+			if v, ok := opt.CostOf(c); ok {
+				sp.cost[i] = math.Max(v, 0) + delta
+			}
+		}
 	}
 	var prim []int
 	for i, c := range t.Cells {

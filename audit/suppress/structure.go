@@ -64,6 +64,11 @@ type Options struct {
 	// choose (cells an output checker protected); they may still be
 	// primary.
 	Keep func(c *audit.Cell) bool
+	// CostOf, when set, gives a cell's own cost in secondary suppression
+	// (a tau-argus cost variable or a-priori file, or a reduced cost for
+	// a cell suppressed in the previous release); ok false keeps the
+	// cost model's.
+	CostOf func(c *audit.Cell) (cost float64, ok bool)
 }
 
 func (o Options) valueRole(t *audit.Table) string {

@@ -172,6 +172,12 @@ config) mark cells safe, suppress or protected, each with a reason and a
 name; they are applied before secondary suppression, audited like every
 cell and listed in every report. An override matching no cell is an error.
 
+tau-argus inputs: "check FILE.rda" (its data file beside it), "check
+FILE.tab --metadata FILE.rda", or a .tab with a .rda of the same name
+beside it; --apriori FILE.hst reads a tau-argus a-priori file (or an
+overrides CSV); --previous DIR keeps the previous release's pattern
+(docs/tauargus.md).
+
 ` + exitCodesHelp,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && len(cells) == 0 {
@@ -180,6 +186,20 @@ cell and listed in every report. An override matching no cell is an error.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// tau-argus inputs (FILE.rda, --metadata, FILE.tab beside
+			// FILE.rda): their metadata is a layer under the others
+			type tauIn struct{ data, rda string }
+			tau := make([]tauIn, len(args))
+			for i, a := range args {
+				data, rda, ok, err := pipeline.TauArgusInput(a, tf.metadata)
+				if err != nil {
+					return err
+				}
+				if ok {
+					tau[i] = tauIn{data, rda}
+					tf.tauargus = true
+				}
+			}
 			layers, err := tf.layers()
 			if err != nil {
 				return err
@@ -192,7 +212,19 @@ cell and listed in every report. An override matching no cell is an error.
 				return usageErr(errors.New("--name needs a single input file"))
 			}
 			var jobs []pipeline.Job
-			for _, a := range args {
+			for i, a := range args {
+				if tau[i].rda != "" {
+					tl, err := pipeline.TauArgusLayer(tau[i].data, tau[i].rda)
+					if err != nil {
+						return err
+					}
+					ts, err := configs.Resolve(append([]*configs.Config{tl}, layers...)...)
+					if err != nil {
+						return err
+					}
+					jobs = append(jobs, pipeline.Job{Path: tau[i].data, Name: name, Settings: ts})
+					continue
+				}
 				jobs = append(jobs, pipeline.Job{Path: a, Name: name, Settings: s})
 			}
 			for _, c := range cells {
@@ -207,6 +239,9 @@ cell and listed in every report. An override matching no cell is an error.
 	cmd.Flags().BoolVar(&rf.linked, "linked", false, "protect tables built from the same microdata together (shared cells, one status everywhere)")
 	cmd.Flags().StringArrayVar(&cells, "cells", nil, "a cell summary of the microdata (docs/cells.md), from the query of sdcaudit sql; repeatable")
 	cmd.Flags().StringVar(&tf.overrides, "overrides", "", "a-priori file (CSV: dims..., action, reason, by): cells the checker marks safe, suppress or protected, applied before secondary suppression")
+	cmd.Flags().StringVar(&tf.metadata, "metadata", "", "tau-argus metadata (.rda) describing the input: a .tab table or .asc/.csv microdata (docs/tauargus.md)")
+	cmd.Flags().StringVar(&tf.apriori, "apriori", "", "a-priori file: tau-argus .hst (cell codes, then s, u, p, c COST or pl LEVELS) or an overrides CSV")
+	cmd.Flags().StringVar(&tf.previous, "previous", "", "output directory of the previous release: stay close to its pattern and list what changed")
 	return cmd
 }
 
@@ -241,11 +276,32 @@ summary.html first, then each TABLE.annotated.xlsx.
 			var jobs []pipeline.Job
 			for i := range rel.Tables {
 				t := &rel.Tables[i]
-				s, err := configs.Resolve(rel.Base(), t.Layer())
+				layers := []*configs.Config{rel.Base(), t.Layer()}
+				path := rel.Path(*t)
+				if t.Cells == "" {
+					meta := ""
+					for _, l := range layers {
+						if l.Input != nil && l.Input.Metadata != "" {
+							meta = l.Input.Metadata
+						}
+					}
+					data, rda, ok, err := pipeline.TauArgusInput(path, meta)
+					if err != nil {
+						return err
+					}
+					if ok {
+						tl, err := pipeline.TauArgusLayer(data, rda)
+						if err != nil {
+							return err
+						}
+						layers, path = append([]*configs.Config{tl}, layers...), data
+					}
+				}
+				s, err := configs.Resolve(layers...)
 				if err != nil {
 					return err
 				}
-				jobs = append(jobs, pipeline.Job{Path: rel.Path(*t), Name: t.Name, Settings: s, Cells: t.Cells != ""})
+				jobs = append(jobs, pipeline.Job{Path: path, Name: t.Name, Settings: s, Cells: t.Cells != ""})
 			}
 			if cmd.Flags().Changed("shard") != cmd.Flags().Changed("shards") || rf.shards < 0 || (rf.shards > 0 && (rf.shard < 0 || rf.shard >= rf.shards)) {
 				return usageErr(fmt.Errorf("--shard %d --shards %d: give both, with 0 <= shard < shards", rf.shard, rf.shards))

@@ -19,6 +19,12 @@ type tableFlags struct {
 	config, profile, dims, value, holding, format, sheet, cellRange string
 	across                                                          string
 	overrides                                                       string
+	// metadata (--metadata) is a tau-argus .rda; apriori (--apriori) a
+	// .hst or overrides CSV; previous (--previous) the last release's
+	// output directory. tauargus says an input is tau-argus data (its
+	// metadata gives the dims).
+	metadata, apriori, previous string
+	tauargus                    bool
 }
 
 func (f *tableFlags) add(fs *pflag.FlagSet) {
@@ -52,7 +58,7 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 		}
 		flags.Columns = &configs.Columns{Dims: splitList(f.dims), Across: splitList(f.across), Value: f.value}
 	} else if f.dims != "" || f.value != "" || f.holding != "" {
-		if f.dims == "" && (file.Microdata == nil || len(file.Microdata.Dims) == 0) {
+		if f.dims == "" && !f.tauargus && (file.Microdata == nil || len(file.Microdata.Dims) == 0) {
 			return nil, usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
 		}
 		flags.Microdata = &configs.Microdata{Dims: splitList(f.dims), Value: f.value, Holding: f.holding}
@@ -70,5 +76,6 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 		}
 		flags.Overrides = ovs
 	}
+	flags.Apriori, flags.Previous = f.apriori, f.previous
 	return []*configs.Config{file, flags}, nil
 }
