@@ -122,6 +122,9 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOverrideTables(jobs, units, all); err != nil {
+		return nil, err
+	}
 	lunits := make([]linkUnit, len(units))
 	for k, u := range units {
 		file, page := u.src.Where()
