@@ -396,6 +396,8 @@ type RuleSet struct {
 	cell  []rules.CellRule
 	table []rules.TableRule
 	needs rules.Needs
+	// sensitive are the enabled sensitivity rules (assess.go).
+	sensitive []string
 }
 
 // Needs returns what the rules and the published statistics need per cell.
@@ -442,6 +444,7 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 		if !ok {
 			return nil, fmt.Errorf("rule %s checks neither cells nor tables", r.Name)
 		}
+		rs.sensitive = append(rs.sensitive, sensitivityRules([]string{r.Name})...)
 		if n, is := rule.(rules.Needer); is {
 			rs.needs = rs.needs.Merge(n.Needs())
 		}
@@ -747,6 +750,7 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
+	markUnassessed(t, rs.sensitive)
 	keep, err := applyOverrides(t, s.Overrides)
 	if err != nil {
 		return err
