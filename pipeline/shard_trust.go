@@ -170,7 +170,9 @@ func isSHA256(s string) bool {
 	return err == nil
 }
 
-var partStatuses = []audit.Status{audit.StatusOK, audit.StatusPrimary, audit.StatusSecondary, audit.StatusReview}
+// partStatuses are the statuses a part's cell may have ("" is an
+// undecided cell, shown as ok).
+var partStatuses = []audit.Status{"", audit.StatusOK, audit.StatusPrimary, audit.StatusSecondary, audit.StatusReview}
 
 // validate checks what a well-formed partial summary must hold: its run's
 // identity, tables of that run with safe output names and the digests of
@@ -242,7 +244,7 @@ func (t *partTable) validate(jobs int) error {
 			return fmt.Errorf("cell %d: a key of %d levels for %d dimensions", i, len(c.Key), len(d.Dims))
 		case !slices.Contains(partStatuses, c.Status):
 			return fmt.Errorf("cell %v: status %q", c.Key, c.Status)
-		case c.Status != audit.StatusOK && len(c.Stats) > 0:
+		case c.Status != audit.StatusOK && c.Status != "" && len(c.Stats) > 0:
 			return fmt.Errorf("cell %v: a %s cell with published values", c.Key, c.Status)
 		}
 		for k := range c.Stats {
@@ -291,10 +293,15 @@ func sameRun(p, q *partFile, path, first string) error {
 func checkRun(parts []*partFile, paths []string) error {
 	jobs := parts[0].Jobs
 	has := make([]bool, jobs)
+	holder := map[int]int{} // job -> the part holding its tables
 	type seenInput struct{ sum, path string }
 	byPath := map[string]seenInput{}
 	for i, p := range parts {
 		for _, t := range p.Tables {
+			if h, ok := holder[t.Job]; ok && h != i {
+				return &readers.Error{File: paths[i], Err: fmt.Errorf("holds tables of input %d of %d, which %s holds too", t.Job+1, jobs, paths[h])}
+			}
+			holder[t.Job] = i
 			has[t.Job] = true
 		}
 		for _, in := range p.Inputs {

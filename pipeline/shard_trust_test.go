@@ -178,6 +178,13 @@ func TestMergeTrustsOnlyOneRun(t *testing.T) {
 		})
 		refused(t, dirs, PartFile(0, 2), "no partial summary holds the tables of input 2 of 2")
 	})
+	t.Run("an input claimed by two parts", func(t *testing.T) {
+		dirs := shardDirs(t, "3", "3")
+		edit(t, partPath(dirs[1], 1), func(b []byte) []byte {
+			return redigest(bytes.ReplaceAll(b, []byte(`"job": 1,`), []byte(`"job": 0,`)))
+		})
+		refused(t, dirs, PartFile(1, 2), "holds tables of input 1 of 2, which")
+	})
 	t.Run("the same run", func(t *testing.T) {
 		dirs := shardDirs(t, "3", "3")
 		if _, err := Merge(context.Background(), dirs, Options{Version: "test", Out: filepath.Join(t.TempDir(), "merged")}); err != nil {
