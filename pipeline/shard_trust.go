@@ -40,8 +40,9 @@ type partInput struct {
 // for every job (in the run's order) its output name, the base name of
 // its file, whether it is a cell summary, its resolved settings and its
 // rules with every parameter; and the linking options, which decide the
-// shards' partition and the protection. Shards of one run compute the
-// same digest on any machine and in any working directory.
+// shards' partition and the protection. Paths enter by their base names
+// (the files' contents are digested apart), so that shards of one run
+// compute the same digest on any machine and in any working directory.
 func configDigest(jobs []Job, opt Options) (string, error) {
 	type jobConfig struct {
 		Name     string            `json:"name"`
@@ -66,6 +67,13 @@ func configDigest(jobs []Job, opt Options) (string, error) {
 				hf[d] = filepath.Base(p)
 			}
 			s.Suppression.HierarchyFiles = hf
+		}
+		// an override's source by its file's base name and line or row
+		if len(s.Overrides) > 0 {
+			s.Overrides = slices.Clone(s.Overrides)
+			for i := range s.Overrides {
+				s.Overrides[i].Source = filepath.Base(s.Overrides[i].Source)
+			}
 		}
 		rc.Jobs = append(rc.Jobs, jobConfig{Name: j.Name, File: filepath.Base(j.Path), Cells: j.Cells, Settings: s, Rules: RuleTrails(j.Settings)})
 	}

@@ -234,3 +234,60 @@ func TestShardedUnlinkedRunMerges(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigDigest: the run's configuration digest does not depend on how
+// the release file's path was spelled (shards started in other working
+// directories or mounts), and changes with a rule parameter.
+func TestConfigDigest(t *testing.T) {
+	dir := t.TempDir()
+	release := strings.ReplaceAll(trustRelease, "%MIN%", "3") +
+		"overrides:\n  - {table: a, cell: {g: x}, action: safe, reason: known, by: K. Lee}\n"
+	jobs := releaseJobs(t, dir, release, trustFiles)
+	load := func(path string) []Job {
+		rel, err := configs.LoadRelease(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []Job
+		for i := range rel.Tables {
+			s, err := configs.Resolve(rel.Base(), rel.Tables[i].Layer())
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, Job{Path: rel.Path(rel.Tables[i]), Name: rel.Tables[i].Name, Settings: s})
+		}
+		return out
+	}
+	// the same directory mounted elsewhere
+	mount := filepath.Join(t.TempDir(), "mount")
+	if err := os.Symlink(dir, mount); err != nil {
+		t.Fatal(err)
+	}
+	other := load(filepath.Join(mount, "release.yaml"))
+	if other[0].Path == jobs[0].Path || other[0].Settings.Overrides[0].Source == jobs[0].Settings.Overrides[0].Source {
+		// both must differ for the test to check the base names
+		t.Fatalf("the paths are spelled alike (%s, %s): the test checks nothing", other[0].Path, other[0].Settings.Overrides[0].Source)
+	}
+	a, err := configDigest(jobs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := configDigest(other, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Errorf("the digest depends on the release file's path: %s, %s", a, b)
+	}
+	c, err := configDigest(releaseJobs(t, t.TempDir(), strings.ReplaceAll(release, "min: 3", "min: 4"), trustFiles), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := configDigest(jobs, Options{LinkedOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == a || d == a {
+		t.Errorf("another threshold or linking gives the same digest")
+	}
+}
