@@ -139,3 +139,52 @@ func protectedCells(t *audit.Table) map[*audit.Cell]bool {
 	}
 	return keep
 }
+
+// checkOverrideTables refuses an override that names a table the run does
+// not have (a typo would otherwise leave the cell it orders suppressed
+// published): every override of every job is checked against the names
+// of the tables opened (units). A sharded run opens only its own jobs; a
+// name not among them is accepted when it may be a table of a job of
+// another shard (its output name, or a sheet of it: mayLinkJob), which
+// that shard then checks. All problems are reported at once.
+func checkOverrideTables(jobs []Job, units []unit, all []Job) error {
+	names := make([]string, 0, len(units))
+	have := make(map[string]bool, len(units))
+	for _, u := range units {
+		if !have[u.name] {
+			have[u.name] = true
+			names = append(names, u.name)
+		}
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		for _, o := range j.Settings.Overrides {
+			if o.Table == "" || have[o.Table] || seen[o.Source+"\x00"+o.Table] {
+				continue
+			}
+			seen[o.Source+"\x00"+o.Table] = true
+			elsewhere := false
+			if len(all) > len(jobs) {
+				for _, a := range all {
+					if mayLinkJob(o.Table, a) {
+						elsewhere = true
+						break
+					}
+				}
+			}
+			if elsewhere {
+				continue
+			}
+			msg := fmt.Sprintf("%s: override names table %q, which the run does not have (tables: %s)", o.Source, o.Table, strings.Join(names, ", "))
+			if s := configs.Suggest(o.Table, names); s != "" {
+				msg += "; did you mean " + s + "?"
+			}
+			errs = append(errs, errors.New(msg))
+		}
+	}
+	if len(errs) > 0 {
+		return &configs.Error{Msg: errors.Join(errs...).Error(), Err: configs.ErrInvalid}
+	}
+	return nil
+}

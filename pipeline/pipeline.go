@@ -122,6 +122,9 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOverrideTables(jobs, units, all); err != nil {
+		return nil, err
+	}
 	lunits := make([]linkUnit, len(units))
 	for k, u := range units {
 		file, page := u.src.Where()
@@ -412,6 +415,8 @@ type RuleSet struct {
 	cell  []rules.CellRule
 	table []rules.TableRule
 	needs rules.Needs
+	// sensitive are the enabled sensitivity rules (assess.go).
+	sensitive []string
 }
 
 // Needs returns what the rules and the published statistics need per cell.
@@ -458,6 +463,7 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 		if !ok {
 			return nil, fmt.Errorf("rule %s checks neither cells nor tables", r.Name)
 		}
+		rs.sensitive = append(rs.sensitive, sensitivityRules([]string{r.Name})...)
 		if n, is := rule.(rules.Needer); is {
 			rs.needs = rs.needs.Merge(n.Needs())
 		}
@@ -763,6 +769,7 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
+	markUnassessed(t, rs.sensitive)
 	keep, err := applyOverrides(t, s.Overrides)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,8 +27,9 @@ import (
 // cell its key, status, flagged rules and, for ok cells only, the
 // published values (no contributions, no figures).
 
-// PartSchema is the version of the partial summary's format.
-const PartSchema = 1
+// PartSchema is the version of the partial summary's format (2: the run's
+// identity, output digests and the content digest; shard_trust.go).
+const PartSchema = 2
 
 // PartFile is the name of shard i's partial summary out of n.
 func PartFile(i, n int) string { return fmt.Sprintf("summary.part-%d-of-%d.json", i, n) }
@@ -37,13 +37,23 @@ func PartFile(i, n int) string { return fmt.Sprintf("summary.part-%d-of-%d.json"
 var partName = regexp.MustCompile(`^summary\.part-([0-9]+)-of-([0-9]+)\.json$`)
 
 type partFile struct {
-	Schema  int         `json:"schema"`
-	Shard   int         `json:"shard"`
-	Shards  int         `json:"shards"`
-	Version string      `json:"version"`
-	Tables  []partTable `json:"tables"`
+	Schema  int    `json:"schema"`
+	Shard   int    `json:"shard"`
+	Shards  int    `json:"shards"`
+	Version string `json:"version"`
+	// Jobs is the number of inputs of the whole run and Config the
+	// SHA-256 of its resolved configuration (configDigest): with Version
+	// and Shards, what identifies the run.
+	Jobs   int    `json:"jobs"`
+	Config string `json:"config_sha256"`
+	// Inputs are the files this shard read, with their SHA-256.
+	Inputs []partInput `json:"inputs"`
+	Tables []partTable `json:"tables"`
 	// Links are the shard's link groups (a group never spans shards).
 	Links []partLink `json:"links,omitempty"`
+	// Digest is the SHA-256 of the file with an empty digest (encodePart);
+	// it must stay the last field.
+	Digest string `json:"digest"`
 }
 
 // partLink is a link group with the job index of its first table, which
@@ -59,7 +69,9 @@ type partTable struct {
 	HTML    bool                 `json:"html"`
 	ACRO    bool                 `json:"acro"`
 	Summary writers.TableSummary `json:"summary"`
-	Table   partDigest           `json:"table"`
+	// Files are the SHA-256 of each of the table's outputs (Summary.Outputs).
+	Files map[string]string `json:"files"`
+	Table partDigest        `json:"table"`
 }
 
 // partDigest is what summary.html and results.json read of a table.
@@ -153,12 +165,15 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 	// together; the key is the file's, without the sheet, which may group
 	// more than linking does but never less.
 	// Tables linked by links: stay in one shard too (a link name is matched
-	// to every job whose output name or file it may be).
+	// to every job whose output name or file it may be). With linking
+	// turned off (LinkedOff) the groups are still recorded in the
+	// summary (link_groups), so they stay together as well.
+	grouped := opt.Linked || opt.LinkedOff
 	first := map[string]int{}
 	home := make([]int, n)
 	for i := range n {
 		home[i] = i
-		if opt.Linked {
+		if grouped {
 			if key, ok := linkKey(jobs[i].Settings, jobs[i].Path, ""); ok {
 				if f, seen := first[key]; seen {
 					home[i] = f
@@ -168,7 +183,7 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 			}
 		}
 	}
-	if opt.Linked {
+	if grouped {
 		for changed := true; changed; {
 			changed = false
 			for _, g := range opt.Links {
@@ -204,11 +219,20 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 
 // writePart writes the partial summary of a shard into dir.
 func writePart(ctx context.Context, dir string, res *Result, outputs [][]string, jobOf []int, jobs []Job, opt Options) ([]string, error) {
-	p := partFile{Schema: PartSchema, Shard: opt.Shard, Shards: opt.Shards, Version: opt.Version, Tables: []partTable{}}
+	config, err := configDigest(jobs, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := partFile{Schema: PartSchema, Shard: opt.Shard, Shards: opt.Shards, Version: opt.Version, Jobs: len(jobs), Config: config,
+		Inputs: partInputs(res, jobOf, jobs), Tables: []partTable{}}
 	for k, t := range res.Tables {
 		j := jobs[jobOf[k]]
+		files, err := outputDigests(ctx, dir, res.Summary.Tables[k].Outputs)
+		if err != nil {
+			return nil, err
+		}
 		p.Tables = append(p.Tables, partTable{Job: jobOf[k], HTML: j.Settings.Output.HTML, ACRO: j.Settings.Output.ACRO,
-			Summary: res.Summary.Tables[k], Table: digest(t)})
+			Summary: res.Summary.Tables[k], Files: files, Table: digest(t)})
 	}
 	jobOfName := map[string]int{}
 	for k, t := range res.Tables {
@@ -224,12 +248,12 @@ func writePart(ctx context.Context, dir string, res *Result, outputs [][]string,
 		p.Links = append(p.Links, partLink{First: first, Group: g})
 	}
 	name := PartFile(opt.Shard, opt.Shards)
-	err := writers.WriteAtomic(ctx, filepath.Join(dir, name), func(w io.Writer) error {
-		b, err := json.MarshalIndent(p, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
+	b, err := encodePart(&p)
+	if err != nil {
+		return nil, err
+	}
+	err = writers.WriteAtomic(ctx, filepath.Join(dir, name), func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
 	})
 	return []string{name}, err
@@ -280,7 +304,13 @@ func Merge(ctx context.Context, dirs []string, opt Options) (*Result, error) {
 		}
 		if !same {
 			copied = append(copied, name)
-			for _, f := range e.t.Summary.Outputs {
+		}
+		for _, f := range e.t.Summary.Outputs {
+			// the output must be the file the part vouches for
+			if err := checkOutput(ctx, filepath.Join(e.dir, f), e.t.Files[f]); err != nil {
+				return nil, err
+			}
+			if !same {
 				if err := copyOutput(ctx, filepath.Join(e.dir, f), filepath.Join(stage.dir, f)); err != nil {
 					return nil, err
 				}
@@ -325,7 +355,7 @@ func Merge(ctx context.Context, dirs []string, opt Options) (*Result, error) {
 // shard of one run is there exactly once.
 func readParts(dirs []string) ([]*partFile, []string, error) {
 	var parts []*partFile
-	var where []string
+	var where, paths []string
 	seen := map[int]string{}
 	shards := 0
 	for _, dir := range dirs {
@@ -343,27 +373,28 @@ func readParts(dirs []string) ([]*partFile, []string, error) {
 			if err != nil {
 				return nil, nil, &readers.Error{File: path, Err: err}
 			}
-			p := &partFile{}
-			if err := json.Unmarshal(data, p); err != nil {
-				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("not a partial summary: %w", err)}
+			p, err := decodePart(path, data)
+			if err != nil {
+				return nil, nil, err
 			}
 			i, _ := strconv.Atoi(m[1])
 			n, _ := strconv.Atoi(m[2])
 			switch {
-			case p.Schema != PartSchema:
-				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("partial summary schema %d, this version reads %d", p.Schema, PartSchema)}
 			case p.Shard != i || p.Shards != n || n < 1 || i >= n:
 				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("the file says shard %d of %d", p.Shard, p.Shards)}
 			case shards != 0 && n != shards:
 				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("a partial summary of %d shards, others are of %d", n, shards)}
-			case len(parts) > 0 && p.Version != parts[0].Version:
-				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("written by sdcaudit %s, others by %s", p.Version, parts[0].Version)}
+			case len(parts) > 0:
+				if err := sameRun(p, parts[0], path, paths[0]); err != nil {
+					return nil, nil, err
+				}
 			}
 			if prev, dup := seen[i]; dup {
 				return nil, nil, &readers.Error{File: path, Err: fmt.Errorf("shard %d is also in %s", i, prev)}
 			}
 			seen[i], shards = path, n
 			parts = append(parts, p)
+			paths = append(paths, path)
 			where = append(where, dir)
 		}
 	}
@@ -374,6 +405,9 @@ func readParts(dirs []string) ([]*partFile, []string, error) {
 		if _, ok := seen[i]; !ok {
 			return nil, nil, &readers.Error{File: dirs[0], Err: fmt.Errorf("the partial summary of shard %d of %d is missing (%s)", i, shards, PartFile(i, shards))}
 		}
+	}
+	if err := checkRun(parts, paths); err != nil {
+		return nil, nil, err
 	}
 	return parts, where, nil
 }

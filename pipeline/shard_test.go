@@ -182,10 +182,14 @@ func TestShardKeepsLinkedTablesTogether(t *testing.T) {
 		return Job{Path: file, Settings: &configs.Settings{Microdata: &configs.Microdata{Dims: dims, Value: "v"}, TotalLabel: "Total"}}
 	}
 	jobs := []Job{micro("a.csv", "region", "sector"), micro("b.csv", "x"), micro("a.csv", "region", "size"), micro("c.csv", "y"), micro("a.csv", "district")}
-	for _, linked := range []bool{true, false} {
+	// linking on, off (the groups are still recorded: linked: false), or
+	// not asked for
+	for _, opt := range []Options{{Linked: true}, {LinkedOff: true}, {}} {
+		linked := opt.Linked || opt.LinkedOff
 		where := map[int]int{}
 		for i := range 3 {
-			idx, err := shardJobs(jobs, Options{Shard: i, Shards: 3, Linked: linked})
+			opt.Shard, opt.Shards = i, 3
+			idx, err := shardJobs(jobs, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "missing", Doc: "missing statistics: a published statistic that is missing in the input, or could not be computed, sends the cell to review; a microdata cell whose records all have a missing value is review too; an undefined statistic (the mean of an empty cell, the SD of one value) is not missing", New: newMissing})
+	Register(Spec{Name: "missing", Quality: true, Doc: "missing statistics: a published statistic that is missing in the input, or could not be computed, sends the cell to review; a microdata cell whose records all have a missing value is review too; an undefined statistic (the mean of an empty cell, the SD of one value) is not missing", New: newMissing})
 }
 
 type missing struct {

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "negative", Doc: "negative contributions: the magnitude rules assume x >= 0; mode review sends such cells to a person, mode absolute accepts them because the magnitude rules are configured with absolute: true", Params: []Param{
+	Register(Spec{Name: "negative", Quality: true, Doc: "negative contributions: the magnitude rules assume x >= 0; mode review sends such cells to a person, mode absolute accepts them because the magnitude rules are configured with absolute: true", Params: []Param{
 		{Name: "mode", Doc: "review: a cell with negative contributions is review; absolute: it passes (set absolute: true on the magnitude rules)"},
 	}, New: newNegative})
 }

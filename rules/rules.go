@@ -82,6 +82,12 @@ type Spec struct {
 	// the zero struct and every declared parameter must be set.
 	Params []Param
 	New    Factory
+	// Quality marks a rule that checks the input (missing statistics,
+	// negative contributions, margins that add up) rather than whether
+	// a cell discloses a contributor: such a rule's pass does not make a
+	// cell assessed. A cell that every enabled sensitivity rule (every
+	// other rule) found not applicable is sent to review.
+	Quality bool
 }
 
 // Param declares one rule parameter.

@@ -15,10 +15,11 @@ import (
 // sdctable_microdata1.csv, summing val per cell.
 func microdata1(t testing.TB) *audit.Table {
 	t.Helper()
-	// The shared reference data lies beside the repository.
-	f, err := os.Open("../../shared/data/sdctable_microdata1.csv")
+	// The reference data is part of the repository (testdata/reference):
+	// a missing file fails the test.
+	f, err := os.Open("../../testdata/reference/sdctable_microdata1.csv")
 	if err != nil {
-		t.Skipf("shared reference data not available beside the repository (../../shared/data): %v", err)
+		t.Fatalf("reference data: %v", err)
 	}
 	defer f.Close()
 	recs, err := csv.NewReader(f).ReadAll()

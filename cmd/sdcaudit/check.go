@@ -170,7 +170,8 @@ are checked exactly (a violation is exit 3 naming the cell).
 The checker's a-priori decisions (--overrides FILE or overrides: in the
 config) mark cells safe, suppress or protected, each with a reason and a
 name; they are applied before secondary suppression, audited like every
-cell and listed in every report. An override matching no cell is an error.
+cell and listed in every report. An override matching no cell, or naming
+a table the run does not have, is an error (exit 2).
 
 tau-argus inputs: "check FILE.rda" (its data file beside it), "check
 FILE.tab --metadata FILE.rda", or a .tab with a .rda of the same name

@@ -19,8 +19,11 @@ of "sdcaudit run --shards N --shard I" wrote into the directories DIR...
 results.json in --out, as the unsharded run writes them; table outputs in
 another directory are copied into --out. The exit code is the run's: 0
 nothing needs a person, 1 some cell failed a rule or needs review, 3 a
-partial summary is missing, duplicated or unreadable, 4 interrupted or an
-output could not be written.`,
+partial summary is missing, duplicated, unreadable, does not validate, does
+not match its digest or belongs to another run (another version,
+configuration or number of shards), or a table output is not the file its
+partial summary vouches for (docs/sharding.md), 4 interrupted or an output
+could not be written.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return rf.executeWith(cmd, 0, func(ctx context.Context, opt pipeline.Options) (*pipeline.Result, error) {

@@ -20,24 +20,15 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs the CLI scenarios in testdata/script/*.txtar. The shared
-// reference data (../shared/data beside the repository) is available as
-// $SHARED when it exists.
+// TestScripts runs the CLI scenarios in testdata/script/*.txtar. $REPO is
+// the repository root (the reference data lies in $REPO/testdata/reference).
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			wd, _ := os.Getwd()
 			env.Setenv("REPO", wd+"/../..")
-			env.Setenv("SHARED", wd+"/../../../shared")
 			return nil
-		},
-		Condition: func(cond string) (bool, error) {
-			if cond == "shared" {
-				_, err := os.Stat("../../../shared/data/sdctable_microdata1.csv")
-				return err == nil, nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
