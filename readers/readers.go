@@ -51,7 +51,8 @@ type Error struct {
 	Row int
 	// Column is the column name or letter; empty when unknown.
 	Column string
-	// Value is the offending text (shortened in messages); empty when none.
+	// Value is the offending text (shortened in messages by Excerpt);
+	// empty when none. The message of Err is cut to about 1,000 bytes.
 	Value string
 	// Err is the cause; never nil.
 	Err error
@@ -67,16 +68,12 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ", row %d", e.Row)
 	}
 	if e.Column != "" {
-		fmt.Fprintf(&b, ", column %q", e.Column)
+		fmt.Fprintf(&b, ", column %q", Excerpt(e.Column))
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
+	b.WriteString(shortMessage(e.Err.Error()))
 	if e.Value != "" {
-		v := e.Value
-		if len(v) > 60 {
-			v = v[:60] + "..."
-		}
-		fmt.Fprintf(&b, " (value %q)", v)
+		fmt.Fprintf(&b, " (value %q)", Excerpt(e.Value))
 	}
 	return b.String()
 }
@@ -141,6 +138,13 @@ type Options struct {
 	Decimal string
 	// Wide, when set, reads the table as a crosstab (wide.go).
 	Wide *WideOptions
+	// MaxRecordBytes bounds one record of a delimited file, its header
+	// included (0: DefaultMaxRecordBytes); a longer record is an *Error
+	// naming its row and wrapping ErrTooLarge.
+	MaxRecordBytes int64
+	// MaxFieldBytes bounds one field of a delimited file (0:
+	// DefaultMaxFieldBytes).
+	MaxFieldBytes int64
 }
 
 func (o Options) batchSize() int {
