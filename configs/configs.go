@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -256,6 +255,20 @@ type Input struct {
 	// Decimal is the decimal mark of numbers in delimited text: "." or
 	// ","; unset detects a decimal comma in semicolon-separated files.
 	Decimal string `yaml:"decimal"`
+	// MaxRecordBytes bounds one record (row) of delimited text, its header
+	// included (unset: 16 MiB); a longer record, or text without line
+	// breaks, is an input error naming the row.
+	MaxRecordBytes int64 `yaml:"max_record_bytes"`
+	// MaxFieldBytes bounds one field of delimited text (unset: 1 MiB).
+	MaxFieldBytes int64 `yaml:"max_field_bytes"`
+	// MaxCells bounds the cells a microdata table (or a cell summary)
+	// implies: the product over its dimensions of levels plus margins
+	// (unset: 5,000,000).
+	MaxCells int64 `yaml:"max_cells"`
+	// MaxCellsPerRecord bounds those cells per input record once they
+	// exceed 100,000 (unset: 100): a few records with a distinct level
+	// each would otherwise build millions of empty cells.
+	MaxCellsPerRecord int64 `yaml:"max_cells_per_record"`
 }
 
 // Output selects extra outputs beside NAME.report.json and NAME.safe.csv.
@@ -425,9 +438,9 @@ func keyLine(n *yaml.Node, path ...string) int {
 
 // Load reads a configuration file.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, MaxConfigBytes, "config file")
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, err
 	}
 	return Parse(path, data)
 }
