@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -12,7 +11,7 @@ import (
 // it names file, row 1 and the column, lists the header and suggests the
 // column meant when the name looks like a typo (--dims sektor -> sector).
 func missingColumn(file, name, role string, header []string) error {
-	msg := fmt.Sprintf("the %s column is not in the header (columns: %s)", role, strings.Join(header, ", "))
+	msg := fmt.Sprintf("the %s column is not in the header (columns: %s)", role, readers.ColumnList(header))
 	if s := configs.Suggest(name, header); s != "" {
 		msg += "; did you mean " + s + "?"
 	}
