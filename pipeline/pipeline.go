@@ -549,17 +549,17 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	case sc.cells:
 		cb, err := newCellsBuilder(t, file, src.Header(), sc, needs)
 		if err != nil {
-			return nil, err
+			return nil, atHeaderRow(err, src)
 		}
 		cb.limits = limitsOf(s)
 		b = cb
 	case sc.mode == audit.Microdata:
 		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
 		if err != nil {
-			return nil, classify(err)
+			return nil, classify(atHeaderRow(err, src))
 		}
 		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
-			return nil, err
+			return nil, atHeaderRow(err, src)
 		}
 		mb.limits = limitsOf(s)
 		if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
@@ -569,7 +569,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	default:
 		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)
 		if err != nil {
-			return nil, classify(err)
+			return nil, classify(atHeaderRow(err, src))
 		}
 		b = ab
 	}

@@ -225,6 +225,22 @@ type ColumnSkipper interface {
 	SkipColumn(c int) bool
 }
 
+// HeaderRower is implemented by sources whose header need not be on row
+// 1 (a workbook sheet with title rows above its table).
+type HeaderRower interface {
+	// HeaderRow is the 1-based source row of the (first) header row.
+	HeaderRow() int
+}
+
+// HeaderRow is the source row of src's header: 1 unless src says
+// otherwise.
+func HeaderRow(src Source) int {
+	if h, ok := As[HeaderRower](src); ok && h.HeaderRow() > 0 {
+		return h.HeaderRow()
+	}
+	return 1
+}
+
 // Wrapper is implemented by sources that wrap another one (to count its
 // rows, to guard its markers) and pass its rows through; As looks through
 // them.
