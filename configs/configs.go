@@ -69,6 +69,7 @@ func (e *Error) Error() string {
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
+	msg = shortMessage(msg)
 	switch {
 	case e.File != "" && e.Line > 0 && e.Column > 0:
 		msg = fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, msg)

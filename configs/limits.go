@@ -112,3 +112,22 @@ func excerpt(s string) string {
 	}
 	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
 }
+
+// maxMessage bounds the text of one *Error: a message quoting a long key
+// or value of a file is cut in its middle.
+const maxMessage = 2000
+
+func shortMessage(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	head, tail := maxMessage/2, maxMessage/4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	t := len(s) - tail
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return fmt.Sprintf("%s ...(%d bytes cut)... %s", s[:head], t-head, s[t:])
+}

@@ -90,3 +90,15 @@ func TestInputAndLabelValues(t *testing.T) {
 		}
 	}
 }
+
+// TestMessagesQuoteAnExcerpt: a value of 100,000 characters is reported
+// without quoting all of it.
+func TestMessagesQuoteAnExcerpt(t *testing.T) {
+	c, err := Parse("test.yaml", []byte("input: {encoding: \""+strings.Repeat("u", 100000)+"\"}\n"))
+	if err == nil {
+		_, err = Resolve(c)
+	}
+	if err == nil || len(err.Error()) > 2200 || !strings.Contains(err.Error(), "input.encoding") {
+		t.Errorf("%v", err != nil && len(err.Error()) > 2200)
+	}
+}
