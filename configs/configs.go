@@ -16,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -70,6 +69,7 @@ func (e *Error) Error() string {
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
 	}
+	msg = shortMessage(msg)
 	switch {
 	case e.File != "" && e.Line > 0 && e.Column > 0:
 		msg = fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, msg)
@@ -276,6 +276,20 @@ type Input struct {
 	// Metadata is a tau-argus metadata file (.rda) describing the input
 	// (a .tab table or .asc/.csv microdata); see readers/tauargus.go.
 	Metadata string `yaml:"metadata"`
+	// MaxRecordBytes bounds one record (row) of delimited text, its header
+	// included (unset: 16 MiB); a longer record, or text without line
+	// breaks, is an input error naming the row.
+	MaxRecordBytes int64 `yaml:"max_record_bytes"`
+	// MaxFieldBytes bounds one field of delimited text (unset: 1 MiB).
+	MaxFieldBytes int64 `yaml:"max_field_bytes"`
+	// MaxCells bounds the cells a microdata table (or a cell summary)
+	// implies: the product over its dimensions of levels plus margins
+	// (unset: 5,000,000).
+	MaxCells int64 `yaml:"max_cells"`
+	// MaxCellsPerRecord bounds those cells per input record once they
+	// exceed 100,000 (unset: 100): a few records with a distinct level
+	// each would otherwise build millions of empty cells.
+	MaxCellsPerRecord int64 `yaml:"max_cells_per_record"`
 }
 
 // Output selects extra outputs beside NAME.report.json and NAME.safe.csv.
@@ -452,9 +466,9 @@ func keyLine(n *yaml.Node, path ...string) int {
 
 // Load reads a configuration file.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, MaxConfigBytes, "config file")
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, err
 	}
 	return Parse(path, data)
 }

@@ -115,12 +115,15 @@ func LoadOverrides(path string) ([]Override, error) {
 		return nil, &Error{File: path, Err: err}
 	}
 	defer f.Close()
-	r := csv.NewReader(f)
+	r := csv.NewReader(&cappedReader{r: f, left: MaxOverridesBytes, path: path, what: "overrides file", maxLine: 1 << 20})
 	r.FieldsPerRecord = -1
 	head, err := r.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: path, Msg: "empty overrides file: want a header with the dimensions, action, reason and by", Err: ErrInvalid}
+		}
+		if e := (*Error)(nil); errors.As(err, &e) {
+			return nil, e
 		}
 		return nil, &Error{File: path, Msg: err.Error(), Err: ErrInvalid}
 	}
@@ -141,7 +144,7 @@ func LoadOverrides(path string) ([]Override, error) {
 	}
 	for _, need := range []string{"action", "reason", "by"} {
 		if _, ok := role[need]; !ok {
-			return nil, &Error{File: path, Line: 1, Msg: fmt.Sprintf("the header has no %s column (want the dimensions, then action, reason and by; got %s)", need, strings.Join(head, ", ")), Err: ErrInvalid}
+			return nil, &Error{File: path, Line: 1, Msg: fmt.Sprintf("the header has no %s column (want the dimensions, then action, reason and by; got %s)", need, excerpt(strings.Join(head, ", "))), Err: ErrInvalid}
 		}
 	}
 	if len(dims) == 0 {
@@ -155,6 +158,9 @@ func LoadOverrides(path string) ([]Override, error) {
 			break
 		}
 		if err != nil {
+			if e := (*Error)(nil); errors.As(err, &e) {
+				return nil, e
+			}
 			return nil, &Error{File: path, Msg: err.Error(), Err: ErrInvalid}
 		}
 		if len(out) >= maxOverrides {

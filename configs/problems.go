@@ -31,6 +31,7 @@ func problemsOf(file string, data []byte, t reflect.Type) error {
 		return nil
 	}
 	var out []*Error
+	duplicateKeys(file, doc.Content[0], "", &out)
 	walkProblems(file, doc.Content[0], t, "", &out)
 	if len(out) == 0 {
 		return nil
@@ -38,6 +39,35 @@ func problemsOf(file string, data []byte, t reflect.Type) error {
 	first := out[0]
 	first.More = out[1:]
 	return first
+}
+
+// duplicateKeys reports every key given twice in one mapping, at any
+// depth (`rules: {threshold: {min: 5, min: 7}}`): YAML would keep one of
+// them silently.
+func duplicateKeys(file string, n *yaml.Node, path string, out *[]*Error) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		first := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode && k.Value != "<<" {
+				if f, dup := first[k.Value]; dup {
+					where := path
+					if where == "" {
+						where = "the top level"
+					}
+					*out = append(*out, &Error{File: file, Line: k.Line, Column: k.Column, Msg: fmt.Sprintf("key %q is given twice in %s (first on line %d); keep one", k.Value, where, f.Line), Err: ErrInvalid})
+				} else {
+					first[k.Value] = k
+				}
+			}
+			duplicateKeys(file, n.Content[i+1], keyPath(path, k.Value), out)
+		}
+	case yaml.SequenceNode:
+		for i, it := range n.Content {
+			duplicateKeys(file, it, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
 }
 
 func keyPath(path, key string) string {

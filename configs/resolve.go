@@ -3,10 +3,10 @@ package configs
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -157,6 +157,12 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	if merged.Markers != nil {
 		s.Markers = merged.Markers
+	}
+	if strings.TrimSpace(s.TotalLabel) == "" {
+		return nil, &Error{Msg: "total_label must not be empty: the margins would read as empty levels", Err: ErrInvalid}
+	}
+	if s.TotalLabel == s.Marker {
+		return nil, &Error{Msg: fmt.Sprintf("total_label %q is also the suppression marker: a margin's label and a suppressed value could not be told apart", s.TotalLabel), Err: ErrInvalid}
 	}
 	if merged.Input != nil {
 		s.Input = *merged.Input
@@ -385,9 +391,9 @@ type ReleaseTable struct {
 
 // LoadRelease reads a release file.
 func LoadRelease(path string) (*Release, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path, MaxConfigBytes, "release file")
 	if err != nil {
-		return nil, &Error{File: path, Err: err}
+		return nil, err
 	}
 	r := &Release{dir: filepath.Dir(path)}
 	if perr := problemsOf(path, data, reflect.TypeFor[Release]()); perr != nil {

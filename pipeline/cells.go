@@ -43,6 +43,8 @@ type cellsBuilder struct {
 	anc   []map[string][]string
 	isPar []map[string]bool
 	hier  []string // the dimensions with a hierarchy
+	// limits bound the cells the summary implies (celllimit.go).
+	limits cellLimits
 }
 
 type cellsColumns struct {
@@ -95,7 +97,7 @@ func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, n
 	col := func(name string) (int, error) {
 		i, ok := idx[name]
 		if !ok {
-			return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the cell summary has no column %q (docs/cells.md; header %v)", readers.ErrColumn, name, header)}
+			return -1, &readers.Error{File: file, Row: 1, Column: name, Err: fmt.Errorf("%w: the cell summary has no column %q (docs/cells.md; header %s)", readers.ErrColumn, name, readers.ColumnList(header))}
 		}
 		return i, nil
 	}
@@ -557,7 +559,11 @@ func (b *cellsBuilder) finish() error {
 	for _, r := range b.rows {
 		cells = append(cells, b.cell(r))
 	}
-	cells = append(cells, b.emptyCells(index)...)
+	empty, err := b.emptyCells(index)
+	if err != nil {
+		return err
+	}
+	cells = append(cells, empty...)
 	b.t.Cells = cells
 	b.t.SortCells()
 	sortStrings(b.t.Warnings)
@@ -674,7 +680,7 @@ func (b *cellsBuilder) powerSum(r *summaryRow, p int) *big.Rat {
 // emptyCells are the combinations of the observed levels (and their
 // margins) the summary does not list, as the microdata builder adds them
 // (addEmptyCells): zeros can be disclosive.
-func (b *cellsBuilder) emptyCells(index map[string]int) []*audit.Cell {
+func (b *cellsBuilder) emptyCells(index map[string]int) ([]*audit.Cell, error) {
 	nd := len(b.t.Dims)
 	levels := make([][]string, nd)
 	seen := make([]map[string]bool, nd)
@@ -682,11 +688,13 @@ func (b *cellsBuilder) emptyCells(index map[string]int) []*audit.Cell {
 		seen[d] = map[string]bool{}
 	}
 	finest := 0
+	var records int64
 	for _, r := range b.rows {
 		if !b.finest(r) {
 			continue
 		}
 		finest++
+		records += r.rows
 		for d, l := range r.key {
 			if !seen[d][l] {
 				seen[d][l] = true
@@ -694,16 +702,31 @@ func (b *cellsBuilder) emptyCells(index map[string]int) []*audit.Cell {
 			}
 		}
 	}
+	implied := make([]impliedDim, nd)
+	for d := range levels {
+		above := map[string]bool{}
+		for _, l := range levels[d] {
+			for _, a := range b.anc[d][l] {
+				if !seen[d][a] {
+					above[a] = true
+				}
+			}
+		}
+		implied[d] = impliedDim{name: b.t.Dims[d], levels: int64(len(levels[d])), margins: 1 + int64(len(above))}
+	}
+	if err := b.limits.check(b.file, implied, records); err != nil {
+		return nil, err
+	}
 	total := 1
 	for _, l := range levels {
 		total *= max(len(l), 1)
 		if total > maxCrossCells {
 			b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("the cross product of the dimension levels exceeds %d cells; only observed combinations are audited", maxCrossCells))
-			return nil
+			return nil, nil
 		}
 	}
 	if finest == 0 || total == finest {
-		return nil
+		return nil, nil
 	}
 	// the levels of a hierarchy: the observed codes and their ancestors
 	for d := range levels {
@@ -738,5 +761,5 @@ func (b *cellsBuilder) emptyCells(index map[string]int) []*audit.Cell {
 		rec(d+1, mask|1<<d)
 	}
 	rec(0, 0)
-	return out
+	return out, nil
 }

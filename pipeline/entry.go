@@ -169,7 +169,7 @@ func ReadColumn(ctx context.Context, path, column string, nonNegative bool) (*Co
 	src := srcs[0]
 	col := slices.Index(src.Header(), column)
 	if col < 0 {
-		return nil, &readers.Error{File: path, Row: 1, Column: column, Err: fmt.Errorf("%w (columns: %s)", readers.ErrColumn, strings.Join(src.Header(), ", "))}
+		return nil, &readers.Error{File: path, Row: 1, Column: column, Err: fmt.Errorf("%w (columns: %s)", readers.ErrColumn, readers.ColumnList(src.Header()))}
 	}
 	out := &Column{}
 	for {

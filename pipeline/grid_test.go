@@ -37,7 +37,9 @@ func TestGridGrowsAndGivesUp(t *testing.T) {
 			recs = append(recs, rec)
 			b.WriteString(strings.Join(rec, ",") + "\n")
 		}
-		s := settings(t, fmt.Sprintf("microdata: {dims: [%s], value: v, holding: h}\npublish: [count, total]\nsuppression: {secondary: false, audit: false}\n", strings.Join(hdr, ", ")))
+		s := settings(t, fmt.Sprintf("microdata: {dims: [%s], value: v, holding: h}\npublish: [count, total]\nsuppression: {secondary: false, audit: false}\n"+
+			// the sparse case implies 9 M cells (only the observed ones are built): above the default limits
+			"input: {max_cells: 100000000, max_cells_per_record: 10000}\n", strings.Join(hdr, ", ")))
 		rs, err := BuildRules(s)
 		if err != nil {
 			t.Fatal(err)

@@ -252,7 +252,7 @@ func (h *microHier) parentColumns(t *audit.Table, s *configs.Settings, file stri
 			}
 			i := slices.Index(header, next)
 			if i < 0 {
-				return &readers.Error{File: file, Row: 1, Column: next, Err: fmt.Errorf("%w: the parent column of %s is not in the header %v", readers.ErrColumn, cur, header)}
+				return &readers.Error{File: file, Row: 1, Column: next, Err: fmt.Errorf("%w: the parent column of %s is not in the header (columns: %s)", readers.ErrColumn, cur, readers.ColumnList(header))}
 			}
 			h.cols[d] = append(h.cols[d], i)
 			h.cname[d] = append(h.cname[d], next)

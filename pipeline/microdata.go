@@ -62,6 +62,7 @@ type microBuilder struct {
 	num       readers.NumberFormat
 	empty     emptyLevels
 	hier      *microHier // nil when no dimension has a hierarchy (hierarchy.go)
+	limits    cellLimits // on the cells the records imply (celllimit.go)
 	// holdIDs interns the holding ids of the records (holdNames[id] is the
 	// text), so that cells key their holdings by a small integer.
 	holdIDs   map[string]uint32
@@ -495,6 +496,9 @@ func (b *microBuilder) finish() error {
 	}
 	b.flushHot()
 	b.hot, b.accs = nil, nil
+	if err := b.checkImplied(); err != nil {
+		return err
+	}
 	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
 	var all map[string]*cellAcc // by keyOf, when built through eachMargin

@@ -371,15 +371,19 @@ func commitRun(ctx context.Context, stage *staging, res *Result, outputs [][]str
 // checkName validates the output base name of an input: outputs are
 // never written outside the output directory (configuration error, exit 2).
 func checkName(name, path string) error {
+	if len(name) > writers.MaxNameBytes {
+		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %d bytes, at most %d (its outputs add up to 17 bytes to it); give a shorter name", readers.Excerpt(name), path, len(name), writers.MaxNameBytes), Err: configs.ErrInvalid}
+	}
 	if err := writers.CheckName(name); err != nil {
-		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", name, path, err), Err: err}
+		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", readers.Excerpt(name), path, err), Err: err}
 	}
 	return nil
 }
 
 // ReaderOptions are the reader settings of a configuration.
 func ReaderOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s), Metadata: s.Input.Metadata}
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s),
+		Metadata: s.Input.Metadata, MaxRecordBytes: s.Input.MaxRecordBytes, MaxFieldBytes: s.Input.MaxFieldBytes}
 	switch s.Input.Delimiter {
 	case "tab", "\\t", "\t":
 		o.Delimiter = '\t'
@@ -570,17 +574,19 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	case sc.cells:
 		cb, err := newCellsBuilder(t, file, src.Header(), sc, needs)
 		if err != nil {
-			return nil, err
+			return nil, atHeaderRow(err, src)
 		}
+		cb.limits = limitsOf(s)
 		b = cb
 	case sc.mode == audit.Microdata:
 		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
 		if err != nil {
-			return nil, classify(err)
+			return nil, classify(atHeaderRow(err, src))
 		}
 		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
-			return nil, err
+			return nil, atHeaderRow(err, src)
 		}
+		mb.limits = limitsOf(s)
 		if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
 			typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
 		}
@@ -588,7 +594,7 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	default:
 		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)
 		if err != nil {
-			return nil, classify(err)
+			return nil, classify(atHeaderRow(err, src))
 		}
 		b = ab
 	}
@@ -626,6 +632,7 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	}
 	errs := make([]error, len(shards))
 	var readErr error
+	var records int64 // data records read (by the reading goroutine)
 	var failed atomic.Bool
 	g, gctx := errgroup.WithContext(ctx)
 	if chunks == nil {
@@ -653,6 +660,11 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 				readErr = withSheet(err, sheet)
 				failed.Store(true)
 				return nil
+			}
+			if w.chunk != nil {
+				records += int64(w.chunk.Rows())
+			} else {
+				records += int64(len(w.batch.Rows))
 			}
 			if w.batch != nil && progress != nil {
 				progress(int64(len(w.batch.Rows)))
@@ -696,6 +708,11 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	}
 	if err := firstError(append(errs, readErr, waitErr)); err != nil {
 		return err
+	}
+	if records == 0 {
+		// an empty export is not a table without risk: nothing was audited
+		file, _ := src.Where()
+		return &readers.Error{File: file, Sheet: sheet, Err: fmt.Errorf("%w: the input has a header and no records, so there is nothing to audit", readers.ErrNoRows)}
 	}
 	enterStage(ctx, StageCells)
 	if sb, ok := b.(shardable); ok {

@@ -58,6 +58,9 @@ func compileSchema(s *configs.Settings, file string) (*schema, error) {
 // `moments: {order: K}`.
 func microSchema(s *configs.Settings) (*schema, error) {
 	m := s.Microdata
+	if err := checkMicroColumns(m); err != nil {
+		return nil, err
+	}
 	sc := &schema{mode: audit.Microdata, dims: m.Dims, value: m.Value, holding: m.Holding, publish: s.Publish.Stats}
 	if len(sc.publish) == 0 {
 		sc.publish = []string{"count"}
@@ -129,4 +132,15 @@ func (sc *schema) newTable(name, file, sheet string, s *configs.Settings) *audit
 		}
 	}
 	return t
+}
+
+// checkMicroColumns refuses the holding column given as the value column:
+// the holding names each contributor's unit, the value what it
+// contributes. (A value column may also be a dimension: its levels are
+// then labels.)
+func checkMicroColumns(m *configs.Microdata) error {
+	if m.Holding != "" && m.Holding == m.Value {
+		return &configs.Error{Msg: fmt.Sprintf("the holding column (--holding) %q is also the value column (--value): the holding names each contributor's unit (an enterprise group id), the value what it contributes", m.Holding), Err: configs.ErrInvalid}
+	}
+	return nil
 }

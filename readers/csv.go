@@ -48,6 +48,8 @@ type csvSource struct {
 	// checkUTF8 says the bytes are passed through undecoded, so that every
 	// field must be checked to be valid UTF-8.
 	checkUTF8 bool
+	// maxField bounds the bytes of one field (Options.MaxFieldBytes).
+	maxField int64
 }
 
 // OpenCSV opens a delimited text file.
@@ -88,10 +90,9 @@ func openText(path string, r io.Reader, opt Options, sniff func(*bufio.Reader) r
 	if err != nil {
 		return nil, 0, info, false, &Error{File: path, Err: err}
 	}
-	br := raw
-	if !checkUTF8 {
-		br = bufio.NewReaderSize(text, 256<<10)
-	}
+	// every record passes the cap, so that text without line breaks
+	// cannot grow a line buffer without bound
+	br := bufio.NewReaderSize(newRecordCap(text, opt.maxRecord()), 256<<10)
 	delim := opt.Delimiter
 	if delim == 0 {
 		delim = sniff(br)
@@ -131,7 +132,7 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = 0
 	base := filepath.Base(path)
-	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, br: br, delim: delim, batch: opt.batchSize(), info: info, checkUTF8: checkUTF8}
+	s := &csvSource{path: path, name: strings.TrimSuffix(base, filepath.Ext(base)), r: cr, br: br, delim: delim, batch: opt.batchSize(), info: info, checkUTF8: checkUTF8, maxField: opt.maxField()}
 	h, err := cr.Read()
 	if err == io.EOF {
 		return nil, &Error{File: path, Row: 1, Err: ErrNoHeader}
@@ -142,6 +143,9 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	s.header = make([]string, len(h))
 	seen := map[string]int{}
 	for i, v := range h {
+		if err := s.checkField(1, fmt.Sprintf("#%d", i+1), v); err != nil {
+			return nil, err
+		}
 		if err := s.checkText(1, fmt.Sprintf("#%d", i+1), v); err != nil {
 			return nil, err
 		}
@@ -163,6 +167,15 @@ func newCSV(path string, r io.Reader, opt Options) (*csvSource, error) {
 	last, _ := cr.FieldPos(len(h) - 1)
 	s.line = last + strings.Count(h[len(h)-1], "\n")
 	return s, nil
+}
+
+// checkField refuses a field longer than the limit, without quoting it.
+func (s *csvSource) checkField(row int, column, v string) error {
+	if int64(len(v)) <= s.maxField {
+		return nil
+	}
+	return &Error{File: s.path, Row: row, Column: column,
+		Err: fmt.Errorf("%w: a field of %d bytes, more than %d; raise input.max_field_bytes if the field is real", ErrTooLarge, len(v), s.maxField)}
 }
 
 // checkText refuses a field that is not valid UTF-8 in a file read as UTF-8.
@@ -228,6 +241,10 @@ func (s *csvSource) Close() error {
 }
 
 func (s *csvSource) wrap(err error) error {
+	var long *RecordTooLongError
+	if errors.As(err, &long) {
+		return &Error{File: s.path, Row: long.Line, Err: long}
+	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		e := &Error{File: s.path, Row: pe.StartLine, Err: pe.Err}
@@ -276,6 +293,11 @@ func (s *csvSource) newBatch(n int) (*Batch, []string) {
 // appendRecord adds a record read at line to b, checking first that its
 // fields are valid UTF-8 when check is set.
 func (s *csvSource) appendRecord(b *Batch, store, rec []string, line int, check bool) ([]string, error) {
+	for i, v := range rec {
+		if int64(len(v)) > s.maxField {
+			return store, s.checkField(line, s.header[i], v)
+		}
+	}
 	if check {
 		for i, v := range rec {
 			if err := s.checkText(line, s.header[i], v); err != nil {
@@ -359,7 +381,7 @@ func (s *csvSource) NextChunk() (*Chunk, error) {
 		if err != nil && err != io.EOF {
 			*buf = data
 			chunkPool.Put(buf)
-			return nil, &Error{File: s.path, Err: err}
+			return nil, s.wrap(err)
 		}
 		ln := data[start:]
 		if bytes.Count(ln, []byte{'"'})%2 == 1 {

@@ -51,7 +51,8 @@ type Error struct {
 	Row int
 	// Column is the column name or letter; empty when unknown.
 	Column string
-	// Value is the offending text (shortened in messages); empty when none.
+	// Value is the offending text (shortened in messages by Excerpt);
+	// empty when none. The message of Err is cut to about 1,000 bytes.
 	Value string
 	// Err is the cause; never nil.
 	Err error
@@ -67,16 +68,12 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ", row %d", e.Row)
 	}
 	if e.Column != "" {
-		fmt.Fprintf(&b, ", column %q", e.Column)
+		fmt.Fprintf(&b, ", column %q", Excerpt(e.Column))
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
+	b.WriteString(shortMessage(e.Err.Error()))
 	if e.Value != "" {
-		v := e.Value
-		if len(v) > 60 {
-			v = v[:60] + "..."
-		}
-		fmt.Fprintf(&b, " (value %q)", v)
+		fmt.Fprintf(&b, " (value %q)", Excerpt(e.Value))
 	}
 	return b.String()
 }
@@ -144,6 +141,13 @@ type Options struct {
 	// Metadata is the tau-argus metadata file (.rda) of format "tauargus"
 	// (tauargus.go).
 	Metadata string
+	// MaxRecordBytes bounds one record of a delimited file, its header
+	// included (0: DefaultMaxRecordBytes); a longer record is an *Error
+	// naming its row and wrapping ErrTooLarge.
+	MaxRecordBytes int64
+	// MaxFieldBytes bounds one field of a delimited file (0:
+	// DefaultMaxFieldBytes).
+	MaxFieldBytes int64
 }
 
 func (o Options) batchSize() int {
@@ -222,6 +226,22 @@ type ColumnSkipper interface {
 	// reports whether the column is skipped. Only a caller that sees
 	// every batch itself, with nothing else reading the fields, may ask.
 	SkipColumn(c int) bool
+}
+
+// HeaderRower is implemented by sources whose header need not be on row
+// 1 (a workbook sheet with title rows above its table).
+type HeaderRower interface {
+	// HeaderRow is the 1-based source row of the (first) header row.
+	HeaderRow() int
+}
+
+// HeaderRow is the source row of src's header: 1 unless src says
+// otherwise.
+func HeaderRow(src Source) int {
+	if h, ok := As[HeaderRower](src); ok && h.HeaderRow() > 0 {
+		return h.HeaderRow()
+	}
+	return 1
 }
 
 // Wrapper is implemented by sources that wrap another one (to count its

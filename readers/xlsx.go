@@ -438,6 +438,8 @@ type xlsxSource struct {
 	done    bool
 	drained bool
 	endRow  int // the row that ended the table
+	// headerRow is the sheet row of the (first) header row.
+	headerRow int
 
 	warnings []string
 }
@@ -448,6 +450,9 @@ func (s *xlsxSource) Header() []string        { return s.header }
 
 // Warnings implements Warner.
 func (s *xlsxSource) Warnings() []string { return s.warnings }
+
+// HeaderRow implements HeaderRower.
+func (s *xlsxSource) HeaderRow() int { return s.headerRow }
 
 func (s *xlsxSource) Close() error {
 	if s.rows == nil && s.wb == nil {
@@ -777,6 +782,7 @@ func dataBelow(h, d sheetRow) bool {
 // columns first..first+width-1; empty names become "column X".
 func (s *xlsxSource) setHeader(hdr []sheetRow, first, width int) error {
 	s.first, s.width = first, width
+	s.headerRow = hdr[0].num
 	s.header = make([]string, s.width)
 	seen := map[string]int{}
 	at := func(r sheetRow, c int) string {

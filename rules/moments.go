@@ -310,6 +310,9 @@ func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, []*big.Rat, str
 	} else {
 		inc = moments.CheckRaw(ms)
 	}
+	if inc == nil && exactK > 0 && exactK <= len(ms) {
+		inc = moments.CheckCount(c.N, ms[:exactK]) // what n non-negative values allow
+	}
 	if len(ms) < 2 {
 		return moments.Sums{}, nil, ""
 	}

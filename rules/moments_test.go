@@ -177,6 +177,9 @@ func TestMomentsRuleInconsistentReview(t *testing.T) {
 		{"falling Lehmer", map[string]audit.Stat{"m1": stat("42.4"), "m2": stat("3163.6"), "m3": stat("207148"), "m4": stat("14801462.8")}, 5, "the Lehmer means fall"},
 		{"kurtosis below skewness squared plus one", map[string]audit.Stat{"mean": stat("62.8"), "sd": stat("10.3"), "skewness": stat("1.5"), "kurtosis": stat("2")}, 10, "below the skewness squared plus one"},
 		{"negative variance", map[string]audit.Stat{"m1": stat("5"), "m2": stat("20")}, 4, "variance is negative"},
+		// issue 23 item 9: S_2 = 150 > S_1² = 100, which no 12 non-negative values have
+		{"S_2 above S_1 squared", map[string]audit.Stat{"m1": stat("0.8333333333"), "m2": stat("12.5"), "m3": stat("208.3333333")}, 12, "cannot come from 12 non-negative values"},
+		{"mean and SD of no 12 non-negative values", map[string]audit.Stat{"mean": stat("0.8333"), "sd": stat("3.5")}, 12, "exceeds S_1 = 9.9996"},
 	}
 	for _, tc := range cases {
 		c := &audit.Cell{HasN: true, N: tc.n, Stats: tc.stats}

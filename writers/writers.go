@@ -148,16 +148,27 @@ func WriteTable(ctx context.Context, dir string, w TableWriter, t *audit.Table) 
 	return WriteAtomic(ctx, filepath.Join(dir, file), func(out io.Writer) error { return w.WriteContext(ctx, out, t) })
 }
 
+// MaxNameBytes bounds a table's output base name, so that each output
+// file name (NAME.findings.parquet, ...) passes CheckName.
+const MaxNameBytes = 200
+
+// maxFileName bounds a file name: with the dot and the suffix of its
+// temporary file (WriteAtomic) it stays within 255 bytes.
+const maxFileName = 240
+
 // CheckName reports why name cannot be an output name (a table's base
 // name, or an output file name) in the output directory: it must be a
 // single path element, not empty, "." or "..", without a path separator
 // (either slash), a leading dot (hidden and temporary files are the
 // writers' own) or a control character, and a name the system reserves
-// (filepath.IsLocal: NUL on Windows). It returns nil for a valid name.
+// (filepath.IsLocal: NUL on Windows), at most 240 bytes long. It
+// returns nil for a valid name.
 func CheckName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("empty name")
+	case len(name) > maxFileName:
+		return fmt.Errorf("a name of %d bytes: at most %d, so that the file and its temporary file fit the file system's 255", len(name), maxFileName)
 	case name == "." || name == "..":
 		return fmt.Errorf("%q is not a file name", name)
 	case strings.ContainsAny(name, `/\`):

@@ -55,6 +55,9 @@ configuration error, 3 the table could not be read, 4 interrupted.`,
 			}
 			var limit *time.Duration
 			if cmd.Flags().Changed("time-limit") {
+				if f.limit < 0 {
+					return usageErr(fmt.Errorf("--time-limit must not be negative (0: no limit), got %s", f.limit))
+				}
 				limit = &f.limit
 			}
 			t, res, err := pipeline.AuditFile(cmd.Context(), args[0], s, limit)

@@ -30,7 +30,7 @@ var examples = map[string]string{
 	"sdcaudit reconstruct space":    `  sdcaudit reconstruct space --n 3-12 --min 1 --max 5 --dp exact,2`,
 	"sdcaudit reconstruct disguise": `  sdcaudit reconstruct disguise --values 1,2,2,3,5 --min 1 --max 5 --method split-half`,
 	"sdcaudit moments": `  sdcaudit moments --values firms.csv --column turnover --max-order 4
-  sdcaudit moments --n 12 --raw 10,150,2500`,
+  sdcaudit moments --n 12 --raw 89,1893,66113`,
 	"sdcaudit moments simulate": `  sdcaudit moments simulate --sizes 10,50 --means 2,5 --reps 100 --svg recovery.svg`,
 	"sdcaudit rules": `  sdcaudit rules
   sdcaudit rules --profile tau-argus --json`,

@@ -121,7 +121,7 @@ func runMoments(cmd *cobra.Command, f *momentsFlags) error {
 	})
 	var r *momentsJSON
 	if in.sums.Order() == 0 { // inconsistent moments the attack cannot even start from
-		r = &momentsJSON{Source: in.source, N: f.n, Definition: in.definition, Order: in.order, Step: in.step, Lehmer: []momentsLehmer{}, Verdict: string(rep.Verdict), Reason: rep.Reason}
+		r = &momentsJSON{Source: in.source, N: f.n, Definition: in.definition, Order: in.order, Step: in.step, Lehmer: []momentsLehmer{}, Verdict: string(rep.Verdict), Reason: rep.Reason, Inconsistent: in.inc != nil}
 	} else {
 		r = momentsReport(in, rep, f)
 	}

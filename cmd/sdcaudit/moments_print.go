@@ -17,6 +17,9 @@ func printMoments(w io.Writer, in *momentsInput, a moments.Assessment, r *moment
 		fmt.Fprintf(w, " (%s)", r.Definition)
 	}
 	fmt.Fprintln(w)
+	if r.Inconsistent {
+		fmt.Fprintln(w, "Inconsistent input: no non-negative data have these moments (see the verdict); the estimates below assess nothing")
+	}
 	known := in.truth != nil
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
 	if known {

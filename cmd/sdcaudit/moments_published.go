@@ -90,7 +90,9 @@ func momentsFromPublished(f *momentsFlags) (*momentsInput, error) {
 		for i, v := range sums {
 			ms[i] = new(big.Rat).Quo(v, n)
 		}
-		in.inc = moments.CheckRaw(ms)
+		if in.inc = moments.CheckRaw(ms); in.inc == nil {
+			in.inc = moments.CheckCount(f.n, ms)
+		}
 	}
 	k := len(sums)
 	if f.p > k {
@@ -186,6 +188,13 @@ func summarySums(f *momentsFlags, in *momentsInput, n *big.Rat) (sums []*big.Rat
 	exactK = -1
 	if s.Skewness != nil {
 		exactK = 2 // the third moment involves a square root
+	}
+	if in.inc == nil {
+		exact := ms
+		if exactK >= 0 && exactK < len(ms) {
+			exact = ms[:exactK]
+		}
+		in.inc = moments.CheckCount(f.n, exact)
 	}
 	return sums, exactK, nil
 }

@@ -67,6 +67,9 @@ type momentsJSON struct {
 	SafeAtLeast bool             `json:"safe_order_at_least,omitempty"`
 	Verdict     string           `json:"verdict"`
 	Reason      string           `json:"reason"`
+	// Inconsistent says that no non-negative data can have the moments
+	// (the verdict is then review, Reason says why).
+	Inconsistent bool `json:"inconsistent,omitempty"`
 }
 
 func fp(v float64) *float64 { v = momentsSig(v); return &v }
@@ -159,6 +162,7 @@ func momentsReport(in *momentsInput, rep moments.Report, f *momentsFlags) *momen
 	r.SafeAtLeast = a.SafeOrder == in.sums.Order() && in.values != nil
 	r.Verdict = string(rep.Verdict)
 	r.Reason = rep.Reason
+	r.Inconsistent = in.inc != nil
 	return r
 }
 

@@ -2,6 +2,7 @@ package moments
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 )
@@ -193,4 +194,83 @@ func (x quad) float(d *big.Rat) float64 {
 	}
 	v, _ := f.Float64()
 	return v
+}
+
+// CheckCount checks raw moment means m[p-1] = S_p/n, p = 1..K, exactly
+// against what n non-negative values allow beyond the Hankel conditions of
+// CheckRaw (which hold for any distribution): no Lehmer mean L_p =
+// S_p/S_{p-1} exceeds the largest value, and the largest value is at most
+// S_q^(1/q) for every q and at most the Samuelson bound mean + SD·√(n−1)
+// (SD with divisor n). So S_p^q <= S_q·S_{p-1}^q for all p, q (S_0 = n;
+// p = 2, q = 1 is S_2 <= S_1²) and (L_p − mean)² <= (n−1)·c2 where L_p
+// exceeds the mean. It returns nil when the means pass (or n < 1), and
+// leaves negative means to CheckRaw.
+func CheckCount(n int64, m []*big.Rat) *Inconsistency {
+	if n < 1 || len(m) == 0 {
+		return nil
+	}
+	for _, v := range m {
+		if v == nil || v.Sign() < 0 {
+			return nil
+		}
+	}
+	nr := new(big.Rat).SetInt64(n)
+	mm := append([]*big.Rat{big.NewRat(1, 1)}, m...) // mm[p] = m_p, m_0 = 1
+	k := len(m)
+	pow := func(x *big.Rat, e int) *big.Rat {
+		num := new(big.Int).Exp(x.Num(), big.NewInt(int64(e)), nil)
+		den := new(big.Int).Exp(x.Denom(), big.NewInt(int64(e)), nil)
+		return new(big.Rat).SetFrac(num, den)
+	}
+	fl := func(x *big.Rat) float64 { f, _ := x.Float64(); return f }
+	for p := 1; p <= k; p++ {
+		for q := 1; q <= k; q++ {
+			lhs := pow(mm[p], q)
+			rhs := new(big.Rat).Mul(nr, mm[q])
+			rhs.Mul(rhs, pow(mm[p-1], q))
+			if lhs.Cmp(rhs) <= 0 {
+				continue
+			}
+			sp := new(big.Rat).Mul(mm[p], nr)
+			sq := new(big.Rat).Mul(mm[q], nr)
+			if p == 1 {
+				return &Inconsistency{fmt.Sprintf("the moments cannot come from %d non-negative values: the mean %.6g exceeds S_%d^(1/%d) = %.6g, the most one of them can be (S_1%s > n%s·S_%d)", n, fl(mm[1]), q, q, math.Pow(fl(sq), 1/float64(q)), sup(q), sup(q-1), q)}
+			}
+			sp1 := new(big.Rat).Mul(mm[p-1], nr)
+			of := fmt.Sprintf("S_%d^(1/%d)", q, q)
+			if q == 1 {
+				of = "S_1"
+			}
+			return &Inconsistency{fmt.Sprintf("the moments cannot come from %d non-negative values: the Lehmer mean L_%d = S_%d/S_%d = %.6g exceeds %s = %.6g, the most one of them can be (S_%d%s > S_%d·S_%d%s)", n, p, p, p-1, fl(sp)/fl(sp1), of, math.Pow(fl(sq), 1/float64(q)), p, sup(q), q, p-1, sup(q))}
+		}
+	}
+	if k < 2 {
+		return nil
+	}
+	c2 := new(big.Rat).Sub(mm[2], new(big.Rat).Mul(mm[1], mm[1]))
+	if c2.Sign() < 0 {
+		return nil // CheckRaw: a negative variance
+	}
+	bound := new(big.Rat).Mul(c2, new(big.Rat).SetInt64(n-1))
+	for p := 2; p <= k; p++ {
+		if mm[p-1].Sign() == 0 {
+			continue
+		}
+		d := new(big.Rat).Quo(mm[p], mm[p-1])
+		d.Sub(d, mm[1])
+		if d.Sign() <= 0 || new(big.Rat).Mul(d, d).Cmp(bound) <= 0 {
+			continue
+		}
+		sam := fl(mm[1]) + math.Sqrt(fl(bound))
+		return &Inconsistency{fmt.Sprintf("the moments cannot come from %d non-negative values: the Lehmer mean L_%d = %.6g exceeds the Samuelson bound mean + SD·√(n−1) = %.6g, the most any of them can be", n, p, fl(mm[p])/fl(mm[p-1]), sam)}
+	}
+	return nil
+}
+
+// sup writes an exponent ("" for 1, "^e" otherwise).
+func sup(e int) string {
+	if e == 1 {
+		return ""
+	}
+	return fmt.Sprintf("^%d", e)
 }
