@@ -631,7 +631,9 @@ func percentText(s string) (string, bool) {
 	return out, true
 }
 
-var markerTexts = map[string]bool{"c": true, "x": true, "..": true, "...": true, "*": true, "-": true, ":": true, "C": true, "X": true}
+// markerTexts are the default suppression markers (configs.DefaultMarkers,
+// the one list): layout detection reads them as values, not names.
+var markerTexts = markerSet(nil)
 
 // isValueLike reports whether a cell reads as data rather than a name: a
 // number (with thousands separators), or a suppression marker.
