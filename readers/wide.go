@@ -285,10 +285,15 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 	}
 	base := filepath.Base(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
-	for i, sh := range chosen {
-		rows, err := wideSheetRows(path, f, sh)
+	var textOnly []string
+	for _, sh := range chosen {
+		rows, indent, err := wideSheetRows(path, f, sh)
 		if err != nil {
 			return nil, err
+		}
+		if strings.TrimSpace(opt.Sheet) == "*" && len(chosen) > 1 && !hasNumber(rows) {
+			textOnly = append(textOnly, sh)
+			continue
 		}
 		ms, err := f.GetMergeCells(sh)
 		if err != nil {
@@ -303,7 +308,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 			}
 			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
 		}
-		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows}
+		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent}
 		if err := cropRange(lay, opt.Range); err != nil {
 			return nil, err
 		}
@@ -315,41 +320,79 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 		if len(chosen) > 1 {
 			src.name = base + "_" + sheetSlug(sh)
 		}
-		if i == 0 {
-			src.warnings = append(warnings, src.warnings...)
-		}
 		srcs = append(srcs, src)
 	}
+	if len(srcs) == 0 {
+		return nil, &Error{File: path, Err: fmt.Errorf("%w: no sheet holds a number (%s): give input.sheet (--sheet) by name", ErrNoHeader, quoteList(textOnly))}
+	}
+	if len(textOnly) > 0 {
+		warnings = append(warnings, fmt.Sprintf("sheets without a number not read: %s", quoteList(textOnly)))
+	}
+	srcs[0].(*wideSource).warnings = append(warnings, srcs[0].(*wideSource).warnings...)
 	return srcs, nil
 }
 
-// wideSheetRows reads a sheet's cells as text, within MaxWideCells.
-func wideSheetRows(path string, f *excelize.File, sheet string) ([][]string, error) {
+// hasNumber reports whether a sheet has a number cell.
+func hasNumber(rows [][]string) bool {
+	for _, r := range rows {
+		for _, c := range r {
+			if c != "" && isValueLike(c) && !markerTexts[c] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wideSheetRows reads a sheet's cells as text, within MaxWideCells, with
+// the indentation of the cells indented by leading spaces.
+func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string, indent map[WidePos]int, err error) {
 	it, err := f.Rows(sheet)
 	if err != nil {
-		return nil, xlsxErr(path, sheet, 0, err)
+		return nil, nil, xlsxErr(path, sheet, 0, err)
 	}
 	defer it.Close()
-	var rows [][]string
 	cells := 0
 	for it.Next() {
 		cols, err := it.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
-			return nil, xlsxErr(path, sheet, len(rows)+1, err)
+			return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 		}
 		cells += max(len(cols), 1)
 		if cells > MaxWideCells {
-			return nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
+			return nil, nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
 		}
 		for i, c := range cols {
+			if n := indentOf(c); n > 0 {
+				if indent == nil {
+					indent = map[WidePos]int{}
+				}
+				indent[WidePos{Row: len(rows) + 1, Col: i}] = n
+			}
 			cols[i] = cellText(c)
 		}
 		rows = append(rows, cols)
 	}
 	if err := it.Error(); err != nil {
-		return nil, xlsxErr(path, sheet, len(rows)+1, err)
+		return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 	}
-	return rows, nil
+	return rows, indent, nil
+}
+
+// indentOf is the number of leading spaces of a text cell that has more
+// than spaces.
+func indentOf(s string) int {
+	n := 0
+	for _, r := range s {
+		if r != ' ' && r != '\u00a0' {
+			if n > 0 && r != '\t' {
+				return n
+			}
+			return 0
+		}
+		n++
+	}
+	return 0
 }
 
 func colName(c int) string {

@@ -219,6 +219,17 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	if bodyAt < 0 {
 		return nil, 0, g.errf(0, -1, "no row of numbers below a header found: set %s", wideKeys)
 	}
+	// the label columns of the block: a row below may start further left
+	// (the first body row's outer label left blank)
+	for r := bodyAt + 1; r <= len(g.rows); r++ {
+		f, n, ok := g.bodyStart(r)
+		if !ok {
+			break
+		}
+		if f < left && f+n >= left+nL {
+			left, nL = f, n
+		}
+	}
 	sh := &wideShape{left: left, nL: nL}
 	r := bodyAt - 1
 	for ; r >= 1 && g.unitsRow(r, left, left+nL-1); r-- {
@@ -307,9 +318,9 @@ func flat(rows [][]string) []string {
 }
 
 // sameLabels refuses body rows whose row labels do not stand in the label
-// columns: a text right of them, or a number among them (numbers as row
-// labels). Blank labels are left to parseWide, which carries them down or
-// refuses them.
+// columns: a number among them (numbers as row labels), a text right of
+// them, or a cell left of them. Blank labels are left to parseWide, which
+// carries them down or refuses them.
 func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 	lastLabel := sh.left + sh.nL - 1
 	for r := bodyAt; r <= len(g.rows); r++ {
@@ -318,20 +329,29 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 		if n == 0 {
 			break
 		}
-		if first < sh.left || first > lastLabel {
-			continue // parseWide names what is wrong with it
+		if first < sh.left {
+			return g.errf(r, first, "row %d has a cell (%q) left of the row-label columns %s of row %d: the row-label columns cannot be told (set %s)", r, row[first], colSpan(colsFrom(sh.left, sh.nL)), bodyAt, wideKeys)
 		}
-		end := first
-		for end < len(row) && row[end] != "" && !g.value(row[end]) {
-			end++
+		labels := 0
+		bad := -1
+		for c := sh.left; c <= lastLabel+1 && c < len(row); c++ {
+			v := row[c]
+			switch {
+			case v == "":
+			case c <= lastLabel && g.value(v), c > lastLabel && !g.value(v):
+				bad = c
+			default:
+				labels++
+			}
+			if bad >= 0 {
+				break
+			}
 		}
-		labels := end - sh.left
-		bad := end == first || end > lastLabel+1
-		for c := end; c <= lastLabel && !bad; c++ {
-			bad = c < len(row) && row[c] != ""
-		}
-		if bad {
-			return g.errf(r, min(end, lastLabel+1), "row %d has %d row label(s), row %d has %d: the row-label columns cannot be told from the body (numbers as row labels?): set %s", r, labels, bodyAt, sh.nL, wideKeys)
+		if bad >= 0 {
+			for c := bad; c < len(row) && bad > lastLabel && row[c] != "" && !g.value(row[c]); c++ {
+				labels++ // the labels right of the label columns
+			}
+			return g.errf(r, bad, "row %d has %d row label(s), row %d has %d: the row-label columns cannot be told from the body (numbers as row labels?): set %s", r, labels, bodyAt, sh.nL, wideKeys)
 		}
 	}
 	return nil
