@@ -316,3 +316,17 @@ func TestWideSheetsSkipped(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// Sheets laid out differently are refused with --sheet '*', naming each
+// sheet's keys briefly (not the whole detection note twice).
+func TestWideSheetsDiffer(t *testing.T) {
+	p := crosstabBook(t,
+		sheetSpec{name: "Table 1", rows: [][]string{{"Number of people"}, {"Area", "Men", "Women"}, {"North", "3", "4"}}},
+		sheetSpec{name: "Table 2", rows: [][]string{{"Number of people"}, {"Age", "Men", "Women"}, {"0-15", "3", "4"}}},
+	)
+	_, err := DetectWide(p, Options{Sheet: "*", Wide: &WideOptions{TotalLabel: "Total"}})
+	want := `sheet "Table 2": crosstab layout not detected: the sheets are laid out differently (sheet "Table 1": columns.dims [Area], columns.across [across]; sheet "Table 2": columns.dims [Age], columns.across [across]): read one sheet at a time`
+	if err == nil || !strings.Contains(err.Error(), want) || len(err.Error()) > 400 {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -59,6 +59,7 @@ func DetectWide(path string, opt Options) (*WideDetection, error) {
 		return nil, err
 	}
 	var d *WideDetection
+	firstSheet := ""
 	for _, s := range srcs {
 		s.Close()
 		ws, ok := As[WideSource](s)
@@ -67,12 +68,15 @@ func DetectWide(path string, opt Options) (*WideDetection, error) {
 		}
 		got := ws.Layout().Detection
 		if d == nil {
-			d = got
+			d, firstSheet = got, ws.Layout().Sheet
 			continue
 		}
 		if strings.Join(got.Dims, "\x00") != strings.Join(d.Dims, "\x00") || strings.Join(got.Across, "\x00") != strings.Join(d.Across, "\x00") || got.Value != d.Value {
 			lay := ws.Layout()
-			return nil, &Error{File: path, Sheet: lay.Sheet, Err: fmt.Errorf("%w: the sheets are laid out differently (%s; %s): set input.sheet, or columns.dims, columns.across and columns.value", ErrLayout, d.Note, got.Note)}
+			keys := func(x *WideDetection) string {
+				return fmt.Sprintf("columns.dims [%s], columns.across [%s]", strings.Join(x.Dims, ", "), strings.Join(x.Across, ", "))
+			}
+			return nil, &Error{File: path, Sheet: lay.Sheet, Err: fmt.Errorf("%w: the sheets are laid out differently (sheet %q: %s; sheet %q: %s): read one sheet at a time (input.sheet, --sheet NAME), or set columns.dims, columns.across and columns.value", ErrLayout, firstSheet, keys(d), lay.Sheet, keys(got))}
 		}
 	}
 	if d == nil {
