@@ -120,6 +120,22 @@ func TestCorpusTablesRead(t *testing.T) {
 			if !slices.Equal(gotLabels, labelCols) {
 				t.Errorf("label columns %v, want %v", gotLabels, labelCols)
 			}
+			rowDims, colDims := 0, 0
+			if ds, ok := tb.Structure["dimensions"].([]any); ok {
+				for _, x := range ds {
+					if m, ok := x.(map[string]any); ok {
+						switch m["in"] {
+						case "rows":
+							rowDims++
+						case "columns":
+							colDims++
+						}
+					}
+				}
+			}
+			if len(d.Across) != colDims || len(d.Dims) != rowDims {
+				t.Errorf("%d row and %d column dimensions (%v; %v), a person sees %d and %d", len(d.Dims), len(d.Across), d.Dims, d.Across, rowDims, colDims)
+			}
 			c0, c1 := colIndex(t, tb.Body.Columns[0]), colIndex(t, tb.Body.Columns[1])
 			if lay.Columns[0] != c0 || lay.Columns[len(lay.Columns)-1] != c1 {
 				t.Errorf("body columns %s-%s, want %s-%s", colName(lay.Columns[0]), colName(lay.Columns[len(lay.Columns)-1]), tb.Body.Columns[0], tb.Body.Columns[1])
@@ -154,22 +170,40 @@ func TestCorpusTablesRead(t *testing.T) {
 						t.Fatalf("%s: read %q, the file holds %q", at, got, v)
 					}
 				}
+				// the section: the label of the nearest section row above
+				off := 0
+				if len(lay.Sections) > 0 {
+					off = 1
+					want := ""
+					for _, sr := range lay.Sections {
+						if sr < pos.Row {
+							want, _ = book.Value(tb.Sheet, ref(sr, lay.Labels[0]))
+						}
+					}
+					if row[0] != strings.TrimSpace(want) {
+						t.Fatalf("%s: section %q, the file has %q", at, row[0], want)
+					}
+				}
 				// row labels: the cell's own, or the nearest above in the body
 				for k, c := range lay.Labels {
 					want := ""
 					for r := pos.Row; r >= lay.Body[0] && want == ""; r-- {
 						want, _ = book.Value(tb.Sheet, ref(r, c))
 					}
-					if got := row[k]; got != configs.StripNotes(want) {
+					if got := row[off+k]; got != configs.StripNotes(want) {
 						t.Fatalf("%s: row label %q, the file has %q in column %s", at, got, want, colName(c))
 					}
 				}
-				// column labels: the header cell, or the merged range over it
-				for k, hr := range lay.Header {
-					want := mergedValue(book, sheet, hr, pos.Col)
-					if got := row[len(lay.Labels)+k]; got != configs.StripNotes(strings.Join(strings.Fields(want), " ")) && got != strings.TrimSpace(want) {
-						t.Fatalf("%s: column label %q, the file has %q in row %d", at, got, want, hr)
+				// column labels: the header cells, or the merged ranges over
+				// them, read down (two rows joined into one dimension)
+				var parts []string
+				for _, hr := range lay.Header {
+					if v := configs.StripNotes(strings.TrimSpace(mergedValue(book, sheet, hr, pos.Col))); v != "" && (len(parts) == 0 || parts[len(parts)-1] != v) {
+						parts = append(parts, v)
 					}
+				}
+				if labels := strings.Join(row[off+len(lay.Labels):nKeys], " "); labels != strings.Join(parts, " ") {
+					t.Fatalf("%s: column labels %q, the file has %q in rows %v", at, labels, parts, lay.Header)
 				}
 			}
 			// completeness: every non-empty body cell was read

@@ -88,6 +88,9 @@ type WideLayout struct {
 	Spacers []int
 	Aliases map[int]int
 	Carried []WidePos
+	// Sections are section rows: a single label with no values, heading
+	// the body rows below it (an outer row dimension, the first of Dims).
+	Sections []int
 	// Indent is the indentation (leading spaces) of cells that have one,
 	// by position: a hierarchy in one column shown by indentation.
 	Indent map[WidePos]int
@@ -422,6 +425,13 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		p.nS = 1
 	}
 	p.nH = p.nS + p.nA
+	p.nL = p.nD
+	if sh := w.shape; sh != nil {
+		p.nL, p.nH = sh.nL, sh.nS+len(sh.groups)
+		if sh.sections {
+			p.dimOff = 1
+		}
+	}
 	if p.nD == 0 {
 		return nil, p.errf(0, -1, "a wide table needs columns.dims (its row dimensions, one label column each)")
 	}
@@ -441,7 +451,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		return nil, err
 	}
 	for _, m := range merges {
-		if m.r1 < p.first+len(lay.Body) && m.r2 >= p.first && m.c2 >= p.left+p.nD && m.c1 <= p.last {
+		if m.r1 <= lay.Body[len(lay.Body)-1] && m.r2 >= p.first && m.c2 >= p.left+p.nL && m.c1 <= p.last {
 			return nil, p.errf(m.r1, m.c1, "a merged range %s%d:%s%d in the table's body: every body cell must hold its own value", colName(m.c1), m.r1, colName(m.c2), m.r2)
 		}
 	}
@@ -509,7 +519,12 @@ type wideParser struct {
 	nD, nA, nS, nH int
 	// the leftmost column, the first body row and the last body column
 	left, first, last int
-	markers           map[string]bool
+	// nL is the number of label columns; dimOff is 1 when section rows
+	// give an outer row dimension of their own (the first of w.Dims)
+	nL, dimOff int
+	// section is the section label of each body row (section rows)
+	section map[int]string
+	markers map[string]bool
 	// labels are the row labels of each body row (by row), blank labels
 	// carried down, notes set aside; labelCols the columns they come
 	// from (the label columns, before aliases are set aside)
@@ -540,7 +555,10 @@ func (p *wideParser) at(r, c int) string {
 // rowLabels are the row labels of body row r, one per row dimension.
 func (p *wideParser) rowLabels(r int) []string {
 	all := p.labels[r]
-	out := make([]string, 0, len(p.lay.Labels))
+	out := make([]string, 0, len(p.lay.Labels)+1)
+	if p.dimOff > 0 {
+		out = append(out, p.section[r])
+	}
 	for i, c := range p.labelCols {
 		if slices.Contains(p.lay.Labels, c) {
 			out = append(out, all[i])
@@ -563,6 +581,9 @@ func (p *wideParser) headerRows() error {
 		lay.Header = append([]int(nil), sh.header...)
 		lay.Units = append([]int(nil), sh.units...)
 		p.first = sh.header[len(sh.header)-1] + 1 + len(sh.units)
+		if sh.sections {
+			p.first = sh.firstSection
+		}
 		return nil
 	}
 	p.left = -1
@@ -610,7 +631,7 @@ func (p *wideParser) unitsRow(r int) bool {
 		if v == "" {
 			continue
 		}
-		if c < p.left+p.nD || !isUnits(v) {
+		if c < p.left+p.nL || !isUnits(v) {
 			return false
 		}
 		n++
@@ -639,7 +660,7 @@ func (p *wideParser) fillMerges(merges []*merge) {
 			continue
 		}
 		inHeader := m.r1 >= lay.Header[0] && m.r2 <= lay.Header[len(lay.Header)-1]
-		inLabels := m.r1 >= p.first && m.c2 < p.left+p.nD
+		inLabels := m.r1 >= p.first && m.c2 < p.left+p.nL
 		if inHeader || inLabels {
 			m.value = p.at(m.r1, m.c1)
 			fill(m)
@@ -651,7 +672,7 @@ func (p *wideParser) fillMerges(merges []*merge) {
 // span right of the label columns) and refuses a header row that reads
 // as a body row.
 func (p *wideParser) columns() error {
-	lay, left, nD := p.lay, p.left, p.nD
+	lay, left, nD := p.lay, p.left, p.nL
 	p.last = -1
 	for _, hr := range lay.Header {
 		if _, _, l := span(lay.Rows[hr-1]); l > p.last {
@@ -675,7 +696,7 @@ func (p *wideParser) columns() error {
 		hr := lay.Header[k]
 		for i, c := range lay.Labels {
 			v := p.at(hr, c)
-			if v == "" || v == p.at(hr-1, c) || configs.StripNotes(v) == p.w.Dims[i] {
+			if v == "" || v == p.at(hr-1, c) || configs.StripNotes(v) == p.w.Dims[p.dimOff+i] {
 				continue
 			}
 			return p.errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, p.w.Across, k+1, p.nH)
@@ -713,18 +734,25 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 			}
 		}
 		key := make([]string, nA)
-		for k, hr := range lay.Header[p.nS:] {
-			v := p.at(hr, c)
+		for k, rows := range p.groups() {
+			var parts []string
+			for _, hr := range rows {
+				v := p.at(hr, c)
+				if p.markers[v] {
+					return nil, nil, p.errf(hr, c, "header cell %q in header row %d reads as a suppression marker: check columns.across (one header row per column dimension)", v, hr)
+				}
+				if v = configs.StripNotes(v); v != "" && (len(parts) == 0 || parts[len(parts)-1] != v) {
+					parts = append(parts, v)
+				}
+			}
+			v := strings.Join(parts, " ")
 			if v == "" && k > 0 && key[k-1] == w.TotalLabel && w.TotalLabel != "" {
 				v = w.TotalLabel // a Total spanning the header rows
 			}
 			if v == "" {
-				return nil, nil, p.errf(hr, c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (header %s; merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across, rowSpan(lay.Header))
+				return nil, nil, p.errf(rows[0], c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (header %s; merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across, rowSpan(lay.Header))
 			}
-			if p.markers[v] {
-				return nil, nil, p.errf(hr, c, "header cell %q in header row %d reads as a suppression marker: check columns.across (one header row per column dimension)", v, hr)
-			}
-			key[k] = configs.StripNotes(v)
+			key[k] = v
 		}
 		ks := st + "\x01" + strings.Join(key, "\x00")
 		if q, dup := seen[ks]; dup {
@@ -737,6 +765,20 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 	}
 	lay.Columns = cols
 	return colKeys, colStat, nil
+}
+
+// groups are the header rows of each column dimension: one row each, or
+// as detection joined them (a year row over a quarter row that is blank
+// under the annual columns).
+func (p *wideParser) groups() [][]int {
+	if sh := p.w.shape; sh != nil {
+		return sh.groups
+	}
+	out := make([][]int, 0, p.nA)
+	for _, hr := range p.lay.Header[p.nS:] {
+		out = append(out, []int{hr})
+	}
+	return out
 }
 
 // spacer reports whether column c is blank in every header row and in
@@ -762,12 +804,28 @@ func (p *wideParser) spacer(c int) bool {
 // with nothing in the body. It returns the row after the body.
 func (p *wideParser) bodyRows() (int, error) {
 	lay := p.lay
-	p.labels, p.rowKeys = map[int][]string{}, map[string]int{}
+	p.labels, p.rowKeys, p.section = map[int][]string{}, map[string]int{}, map[int]string{}
+	sections := p.dimOff > 0
+	section := ""
 	r := p.first
 	for ; r <= len(lay.Rows); r++ {
 		row := lay.Rows[r-1]
 		if n, _, _ := span(row); n == 0 {
+			if sections && p.bodyFollows(r+1) {
+				continue
+			}
 			break
+		}
+		if sections {
+			if v, ok := p.sectionRow(r); ok {
+				if !p.bodyFollows(r + 1) {
+					break
+				}
+				section = v
+				lay.Sections = append(lay.Sections, r)
+				continue
+			}
+			p.section[r] = section
 		}
 		body := 0
 		for _, c := range lay.Columns {
@@ -790,6 +848,36 @@ func (p *wideParser) bodyRows() (int, error) {
 		return 0, p.errf(p.first, -1, "%w: no body row below the %d header row(s) of columns.across %v (header %s)", ErrNoHeader, p.nA, p.w.Across, rowSpan(lay.Header))
 	}
 	return r, nil
+}
+
+// sectionRow reports whether row r is a section row: a single label in
+// the label columns and nothing else; v is the label.
+func (p *wideParser) sectionRow(r int) (string, bool) {
+	n, f, _ := span(p.lay.Rows[r-1])
+	if n != 1 || f < p.left || f >= p.left+p.nL || isValueLike(p.at(r, f)) {
+		return "", false
+	}
+	return configs.StripNotes(p.at(r, f)), true
+}
+
+// bodyFollows reports whether a body row (a label and a value in the body
+// columns) follows row r, past blank rows and section rows.
+func (p *wideParser) bodyFollows(r int) bool {
+	for ; r <= len(p.lay.Rows); r++ {
+		if n, _, _ := span(p.lay.Rows[r-1]); n == 0 {
+			continue
+		}
+		if _, ok := p.sectionRow(r); ok {
+			continue
+		}
+		for _, c := range p.lay.Columns {
+			if v := p.at(r, c); v != "" && isValueLike(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // carry sets the labels of body row r. A blank label below a group's
@@ -833,7 +921,7 @@ func (p *wideParser) carry(r int) error {
 		lay.Carried = append(lay.Carried, WidePos{Row: r, Col: c})
 		carried = true
 	}
-	key := strings.Join(cur, "\x00")
+	key := p.section[r] + "\x01" + strings.Join(cur, "\x00")
 	if br, dup := p.rowKeys[key]; dup && carried {
 		return p.errf(r, -1, "row %d has the row labels of row %d (%s) once the blank labels are carried down: the block pattern is ambiguous (fill the labels, or set columns.dims)", r, br, strings.Join(cur, " / "))
 	}
@@ -851,7 +939,7 @@ func (p *wideParser) carry(r int) error {
 // rows. It is not a dimension; the layout lists it in Aliases.
 func (p *wideParser) aliases() {
 	lay := p.lay
-	if len(lay.Labels) < 2 {
+	if len(lay.Labels) < 2 && p.dimOff == 0 {
 		return
 	}
 	oneToOne := func(a, b func(r int) string) bool {
@@ -878,10 +966,12 @@ func (p *wideParser) aliases() {
 				break
 			}
 		}
-		if alias < 0 && len(keep) > 1 {
+		if alias < 0 && (len(keep) > 1 || p.dimOff > 0) {
 			ks := append([]int(nil), keep...)
 			tuple := func(r int) string {
 				var b strings.Builder
+				b.WriteString(p.section[r])
+				b.WriteByte(1)
 				for _, j := range ks {
 					b.WriteString(p.labels[r][j])
 					b.WriteByte(0)
@@ -904,16 +994,16 @@ func (p *wideParser) aliases() {
 	if len(keep) == len(lay.Labels) {
 		return
 	}
-	var dims []string
+	dims := append([]string(nil), p.w.Dims[:p.dimOff]...)
 	var cols []int
 	for _, i := range keep {
-		dims = append(dims, p.w.Dims[i])
+		dims = append(dims, p.w.Dims[p.dimOff+i])
 		cols = append(cols, lay.Labels[i])
 	}
 	var set []string
 	for _, c := range lay.Labels {
 		if a, ok := lay.Aliases[c]; ok {
-			set = append(set, fmt.Sprintf("%s (%s) names the codes of %s", colName(c), p.w.Dims[slices.Index(lay.Labels, c)], colName(a)))
+			set = append(set, fmt.Sprintf("%s (%s) names the codes of %s", colName(c), p.w.Dims[p.dimOff+slices.Index(lay.Labels, c)], colName(a)))
 		}
 	}
 	p.w.Dims = dims
@@ -979,6 +1069,9 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 		}
 		sort.Ints(cols)
 		msg += ", " + colList(cols) + " naming codes (not dimensions)"
+	}
+	if len(lay.Sections) > 0 {
+		msg += fmt.Sprintf(", section rows %s (an outer row dimension)", strings.Trim(fmt.Sprint(lay.Sections), "[]"))
 	}
 	if n := len(lay.Carried); n > 0 {
 		msg += fmt.Sprintf(", %d blank row label(s) carried down from the group's first row (first %s%d)", n, colName(lay.Carried[0].Col), lay.Carried[0].Row)

@@ -330,3 +330,48 @@ func TestWideSheetsDiffer(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+// Section rows (a single label with no values, heading the rows below,
+// blank rows between blocks) give an outer row dimension; a header whose
+// second row is blank under the annual columns is one dimension read down
+// ("2019", "2019 Q1"); notes after the last block stay notes.
+func TestWideSectionsAndJoinedHeader(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "E", rows: [][]string{
+		{"E", "Trade in goods"},
+		{"", "", "", "", "£ million"},
+		{"", "", "2019", "2019", "2019"},
+		{"", "", "", "Q1", "Q2"},
+		{},
+		{"", " Exports"},
+		{"", "   Oil", "10", "4", "6"},
+		{"", "   Food", "20", "9", "11"},
+		{},
+		{"", " Total", "30", "13", "17"},
+		{},
+		{"", " Imports"},
+		{"", "   Oil", "5", "2", "3"},
+		{"", "   Food", "7", "3", "4"},
+		{},
+		{"", " Total", "12", "5", "7"},
+		{},
+		{"", "Source: a survey"},
+	}})
+	rows, lay, d, _ := readDetected(t, p, "", "total")
+	if !slices.Equal(d.Dims, []string{"section", "column B"}) || !slices.Equal(d.Across, []string{"across"}) {
+		t.Fatalf("dims %v across %v", d.Dims, d.Across)
+	}
+	if !slices.Equal(lay.Sections, []int{6, 12}) || !slices.Equal(lay.Header, []int{3, 4}) || !slices.Equal(lay.Notes, []int{18}) {
+		t.Fatalf("sections %v header %v notes %v", lay.Sections, lay.Header, lay.Notes)
+	}
+	for _, c := range [][4]string{{"Exports", "Total", "2019", "30"}, {"Imports", "Food", "2019 Q2", "4"}, {"Imports", "Total", "2019 Q1", "5"}} {
+		if r := findRow(rows, c[0], c[1], c[2]); r == nil || r[3] != c[3] {
+			t.Errorf("%v = %v", c, r)
+		}
+	}
+	if len(rows) != 6*3 {
+		t.Errorf("%d cells, want 18", len(rows))
+	}
+	if lay.Indent[WidePos{Row: 7, Col: 1}] != 3 || lay.Indent[WidePos{Row: 6, Col: 1}] != 1 {
+		t.Errorf("indent %v", lay.Indent)
+	}
+}

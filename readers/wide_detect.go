@@ -92,7 +92,20 @@ type wideShape struct {
 	nL     int   // the label columns: left..left+nL-1
 	header []int // the header rows (1-based)
 	units  []int // units rows between the header and the body
+	nS     int   // statistic header rows (0 or 1), first of header
+	// groups are the header rows of each column dimension (one each,
+	// or two joined: a year row over a quarter row blank under the
+	// annual columns)
+	groups [][]int
+	// sections: the body is headed by section rows (a single label, no
+	// values), the first at firstSection; their labels are an outer row
+	// dimension
+	sections     bool
+	firstSection int
 }
+
+// sectionName names the row dimension of section rows.
+const sectionName = "section"
 
 // detectGrid is a sheet as detection sees it: the rows as read and a
 // copy with merged ranges filled.
@@ -239,6 +252,41 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	for ; r >= 1 && g.unitsRow(r, left, left+nL-1); r-- {
 		sh.units = append([]int{r}, sh.units...)
 	}
+	r = g.headerAbove(sh, r)
+	if len(sh.header) == 0 {
+		// section rows (a single label, no values) and blank rows between
+		// the header and the body
+		rr := r
+		var secs []int
+		for ; rr >= 1; rr-- {
+			if n, _, _ := span(g.rows[rr-1]); n == 0 {
+				continue
+			}
+			if !g.sectionRow(rr, left, nL) {
+				break
+			}
+			secs = append([]int{rr}, secs...)
+		}
+		if len(secs) > 0 && rr >= 1 {
+			if g.headerAbove(sh, rr); len(sh.header) > 0 {
+				sh.sections, sh.firstSection = true, secs[0]
+			}
+		}
+	}
+	return sh, bodyAt, nil
+}
+
+// sectionRow reports whether row r holds a single text in the label
+// columns and nothing else.
+func (g *detectGrid) sectionRow(r, left, nL int) bool {
+	n, f, _ := span(g.lay.Rows[r-1])
+	return n == 1 && f >= left && f < left+nL && !g.value(g.raw(r, f))
+}
+
+// headerAbove collects into sh.header the header rows ending at row r (up
+// to a blank row or a title line) and returns the row above them.
+func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
+	left, nL := sh.left, sh.nL
 	for ; r >= 1; r-- {
 		if n, _, _ := span(g.rows[r-1]); n == 0 {
 			break
@@ -259,7 +307,34 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 		}
 		sh.header = append([]int{r}, sh.header...)
 	}
-	return sh, bodyAt, nil
+	return r
+}
+
+// joinGroups sets sh.groups: each header row below the statistic row is
+// a column dimension, except that a row blank under a labelled cell of
+// the row above (not a Total) is joined to it: one dimension whose labels
+// read down ("2018", "2018 Q2").
+func (g *detectGrid) joinGroups(sh *wideShape, total string) {
+	rows := sh.header[sh.nS:]
+	sh.groups = nil
+	for k, hr := range rows {
+		join := false
+		if k > 0 {
+			_, _, last := span(g.rows[hr-1])
+			_, _, lastUp := span(g.rows[hr-2])
+			for c := sh.left + sh.nL; c <= max(last, lastUp); c++ {
+				up := g.filled(hr-1, c)
+				if g.filled(hr, c) == "" && up != "" && up != total {
+					join = true
+				}
+			}
+		}
+		if join {
+			sh.groups[len(sh.groups)-1] = append(sh.groups[len(sh.groups)-1], hr)
+		} else {
+			sh.groups = append(sh.groups, []int{hr})
+		}
+	}
 }
 
 // detectWide finds the row dimensions, the column dimensions and (when
@@ -280,6 +355,8 @@ func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
 	if len(sh.header) <= nS {
 		return g.errf(bodyAt, -1, "row %d reads as the table's first body row, with no header row above it (a header of numbers, such as years, cannot be told from the body): set %s", bodyAt, wideKeys)
 	}
+	sh.nS = nS
+	g.joinGroups(sh, w.TotalLabel)
 	if err := g.sameLabels(sh, bodyAt); err != nil {
 		return err
 	}
@@ -291,7 +368,7 @@ func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
 	if err != nil {
 		return err
 	}
-	nA := len(sh.header) - nS
+	nA := len(sh.groups)
 	d := &WideDetection{Dims: dims, Across: across, Detected: []string{"columns.dims", "columns.across"}}
 	d.Note = fmt.Sprintf("layout detected (no columns.dims or columns.across in the configuration): columns.dims [%s] from the header cells of %s, columns.across [%s] (header %s, %d column dimension(s)",
 		strings.Join(dims, ", "), colSpan(colsFrom(sh.left, sh.nL)), strings.Join(across, ", "), rowSpan(sh.header), nA)
@@ -367,6 +444,9 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 func (g *detectGrid) dimNames(sh *wideShape) ([]string, map[string]bool, error) {
 	var dims []string
 	seen := map[string]bool{}
+	if sh.sections {
+		dims, seen[sectionName] = []string{sectionName}, true
+	}
 	for c := sh.left; c < sh.left+sh.nL; c++ {
 		name := ""
 		for k := len(sh.header) - 1; k >= 0 && name == ""; k-- {
@@ -388,13 +468,15 @@ func (g *detectGrid) dimNames(sh *wideShape) ([]string, map[string]bool, error) 
 // statistic row), by a label left of the row that is not a row
 // dimension's name, else the default.
 func (g *detectGrid) acrossNames(sh *wideShape, nS int, seen map[string]bool) (across, named []string, err error) {
-	nA := len(sh.header) - nS
+	nA := len(sh.groups)
 	across = make([]string, nA)
-	for k := range nA {
-		hr := sh.header[nS+k]
-		for c := sh.left; c < sh.left+sh.nL; c++ {
-			if v := configs.StripNotes(g.filled(hr, c)); v != "" && !seen[v] {
-				across[k] = v
+	for k, rows := range sh.groups {
+		hr := rows[0]
+		for _, r := range rows {
+			for c := sh.left; c < sh.left+sh.nL; c++ {
+				if v := configs.StripNotes(g.filled(r, c)); v != "" && !seen[v] {
+					across[k], hr = v, r
+				}
 			}
 		}
 		if across[k] == "" {
