@@ -24,9 +24,11 @@ func IsMissing(s string) bool {
 // UK Government Statistical Service ("[c]" confidential, "[x]" not
 // available, "[z]" not applicable, "[u]" low reliability, "[low]" rounds
 // to zero) and "n/a". It is the one list: the readers' layout detection
-// and the table builders read the same texts as markers.
+// and the table builders read the same texts as markers. Upper-case "C"
+// and "X" are not in it (the readers had them): they are codes too (SIC
+// section C), and `audit` refuses a marker in a column it does not read.
 var DefaultMarkers = []string{
-	"c", "x", "C", "X", "..", "...", "*", "-", ":",
+	"c", "x", "..", "...", "*", "-", ":",
 	"[c]", "[x]", "[z]", "[u]", "[low]", "n/a",
 }
 

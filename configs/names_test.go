@@ -1,6 +1,10 @@
 package configs
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestStripNotes: note references are not part of a name; the name itself
 // is kept, case and all.
@@ -38,5 +42,43 @@ func TestColumnKey(t *testing.T) {
 		if got := ColumnKey(in); got != want {
 			t.Errorf("ColumnKey(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestDefaultMarkers: the one default list holds the GSS shorthand and
+// the producers' symbols; none of them reads as a missing value or a
+// number; the settings start from it.
+func TestDefaultMarkers(t *testing.T) {
+	for _, want := range []string{"[c]", "[x]", "[z]", "[u]", "[low]", "..", ":", "c", "x"} {
+		found := false
+		for _, m := range DefaultMarkers {
+			found = found || m == want
+		}
+		if !found {
+			t.Errorf("DefaultMarkers lacks %q", want)
+		}
+	}
+	for _, m := range DefaultMarkers {
+		if IsMissing(m) {
+			t.Errorf("marker %q is a missing value", m)
+		}
+		if _, err := strconv.ParseFloat(m, 64); err == nil {
+			t.Errorf("marker %q reads as a number", m)
+		}
+	}
+	c, err := Parse("c.yaml", []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Resolve(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(s.Markers, " ") != strings.Join(DefaultMarkers, " ") {
+		t.Errorf("settings' markers %q, want DefaultMarkers", s.Markers)
+	}
+	s.Markers[0] = "changed"
+	if DefaultMarkers[0] == "changed" {
+		t.Error("the settings share DefaultMarkers' array")
 	}
 }
