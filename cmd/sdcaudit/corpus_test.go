@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xuri/excelize/v2"
+
+	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/internal/corpus"
 )
 
@@ -74,6 +77,14 @@ func TestCheckCorpus(t *testing.T) {
 					Input struct {
 						Layout struct{ Value string } `json:"layout"`
 					} `json:"input"`
+					Cells []struct {
+						Findings []struct {
+							Rule   string `json:"rule"`
+							Values struct {
+								Suppressed []string `json:"suppressed_in_input"`
+							} `json:"values"`
+						} `json:"findings"`
+					} `json:"cells"`
 				}
 				if err := json.Unmarshal(b, &rep); err != nil {
 					t.Fatal(err)
@@ -81,7 +92,44 @@ func TestCheckCorpus(t *testing.T) {
 				if rep.Input.Layout.Value != tb.Value {
 					t.Errorf("report's input.layout.value %q, want %q", rep.Input.Layout.Value, tb.Value)
 				}
+				// every marker of the published body is a cell suppressed
+				// in the input, and no other cell is
+				suppressed := 0
+				for _, c := range rep.Cells {
+					for _, f := range c.Findings {
+						if f.Rule == "missing" && len(f.Values.Suppressed) > 0 {
+							suppressed++
+						}
+					}
+				}
+				if want := markerCells(t, tb); suppressed != want {
+					t.Errorf("%d cells suppressed in the input, the published body has %d markers", suppressed, want)
+				}
 			}
 		})
 	}
+}
+
+// markerCells counts the markers in a corpus table's body as published.
+func markerCells(t *testing.T, tb corpus.Table) int {
+	w, err := corpus.Load(filepath.Join("../../testdata/corpus", tb.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	markers := map[string]bool{}
+	for _, m := range configs.DefaultMarkers {
+		markers[m] = true
+	}
+	c0, _ := excelize.ColumnNameToNumber(tb.Body.Columns[0])
+	c1, _ := excelize.ColumnNameToNumber(tb.Body.Columns[1])
+	n := 0
+	for r := tb.Body.Rows[0]; r <= tb.Body.Rows[1]; r++ {
+		for c := c0; c <= c1; c++ {
+			ref, _ := excelize.CoordinatesToCellName(c, r)
+			if v, kind := w.Value(tb.Sheet, ref); kind == 's' && markers[strings.TrimSpace(v)] {
+				n++
+			}
+		}
+	}
+	return n
 }
