@@ -411,7 +411,7 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 			break
 		}
 		if first < sh.left {
-			return g.errf(r, first, "row %d has a cell (%q) left of the row-label columns %s of row %d: the row-label columns cannot be told (set %s)", r, row[first], colSpan(colsFrom(sh.left, sh.nL)), bodyAt, wideKeys)
+			return g.errf(r, first, "row %d has a cell (%q) left of the row-label columns (%s from row %d): the row-label columns cannot be told (numbers as row labels, or several tables on the sheet?): give input.range (--range) for one table, or set %s", r, row[first], colSpan(colsFrom(sh.left, sh.nL)), bodyAt, wideKeys)
 		}
 		labels := 0
 		bad := -1
