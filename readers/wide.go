@@ -184,6 +184,7 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1
 	var rows [][]string
+	var indent map[WidePos]int
 	cells := 0
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
@@ -213,12 +214,18 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 			if checkUTF8 && !validUTF8(v) {
 				return nil, &Error{File: path, Row: line, Column: colName(i), Value: v, Err: fmt.Errorf("%w: not valid UTF-8; set input.encoding to the file's encoding (latin-1, windows-1252 or utf-16)", ErrEncoding)}
 			}
+			if n := indentOf(v); n > 0 {
+				if indent == nil {
+					indent = map[WidePos]int{}
+				}
+				indent[WidePos{Row: line, Col: i}] = n
+			}
 			row[i] = strings.TrimSpace(strings.Trim(v, "\u00a0"))
 		}
 		rows = append(rows, row)
 	}
 	base := filepath.Base(path)
-	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows}
+	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows, Indent: indent}
 	if err := cropRange(lay, opt.Range); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package readers
 import (
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -373,5 +374,25 @@ func TestWideSectionsAndJoinedHeader(t *testing.T) {
 	}
 	if lay.Indent[WidePos{Row: 7, Col: 1}] != 3 || lay.Indent[WidePos{Row: 6, Col: 1}] != 1 {
 		t.Errorf("indent %v", lay.Indent)
+	}
+}
+
+// A CSV crosstab follows the same conventions: title and units lines, a
+// blank group label carried down, GSS markers, indentation kept.
+func TestWideCSVConventions(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.csv")
+	text := "Trade by area,,,\nfigures in £ millions,,,\nArea,,Mining,Retail\nNorth,  Imports,5,[c]\n,  Exports,3,[x]\n"
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows, lay, d, _ := readDetected(t, p, "", "total")
+	if !slices.Equal(d.Dims, []string{"Area", "column B"}) || len(rows) != 4 {
+		t.Fatalf("dims %v, %d cells", d.Dims, len(rows))
+	}
+	if r := findRow(rows, "North", "Exports", "Retail"); r == nil || r[3] != "[x]" {
+		t.Errorf("North x Exports x Retail = %v", r)
+	}
+	if lay.Indent[WidePos{Row: 5, Col: 1}] != 2 || !slices.Equal(lay.Titles, []int{1, 2}) {
+		t.Errorf("indent %v titles %v", lay.Indent, lay.Titles)
 	}
 }
