@@ -3,6 +3,7 @@ package readers
 import (
 	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -396,3 +397,89 @@ func TestWideCSVConventions(t *testing.T) {
 		t.Errorf("indent %v titles %v", lay.Indent, lay.Titles)
 	}
 }
+
+// TestWideRandomGrids: small sheets of labels, numbers, markers, units
+// and blanks never make detection or reading panic, and a table read has
+// every body cell on the sheet with one label per dimension.
+func TestWideRandomGrids(t *testing.T) {
+	vocab := []string{"", "", "", "North", "South", "Total", "Imports", "12", "7", "0", "-3", "[x]", "..", "(thousands)", "%", "Number of people", "2019", "Q1", " Exports", "  Oil"}
+	rng := newRand(7)
+	read := 0
+	for n := range 3000 {
+		rows := make([][]string, 1+rng.IntN(9))
+		for i := range rows {
+			rows[i] = make([]string, rng.IntN(7))
+			for j := range rows[i] {
+				rows[i][j] = vocab[rng.IntN(len(vocab))]
+			}
+		}
+		if n%2 == 0 {
+			// a crosstab, then a few cells changed
+			rows = [][]string{{"Number of people"}, {"Area", "", "Men", "Women", "Total"}}
+			if rng.IntN(3) == 0 {
+				rows = append(rows, []string{"", "", "(thousands)", "%", ""})
+			}
+			for i := range 1 + rng.IntN(6) {
+				label := []string{"North", "South", "East", "Total"}[i%4]
+				if i%2 == 1 && rng.IntN(2) == 0 {
+					label = ""
+				}
+				rows = append(rows, []string{label, []string{"Imports", "Exports"}[i%2], strconv.Itoa(rng.IntN(20)), "[x]", strconv.Itoa(rng.IntN(40))})
+			}
+			for range rng.IntN(3) {
+				r := rng.IntN(len(rows))
+				if len(rows[r]) > 0 {
+					rows[r][rng.IntN(len(rows[r]))] = vocab[rng.IntN(len(vocab))]
+				}
+			}
+		}
+		var merges []*merge
+		if rng.IntN(4) == 0 && len(rows) > 1 {
+			r1 := 1 + rng.IntN(len(rows))
+			c1 := rng.IntN(4)
+			merges = append(merges, &merge{r1: r1, r2: min(len(rows), r1+rng.IntN(2)), c1: c1, c2: c1 + rng.IntN(3)})
+		}
+		for _, value := range []string{"", "total"} {
+			lay := &WideLayout{File: "t.csv", Format: "csv"}
+			for _, r := range rows {
+				cells := make([]string, len(r))
+				for j, v := range r {
+					cells[j] = cellText(v)
+				}
+				lay.Rows = append(lay.Rows, cells)
+			}
+			src, err := func() (src *wideSource, err error) {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("grid %d %q: panic %v", n, rows, p)
+					}
+				}()
+				return parseWide(lay, merges, WideOptions{Detect: true, Value: value, TotalLabel: "Total"})
+			}()
+			if err != nil {
+				continue
+			}
+			seen := map[string]bool{}
+			for i, k := range lay.Keys {
+				pos := lay.Pos[i]
+				if pos.Row < 1 || pos.Row > len(rows) {
+					t.Fatalf("grid %d %q: body cell at row %d", n, rows, pos.Row)
+				}
+				if len(k) != len(src.header)-1 {
+					t.Fatalf("grid %d %q: key %q for header %q", n, rows, k, src.header)
+				}
+				seen[strings.Join(k, "\x00")] = true
+			}
+			read++
+			if len(src.rows) != len(lay.Keys) {
+				t.Fatalf("grid %d: %d rows, %d keys", n, len(src.rows), len(lay.Keys))
+			}
+		}
+	}
+	if read < 1000 {
+		t.Fatalf("only %d of 6000 grids read: the grids do not exercise reading", read)
+	}
+	t.Logf("%d of 6000 grids read as crosstabs", read)
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
