@@ -135,7 +135,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		Decimals:   2,
 		TotalLabel: "Total",
 		Marker:     "x",
-		Markers:    []string{"c", "x", "..", "*", "-", ":"},
+		Markers:    Markers(),
 	}
 	if merged.Publish != nil {
 		s.Publish = *merged.Publish

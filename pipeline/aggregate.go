@@ -28,15 +28,11 @@ type aggBuilder struct {
 }
 
 func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, markers []string) (*aggBuilder, error) {
-	idx := map[string]int{}
-	for i, h := range header {
-		idx[h] = i
-	}
 	var missing []error
 	col := func(name, role string) (int, error) {
-		i, ok := idx[name]
+		i, ok, amb := findColumn(header, name)
 		if !ok {
-			missing = append(missing, missingColumn(file, name, role, header))
+			missing = append(missing, missingColumnAmb(file, name, role, header, amb, len(missing) == 0))
 			return -1, nil // every missing column is reported at once, below
 		}
 		return i, nil

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,5 +59,50 @@ func TestMissingColumnsAllAtOnce(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// Column names carry note references in published tables ("Deaths [note
+// 4]"): a configured name matches without them, and "did you mean"
+// suggests the header's own spelling. Before, the name had to include
+// "[note 4]" exactly.
+func TestColumnNotesIgnored(t *testing.T) {
+	tab, err := auditText(t, "Area [note 1],Deaths [Note 4]\nNorth,12\nSouth,15\n", "columns: {dims: [Area], count: Deaths}\nsuppression: {secondary: false}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Cells) != 2 {
+		t.Fatalf("%d cells, want 2", len(tab.Cells))
+	}
+	_, err = auditText(t, "Area [note 1],Deaths [Note 4]\nNorth,12\n", "columns: {dims: [Area], count: Deths}\n")
+	if err == nil || !strings.Contains(err.Error(), `did you mean Deaths [Note 4]?`) {
+		t.Errorf("err %v, want the header's own spelling suggested", err)
+	}
+	// two columns that match only without their notes: refused, both named
+	_, err = auditText(t, "Area,Deaths [note 1],Deaths [note 2]\nNorth,12,13\n", "columns: {dims: [Area], count: Deaths}\n")
+	if err == nil || !strings.Contains(err.Error(), `matches 2 columns`) || !strings.Contains(err.Error(), `"Deaths [note 2]"`) {
+		t.Errorf("err %v, want the ambiguity named", err)
+	}
+}
+
+// A missing column in a table of many columns lists a few of them, once:
+// one error used to list 124 column names twice.
+func TestMissingColumnListsFew(t *testing.T) {
+	var h, r []string
+	for i := range 124 {
+		h = append(h, fmt.Sprintf("col%03d", i))
+		r = append(r, "1")
+	}
+	text := strings.Join(h, ",") + "\n" + strings.Join(r, ",") + "\n"
+	_, err := auditText(t, text, "columns: {dims: [region], count: number}\n")
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if strings.Count(msg, "col000") != 1 || strings.Count(msg, "and 118 more") != 1 || strings.Contains(msg, "col123") || len(msg) > 600 {
+		t.Errorf("message lists the header more than once or in full (%d bytes):\n%s", len(msg), msg)
+	}
+	if !strings.Contains(msg, "124 columns") {
+		t.Errorf("message does not say how many columns there are:\n%s", msg)
 	}
 }

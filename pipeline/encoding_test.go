@@ -216,7 +216,7 @@ func TestNotNumberHint(t *testing.T) {
 			t.Errorf("%v: does not mention %q", err, s)
 		}
 	}
-	_, err = auditText(t, "g,n\na,1\nb,n/a\n", "columns: {dims: [g], count: n}\n")
+	_, err = auditText(t, "g,n\na,1\nb,unknown\n", "columns: {dims: [g], count: n}\n")
 	if !errors.Is(err, readers.ErrNotNumber) || !strings.Contains(err.Error(), "markers") {
 		t.Fatalf("aggregate: err = %v, want the markers named", err)
 	}

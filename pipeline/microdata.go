@@ -117,12 +117,11 @@ const maxHist = 100000
 func newMicroBuilder(t *audit.Table, file string, header []string, value, holdingCol string, needs rules.Needs) (*microBuilder, error) {
 	var missing []error
 	col := func(name, role string) (int, error) {
-		for i, h := range header {
-			if h == name {
-				return i, nil
-			}
+		i, ok, amb := findColumn(header, name)
+		if ok {
+			return i, nil
 		}
-		missing = append(missing, missingColumn(file, name, role, header))
+		missing = append(missing, missingColumnAmb(file, name, role, header, amb, len(missing) == 0))
 		return -1, nil // every missing column is reported at once, below
 	}
 	b := &microBuilder{t: t, file: file, valIdx: -1, holdIdx: -1, needs: needs, cells: map[string]*cellAcc{}, warnings: map[string]int{}, num: numberFormat(t, nil), empty: newEmptyLevels(len(t.Dims))}

@@ -25,7 +25,7 @@ func wideOptions(s *configs.Settings) *readers.WideOptions {
 	if !isWide(s.Columns) {
 		return nil
 	}
-	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel}
+	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel, Markers: s.Markers}
 }
 
 // detectLayout detects the layout of a crosstab given without
@@ -53,7 +53,7 @@ func detectLayout(path string, s *configs.Settings) (*configs.Settings, *readers
 	default:
 		return s, nil, nil
 	}
-	opt.Wide = &readers.WideOptions{TotalLabel: s.TotalLabel, Value: c.Value, Stats: c.Statistics}
+	opt.Wide = &readers.WideOptions{TotalLabel: s.TotalLabel, Value: c.Value, Stats: c.Statistics, Markers: s.Markers}
 	d, err := readers.DetectWide(path, opt)
 	if err != nil {
 		return nil, nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata, columns.dims in the config for an aggregate table, or for a crosstab columns.dims, columns.across and columns.value; its layout was not detected: %v", path, err), Err: configs.ErrInvalid}

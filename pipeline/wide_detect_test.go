@@ -147,8 +147,6 @@ func TestWideDetectRefuses(t *testing.T) {
 			`row 3: crosstab layout not detected: row 3 reads as the table's first body row, with no header row above it (a header of numbers, such as years, cannot be told from the body): set columns.dims`},
 		{"numbers as row labels", [][]string{title, {}, {"Year", "Mining", "Trade"}, {"2023", "3", "4"}, {"2024", "5", "6"}},
 			`no row of numbers below a header found: set columns.dims (the row dimensions, one label column each), columns.across (the column dimensions, one header row each) and columns.value`},
-		{"unnamed row labels", [][]string{title, {}, {"", "Mining", "Trade"}, {"A", "3", "4"}, {"B", "5", "6"}},
-			`row 3, column "A": crosstab layout not detected: the row-label column A has no name in the header: set columns.dims`},
 		{"row labels differ", [][]string{title, {}, {"Region", "Mining", "Trade"}, {"A", "3", "4"}, {"B", "x1", "5", "6"}},
 			`row 5, column "B": crosstab layout not detected: row 5 has 2 row label(s), row 4 has 1`},
 		{"no count title", [][]string{{"Turnover"}, {}, {"Region", "Mining", "Trade"}, {"A", "3", "4"}},

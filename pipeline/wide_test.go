@@ -418,7 +418,7 @@ func TestWideRefusesAmbiguous(t *testing.T) {
 			`row 1, column "C": duplicate column labels "Sector" (also column B): the header has more rows than columns.across`},
 		{"one header row read as two", append([][]string{{"Region", "Mining", "Trade", "Total"}}, body...), nil, wideConfig2,
 			`row 2, column "A": row 2 has a row label ("A") like a body row`},
-		{"text in the body", append([][]string{{"Region", "Mining", "Trade", "Total"}}, append([][]string{{"A", "3", "n/a", "7"}}, body[1:]...)...), nil, wideConfig1,
+		{"text in the body", append([][]string{{"Region", "Mining", "Trade", "Total"}}, append([][]string{{"A", "3", "none", "7"}}, body[1:]...)...), nil, wideConfig1,
 			`sheet "Sheet1", row 2, column "C": not a number`},
 		{"statistics side by side", append([][]string{{"Region", "N", "N", "Total"}}, body...), nil, wideConfig1,
 			`duplicate column labels "N"`},

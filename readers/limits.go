@@ -164,21 +164,21 @@ func Excerpt(s string) string {
 	return fmt.Sprintf("%s... (%d bytes)", s[:cut], len(s))
 }
 
-// ColumnList lists column names for a message ("a, b, c"), each name
-// shortened by Excerpt and at most 30 of them, so that a header of any
-// size gives a short message.
+// ColumnList lists column names for a message (`"a", "b", "c"`), each
+// name shortened by Excerpt and at most six of them ("and N more"), so
+// that a header of any size gives a short message.
 func ColumnList(names []string) string {
-	const max = 30
+	const most = 6
 	var b strings.Builder
 	for i, n := range names {
-		if i == max {
-			fmt.Fprintf(&b, ", ... (%d columns in all)", len(names))
+		if i == most {
+			fmt.Fprintf(&b, " and %d more", len(names)-most)
 			break
 		}
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(Excerpt(n))
+		fmt.Fprintf(&b, "%q", Excerpt(n))
 	}
 	return b.String()
 }

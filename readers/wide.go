@@ -17,10 +17,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/sdcaudit/sdcaudit/configs"
 )
 
 // WideOptions ask for a wide (crosstab) table.
@@ -43,6 +46,12 @@ type WideOptions struct {
 	// Detect finds Dims, Across and (without Value or Stats) Value in
 	// the sheet (DetectWide); the layout's Detection says what it found.
 	Detect bool
+	// Markers are the texts that mark suppressed cells (markers:);
+	// nil is configs.DefaultMarkers.
+	Markers []string
+
+	// shape is where detection found the table.
+	shape *wideShape
 }
 
 // statOrder is the order of the long table's statistic columns.
@@ -68,6 +77,23 @@ type WideLayout struct {
 	// Labels are the 0-based columns of the row labels; Columns those of
 	// the body.
 	Labels, Columns []int
+	// Units are the units rows under the header ("(thousands)", "%"),
+	// folded into the columns' description rather than read as labels
+	// or values (UnitsOf).
+	Units []int
+	// Spacers are empty columns between blocks of the body; Aliases maps
+	// a label column that only names another's codes (a name beside a
+	// code) to that column; Carried are the label cells left blank below
+	// a group's first row, whose label was carried down.
+	Spacers []int
+	Aliases map[int]int
+	Carried []WidePos
+	// Sections are section rows: a single label with no values, heading
+	// the body rows below it (an outer row dimension, the first of Dims).
+	Sections []int
+	// Indent is the indentation (leading spaces) of cells that have one,
+	// by position: a hierarchy in one column shown by indentation.
+	Indent map[WidePos]int
 	// Keys are the long keys (row labels then column labels) of the body
 	// cells, in reading order; Pos their positions.
 	Keys [][]string
@@ -158,6 +184,7 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 	cr.Comma = delim
 	cr.FieldsPerRecord = -1
 	var rows [][]string
+	var indent map[WidePos]int
 	cells := 0
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
@@ -187,12 +214,18 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 			if checkUTF8 && !validUTF8(v) {
 				return nil, &Error{File: path, Row: line, Column: colName(i), Value: v, Err: fmt.Errorf("%w: not valid UTF-8; set input.encoding to the file's encoding (latin-1, windows-1252 or utf-16)", ErrEncoding)}
 			}
+			if n := indentOf(v); n > 0 {
+				if indent == nil {
+					indent = map[WidePos]int{}
+				}
+				indent[WidePos{Row: line, Col: i}] = n
+			}
 			row[i] = strings.TrimSpace(strings.Trim(v, "\u00a0"))
 		}
 		rows = append(rows, row)
 	}
 	base := filepath.Base(path)
-	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows}
+	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows, Indent: indent}
 	if err := cropRange(lay, opt.Range); err != nil {
 		return nil, err
 	}
@@ -262,10 +295,15 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 	}
 	base := filepath.Base(path)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
-	for i, sh := range chosen {
-		rows, err := wideSheetRows(path, f, sh)
+	var textOnly []string
+	for _, sh := range chosen {
+		rows, indent, err := wideSheetRows(path, f, sh)
 		if err != nil {
 			return nil, err
+		}
+		if strings.TrimSpace(opt.Sheet) == "*" && len(chosen) > 1 && !hasNumber(rows) {
+			textOnly = append(textOnly, sh)
+			continue
 		}
 		ms, err := f.GetMergeCells(sh)
 		if err != nil {
@@ -280,7 +318,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 			}
 			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
 		}
-		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows}
+		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent}
 		if err := cropRange(lay, opt.Range); err != nil {
 			return nil, err
 		}
@@ -292,41 +330,79 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 		if len(chosen) > 1 {
 			src.name = base + "_" + sheetSlug(sh)
 		}
-		if i == 0 {
-			src.warnings = append(warnings, src.warnings...)
-		}
 		srcs = append(srcs, src)
 	}
+	if len(srcs) == 0 {
+		return nil, &Error{File: path, Err: fmt.Errorf("%w: no sheet holds a number (%s): give input.sheet (--sheet) by name", ErrNoHeader, quoteList(textOnly))}
+	}
+	if len(textOnly) > 0 {
+		warnings = append(warnings, fmt.Sprintf("sheets without a number not read: %s", quoteList(textOnly)))
+	}
+	srcs[0].(*wideSource).warnings = append(warnings, srcs[0].(*wideSource).warnings...)
 	return srcs, nil
 }
 
-// wideSheetRows reads a sheet's cells as text, within MaxWideCells.
-func wideSheetRows(path string, f *excelize.File, sheet string) ([][]string, error) {
+// hasNumber reports whether a sheet has a number cell.
+func hasNumber(rows [][]string) bool {
+	for _, r := range rows {
+		for _, c := range r {
+			if c != "" && isValueLike(c) && !markerTexts[c] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wideSheetRows reads a sheet's cells as text, within MaxWideCells, with
+// the indentation of the cells indented by leading spaces.
+func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string, indent map[WidePos]int, err error) {
 	it, err := f.Rows(sheet)
 	if err != nil {
-		return nil, xlsxErr(path, sheet, 0, err)
+		return nil, nil, xlsxErr(path, sheet, 0, err)
 	}
 	defer it.Close()
-	var rows [][]string
 	cells := 0
 	for it.Next() {
 		cols, err := it.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
-			return nil, xlsxErr(path, sheet, len(rows)+1, err)
+			return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 		}
 		cells += max(len(cols), 1)
 		if cells > MaxWideCells {
-			return nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
+			return nil, nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
 		}
 		for i, c := range cols {
+			if n := indentOf(c); n > 0 {
+				if indent == nil {
+					indent = map[WidePos]int{}
+				}
+				indent[WidePos{Row: len(rows) + 1, Col: i}] = n
+			}
 			cols[i] = cellText(c)
 		}
 		rows = append(rows, cols)
 	}
 	if err := it.Error(); err != nil {
-		return nil, xlsxErr(path, sheet, len(rows)+1, err)
+		return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 	}
-	return rows, nil
+	return rows, indent, nil
+}
+
+// indentOf is the number of leading spaces of a text cell that has more
+// than spaces.
+func indentOf(s string) int {
+	n := 0
+	for _, r := range s {
+		if r != ' ' && r != '\u00a0' {
+			if n > 0 && r != '\t' {
+				return n
+			}
+			return 0
+		}
+		n++
+	}
+	return 0
 }
 
 func colName(c int) string {
@@ -337,20 +413,32 @@ func colName(c int) string {
 func validUTF8(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 // parseWide finds the table in lay.Rows: title rows (one cell, in the
-// leftmost column), len(Across) header rows, body rows with len(Dims)
-// label columns, then notes. Anything it cannot place is an error naming
-// the row and column and the keys to set.
+// leftmost column), len(Across) header rows, units rows, body rows with
+// len(Dims) label columns, then notes. Anything it cannot place is an
+// error naming the row and column and the keys to set.
 func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, error) {
+	if !w.Detect && w.shape == nil && len(w.Dims) > 0 {
+		if src, ok := parseAsDetected(lay, merges, w); ok {
+			return src, nil
+		}
+	}
 	if w.Detect {
 		if err := detectWide(lay, merges, &w); err != nil {
 			return nil, err
 		}
 	}
-	p := &wideParser{lay: lay, w: w, nD: len(w.Dims), nA: len(w.Across)}
+	p := &wideParser{lay: lay, w: w, nD: len(w.Dims), nA: len(w.Across), markers: markerSet(w.Markers)}
 	if len(w.Stats) > 0 {
 		p.nS = 1
 	}
 	p.nH = p.nS + p.nA
+	p.nL = p.nD
+	if sh := w.shape; sh != nil {
+		p.nL, p.nH = sh.nL, sh.nS+len(sh.groups)
+		if sh.sections {
+			p.dimOff = 1
+		}
+	}
 	if p.nD == 0 {
 		return nil, p.errf(0, -1, "a wide table needs columns.dims (its row dimensions, one label column each)")
 	}
@@ -370,23 +458,24 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 		return nil, err
 	}
 	for _, m := range merges {
-		if m.r1 < p.first+len(lay.Body) && m.r2 >= p.first && m.c2 >= p.left+p.nD && m.c1 <= p.last {
+		if m.r1 <= lay.Body[len(lay.Body)-1] && m.r2 >= p.first && m.c2 >= p.left+p.nL && m.c1 <= p.last {
 			return nil, p.errf(m.r1, m.c1, "a merged range %s%d:%s%d in the table's body: every body cell must hold its own value", colName(m.c1), m.r1, colName(m.c2), m.r2)
 		}
 	}
 	if err := p.noteRows(r); err != nil {
 		return nil, err
 	}
+	if w.shape != nil {
+		p.aliases()
+	}
+	w = p.w
 	src := &wideSource{layout: lay}
 	src.header = append(append(append([]string{}, w.Dims...), w.Across...), w.Value)
 	if p.nS > 0 {
-		return src, wideStats(src, lay, w, colKeys, colStat, p.at, msgOf(lay, w))
+		return src, wideStats(src, lay, w, colKeys, colStat, p.at, p.rowLabels, msgOf(lay, w))
 	}
 	for _, br := range lay.Body {
-		labels := make([]string, p.nD)
-		for i, c := range lay.Labels {
-			labels[i] = p.at(br, c)
-		}
+		labels := p.rowLabels(br)
 		for j, c := range lay.Columns {
 			key := append(append([]string{}, labels...), colKeys[j]...)
 			lay.Keys = append(lay.Keys, key)
@@ -399,6 +488,35 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 	return src, nil
 }
 
+// parseAsDetected reads the table as detection lays it out when the keys
+// given are the ones detection finds (DetectWide's keys given back, as the
+// pipeline does): titles above a blank row, units rows, spacer columns,
+// code-naming columns and carried-down labels are then read the same way
+// with the keys set as without them. ok is false, and lay untouched, when
+// detection fails or finds other keys.
+func parseAsDetected(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, bool) {
+	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent}
+	cp.Rows = make([][]string, len(lay.Rows))
+	for i, r := range lay.Rows {
+		cp.Rows[i] = append([]string(nil), r...)
+	}
+	ms := make([]*merge, len(merges))
+	for i, m := range merges {
+		c := *m
+		ms[i] = &c
+	}
+	dw := w
+	dw.Detect, dw.Dims, dw.Across = true, nil, nil
+	src, err := parseWide(cp, ms, dw)
+	if err != nil || cp.Detection == nil || !slices.Equal(cp.Detection.Dims, w.Dims) || !slices.Equal(cp.Detection.Across, w.Across) {
+		return nil, false
+	}
+	cp.Detection = nil
+	*lay = *cp
+	src.layout = lay
+	return src, true
+}
+
 // wideParser is the state of parseWide as it places the table's parts.
 type wideParser struct {
 	lay *WideLayout
@@ -408,6 +526,18 @@ type wideParser struct {
 	nD, nA, nS, nH int
 	// the leftmost column, the first body row and the last body column
 	left, first, last int
+	// nL is the number of label columns; dimOff is 1 when section rows
+	// give an outer row dimension of their own (the first of w.Dims)
+	nL, dimOff int
+	// section is the section label of each body row (section rows)
+	section map[int]string
+	markers map[string]bool
+	// labels are the row labels of each body row (by row), blank labels
+	// carried down, notes set aside; labelCols the columns they come
+	// from (the label columns, before aliases are set aside)
+	labels    map[int][]string
+	labelCols []int
+	rowKeys   map[string]int // the first body row of each row-label combination
 }
 
 // errf is an error at row (1-based; 0 for none) and column (0-based; -1
@@ -423,16 +553,46 @@ func (p *wideParser) errf(row, col int, format string, a ...any) error {
 // at is the text at row r (1-based) and column c (0-based), "" outside
 // the sheet.
 func (p *wideParser) at(r, c int) string {
-	if r-1 < len(p.lay.Rows) && c < len(p.lay.Rows[r-1]) {
+	if r >= 1 && r-1 < len(p.lay.Rows) && c >= 0 && c < len(p.lay.Rows[r-1]) {
 		return p.lay.Rows[r-1][c]
 	}
 	return ""
 }
 
-// headerRows finds the leftmost column, the title rows and the header
-// rows, and sets p.first to the first row below the header.
+// rowLabels are the row labels of body row r, one per row dimension.
+func (p *wideParser) rowLabels(r int) []string {
+	all := p.labels[r]
+	out := make([]string, 0, len(p.lay.Labels)+1)
+	if p.dimOff > 0 {
+		out = append(out, p.section[r])
+	}
+	for i, c := range p.labelCols {
+		if slices.Contains(p.lay.Labels, c) {
+			out = append(out, all[i])
+		}
+	}
+	return out
+}
+
+// headerRows finds the leftmost column, the title rows, the header rows
+// and the units rows below them, and sets p.first to the first row below.
 func (p *wideParser) headerRows() error {
 	lay := p.lay
+	if sh := p.w.shape; sh != nil {
+		p.left = sh.left
+		for r := 1; r < sh.header[0]; r++ {
+			if n, _, _ := span(lay.Rows[r-1]); n > 0 {
+				lay.Titles = append(lay.Titles, r)
+			}
+		}
+		lay.Header = append([]int(nil), sh.header...)
+		lay.Units = append([]int(nil), sh.units...)
+		p.first = sh.header[len(sh.header)-1] + 1 + len(sh.units)
+		if sh.sections {
+			p.first = sh.firstSection
+		}
+		return nil
+	}
 	p.left = -1
 	for _, row := range lay.Rows {
 		if _, f, _ := span(row); f >= 0 && (p.left < 0 || f < p.left) {
@@ -462,7 +622,28 @@ func (p *wideParser) headerRows() error {
 		lay.Header = append(lay.Header, r+k)
 	}
 	p.first = r + p.nH
+	// units rows under the header: "(thousands)", "£ million", "%"
+	for p.first <= len(lay.Rows) && p.unitsRow(p.first) {
+		lay.Units = append(lay.Units, p.first)
+		p.first++
+	}
 	return nil
+}
+
+// unitsRow reports whether row r states units over the body columns and
+// has nothing in the label columns.
+func (p *wideParser) unitsRow(r int) bool {
+	n := 0
+	for c, v := range p.lay.Rows[r-1] {
+		if v == "" {
+			continue
+		}
+		if c < p.left+p.nL || !isUnits(v) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // fillMerges fills merged ranges over the header rows and down the label
@@ -485,8 +666,8 @@ func (p *wideParser) fillMerges(merges []*merge) {
 		if m.r2 > len(lay.Rows) {
 			continue
 		}
-		inHeader := m.r1 >= lay.Header[0] && m.r2 < p.first
-		inLabels := m.r1 >= p.first && m.c2 < p.left+p.nD
+		inHeader := m.r1 >= lay.Header[0] && m.r2 <= lay.Header[len(lay.Header)-1]
+		inLabels := m.r1 >= p.first && m.c2 < p.left+p.nL
 		if inHeader || inLabels {
 			m.value = p.at(m.r1, m.c1)
 			fill(m)
@@ -498,7 +679,7 @@ func (p *wideParser) fillMerges(merges []*merge) {
 // span right of the label columns) and refuses a header row that reads
 // as a body row.
 func (p *wideParser) columns() error {
-	lay, left, nD := p.lay, p.left, p.nD
+	lay, left, nD := p.lay, p.left, p.nL
 	p.last = -1
 	for _, hr := range lay.Header {
 		if _, _, l := span(lay.Rows[hr-1]); l > p.last {
@@ -511,34 +692,46 @@ func (p *wideParser) columns() error {
 	for c := left; c < left+nD; c++ {
 		lay.Labels = append(lay.Labels, c)
 	}
+	p.labelCols = append([]int(nil), lay.Labels...)
 	for c := left + nD; c <= p.last; c++ {
 		lay.Columns = append(lay.Columns, c)
 	}
 	// A header row below the first with a row label of its own is a body
 	// row: columns.across names more dimensions than the header has rows.
+	// The row dimension's own name there is its header cell.
 	for k := 1; k < p.nH; k++ {
 		hr := lay.Header[k]
-		for c := left; c < left+nD; c++ {
-			if v := p.at(hr, c); v != "" && v != p.at(hr-1, c) {
-				return p.errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, p.w.Across, k+1, p.nH)
+		for i, c := range lay.Labels {
+			v := p.at(hr, c)
+			if v == "" || v == p.at(hr-1, c) || configs.StripNotes(v) == p.w.Dims[p.dimOff+i] {
+				continue
 			}
+			return p.errf(hr, c, "row %d has a row label (%q) like a body row, but columns.across %v makes it header row %d of %d: set columns.across to the column dimensions, one per header row", hr, v, p.w.Across, k+1, p.nH)
 		}
 	}
 	return nil
 }
 
 // columnKeys reads each body column's labels from the header: its
-// column-dimension levels and, with columns.statistics, its statistic.
+// column-dimension levels and, with columns.statistics, its statistic. A
+// column with nothing in the header and nothing below it is a spacer
+// between blocks, not a body column.
 func (p *wideParser) columnKeys() ([][]string, []string, error) {
 	lay, w, nA := p.lay, p.w, p.nA
-	colKeys := make([][]string, len(lay.Columns))
-	colStat := make([]string, len(lay.Columns))
+	var colKeys [][]string
+	var colStat []string
+	var cols []int
 	seen := map[string]int{}
-	for j, c := range lay.Columns {
+	for _, c := range lay.Columns {
+		if p.spacer(c) {
+			lay.Spacers = append(lay.Spacers, c)
+			continue
+		}
+		st := ""
 		if p.nS > 0 {
 			v := p.at(lay.Header[0], c)
-			st, ok := w.Stats[v]
-			if !ok {
+			var ok bool
+			if st, ok = w.Stats[v]; !ok {
 				labels := make([]string, 0, len(w.Stats))
 				for l := range w.Stats {
 					labels = append(labels, l)
@@ -546,41 +739,100 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 				sort.Strings(labels)
 				return nil, nil, p.errf(lay.Header[0], c, "statistic header %q is not one of columns.statistics (%s): every body column needs one of them in the first header row", v, quoteList(labels))
 			}
-			colStat[j] = st
 		}
 		key := make([]string, nA)
-		for k, hr := range lay.Header[p.nS:] {
-			v := p.at(hr, c)
+		for k, rows := range p.groups() {
+			var parts []string
+			for _, hr := range rows {
+				v := p.at(hr, c)
+				if p.markers[v] {
+					return nil, nil, p.errf(hr, c, "header cell %q in header row %d reads as a suppression marker: check columns.across (one header row per column dimension)", v, hr)
+				}
+				if v = configs.StripNotes(v); v != "" && (len(parts) == 0 || parts[len(parts)-1] != v) {
+					parts = append(parts, v)
+				}
+			}
+			v := strings.Join(parts, " ")
 			if v == "" && k > 0 && key[k-1] == w.TotalLabel && w.TotalLabel != "" {
 				v = w.TotalLabel // a Total spanning the header rows
 			}
 			if v == "" {
-				return nil, nil, p.errf(hr, c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across)
-			}
-			if markerTexts[v] {
-				return nil, nil, p.errf(hr, c, "header cell %q reads as a suppression marker: check columns.across (one header row per column dimension)", v)
+				return nil, nil, p.errf(rows[0], c, "blank header cell: every body column needs a label in each of the %d header row(s) of columns.across %v (header %s; merge a group label over its columns, or fix columns.across / input.range)", nA, w.Across, rowSpan(lay.Header))
 			}
 			key[k] = v
 		}
-		ks := colStat[j] + "\x01" + strings.Join(key, "\x00")
+		ks := st + "\x01" + strings.Join(key, "\x00")
 		if q, dup := seen[ks]; dup {
-			return nil, nil, p.errf(lay.Header[nA-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own)", strings.Join(key, " / "), colName(lay.Columns[q]), w.Across)
+			return nil, nil, p.errf(lay.Header[len(lay.Header)-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own; header %s)", strings.Join(key, " / "), colName(cols[q]), w.Across, rowSpan(lay.Header))
 		}
-		seen[ks] = j
-		colKeys[j] = key
+		seen[ks] = len(cols)
+		cols = append(cols, c)
+		colKeys = append(colKeys, key)
+		colStat = append(colStat, st)
 	}
+	lay.Columns = cols
 	return colKeys, colStat, nil
+}
+
+// groups are the header rows of each column dimension: one row each, or
+// as detection joined them (a year row over a quarter row that is blank
+// under the annual columns).
+func (p *wideParser) groups() [][]int {
+	if sh := p.w.shape; sh != nil {
+		return sh.groups
+	}
+	out := make([][]int, 0, p.nA)
+	for _, hr := range p.lay.Header[p.nS:] {
+		out = append(out, []int{hr})
+	}
+	return out
+}
+
+// spacer reports whether column c is blank in every header row and in
+// every row from the first body row to the first blank row.
+func (p *wideParser) spacer(c int) bool {
+	for _, hr := range p.lay.Header {
+		if p.at(hr, c) != "" {
+			return false
+		}
+	}
+	for r := p.first; r <= len(p.lay.Rows); r++ {
+		if n, _, _ := span(p.lay.Rows[r-1]); n == 0 {
+			break
+		}
+		if p.at(r, c) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // bodyRows sets the body rows: from p.first until a blank row or a row
 // with nothing in the body. It returns the row after the body.
 func (p *wideParser) bodyRows() (int, error) {
 	lay := p.lay
+	p.labels, p.rowKeys, p.section = map[int][]string{}, map[string]int{}, map[int]string{}
+	sections := p.dimOff > 0
+	section := ""
 	r := p.first
 	for ; r <= len(lay.Rows); r++ {
 		row := lay.Rows[r-1]
 		if n, _, _ := span(row); n == 0 {
+			if sections && p.bodyFollows(r+1) {
+				continue
+			}
 			break
+		}
+		if sections {
+			if v, ok := p.sectionRow(r); ok {
+				if !p.bodyFollows(r + 1) {
+					break
+				}
+				section = v
+				lay.Sections = append(lay.Sections, r)
+				continue
+			}
+			p.section[r] = section
 		}
 		body := 0
 		for _, c := range lay.Columns {
@@ -592,19 +844,183 @@ func (p *wideParser) bodyRows() (int, error) {
 			break
 		}
 		if _, _, l := span(row); l > p.last {
-			return 0, p.errf(r, l, "a value right of the table's last labelled column %s; label its column in the header or give input.range", colName(p.last))
+			return 0, p.errf(r, l, "a value right of the table's last labelled column %s (header %s); label its column in the header or give input.range", colName(p.last), rowSpan(lay.Header))
 		}
-		for _, c := range lay.Labels {
-			if p.at(r, c) == "" {
-				return 0, p.errf(r, c, "blank row label: every body row needs a label in each of the %d label column(s) of columns.dims %v (fill it, or merge it over the rows it labels)", p.nD, p.w.Dims)
-			}
+		if err := p.carry(r); err != nil {
+			return 0, err
 		}
 		lay.Body = append(lay.Body, r)
 	}
 	if len(lay.Body) == 0 {
-		return 0, p.errf(p.first, -1, "%w: no body row below the %d header row(s) of columns.across %v", ErrNoHeader, p.nA, p.w.Across)
+		return 0, p.errf(p.first, -1, "%w: no body row below the %d header row(s) of columns.across %v (header %s)", ErrNoHeader, p.nA, p.w.Across, rowSpan(lay.Header))
 	}
 	return r, nil
+}
+
+// sectionRow reports whether row r is a section row: a single label in
+// the label columns and nothing else; v is the label.
+func (p *wideParser) sectionRow(r int) (string, bool) {
+	n, f, _ := span(p.lay.Rows[r-1])
+	if n != 1 || f < p.left || f >= p.left+p.nL || isValueLike(p.at(r, f)) {
+		return "", false
+	}
+	return configs.StripNotes(p.at(r, f)), true
+}
+
+// bodyFollows reports whether a body row (a label and a value in the body
+// columns) follows row r, past blank rows and section rows.
+func (p *wideParser) bodyFollows(r int) bool {
+	for ; r <= len(p.lay.Rows); r++ {
+		if n, _, _ := span(p.lay.Rows[r-1]); n == 0 {
+			continue
+		}
+		if _, ok := p.sectionRow(r); ok {
+			continue
+		}
+		for _, c := range p.lay.Columns {
+			if v := p.at(r, c); v != "" && isValueLike(v) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// carry sets the labels of body row r. A blank label below a group's
+// first row is carried down from the row above when the pattern is
+// unambiguous: every label left of it is blank too (the row is inside the
+// same groups) and a label right of it is not (the row has a label of its
+// own), and the row's labels, once carried, are not another row's.
+// Anything else is refused naming the row.
+func (p *wideParser) carry(r int) error {
+	lay := p.lay
+	cur := make([]string, len(lay.Labels))
+	for i, c := range lay.Labels {
+		cur[i] = configs.StripNotes(p.at(r, c))
+	}
+	prevRow := 0
+	if n := len(lay.Body); n > 0 {
+		prevRow = lay.Body[n-1]
+	}
+	carried := false
+	for i, c := range lay.Labels {
+		if cur[i] != "" {
+			continue
+		}
+		outerBlank, innerLabel := true, false
+		for j, c2 := range lay.Labels {
+			v := p.at(r, c2)
+			if j < i && v != "" {
+				outerBlank = false
+			}
+			if j > i && v != "" {
+				innerLabel = true
+			}
+		}
+		switch {
+		case prevRow == 0:
+			return p.errf(r, c, "blank row label in the table's first body row (header %s): every body row needs a label in each of the %d label column(s) of columns.dims %v (fill it, or merge it over the rows it labels)", rowSpan(lay.Header), p.nD, p.w.Dims)
+		case !outerBlank || !innerLabel:
+			return p.errf(r, c, "blank row label that cannot be carried down from row %d: a label is carried down only when the labels left of it are blank too and the row has a label of its own right of it (fill it, merge it over the rows it labels, or set columns.dims)", prevRow)
+		}
+		cur[i] = p.labels[prevRow][i]
+		lay.Carried = append(lay.Carried, WidePos{Row: r, Col: c})
+		carried = true
+	}
+	key := p.section[r] + "\x01" + strings.Join(cur, "\x00")
+	if br, dup := p.rowKeys[key]; dup && carried {
+		return p.errf(r, -1, "row %d has the row labels of row %d (%s) once the blank labels are carried down: the block pattern is ambiguous (fill the labels, or set columns.dims)", r, br, strings.Join(cur, " / "))
+	}
+	if _, dup := p.rowKeys[key]; !dup {
+		p.rowKeys[key] = r
+	}
+	p.labels[r] = cur
+	return nil
+}
+
+// aliases sets aside label columns that only name another's codes (a
+// code column and a name column, or the code repeated): a column whose
+// labels are in one-to-one correspondence with those of an earlier label
+// column, or with the combinations of all the earlier ones, over the body
+// rows. It is not a dimension; the layout lists it in Aliases.
+func (p *wideParser) aliases() {
+	lay := p.lay
+	if len(lay.Labels) < 2 && p.dimOff == 0 {
+		return
+	}
+	oneToOne := func(a, b func(r int) string) bool {
+		ab, ba := map[string]string{}, map[string]string{}
+		for _, r := range lay.Body {
+			x, y := a(r), b(r)
+			if v, ok := ab[x]; ok && v != y {
+				return false
+			}
+			if v, ok := ba[y]; ok && v != x {
+				return false
+			}
+			ab[x], ba[y] = y, x
+		}
+		return true
+	}
+	keep := []int{0}
+	for i := 1; i < len(lay.Labels); i++ {
+		col := func(r int) string { return p.labels[r][i] }
+		alias := -1
+		for _, j := range keep {
+			if oneToOne(col, func(r int) string { return p.labels[r][j] }) {
+				alias = j
+				break
+			}
+		}
+		if alias < 0 && (len(keep) > 1 || p.dimOff > 0) {
+			ks := append([]int(nil), keep...)
+			tuple := func(r int) string {
+				var b strings.Builder
+				b.WriteString(p.section[r])
+				b.WriteByte(1)
+				for _, j := range ks {
+					b.WriteString(p.labels[r][j])
+					b.WriteByte(0)
+				}
+				return b.String()
+			}
+			if oneToOne(col, tuple) {
+				alias = ks[len(ks)-1]
+			}
+		}
+		if alias >= 0 {
+			if lay.Aliases == nil {
+				lay.Aliases = map[int]int{}
+			}
+			lay.Aliases[lay.Labels[i]] = lay.Labels[alias]
+			continue
+		}
+		keep = append(keep, i)
+	}
+	if len(keep) == len(lay.Labels) {
+		return
+	}
+	dims := append([]string(nil), p.w.Dims[:p.dimOff]...)
+	var cols []int
+	for _, i := range keep {
+		dims = append(dims, p.w.Dims[p.dimOff+i])
+		cols = append(cols, lay.Labels[i])
+	}
+	var set []string
+	for _, c := range lay.Labels {
+		if a, ok := lay.Aliases[c]; ok {
+			set = append(set, fmt.Sprintf("%s (%s) names the codes of %s", colName(c), p.w.Dims[p.dimOff+slices.Index(lay.Labels, c)], colName(a)))
+		}
+	}
+	p.w.Dims = dims
+	lay.Labels = cols
+	p.nD = len(dims)
+	if d := lay.Detection; d != nil {
+		d.Note = strings.Replace(d.Note, "columns.dims ["+strings.Join(d.Dims, ", ")+"]", "columns.dims ["+strings.Join(dims, ", ")+"]", 1)
+		d.Dims = dims
+		d.Note += "; not dimensions: " + strings.Join(set, ", ")
+	}
 }
 
 // noteRows sets the rows from endRow (the row after the body) on as
@@ -647,13 +1063,79 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	if len(w.Stats) > 0 {
 		msg += fmt.Sprintf(", statistics in row %d", lay.Header[0])
 	}
+	if len(lay.Units) > 0 {
+		msg += fmt.Sprintf(", units %s (%s) folded into the columns' description", rowSpan(lay.Units), quoteList(unitTexts(lay)))
+	}
+	if len(lay.Spacers) > 0 {
+		msg += ", empty " + colList(lay.Spacers) + " between blocks skipped"
+	}
+	if len(lay.Aliases) > 0 {
+		var cols []int
+		for c := range lay.Aliases {
+			cols = append(cols, c)
+		}
+		sort.Ints(cols)
+		msg += ", " + colList(cols) + " naming codes (not dimensions)"
+	}
+	if len(lay.Sections) > 0 {
+		msg += fmt.Sprintf(", section rows %s (an outer row dimension)", strings.Trim(fmt.Sprint(lay.Sections), "[]"))
+	}
+	if n := len(lay.Carried); n > 0 {
+		msg += fmt.Sprintf(", %d blank row label(s) carried down from the group's first row (first %s%d)", n, colName(lay.Carried[0].Col), lay.Carried[0].Row)
+	}
 	return msg
+}
+
+// colList names columns: "column F" or "columns F, H".
+func colList(cols []int) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = colName(c)
+	}
+	if len(names) == 1 {
+		return "column " + names[0]
+	}
+	return "columns " + strings.Join(names, ", ")
+}
+
+// unitTexts are the distinct texts of the units rows, at most a few.
+func unitTexts(lay *WideLayout) []string {
+	var out []string
+	for _, r := range lay.Units {
+		for _, v := range lay.Rows[r-1] {
+			if v != "" && !slices.Contains(out, v) && len(out) < 4 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// UnitsOf is the units a units row under the header states for body
+// column c ("" when none): the cell of the column, else the row's only
+// cell when it stands alone over the whole table.
+func (l *WideLayout) UnitsOf(c int) string {
+	var parts []string
+	for _, r := range l.Units {
+		row := l.Rows[r-1]
+		v := ""
+		if c < len(row) {
+			v = row[c]
+		}
+		if n, f, _ := span(row); v == "" && n == 1 {
+			v = row[f]
+		}
+		if v != "" {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // wideStats lays out long a wide table with several statistics side by
 // side: one long row per body row and column labels, with one column per
 // statistic. Every statistic block must have the same column labels.
-func wideStats(src *wideSource, lay *WideLayout, w WideOptions, colKeys [][]string, colStat []string, at func(r, c int) string, msg string) error {
+func wideStats(src *wideSource, lay *WideLayout, w WideOptions, colKeys [][]string, colStat []string, at func(r, c int) string, rowLabels func(r int) []string, msg string) error {
 	used := map[string]bool{}
 	for _, st := range colStat {
 		used[st] = true
@@ -690,12 +1172,8 @@ func wideStats(src *wideSource, lay *WideLayout, w WideOptions, colKeys [][]stri
 			}
 		}
 	}
-	nD := len(w.Dims)
 	for _, br := range lay.Body {
-		labels := make([]string, nD)
-		for i, c := range lay.Labels {
-			labels[i] = at(br, c)
-		}
+		labels := rowLabels(br)
 		for _, ks := range keys {
 			key := append(append([]string{}, labels...), strings.Split(ks, "\x00")...)
 			row := append([]string{}, key...)

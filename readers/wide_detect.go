@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sdcaudit/sdcaudit/configs"
 )
 
 // ErrLayout is wrapped by the errors of a crosstab whose layout cannot be
@@ -57,6 +59,7 @@ func DetectWide(path string, opt Options) (*WideDetection, error) {
 		return nil, err
 	}
 	var d *WideDetection
+	firstSheet := ""
 	for _, s := range srcs {
 		s.Close()
 		ws, ok := As[WideSource](s)
@@ -65,12 +68,15 @@ func DetectWide(path string, opt Options) (*WideDetection, error) {
 		}
 		got := ws.Layout().Detection
 		if d == nil {
-			d = got
+			d, firstSheet = got, ws.Layout().Sheet
 			continue
 		}
 		if strings.Join(got.Dims, "\x00") != strings.Join(d.Dims, "\x00") || strings.Join(got.Across, "\x00") != strings.Join(d.Across, "\x00") || got.Value != d.Value {
 			lay := ws.Layout()
-			return nil, &Error{File: path, Sheet: lay.Sheet, Err: fmt.Errorf("%w: the sheets are laid out differently (%s; %s): set input.sheet, or columns.dims, columns.across and columns.value", ErrLayout, d.Note, got.Note)}
+			keys := func(x *WideDetection) string {
+				return fmt.Sprintf("columns.dims [%s], columns.across [%s]", strings.Join(x.Dims, ", "), strings.Join(x.Across, ", "))
+			}
+			return nil, &Error{File: path, Sheet: lay.Sheet, Err: fmt.Errorf("%w: the sheets are laid out differently (sheet %q: %s; sheet %q: %s): read one sheet at a time (input.sheet, --sheet NAME), or set columns.dims, columns.across and columns.value", ErrLayout, firstSheet, keys(d), lay.Sheet, keys(got))}
 		}
 	}
 	if d == nil {
@@ -79,155 +85,398 @@ func DetectWide(path string, opt Options) (*WideDetection, error) {
 	return d, nil
 }
 
+// wideShape is where detection found the table's parts; parseWide reads
+// the table there instead of looking for it again.
+type wideShape struct {
+	left   int   // the first label column (0-based)
+	nL     int   // the label columns: left..left+nL-1
+	header []int // the header rows (1-based)
+	units  []int // units rows between the header and the body
+	nS     int   // statistic header rows (0 or 1), first of header
+	// groups are the header rows of each column dimension (one each,
+	// or two joined: a year row over a quarter row blank under the
+	// annual columns)
+	groups [][]int
+	// sections: the body is headed by section rows (a single label, no
+	// values), the first at firstSection; their labels are an outer row
+	// dimension
+	sections     bool
+	firstSection int
+}
+
+// sectionName names the row dimension of section rows.
+const sectionName = "section"
+
+// detectGrid is a sheet as detection sees it: the rows as read and a
+// copy with merged ranges filled.
+type detectGrid struct {
+	lay     *WideLayout
+	rows    [][]string // merged ranges filled
+	markers map[string]bool
+}
+
+func newDetectGrid(lay *WideLayout, merges []*merge, markers map[string]bool) *detectGrid {
+	g := &detectGrid{lay: lay, markers: markers}
+	g.rows = make([][]string, len(lay.Rows))
+	for i, r := range lay.Rows {
+		g.rows[i] = append([]string(nil), r...)
+	}
+	for _, m := range merges {
+		if m.r2 > len(g.rows) {
+			continue
+		}
+		v := g.raw(m.r1, m.c1)
+		for r := m.r1; r <= m.r2; r++ {
+			for len(g.rows[r-1]) <= m.c2 {
+				g.rows[r-1] = append(g.rows[r-1], "")
+			}
+			for c := m.c1; c <= m.c2; c++ {
+				g.rows[r-1][c] = v
+			}
+		}
+	}
+	return g
+}
+
+// raw is the cell as read, filled the cell as merged ranges fill it.
+func (g *detectGrid) raw(r, c int) string {
+	if r >= 1 && r-1 < len(g.lay.Rows) && c >= 0 && c < len(g.lay.Rows[r-1]) {
+		return g.lay.Rows[r-1][c]
+	}
+	return ""
+}
+
+func (g *detectGrid) filled(r, c int) string {
+	if r >= 1 && r-1 < len(g.rows) && c >= 0 && c < len(g.rows[r-1]) {
+		return g.rows[r-1][c]
+	}
+	return ""
+}
+
+func (g *detectGrid) value(s string) bool {
+	if g.markers[s] {
+		return true
+	}
+	return isValueLike(s) && !markerTexts[s]
+}
+
+func (g *detectGrid) errf(r, c int, format string, a ...any) error {
+	e := &Error{File: g.lay.File, Sheet: g.lay.Sheet, Row: r, Err: fmt.Errorf("%w: "+format, append([]any{ErrLayout}, a...)...)}
+	if c >= 0 {
+		e.Column = colName(c)
+	}
+	return e
+}
+
+// bodyStart reports whether row r reads as a body row: from its first
+// cell, nText text cells (the row labels), then only numbers, markers and
+// blanks, at least one of them a value.
+func (g *detectGrid) bodyStart(r int) (first, nText int, ok bool) {
+	row := g.rows[r-1]
+	_, first, _ = span(row)
+	if first < 0 {
+		return -1, 0, false
+	}
+	c := first
+	for ; c < len(row) && row[c] != "" && !g.value(row[c]); c++ {
+		nText++
+	}
+	values := 0
+	for ; c < len(row); c++ {
+		if row[c] == "" {
+			continue
+		}
+		if !g.value(row[c]) {
+			return first, nText, false
+		}
+		values++
+	}
+	return first, nText, nText > 0 && values > 0
+}
+
+// unitsRow reports whether row r states units over the body columns
+// (right of column lastLabel) and has nothing in the label columns.
+func (g *detectGrid) unitsRow(r, left, lastLabel int) bool {
+	n := 0
+	for c, v := range g.lay.Rows[r-1] {
+		if v == "" {
+			continue
+		}
+		if c <= lastLabel && c >= left || !isUnits(v) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// titleLine reports whether row r, above the header, is a title or units
+// line: a single cell not spreading over columns by a merge.
+func (g *detectGrid) titleLine(r int) bool {
+	n, f, _ := span(g.lay.Rows[r-1])
+	if n != 1 {
+		return false
+	}
+	n2, _, _ := span(g.rows[r-1])
+	return n2 == 1 || f < 0
+}
+
+const wideKeys = "columns.dims (the row dimensions, one label column each), columns.across (the column dimensions, one header row each) and columns.value"
+
+// findShape finds the first body row, the label columns, the header rows
+// above it (to a blank row or a title line) and any units rows between.
+func (g *detectGrid) findShape() (*wideShape, int, error) {
+	bodyAt, left, nL := -1, 0, 0
+	for r := 1; r <= len(g.rows); r++ {
+		if f, n, ok := g.bodyStart(r); ok {
+			bodyAt, left, nL = r, f, n
+			break
+		}
+	}
+	if bodyAt < 0 {
+		return nil, 0, g.errf(0, -1, "no row of numbers below a header found: set %s", wideKeys)
+	}
+	// the label columns of the block: a row below may start further left
+	// (the first body row's outer label left blank)
+	for r := bodyAt + 1; r <= len(g.rows); r++ {
+		f, n, ok := g.bodyStart(r)
+		if !ok {
+			break
+		}
+		if f < left && f+n >= left+nL {
+			left, nL = f, n
+		}
+	}
+	sh := &wideShape{left: left, nL: nL}
+	r := bodyAt - 1
+	for ; r >= 1 && g.unitsRow(r, left, left+nL-1); r-- {
+		sh.units = append([]int{r}, sh.units...)
+	}
+	r = g.headerAbove(sh, r)
+	if len(sh.header) == 0 {
+		// section rows (a single label, no values) and blank rows between
+		// the header and the body
+		rr := r
+		var secs []int
+		for ; rr >= 1; rr-- {
+			if n, _, _ := span(g.rows[rr-1]); n == 0 {
+				continue
+			}
+			if !g.sectionRow(rr, left, nL) {
+				break
+			}
+			secs = append([]int{rr}, secs...)
+		}
+		if len(secs) > 0 && rr >= 1 {
+			if g.headerAbove(sh, rr); len(sh.header) > 0 {
+				sh.sections, sh.firstSection = true, secs[0]
+			}
+		}
+	}
+	return sh, bodyAt, nil
+}
+
+// sectionRow reports whether row r holds a single text in the label
+// columns and nothing else.
+func (g *detectGrid) sectionRow(r, left, nL int) bool {
+	n, f, _ := span(g.lay.Rows[r-1])
+	return n == 1 && f >= left && f < left+nL && !g.value(g.raw(r, f))
+}
+
+// headerAbove collects into sh.header the header rows ending at row r (up
+// to a blank row or a title line) and returns the row above them.
+func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
+	left, nL := sh.left, sh.nL
+	for ; r >= 1; r-- {
+		if n, _, _ := span(g.rows[r-1]); n == 0 {
+			break
+		}
+		if g.titleLine(r) {
+			// a single cell under the label column directly above the
+			// body (or units) with a header row above it names the row
+			// dimension
+			_, f, _ := span(g.lay.Rows[r-1])
+			nameRow := len(sh.header) == 0 && f >= left && f < left+nL && r > 1 && !g.titleLine(r-1)
+			if nameRow {
+				n, _, _ := span(g.rows[r-2])
+				nameRow = n > 0
+			}
+			if !nameRow {
+				break
+			}
+		}
+		sh.header = append([]int{r}, sh.header...)
+	}
+	return r
+}
+
+// joinGroups sets sh.groups: each header row below the statistic row is
+// a column dimension, except that a row blank under a labelled cell of
+// the row above (not a Total) is joined to it: one dimension whose labels
+// read down ("2018", "2018 Q2").
+func (g *detectGrid) joinGroups(sh *wideShape, total string) {
+	rows := sh.header[sh.nS:]
+	sh.groups = nil
+	for k, hr := range rows {
+		join := false
+		if k > 0 {
+			_, _, last := span(g.rows[hr-1])
+			_, _, lastUp := span(g.rows[hr-2])
+			for c := sh.left + sh.nL; c <= max(last, lastUp); c++ {
+				up := g.filled(hr-1, c)
+				if g.filled(hr, c) == "" && up != "" && up != total {
+					join = true
+				}
+			}
+		}
+		if join {
+			sh.groups[len(sh.groups)-1] = append(sh.groups[len(sh.groups)-1], hr)
+		} else {
+			sh.groups = append(sh.groups, []int{hr})
+		}
+	}
+}
+
 // detectWide finds the row dimensions, the column dimensions and (when
 // not given) the statistic of the table in lay, and sets them in w.
 func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
-	at := func(rows [][]string, r, c int) string {
-		if r-1 < len(rows) && c < len(rows[r-1]) {
-			return rows[r-1][c]
-		}
-		return ""
+	g := newDetectGrid(lay, merges, markerSet(w.Markers))
+	if n, _, _ := span(flat(lay.Rows)); n == 0 {
+		return g.errf(0, -1, "the sheet is empty")
 	}
-	errf := func(r, c int, format string, a ...any) error {
-		e := &Error{File: lay.File, Sheet: lay.Sheet, Row: r, Err: fmt.Errorf("%w: "+format, append([]any{ErrLayout}, a...)...)}
-		if c >= 0 {
-			e.Column = colName(c)
-		}
-		return e
-	}
-	// merged ranges filled on a copy: a name merged over the header rows
-	rows := make([][]string, len(lay.Rows))
-	for i, r := range lay.Rows {
-		rows[i] = append([]string(nil), r...)
-	}
-	for _, m := range merges {
-		if m.r2 > len(rows) {
-			continue
-		}
-		v := at(lay.Rows, m.r1, m.c1)
-		for r := m.r1; r <= m.r2; r++ {
-			for len(rows[r-1]) <= m.c2 {
-				rows[r-1] = append(rows[r-1], "")
-			}
-			for c := m.c1; c <= m.c2; c++ {
-				rows[r-1][c] = v
-			}
-		}
-	}
-	left := -1
-	for _, row := range lay.Rows {
-		if _, f, _ := span(row); f >= 0 && (left < 0 || f < left) {
-			left = f
-		}
-	}
-	if left < 0 {
-		return errf(0, -1, "the sheet is empty")
-	}
-	// titles, as parseWide finds them
-	r := 1
-	var titles []int
-	for ; r <= len(lay.Rows); r++ {
-		n, f, _ := span(lay.Rows[r-1])
-		if n == 0 {
-			continue
-		}
-		if n == 1 && f == left {
-			titles = append(titles, r)
-			continue
-		}
-		break
-	}
-	first := r
-	// the block of header and body rows, to the first blank row
-	end := first
-	for end <= len(lay.Rows) {
-		if n, _, _ := span(lay.Rows[end-1]); n == 0 {
-			break
-		}
-		end++
-	}
-	// a body row: a text label at the left, then only numbers, markers
-	// and blanks; nText is its number of leading text cells
-	leading := func(r int) (nText int, body bool) {
-		row := rows[r-1]
-		c := left
-		for ; c < len(row) && row[c] != "" && !isValueLike(row[c]); c++ {
-			nText++
-		}
-		values := 0
-		for ; c < len(row); c++ {
-			if row[c] == "" {
-				continue
-			}
-			if !isValueLike(row[c]) {
-				return nText, false
-			}
-			values++
-		}
-		return nText, nText > 0 && values > 0
-	}
-	bodyAt := -1
-	for r := first; r < end; r++ {
-		if _, ok := leading(r); ok {
-			bodyAt = r
-			break
-		}
-	}
-	keys := "columns.dims (the row dimensions, one label column each), columns.across (the column dimensions, one header row each) and columns.value"
-	if bodyAt < 0 {
-		return errf(first, -1, "no row of numbers below a header found: set %s", keys)
+	sh, bodyAt, err := g.findShape()
+	if err != nil {
+		return err
 	}
 	nS := 0
 	if len(w.Stats) > 0 {
 		nS = 1
 	}
-	if bodyAt-first <= nS {
-		return errf(bodyAt, -1, "row %d reads as the table's first body row, with no header row above it (a header of numbers, such as years, cannot be told from the body): set %s", bodyAt, keys)
+	if len(sh.header) <= nS {
+		return g.errf(bodyAt, -1, "row %d reads as the table's first body row, with no header row above it (a header of numbers, such as years, cannot be told from the body): set %s", bodyAt, wideKeys)
 	}
-	nD := -1
-	for r := bodyAt; r < end; r++ {
-		n, ok := leading(r)
-		if !ok {
-			break // parseWide names what is wrong with it
+	sh.nS = nS
+	g.joinGroups(sh, w.TotalLabel)
+	if err := g.sameLabels(sh, bodyAt); err != nil {
+		return err
+	}
+	dims, seen, err := g.dimNames(sh)
+	if err != nil {
+		return err
+	}
+	across, named, err := g.acrossNames(sh, nS, seen)
+	if err != nil {
+		return err
+	}
+	nA := len(sh.groups)
+	d := &WideDetection{Dims: dims, Across: across, Detected: []string{"columns.dims", "columns.across"}}
+	d.Note = fmt.Sprintf("layout detected (no columns.dims or columns.across in the configuration): columns.dims [%s] from the header cells of %s, columns.across [%s] (header %s, %d column dimension(s)",
+		strings.Join(dims, ", "), colSpan(colsFrom(sh.left, sh.nL)), strings.Join(across, ", "), rowSpan(sh.header), nA)
+	if len(named) > 0 {
+		d.Note += ", named " + strings.Join(named, ", ")
+	}
+	if len(named) < nA {
+		d.Note += fmt.Sprintf("; a column dimension without a name in the sheet is called %s", AcrossDefault)
+	}
+	d.Note += ")"
+	if err := g.detectValue(sh, bodyAt, w, d); err != nil {
+		return err
+	}
+	w.Dims, w.Across, w.Value = dims, across, d.Value
+	w.shape = sh
+	lay.Detection = d
+	return nil
+}
+
+// flat joins rows for span: whether the sheet has any cell at all.
+func flat(rows [][]string) []string {
+	for _, r := range rows {
+		if n, _, _ := span(r); n > 0 {
+			return r
 		}
-		if nD >= 0 && n != nD {
-			return errf(r, left+min(n, nD), "row %d has %d row label(s), row %d has %d: the row-label columns cannot be told from the body (numbers as row labels?): set %s", r, n, bodyAt, nD, keys)
+	}
+	return nil
+}
+
+// sameLabels refuses body rows whose row labels do not stand in the label
+// columns: a number among them (numbers as row labels), a text right of
+// them, or a cell left of them. Blank labels are left to parseWide, which
+// carries them down or refuses them.
+func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
+	lastLabel := sh.left + sh.nL - 1
+	for r := bodyAt; r <= len(g.rows); r++ {
+		row := g.rows[r-1]
+		n, first, _ := span(row)
+		if n == 0 {
+			break
 		}
-		nD = n
+		if first < sh.left {
+			return g.errf(r, first, "row %d has a cell (%q) left of the row-label columns (%s from row %d): the row-label columns cannot be told (numbers as row labels, or several tables on the sheet?): give input.range (--range) for one table, or set %s", r, row[first], colSpan(colsFrom(sh.left, sh.nL)), bodyAt, wideKeys)
+		}
+		labels := 0
+		bad := -1
+		for c := sh.left; c <= lastLabel+1 && c < len(row); c++ {
+			v := row[c]
+			switch {
+			case v == "":
+			case c <= lastLabel && g.value(v), c > lastLabel && !g.value(v):
+				bad = c
+			default:
+				labels++
+			}
+			if bad >= 0 {
+				break
+			}
+		}
+		if bad >= 0 {
+			for c := bad; c < len(row) && bad > lastLabel && row[c] != "" && !g.value(row[c]); c++ {
+				labels++ // the labels right of the label columns
+			}
+			return g.errf(r, bad, "row %d has %d row label(s), row %d has %d: the row-label columns cannot be told from the body (numbers as row labels?): set %s", r, labels, bodyAt, sh.nL, wideKeys)
+		}
 	}
-	header := make([]int, 0, bodyAt-first)
-	for r := first; r < bodyAt; r++ {
-		header = append(header, r)
-	}
-	// the row dimensions: named by their header cell (the last non-blank
-	// one up the header)
+	return nil
+}
+
+// dimNames names the row dimensions by their header cells (the last
+// non-blank one up the header, notes set aside); a label column without
+// one is called "column X".
+func (g *detectGrid) dimNames(sh *wideShape) ([]string, map[string]bool, error) {
 	var dims []string
 	seen := map[string]bool{}
-	for c := left; c < left+nD; c++ {
+	if sh.sections {
+		dims, seen[sectionName] = []string{sectionName}, true
+	}
+	for c := sh.left; c < sh.left+sh.nL; c++ {
 		name := ""
-		for k := len(header) - 1; k >= 0 && name == ""; k-- {
-			name = at(rows, header[k], c)
+		for k := len(sh.header) - 1; k >= 0 && name == ""; k-- {
+			name = configs.StripNotes(g.filled(sh.header[k], c))
 		}
 		if name == "" {
-			return errf(header[len(header)-1], c, "the row-label column %s has no name in the header: set %s", colName(c), keys)
+			name = "column " + colName(c)
 		}
 		if seen[name] {
-			return errf(header[len(header)-1], c, "two row-label columns are named %q: set %s", name, keys)
+			return nil, nil, g.errf(sh.header[len(sh.header)-1], c, "two row-label columns are named %q: set %s", name, wideKeys)
 		}
 		seen[name] = true
 		dims = append(dims, name)
 	}
-	// the column dimensions: one per header row (below the statistic
-	// row), named by a label left of the row that is not a row
-	// dimension's name, else the default
-	nA := len(header) - nS
-	across := make([]string, nA)
-	var named []string
-	for k := range nA {
-		hr := header[nS+k]
-		for c := left; c < left+nD; c++ {
-			if v := at(rows, hr, c); v != "" && !seen[v] {
-				across[k] = v
+	return dims, seen, nil
+}
+
+// acrossNames names the column dimensions: one per header row (below the
+// statistic row), by a label left of the row that is not a row
+// dimension's name, else the default.
+func (g *detectGrid) acrossNames(sh *wideShape, nS int, seen map[string]bool) (across, named []string, err error) {
+	nA := len(sh.groups)
+	across = make([]string, nA)
+	for k, rows := range sh.groups {
+		hr := rows[0]
+		for _, r := range rows {
+			for c := sh.left; c < sh.left+sh.nL; c++ {
+				if v := configs.StripNotes(g.filled(r, c)); v != "" && !seen[v] {
+					across[k], hr = v, r
+				}
 			}
 		}
 		if across[k] == "" {
@@ -236,55 +485,51 @@ func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
 				across[k] += fmt.Sprint(k + 1)
 			}
 		} else {
-			named = append(named, fmt.Sprintf("%s from %s%d", across[k], colName(left), hr))
+			named = append(named, fmt.Sprintf("%s from %s%d", across[k], colName(sh.left), hr))
 		}
 		if seen[across[k]] {
-			return errf(hr, left, "the column dimension of header row %d would be named %q like another dimension: set columns.across", hr, across[k])
+			return nil, nil, g.errf(hr, sh.left, "the column dimension of header row %d would be named %q like another dimension: set columns.across", hr, across[k])
 		}
 		seen[across[k]] = true
 	}
-	d := &WideDetection{Dims: dims, Across: across, Detected: []string{"columns.dims", "columns.across"}}
-	d.Note = fmt.Sprintf("layout detected (no columns.dims or columns.across in the configuration): columns.dims [%s] from the header cells of %s, columns.across [%s] (%d header row(s)",
-		strings.Join(dims, ", "), colSpan(colsFrom(left, nD)), strings.Join(across, ", "), nA)
-	if len(named) > 0 {
-		d.Note += ", named " + strings.Join(named, ", ")
-	}
-	if len(named) < nA {
-		d.Note += fmt.Sprintf("; a column dimension without a name in the sheet is called %s", AcrossDefault)
-	}
-	d.Note += ")"
-	// what the body holds
-	switch {
-	case w.Value != "" || len(w.Stats) > 0:
+	return across, named, nil
+}
+
+// detectValue sets what the body holds: columns.value as given, else
+// counts when a title or header label says so and every value is a whole
+// number.
+func (g *detectGrid) detectValue(sh *wideShape, bodyAt int, w *WideOptions, d *WideDetection) error {
+	if w.Value != "" || len(w.Stats) > 0 {
 		d.Value = w.Value
-	default:
-		said := ""
-		for _, tr := range append(append([]int{}, titles...), header...) {
-			for c := left; c < left+max(nD, 1); c++ {
-				v := strings.ToLower(at(rows, tr, c))
-				for _, word := range countWords {
-					if v != "" && strings.Contains(v, word) && said == "" {
-						said = fmt.Sprintf("%s%d says %q", colName(c), tr, at(rows, tr, c))
-					}
-				}
-			}
-		}
-		if said == "" {
-			return errf(first, -1, "cannot tell what the body holds (no title says \"number of\" or \"count\"): set columns.value (count, total, mean, ...)")
-		}
-		for r := bodyAt; r < end; r++ {
-			for c := left + nD; c < len(rows[r-1]); c++ {
-				if v := rows[r-1][c]; v != "" && !markerTexts[v] && !isCount(v) {
-					return errf(r, c, "%s, but %q is not a whole number of at least 0: set columns.value (count, total, mean, ...)", said, v)
-				}
-			}
-		}
-		d.Value = "count"
-		d.Detected = append(d.Detected, "columns.value")
-		d.Note += ", columns.value count (" + said + " and every value is a whole number)"
+		return nil
 	}
-	w.Dims, w.Across, w.Value = dims, across, d.Value
-	lay.Detection = d
+	said := ""
+	for r := 1; r < bodyAt && said == ""; r++ {
+		for c := 0; c < max(sh.left+sh.nL, 1) && said == ""; c++ {
+			v := strings.ToLower(g.filled(r, c))
+			for _, word := range countWords {
+				if v != "" && strings.Contains(v, word) && said == "" {
+					said = fmt.Sprintf("%s%d says %q", colName(c), r, g.filled(r, c))
+				}
+			}
+		}
+	}
+	if said == "" {
+		return g.errf(sh.header[0], -1, "cannot tell what the body holds (no title says \"number of\" or \"count\"): set columns.value (count, total, mean, ...), or --value")
+	}
+	for r := bodyAt; r <= len(g.rows); r++ {
+		if n, _, _ := span(g.rows[r-1]); n == 0 {
+			break
+		}
+		for c := sh.left + sh.nL; c < len(g.rows[r-1]); c++ {
+			if v := g.rows[r-1][c]; v != "" && !g.markers[v] && !isCount(v) {
+				return g.errf(r, c, "%s, but %q is not a whole number of at least 0: set columns.value (count, total, mean, ...), or --value", said, v)
+			}
+		}
+	}
+	d.Value = "count"
+	d.Detected = append(d.Detected, "columns.value")
+	d.Note += ", columns.value count (" + said + " and every value is a whole number)"
 	return nil
 }
 

@@ -25,7 +25,10 @@ import (
 //
 // Sheets: Options.Sheet picks one by name or 1-based position; "" is the
 // first visible sheet; "*" gives one Source per visible sheet, named
-// FILE_SHEET, and lists the hidden sheets it skipped in Warnings.
+// FILE_SHEET, and lists the hidden sheets and the cover, contents and
+// notes sheets (by name: "Cover sheet", "Contents", "Notes", "Index", ...)
+// it skipped in Warnings. A crosstab read with "*" also skips a sheet
+// that holds no number at all (a cover or notes sheet by another name).
 //
 // Layout: tables laid out for people are found without a range. Title lines
 // above the table are skipped: the header is the first row whose non-empty
@@ -200,7 +203,20 @@ func chooseSheets(path string, f *excelize.File, sheet string) (chosen, warnings
 	}
 	switch sel := strings.TrimSpace(sheet); {
 	case sel == "*":
-		chosen = visible
+		var skipped []string
+		for _, s := range visible {
+			if isSkipSheet(s) {
+				skipped = append(skipped, s)
+			} else {
+				chosen = append(chosen, s)
+			}
+		}
+		if len(chosen) == 0 {
+			return nil, nil, &Error{File: path, Err: fmt.Errorf("%w: every visible sheet is a cover, contents or notes sheet (%s): give input.sheet (--sheet) by name", ErrNoHeader, quoteList(skipped))}
+		}
+		if len(skipped) > 0 {
+			warnings = append(warnings, fmt.Sprintf("cover, contents and notes sheets not read: %s", quoteList(skipped)))
+		}
 		if len(hidden) > 0 {
 			warnings = append(warnings, fmt.Sprintf("hidden sheets not read: %s", quoteList(hidden)))
 		}
@@ -636,7 +652,9 @@ func percentText(s string) (string, bool) {
 	return out, true
 }
 
-var markerTexts = map[string]bool{"c": true, "x": true, "..": true, "...": true, "*": true, "-": true, ":": true, "C": true, "X": true}
+// markerTexts are the default suppression markers (configs.DefaultMarkers,
+// the one list): layout detection reads them as values, not names.
+var markerTexts = markerSet(nil)
 
 // isValueLike reports whether a cell reads as data rather than a name: a
 // number (with thousands separators), or a suppression marker.

@@ -31,7 +31,7 @@ func (f *tableFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "config file (YAML); the embedded default profile otherwise")
 	fs.StringVar(&f.profile, "profile", "", "base profile: "+strings.Join(configs.Profiles(), ", "))
 	fs.StringVar(&f.dims, "dims", "", "microdata: comma-separated grouping dimensions")
-	fs.StringVar(&f.value, "value", "", "microdata: the value column (omit for a frequency table)")
+	fs.StringVar(&f.value, "value", "", "microdata: the value column (omit for a frequency table); alone, for a table laid out for people: what its body holds (count, total, mean, ...)")
 	fs.StringVar(&f.holding, "holding", "", "microdata: holding/enterprise id column; its contributions are summed")
 	fs.StringVar(&f.across, "across", "", "a crosstab: comma-separated column dimensions, one header row each, outermost first; --dims are then its row dimensions and --value what its body holds (count, total, mean, ...)")
 	fs.StringVar(&f.format, "format", "", "input format instead of the extension: csv, tsv, xlsx, arrow, arrows, parquet")
@@ -57,6 +57,10 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 			return nil, usageErr(errors.New("a crosstab needs --dims (row dimensions), --across (column dimensions) and --value (what the body holds: count, total, mean, ...), without --holding"))
 		}
 		flags.Columns = &configs.Columns{Dims: splitList(f.dims), Across: splitList(f.across), Value: f.value}
+	} else if f.dims == "" && f.holding == "" && isStatKind(f.value) && (file.Microdata == nil || len(file.Microdata.Dims) == 0) {
+		// a table laid out for people: --value says what its body holds,
+		// the layout is detected
+		flags.Columns = &configs.Columns{Value: f.value}
 	} else if f.dims != "" || f.value != "" || f.holding != "" {
 		if f.dims == "" && !f.tauargus && (file.Microdata == nil || len(file.Microdata.Dims) == 0) {
 			return nil, usageErr(errors.New("--value and --holding need --dims (or microdata.dims in the config)"))
@@ -78,4 +82,14 @@ func (f *tableFlags) layers() ([]*configs.Config, error) {
 	}
 	flags.Apriori, flags.Previous = f.apriori, f.previous
 	return []*configs.Config{file, flags}, nil
+}
+
+// isStatKind reports whether --value names what a crosstab's body holds
+// rather than a microdata column.
+func isStatKind(v string) bool {
+	switch v {
+	case "count", "total", "mean", "sd", "variance", "median", "min", "max", "skewness", "kurtosis":
+		return true
+	}
+	return false
 }
