@@ -570,6 +570,11 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
 		return nil, wideError(src, err)
 	}
+	if !sc.cells && sc.mode == audit.Aggregate {
+		if err := inferStructure(t, s, src.Header()); err != nil {
+			return nil, err
+		}
+	}
 	if w, ok := readers.As[readers.Warner](src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)
 	}

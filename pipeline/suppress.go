@@ -56,6 +56,9 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	if !s.Suppression.Secondary && !s.Suppression.Audit {
 		return nil
 	}
+	if s.Suppression.Secondary && t.Structure != nil && !t.Structure.Margins {
+		t.Warnings = append(t.Warnings, noMargins)
+	}
 	opt := suppressOptions(t, s, workers)
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }

@@ -59,6 +59,9 @@ type htmlTable struct {
 	CellRows  template.HTML
 	Hidden    int
 	Overrides []audit.Override
+	// Structure describes the table's structure (StructureLines: labels
+	// only, never a figure).
+	Structure []string
 	Rules     []htmlBar
 	Crosstabs []htmlCrosstab
 }
@@ -173,7 +176,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides, Structure: StructureLines(t)}
 		for i := range t.Columns {
 			ht.Columns = append(ht.Columns, t.ColumnLabel(i))
 		}
@@ -367,6 +370,9 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 {{if .Needs}}<p>Checker's workbook: <strong>{{.Name}}.annotated.xlsx</strong> &middot; publishable: {{.Name}}.safe.csv. Flagged cells are listed first.</p>{{end}}
 <p>{{.Source}} &middot; {{.Mode}} &middot; {{.Summary.Cells}} cells: {{.Summary.OK}} ok, {{.Summary.Primary}} primary, {{.Summary.Secondary}} secondary, {{.Summary.Review}} review
 ({{pct .Summary.OK .Summary.Cells}} publishable).</p>
+{{if .Structure}}<ul class="structure" id="structure-{{.Name}}">
+{{range .Structure}}<li>{{.}}</li>
+{{end}}</ul>{{end}}
 {{if .Overrides}}<table class="overrides" id="overrides-{{.Name}}">
 <caption>Overrides by the checker</caption>
 <tr><th>cell</th><th>action</th><th>reason</th><th>by</th><th>where</th><th>status</th></tr>

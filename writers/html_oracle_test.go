@@ -30,6 +30,7 @@ type oldHTMLTable struct {
 	Cells              []oldHTMLCell
 	Hidden             int
 	Overrides          []audit.Override
+	Structure          []string
 	Rules              []htmlBar
 	Crosstabs          []oldHTMLCrosstab
 }

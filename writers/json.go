@@ -251,6 +251,8 @@ type reportHead struct {
 	Warnings []string         `json:"warnings,omitempty"`
 	Input    *audit.InputInfo `json:"input,omitempty"`
 	Link     *audit.Link      `json:"link,omitempty"`
+	// Structure is what the table's layout was taken to mean.
+	Structure *structureJSON `json:"structure,omitempty"`
 	// Overrides are the checker's a-priori decisions, with reason and author.
 	Overrides []audit.Override `json:"overrides,omitempty"`
 }
@@ -268,7 +270,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Overrides: t.Overrides})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Structure: structureBlock(t), Overrides: t.Overrides})
 	if err != nil {
 		return err
 	}

@@ -130,6 +130,10 @@ type structure struct {
 	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
 
+	// axes, when set, are the table's structure's axes (Table.Structure):
+	// the structure's dimension d is axis d; nil: the table's dimensions.
+	axes []audit.Axis
+
 	lvOnce sync.Once
 	lv     [][][]int // per dim and code: the leaves below it (leavesOf)
 }
@@ -149,6 +153,13 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.unpub = opt.Unpublished
 	}
+	if t.Structure != nil {
+		// the table's structure: one code tree per axis (a dimension, or
+		// nested dimensions read as one)
+		nd = len(t.Structure.Axes)
+		s.nd = nd
+		s.axes = t.Structure.Axes
+	}
 	s.codes = make([][]string, nd)
 	s.codeIdx = make([]map[string]int, nd)
 	for d := 0; d < nd; d++ {
@@ -156,11 +167,12 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	}
 	s.keys = make([][]int, len(t.Cells))
 	for i, c := range t.Cells {
-		if len(c.Key) != nd {
-			return nil, fmt.Errorf("table %s: cell %d has %d key values for %d dimensions", t.Name, i, len(c.Key), nd)
+		if len(c.Key) != len(t.Dims) {
+			return nil, fmt.Errorf("table %s: cell %d has %d key values for %d dimensions", t.Name, i, len(c.Key), len(t.Dims))
 		}
 		k := make([]int, nd)
-		for d, v := range c.Key {
+		for d := range nd {
+			v := s.code(c.Key, d)
 			id, ok := s.codeIdx[d][v]
 			if !ok {
 				id = len(s.codes[d])
@@ -171,7 +183,11 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.keys[i] = k
 	}
-	if err := s.buildTrees(total, opt.Hierarchies); err != nil {
+	if s.axes != nil {
+		if err := s.axisTrees(); err != nil {
+			return nil, err
+		}
+	} else if err := s.buildTrees(total, opt.Hierarchies); err != nil {
 		return nil, err
 	}
 	if err := s.buildIndex(); err != nil {
@@ -223,6 +239,54 @@ func (s *structure) buildTrees(total string, hierarchies map[string]map[string]s
 				cur = s.parent[d][cur]
 				if steps++; steps > n {
 					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", t.Name, t.Dims[d], s.codes[d][id])
+				}
+			}
+			if p := s.parent[d][id]; p >= 0 {
+				s.children[d][p] = append(s.children[d][p], id)
+			}
+		}
+	}
+	return nil
+}
+
+// code is the code of a cell key in the structure's dimension d.
+func (s *structure) code(key []string, d int) string {
+	if s.axes != nil {
+		return s.axes[d].AxisCode(key)
+	}
+	return key[d]
+}
+
+// dimName names the structure's dimension d.
+func (s *structure) dimName(d int) string {
+	if s.axes != nil {
+		return s.axes[d].Name()
+	}
+	return s.t.Dims[d]
+}
+
+// axisTrees sets the code tree of every axis from the table's structure.
+func (s *structure) axisTrees() error {
+	s.parent = make([][]int, s.nd)
+	s.children = make([][][]int, s.nd)
+	for d := range s.nd {
+		n := len(s.codes[d])
+		s.parent[d] = make([]int, n)
+		s.children[d] = make([][]int, n)
+		for id, code := range s.codes[d] {
+			s.parent[d][id] = -1
+			if p, ok := s.axes[d].Parent[code]; ok {
+				if pid, ok := s.codeIdx[d][p]; ok {
+					s.parent[d][id] = pid
+				}
+			}
+		}
+		for id := range s.codes[d] {
+			cur, steps := id, 0
+			for cur >= 0 {
+				cur = s.parent[d][cur]
+				if steps++; steps > n {
+					return fmt.Errorf("table %s: the margins of %s have a cycle through %q", s.t.Name, s.dimName(d), audit.CodeText(s.codes[d][id]))
 				}
 			}
 			if p := s.parent[d][id]; p >= 0 {
@@ -326,7 +390,11 @@ func (s *structure) loadValues() {
 // into Table.Cells) equals the sum of the cells Parts along dimension Dim,
 // the other dimensions held fixed.
 type Relation struct {
+	// Dim is the first table dimension of the axis along which the
+	// relation adds up; Along names the axis (nested dimensions joined
+	// by " / ").
 	Dim   int
+	Along string
 	Total int
 	Parts []int
 }
@@ -341,7 +409,11 @@ func Relations(t *audit.Table) ([]Relation, error) {
 	}
 	out := make([]Relation, len(s.rels))
 	for i, r := range s.rels {
-		out[i] = Relation{Dim: r.dim, Total: r.total, Parts: r.parts}
+		dim := r.dim
+		if s.axes != nil {
+			dim = s.axes[r.dim].Dims[0]
+		}
+		out[i] = Relation{Dim: dim, Along: s.dimName(r.dim), Total: r.total, Parts: r.parts}
 	}
 	return out, nil
 }
@@ -411,20 +483,25 @@ func (s *structure) describe(r int) string {
 	rel := s.rels[r]
 	key := s.t.Cells[rel.total].Key
 	var parts []string
-	for d, v := range key {
+	for d := range s.nd {
 		if d != rel.dim {
-			parts = append(parts, s.t.Dims[d]+"="+v)
+			parts = append(parts, s.dimName(d)+"="+audit.CodeText(s.code(key, d)))
 		}
 	}
 	kind := "row"
 	if rel.dim == 0 && s.nd == 2 {
 		kind = "column"
 	}
+	name, code := s.dimName(rel.dim), audit.CodeText(s.code(key, rel.dim))
 	if len(parts) == 0 {
-		return fmt.Sprintf("the %s total %s=%s", s.t.Dims[rel.dim], s.t.Dims[rel.dim], key[rel.dim])
+		return fmt.Sprintf("the %s total %s=%s", name, name, code)
 	}
-	if key[rel.dim] != s.t.TotalLabel && s.t.TotalLabel != "" {
-		return fmt.Sprintf("%s %s (%s=%s)", kind, strings.Join(parts, ", "), s.t.Dims[rel.dim], key[rel.dim])
+	sub := code != s.t.TotalLabel && s.t.TotalLabel != ""
+	if s.axes != nil {
+		sub = s.parent[rel.dim][s.keys[rel.total][rel.dim]] >= 0 // a subtotal
+	}
+	if sub {
+		return fmt.Sprintf("%s %s (%s=%s)", kind, strings.Join(parts, ", "), name, code)
 	}
 	return kind + " " + strings.Join(parts, ", ")
 }

@@ -1,0 +1,80 @@
+package structure
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+func TestIsTotalLabel(t *testing.T) {
+	for s, want := range map[string]bool{
+		"Total": true, "Mothers All ages": true, "Fathers All ages [note 3]": true, "All persons": true,
+		"Both sexes": true, "All": true, "Total employees": true, "All other services": false,
+		"Subtotal": false, "Under 20": false, "Persons": true, "North East": false,
+	} {
+		if got := IsTotalLabel(s); got != want {
+			t.Errorf("IsTotalLabel(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// counts makes a one-dimensional count table of codes and values.
+func counts(dim string, codes []string, n []int64) *audit.Table {
+	t := &audit.Table{Name: "t", Dims: []string{dim}, Mode: audit.Aggregate}
+	for i, c := range codes {
+		t.Cells = append(t.Cells, &audit.Cell{Key: []string{c}, HasN: true, N: n[i]})
+	}
+	return t
+}
+
+// TestLabelledTotalNotAdding: a total by label that is not the sum of
+// the others is a warning with the difference and no margin; declared
+// (total_label) it stays a margin, with a warning.
+func TestLabelledTotalNotAdding(t *testing.T) {
+	tab := counts("age", []string{"All ages", "0-15", "16-64", "65+"}, []int64{100, 20, 50, 25})
+	res, err := Infer(tab, Options{TotalLabels: []string{"Total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "difference 5") {
+		t.Errorf("margins %v warnings %q", res.Structure.Margins, res.Warnings)
+	}
+	res, err = Infer(tab, Options{Totals: map[string][]string{"age": {"All ages"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Structure.Margins || len(res.Warnings) != 1 || res.Structure.Axes[0].Found["All ages"] != "configuration" {
+		t.Errorf("declared: margins %v warnings %q", res.Structure.Margins, res.Warnings)
+	}
+}
+
+// TestSubtotalsByArithmetic: a total over groups with their subtotals in
+// the same column is found, the subtotals by arithmetic.
+func TestSubtotalsByArithmetic(t *testing.T) {
+	tab := counts("area", []string{"Total", "NORTH", "a1", "a2", "SOUTH", "b1", "b2", "b3"}, []int64{60, 25, 10, 15, 35, 5, 20, 10})
+	res, err := Infer(tab, Options{TotalLabels: []string{"Total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	want := map[string]string{"NORTH": "Total", "SOUTH": "Total", "a1": "NORTH", "a2": "NORTH", "b1": "SOUTH", "b2": "SOUTH", "b3": "SOUTH"}
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %s = %q, want %q (warnings %q)", c, p[c], q, res.Warnings)
+		}
+	}
+}
+
+// TestGSSTree: GSS codes give the levels; a county holds its districts
+// only.
+func TestGSSTree(t *testing.T) {
+	codes := []string{"E12000006 East of England", "E10000003 Cambridgeshire", "E07000008 Cambridge", "E07000009 East Cambridgeshire", "E06000031 Peterborough"}
+	p := gssTree(codes)
+	want := map[string]string{codes[1]: codes[0], codes[2]: codes[1], codes[3]: codes[1], codes[4]: codes[0]}
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %s = %q, want %q", c, p[c], q)
+		}
+	}
+}
