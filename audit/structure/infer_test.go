@@ -78,3 +78,30 @@ func TestGSSTree(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedRows: rows that are not every combination of two label
+// columns are one axis, whose total is found by arithmetic over every
+// row even when printed beside one group.
+func TestNestedRows(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"reg", "father", "mother"}, Mode: audit.Aggregate}
+	rows := [][3]any{{"Joint", "Fathers All ages", []int64{10, 4, 6}}, {"Joint", "Under 20", []int64{3, 1, 2}}, {"Joint", "20+", []int64{5, 2, 3}}, {"Sole", "Not named", []int64{2, 1, 1}}}
+	for _, r := range rows {
+		for j, m := range []string{"Mothers All ages", "Under 20", "20+"} {
+			tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{r[0].(string), r[1].(string), m}, HasN: true, N: r[2].([]int64)[j]})
+		}
+	}
+	res, err := Infer(tab, Options{TotalLabels: []string{"Total"}, RowDims: 2, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Structure
+	if len(st.Axes) != 2 || len(st.Axes[0].Dims) != 2 {
+		t.Fatalf("axes %+v", st.Axes)
+	}
+	if p := st.Axes[0].Parent["Sole\x1fNot named"]; p != "Joint\x1fFathers All ages" {
+		t.Errorf("parent of the sole row %q", p)
+	}
+	if st.Axes[1].Parent["20+"] != "Mothers All ages" {
+		t.Errorf("mothers' total not found: %+v", st.Axes[1])
+	}
+}
