@@ -164,6 +164,16 @@ type Columns struct {
 	// (the first header row, above the across rows) to what each block
 	// holds: {"Number of enterprises": count, "Turnover": total}.
 	Statistics map[string]string `yaml:"statistics"`
+	// Counts are other count columns of a long table: counts of the same
+	// cells (employees and self-employed beside workers), judged by the
+	// rules and protected by secondary suppression like the count.
+	Counts []string `yaml:"counts"`
+	// Derived maps a column derived from a count (a rate, a percentage)
+	// to that count column: withheld wherever its count is withheld.
+	Derived map[string]string `yaml:"derived"`
+	// Safe are columns declared safe to publish as they are (written to
+	// the safe table without being audited).
+	Safe []string `yaml:"safe"`
 }
 
 // Roles returns the scalar statistic roles and their columns, in a fixed order.

@@ -571,7 +571,13 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 		return nil, wideError(src, err)
 	}
 	if !sc.cells && sc.mode == audit.Aggregate {
-		if err := inferStructure(t, s, src.Header()); err != nil {
+		text := map[string]bool{}
+		if ab, ok := b.(*aggBuilder); ok {
+			for j, i := range ab.extra {
+				text[ab.header[i]] = ab.extraText[j]
+			}
+		}
+		if err := inferStructure(t, s, src.Header(), text); err != nil {
 			return nil, err
 		}
 	}
@@ -745,6 +751,9 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	}
 	for _, r := range rs.table {
 		r.CheckTable(t)
+	}
+	if err := evaluateOtherCounts(ctx, t, rs); err != nil {
+		return err
 	}
 	for _, c := range t.Cells {
 		audit.Decide(c)

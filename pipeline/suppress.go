@@ -72,6 +72,12 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
 	}
+	// the table's other count columns, after its count (columns.go)
+	if added, err := protectOtherCounts(ctx, t, opt, s.Suppression.Secondary); err != nil {
+		return err
+	} else if added {
+		done = nil // the pattern grew: audit the count again
+	}
 	enterStage(ctx, StageAudit)
 	var res audit.Intervals
 	if done != nil {

@@ -60,6 +60,12 @@ type Options struct {
 	// withheld: never marked secondary, cost nothing), need no protection,
 	// and Audit reports no interval for them.
 	Unpublished []bool
+	// Column, when set, is the key in Cell.Stats of another count column
+	// of the table's cells whose relations are protected and audited
+	// instead of the count or total (Value is then count): counts of
+	// the same cells published beside the count (employees beside
+	// workers).
+	Column string
 	// Keep, when set, marks cells that secondary suppression must never
 	// choose (cells an output checker protected); they may still be
 	// primary.
@@ -124,6 +130,7 @@ type structure struct {
 	rels     []relation
 	cellRels [][]int32 // per cell: relations it belongs to (as total or part)
 	role     string
+	column   string    // Options.Column
 	val      []float64 // value per cell (0 when unknown)
 	dec      []decimal.Dec
 	known    []bool // the cell's value is present in the table
@@ -146,7 +153,10 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	if total == "" {
 		total = "Total"
 	}
-	s := &structure{t: t, nd: nd, role: opt.valueRole(t)}
+	s := &structure{t: t, nd: nd, role: opt.valueRole(t), column: opt.Column}
+	if s.column != "" {
+		s.role = "count"
+	}
 	if opt.Unpublished != nil {
 		if len(opt.Unpublished) != len(t.Cells) {
 			return nil, fmt.Errorf("table %s: %d unpublished flags for %d cells", t.Name, len(opt.Unpublished), len(t.Cells))
@@ -377,6 +387,10 @@ func (s *structure) loadValues() {
 	s.known = make([]bool, len(t.Cells))
 	for i, c := range t.Cells {
 		switch {
+		case s.column != "":
+			if st, ok := c.Stats[s.column]; ok && !st.Missing {
+				s.dec[i], s.known[i] = st.Value, true
+			}
 		case s.role == "total" && c.HasTotal:
 			s.dec[i], s.known[i] = c.Total, true
 		case s.role == "count" && c.HasN:
@@ -517,10 +531,14 @@ func (s *structure) isSuppressed(i int) bool {
 	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
 	}
-	if st, ok := c.Stats[s.role]; ok && st.Marker {
+	key := s.role
+	if s.column != "" {
+		key = s.column
+	}
+	if st, ok := c.Stats[key]; ok && st.Marker {
 		return true
 	}
-	if _, ok := c.Stats[s.role]; !ok {
+	if _, ok := c.Stats[key]; !ok {
 		for _, st := range c.Stats {
 			if st.Marker {
 				return true
