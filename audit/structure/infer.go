@@ -73,6 +73,15 @@ type Result struct {
 	Warnings  []string
 }
 
+// Ambiguous is the error of a table whose structure cannot be read
+// unambiguously; it names the key that resolves it.
+type Ambiguous struct{ Err error }
+
+func (e *Ambiguous) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *Ambiguous) Unwrap() error { return e.Err }
+
 // figure is one cell's value in the figure margins add up, or unknown.
 type figure struct {
 	v     decimal.Dec
@@ -130,6 +139,9 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big}
 		in.lines()
 		in.run()
+		if in.refuse != nil {
+			return nil, &Ambiguous{Err: in.refuse}
+		}
 		st.Notes = append(st.Notes, in.notes...)
 		res.Warnings = append(res.Warnings, in.warnings...)
 		if len(ax.Parent) > 0 {
@@ -235,6 +247,16 @@ type axisInference struct {
 	cells    []map[string]int
 	notes    []string
 	warnings []string
+	// refuse is set when the structure is ambiguous: the table is
+	// refused naming the key that resolves it.
+	refuse error
+}
+
+// upper reports whether a code has letters, all upper case.
+func upper(code string) bool {
+	parts := label(code)
+	l := parts[len(parts)-1]
+	return strings.ToUpper(l) == l && strings.ToLower(l) != l
 }
 
 func (in *axisInference) lines() {
@@ -389,10 +411,19 @@ func (in *axisInference) run() {
 		}
 		return r
 	}
-	assigned := false
+	assigned, first := false, ""
 	for _, t := range totals {
 		if assigned {
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but %q is already the total; it is not used as a margin", name, audit.CodeText(t), audit.CodeText(totals[0])))
+			// a second total: equal to the first on every line, it is
+			// its margin (published, it gives the first away)
+			if in.arithmetic {
+				if h, c, _, _, _ := in.check(t, []string{first}); h && c > 0 {
+					parent[first] = t
+					ax.Found[t] = "label and arithmetic (equal to " + audit.CodeText(first) + ")"
+					continue
+				}
+			}
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but %q is already the total and they differ; it is not used as a margin (declare the totals with totals:)", name, audit.CodeText(t), audit.CodeText(first)))
 			continue
 		}
 		r := roots()
@@ -403,7 +434,7 @@ func (in *axisInference) run() {
 		if !in.arithmetic {
 			if declared {
 				in.setTotal(t, r, parent, "configuration")
-				assigned = true
+				assigned, first = true, t
 			}
 			continue
 		}
@@ -433,10 +464,10 @@ func (in *axisInference) run() {
 				found = "configuration and arithmetic"
 			}
 			in.setTotal(t, r, parent, found)
-			assigned = true
+			assigned, first = true, t
 		case declared:
 			in.setTotal(t, r, parent, "configuration")
-			assigned = true
+			assigned, first = true, t
 			if !holds {
 				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 			}
@@ -444,6 +475,23 @@ func (in *axisInference) run() {
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 		default:
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
+		}
+	}
+	if !assigned && in.arithmetic && len(hier) == 0 && how != "GSS codes" {
+		// a hierarchy by case: an upper-case code that is the sum of the
+		// codes below it (an area above its authorities)
+		p := in.blocks(members)
+		for c, q := range p {
+			if !upper(q) || upper(c) {
+				delete(p, c)
+			}
+		}
+		if len(p) > 0 {
+			for c, q := range p {
+				parent[c] = q
+				ax.Found[q] = "case and arithmetic"
+			}
+			in.notes = append(in.notes, fmt.Sprintf("%s: upper-case codes that are the sum of the codes below them: %s", name, describeTree(p)))
 		}
 	}
 	if !assigned && in.arithmetic {
@@ -466,7 +514,7 @@ func (in *axisInference) run() {
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), audit.Plural(int64(len(others)), "code", "codes")))
 		case 0:
 		default:
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %d codes are each the sum of the others (%q, %q): no total is read; declare it with totals:", name, len(found), audit.CodeText(found[0]), audit.CodeText(found[1])))
+			in.refuse = fmt.Errorf("%s: %d codes are each the sum of all the others (%q, %q): which one is the total is ambiguous; declare it with totals: {%s: [...]}", name, len(found), audit.CodeText(found[0]), audit.CodeText(found[1]), ax.Names[len(ax.Names)-1])
 		}
 	}
 	for c, p := range parent {

@@ -1,10 +1,12 @@
 package structure
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 func TestIsTotalLabel(t *testing.T) {
@@ -103,5 +105,50 @@ func TestNestedRows(t *testing.T) {
 	}
 	if st.Axes[1].Parent["20+"] != "Mothers All ages" {
 		t.Errorf("mothers' total not found: %+v", st.Axes[1])
+	}
+}
+
+// TestSecondTotal: a second labelled total equal to the first is its
+// margin (published beside a withheld first, it gives it away).
+func TestSecondTotal(t *testing.T) {
+	tab := counts("sex", []string{"Persons", "Male", "Female", "Total"}, []int64{30, 10, 20, 30})
+	res, err := Infer(tab, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	if p["Male"] != "Persons" || p["Persons"] != "Total" {
+		t.Errorf("parents %v, warnings %q", p, res.Warnings)
+	}
+}
+
+// TestAmbiguousTotal: two codes each the sum of all the others is
+// refused, naming the key that resolves it.
+func TestAmbiguousTotal(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"k"}, Mode: audit.Aggregate}
+	for _, kv := range []struct {
+		k string
+		v int64
+	}{{"a", 10}, {"b", 10}, {"c", 5}, {"d", -5}} {
+		tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{kv.k}, HasTotal: true, Total: decimal.FromInt(kv.v)})
+	}
+	_, err := Infer(tab, Options{})
+	var amb *Ambiguous
+	if !errors.As(err, &amb) || !strings.Contains(err.Error(), "totals: {k: [...]}") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestUpperCaseParents: upper-case codes that are the sum of the codes
+// below them are their margins, without a total.
+func TestUpperCaseParents(t *testing.T) {
+	tab := counts("area", []string{"NORTH", "Leeds", "York", "SOUTH", "Bath", "Bristol"}, []int64{25, 10, 15, 35, 5, 30})
+	res, err := Infer(tab, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	if p["Leeds"] != "NORTH" || p["York"] != "NORTH" || p["Bristol"] != "SOUTH" || !res.Structure.Margins {
+		t.Errorf("parents %v", p)
 	}
 }
