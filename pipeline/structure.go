@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -33,10 +32,6 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 		}
 	}
 	res, err := structure.Infer(t, opt)
-	var amb *structure.Ambiguous
-	if errors.As(err, &amb) {
-		return &configs.Error{Msg: fmt.Sprintf("%s: the table's margins are ambiguous: %v", t.Source, amb), Err: configs.ErrInvalid}
-	}
 	if err != nil {
 		return err
 	}

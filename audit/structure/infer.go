@@ -73,15 +73,6 @@ type Result struct {
 	Warnings  []string
 }
 
-// Ambiguous is the error of a table whose structure cannot be read
-// unambiguously; it names the key that resolves it.
-type Ambiguous struct{ Err error }
-
-func (e *Ambiguous) Error() string { return e.Err.Error() }
-
-// Unwrap returns the cause.
-func (e *Ambiguous) Unwrap() error { return e.Err }
-
 // figure is one cell's value in the figure margins add up, or unknown.
 type figure struct {
 	v     decimal.Dec
@@ -139,9 +130,6 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big}
 		in.lines()
 		in.run()
-		if in.refuse != nil {
-			return nil, &Ambiguous{Err: in.refuse}
-		}
 		st.Notes = append(st.Notes, in.notes...)
 		res.Warnings = append(res.Warnings, in.warnings...)
 		if len(ax.Parent) > 0 {
@@ -247,9 +235,10 @@ type axisInference struct {
 	cells    []map[string]int
 	notes    []string
 	warnings []string
-	// refuse is set when the structure is ambiguous: the table is
-	// refused naming the key that resolves it.
-	refuse error
+	// negative is set by check when a part on a checked line is
+	// negative: a sum found by arithmetic alone with a negative part is a
+	// derived difference (Balance = Exports - Imports), not a margin.
+	negative bool
 }
 
 // upper reports whether a code has letters, all upper case.
@@ -297,6 +286,7 @@ func (in *axisInference) value(l int, code string) figure {
 // difference met.
 func (in *axisInference) check(total string, parts []string) (holds bool, checked int, nontrivial bool, diff decimal.Dec, at int) {
 	holds, at = true, -1
+	in.negative = false
 	for l := range in.cells {
 		if _, ok := in.cells[l][total]; !ok {
 			continue
@@ -315,6 +305,9 @@ func (in *axisInference) check(total string, parts []string) (holds bool, checke
 			}
 			if !v.v.IsZero() {
 				nonzero++
+			}
+			if v.v.Sign() < 0 {
+				in.negative = true
 			}
 			sum = sum.Add(v.v)
 		}
@@ -472,7 +465,7 @@ func (in *axisInference) run() {
 				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 			}
 		case !holds:
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
 		default:
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
 		}
@@ -501,20 +494,18 @@ func (in *axisInference) run() {
 		if len(r) >= 3 {
 			for _, c := range r {
 				others := slices.DeleteFunc(slices.Clone(r), func(x string) bool { return x == c })
-				if holds, checked, nontrivial, _, _ := in.check(c, others); holds && checked > 0 && nontrivial {
+				if holds, checked, nontrivial, _, _ := in.check(c, others); holds && checked > 0 && nontrivial && !in.negative {
 					found = append(found, c)
 				}
 			}
 		}
-		switch len(found) {
-		case 1:
+		// with non-negative parts, two codes cannot each be the sum of
+		// all the others on a line where two parts are nonzero
+		if len(found) == 1 {
 			c := found[0]
 			others := slices.DeleteFunc(r, func(x string) bool { return x == c })
 			in.setTotal(c, others, parent, "arithmetic")
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), audit.Plural(int64(len(others)), "code", "codes")))
-		case 0:
-		default:
-			in.refuse = fmt.Errorf("%s: %d codes are each the sum of all the others (%q, %q): which one is the total is ambiguous; declare it with totals: {%s: [...]}", name, len(found), audit.CodeText(found[0]), audit.CodeText(found[1]), ax.Names[len(ax.Names)-1])
 		}
 	}
 	for c, p := range parent {
@@ -536,6 +527,24 @@ func (in *axisInference) run() {
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", name, audit.CodeText(c), audit.Plural(int64(n), "code", "codes"), f))
 		}
 	}
+}
+
+// rounding says when a difference is within the rounding of n parts
+// published to the table's finest decimal place: the table looks
+// rounded, and its totals cannot be exact relations.
+func (in *axisInference) rounding(diff decimal.Dec, n int) string {
+	scale := 0
+	for _, f := range in.figs {
+		if f.known {
+			scale = max(scale, f.v.Scale())
+		}
+	}
+	// |diff| <= n/2 units of 10^-scale
+	lim := decimal.Scaled(int64(n)*5, scale+1)
+	if diff.Abs().Cmp(lim) <= 0 {
+		return fmt.Sprintf(", within the rounding of %d parts: the table looks rounded", n)
+	}
+	return ""
 }
 
 // where names the line of a difference for messages.
@@ -604,7 +613,7 @@ func (in *axisInference) blocks(members []string) map[string]string {
 		}
 		for j := i + 3; j <= len(members); j++ {
 			block := members[i+1 : j]
-			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt {
+			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative {
 				for _, b := range block {
 					out[b] = members[i]
 				}

@@ -1,7 +1,6 @@
 package structure
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -122,23 +121,6 @@ func TestSecondTotal(t *testing.T) {
 	}
 }
 
-// TestAmbiguousTotal: two codes each the sum of all the others is
-// refused, naming the key that resolves it.
-func TestAmbiguousTotal(t *testing.T) {
-	tab := &audit.Table{Name: "t", Dims: []string{"k"}, Mode: audit.Aggregate}
-	for _, kv := range []struct {
-		k string
-		v int64
-	}{{"a", 10}, {"b", 10}, {"c", 5}, {"d", -5}} {
-		tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{kv.k}, HasTotal: true, Total: decimal.FromInt(kv.v)})
-	}
-	_, err := Infer(tab, Options{})
-	var amb *Ambiguous
-	if !errors.As(err, &amb) || !strings.Contains(err.Error(), "totals: {k: [...]}") {
-		t.Errorf("err = %v", err)
-	}
-}
-
 // TestUpperCaseParents: upper-case codes that are the sum of the codes
 // below them are their margins, without a total.
 func TestUpperCaseParents(t *testing.T) {
@@ -150,5 +132,43 @@ func TestUpperCaseParents(t *testing.T) {
 	p := res.Structure.Axes[0].Parent
 	if p["Leeds"] != "NORTH" || p["York"] != "NORTH" || p["Bristol"] != "SOUTH" || !res.Structure.Margins {
 		t.Errorf("parents %v", p)
+	}
+}
+
+// TestDerivedDifferenceNotAMargin: Exports = Imports + Balance holds on
+// every line, but Balance (Exports - Imports) is negative: a derived
+// row, not a margin (the audit's parts are non-negative).
+func TestDerivedDifferenceNotAMargin(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"area", "flow"}, Mode: audit.Aggregate}
+	for _, r := range []struct {
+		a    string
+		i, e int64
+	}{{"North", 10, 7}, {"South", 4, 9}, {"East", 6, 6}} {
+		for _, f := range []struct {
+			k string
+			v int64
+		}{{"Imports", r.i}, {"Exports", r.e}, {"Balance", r.e - r.i}} {
+			tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{r.a, f.k}, HasTotal: true, Total: decimal.FromInt(f.v)})
+		}
+	}
+	res, err := Infer(tab, Options{RowDims: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins {
+		t.Errorf("a derived difference read as a margin: %+v", res.Structure.Axes)
+	}
+}
+
+// TestRoundedTotalWarning: a labelled total off by no more than the
+// rounding of its parts says that the table looks rounded.
+func TestRoundedTotalWarning(t *testing.T) {
+	tab := counts("age", []string{"All ages", "0-15", "16-64", "65+"}, []int64{96, 20, 50, 25})
+	res, err := Infer(tab, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "difference 1, within the rounding of 3 parts") {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 }
