@@ -494,7 +494,7 @@ func (in *axisInference) run() {
 		if len(r) >= 3 {
 			for _, c := range r {
 				others := slices.DeleteFunc(slices.Clone(r), func(x string) bool { return x == c })
-				if holds, checked, nontrivial, _, _ := in.check(c, others); holds && checked > 0 && nontrivial && !in.negative {
+				if holds, checked, nontrivial, _, _ := in.check(c, others); holds && checked > 0 && nontrivial && !in.negative && in.mayBePart(others) {
 					found = append(found, c)
 				}
 			}
@@ -527,6 +527,32 @@ func (in *axisInference) run() {
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", name, audit.CodeText(c), audit.Plural(int64(n), "code", "codes"), f))
 		}
 	}
+}
+
+// derivedWords label rows and columns derived as differences: a
+// balance, a net figure, a change.
+var derivedWords = []string{"balance", "net", "difference", "change", "surplus", "deficit"}
+
+// mayBePart reports whether codes may be the parts of a sum found by
+// arithmetic alone: none is labelled as a difference, and none has a
+// negative value anywhere in the table (a part of a margin is a count
+// or amount, never negative; Balance = Exports - Imports is not a part).
+func (in *axisInference) mayBePart(codes []string) bool {
+	for _, c := range codes {
+		for _, p := range label(c) {
+			for _, w := range strings.Fields(normal(p)) {
+				if slices.Contains(derivedWords, w) {
+					return false
+				}
+			}
+		}
+		for l := range in.cells {
+			if v := in.value(l, c); v.known && v.v.Sign() < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // rounding says when a difference is within the rounding of n parts
@@ -613,7 +639,7 @@ func (in *axisInference) blocks(members []string) map[string]string {
 		}
 		for j := i + 3; j <= len(members); j++ {
 			block := members[i+1 : j]
-			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative {
+			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative && in.mayBePart(block) {
 				for _, b := range block {
 					out[b] = members[i]
 				}

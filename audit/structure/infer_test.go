@@ -158,6 +158,20 @@ func TestDerivedDifferenceNotAMargin(t *testing.T) {
 	if res.Structure.Margins {
 		t.Errorf("a derived difference read as a margin: %+v", res.Structure.Axes)
 	}
+	// the negative balance withheld, or every balance positive: its
+	// label says it is a difference
+	for _, c := range tab.Cells {
+		if c.Key[1] == "Balance" && c.Total.Sign() < 0 {
+			c.HasTotal = false
+		}
+	}
+	res, err = Infer(tab, Options{RowDims: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins {
+		t.Errorf("a balance read as a part of a margin: %+v", res.Structure.Axes)
+	}
 }
 
 // TestRoundedTotalWarning: a labelled total off by no more than the
