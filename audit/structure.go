@@ -22,6 +22,10 @@ type Structure struct {
 	Margins bool `json:"margins"`
 	// Notes say what was found and how, for the checker.
 	Notes []string `json:"notes,omitempty"`
+	// Layout says how the table was found in its file (the reader's
+	// account: header rows, label columns, labels carried down, sheets
+	// skipped), labels and positions only.
+	Layout []string `json:"layout,omitempty"`
 }
 
 // Axis is one or more dimensions of a table read as one for margins.

@@ -583,6 +583,9 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	}
 	if w, ok := readers.As[readers.Warner](src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)
+		if t.Structure != nil {
+			t.Structure.Layout = append(t.Structure.Layout, w.Warnings()...)
+		}
 	}
 	return t, nil
 }

@@ -18,6 +18,8 @@ type structureJSON struct {
 	Columns []audit.ColumnRole `json:"columns,omitempty"`
 	// Notes say what was found and how.
 	Notes []string `json:"notes,omitempty"`
+	// Layout is how the table was found in its file.
+	Layout []string `json:"layout,omitempty"`
 }
 
 type axisJSON struct {
@@ -38,7 +40,7 @@ func structureBlock(t *audit.Table) *structureJSON {
 	if st == nil {
 		return nil
 	}
-	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes}
+	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout}
 	for i := range st.Axes {
 		ax := &st.Axes[i]
 		a := axisJSON{Dims: ax.Names, Nested: len(ax.Dims) > 1}
@@ -67,7 +69,7 @@ func StructureLines(t *audit.Table) []string {
 	if st == nil {
 		return nil
 	}
-	var out []string
+	out := append([]string(nil), st.Layout...)
 	for i := range st.Axes {
 		ax := &st.Axes[i]
 		children := ax.Children()
