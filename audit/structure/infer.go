@@ -492,9 +492,9 @@ func (in *axisInference) run() {
 		r := roots()
 		var found []string
 		if len(r) >= 3 {
-			for _, c := range r {
+			for _, c := range in.sumOfOthers(r) {
 				others := slices.DeleteFunc(slices.Clone(r), func(x string) bool { return x == c })
-				if holds, checked, nontrivial, _, _ := in.check(c, others); holds && checked > 0 && nontrivial && !in.negative && in.mayBePart(others) {
+				if in.mayBePart(others) {
 					found = append(found, c)
 				}
 			}
@@ -628,17 +628,89 @@ func (in *axisInference) confirmTree(parent map[string]string, members []string,
 	}
 }
 
+// sumOfOthers returns the codes that are the sum of all the other codes
+// on every line where all are known (at least one, with two nonzero
+// parts, none negative), in one pass over the lines: v(c) = S - v(c).
+func (in *axisInference) sumOfOthers(codes []string) []string {
+	type lineSum struct {
+		sum          decimal.Dec
+		nonzero, neg int
+		complete     bool
+	}
+	sums := make([]lineSum, len(in.cells))
+	for l := range in.cells {
+		ls := lineSum{complete: true}
+		for _, c := range codes {
+			v := in.value(l, c)
+			if !v.known {
+				ls.complete = false
+				break
+			}
+			ls.sum = ls.sum.Add(v.v)
+			if !v.v.IsZero() {
+				ls.nonzero++
+			}
+			if v.v.Sign() < 0 {
+				ls.neg++
+			}
+		}
+		sums[l] = ls
+	}
+	var out []string
+	for _, c := range codes {
+		holds, checked, nontrivial := true, 0, false
+		for l, ls := range sums {
+			if _, ok := in.cells[l][c]; !ok || !ls.complete {
+				continue
+			}
+			v := in.value(l, c).v
+			if v.Add(v).Cmp(ls.sum) != 0 {
+				holds = false
+				break
+			}
+			nz, neg := ls.nonzero, ls.neg
+			if !v.IsZero() {
+				nz--
+			}
+			if v.Sign() < 0 {
+				neg--
+			}
+			if neg > 0 {
+				holds = false
+				break
+			}
+			checked++
+			nontrivial = nontrivial || nz >= 2
+		}
+		if holds && checked > 0 && nontrivial {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// maxBlockWork bounds the work (cells compared) of the search for
+// subtotals by arithmetic in one axis: a deterministic bound, so that a
+// large table without labels costs a bounded time and gives the same
+// structure on every machine.
+var maxBlockWork = 20_000_000
+
 // blocks finds subtotals: a member that is the sum of a contiguous block
 // of two or more members right below it (or right above it), on every
 // complete line with at least one line where two of them are nonzero.
 func (in *axisInference) blocks(members []string) map[string]string {
 	out := map[string]string{}
+	work := 0
 	for i := 0; i < len(members); i++ {
 		if _, ok := out[members[i]]; ok {
 			continue
 		}
 		for j := i + 3; j <= len(members); j++ {
 			block := members[i+1 : j]
+			if work += len(in.cells) * len(block); work > maxBlockWork {
+				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxBlockWork))
+				return out
+			}
 			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative && in.mayBePart(block) {
 				for _, b := range block {
 					out[b] = members[i]

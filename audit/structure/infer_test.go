@@ -1,6 +1,8 @@
 package structure
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,5 +186,27 @@ func TestRoundedTotalWarning(t *testing.T) {
 	}
 	if res.Structure.Margins || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "difference 1, within the rounding of 3 parts") {
 		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// TestBlockWorkBound: the search for subtotals stops at its work bound
+// and says so; the structure found is the same at any load.
+func TestBlockWorkBound(t *testing.T) {
+	codes := []string{"Total"}
+	n := []int64{0}
+	for i := range 400 {
+		codes = append(codes, fmt.Sprintf("c%03d", i))
+		n = append(n, int64(i%7+1))
+		n[0] += int64(i%7 + 1)
+	}
+	n[0]++ // the total does not add up: subtotals are searched
+	defer func(w int) { maxBlockWork = w }(maxBlockWork)
+	maxBlockWork = 10_000
+	res, err := Infer(counts("k", codes, n), Options{TotalLabels: []string{"Total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Structure.Notes, func(s string) bool { return strings.Contains(s, "work bound") }) {
+		t.Errorf("notes %q", res.Structure.Notes)
 	}
 }
