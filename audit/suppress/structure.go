@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	tablestructure "github.com/sdcaudit/sdcaudit/audit/structure"
 )
 
 // Options configures secondary suppression (Protect) and the
@@ -137,8 +138,9 @@ type structure struct {
 	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
 
-	// axes, when set, are the table's structure's axes (Table.Structure):
-	// the structure's dimension d is axis d; nil: the table's dimensions.
+	// axes are the table's structure's axes (Table.Structure, else the
+	// structure its configuration declares): the structure's dimension
+	// d is axis d.
 	axes []audit.Axis
 
 	lvOnce sync.Once
@@ -163,13 +165,16 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.unpub = opt.Unpublished
 	}
-	if t.Structure != nil {
-		// the table's structure: one code tree per axis (a dimension, or
-		// nested dimensions read as one)
-		nd = len(t.Structure.Axes)
-		s.nd = nd
-		s.axes = t.Structure.Axes
+	// the table's structure: one code tree per axis (a dimension, or
+	// nested dimensions read as one); a table without one (built from
+	// records) has the margins its configuration declares
+	st := t.Structure
+	if st == nil {
+		st = tablestructure.Declared(t, total, opt.Hierarchies)
 	}
+	nd = len(st.Axes)
+	s.nd = nd
+	s.axes = st.Axes
 	s.codes = make([][]string, nd)
 	s.codeIdx = make([]map[string]int, nd)
 	for d := 0; d < nd; d++ {
@@ -193,11 +198,7 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.keys[i] = k
 	}
-	if s.axes != nil {
-		if err := s.axisTrees(); err != nil {
-			return nil, err
-		}
-	} else if err := s.buildTrees(total, opt.Hierarchies); err != nil {
+	if err := s.axisTrees(); err != nil {
 		return nil, err
 	}
 	if err := s.buildIndex(); err != nil {
@@ -208,71 +209,14 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	return s, nil
 }
 
-// buildTrees sets the code tree of every dimension: the parent of a code
-// is its nearest ancestor present in the table (Hierarchies), else the
-// total label.
-func (s *structure) buildTrees(total string, hierarchies map[string]map[string]string) error {
-	t, nd := s.t, s.nd
-	s.parent = make([][]int, nd)
-	s.children = make([][][]int, nd)
-	for d := 0; d < nd; d++ {
-		n := len(s.codes[d])
-		s.parent[d] = make([]int, n)
-		s.children[d] = make([][]int, n)
-		root, hasTotal := s.codeIdx[d][total]
-		hier := hierarchies[t.Dims[d]]
-		for id, code := range s.codes[d] {
-			p := -1
-			if code != total {
-				cur := code
-				for guard := 0; guard < 64; guard++ {
-					par, ok := hier[cur]
-					if !ok {
-						break
-					}
-					if pid, ok := s.codeIdx[d][par]; ok {
-						p = pid
-						break
-					}
-					cur = par
-				}
-				if p < 0 && hasTotal {
-					p = root
-				}
-			}
-			s.parent[d][id] = p
-		}
-		// Reject cycles in the hierarchy.
-		for id := range s.codes[d] {
-			cur, steps := id, 0
-			for cur >= 0 {
-				cur = s.parent[d][cur]
-				if steps++; steps > n {
-					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", t.Name, t.Dims[d], s.codes[d][id])
-				}
-			}
-			if p := s.parent[d][id]; p >= 0 {
-				s.children[d][p] = append(s.children[d][p], id)
-			}
-		}
-	}
-	return nil
-}
-
 // code is the code of a cell key in the structure's dimension d.
 func (s *structure) code(key []string, d int) string {
-	if s.axes != nil {
-		return s.axes[d].AxisCode(key)
-	}
-	return key[d]
+	return s.axes[d].AxisCode(key)
 }
 
 // dimName names the structure's dimension d.
 func (s *structure) dimName(d int) string {
-	if s.axes != nil {
-		return s.axes[d].Name()
-	}
-	return s.t.Dims[d]
+	return s.axes[d].Name()
 }
 
 // axisTrees sets the code tree of every axis from the table's structure.
@@ -296,7 +240,7 @@ func (s *structure) axisTrees() error {
 			for cur >= 0 {
 				cur = s.parent[d][cur]
 				if steps++; steps > n {
-					return fmt.Errorf("table %s: the margins of %s have a cycle through %q", s.t.Name, s.dimName(d), audit.CodeText(s.codes[d][id]))
+					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", s.t.Name, s.dimName(d), audit.CodeText(s.codes[d][id]))
 				}
 			}
 			if p := s.parent[d][id]; p >= 0 {
@@ -423,10 +367,7 @@ func Relations(t *audit.Table) ([]Relation, error) {
 	}
 	out := make([]Relation, len(s.rels))
 	for i, r := range s.rels {
-		dim := r.dim
-		if s.axes != nil {
-			dim = s.axes[r.dim].Dims[0]
-		}
+		dim := s.axes[r.dim].Dims[0]
 		out[i] = Relation{Dim: dim, Along: s.dimName(r.dim), Total: r.total, Parts: r.parts}
 	}
 	return out, nil
@@ -511,7 +452,7 @@ func (s *structure) describe(r int) string {
 		return fmt.Sprintf("the %s total %s=%s", name, name, code)
 	}
 	sub := code != s.t.TotalLabel && s.t.TotalLabel != ""
-	if s.axes != nil {
+	if s.t.Structure != nil {
 		sub = s.parent[rel.dim][s.keys[rel.total][rel.dim]] >= 0 // a subtotal
 	}
 	if sub {
