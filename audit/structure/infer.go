@@ -435,7 +435,7 @@ func (in *axisInference) run() {
 		if !holds && len(hier) == 0 && how != "GSS codes" {
 			// subtotals among the members: a row that is the sum of a
 			// contiguous block beside it
-			if p := in.blocks(members); len(p) > 0 {
+			if p := in.blocks(members, nil); len(p) > 0 {
 				for c, q := range p {
 					parent[c] = q
 				}
@@ -473,9 +473,12 @@ func (in *axisInference) run() {
 	if !assigned && in.arithmetic && len(hier) == 0 && how != "GSS codes" {
 		// a hierarchy by case: an upper-case code that is the sum of the
 		// codes below it (an area above its authorities)
-		p := in.blocks(members)
-		for c, q := range p {
-			if !upper(q) || upper(c) {
+		var p map[string]string
+		if slices.ContainsFunc(members, upper) {
+			p = in.blocks(members, upper)
+		}
+		for c := range p {
+			if upper(c) {
 				delete(p, c)
 			}
 		}
@@ -695,27 +698,64 @@ func (in *axisInference) sumOfOthers(codes []string) []string {
 // structure on every machine.
 var maxBlockWork = 20_000_000
 
-// blocks finds subtotals: a member that is the sum of a contiguous block
-// of two or more members right below it (or right above it), on every
-// complete line with at least one line where two of them are nonzero.
-func (in *axisInference) blocks(members []string) map[string]string {
+// blocks finds subtotals: a member (one that parent accepts, when
+// given) that is the sum of a contiguous block of two or more members
+// right below it, on every complete line with at least one line where
+// two of them are nonzero. The block grows one member at a time with
+// running sums per line, and stops as soon as the sum exceeds the
+// candidate on a complete line (the parts are never negative).
+func (in *axisInference) blocks(members []string, parent func(string) bool) map[string]string {
 	out := map[string]string{}
+	nl := len(in.cells)
+	sums := make([]decimal.Dec, nl)
+	unknown := make([]bool, nl)
 	work := 0
 	for i := 0; i < len(members); i++ {
-		if _, ok := out[members[i]]; ok {
+		if _, ok := out[members[i]]; ok || parent != nil && !parent(members[i]) {
 			continue
 		}
-		for j := i + 3; j <= len(members); j++ {
-			block := members[i+1 : j]
-			if work += len(in.cells) * len(block); work > maxBlockWork {
+		clear(sums)
+		clear(unknown)
+		for j := i + 1; j < len(members); j++ {
+			over, equal := false, true
+			for l := range nl {
+				v := in.value(l, members[j])
+				switch {
+				case !v.known:
+					unknown[l] = true
+				case v.v.Sign() < 0:
+					over = true
+				default:
+					sums[l] = sums[l].Add(v.v)
+				}
+				if _, has := in.cells[l][members[i]]; !has || unknown[l] {
+					continue
+				}
+				if tv := in.value(l, members[i]); tv.known {
+					switch c := sums[l].Cmp(tv.v); {
+					case c > 0:
+						over = true
+					case c < 0:
+						equal = false
+					}
+				}
+			}
+			if work += nl; work > maxBlockWork {
 				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxBlockWork))
 				return out
 			}
+			if over {
+				break
+			}
+			if !equal || j-i < 2 {
+				continue
+			}
+			block := members[i+1 : j+1]
 			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative && in.mayBePart(block) {
 				for _, b := range block {
 					out[b] = members[i]
 				}
-				i = j - 1
+				i = j
 				break
 			}
 		}

@@ -196,12 +196,16 @@ func TestBlockWorkBound(t *testing.T) {
 	n := []int64{0}
 	for i := range 400 {
 		codes = append(codes, fmt.Sprintf("c%03d", i))
-		n = append(n, int64(i%7+1))
-		n[0] += int64(i%7 + 1)
+		v := int64(i%7 + 1)
+		if i == 0 {
+			v = 1_000_000 // no block below it ever exceeds it
+		}
+		n = append(n, v)
+		n[0] += v
 	}
 	n[0]++ // the total does not add up: subtotals are searched
 	defer func(w int) { maxBlockWork = w }(maxBlockWork)
-	maxBlockWork = 10_000
+	maxBlockWork = 100
 	res, err := Infer(counts("k", codes, n), Options{TotalLabels: []string{"Total"}})
 	if err != nil {
 		t.Fatal(err)
