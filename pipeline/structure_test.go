@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -451,5 +452,31 @@ func TestNoMarginsWarning(t *testing.T) {
 	}
 	if slices.Contains(tab.Warnings, noMargins) || tab.Structure == nil || tab.Structure.Axes[1].Found["z"] != "arithmetic" {
 		t.Errorf("warnings %q, structure %+v", tab.Warnings, tab.Structure.Axes)
+	}
+}
+
+// TestColumnKeys: columns.counts, columns.derived and columns.safe give
+// columns their roles; a safe column is written, a key naming no column
+// is a configuration error naming the columns.
+func TestColumnKeys(t *testing.T) {
+	y := "columns: {dims: [Area code, Area], count: Workers, counts: [Employees, Self-employed], derived: {\"Rate per 100,000 workers\": Workers}, safe: [Employment (thousands)]}\n"
+	tab := checkFile(t, structureDir+"injuries.csv", y)
+	roles := map[string]audit.ColumnRole{}
+	for _, c := range tab.Structure.Columns {
+		roles[c.Column] = c
+	}
+	if r := roles["Employment (thousands)"]; r.Role != audit.RolePublished || !r.Written || !slices.Contains(tab.ColumnLabels, "Employment (thousands)") {
+		t.Errorf("safe column: %+v, columns %v", r, tab.ColumnLabels)
+	}
+	if r := roles["Rate per 100,000 workers"]; r.Role != audit.RoleDerived || r.Of != "Workers" {
+		t.Errorf("derived column: %+v", r)
+	}
+	if r := roles["Self-employed"]; r.Role != audit.RoleCount || !r.Audited {
+		t.Errorf("count column: %+v", r)
+	}
+	_, err := auditText(t, "g,n,m\na,3,1\nb,40,2\n", "columns: {dims: [g], count: n, counts: [k]}\n")
+	var ce *configs.Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), `columns.counts: "k" is not a column`) {
+		t.Errorf("err = %v", err)
 	}
 }
