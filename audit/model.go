@@ -254,6 +254,11 @@ type Table struct {
 	// not a top-level code, as in SuppressOptions.Hierarchies: the margin
 	// relations the table declares beyond the total label.
 	Hierarchies map[string]map[string]string
+	// Structure is the table's structure found from its configuration,
+	// labels and numbers (package audit/structure): its margins, nested
+	// dimensions and column roles. Nil for tables built from records,
+	// whose margins are TotalLabel and Hierarchies.
+	Structure *Structure
 	// Value is the value column in microdata mode ("" for a frequency table).
 	Value string
 	// Publish lists the statistics the released table shows per cell.

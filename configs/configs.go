@@ -107,8 +107,13 @@ type Config struct {
 	Publish *Publish `yaml:"publish"`
 	// Decimals of derived statistics (mean, SD, ...) in the released table.
 	Decimals *int `yaml:"decimals"`
-	// TotalLabel is the dimension value of margins (default "Total").
-	TotalLabel *string `yaml:"total_label"`
+	// TotalLabel is the dimension value of margins (default "Total"):
+	// one label, or a list of labels each read as a total in every
+	// dimension ("Mothers All ages", "Fathers All ages").
+	TotalLabel *Labels `yaml:"total_label"`
+	// Totals are, per dimension, the codes that are its totals (like
+	// tau-argus's TOTCODE), beside total_label.
+	Totals map[string]Labels `yaml:"totals"`
 	// Marker replaces suppressed cells in publishable outputs (default "x").
 	Marker *string `yaml:"marker"`
 	// Markers are the texts that mark already suppressed cells in input
@@ -176,6 +181,16 @@ type Columns struct {
 	// protection levels (tau-argus's LOWERPL and UPPERPL).
 	LowerPL string `yaml:"lower_pl"`
 	UpperPL string `yaml:"upper_pl"`
+	// Counts are other count columns of a long table: counts of the same
+	// cells (employees and self-employed beside workers), judged by the
+	// rules and protected by secondary suppression like the count.
+	Counts []string `yaml:"counts"`
+	// Derived maps a column derived from a count (a rate, a percentage)
+	// to that count column: withheld wherever its count is withheld.
+	Derived map[string]string `yaml:"derived"`
+	// Safe are columns declared safe to publish as they are (written to
+	// the safe table without being audited).
+	Safe []string `yaml:"safe"`
 }
 
 // Roles returns the scalar statistic roles and their columns, in a fixed order.
@@ -224,6 +239,23 @@ type Publish struct {
 
 // Known statistic names for publish.
 var publishable = []string{"count", "total", "mean", "sd", "variance", "median", "min", "max", "skewness", "kurtosis"}
+
+// Labels is one label or a list of labels.
+type Labels []string
+
+// UnmarshalYAML reads a scalar as a list of one.
+func (l *Labels) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*l = Labels{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return err
+	}
+	*l = list
+	return nil
+}
 
 // UnmarshalYAML reads the mixed list of names and `moments: {order: K}`.
 func (p *Publish) UnmarshalYAML(n *yaml.Node) error {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,14 +17,18 @@ import (
 
 // Settings is a fully resolved configuration for one table.
 type Settings struct {
-	Profile     string
-	Rules       []RuleSetting // every rule mentioned, sorted by name
-	Columns     *Columns
-	Microdata   *Microdata
-	Measure     *Measure
-	Publish     Publish
-	Decimals    int
-	TotalLabel  string
+	Profile    string
+	Rules      []RuleSetting // every rule mentioned, sorted by name
+	Columns    *Columns
+	Microdata  *Microdata
+	Measure    *Measure
+	Publish    Publish
+	Decimals   int
+	TotalLabel string
+	// TotalLabels are every label of total_label (TotalLabel is the
+	// first); Totals the totals: codes per dimension.
+	TotalLabels []string
+	Totals      map[string][]string
 	Marker      string
 	Markers     []string
 	Input       Input
@@ -147,7 +152,19 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		s.Decimals = *merged.Decimals
 	}
 	if merged.TotalLabel != nil {
-		s.TotalLabel = *merged.TotalLabel
+		if len(*merged.TotalLabel) == 0 {
+			return nil, &Error{Msg: "total_label must name at least one label", Err: ErrInvalid}
+		}
+		s.TotalLabel = (*merged.TotalLabel)[0]
+		s.TotalLabels = slices.Clone(*merged.TotalLabel)
+	} else {
+		s.TotalLabels = []string{s.TotalLabel}
+	}
+	if len(merged.Totals) > 0 {
+		s.Totals = map[string][]string{}
+		for d, l := range merged.Totals {
+			s.Totals[d] = slices.Clone(l)
+		}
 	}
 	if merged.Marker != nil {
 		if err := CheckMarker(*merged.Marker); err != nil {
@@ -329,6 +346,7 @@ func (c *Config) overlay(l *Config, files map[string]string) {
 	set(&c.Publish, &l.Publish)
 	set(&c.Decimals, &l.Decimals)
 	set(&c.TotalLabel, &l.TotalLabel)
+	set(&c.Totals, &l.Totals)
 	set(&c.Marker, &l.Marker)
 	set(&c.Markers, &l.Markers)
 	set(&c.Input, &l.Input)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -25,7 +26,18 @@ type aggBuilder struct {
 	seen    map[string]int
 	num     readers.NumberFormat
 	empty   emptyLevels
+	// extra are the input columns mapped to no role: kept in each
+	// cell's Stats under ExtraStat(name) for the table's structure to
+	// give them a role (pipeline/structure.go); extraText marks those
+	// holding something that is not a number or a marker.
+	extra     []int
+	extraText []bool
 }
+
+// ExtraStat is the key in Cell.Stats of an input column of a long
+// aggregate table mapped to no role by columns: (other counts, derived
+// columns, columns declared safe).
+func ExtraStat(column string) string { return "column:" + column }
 
 func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, markers []string) (*aggBuilder, error) {
 	var missing []error
@@ -73,6 +85,16 @@ func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, mar
 	if len(missing) > 0 {
 		return nil, errors.Join(missing...)
 	}
+	used := map[int]bool{}
+	for _, i := range append(append(slices.Clone(b.dimIdx), b.roleIdx...), b.topIdx...) {
+		used[i] = true
+	}
+	for i := range header {
+		if !used[i] {
+			b.extra = append(b.extra, i)
+		}
+	}
+	b.extraText = make([]bool, len(b.extra))
 	return b, nil
 }
 
@@ -129,6 +151,14 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 				c.Negative++
 			}
 			c.Top = append(c.Top, st.Value)
+		}
+		for j, i := range b.extra {
+			text := strings.TrimSpace(row[i])
+			st, err := b.stat(text)
+			if err != nil {
+				st, b.extraText[j] = audit.Stat{Text: text, Missing: true}, true
+			}
+			c.Stats[ExtraStat(b.header[i])] = st
 		}
 		if c.HasN && int64(len(c.Top)) >= c.N {
 			c.AllTop = true

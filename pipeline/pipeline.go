@@ -601,8 +601,22 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
 		return nil, wideError(src, err)
 	}
+	if !sc.cells && sc.mode == audit.Aggregate {
+		text := map[string]bool{}
+		if ab, ok := b.(*aggBuilder); ok {
+			for j, i := range ab.extra {
+				text[ab.header[i]] = ab.extraText[j]
+			}
+		}
+		if err := inferStructure(t, s, src.Header(), text); err != nil {
+			return nil, err
+		}
+	}
 	if w, ok := readers.As[readers.Warner](src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)
+		if t.Structure != nil {
+			t.Structure.Layout = append(t.Structure.Layout, w.Warnings()...)
+		}
 	}
 	return t, nil
 }
@@ -782,6 +796,9 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	}
 	for _, r := range rs.table {
 		r.CheckTable(t)
+	}
+	if err := evaluateOtherCounts(ctx, t, rs); err != nil {
+		return err
 	}
 	for _, c := range t.Cells {
 		audit.Decide(c)

@@ -86,7 +86,9 @@ type partDigest struct {
 	Under        int          `json:"under_protected,omitempty"`
 	Audited      bool         `json:"audited,omitempty"`
 	Run          *audit.Trail `json:"run,omitempty"`
-	Cells        []partCell   `json:"cells"`
+	// Structure is the table's structure, which summary.html describes.
+	Structure *audit.Structure `json:"structure,omitempty"`
+	Cells     []partCell       `json:"cells"`
 }
 
 type partCell struct {
@@ -103,7 +105,7 @@ type partFlag struct {
 }
 
 func digest(t *audit.Table) partDigest {
-	d := partDigest{Name: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Columns: t.Columns, ColumnLabels: t.ColumnLabels, Run: t.Run, Cells: make([]partCell, len(t.Cells))}
+	d := partDigest{Name: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Columns: t.Columns, ColumnLabels: t.ColumnLabels, Run: t.Run, Structure: t.Structure, Cells: make([]partCell, len(t.Cells))}
 	if t.Audit != nil {
 		d.Audited, d.Exactly, d.Under = true, t.Audit.ExactlyDisclosed, t.Audit.UnderProtected
 	}
@@ -130,7 +132,7 @@ func digest(t *audit.Table) partDigest {
 }
 
 func (d *partDigest) table() *audit.Table {
-	t := &audit.Table{Name: d.Name, Source: d.Source, Mode: d.Mode, Dims: d.Dims, Columns: d.Columns, ColumnLabels: d.ColumnLabels, Run: d.Run, Cells: make([]*audit.Cell, len(d.Cells))}
+	t := &audit.Table{Name: d.Name, Source: d.Source, Mode: d.Mode, Dims: d.Dims, Columns: d.Columns, ColumnLabels: d.ColumnLabels, Run: d.Run, Structure: d.Structure, Cells: make([]*audit.Cell, len(d.Cells))}
 	if d.Audited {
 		t.Audit = &audit.Intervals{ExactlyDisclosed: d.Exactly, UnderProtected: d.Under}
 	}

@@ -57,6 +57,9 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	if !s.Suppression.Secondary && !s.Suppression.Audit {
 		return nil
 	}
+	if s.Suppression.Secondary && t.Structure != nil && !t.Structure.Margins {
+		t.Warnings = append(t.Warnings, noMargins)
+	}
 	opt := suppressOptions(t, s, workers)
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
@@ -69,6 +72,12 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		if run, done, err = suppress.ProtectAudit(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
+	}
+	// the table's other count columns, after its count (columns.go)
+	if added, err := protectOtherCounts(ctx, t, opt, s.Suppression.Secondary); err != nil {
+		return err
+	} else if added {
+		done = nil // the pattern grew: audit the count again
 	}
 	enterStage(ctx, StageAudit)
 	var res audit.Intervals

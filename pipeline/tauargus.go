@@ -50,7 +50,7 @@ func TauArgusLayer(data, rda string) (*configs.Config, error) {
 	}
 	c := &configs.Config{Input: &configs.Input{Format: "tauargus", Metadata: rda}}
 	label, _ := m.TotalLabel()
-	c.TotalLabel = &label
+	c.TotalLabel = &configs.Labels{label}
 	var dims []string
 	var levels []readers.TauVar // <HIERLEVELS> hierarchies
 	var hierFiles map[string]string

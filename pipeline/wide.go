@@ -79,6 +79,9 @@ func noteDetection(t *audit.Table, d *readers.WideDetection) {
 	t.Input.Detected = append(t.Input.Detected, d.Detected...)
 	t.Input.Layout = &audit.DetectedLayout{Dims: d.Dims, Across: d.Across, Value: d.Value, Note: d.Note}
 	t.Warnings = append([]string{d.Note}, t.Warnings...)
+	if t.Structure != nil {
+		t.Structure.Layout = append([]string{d.Note}, t.Structure.Layout...)
+	}
 }
 
 // longColumns maps a wide table's configuration to the columns of the long

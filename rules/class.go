@@ -69,6 +69,7 @@ func (r class) applies(t *audit.Table) bool {
 
 type classHit struct {
 	along string
+	code  string // the cell's code along the line ("" : its key value)
 	group string
 	n     int64
 }
@@ -79,6 +80,10 @@ func (r class) CheckTable(t *audit.Table) {
 		for _, c := range t.Cells {
 			c.Findings = append(c.Findings, finding("class", audit.NotApplicable, "not a frequency table (set magnitude: true to check the counts of magnitude tables)", nil))
 		}
+		return
+	}
+	if t.Structure != nil {
+		r.checkStructure(t)
 		return
 	}
 	total := t.TotalLabel
@@ -133,6 +138,11 @@ func (r class) CheckTable(t *audit.Table) {
 			hits[c] = append(hits[c], classHit{along: t.Dims[d], group: groupString(t, c.Key, d), n: c.N})
 		}
 	}
+	classFindings(t, hits)
+}
+
+// classFindings gives every cell its class finding from the hits.
+func classFindings(t *audit.Table, hits map[*audit.Cell][]classHit) {
 	for _, c := range t.Cells {
 		h := hits[c]
 		if len(h) == 0 {
@@ -147,8 +157,11 @@ func (r class) CheckTable(t *audit.Table) {
 		var msgs []string
 		var lines []audit.Figure
 		for _, x := range h {
-			d := dimIndex(t, x.along)
-			msgs = append(msgs, fmt.Sprintf("all %d of %s have %s=%s", x.n, x.group, x.along, c.Key[d]))
+			code := x.code
+			if code == "" {
+				code = c.Key[dimIndex(t, x.along)]
+			}
+			msgs = append(msgs, fmt.Sprintf("all %d of %s have %s=%s", x.n, x.group, x.along, code))
 			lines = append(lines, audit.GroupFig("", audit.TextFig("along", x.along), audit.TextFig("group", x.group), audit.IntFig("n", x.n)))
 		}
 		c.Findings = append(c.Findings, finding("class", audit.Fail, "group disclosure: "+strings.Join(msgs, "; ")+": publishing this cell reveals the category of every member", []audit.Figure{audit.IntFig("n", c.N), audit.ListFig("lines", lines...)}))
@@ -190,4 +203,153 @@ func dimIndex(t *audit.Table, name string) int {
 		}
 	}
 	return 0
+}
+
+// checkStructure is the class check over the table's structure: along
+// each axis, the lines are the codes that add up into one margin (or,
+// without one, every code that is no margin), split by the group of a
+// nested axis: class disclosure is judged within groups, and
+// combinations that do not exist (absent cells of nested rows) are not
+// part of any line.
+func (r class) checkStructure(t *audit.Table) {
+	st := t.Structure
+	hits := map[*audit.Cell][]classHit{}
+	for a := range st.Axes {
+		ax := &st.Axes[a]
+		// sibling sets: the children of each margin, and the codes that
+		// are in no relation
+		children := ax.Children()
+		var sets [][]string
+		var free []string
+		for _, c := range ax.Codes {
+			if _, ok := ax.Parent[c]; !ok && !ax.IsMarginCode(c) {
+				free = append(free, c)
+			}
+		}
+		for _, c := range ax.Codes {
+			if ch, ok := children[c]; ok {
+				sets = append(sets, ch)
+			}
+		}
+		if len(free) > 0 {
+			sets = append(sets, free)
+		}
+		if len(ax.Dims) > 1 {
+			sets = splitByGroup(sets)
+		}
+		setOf := map[string][]int{}
+		for k, set := range sets {
+			if len(set) < 2 {
+				continue
+			}
+			for _, c := range set {
+				setOf[c] = append(setOf[c], k)
+			}
+		}
+		type line struct {
+			cells   []*audit.Cell
+			unknown bool
+		}
+		lines := map[string]*line{}
+		var order []string
+		for _, c := range t.Cells {
+			code := ax.AxisCode(c.Key)
+			for _, k := range setOf[code] {
+				var b strings.Builder
+				fmt.Fprintf(&b, "%d\x00", k)
+				for e := range st.Axes {
+					if e != a {
+						b.WriteString(st.Axes[e].AxisCode(c.Key))
+						b.WriteByte(0)
+					}
+				}
+				key := b.String()
+				l := lines[key]
+				if l == nil {
+					l = &line{}
+					lines[key] = l
+					order = append(order, key)
+				}
+				if !c.HasN {
+					l.unknown = true
+					continue
+				}
+				if c.N > 0 {
+					l.cells = append(l.cells, c)
+				}
+			}
+		}
+		for _, k := range order {
+			l := lines[k]
+			if l.unknown || len(l.cells) != 1 {
+				continue
+			}
+			c := l.cells[0]
+			code := ax.AxisCode(c.Key)
+			along := ax.Name()
+			group := structureGroup(t, c.Key, a)
+			if len(ax.Dims) > 1 {
+				// the line is within the group of the outer dimensions
+				along = ax.Names[len(ax.Names)-1]
+				parts := strings.Split(code, "\x1f")
+				code = parts[len(parts)-1]
+				var g []string
+				for i, d := range ax.Dims[:len(ax.Dims)-1] {
+					g = append(g, t.Dims[d]+"="+parts[i])
+				}
+				if group == "the whole table" {
+					group = strings.Join(g, ", ")
+				} else {
+					group = strings.Join(g, ", ") + ", " + group
+				}
+			}
+			hits[c] = append(hits[c], classHit{along: along, code: code, group: group, n: c.N})
+		}
+	}
+	classFindings(t, hits)
+}
+
+// splitByGroup splits sets of nested axis codes by their outer values.
+func splitByGroup(sets [][]string) [][]string {
+	var out [][]string
+	for _, set := range sets {
+		idx := map[string]int{}
+		start := len(out)
+		for _, c := range set {
+			g := c
+			if i := strings.LastIndexByte(c, 0x1f); i >= 0 {
+				g = c[:i]
+			}
+			k, ok := idx[g]
+			if !ok {
+				k = len(out)
+				idx[g] = k
+				out = append(out, nil)
+			}
+			out[k] = append(out[k], c)
+		}
+		_ = start
+	}
+	return out
+}
+
+// structureGroup names the group a line along axis a describes: the
+// other axes' codes that are not margins, or "the whole table".
+func structureGroup(t *audit.Table, key []string, a int) string {
+	st := t.Structure
+	var parts []string
+	for e := range st.Axes {
+		if e == a {
+			continue
+		}
+		code := st.Axes[e].AxisCode(key)
+		if st.Axes[e].IsMarginCode(code) {
+			continue
+		}
+		parts = append(parts, st.Axes[e].Name()+"="+audit.CodeText(code))
+	}
+	if len(parts) == 0 {
+		return "the whole table"
+	}
+	return strings.Join(parts, ", ")
 }

@@ -92,7 +92,7 @@ func (consistency) CheckTable(t *audit.Table) {
 				continue
 			}
 			diff := mv.Sub(sum)
-			along := t.Dims[r.Dim]
+			along := r.Along
 			p := problem{
 				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, audit.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
 				v: audit.GroupFig("", audit.TextFig("figure", fig.name), audit.TextFig("margin", t.KeyString(margin.Key)), audit.TextFig("along", along),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -65,6 +66,9 @@ type htmlTable struct {
 	Workbook  string
 	SafeFiles string
 	Overrides []audit.Override
+	// Structure describes the table's structure (StructureLines: labels
+	// only, never a figure).
+	Structure []string
 	Rules     []htmlBar
 	Crosstabs []htmlCrosstab
 }
@@ -185,7 +189,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides, Warnings: t.Warnings}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides, Warnings: pageWarnings(t.Warnings), Structure: StructureLines(t)}
 		if outputs.has(t.Name, ".annotated.xlsx") {
 			ht.Workbook = t.Name + ".annotated.xlsx"
 		}
@@ -386,6 +390,9 @@ svg text { font-family: inherit; font-size: 12px; fill: #111; }
 <ul>
 {{range .Warnings}}<li>{{.}}</li>
 {{end}}</ul></div>
+{{end}}{{if .Structure}}<ul class="structure" id="structure-{{.Name}}">
+{{range .Structure}}<li>{{.}}</li>
+{{end}}</ul>
 {{end}}{{if .Overrides}}<table class="overrides" id="overrides-{{.Name}}">
 <caption>Overrides by the checker</caption>
 <tr><th>cell</th><th>action</th><th>reason</th><th>by</th><th>where</th><th>status</th></tr>
@@ -609,4 +616,20 @@ func verdictText(r *RunSummary, tables []*audit.Table, o runOutputs) (string, []
 		steps = append(steps, "Cells for review could not be assessed: decide each one, or mark it in an overrides file (safe, suppress or protected, with a reason and your name) and run again.")
 	}
 	return banner, steps
+}
+
+// differenceFigure is the figure a warning quotes for a total that does
+// not add up ("difference 3" or "difference -1,234.5").
+var differenceFigure = regexp.MustCompile(`difference -?[0-9][0-9,]*(\.[0-9]+)?`)
+
+// pageWarnings are a table's warnings as the page shows them: a total's
+// difference from the sum of its parts is left to the checker's report,
+// since with the published cells it could give the sum of suppressed
+// ones.
+func pageWarnings(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = differenceFigure.ReplaceAllString(w, "difference in the checker's report")
+	}
+	return out
 }

@@ -98,3 +98,21 @@ func TestSummaryHTMLShowsTableWarnings(t *testing.T) {
 		}
 	}
 }
+
+// A warning that quotes how far a total is from the sum of its parts
+// keeps that figure out of the page (with the published cells it could
+// give the sum of the suppressed ones): the page says where to find it.
+func TestSummaryHTMLWarningsWithoutDifferences(t *testing.T) {
+	tab := sampleTable()
+	tab.Warnings = []string{`sex: "All" reads as a total but is not the sum of the other 2 codes (difference -1,234.5 in row 7): it is not used as a margin`,
+		`age: the declared total "Total" is not the sum of the other 3 codes (difference 17); it is kept as a margin`}
+	_, _, page := verdictOf(t, tab, nil)
+	for _, bad := range []string{"1,234.5", "difference 17", "difference -"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page quotes %q", bad)
+		}
+	}
+	if strings.Count(page, "difference in the checker&#39;s report") != 2 {
+		t.Errorf("the page does not say where the differences are")
+	}
+}

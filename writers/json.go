@@ -251,6 +251,8 @@ type reportHead struct {
 	Warnings []string         `json:"warnings,omitempty"`
 	Input    *audit.InputInfo `json:"input,omitempty"`
 	Link     *audit.Link      `json:"link,omitempty"`
+	// Structure is what the table's layout was taken to mean.
+	Structure *structureJSON `json:"structure,omitempty"`
 	// Overrides are the checker's a-priori decisions, with reason and author.
 	Overrides []audit.Override `json:"overrides,omitempty"`
 	// AprioriDiffs are the cells whose status differs from the input's
@@ -272,7 +274,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Overrides: t.Overrides, AprioriDiffs: t.AprioriDiffs, Changes: t.Changes})
+	head, err := json.Marshal(reportHead{Table: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Value: t.Value, Publish: t.Publish, Warnings: t.Warnings, Input: t.Input, Link: t.Link, Structure: structureBlock(t), Overrides: t.Overrides, AprioriDiffs: t.AprioriDiffs, Changes: t.Changes})
 	if err != nil {
 		return err
 	}

@@ -648,6 +648,9 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	for _, w := range t.Warnings {
 		rows = append(rows, []any{"warning", w})
 	}
+	for _, l := range StructureLines(t) {
+		rows = append(rows, []any{"structure", l})
+	}
 	for _, o := range t.Overrides {
 		rows = append(rows, []any{"override", o.Cell, o.Action, o.Reason, o.By, o.Source, string(o.Status)})
 	}

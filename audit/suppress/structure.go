@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	tablestructure "github.com/sdcaudit/sdcaudit/audit/structure"
 )
 
 // Options configures secondary suppression (Protect) and the
@@ -60,6 +61,12 @@ type Options struct {
 	// withheld: never marked secondary, cost nothing), need no protection,
 	// and Audit reports no interval for them.
 	Unpublished []bool
+	// Column, when set, is the key in Cell.Stats of another count column
+	// of the table's cells whose relations are protected and audited
+	// instead of the count or total (Value is then count): counts of
+	// the same cells published beside the count (employees beside
+	// workers).
+	Column string
 	// Keep, when set, marks cells that secondary suppression must never
 	// choose (cells an output checker protected); they may still be
 	// primary.
@@ -129,11 +136,17 @@ type structure struct {
 	rels     []relation
 	cellRels [][]int32 // per cell: relations it belongs to (as total or part)
 	role     string
+	column   string    // Options.Column
 	val      []float64 // value per cell (0 when unknown)
 	dec      []decimal.Dec
 	known    []bool // the cell's value is present in the table
 	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
+
+	// axes are the table's structure's axes (Table.Structure, else the
+	// structure its configuration declares): the structure's dimension
+	// d is axis d.
+	axes []audit.Axis
 
 	lvOnce sync.Once
 	lv     [][][]int // per dim and code: the leaves below it (leavesOf)
@@ -147,13 +160,26 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	if total == "" {
 		total = "Total"
 	}
-	s := &structure{t: t, nd: nd, role: opt.valueRole(t)}
+	s := &structure{t: t, nd: nd, role: opt.valueRole(t), column: opt.Column}
+	if s.column != "" {
+		s.role = "count"
+	}
 	if opt.Unpublished != nil {
 		if len(opt.Unpublished) != len(t.Cells) {
 			return nil, fmt.Errorf("table %s: %d unpublished flags for %d cells", t.Name, len(opt.Unpublished), len(t.Cells))
 		}
 		s.unpub = opt.Unpublished
 	}
+	// the table's structure: one code tree per axis (a dimension, or
+	// nested dimensions read as one); a table without one (built from
+	// records) has the margins its configuration declares
+	st := t.Structure
+	if st == nil {
+		st = tablestructure.Declared(t, total, opt.Hierarchies)
+	}
+	nd = len(st.Axes)
+	s.nd = nd
+	s.axes = st.Axes
 	s.codes = make([][]string, nd)
 	s.codeIdx = make([]map[string]int, nd)
 	for d := 0; d < nd; d++ {
@@ -161,11 +187,12 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	}
 	s.keys = make([][]int, len(t.Cells))
 	for i, c := range t.Cells {
-		if len(c.Key) != nd {
-			return nil, fmt.Errorf("table %s: cell %d has %d key values for %d dimensions", t.Name, i, len(c.Key), nd)
+		if len(c.Key) != len(t.Dims) {
+			return nil, fmt.Errorf("table %s: cell %d has %d key values for %d dimensions", t.Name, i, len(c.Key), len(t.Dims))
 		}
 		k := make([]int, nd)
-		for d, v := range c.Key {
+		for d := range nd {
+			v := s.code(c.Key, d)
 			id, ok := s.codeIdx[d][v]
 			if !ok {
 				id = len(s.codes[d])
@@ -176,7 +203,7 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		}
 		s.keys[i] = k
 	}
-	if err := s.buildTrees(total, opt.Hierarchies); err != nil {
+	if err := s.axisTrees(); err != nil {
 		return nil, err
 	}
 	if err := s.buildIndex(); err != nil {
@@ -187,47 +214,38 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	return s, nil
 }
 
-// buildTrees sets the code tree of every dimension: the parent of a code
-// is its nearest ancestor present in the table (Hierarchies), else the
-// total label.
-func (s *structure) buildTrees(total string, hierarchies map[string]map[string]string) error {
-	t, nd := s.t, s.nd
-	s.parent = make([][]int, nd)
-	s.children = make([][][]int, nd)
-	for d := 0; d < nd; d++ {
+// code is the code of a cell key in the structure's dimension d.
+func (s *structure) code(key []string, d int) string {
+	return s.axes[d].AxisCode(key)
+}
+
+// dimName names the structure's dimension d.
+func (s *structure) dimName(d int) string {
+	return s.axes[d].Name()
+}
+
+// axisTrees sets the code tree of every axis from the table's structure.
+func (s *structure) axisTrees() error {
+	s.parent = make([][]int, s.nd)
+	s.children = make([][][]int, s.nd)
+	for d := range s.nd {
 		n := len(s.codes[d])
 		s.parent[d] = make([]int, n)
 		s.children[d] = make([][]int, n)
-		root, hasTotal := s.codeIdx[d][total]
-		hier := hierarchies[t.Dims[d]]
 		for id, code := range s.codes[d] {
-			p := -1
-			if code != total {
-				cur := code
-				for guard := 0; guard < 64; guard++ {
-					par, ok := hier[cur]
-					if !ok {
-						break
-					}
-					if pid, ok := s.codeIdx[d][par]; ok {
-						p = pid
-						break
-					}
-					cur = par
-				}
-				if p < 0 && hasTotal {
-					p = root
+			s.parent[d][id] = -1
+			if p, ok := s.axes[d].Parent[code]; ok {
+				if pid, ok := s.codeIdx[d][p]; ok {
+					s.parent[d][id] = pid
 				}
 			}
-			s.parent[d][id] = p
 		}
-		// Reject cycles in the hierarchy.
 		for id := range s.codes[d] {
 			cur, steps := id, 0
 			for cur >= 0 {
 				cur = s.parent[d][cur]
 				if steps++; steps > n {
-					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", t.Name, t.Dims[d], s.codes[d][id])
+					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", s.t.Name, s.dimName(d), audit.CodeText(s.codes[d][id]))
 				}
 			}
 			if p := s.parent[d][id]; p >= 0 {
@@ -318,6 +336,10 @@ func (s *structure) loadValues() {
 	s.known = make([]bool, len(t.Cells))
 	for i, c := range t.Cells {
 		switch {
+		case s.column != "":
+			if st, ok := c.Stats[s.column]; ok && !st.Missing {
+				s.dec[i], s.known[i] = st.Value, true
+			}
 		case s.role == "total" && c.HasTotal:
 			s.dec[i], s.known[i] = c.Total, true
 		case s.role == "count" && c.HasN:
@@ -331,7 +353,11 @@ func (s *structure) loadValues() {
 // into Table.Cells) equals the sum of the cells Parts along dimension Dim,
 // the other dimensions held fixed.
 type Relation struct {
+	// Dim is the first table dimension of the axis along which the
+	// relation adds up; Along names the axis (nested dimensions joined
+	// by " / ").
 	Dim   int
+	Along string
 	Total int
 	Parts []int
 }
@@ -346,7 +372,8 @@ func Relations(t *audit.Table) ([]Relation, error) {
 	}
 	out := make([]Relation, len(s.rels))
 	for i, r := range s.rels {
-		out[i] = Relation{Dim: r.dim, Total: r.total, Parts: r.parts}
+		dim := s.axes[r.dim].Dims[0]
+		out[i] = Relation{Dim: dim, Along: s.dimName(r.dim), Total: r.total, Parts: r.parts}
 	}
 	return out, nil
 }
@@ -416,20 +443,25 @@ func (s *structure) describe(r int) string {
 	rel := s.rels[r]
 	key := s.t.Cells[rel.total].Key
 	var parts []string
-	for d, v := range key {
+	for d := range s.nd {
 		if d != rel.dim {
-			parts = append(parts, s.t.Dims[d]+"="+v)
+			parts = append(parts, s.dimName(d)+"="+audit.CodeText(s.code(key, d)))
 		}
 	}
 	kind := "row"
 	if rel.dim == 0 && s.nd == 2 {
 		kind = "column"
 	}
+	name, code := s.dimName(rel.dim), audit.CodeText(s.code(key, rel.dim))
 	if len(parts) == 0 {
-		return fmt.Sprintf("the %s total %s=%s", s.t.Dims[rel.dim], s.t.Dims[rel.dim], key[rel.dim])
+		return fmt.Sprintf("the %s total %s=%s", name, name, code)
 	}
-	if key[rel.dim] != s.t.TotalLabel && s.t.TotalLabel != "" {
-		return fmt.Sprintf("%s %s (%s=%s)", kind, strings.Join(parts, ", "), s.t.Dims[rel.dim], key[rel.dim])
+	sub := code != s.t.TotalLabel && s.t.TotalLabel != ""
+	if s.t.Structure != nil {
+		sub = s.parent[rel.dim][s.keys[rel.total][rel.dim]] >= 0 // a subtotal
+	}
+	if sub {
+		return fmt.Sprintf("%s %s (%s=%s)", kind, strings.Join(parts, ", "), name, code)
 	}
 	return kind + " " + strings.Join(parts, ", ")
 }
@@ -445,10 +477,14 @@ func (s *structure) isSuppressed(i int) bool {
 	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
 	}
-	if st, ok := c.Stats[s.role]; ok && st.Marker {
+	key := s.role
+	if s.column != "" {
+		key = s.column
+	}
+	if st, ok := c.Stats[key]; ok && st.Marker {
 		return true
 	}
-	if _, ok := c.Stats[s.role]; !ok {
+	if _, ok := c.Stats[key]; !ok {
 		for _, st := range c.Stats {
 			if st.Marker {
 				return true

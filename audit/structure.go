@@ -1,0 +1,135 @@
+package audit
+
+import "strings"
+
+// Structure is what a table's layout means, found once per table (from the
+// configuration, the labels and the numbers; package audit/structure) and
+// read by every consumer: the rules (class, consistency), secondary
+// suppression and the interval audit, and the reports. A nil Structure
+// means the table's margins are those of its total label and its declared
+// hierarchies (Table.TotalLabel, Table.Hierarchies), as for tables built
+// from records.
+type Structure struct {
+	// Axes partition the table's dimensions: a dimension on its own, or
+	// nested dimensions (a group label column beside a detail column) read
+	// as one. Margins are relations along one axis, the other axes held
+	// fixed.
+	Axes []Axis `json:"axes"`
+	// Columns is the role of every column of the input (aggregate tables).
+	Columns []ColumnRole `json:"columns,omitempty"`
+	// Margins is false when no margin was found: secondary suppression
+	// and the audit then have no relation to work with.
+	Margins bool `json:"margins"`
+	// Notes say what was found and how, for the checker.
+	Notes []string `json:"notes,omitempty"`
+	// Layout says how the table was found in its file (the reader's
+	// account: header rows, label columns, labels carried down, sheets
+	// skipped), labels and positions only.
+	Layout []string `json:"layout,omitempty"`
+}
+
+// Axis is one or more dimensions of a table read as one for margins.
+type Axis struct {
+	// Dims are the indices in Table.Dims, outermost first; more than one
+	// when the dimensions are nested.
+	Dims []int `json:"dims"`
+	// Names are the dimensions' names.
+	Names []string `json:"names"`
+	// Codes are the axis codes in table order (AxisCode of a cell).
+	Codes []string `json:"codes"`
+	// Parent maps a code to the margin code it adds up into, along this
+	// axis with the other axes held fixed. A code without a parent adds
+	// up into nothing.
+	Parent map[string]string `json:"parent,omitempty"`
+	// Found says, per margin code, how it was found: "configuration",
+	// "label", "label and arithmetic", "arithmetic", "GSS codes".
+	Found map[string]string `json:"found,omitempty"`
+}
+
+// ColumnRole is the role of one input column.
+type ColumnRole struct {
+	Column string `json:"column"`
+	// Role is dimension, count, total, statistic, derived, published
+	// (declared safe to publish as it is) or not understood.
+	Role string `json:"role"`
+	// Of names the count a derived column is derived from.
+	Of string `json:"of,omitempty"`
+	// Audited is true when the column's values were judged by the rules
+	// and protected by secondary suppression.
+	Audited bool `json:"audited"`
+	// Written is true when the column is written to the safe table.
+	Written bool `json:"written"`
+}
+
+// Column roles.
+const (
+	RoleDimension    = "dimension"
+	RoleCount        = "count"
+	RoleTotal        = "total"
+	RoleStatistic    = "statistic"
+	RoleDerived      = "derived"
+	RolePublished    = "published"
+	RoleUnderstood   = "not understood"
+	axisCodeSep      = " / "
+	axisCodeSepBytes = "\x1f"
+)
+
+// AxisCode is the code of a cell key along axis a: the key value of its
+// dimension, or the nested dimensions' values joined.
+func (a *Axis) AxisCode(key []string) string {
+	if len(a.Dims) == 1 {
+		return key[a.Dims[0]]
+	}
+	parts := make([]string, len(a.Dims))
+	for i, d := range a.Dims {
+		parts[i] = key[d]
+	}
+	return strings.Join(parts, axisCodeSepBytes)
+}
+
+// CodeText is an axis code for people: nested values joined by " / ".
+func CodeText(code string) string { return strings.ReplaceAll(code, axisCodeSepBytes, axisCodeSep) }
+
+// IsMarginCode reports whether code is a margin of the axis: some code
+// adds up into it.
+func (a *Axis) IsMarginCode(code string) bool {
+	_, ok := a.Found[code]
+	return ok
+}
+
+// Name names the axis: its dimensions joined by " / ".
+func (a *Axis) Name() string { return strings.Join(a.Names, axisCodeSep) }
+
+// Children returns, for every margin code, the codes that add up into it,
+// in table order.
+func (a *Axis) Children() map[string][]string {
+	out := map[string][]string{}
+	for _, c := range a.Codes {
+		if p, ok := a.Parent[c]; ok {
+			out[p] = append(out[p], c)
+		}
+	}
+	return out
+}
+
+// AxisOf returns the axis that holds dimension d, or nil.
+func (s *Structure) AxisOf(d int) *Axis {
+	for i := range s.Axes {
+		for _, e := range s.Axes[i].Dims {
+			if e == d {
+				return &s.Axes[i]
+			}
+		}
+	}
+	return nil
+}
+
+// IsMargin reports whether a cell is a margin in some axis.
+func (s *Structure) IsMargin(key []string) bool {
+	for i := range s.Axes {
+		if s.Axes[i].IsMarginCode(s.Axes[i].AxisCode(key)) {
+			return true
+		}
+	}
+	return false
+}

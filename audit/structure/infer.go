@@ -1,0 +1,782 @@
+// Package structure finds what an aggregate table's layout means: which
+// dimensions are nested (a group label column beside a detail column),
+// which codes of each dimension are margins of which (totals and
+// hierarchies), found by label and confirmed by arithmetic, or found by
+// arithmetic alone. The result is one audit.Structure per table, read by
+// the rules, secondary suppression, the interval audit and the reports.
+package structure
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+)
+
+// Options are what the configuration says of a table's structure.
+type Options struct {
+	// TotalLabels are codes declared as totals in every dimension
+	// (total_label): trusted, as the configuration says so.
+	TotalLabels []string
+	// Totals are, per dimension, codes declared as totals (totals:).
+	Totals map[string][]string
+	// Hierarchies are the declared child -> parent codes per dimension
+	// (suppression.hierarchies, hierarchy files): trusted.
+	Hierarchies map[string]map[string]string
+	// RowDims is the number of leading dimensions that are row label
+	// columns and may nest (a group column beside a detail column).
+	RowDims int
+	// Wide is true for a crosstab read from its layout: every row of it
+	// is printed, so rows that are not every combination of the row
+	// labels are nesting, not empty cells.
+	Wide bool
+}
+
+// MaxCells bounds the cells whose structure is inferred by arithmetic;
+// larger tables keep the declared structure only (with a note).
+var MaxCells = 2_000_000
+
+// defaultTotals are labels read as totals by default, compared after
+// normalising case, spaces and "[note N]" markers.
+var defaultTotals = []string{"total", "totals", "all", "all ages", "all persons", "all people", "persons", "both sexes", "all sexes", "all areas", "all industries", "all regions", "grand total", "all registrations"}
+
+var (
+	noteRe  = regexp.MustCompile(`(?i)\s*\[\s*(note|notes)\s*[0-9, ]+\]`)
+	totalRe = regexp.MustCompile(`^(total\b.*|.*\btotal|.*\ball ages|.*\ball persons|.*\ball people)$`)
+	spaceRe = regexp.MustCompile(`\s+`)
+)
+
+// normal is a label as compared: lower case, one space, no note markers.
+func normal(s string) string {
+	s = noteRe.ReplaceAllString(s, "")
+	return strings.TrimSpace(spaceRe.ReplaceAllString(strings.ToLower(s), " "))
+}
+
+// IsTotalLabel reports whether a label reads as a total by default.
+func IsTotalLabel(s string) bool {
+	n := normal(s)
+	if slices.Contains(defaultTotals, n) {
+		return true
+	}
+	if strings.Contains(n, "sub-total") || strings.Contains(n, "subtotal") {
+		return false
+	}
+	return totalRe.MatchString(n)
+}
+
+// Result is the structure found and the warnings for the table.
+type Result struct {
+	Structure *audit.Structure
+	Warnings  []string
+}
+
+// figure is one cell's value in the figure margins add up, or unknown.
+type figure struct {
+	v     decimal.Dec
+	known bool
+}
+
+// Infer finds the structure of an aggregate table from its cells (keys in
+// table order, values in the figure the margins add up: the total when
+// the table has totals, else the count).
+func Infer(t *audit.Table, opt Options) (*Result, error) {
+	nd := len(t.Dims)
+	res := &Result{Structure: &audit.Structure{}}
+	st := res.Structure
+	figs := cellFigures(t)
+	// the dimensions' codes in table order
+	codes := make([][]string, nd)
+	seen := make([]map[string]bool, nd)
+	for d := range seen {
+		seen[d] = map[string]bool{}
+	}
+	for _, c := range t.Cells {
+		if len(c.Key) != nd {
+			return nil, fmt.Errorf("table %s: a cell has %d key values for %d dimensions", t.Name, len(c.Key), nd)
+		}
+		for d, v := range c.Key {
+			if !seen[d][v] {
+				seen[d][v] = true
+				codes[d] = append(codes[d], v)
+			}
+		}
+	}
+	// nested row dimensions
+	groups := nesting(t, codes, opt, st)
+	for _, g := range groups {
+		ax := audit.Axis{Dims: g, Parent: map[string]string{}, Found: map[string]string{}}
+		for _, d := range g {
+			ax.Names = append(ax.Names, t.Dims[d])
+		}
+		seenCode := map[string]bool{}
+		for _, c := range t.Cells {
+			k := ax.AxisCode(c.Key)
+			if !seenCode[k] {
+				seenCode[k] = true
+				ax.Codes = append(ax.Codes, k)
+			}
+		}
+		st.Axes = append(st.Axes, ax)
+	}
+	big := len(t.Cells) > MaxCells
+	if big {
+		st.Notes = append(st.Notes, fmt.Sprintf("more than %d cells: margins are those of the configuration only (total_label, totals, suppression.hierarchies)", MaxCells))
+	}
+	for a := range st.Axes {
+		ax := &st.Axes[a]
+		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big}
+		in.lines()
+		in.run()
+		st.Notes = append(st.Notes, in.notes...)
+		res.Warnings = append(res.Warnings, in.warnings...)
+		if len(ax.Parent) > 0 {
+			st.Margins = true
+		}
+	}
+	if !st.Margins {
+		st.Notes = append(st.Notes, "no margins found: no row or column is labelled as a total or adds up to others")
+	}
+	return res, nil
+}
+
+// cellFigures reads the figure margins add up: the total when any cell
+// has one, else the count.
+func cellFigures(t *audit.Table) []figure {
+	total := false
+	for _, c := range t.Cells {
+		if _, ok := c.Stats["total"]; ok || c.HasTotal {
+			total = true
+			break
+		}
+	}
+	out := make([]figure, len(t.Cells))
+	for i, c := range t.Cells {
+		switch {
+		case total && c.HasTotal:
+			out[i] = figure{c.Total, true}
+		case !total && c.HasN:
+			out[i] = figure{decimal.FromInt(c.N), true}
+		}
+	}
+	return out
+}
+
+// nesting groups the dimensions into axes: adjacent row dimensions whose
+// combinations in the table are not every combination of their codes
+// are nested (one axis); every other dimension is an axis of its own.
+func nesting(t *audit.Table, codes [][]string, opt Options, st *audit.Structure) [][]int {
+	nd := len(t.Dims)
+	var groups [][]int
+	for d := 0; d < nd; d++ {
+		if d > 0 && d < opt.RowDims && nestedPair(t, codes, d-1, d, opt.Wide) {
+			g := groups[len(groups)-1]
+			groups[len(groups)-1] = append(g, d)
+			continue
+		}
+		groups = append(groups, []int{d})
+	}
+	for _, g := range groups {
+		if len(g) > 1 {
+			names := make([]string, len(g))
+			for i, d := range g {
+				names[i] = t.Dims[d]
+			}
+			st.Notes = append(st.Notes, fmt.Sprintf("rows nested: %s (each %s has its own %s; not every combination is a row), read as one dimension for margins and group disclosure", strings.Join(names, " > "), names[0], strings.Join(names[1:], ", ")))
+		}
+	}
+	return groups
+}
+
+// nestedPair reports whether dimension b is nested in dimension a: the
+// pairs of codes present are not every combination, and (for a long
+// table, where an absent combination may be an empty cell) the codes of
+// b under different codes of a are disjoint.
+func nestedPair(t *audit.Table, codes [][]string, a, b int, wide bool) bool {
+	pairs := map[[2]string]bool{}
+	under := map[string]map[string]bool{}
+	for _, c := range t.Cells {
+		p := [2]string{c.Key[a], c.Key[b]}
+		if pairs[p] {
+			continue
+		}
+		pairs[p] = true
+		if under[p[1]] == nil {
+			under[p[1]] = map[string]bool{}
+		}
+		under[p[1]][p[0]] = true
+	}
+	if len(pairs) == len(codes[a])*len(codes[b]) {
+		return false
+	}
+	if wide {
+		return true
+	}
+	for _, as := range under {
+		if len(as) > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// axisInference finds the margins of one axis.
+type axisInference struct {
+	t          *audit.Table
+	opt        Options
+	ax         *audit.Axis
+	axes       []audit.Axis
+	figs       []figure
+	arithmetic bool
+	// per line (the other axes' codes), the cell of each axis code
+	lineKeys []string
+	cells    []map[string]int
+	notes    []string
+	warnings []string
+	// negative is set by check when a part on a checked line is
+	// negative: a sum found by arithmetic alone with a negative part is a
+	// derived difference (Balance = Exports - Imports), not a margin.
+	negative bool
+}
+
+// upper reports whether a code has letters, all upper case.
+func upper(code string) bool {
+	parts := label(code)
+	l := parts[len(parts)-1]
+	return strings.ToUpper(l) == l && strings.ToLower(l) != l
+}
+
+func (in *axisInference) lines() {
+	idx := map[string]int{}
+	for i, c := range in.t.Cells {
+		var b strings.Builder
+		for a := range in.axes {
+			if &in.axes[a] == in.ax || slices.Equal(in.axes[a].Dims, in.ax.Dims) {
+				continue
+			}
+			b.WriteString(in.axes[a].AxisCode(c.Key))
+			b.WriteByte(0)
+		}
+		k := b.String()
+		l, ok := idx[k]
+		if !ok {
+			l = len(in.cells)
+			idx[k] = l
+			in.cells = append(in.cells, map[string]int{})
+			in.lineKeys = append(in.lineKeys, k)
+		}
+		in.cells[l][in.ax.AxisCode(c.Key)] = i
+	}
+}
+
+// value is the figure of code on line l: an absent cell is an empty one.
+func (in *axisInference) value(l int, code string) figure {
+	i, ok := in.cells[l][code]
+	if !ok {
+		return figure{known: true}
+	}
+	return in.figs[i]
+}
+
+// check tests total = Σ parts on every line where all are known. It
+// returns whether no line contradicts, the number of lines checked,
+// whether some checked line has two or more nonzero parts, and the first
+// difference met.
+func (in *axisInference) check(total string, parts []string) (holds bool, checked int, nontrivial bool, diff decimal.Dec, at int) {
+	holds, at = true, -1
+	in.negative = false
+	for l := range in.cells {
+		if _, ok := in.cells[l][total]; !ok {
+			continue
+		}
+		tv := in.value(l, total)
+		if !tv.known {
+			continue
+		}
+		var sum decimal.Dec
+		nonzero, complete := 0, true
+		for _, p := range parts {
+			v := in.value(l, p)
+			if !v.known {
+				complete = false
+				break
+			}
+			if !v.v.IsZero() {
+				nonzero++
+			}
+			if v.v.Sign() < 0 {
+				in.negative = true
+			}
+			sum = sum.Add(v.v)
+		}
+		if !complete {
+			continue
+		}
+		checked++
+		if nonzero >= 2 {
+			nontrivial = true
+		}
+		if tv.v.Cmp(sum) != 0 && holds {
+			holds, diff, at = false, tv.v.Sub(sum), l
+		}
+	}
+	return holds, checked, nontrivial, diff, at
+}
+
+// label is the label of an axis code that decides whether it reads as a
+// total: the innermost nested value that is not empty.
+func label(code string) []string { return strings.Split(code, "\x1f") }
+
+func (in *axisInference) declared(code string) bool {
+	parts := label(code)
+	for i, p := range parts {
+		d := in.ax.Dims[i]
+		if slices.Contains(in.opt.TotalLabels, p) || slices.Contains(in.opt.Totals[in.t.Dims[d]], p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *axisInference) labelled(code string) bool {
+	for _, p := range label(code) {
+		if IsTotalLabel(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// run finds the axis's margins.
+func (in *axisInference) run() {
+	ax := in.ax
+	name := ax.Name()
+	// declared hierarchies of a single dimension
+	var hier map[string]string
+	if len(ax.Dims) == 1 {
+		hier = in.opt.Hierarchies[ax.Names[0]]
+	}
+	var totals, members []string
+	for _, c := range ax.Codes {
+		if in.declared(c) || in.labelled(c) {
+			totals = append(totals, c)
+		} else {
+			members = append(members, c)
+		}
+	}
+	present := map[string]bool{}
+	for _, c := range ax.Codes {
+		present[c] = true
+	}
+	// the tree among the members: declared, else GSS codes
+	parent := map[string]string{}
+	how := "configuration"
+	if len(hier) > 0 {
+		for _, c := range members {
+			for cur, guard := c, 0; guard < 64; guard++ {
+				p, ok := hier[cur]
+				if !ok {
+					break
+				}
+				if present[p] && !slices.Contains(totals, p) {
+					parent[c] = p
+					break
+				}
+				cur = p
+			}
+		}
+	} else if in.arithmetic {
+		if g := gssTree(members); g != nil {
+			parent, how = g, "GSS codes"
+		}
+	}
+	if how == "GSS codes" {
+		in.confirmTree(parent, members, how)
+	}
+	roots := func() []string {
+		var r []string
+		for _, c := range members {
+			if _, ok := parent[c]; !ok {
+				r = append(r, c)
+			}
+		}
+		return r
+	}
+	assigned, first := false, ""
+	for _, t := range totals {
+		if assigned {
+			// a second total: equal to the first on every line, it is
+			// its margin (published, it gives the first away)
+			if in.arithmetic {
+				if h, c, _, _, _ := in.check(t, []string{first}); h && c > 0 {
+					parent[first] = t
+					ax.Found[t] = "label and arithmetic (equal to " + audit.CodeText(first) + ")"
+					continue
+				}
+			}
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but %q is already the total and they differ; it is not used as a margin (declare the totals with totals:)", name, audit.CodeText(t), audit.CodeText(first)))
+			continue
+		}
+		r := roots()
+		if len(r) == 0 {
+			continue
+		}
+		declared := in.declared(t)
+		if !in.arithmetic {
+			if declared {
+				in.setTotal(t, r, parent, "configuration")
+				assigned, first = true, t
+			}
+			continue
+		}
+		holds, checked, _, diff, at := in.check(t, r)
+		if !holds && len(hier) == 0 && how != "GSS codes" {
+			// subtotals among the members: a row that is the sum of a
+			// contiguous block beside it
+			if p := in.blocks(members, nil); len(p) > 0 {
+				for c, q := range p {
+					parent[c] = q
+				}
+				r2 := roots()
+				if h2, c2, _, _, _ := in.check(t, r2); h2 && c2 > 0 {
+					holds, checked, r, how = true, c2, r2, "arithmetic"
+					in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(p)))
+				} else {
+					for c := range p {
+						delete(parent, c)
+					}
+				}
+			}
+		}
+		switch {
+		case holds && checked > 0:
+			found := "label and arithmetic"
+			if declared {
+				found = "configuration and arithmetic"
+			}
+			in.setTotal(t, r, parent, found)
+			assigned, first = true, t
+		case declared:
+			in.setTotal(t, r, parent, "configuration")
+			assigned, first = true, t
+			if !holds {
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
+			}
+		case !holds:
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
+		default:
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
+		}
+	}
+	if !assigned && in.arithmetic && len(hier) == 0 && how != "GSS codes" {
+		// a hierarchy by case: an upper-case code that is the sum of the
+		// codes below it (an area above its authorities)
+		var p map[string]string
+		if slices.ContainsFunc(members, upper) {
+			p = in.blocks(members, upper)
+		}
+		for c := range p {
+			if upper(c) {
+				delete(p, c)
+			}
+		}
+		if len(p) > 0 {
+			for c, q := range p {
+				parent[c] = q
+				ax.Found[q] = "case and arithmetic"
+			}
+			in.notes = append(in.notes, fmt.Sprintf("%s: upper-case codes that are the sum of the codes below them: %s", name, describeTree(p)))
+		}
+	}
+	if !assigned && in.arithmetic {
+		// an unlabelled total: a code that is the sum of all the others
+		r := roots()
+		var found []string
+		if len(r) >= 3 {
+			for _, c := range in.sumOfOthers(r) {
+				others := slices.DeleteFunc(slices.Clone(r), func(x string) bool { return x == c })
+				if in.mayBePart(others) {
+					found = append(found, c)
+				}
+			}
+		}
+		// with non-negative parts, two codes cannot each be the sum of
+		// all the others on a line where two parts are nonzero
+		if len(found) == 1 {
+			c := found[0]
+			others := slices.DeleteFunc(r, func(x string) bool { return x == c })
+			in.setTotal(c, others, parent, "arithmetic")
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), audit.Plural(int64(len(others)), "code", "codes")))
+		}
+	}
+	for c, p := range parent {
+		if _, ok := ax.Parent[c]; !ok {
+			ax.Parent[c] = p
+			if _, ok := ax.Found[p]; !ok {
+				ax.Found[p] = how
+			}
+		}
+	}
+	for _, c := range ax.Codes {
+		if f, ok := ax.Found[c]; ok {
+			n := 0
+			for _, p := range ax.Parent {
+				if p == c {
+					n++
+				}
+			}
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", name, audit.CodeText(c), audit.Plural(int64(n), "code", "codes"), f))
+		}
+	}
+}
+
+// derivedWords label rows and columns derived as differences: a
+// balance, a net figure, a change.
+var derivedWords = []string{"balance", "net", "difference", "change", "surplus", "deficit"}
+
+// mayBePart reports whether codes may be the parts of a sum found by
+// arithmetic alone: none is labelled as a difference, and none has a
+// negative value anywhere in the table (a part of a margin is a count
+// or amount, never negative; Balance = Exports - Imports is not a part).
+func (in *axisInference) mayBePart(codes []string) bool {
+	for _, c := range codes {
+		for _, p := range label(c) {
+			for _, w := range strings.Fields(normal(p)) {
+				if slices.Contains(derivedWords, w) {
+					return false
+				}
+			}
+		}
+		for l := range in.cells {
+			if v := in.value(l, c); v.known && v.v.Sign() < 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// rounding says when a difference is within the rounding of n parts
+// published to the table's finest decimal place: the table looks
+// rounded, and its totals cannot be exact relations.
+func (in *axisInference) rounding(diff decimal.Dec, n int) string {
+	scale := 0
+	for _, f := range in.figs {
+		if f.known {
+			scale = max(scale, f.v.Scale())
+		}
+	}
+	// |diff| <= n/2 units of 10^-scale
+	lim := decimal.Scaled(int64(n)*5, scale+1)
+	if diff.Abs().Cmp(lim) <= 0 {
+		return fmt.Sprintf(", within the rounding of %d parts: the table looks rounded", n)
+	}
+	return ""
+}
+
+// where names the line of a difference for messages.
+func (in *axisInference) where(l int) string {
+	if l < 0 {
+		return ""
+	}
+	var parts []string
+	for a := range in.axes {
+		if slices.Equal(in.axes[a].Dims, in.ax.Dims) {
+			continue
+		}
+		for i, c := range in.cells[l] {
+			_ = i
+			parts = append(parts, in.axes[a].Name()+"="+audit.CodeText(in.axes[a].AxisCode(in.t.Cells[c].Key)))
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " at " + strings.Join(parts, ", ")
+}
+
+func (in *axisInference) setTotal(t string, roots []string, parent map[string]string, how string) {
+	for _, r := range roots {
+		parent[r] = t
+	}
+	in.ax.Found[t] = how
+}
+
+// confirmTree keeps the edges of a tree among the members whose parent is
+// the sum of its children; the others are warnings with the difference.
+func (in *axisInference) confirmTree(parent map[string]string, members []string, how string) {
+	children := map[string][]string{}
+	for _, c := range members {
+		if p, ok := parent[c]; ok {
+			children[p] = append(children[p], c)
+		}
+	}
+	for _, p := range members {
+		ch := children[p]
+		if len(ch) == 0 {
+			continue
+		}
+		holds, _, _, diff, at := in.check(p, ch)
+		if !holds {
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s): not used as a margin", in.ax.Name(), audit.CodeText(p), audit.Plural(int64(len(ch)), "code", "codes"), how, diff, in.where(at)))
+			for _, c := range ch {
+				delete(parent, c)
+			}
+			continue
+		}
+		in.ax.Found[p] = how
+	}
+}
+
+// sumOfOthers returns the codes that are the sum of all the other codes
+// on every line where all are known (at least one, with two nonzero
+// parts, none negative), in one pass over the lines: v(c) = S - v(c).
+func (in *axisInference) sumOfOthers(codes []string) []string {
+	type lineSum struct {
+		sum          decimal.Dec
+		nonzero, neg int
+		complete     bool
+	}
+	sums := make([]lineSum, len(in.cells))
+	for l := range in.cells {
+		ls := lineSum{complete: true}
+		for _, c := range codes {
+			v := in.value(l, c)
+			if !v.known {
+				ls.complete = false
+				break
+			}
+			ls.sum = ls.sum.Add(v.v)
+			if !v.v.IsZero() {
+				ls.nonzero++
+			}
+			if v.v.Sign() < 0 {
+				ls.neg++
+			}
+		}
+		sums[l] = ls
+	}
+	var out []string
+	for _, c := range codes {
+		holds, checked, nontrivial := true, 0, false
+		for l, ls := range sums {
+			if _, ok := in.cells[l][c]; !ok || !ls.complete {
+				continue
+			}
+			v := in.value(l, c).v
+			if v.Add(v).Cmp(ls.sum) != 0 {
+				holds = false
+				break
+			}
+			nz, neg := ls.nonzero, ls.neg
+			if !v.IsZero() {
+				nz--
+			}
+			if v.Sign() < 0 {
+				neg--
+			}
+			if neg > 0 {
+				holds = false
+				break
+			}
+			checked++
+			nontrivial = nontrivial || nz >= 2
+		}
+		if holds && checked > 0 && nontrivial {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// maxBlockWork bounds the work (cells compared) of the search for
+// subtotals by arithmetic in one axis: a deterministic bound, so that a
+// large table without labels costs a bounded time and gives the same
+// structure on every machine.
+var maxBlockWork = 20_000_000
+
+// blocks finds subtotals: a member (one that parent accepts, when
+// given) that is the sum of a contiguous block of two or more members
+// right below it, on every complete line with at least one line where
+// two of them are nonzero. The block grows one member at a time with
+// running sums per line, and stops as soon as the sum exceeds the
+// candidate on a complete line (the parts are never negative).
+func (in *axisInference) blocks(members []string, parent func(string) bool) map[string]string {
+	out := map[string]string{}
+	nl := len(in.cells)
+	sums := make([]decimal.Dec, nl)
+	unknown := make([]bool, nl)
+	work := 0
+	for i := 0; i < len(members); i++ {
+		if _, ok := out[members[i]]; ok || parent != nil && !parent(members[i]) {
+			continue
+		}
+		clear(sums)
+		clear(unknown)
+		for j := i + 1; j < len(members); j++ {
+			over, equal := false, true
+			for l := range nl {
+				v := in.value(l, members[j])
+				switch {
+				case !v.known:
+					unknown[l] = true
+				case v.v.Sign() < 0:
+					over = true
+				default:
+					sums[l] = sums[l].Add(v.v)
+				}
+				if _, has := in.cells[l][members[i]]; !has || unknown[l] {
+					continue
+				}
+				if tv := in.value(l, members[i]); tv.known {
+					switch c := sums[l].Cmp(tv.v); {
+					case c > 0:
+						over = true
+					case c < 0:
+						equal = false
+					}
+				}
+			}
+			if work += nl; work > maxBlockWork {
+				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxBlockWork))
+				return out
+			}
+			if over {
+				break
+			}
+			if !equal || j-i < 2 {
+				continue
+			}
+			block := members[i+1 : j+1]
+			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative && in.mayBePart(block) {
+				for _, b := range block {
+					out[b] = members[i]
+				}
+				i = j
+				break
+			}
+		}
+	}
+	return out
+}
+
+// describeTree lists "parent: n codes" for messages.
+func describeTree(p map[string]string) string {
+	n := map[string]int{}
+	var order []string
+	for _, q := range p {
+		if n[q] == 0 {
+			order = append(order, q)
+		}
+		n[q]++
+	}
+	slices.Sort(order)
+	var parts []string
+	for _, q := range order {
+		parts = append(parts, fmt.Sprintf("%q of %d", audit.CodeText(q), n[q]))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,121 @@
+package writers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// structureJSON is the `structure` block of report.json: what the table's
+// layout was taken to mean (audit.Structure).
+type structureJSON struct {
+	// Margins is false when no margin was found.
+	Margins bool `json:"margins"`
+	// Axes are the dimensions (nested ones together) and their margins.
+	Axes []axisJSON `json:"axes"`
+	// Columns are the input columns and their roles (aggregate tables).
+	Columns []audit.ColumnRole `json:"columns,omitempty"`
+	// Notes say what was found and how.
+	Notes []string `json:"notes,omitempty"`
+	// Layout is how the table was found in its file.
+	Layout []string `json:"layout,omitempty"`
+}
+
+type axisJSON struct {
+	Dims    []string     `json:"dims"`
+	Nested  bool         `json:"nested,omitempty"`
+	Margins []marginJSON `json:"margins,omitempty"`
+}
+
+type marginJSON struct {
+	Code  string   `json:"code"`
+	Found string   `json:"found"`
+	Of    []string `json:"of"`
+}
+
+// structureBlock is the report's structure block of t, nil without one.
+func structureBlock(t *audit.Table) *structureJSON {
+	st := t.Structure
+	if st == nil {
+		return nil
+	}
+	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout}
+	for i := range st.Axes {
+		ax := &st.Axes[i]
+		a := axisJSON{Dims: ax.Names, Nested: len(ax.Dims) > 1}
+		children := ax.Children()
+		for _, c := range ax.Codes {
+			f, ok := ax.Found[c]
+			if !ok {
+				continue
+			}
+			m := marginJSON{Code: audit.CodeText(c), Found: f, Of: []string{}}
+			for _, ch := range children[c] {
+				m.Of = append(m.Of, audit.CodeText(ch))
+			}
+			a.Margins = append(a.Margins, m)
+		}
+		out.Axes = append(out.Axes, a)
+	}
+	return out
+}
+
+// StructureLines describe t's structure for people, one line each: the
+// margins of every axis, nested rows, the columns audited and not, and
+// the notes.
+func StructureLines(t *audit.Table) []string {
+	st := t.Structure
+	if st == nil {
+		return nil
+	}
+	out := append([]string(nil), st.Layout...)
+	for i := range st.Axes {
+		ax := &st.Axes[i]
+		children := ax.Children()
+		if len(ax.Dims) > 1 {
+			out = append(out, fmt.Sprintf("nested rows: %s read as one dimension", strings.Join(ax.Names, " > ")))
+		}
+		n := 0
+		for _, c := range ax.Codes {
+			f, ok := ax.Found[c]
+			if !ok {
+				continue
+			}
+			n++
+			ch := children[c]
+			list := make([]string, 0, min(len(ch), 6))
+			for k, x := range ch {
+				if k == 5 && len(ch) > 6 {
+					list = append(list, fmt.Sprintf("and %d more", len(ch)-5))
+					break
+				}
+				list = append(list, audit.CodeText(x))
+			}
+			out = append(out, fmt.Sprintf("margin of %s: %q is the sum of %s (%s): %s", ax.Name(), audit.CodeText(c), audit.Plural(int64(len(ch)), "code", "codes"), f, strings.Join(list, ", ")))
+		}
+		if n == 0 {
+			out = append(out, fmt.Sprintf("%s: no margin", ax.Name()))
+		}
+	}
+	if !st.Margins {
+		out = append(out, "no margins were found")
+	}
+	var audited, not []string
+	for _, c := range st.Columns {
+		switch {
+		case c.Role == audit.RoleDimension:
+		case c.Audited:
+			audited = append(audited, fmt.Sprintf("%q (%s)", c.Column, c.Role))
+		default:
+			not = append(not, fmt.Sprintf("%q (%s%s)", c.Column, c.Role, map[bool]string{true: ", written", false: ", not written"}[c.Written]))
+		}
+	}
+	if len(audited) > 0 {
+		out = append(out, "columns audited: "+strings.Join(audited, ", "))
+	}
+	if len(not) > 0 {
+		out = append(out, "columns not audited: "+strings.Join(not, ", "))
+	}
+	return out
+}
