@@ -63,6 +63,7 @@ func BenchmarkAuditScale(b *testing.B) {
 				b.ReportMetric(float64(nsup), "suppressed")
 				b.ReportMetric(float64(len(res.Cells)-res.Undetermined), "determined")
 				b.ReportMetric(float64(res.Undetermined), "undetermined")
+				b.ReportMetric(float64(res.Approximate), "approximate")
 				b.ReportMetric(float64(res.ExactlyDisclosed+res.UnderProtected), "unsafe")
 			}
 		})

@@ -456,10 +456,6 @@ func (s *structure) relCells(r int) []int {
 // LP.
 var largeComponent = 400
 
-// maxWholeLP is the largest component without known values solved as one
-// dense LP (its tableau grows with the square of the cells).
-var maxWholeLP = 3000
-
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
 func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
@@ -471,13 +467,11 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 	if known && len(comp) > largeComponent {
 		return s.solveLarge(ctx, comp, env, split)
 	}
-	if len(comp) > maxWholeLP {
-		// Unknown values and too many cells for one dense LP: only the
-		// outer bounds of propagation; the cells they do not settle (as
-		// exact) stay undetermined.
-		env.warn(fmt.Sprintf("interval audit: %d suppressed cells around %s are linked without known values, too many for one LP; their verdicts are undetermined (outer bounds reported)",
-			len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key)))
-		return 0, nil
+	if len(comp) > largeComponent {
+		// Unknown values (or true values that do not fit): one sparse LP
+		// from a phase 1 (its tableau would grow with the square of the
+		// cells in the dense solver).
+		return s.solveUnknown(ctx, comp, env, split)
 	}
 	inF := func(int) bool { return true }
 	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
@@ -616,25 +610,26 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	}
 	nt := len(targets)
 	lo, hi = make([]float64, nt), make([]float64, nt)
-	if split < 1 || nt < 2*split {
-		split = 1
+	// The targets are cut into fixed chunks, each solved from its own copy
+	// of the solved basis (all taken before any pivot), so that the LPs and
+	// the bounds do not depend on split (the number of goroutines) or on
+	// timing.
+	parts := chunks(nt, 2*exactChunk)
+	solvers := make([]*lp.Solver, len(parts))
+	solvers[0] = base
+	for c := 1; c < len(parts); c++ {
+		solvers[c] = base.Clone()
 	}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	// Every worker gets its own copy of the solved basis, all taken before
-	// any worker pivots.
-	solvers := make([]*lp.Solver, split)
-	solvers[0] = base
-	for w := 1; w < split; w++ {
-		solvers[w] = base.Clone()
-	}
-	for w := 0; w < split; w++ {
-		sv := solvers[w]
+	g.SetLimit(max(split, 1))
+	for c, part := range parts {
+		sv := solvers[c]
 		g.Go(func() error {
 			loDone := make([]bool, nt)
 			hiDone := make([]bool, nt)
 			scan := func() {
-				for a := w; a < nt; a += split {
+				for a := part[0]; a < part[1]; a++ {
 					v := sv.Value(targets[a])
 					if !loDone[a] && v <= tol {
 						loDone[a], lo[a] = true, 0
@@ -646,7 +641,12 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 			}
 			scan()
 			n := 0
-			for a := w; a < nt; a += split {
+			defer func() {
+				mu.Lock()
+				lps += n
+				mu.Unlock()
+			}()
+			for a := part[0]; a < part[1]; a++ {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
@@ -669,9 +669,6 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 					}
 				}
 			}
-			mu.Lock()
-			lps += n
-			mu.Unlock()
 			return nil
 		})
 	}
