@@ -256,6 +256,11 @@ type Input struct {
 	// Decimal is the decimal mark of numbers in delimited text: "." or
 	// ","; unset detects a decimal comma in semicolon-separated files.
 	Decimal string `yaml:"decimal"`
+	// Rounded is the base B the table's published values are already
+	// rounded to (e.g. 5): each published value stands for the interval
+	// [v − B/2, v + B/2]; the interval audit uses those intervals. Unset
+	// or 0: values are exact.
+	Rounded *decimal.Dec `yaml:"rounded"`
 }
 
 // Output selects extra outputs beside NAME.report.json and NAME.safe.csv.

@@ -175,6 +175,9 @@ func (s *structure) scale() float64 {
 
 // intervals computes the bounds of every cell with sup set.
 func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
+	if opt.Rounded > 0 {
+		return s.roundedIntervals(ctx, sup, opt)
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = 2
@@ -264,6 +267,21 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 	}
 	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
 		return nil, serr
+	}
+	if bctx.Err() != nil {
+		// The user's hard stop fired: what it cut depends on the machine,
+		// and the report says so.
+		open := 0
+		for i := range iv.undet {
+			if iv.undet[i] {
+				open++
+			}
+		}
+		msg := fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells not settled by then are undetermined (on another machine the audit may settle more)", opt.TimeLimit, open)
+		iv.warnings = append([]string{msg}, iv.warnings...)
+		if len(iv.warnings) > 20 {
+			iv.warnings = iv.warnings[:20]
+		}
 	}
 	s.snapAll(sup, iv)
 	return iv, nil
@@ -610,6 +628,9 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	}
 	nt := len(targets)
 	lo, hi = make([]float64, nt), make([]float64, nt)
+	if nt == 0 {
+		return lo, hi, 0, nil
+	}
 	// The targets are cut into fixed chunks, each solved from its own copy
 	// of the solved basis (all taken before any pivot), so that the LPs and
 	// the bounds do not depend on split (the number of goroutines) or on

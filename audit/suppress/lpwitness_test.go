@@ -127,6 +127,10 @@ func TestAuditTimeLimit(t *testing.T) {
 	if res.Undetermined == 0 || !res.NeedsPerson() {
 		t.Fatalf("undetermined %d, needs person %v", res.Undetermined, res.NeedsPerson())
 	}
+	// The report says the hard stop fired (issue 23 item 4).
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "time limit of 1ns (a hard stop) ran out") {
+		t.Errorf("warnings %q: want the hard stop named first", res.Warnings)
+	}
 	n := 0
 	for _, r := range res.Cells {
 		if !r.Undetermined {

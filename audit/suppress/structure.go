@@ -60,6 +60,11 @@ type Options struct {
 	// withheld: never marked secondary, cost nothing), need no protection,
 	// and Audit reports no interval for them.
 	Unpublished []bool
+	// Rounded, when positive, is the base B the published values were
+	// already rounded to (input.rounded): Audit treats every published
+	// cell as the interval [v − B/2, v + B/2] (cut at 0) instead of the
+	// exact value v (docs/suppression.md, "Rounded tables").
+	Rounded float64
 	// Keep, when set, marks cells that secondary suppression must never
 	// choose (cells an output checker protected); they may still be
 	// primary.
