@@ -54,10 +54,12 @@ func BenchmarkAuditScale(b *testing.B) {
 				}
 				base := time.Since(t0)
 				t1 := time.Now()
+				c1 := cpuSeconds()
 				res, err := Audit(ctx, tb, Options{TimeLimit: 60 * time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}
+				b.ReportMetric(cpuSeconds()-c1, "cpu-s")
 				b.ReportMetric(base.Seconds(), "baseline-s")
 				b.ReportMetric(time.Since(t1).Seconds(), "audit-s")
 				b.ReportMetric(float64(nsup), "suppressed")

@@ -21,10 +21,17 @@ import (
 const exactChunk = 32
 
 // exactIters is the simplex iterations per target cell that a chunk may
-// spend on exact bounds (pooled over the chunk's targets): a deterministic
-// work budget. Cells whose bounds it does not reach keep their inner and
-// outer bounds (approximate, their verdict proven by them or undetermined).
-var exactIters = 32
+// spend on exact bounds (pooled over the chunk's targets), and
+// exactBudget the iterations a whole component may spend on them (shared
+// equally among its chunks): a deterministic work budget. Cells whose
+// bounds it does not reach keep their inner and outer bounds (approximate,
+// their verdict proven by them or undetermined). The verdict LPs (to the
+// protection levels) are not counted: only each LP's own iteration limit
+// bounds them, as before.
+var (
+	exactIters  = 32
+	exactBudget = 20000
+)
 
 // chunks splits n targets into consecutive chunks of size at most size.
 func chunks(n, size int) [][2]int {
@@ -111,7 +118,8 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	tol := iv.tol
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
-	for _, ch := range chunks(len(tl), exactChunk) {
+	parts := chunks(len(tl), exactChunk)
+	for _, ch := range parts {
 		g.Go(func() error {
 			sv := base.Clone()
 			lo, hi := append([]float64(nil), slo...), append([]float64(nil), shi...)
@@ -144,7 +152,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 					firstErr = ferr
 				}
 			}
-			budget := exactIters * (ch[1] - ch[0])
+			budget := min(exactIters*(ch[1]-ch[0]), exactBudget/len(parts))
 			spent := 0
 			// lp runs one objective to target (NaN: the optimum) and
 			// widens the bounds by the point reached; limited, it counts
