@@ -687,8 +687,9 @@ func sortColVals(a []colVal) {
 // leaves at zero) reaches z = 0 exactly when the rows have a non-negative
 // solution (ErrInfeasible otherwise). The solver returned starts at the
 // original variables of that point. The work is bounded by the simplex's
-// iteration limit (ErrIterations), never by a clock.
-func NewSparse(ctx context.Context, n int, rows []Row) (*Sparse, error) {
+// iteration limit and by iterLimit (> 0: at most that many iterations in
+// the phase 1; ErrIterations), never by a clock.
+func NewSparse(ctx context.Context, n int, rows []Row, iterLimit int) (*Sparse, error) {
 	m := len(rows)
 	ext := make([]Row, 0, m+1)
 	x0 := make([]float64, n+m+1)
@@ -721,6 +722,7 @@ func NewSparse(ctx context.Context, n int, rows []Row) (*Sparse, error) {
 	for r := range m {
 		p1.noEnter[n+r] = true
 	}
+	p1.IterLimit = iterLimit
 	v, err := p1.Optimize(ctx, z, false)
 	if err != nil {
 		return nil, err

@@ -104,7 +104,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 // starting solver, so that the bounds do not depend on workers or timing;
 // a point where a target is 0 proves its minimum.
 func rangeSparse(ctx context.Context, nv int, rows []lp.Row, targets []int, tol float64, workers int) (lo, hi []float64, err error) {
-	base, err := lp.NewSparse(ctx, nv, rows)
+	base, err := lp.NewSparse(ctx, nv, rows, phase1Iters)
 	if err != nil {
 		return nil, nil, err
 	}

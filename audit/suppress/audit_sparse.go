@@ -31,6 +31,10 @@ const exactChunk = 32
 var (
 	exactIters  = 32
 	exactBudget = 20000
+	// phase1Iters bounds the phase 1 of a component without a feasible
+	// start (received tables): beyond it the component's cells keep their
+	// outer bounds, undetermined, with a warning.
+	phase1Iters = 40000
 )
 
 // chunks splits n targets into consecutive chunks of size at most size.
@@ -75,7 +79,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	if x0 != nil {
 		base, err = lp.NewSparseAt(ctx, len(comp), rows, x0)
 	} else {
-		base, err = lp.NewSparse(ctx, len(comp), rows)
+		base, err = lp.NewSparse(ctx, len(comp), rows, phase1Iters)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
