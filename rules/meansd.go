@@ -41,7 +41,7 @@ func newMeanSD(decode Decoder) (Rule, error) {
 		SDKind       string      `yaml:"sd_kind"`
 		Cap          *int        `yaml:"cap"`
 		Budget       *int64      `yaml:"budget"`
-		TimeLimit    string      `yaml:"time_limit"`
+		TimeLimit    *string     `yaml:"time_limit"`
 		Interval     decimal.Dec `yaml:"interval"`
 		GroupSlack   int         `yaml:"group_slack"`
 	}
@@ -70,9 +70,9 @@ func newMeanSD(decode Decoder) (Rule, error) {
 		}
 		r.cap = uint64(*p.Cap)
 	}
-	if p.TimeLimit != "" {
-		if r.timeLimit, err = time.ParseDuration(p.TimeLimit); err != nil || r.timeLimit <= 0 {
-			return nil, &ParamError{"meansd", "time_limit", fmt.Sprintf("must be a positive duration such as 30s, got %q", p.TimeLimit)}
+	if p.TimeLimit != nil {
+		if r.timeLimit, err = time.ParseDuration(*p.TimeLimit); err != nil || r.timeLimit <= 0 {
+			return nil, &ParamError{"meansd", "time_limit", fmt.Sprintf("must be a positive duration such as 30s, got %q", *p.TimeLimit)}
 		}
 	}
 	r.budget = meansd.DefaultBudget
