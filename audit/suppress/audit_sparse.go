@@ -157,6 +157,9 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 				}
 			}
 			budget := min(exactIters*(ch[1]-ch[0]), exactBudget/len(parts))
+			if x0 != nil && !env.exact {
+				budget = 0 // verdicts only
+			}
 			spent := 0
 			// lp runs one objective to target (NaN: the optimum) and
 			// widens the bounds by the point reached; limited, it counts

@@ -54,6 +54,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 	for i := range t.Cells {
 		sup[i] = s.isSuppressed(i)
 	}
+	opt.exact = true
 	iv, err := s.intervals(ctx, sup, opt)
 	if err != nil {
 		return res, err
@@ -233,7 +234,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		up, down = s.levels(opt, i, s.val[i])
 		return up, down, false
 	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -436,7 +437,9 @@ type auditEnv struct {
 	free       []int
 	iv         *intervalSet
 	need       func(i int) (up, down float64, sec bool)
-	mu         sync.Mutex
+	// exact asks for exact bounds beyond the verdicts (Options.exact).
+	exact bool
+	mu    sync.Mutex
 }
 
 // warn adds a warning to the audit (safe for concurrent use).

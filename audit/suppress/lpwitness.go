@@ -464,7 +464,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	// start, neighbourhood LPs take the cells left unsettled.
 	var targets []int
 	for _, i := range comp {
-		if !s.unpublished(i) && !iv.exactBounds(i) {
+		if !s.unpublished(i) && !iv.exactBounds(i) && (env.exact || iv.undet[i]) {
 			targets = append(targets, i)
 		}
 	}

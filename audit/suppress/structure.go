@@ -65,6 +65,10 @@ type Options struct {
 	// cell as the interval [v − B/2, v + B/2] (cut at 0) instead of the
 	// exact value v (docs/suppression.md, "Rounded tables").
 	Rounded float64
+	// exact is set by Audit: large components also get exact bounds
+	// within the work budget (the internal audits of the suppression
+	// methods need only verdicts).
+	exact bool
 	// Keep, when set, marks cells that secondary suppression must never
 	// choose (cells an output checker protected); they may still be
 	// primary.
