@@ -322,6 +322,11 @@ type Input struct {
 	// exceed 100,000 (unset: 100): a few records with a distinct level
 	// each would otherwise build millions of empty cells.
 	MaxCellsPerRecord int64 `yaml:"max_cells_per_record"`
+	// Rounded is the base B the table's published values are already
+	// rounded to (e.g. 5): each published value stands for the interval
+	// [v − B/2, v + B/2]; the interval audit uses those intervals. Unset
+	// or 0: values are exact.
+	Rounded *decimal.Dec `yaml:"rounded"`
 }
 
 // Output selects extra outputs beside NAME.report.json and NAME.safe.csv.

@@ -16,6 +16,9 @@ func checkInput(in *Input) error {
 	if in.Encoding != "" && !slices.Contains(inputEncodings, in.Encoding) {
 		return &Error{Msg: fmt.Sprintf("input.encoding %q is not one of %s", in.Encoding, strings.Join(inputEncodings, ", "))}
 	}
+	if in.Rounded != nil && in.Rounded.Sign() < 0 {
+		return &Error{Msg: fmt.Sprintf("input.rounded must be a rounding base >= 0 (e.g. 5), got %s", in.Rounded)}
+	}
 	switch in.Decimal {
 	case "", ".", ",":
 	default:

@@ -27,6 +27,9 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		Workers:      workers,
 		TimeLimit:    s.Suppression.TimeLimit,
 	}
+	if r := s.Input.Rounded; r != nil {
+		opt.Rounded, _ = r.Rat().Float64() // input.rounded: published values are intervals
+	}
 	if t.Hierarchies != nil {
 		opt.Hierarchies = t.Hierarchies // the settings' and those read from microdata.parents
 	}
@@ -71,6 +74,9 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		var err error
 		if run, done, err = suppress.ProtectAudit(ctx, t, opt); err != nil {
 			return fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
+		}
+		if opt.Rounded > 0 {
+			done = nil // the audit with the published values as intervals (input.rounded) below
 		}
 	}
 	// the table's other count columns, after its count (columns.go)

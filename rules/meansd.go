@@ -16,7 +16,8 @@ func init() {
 		{Name: "rounding", Doc: "how the published mean and SD were rounded: half-up, half-even, closed or exact"},
 		{Name: "sd_kind", Doc: "the published SD: sample (n - 1) or population (n)"},
 		{Name: "cap", Doc: "stop counting samples at this many, >= min_solutions; null: at min_solutions"},
-		{Name: "time_limit", Doc: "the longest search per cell, a positive duration such as 1s; a cell not decided in time is review"},
+		{Name: "budget", Doc: "the work per cell: search nodes (and table passes counted as nodes) that a cell's reconstruction may visit; a cell not decided within it is review, the same on any machine; an integer >= 1, default 10000000"},
+		{Name: "time_limit", Doc: "optional hard stop per cell, a positive duration such as 30s (none by default): a cell it stops is review, and its reason says the time limit stopped it (such a verdict depends on the machine)"},
 		{Name: "interval", Doc: "magnitude measures: unsafe when the largest amount lies in a range narrower than this percent of its upper end; 0..100"},
 		{Name: "group_slack", Doc: "a group disclosure is every solution giving one value to all respondents but at most this many; an integer >= 0"},
 	}, New: newMeanSD})
@@ -28,6 +29,7 @@ type meanSD struct {
 	population   bool
 	cap          uint64
 	timeLimit    time.Duration
+	budget       int64
 	interval     decimal.Dec
 	groupSlack   int
 }
@@ -38,7 +40,8 @@ func newMeanSD(decode Decoder) (Rule, error) {
 		Rounding     string      `yaml:"rounding"`
 		SDKind       string      `yaml:"sd_kind"`
 		Cap          *int        `yaml:"cap"`
-		TimeLimit    string      `yaml:"time_limit"`
+		Budget       *int64      `yaml:"budget"`
+		TimeLimit    *string     `yaml:"time_limit"`
 		Interval     decimal.Dec `yaml:"interval"`
 		GroupSlack   int         `yaml:"group_slack"`
 	}
@@ -67,8 +70,17 @@ func newMeanSD(decode Decoder) (Rule, error) {
 		}
 		r.cap = uint64(*p.Cap)
 	}
-	if r.timeLimit, err = time.ParseDuration(p.TimeLimit); err != nil || r.timeLimit <= 0 {
-		return nil, &ParamError{"meansd", "time_limit", fmt.Sprintf("must be a positive duration such as 1s, got %q", p.TimeLimit)}
+	if p.TimeLimit != nil {
+		if r.timeLimit, err = time.ParseDuration(*p.TimeLimit); err != nil || r.timeLimit <= 0 {
+			return nil, &ParamError{"meansd", "time_limit", fmt.Sprintf("must be a positive duration such as 30s, got %q", *p.TimeLimit)}
+		}
+	}
+	r.budget = meansd.DefaultBudget
+	if p.Budget != nil {
+		if *p.Budget < 1 {
+			return nil, &ParamError{"meansd", "budget", fmt.Sprintf("must be at least 1, got %d", *p.Budget)}
+		}
+		r.budget = *p.Budget
 	}
 	if p.Interval.Sign() < 0 || p.Interval.Cmp(decimal.FromInt(100)) > 0 {
 		return nil, &ParamError{"meansd", "interval", fmt.Sprintf("must be a percentage 0..100, got %s", p.Interval)}
@@ -114,7 +126,7 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	req := meansd.Request{N: int(n), Min: t.Measure.Min.String(), Max: t.Measure.Max.String(), Step: t.Measure.Step.String(),
 		Mean: mean.Text, SD: sd.Text, Rounding: r.rounding, Population: r.population, Cap: r.cap,
-		TimeLimit: r.timeLimit, MinSolutions: r.minSolutions, Interval: r.interval.String(), GroupSlack: r.groupSlack,
+		TimeLimit: r.timeLimit, Budget: r.budget, MinSolutions: r.minSolutions, Interval: r.interval.String(), GroupSlack: r.groupSlack,
 		Magnitude: t.Measure.Magnitude}
 	if t.Measure.Step.IsZero() {
 		req.Step = "1"

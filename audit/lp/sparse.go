@@ -33,6 +33,14 @@ type Sparse struct {
 	Tol float64
 	// Pivots counts the basis changes so far.
 	Pivots int
+	// Iters counts the simplex iterations so far (pivots and bound
+	// flips); with IterLimit > 0, OptimizeTo returns ErrIterations once
+	// Iters reaches it: a deterministic work budget shared by every
+	// objective solved with this solver.
+	Iters, IterLimit int
+	// noEnter marks variables that never enter the basis once they are
+	// non-basic at zero (the artificial variables of NewSparse's phase 1).
+	noEnter []bool
 	// scratch
 	y, w, cb, wb []float64
 }
@@ -244,9 +252,10 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 		if reached() {
 			return s.x[v], nil
 		}
-		if it > limit {
+		if it > limit || s.IterLimit > 0 && s.Iters >= s.IterLimit {
 			return 0, ErrIterations
 		}
+		s.Iters++
 		if it&15 == 15 {
 			if err := ctx.Err(); err != nil {
 				return 0, err
@@ -266,7 +275,7 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 		bland := degenerate > 30
 		q, dir, best := -1, 0.0, pivTol
 		for j := 0; j < s.n; j++ {
-			if s.pos[j] >= 0 {
+			if s.pos[j] >= 0 || s.noEnter != nil && s.noEnter[j] && s.x[j] == 0 {
 				continue
 			}
 			dj := 0.0
@@ -667,4 +676,68 @@ func sortColVals(a []colVal) {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
+}
+
+// NewSparse builds a sparse solver for n variables and the given rows
+// without a known feasible point: a phase 1 first. Every row gets an
+// artificial variable (rows with a negative right-hand side negated), and
+// one more variable z with z − Σ artificials = 0; the point x = 0,
+// artificials = |b|, z = Σ|b| is feasible for that system, and minimising
+// z from it (the sparse simplex; an artificial never re-enters once it
+// leaves at zero) reaches z = 0 exactly when the rows have a non-negative
+// solution (ErrInfeasible otherwise). The solver returned starts at the
+// original variables of that point. The work is bounded by the simplex's
+// iteration limit and by iterLimit (> 0: at most that many iterations in
+// the phase 1; ErrIterations), never by a clock.
+func NewSparse(ctx context.Context, n int, rows []Row, iterLimit int) (*Sparse, error) {
+	m := len(rows)
+	ext := make([]Row, 0, m+1)
+	x0 := make([]float64, n+m+1)
+	z := n + m
+	sum := Row{Idx: []int{z}, Coef: []float64{1}}
+	scale := 1.0
+	for r, row := range rows {
+		sign := 1.0
+		if row.RHS < 0 {
+			sign = -1
+		}
+		e := Row{RHS: sign * row.RHS, Idx: append(append([]int(nil), row.Idx...), n+r)}
+		for _, c := range row.Coef {
+			e.Coef = append(e.Coef, sign*c)
+		}
+		e.Coef = append(e.Coef, 1)
+		ext = append(ext, e)
+		x0[n+r] = e.RHS
+		x0[z] += e.RHS
+		scale = math.Max(scale, e.RHS)
+		sum.Idx = append(sum.Idx, n+r)
+		sum.Coef = append(sum.Coef, -1)
+	}
+	ext = append(ext, sum)
+	p1, err := NewSparseAt(ctx, n+m+1, ext, x0)
+	if err != nil {
+		return nil, err
+	}
+	p1.noEnter = make([]bool, n+m+1)
+	for r := range m {
+		p1.noEnter[n+r] = true
+	}
+	p1.IterLimit = iterLimit
+	v, err := p1.Optimize(ctx, z, false)
+	if err != nil {
+		return nil, err
+	}
+	if v > 1e-9*scale*float64(m+1) {
+		return nil, ErrInfeasible
+	}
+	x := make([]float64, n)
+	for j := range x {
+		x[j] = math.Max(p1.x[j], 0)
+	}
+	s, err := NewSparseAt(ctx, n, rows, x)
+	if err != nil {
+		return nil, err
+	}
+	s.Pivots += p1.Pivots
+	return s, nil
 }

@@ -280,3 +280,49 @@ func TestSparseUnbounded(t *testing.T) {
 		t.Errorf("min x0 = %v, want 3", v)
 	}
 }
+
+// NewSparse (phase 1, no start given) on 3-D table systems: the point it
+// starts from is feasible, and every variable's range equals the dense
+// tableau's (from its own phase 1). Rows that no non-negative point
+// satisfies give ErrInfeasible, and a phase 1 over its iteration budget
+// ErrIterations.
+func TestSparsePhase1AgainstDense(t *testing.T) {
+	ctx := context.Background()
+	for seed := uint64(4); seed <= 6; seed++ {
+		rows, x0 := gridRows(seed, [3]int{8, 7, 5}, 0.35)
+		n := len(x0)
+		sp, err := NewSparse(ctx, n, rows, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tol := 1e-7 * 200 * 8 * 7 * 5
+		checkPoint(t, sp, n, rows, tol)
+		de, err := New(ctx, n, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < n; j++ {
+			for _, max := range []bool{false, true} {
+				a, err := sp.Optimize(ctx, j, max)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkPoint(t, sp, n, rows, tol)
+				b, err := de.Optimize(ctx, j, max)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !(math.IsInf(a, 1) && math.IsInf(b, 1)) && math.Abs(a-b) > tol {
+					t.Fatalf("seed %d x%d max=%v: sparse %v, dense %v", seed, j, max, a, b)
+				}
+			}
+		}
+		if _, err := NewSparse(ctx, n, rows, 3); !errors.Is(err, ErrIterations) {
+			t.Errorf("seed %d: a 3-iteration phase 1: err = %v, want ErrIterations", seed, err)
+		}
+	}
+	bad := []Row{{Idx: []int{0, 1}, Coef: []float64{1, 1}, RHS: 2}, {Idx: []int{0, 1, 2}, Coef: []float64{1, 1, 1}, RHS: 1}}
+	if _, err := NewSparse(ctx, 3, bad, 0); !errors.Is(err, ErrInfeasible) {
+		t.Fatalf("infeasible rows: err = %v, want ErrInfeasible", err)
+	}
+}

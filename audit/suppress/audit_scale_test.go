@@ -54,15 +54,18 @@ func BenchmarkAuditScale(b *testing.B) {
 				}
 				base := time.Since(t0)
 				t1 := time.Now()
+				c1 := cpuSeconds()
 				res, err := Audit(ctx, tb, Options{TimeLimit: 60 * time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}
+				b.ReportMetric(cpuSeconds()-c1, "cpu-s")
 				b.ReportMetric(base.Seconds(), "baseline-s")
 				b.ReportMetric(time.Since(t1).Seconds(), "audit-s")
 				b.ReportMetric(float64(nsup), "suppressed")
 				b.ReportMetric(float64(len(res.Cells)-res.Undetermined), "determined")
 				b.ReportMetric(float64(res.Undetermined), "undetermined")
+				b.ReportMetric(float64(res.Approximate), "approximate")
 				b.ReportMetric(float64(res.ExactlyDisclosed+res.UnderProtected), "unsafe")
 			}
 		})

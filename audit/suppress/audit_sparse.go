@@ -5,145 +5,278 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
-// sparseComponent settles the open cells of a large component whose true
-// values are a feasible point with one sparse LP over the whole component
-// (lp.Sparse, a revised simplex with a sparse LU basis): for each open
-// cell, maximise it until it reaches its upper level (a feasible point
-// there proves the level, an inner bound) or to its optimum (then the
-// bound is exact, inner and outer), and the same downwards. Every point
-// the simplex stops at is feasible, so it widens the inner bounds of every
-// cell of the component. Open cells are shared among the workers by
-// index, each with its own copy of the solver, and the workers' bounds are
-// merged by hull (inner) and intersection (outer): the result does not
-// depend on timing. It returns the number of LPs; an error of the solver
-// (iteration limit, singular basis) is returned as errSparse, leaving the
-// cells open.
-func (s *structure) sparseComponent(ctx context.Context, comp, open []int, env *auditEnv, workers int) (int, error) {
+// exactChunk is the number of target cells one chunk of an exact range
+// computation takes. Chunks are fixed by the targets alone and each starts
+// from its own copy of the solver at the starting point, so that the LPs
+// solved, and every bound found, are the same whatever the number of
+// workers or their scheduling (workers only decide which goroutine runs a
+// chunk).
+const exactChunk = 32
+
+// exactIters is the simplex iterations per target cell that a chunk may
+// spend on exact bounds (pooled over the chunk's targets), and
+// exactBudget the iterations a whole component may spend on them (shared
+// equally among its chunks): a deterministic work budget. Cells whose
+// bounds it does not reach keep their inner and outer bounds (approximate,
+// their verdict proven by them or undetermined). The verdict LPs (to the
+// protection levels) are not counted: only each LP's own iteration limit
+// bounds them, as before.
+var (
+	exactIters  = 32
+	exactBudget = 20000
+	// phase1Iters bounds the phase 1 of a component without a feasible
+	// start (received tables): beyond it the component's cells keep their
+	// outer bounds, undetermined, with a warning.
+	phase1Iters = 40000
+)
+
+// chunks splits n targets into consecutive chunks of size at most size.
+func chunks(n, size int) [][2]int {
+	var out [][2]int
+	for a := 0; a < n; a += size {
+		out = append(out, [2]int{a, min(a+size, n)})
+	}
+	return out
+}
+
+// sparseComponent gives every cell of targets (cells of comp) its exact
+// interval with one sparse LP over the whole component (lp.Sparse, a
+// revised simplex with a sparse LU basis): its minimum and its maximum,
+// each solved to the optimum, unless a feasible point already reaches the
+// cell's outer bound on that side (a proof: lo = olo, e.g. a point where
+// the cell is 0, or hi = the bound propagation gives). The start is the
+// true values when known (x0 set; they are a feasible point), else a
+// phase 1 (lp.NewSparse). Every point the simplex reaches is feasible, so
+// it widens the inner bounds of every cell of the component. The targets
+// are split into fixed chunks (exactChunk), each solved from its own copy
+// of the starting solver and reading only the bounds known before the
+// chunks began, and the chunks' bounds are merged by hull (inner) and by
+// the LP optima (outer): the result does not depend on the worker count or
+// timing. It returns the number of LPs; a failure of the solver (iteration
+// limit, singular basis) on a cell leaves that cell's side inexact (its
+// verdict then rests on the bounds known) and is reported as a warning;
+// a failure to start is returned as errSparse.
+func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, env *auditEnv, workers int, x0 []float64) (int, error) {
 	iv := env.iv
 	inF := func(int) bool { return true }
-	rows, _ := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
+	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
 	if len(rows) == 0 {
 		return 0, nil
 	}
-	x0 := make([]float64, len(comp))
 	local := make(map[int]int, len(comp))
 	for l, i := range comp {
-		x0[l] = s.val[i]
 		local[i] = l
 	}
-	base, err := lp.NewSparseAt(ctx, len(comp), rows, x0)
+	var base *lp.Sparse
+	var err error
+	if x0 != nil {
+		base, err = lp.NewSparseAt(ctx, len(comp), rows, x0)
+	} else {
+		base, err = lp.NewSparse(ctx, len(comp), rows, phase1Iters)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, ctx.Err()
 		}
+		if x0 == nil && errors.Is(err, lp.ErrInfeasible) {
+			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
+				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
+		}
 		return 0, fmt.Errorf("%w: %w", errSparse, err)
 	}
-	type result struct {
-		lo, hi   []float64 // inner hull over the component (local indices)
-		olo, ohi []float64 // outer bounds of the worker's targets (NaN: none)
-		lps      int
+	n := len(comp)
+	// Bounds known before the chunks: inner [slo, shi] (the starting point
+	// included) and outer [solo, sohi].
+	slo, shi := make([]float64, n), make([]float64, n)
+	solo, sohi := make([]float64, n), make([]float64, n)
+	for l, i := range comp {
+		v := base.Value(l)
+		if x0 != nil {
+			slo[l], shi[l] = math.Min(iv.lo[i], v), math.Max(iv.hi[i], v)
+		} else {
+			slo[l], shi[l] = v, v // iv.lo/hi hold outer bounds only
+		}
+		solo[l], sohi[l] = iv.olo[i], iv.ohi[i]
 	}
-	split := max(1, min(workers, len(open)))
-	results := make([]result, split)
-	solvers := make([]*lp.Sparse, split)
-	solvers[0] = base
-	for w := 1; w < split; w++ {
-		solvers[w] = base.Clone()
+	// Accumulated results: inner hull over every chunk, outer optima of
+	// each target (NaN: not solved).
+	alo, ahi := append([]float64(nil), slo...), append([]float64(nil), shi...)
+	aolo, aohi := make([]float64, n), make([]float64, n)
+	for l := range aolo {
+		aolo[l], aohi[l] = math.NaN(), math.NaN()
 	}
+	tl := make([]int, len(targets))
+	for a, i := range targets {
+		tl[a] = local[i]
+	}
+	var mu sync.Mutex
+	lps, failed := 0, 0
+	var firstErr error
+	tol := iv.tol
 	g, gctx := errgroup.WithContext(ctx)
-	for w := 0; w < split; w++ {
-		sv := solvers[w]
+	g.SetLimit(max(workers, 1))
+	parts := chunks(len(tl), exactChunk)
+	for _, ch := range parts {
 		g.Go(func() error {
-			res := result{lo: append([]float64(nil), x0...), hi: append([]float64(nil), x0...),
-				olo: make([]float64, len(comp)), ohi: make([]float64, len(comp))}
-			for l := range res.olo {
-				res.olo[l], res.ohi[l] = math.NaN(), math.NaN()
-			}
+			sv := base.Clone()
+			lo, hi := append([]float64(nil), slo...), append([]float64(nil), shi...)
+			olo, ohi := map[int]float64{}, map[int]float64{}
+			nlp, nfail := 0, 0
+			var ferr error
 			hull := func() {
-				for l := range comp {
+				for l := range lo {
 					v := sv.Value(l)
-					res.lo[l] = math.Min(res.lo[l], v)
-					res.hi[l] = math.Max(res.hi[l], v)
+					lo[l] = math.Min(lo[l], v)
+					hi[l] = math.Max(hi[l], v)
 				}
 			}
-			for a := w; a < len(open); a += split {
+			merge := func() {
+				mu.Lock()
+				defer mu.Unlock()
+				for l := range lo {
+					alo[l] = math.Min(alo[l], lo[l])
+					ahi[l] = math.Max(ahi[l], hi[l])
+				}
+				for l, v := range olo {
+					aolo[l] = v
+				}
+				for l, v := range ohi {
+					aohi[l] = v
+				}
+				lps += nlp
+				failed += nfail
+				if firstErr == nil && ferr != nil {
+					firstErr = ferr
+				}
+			}
+			budget := min(exactIters*(ch[1]-ch[0]), exactBudget/len(parts))
+			if x0 != nil && !env.exact {
+				budget = 0 // verdicts only
+			}
+			spent := 0
+			// lp runs one objective to target (NaN: the optimum) and
+			// widens the bounds by the point reached; limited, it counts
+			// against the chunk's budget. It reports false when the
+			// objective did not finish (budget or failure).
+			run := func(l int, max bool, target float64, limited bool) (float64, bool) {
+				sv.IterLimit = 0
+				if limited {
+					if spent >= budget {
+						return 0, false
+					}
+					sv.IterLimit = sv.Iters + budget - spent
+				}
+				before := sv.Iters
+				v, err := sv.OptimizeTo(gctx, l, max, target)
+				nlp++
+				if limited {
+					spent += sv.Iters - before
+				}
+				if err != nil {
+					if gctx.Err() != nil || errors.Is(err, lp.ErrIterations) && limited {
+						hull() // the point reached is feasible
+						return 0, false
+					}
+					// This objective failed: start afresh.
+					nfail++
+					if ferr == nil {
+						ferr = err
+					}
+					sv = base.Clone()
+					return 0, false
+				}
+				if !math.IsInf(v, 1) {
+					hull()
+				}
+				return v, true
+			}
+			for a, l := range tl[ch[0]:ch[1]] {
 				if err := gctx.Err(); err != nil {
+					merge()
 					return err
 				}
-				i := open[a]
-				l := local[i]
-				x := s.val[i]
-				up, down, sec := env.need(i)
-				if sec || iv.outerFails(i, x, up, down) {
-					// Only a non-zero width is left to prove (or
-					// the cell is exact).
-					up, down, sec = 0, 0, true
-				}
-				tU := x + math.Max(up, 2*iv.tol)
-				tD := x - math.Max(down, 2*iv.tol)
-				if res.hi[l] < tU {
-					v, err := sv.OptimizeTo(gctx, l, true, tU)
-					res.lps++
-					if err != nil {
-						return err
+				i := targets[ch[0]+a]
+				if x0 != nil && iv.undet[i] {
+					// Verdict first (not counted against the budget):
+					// each side to its protection level, a feasible
+					// point there proves it, or to the optimum.
+					x := s.val[i]
+					up, down, sec := env.need(i)
+					if sec || iv.outerFails(i, x, up, down) {
+						up, down, sec = 0, 0, true
 					}
-					if math.IsInf(v, 1) {
-						res.hi[l], res.ohi[l] = v, v
-					} else {
-						hull()
-						if v < tU {
-							res.ohi[l] = v
+					tU := x + math.Max(up, 2*tol)
+					tD := x - math.Max(down, 2*tol)
+					if hi[l] < tU && hi[l] < sohi[l]-tol {
+						if v, ok := run(l, true, tU, false); ok && v < tU {
+							ohi[l] = v
+						} else if ok && math.IsInf(v, 1) {
+							hi[l], ohi[l] = v, v
+						}
+					}
+					if !(sec && hi[l] >= tU) && lo[l] > tD && lo[l] > solo[l]+tol {
+						if v, ok := run(l, false, tD, false); ok && v > tD {
+							olo[l] = math.Max(v, 0)
 						}
 					}
 				}
-				if sec && res.hi[l] >= tU {
-					continue
-				}
-				if res.lo[l] > tD {
-					v, err := sv.OptimizeTo(gctx, l, false, tD)
-					res.lps++
-					if err != nil {
-						return err
+				// Then the exact bounds, within the chunk's budget.
+				for _, max := range []bool{true, false} {
+					if max {
+						if _, done := ohi[l]; done || hi[l] >= sohi[l]-tol {
+							continue
+						}
+					} else if _, done := olo[l]; done || lo[l] <= solo[l]+tol {
+						continue
 					}
-					hull()
-					if v > tD {
-						res.olo[l] = math.Max(v, 0)
+					// Stop at the outer bound when reached: a proof.
+					target := solo[l]
+					if max {
+						target = sohi[l]
+						if math.IsInf(target, 1) {
+							target = math.NaN()
+						}
+					}
+					v, ok := run(l, max, target, true)
+					switch {
+					case !ok:
+					case math.IsInf(v, 1):
+						hi[l], ohi[l] = v, v
+					case max:
+						ohi[l] = v
+					default:
+						olo[l] = math.Max(v, 0)
 					}
 				}
 			}
-			results[w] = res
+			merge()
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
+	werr := g.Wait()
+	for l, i := range comp {
+		if !math.IsNaN(aolo[l]) {
+			iv.olo[i] = math.Max(iv.olo[i], math.Min(aolo[l], alo[l]))
 		}
-		return 0, fmt.Errorf("%w: %w", errSparse, err)
+		if !math.IsNaN(aohi[l]) {
+			iv.ohi[i] = math.Min(iv.ohi[i], math.Max(aohi[l], ahi[l]))
+		}
+		iv.lo[i] = math.Max(alo[l], iv.olo[i])
+		iv.hi[i] = math.Min(ahi[l], iv.ohi[i])
 	}
-	lps := 0
-	for _, res := range results {
-		lps += res.lps
-		for l, i := range comp {
-			iv.lo[i] = math.Max(math.Min(iv.lo[i], res.lo[l]), iv.olo[i])
-			iv.hi[i] = math.Min(math.Max(iv.hi[i], res.hi[l]), iv.ohi[i])
-		}
+	if werr != nil {
+		return lps, werr
 	}
-	for _, res := range results {
-		for l, i := range comp {
-			if !math.IsNaN(res.ohi[l]) {
-				iv.ohi[i] = math.Min(iv.ohi[i], math.Max(res.ohi[l], iv.hi[i]))
-			}
-			if !math.IsNaN(res.olo[l]) {
-				iv.olo[i] = math.Max(iv.olo[i], math.Min(res.olo[l], iv.lo[i]))
-			}
-		}
+	if failed > 0 {
+		env.warn(fmt.Sprintf("interval audit: %d of the LPs around %s failed (%v); those bounds are inner bounds only",
+			failed, s.t.KeyString(s.t.Cells[comp[0]].Key), firstErr))
 	}
 	return lps, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -202,14 +201,11 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 }
 
 // A large component whose true values do not fit the published cells (no
-// witness, no feasible start) and that is too large for one dense LP
-// keeps its outer bounds, undetermined, with a warning: the dense tableau
-// is not built for it. Within the limit the dense LP settles it.
+// witness, no feasible start) goes to the sparse LP from a phase 1: every
+// cell settled, with the intervals of the dense LP (largeComponent at its
+// default, the component solved as one dense LP).
 func TestAuditLargeInfeasibleComponent(t *testing.T) {
 	tb := middleTable(1, []int{14, 12, 6}, 0.3)
-	oldL, oldW := largeComponent, maxWholeLP
-	defer func() { largeComponent, maxWholeLP = oldL, oldW }()
-	largeComponent = 40
 	ctx := context.Background()
 	full, err := Audit(ctx, tb, Options{})
 	if err != nil {
@@ -227,27 +223,27 @@ func TestAuditLargeInfeasibleComponent(t *testing.T) {
 			break
 		}
 	}
-	for _, limit := range []int{100, oldW} {
-		maxWholeLP = limit
-		res, err := Audit(ctx, tb, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		warned := false
-		for _, w := range res.Warnings {
-			warned = warned || strings.Contains(w, "do not fit the published cells, too many for one LP")
-		}
-		if limit == 100 && (res.Undetermined < 100 || !warned) {
-			t.Fatalf("limit %d: %d undetermined, warned %v; want the large component undetermined with a warning", limit, res.Undetermined, warned)
-		}
-		if limit == oldW && (res.Undetermined != 0 || warned) {
-			t.Fatalf("limit %d: %d undetermined, warned %v; want every cell settled", limit, res.Undetermined, warned)
-		}
-		for _, r := range res.Cells {
-			f := byKey[joinKey(r.Key)]
-			if r.Undetermined && (r.Lo > f.Lo+1e-6 || r.Hi < f.Hi-1e-6) {
-				t.Fatalf("limit %d: %v undetermined with [%v, %v], inside the feasible [%v, %v]", limit, r.Key, r.Lo, r.Hi, f.Lo, f.Hi)
-			}
+	dense, err := Audit(ctx, tb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldL := largeComponent
+	defer func() { largeComponent = oldL }()
+	largeComponent = 40
+	res, err := Audit(ctx, tb, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Undetermined != 0 || res.Approximate != 0 || len(res.Warnings) != len(dense.Warnings) {
+		t.Fatalf("%d undetermined, %d approximate, warnings %q; want every cell exact", res.Undetermined, res.Approximate, res.Warnings)
+	}
+	if len(res.Cells) != len(dense.Cells) {
+		t.Fatalf("%d cells, dense %d", len(res.Cells), len(dense.Cells))
+	}
+	for k, r := range res.Cells {
+		d := dense.Cells[k]
+		if math.Abs(r.Lo-d.Lo) > 1e-6 || math.Abs(r.Hi-d.Hi) > 1e-6 || r.Exact != d.Exact || r.Protected != d.Protected {
+			t.Errorf("%v: sparse [%v, %v] exact %v protected %v, dense [%v, %v] exact %v protected %v", r.Key, r.Lo, r.Hi, r.Exact, r.Protected, d.Lo, d.Hi, d.Exact, d.Protected)
 		}
 	}
 }

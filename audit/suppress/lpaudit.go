@@ -54,6 +54,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 	for i := range t.Cells {
 		sup[i] = s.isSuppressed(i)
 	}
+	opt.exact = true
 	iv, err := s.intervals(ctx, sup, opt)
 	if err != nil {
 		return res, err
@@ -175,6 +176,9 @@ func (s *structure) scale() float64 {
 
 // intervals computes the bounds of every cell with sup set.
 func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
+	if opt.Rounded > 0 {
+		return s.roundedIntervals(ctx, sup, opt)
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = 2
@@ -230,7 +234,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		up, down = s.levels(opt, i, s.val[i])
 		return up, down, false
 	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -264,6 +268,21 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 	}
 	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
 		return nil, serr
+	}
+	if bctx.Err() != nil {
+		// The user's hard stop fired: what it cut depends on the machine,
+		// and the report says so.
+		open := 0
+		for i := range iv.undet {
+			if iv.undet[i] {
+				open++
+			}
+		}
+		msg := fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells not settled by then are undetermined (on another machine the audit may settle more)", opt.TimeLimit, open)
+		iv.warnings = append([]string{msg}, iv.warnings...)
+		if len(iv.warnings) > 20 {
+			iv.warnings = iv.warnings[:20]
+		}
 	}
 	s.snapAll(sup, iv)
 	return iv, nil
@@ -418,7 +437,9 @@ type auditEnv struct {
 	free       []int
 	iv         *intervalSet
 	need       func(i int) (up, down float64, sec bool)
-	mu         sync.Mutex
+	// exact asks for exact bounds beyond the verdicts (Options.exact).
+	exact bool
+	mu    sync.Mutex
 }
 
 // warn adds a warning to the audit (safe for concurrent use).
@@ -456,10 +477,6 @@ func (s *structure) relCells(r int) []int {
 // LP.
 var largeComponent = 400
 
-// maxWholeLP is the largest component without known values solved as one
-// dense LP (its tableau grows with the square of the cells).
-var maxWholeLP = 3000
-
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
 func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
@@ -471,13 +488,11 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 	if known && len(comp) > largeComponent {
 		return s.solveLarge(ctx, comp, env, split)
 	}
-	if len(comp) > maxWholeLP {
-		// Unknown values and too many cells for one dense LP: only the
-		// outer bounds of propagation; the cells they do not settle (as
-		// exact) stay undetermined.
-		env.warn(fmt.Sprintf("interval audit: %d suppressed cells around %s are linked without known values, too many for one LP; their verdicts are undetermined (outer bounds reported)",
-			len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key)))
-		return 0, nil
+	if len(comp) > largeComponent {
+		// Unknown values (or true values that do not fit): one sparse LP
+		// from a phase 1 (its tableau would grow with the square of the
+		// cells in the dense solver).
+		return s.solveUnknown(ctx, comp, env, split)
 	}
 	inF := func(int) bool { return true }
 	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
@@ -616,25 +631,29 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	}
 	nt := len(targets)
 	lo, hi = make([]float64, nt), make([]float64, nt)
-	if split < 1 || nt < 2*split {
-		split = 1
+	if nt == 0 {
+		return lo, hi, 0, nil
+	}
+	// The targets are cut into fixed chunks, each solved from its own copy
+	// of the solved basis (all taken before any pivot), so that the LPs and
+	// the bounds do not depend on split (the number of goroutines) or on
+	// timing.
+	parts := chunks(nt, 2*exactChunk)
+	solvers := make([]*lp.Solver, len(parts))
+	solvers[0] = base
+	for c := 1; c < len(parts); c++ {
+		solvers[c] = base.Clone()
 	}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
-	// Every worker gets its own copy of the solved basis, all taken before
-	// any worker pivots.
-	solvers := make([]*lp.Solver, split)
-	solvers[0] = base
-	for w := 1; w < split; w++ {
-		solvers[w] = base.Clone()
-	}
-	for w := 0; w < split; w++ {
-		sv := solvers[w]
+	g.SetLimit(max(split, 1))
+	for c, part := range parts {
+		sv := solvers[c]
 		g.Go(func() error {
 			loDone := make([]bool, nt)
 			hiDone := make([]bool, nt)
 			scan := func() {
-				for a := w; a < nt; a += split {
+				for a := part[0]; a < part[1]; a++ {
 					v := sv.Value(targets[a])
 					if !loDone[a] && v <= tol {
 						loDone[a], lo[a] = true, 0
@@ -646,7 +665,12 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 			}
 			scan()
 			n := 0
-			for a := w; a < nt; a += split {
+			defer func() {
+				mu.Lock()
+				lps += n
+				mu.Unlock()
+			}()
+			for a := part[0]; a < part[1]; a++ {
 				if err := gctx.Err(); err != nil {
 					return err
 				}
@@ -669,9 +693,6 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 					}
 				}
 			}
-			mu.Lock()
-			lps += n
-			mu.Unlock()
 			return nil
 		})
 	}

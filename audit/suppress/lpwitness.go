@@ -428,18 +428,9 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	workers = max(workers, 1)
 	if !s.trueFeasible(comp, env) {
 		// The true values do not fit the published cells: no witness;
-		// one LP from a phase 1 finds the intervals or the contradiction
-		// (dense: only up to maxWholeLP cells; beyond, the cells keep
-		// their outer bounds and stay undetermined, as without values).
-		if len(comp) > maxWholeLP {
-			env.warn(fmt.Sprintf("interval audit: the true values of %d linked suppressed cells around %s do not fit the published cells, too many for one LP; their verdicts are undetermined (outer bounds reported)",
-				len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key)))
-			for _, i := range comp {
-				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i] // not the true values
-			}
-			return 0, nil
-		}
-		return s.solveWhole(ctx, comp, env, workers)
+		// one sparse LP from a phase 1 finds the intervals or the
+		// contradiction.
+		return s.solveUnknown(ctx, comp, env, workers)
 	}
 	settle := func(i int) bool {
 		if s.unpublished(i) {
@@ -462,18 +453,32 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 			open = append(open, i)
 		}
 	}
-	if len(open) == 0 {
-		return 0, nil
-	}
 	if !sparseLarge {
+		if len(open) == 0 {
+			return 0, nil
+		}
 		return s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
 	}
-	// One sparse LP over the whole component settles the open cells; if
-	// the solver fails, neighbourhood LPs take what is left.
+	// One sparse LP over the whole component gives every cell whose
+	// interval is not yet exact its exact bounds; if the solver fails to
+	// start, neighbourhood LPs take the cells left unsettled.
+	var targets []int
+	for _, i := range comp {
+		if !s.unpublished(i) && !iv.exactBounds(i) && (env.exact || iv.undet[i]) {
+			targets = append(targets, i)
+		}
+	}
+	if len(targets) == 0 {
+		return 0, nil
+	}
 	env.mu.Lock()
-	iv.sparse += len(open)
+	iv.sparse += len(targets)
 	env.mu.Unlock()
-	lps, err := s.sparseComponent(ctx, comp, open, env, workers)
+	x0 := make([]float64, len(comp))
+	for l, i := range comp {
+		x0[l] = s.val[i]
+	}
+	lps, err := s.sparseComponent(ctx, comp, targets, env, workers, x0)
 	if err != nil && !errors.Is(err, errSparse) {
 		return lps, err
 	}
@@ -492,6 +497,49 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	}
 	n, err := s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
 	return lps + n, err
+}
+
+// exactBounds reports whether cell i's inner bounds reach its outer ones
+// on both sides (its interval is known exactly).
+func (iv *intervalSet) exactBounds(i int) bool {
+	return iv.lo[i] <= iv.olo[i]+iv.tol && (iv.hi[i] >= iv.ohi[i]-iv.tol || math.IsInf(iv.hi[i], 1) && math.IsInf(iv.ohi[i], 1))
+}
+
+// solveUnknown audits a large component whose true values are unknown or
+// do not fit the published cells: one sparse LP from a phase 1, every
+// cell's minimum and maximum (sparseComponent). A cell whose LP fails
+// keeps its outer bounds and stays undetermined unless they settle it.
+func (s *structure) solveUnknown(ctx context.Context, comp []int, env *auditEnv, workers int) (int, error) {
+	iv := env.iv
+	var targets []int
+	for _, i := range comp {
+		if s.unpublished(i) {
+			iv.undet[i] = false
+		} else {
+			targets = append(targets, i)
+		}
+	}
+	env.mu.Lock()
+	iv.sparse += len(targets)
+	env.mu.Unlock()
+	lps, err := s.sparseComponent(ctx, comp, targets, env, workers, nil)
+	if err != nil {
+		if errors.Is(err, errSparse) {
+			env.warn(fmt.Sprintf("interval audit: the LP of %d linked suppressed cells around %s failed (%v); their verdicts are undetermined (outer bounds reported)",
+				len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key), err))
+			for _, i := range comp {
+				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
+			}
+			return lps, nil
+		}
+		return lps, err
+	}
+	for _, i := range targets {
+		if iv.exactBounds(i) {
+			iv.undet[i] = false
+		}
+	}
+	return lps, nil
 }
 
 // witnessAll tries witnesses (balanced moves through suppressed cells) on

@@ -67,6 +67,15 @@ type Options struct {
 	// the same cells published beside the count (employees beside
 	// workers).
 	Column string
+	// Rounded, when positive, is the base B the published values were
+	// already rounded to (input.rounded): Audit treats every published
+	// cell as the interval [v − B/2, v + B/2] (cut at 0) instead of the
+	// exact value v (docs/suppression.md, "Rounded tables").
+	Rounded float64
+	// exact is set by Audit: large components also get exact bounds
+	// within the work budget (the internal audits of the suppression
+	// methods need only verdicts).
+	exact bool
 	// Keep, when set, marks cells that secondary suppression must never
 	// choose (cells an output checker protected); they may still be
 	// primary.

@@ -26,7 +26,10 @@ import (
 type ftab []uint64
 
 type analyser struct {
-	ctx      context.Context
+	ctx context.Context
+	// w is the request's work budget; each pass over a table charges
+	// its words (wordsPerNode per search node).
+	w        *work
 	p        *problem
 	n        int
 	c        int64   // centre
@@ -118,6 +121,9 @@ func (a *analyser) empty(buf ftab) ftab {
 // add adds any number of copies of grid value k to tab.
 func (a *analyser) add(tab ftab, k int) error {
 	if err := a.ctx.Err(); err != nil {
+		return errTime
+	}
+	if a.w.spendN(int64(a.cells*a.W)/wordsPerNode + 1) {
 		return errTime
 	}
 	e := int64(k) - a.c
@@ -213,8 +219,11 @@ func (a *analyser) fits(tab ftab, k, j int) bool {
 
 // analyseDP sets the ranges, forced and impossible values of res from the
 // tables; errTooBig when they do not fit maxCells, errTime when ctx ends.
-func analyseDP(ctx context.Context, p *problem, maxCells int, res *Result) error {
+func analyseDP(ctx context.Context, p *problem, maxCells int, res *Result, w *work) error {
 	a, err := newAnalyser(ctx, p, maxCells)
+	if a != nil {
+		a.w = w
+	}
 	if err != nil {
 		return err
 	}
@@ -301,6 +310,9 @@ func (a *analyser) split(tabs []ftab, d, lo, hi int, minC []int, pos []bool) err
 // counts sets the least count of value k over all solutions and whether
 // some solution has it, from the table of every other value.
 func (a *analyser) counts(tab ftab, k int, minC []int, pos []bool) error {
+	if a.w.spendN(int64(a.cells*a.W)/wordsPerNode + 1) {
+		return errTime
+	}
 	minC[k] = -1
 	for j := 0; j <= a.n; j++ {
 		if j&63 == 0 && a.ctx.Err() != nil {

@@ -42,7 +42,7 @@ func TestAnalyseDPAgainstBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got Result
-		err = analyseDP(context.Background(), p, DefaultMaxCells, &got)
+		err = analyseDP(context.Background(), p, DefaultMaxCells, &got, nil)
 		if len(all) == 0 {
 			if !errors.Is(err, errStop) {
 				t.Fatalf("%+v: no solution, analysis %v %+v", req, err, got)
@@ -100,8 +100,8 @@ func TestAnalyseDPAgainstQueries(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			var got, want Result
-			gerr := analyseDP(ctx, p, DefaultMaxCells, &got)
-			werr := analyseQueries(ctx, p, time.Time{}, nil, &want)
+			gerr := analyseDP(ctx, p, DefaultMaxCells, &got, nil)
+			werr := analyseQueries(ctx, p, &work{}, nil, &want)
 			switch {
 			case errors.Is(werr, errTime):
 				t.Logf("%+v: the searches did not finish", req)

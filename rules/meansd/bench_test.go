@@ -92,7 +92,7 @@ func randomCapped(rng *rand.Rand) Request {
 	}
 	dp := rng.IntN(3)
 	return Request{N: n, Min: "0", Max: fmt.Sprint(K), Mean: fmt.Sprintf("%.*f", dp, mean), SD: fmt.Sprintf("%.*f", dp, sd),
-		Cap: 10, TimeLimit: time.Second}
+		Cap: 10, Budget: DefaultBudget}
 }
 
 func BenchmarkCapped(b *testing.B) {

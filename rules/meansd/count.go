@@ -26,7 +26,7 @@ var (
 // (m, u) reachable with u ≤ max U are stored, each with the reachable range
 // of t cut to what the target can still reach. The table is filled by an
 // unbounded-knapsack pass per value in uint64 with overflow detection.
-func countDP(ctx context.Context, p *problem, maxCells int) (uint64, error) {
+func countDP(ctx context.Context, p *problem, maxCells int, w *work) (uint64, error) {
 	d := newCountDP(p)
 	if d == nil {
 		return 0, nil
@@ -38,7 +38,7 @@ func countDP(ctx context.Context, p *problem, maxCells int) (uint64, error) {
 	if err := d.layout(maxCells); err != nil || d.off[0] < 0 {
 		return 0, err
 	}
-	if err := d.fill(ctx); err != nil {
+	if err := d.fill(ctx, w); err != nil {
 		return 0, err
 	}
 	return d.absorb()
@@ -160,13 +160,16 @@ func (d *cdp) layout(maxCells int) error {
 }
 
 // fill runs one unbounded-knapsack pass per value.
-func (d *cdp) fill(ctx context.Context) error {
+func (d *cdp) fill(ctx context.Context, w *work) error {
 	if d.off[0] >= 0 {
 		d.cells[d.off[0]-int64(d.tmin[0])] = 1
 	}
 	ovf := false
 	for _, e := range d.vals {
 		if ctx.Err() != nil {
+			return errTime
+		}
+		if w.spendN(int64(len(d.cells))/wordsPerNode + 1) {
 			return errTime
 		}
 		w := e * e

@@ -90,9 +90,17 @@ type Request struct {
 	// most MaxListValues/max(N, grid size); Result.ListCut says when fewer
 	// are listed than asked and found).
 	List int
-	// TimeLimit bounds the whole request; 0 means no limit (the context
-	// still applies). When it runs out the result is not determined.
+	// TimeLimit is the user's hard stop on the whole request; 0 means
+	// none (the context still applies). When it fires, what was not
+	// decided is not determined and the reason says the time limit
+	// stopped it (the result then depends on the machine).
 	TimeLimit time.Duration
+	// Budget bounds the work of the whole request: the search nodes of
+	// every search and existence query together (0: none). What it does
+	// not decide is not determined, the same on any machine and at any
+	// load: the bound that verdicts rest on. The counting and analysis
+	// tables are bounded by MaxCells instead.
+	Budget int64
 	// MinSolutions is the verdict threshold: fewer solutions are risky
 	// (0 means 10).
 	MinSolutions int
@@ -116,6 +124,12 @@ type Request struct {
 	// (0 means DefaultMaxCells); beyond it the solver falls back to search.
 	MaxCells int
 }
+
+// DefaultBudget is the work budget (search nodes per request) that the
+// meansd rule uses unless configured: about a second of search on a
+// 2-core machine (it replaced a 1 s wall-clock limit), the same verdict on
+// any machine.
+const DefaultBudget = 10_000_000
 
 // DefaultMaxCells is the default memory budget of the counting tables
 // (16 Mi cells, 128 MiB).

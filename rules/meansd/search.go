@@ -3,7 +3,6 @@ package meansd
 import (
 	"context"
 	"errors"
-	"time"
 )
 
 // errStop ends a search early; errTime when the time limit or the context
@@ -17,16 +16,16 @@ var (
 // largest value down, pruned with two-sided bounds on the sum of squares of
 // the values still to place.
 type searcher struct {
-	p        *problem
-	lo, hi   []int // per-value count bounds (constraint queries)
-	vmax     int   // values above vmax are not used
-	pre      []int // counts placed before the search (constraint queries)
-	c        []int
-	visit    func(c []int) error
-	ctx      context.Context
-	deadline time.Time
-	nodes    int
-	found    uint64
+	p      *problem
+	lo, hi []int // per-value count bounds (constraint queries)
+	vmax   int   // values above vmax are not used
+	pre    []int // counts placed before the search (constraint queries)
+	c      []int
+	visit  func(c []int) error
+	ctx    context.Context
+	work   *work
+	nodes  int
+	found  uint64
 	// dead holds states whose subtree has no solution; the state fixes the
 	// subtree when there is no median constraint.
 	dead map[state]struct{}
@@ -43,8 +42,8 @@ type state struct{ v, r, sig, qlo, qhi int64 }
 // maxDead bounds the memory of the dead-state memo.
 const maxDead = 1 << 21
 
-func newSearcher(ctx context.Context, p *problem, deadline time.Time) *searcher {
-	s := &searcher{p: p, ctx: ctx, deadline: deadline, vmax: p.K, minAtMost: -1}
+func newSearcher(ctx context.Context, p *problem, w *work) *searcher {
+	s := &searcher{p: p, ctx: ctx, work: w, vmax: p.K, minAtMost: -1}
 	s.lo = make([]int, p.K+1)
 	s.hi = make([]int, p.K+1)
 	for i := range s.hi {
@@ -95,15 +94,74 @@ func (s *searcher) run() error {
 
 func (s *searcher) tick() error {
 	s.nodes++
-	if s.nodes&1023 == 0 {
-		if s.ctx.Err() != nil {
-			return errTime
-		}
-		if !s.deadline.IsZero() && time.Now().After(s.deadline) {
-			return errTime
-		}
+	if s.work.spend() {
+		return errTime
+	}
+	if s.nodes&1023 == 0 && s.ctx.Err() != nil {
+		s.work.stopped = true
+		return errTime
 	}
 	return nil
+}
+
+// work is the deterministic work budget of a request: search nodes
+// visited by every search and existence query of the request together.
+// limit 0 means none. It replaces the wall clock as what bounds a verdict,
+// so that a verdict is the same on any machine; the request's time limit
+// (the context) stays only as the user's hard stop (stopped).
+type work struct {
+	used, limit int64
+	// out: the budget ran out; stopped: the context (the hard stop or a
+	// cancellation) ended a search.
+	out, stopped bool
+}
+
+// spend counts one node and reports whether the budget is exhausted.
+func (w *work) spend() bool {
+	if w == nil {
+		return false
+	}
+	w.used++
+	if w.limit > 0 && w.used > w.limit {
+		w.out = true
+		return true
+	}
+	return false
+}
+
+// wordsPerNode is how many word operations of the counting and analysis
+// tables are charged as one search node (about the same time).
+const wordsPerNode = 50
+
+// spendN counts k nodes' worth of work and reports whether the budget is
+// exhausted.
+func (w *work) spendN(k int64) bool {
+	if w == nil {
+		return false
+	}
+	w.used += k
+	if w.limit > 0 && w.used > w.limit {
+		w.out = true
+		return true
+	}
+	return false
+}
+
+// half returns a budget of half of what is left (the whole when there is
+// no limit), to be given back with join.
+func (w *work) half() *work {
+	h := &work{used: w.used}
+	if w.limit > 0 {
+		h.limit = w.used + max(0, w.limit-w.used)/2
+	}
+	return h
+}
+
+// join adds what a sub-budget used; its running out is not the request's.
+func (w *work) join(h *work) {
+	w.used = h.used
+	w.out = w.out || h.out
+	w.stopped = w.stopped || h.stopped
 }
 
 // qmin is the least sum of squares of r values summing to sig.

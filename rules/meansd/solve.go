@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/big"
 	"strings"
-	"time"
 )
 
 // Verdict is the risk of publishing the mean and SD.
@@ -110,9 +109,10 @@ const quickK = 64
 
 // facts are what the verdict needs beside the Result's figures.
 type facts struct {
-	exact      bool // Result.Solutions is the exact count
-	timedOut   bool // the time limit (or the context) ran out
-	groupKnown bool // Result.Group is decided (nil: no group disclosure)
+	exact      bool  // Result.Solutions is the exact count
+	timedOut   bool  // the work budget, the time limit or the context ran out
+	stop       *work // the request's work: what ran out
+	groupKnown bool  // Result.Group is decided (nil: no group disclosure)
 	interval   *big.Rat
 	minSol     int
 }
@@ -150,13 +150,13 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var deadline time.Time
 	if req.TimeLimit > 0 {
-		deadline = time.Now().Add(req.TimeLimit)
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
+		ctx, cancel = context.WithTimeout(ctx, req.TimeLimit)
 		defer cancel()
 	}
+	deadline := &work{limit: req.Budget}
+	f.stop = deadline
 	maxCells, listCap, keep := limits(req, p)
 	res := Result{Bounds: bounds(p), Method: "none"}
 	if p.sLo > p.sHi || p.dLo > p.dHi || p.hasM && p.mLo > p.mHi {
@@ -180,7 +180,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		err := errTooBig
 		if !p.hasM && p.K >= 2 {
 			res.Method = "dp"
-			n, err = countDP(ctx, p, maxCells)
+			n, err = countDP(ctx, p, maxCells, deadline)
 		}
 		if err == nil {
 			res.Solutions = n
@@ -188,6 +188,7 @@ func Solve(ctx context.Context, req Request) (Result, error) {
 		}
 		if errors.Is(err, errTime) {
 			timedOut, res.Capped = true, true
+			deadline.stopped = deadline.stopped || ctx.Err() != nil
 			break
 		}
 		res.Method = "search"
@@ -255,7 +256,7 @@ func limits(req Request, p *problem) (maxCells, listCap, keep int) {
 type collector struct {
 	ctx       context.Context
 	p         *problem
-	deadline  time.Time
+	deadline  *work
 	keep      int
 	all       [][]int // solutions found (every one when exhausted)
 	exhausted bool
@@ -356,19 +357,16 @@ func analyseList(p *problem, all [][]int, res *Result) {
 // from the feasibility tables when they fit maxCells, else by existence
 // queries. It reports whether the analysis is complete; if not, res holds
 // none of it.
-func analyse(ctx context.Context, p *problem, deadline time.Time, maxCells int, all [][]int, res *Result) bool {
-	sub := deadline
-	if !deadline.IsZero() {
-		sub = time.Now().Add(time.Until(deadline) / 2)
-	}
-	actx, cancel := context.WithCancel(ctx)
-	if !sub.IsZero() {
-		actx, cancel = context.WithDeadline(ctx, sub)
-	}
-	defer cancel()
+func analyse(ctx context.Context, p *problem, deadline *work, maxCells int, all [][]int, res *Result) bool {
+	sub := deadline.half()
+	defer deadline.join(sub)
+	actx := ctx
 	err := errTooBig
 	if !p.hasM {
-		err = analyseDP(actx, p, maxCells, res)
+		err = analyseDP(actx, p, maxCells, res, sub)
+		if errors.Is(err, errTime) && ctx.Err() != nil {
+			sub.stopped = true
+		}
 	}
 	if errors.Is(err, errTooBig) {
 		err = analyseQueries(actx, p, sub, all, res)
@@ -398,7 +396,7 @@ func seen(K int, known [][]int) (possible, present []bool) {
 
 // analyseQueries derives ranges, forced and impossible values with
 // existence searches under count constraints.
-func analyseQueries(ctx context.Context, p *problem, deadline time.Time, known [][]int, res *Result) error {
+func analyseQueries(ctx context.Context, p *problem, deadline *work, known [][]int, res *Result) error {
 	K := p.K
 	possible, present := seen(K, known)
 	query := func(set func(s *searcher)) (bool, error) {

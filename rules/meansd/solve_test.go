@@ -233,7 +233,7 @@ func TestAgainstBruteForce(t *testing.T) {
 		// the counting DP alone, when it applies
 		p, _ := compile(req)
 		if !p.hasM && p.K >= 2 && p.sLo <= p.sHi && p.dLo <= p.dHi {
-			got, err := countDP(context.Background(), p, DefaultMaxCells)
+			got, err := countDP(context.Background(), p, DefaultMaxCells, nil)
 			if err != nil || got != uint64(len(want)) {
 				t.Fatalf("%+v: DP %d (%v), brute force %d", req, got, err, len(want))
 			}

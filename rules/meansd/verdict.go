@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-	"time"
 )
 
 // judge sets the verdict and its reason from the figures in res and the
@@ -83,11 +82,15 @@ func judge(p *problem, req Request, res Result, f facts) Result {
 }
 
 func inTime(req Request, f facts) string {
-	if !f.timedOut && req.Cap > 0 {
+	switch {
+	case f.stop != nil && f.stop.stopped && req.TimeLimit > 0:
+		return fmt.Sprintf("before the time limit of %v (a hard stop: on another machine the search may get further)", req.TimeLimit)
+	case f.stop != nil && f.stop.stopped:
+		return "before the run was stopped"
+	case f.stop != nil && f.stop.out:
+		return fmt.Sprintf("within the work budget of %d search nodes", req.Budget)
+	case !f.timedOut && req.Cap > 0:
 		return fmt.Sprintf("with counting capped at %d", req.Cap)
-	}
-	if req.TimeLimit > 0 {
-		return fmt.Sprintf("within %v", req.TimeLimit)
 	}
 	return "in time"
 }
@@ -192,7 +195,7 @@ func (p *problem) amount(v string) string {
 // extremes sets the exact ranges of the sample maximum and minimum over all
 // solutions by binary searches of existence queries, starting from one
 // known solution.
-func extremes(ctx context.Context, p *problem, deadline time.Time, known []int, res *Result) error {
+func extremes(ctx context.Context, p *problem, deadline *work, known []int, res *Result) error {
 	lo, hi := -1, -1
 	for k, x := range known {
 		if x > 0 {
@@ -239,7 +242,7 @@ func extremes(ctx context.Context, p *problem, deadline time.Time, known []int, 
 // n − slack values, with its least count (none when slack ≥ n). It returns
 // an error when that could not be decided in time. known are solutions
 // found (every one of them when res.Analysed).
-func group(ctx context.Context, p *problem, deadline time.Time, known [][]int, slack int, res *Result) error {
+func group(ctx context.Context, p *problem, deadline *work, known [][]int, slack int, res *Result) error {
 	res.Group = nil
 	need := p.n - slack
 	if need < 1 {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"pgregory.net/rapid"
 )
@@ -145,7 +144,7 @@ func TestVerdictAgainstBruteForce(t *testing.T) {
 			var got, exp Result
 			analyseList(p, all, &exp)
 			for _, known := range [][]int{all[0], all[len(all)-1]} {
-				if err := extremes(context.Background(), p, time.Time{}, known, &got); err != nil {
+				if err := extremes(context.Background(), p, &work{}, known, &got); err != nil {
 					t.Fatal(err)
 				}
 				if *got.MaxRange != *exp.MaxRange || *got.MinRange != *exp.MinRange {
