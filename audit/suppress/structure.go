@@ -64,6 +64,9 @@ type Options struct {
 	// choose (cells an output checker protected); they may still be
 	// primary.
 	Keep func(c *audit.Cell) bool
+	// Joint tunes the joint search of the lp method (budgets in simplex
+	// pivots, nodes and cut rounds; docs/suppression.md).
+	Joint JointOptions
 }
 
 func (o Options) valueRole(t *audit.Table) string {
