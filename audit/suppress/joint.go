@@ -3,6 +3,7 @@ package suppress
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -55,12 +56,18 @@ type JointOptions struct {
 	// method still run, the cheaper verified pattern is kept).
 	Off bool
 	// MaxCells is the largest table the joint method runs on (default
-	// 5000 cells).
+	// 2500 cells).
 	MaxCells int
-	// Pivots bounds the simplex pivots of the whole joint search (default
-	// 4,000,000): the cut rounds, heuristics and branch-and-bound stop
-	// when it is spent, keeping the best pattern and bound found.
-	Pivots int
+	// Work bounds the whole joint search in simplex work: the sum over
+	// its LPs of pivots × tableau entries, in units of 10^6 (default
+	// 30,000, some 10-60 s on one core). The cut rounds, heuristics and
+	// branch-and-bound stop when it is spent, keeping the best pattern
+	// and bound found. A count, never a clock: the same input stops at
+	// the same point on any machine.
+	Work float64
+	// MaxTableau bounds one LP's dense tableau (rows × columns; default
+	// 4,000,000 entries): the search stops before a larger one.
+	MaxTableau int
 	// Nodes bounds the branch-and-bound nodes (default 400).
 	Nodes int
 	// Rounds bounds the cut rounds at the root (default 60).
@@ -71,12 +78,19 @@ func (o JointOptions) maxCells() int {
 	if o.MaxCells > 0 {
 		return o.MaxCells
 	}
-	return 5000
+	return 2500
 }
 
-func (o JointOptions) pivots() int {
-	if o.Pivots > 0 {
-		return o.Pivots
+func (o JointOptions) work() float64 {
+	if o.Work > 0 {
+		return o.Work
+	}
+	return 30_000
+}
+
+func (o JointOptions) maxTableau() int {
+	if o.MaxTableau > 0 {
+		return o.MaxTableau
 	}
 	return 4_000_000
 }
@@ -101,6 +115,16 @@ var errBudget = errors.New("joint: work budget spent")
 
 // errDeadline stops the joint search at the user's time limit.
 var errDeadline = errors.New("joint: time limit reached")
+
+// errLPFail stops the joint search when one of its LPs fails numerically
+// (the simplex's iteration limit, a false "unbounded"): the best pattern
+// found so far is kept, as at the budget.
+var errLPFail = errors.New("joint: an LP failed")
+
+// graceful reports whether err stops the search without failing the run.
+func graceful(err error) bool {
+	return errors.Is(err, errBudget) || errors.Is(err, errDeadline) || errors.Is(err, errLPFail)
+}
 
 // commodity is one side of one primary: p must reach x_p + sign·level.
 type commodity struct {
@@ -132,6 +156,7 @@ type jointSolver struct {
 	cuts     []cut
 	cutSeen  map[string]bool
 	pivots   int
+	work     float64 // Σ pivots × tableau entries / 10^6 (see spend)
 	lps      int
 	tol      float64
 	scratchT []float64
@@ -140,9 +165,12 @@ type jointSolver struct {
 	verify func(sup []bool) (bool, error)
 }
 
-// spend adds an LP's pivots to the budget and checks the stops.
-func (js *jointSolver) spend(piv int) error {
+// spend adds an LP's work (pivots times the tableau's size m×n, the
+// cost of a dense pivot, in units of 10^6 entries) to the budget and
+// checks the stops.
+func (js *jointSolver) spend(piv, m, n int) error {
 	js.pivots += piv
+	js.work += float64(piv) * float64(m) * float64(n) / 1e6
 	js.lps++
 	if err := js.ctx.Err(); err != nil {
 		return err
@@ -150,7 +178,17 @@ func (js *jointSolver) spend(piv int) error {
 	if !js.deadline.IsZero() && time.Now().After(js.deadline) {
 		return errDeadline
 	}
-	if js.pivots > js.jo.pivots() {
+	if js.work > js.jo.work() {
+		return errBudget
+	}
+	return nil
+}
+
+// fits checks, before an LP is built, that its tableau (m×n) is within
+// JointOptions.MaxTableau and that the budget is not spent: the search
+// stops (errBudget) rather than start an LP too large for it.
+func (js *jointSolver) fits(m, n int) error {
+	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.jo.work() {
 		return errBudget
 	}
 	return nil
@@ -164,14 +202,21 @@ func (js *jointSolver) spend(piv int) error {
 func (js *jointSolver) attack(k int, y []float64) (float64, *cut, error) {
 	s := js.s
 	com := js.coms[k]
-	// Rows: cells that may move (y > 0), p first.
-	var rowsCells []int
-	rowsCells = append(rowsCells, com.p)
-	for i, v := range y {
-		if v > 0 && i != com.p {
-			rowsCells = append(rowsCells, i)
+	// Rows: the cells that may move (y > 0) linked to p through relations
+	// (p's component: the other cells' rows are met by γ = 0), p first.
+	rowsCells := []int{com.p}
+	inComp := map[int]bool{com.p: true}
+	for q := 0; q < len(rowsCells); q++ {
+		for _, r := range s.cellRels[rowsCells[q]] {
+			for _, j := range s.relCells(int(r)) {
+				if y[j] > 0 && !inComp[j] {
+					inComp[j] = true
+					rowsCells = append(rowsCells, j)
+				}
+			}
 		}
 	}
+	slices.Sort(rowsCells[1:])
 	relVar := map[int32]int{}
 	var relList []int32
 	for _, i := range rowsCells {
@@ -220,25 +265,31 @@ func (js *jointSolver) attack(k int, y []float64) (float64, *cut, error) {
 		}
 		rows[n] = row
 	}
+	if err := js.fits(len(rows), nv); err != nil {
+		return 0, nil, err
+	}
 	solver, err := lp.New(js.ctx, nv, rows)
 	if errors.Is(err, lp.ErrInfeasible) {
 		// The dual is infeasible: the intruder's deviation is unbounded.
-		return math.Inf(1), nil, js.spend(1)
+		return math.Inf(1), nil, js.spend(len(rows), len(rows), nv)
 	}
 	if err != nil {
 		if js.ctx.Err() != nil {
 			return 0, nil, js.ctx.Err()
 		}
-		return 0, nil, err
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
 	}
 	val, err := solver.Minimize(js.ctx, costs)
+	if err == nil && (math.IsNaN(val) || math.IsInf(val, -1)) {
+		err = errors.New("no finite optimum")
+	}
 	if err != nil {
 		if js.ctx.Err() != nil {
 			return 0, nil, js.ctx.Err()
 		}
-		return 0, nil, err
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
 	}
-	if err := js.spend(solver.Pivots); err != nil {
+	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
 		return 0, nil, err
 	}
 	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
@@ -387,42 +438,58 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 		varOf[i] = k
 	}
 	na := len(active)
-	nv := 2*na + len(cs)
+	// The bounds y ≤ 1 only on small masters: without them the LP is a
+	// relaxation still (its optimum a lower bound), with a smaller tableau.
+	bounded := na <= 150
+	nb := 0
+	if bounded {
+		nb = na
+	}
+	nv := na + nb + len(cs)
 	for k, p := range cs {
-		row := lp.Row{RHS: p.rhs}
+		// Scaled to rhs 1: coefficients in [0, level/rhs].
+		row := lp.Row{RHS: 1}
 		for m, i := range p.idx {
 			row.Idx = append(row.Idx, varOf[i])
-			row.Coef = append(row.Coef, p.coef[m])
+			row.Coef = append(row.Coef, p.coef[m]/p.rhs)
 		}
-		row.Idx = append(row.Idx, 2*na+k)
+		row.Idx = append(row.Idx, na+nb+k)
 		row.Coef = append(row.Coef, -1)
 		rows = append(rows, row)
 	}
-	for k := range active {
-		rows = append(rows, lp.Row{Idx: []int{k, na + k}, Coef: []float64{1, 1}, RHS: 1})
+	if bounded {
+		for k := range active {
+			rows = append(rows, lp.Row{Idx: []int{k, na + k}, Coef: []float64{1, 1}, RHS: 1})
+		}
+	}
+	if err := js.fits(len(rows), nv); err != nil {
+		return 0, nil, false, err
 	}
 	solver, err := lp.New(js.ctx, nv, rows)
 	if errors.Is(err, lp.ErrInfeasible) {
-		return 0, nil, false, js.spend(1)
+		return 0, nil, false, js.spend(len(rows), len(rows), nv)
 	}
 	if err != nil {
 		if js.ctx.Err() != nil {
 			return 0, nil, false, js.ctx.Err()
 		}
-		return 0, nil, false, err
+		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
 	}
 	costs := make([]float64, nv)
 	for k, i := range active {
 		costs[k] = js.cost[i]
 	}
 	z, err := solver.Minimize(js.ctx, costs)
+	if err == nil && (math.IsNaN(z) || math.IsInf(z, -1)) {
+		err = errors.New("no finite optimum")
+	}
 	if err != nil {
 		if js.ctx.Err() != nil {
 			return 0, nil, false, js.ctx.Err()
 		}
-		return 0, nil, false, err
+		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
 	}
-	if err := js.spend(solver.Pivots); err != nil {
+	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
 		return 0, nil, false, err
 	}
 	for k, i := range active {
@@ -431,7 +498,7 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 			v = 0
 		}
 		if v > 1-1e-9 {
-			v = 1
+			v = 1 // (above 1 only without the bounds: suppressed)
 		}
 		y[i] = v
 	}
@@ -593,10 +660,10 @@ type jointResult struct {
 // none). It keeps the best verified pattern.
 func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 	n := len(js.s.t.Cells)
-	res := jointResult{cost: math.Inf(1)}
+	res := jointResult{cost: math.Inf(1), boundOK: true} // 0 is a bound
 	best := incCost
 	stop := func(err error) (jointResult, error) {
-		if errors.Is(err, errBudget) || errors.Is(err, errDeadline) {
+		if graceful(err) {
 			res.stopped = err
 			return res, nil
 		}
@@ -693,7 +760,7 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		if err != nil {
 			complete = false
 			res.stopped = err
-			if !(errors.Is(err, errBudget) || errors.Is(err, errDeadline)) {
+			if !graceful(err) {
 				return res, err
 			}
 			openBound = math.Inf(-1) // unknown for the nodes left
@@ -765,7 +832,7 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 			res.infeasible = true
 		}
 	}
-	if res.stopped != nil && !(errors.Is(res.stopped, errBudget) || errors.Is(res.stopped, errDeadline)) {
+	if res.stopped != nil && !graceful(res.stopped) {
 		return res, res.stopped
 	}
 	return res, nil

@@ -85,6 +85,8 @@ type lpMethod struct {
 	// deadline is the user's hard stop (Options.TimeLimit; zero: none):
 	// every stage checks it, the redundancy passes too.
 	deadline time.Time
+	// audits counts the interval audits of the redundancy pass.
+	audits int
 }
 
 // expired reports whether the user's time limit has run out.
@@ -625,6 +627,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 			return false, nil
 		}
 		*budget--
+		lm.audits++
 		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
 		if err != nil {
 			return false, err

@@ -23,8 +23,8 @@ type candidate struct {
 	// a pattern loses against one of interior cells that protects as
 	// many primaries: totals only when no interior pattern exists)
 	totals bool
-	iv    *audit.Intervals
-	run   audit.SuppressionRun
+	iv     *audit.Intervals
+	run    audit.SuppressionRun
 }
 
 // protectBest is the lp method (the default) at every table size: it
@@ -42,8 +42,21 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	origSup := slices.Clone(sp.sup)
 	lm0 := newLPMethod(s, sp, opt)
 	objCost := make([]float64, len(t.Cells))
-	for i := range objCost {
-		objCost[i] = sp.cost[i]
+	for i, c := range t.Cells {
+		// The plain cost (no tie-break for empty cells): the bound and the
+		// reported cost are in the cost model's units.
+		switch opt.Cost {
+		case "unity":
+			objCost[i] = 1
+		case "count":
+			if c.HasN {
+				objCost[i] = float64(c.N)
+			} else {
+				objCost[i] = math.Abs(s.val[i])
+			}
+		default:
+			objCost[i] = math.Abs(s.val[i])
+		}
 		if lm0.margin[i] && opt.MarginWeight > 0 {
 			objCost[i] *= opt.MarginWeight
 		}
@@ -197,8 +210,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		switch {
 		case errors.Is(jres.stopped, errDeadline):
 			out.Stopped = fmt.Sprintf("time limit %v reached during the joint search: the best verified pattern found is kept, the bound is the one proven so far", opt.TimeLimit)
+		case errors.Is(jres.stopped, errLPFail):
+			out.Stopped = "an LP of the joint search failed numerically: the best verified pattern found is kept, the bound is the one proven so far"
 		case errors.Is(jres.stopped, errBudget):
-			out.Stopped = fmt.Sprintf("the joint search's work budget (%d simplex pivots) was spent: the best verified pattern found is kept, the bound is the one proven so far", opt.Joint.pivots())
+			out.Stopped = fmt.Sprintf("the joint search's work budget (%.0f units of simplex work) was spent: the best verified pattern found is kept, the bound is the one proven so far", opt.Joint.work())
 		}
 	}
 	if !deadline.IsZero() && time.Now().After(deadline) && out.Stopped == "" {
@@ -219,6 +234,11 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 		up, low := s.levels(opt, p, s.val[p])
 		if up <= 0 {
 			up = 1000 * lm.tol
+		}
+		// A primary that the cells suppressed before protect (a balanced
+		// move through them) can give no cut: every pattern contains them.
+		if m := sp.bestMove(p, up, low, func(i int) bool { return i != p && !origSup[i] }); m != nil {
+			continue
 		}
 		js.coms = append(js.coms, commodity{p, 1, up})
 		if low > 0 {
