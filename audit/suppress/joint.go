@@ -55,8 +55,9 @@ type JointOptions struct {
 	// Off disables the joint method (the lp method and the hypercube
 	// method still run, the cheaper verified pattern is kept).
 	Off bool
-	// MaxCells is the largest table the joint method runs on (default
-	// 2500 cells).
+	// MaxCells is the largest table the joint method searches for a
+	// pattern on (default 2500 cells); larger tables get the lower bound
+	// only (the root's cut loop, within BoundWork).
 	MaxCells int
 	// Work bounds the whole joint search in simplex work: the sum over
 	// its LPs of pivots × tableau entries, in units of 10^6 (default
@@ -65,6 +66,9 @@ type JointOptions struct {
 	// and bound found. A count, never a clock: the same input stops at
 	// the same point on any machine.
 	Work float64
+	// BoundWork is Work for the bound-only search of larger tables
+	// (default 10,000).
+	BoundWork float64
 	// MaxTableau bounds one LP's dense tableau (rows × columns; default
 	// 4,000,000 entries): the search stops before a larger one.
 	MaxTableau int
@@ -155,6 +159,11 @@ type jointSolver struct {
 	coms     []commodity
 	cuts     []cut
 	cutSeen  map[string]bool
+	// boundOnly: the root's cut loop only (the lower bound; tables above
+	// JointOptions.MaxCells)
+	boundOnly bool
+	// boundedLimit: masters with at most this many variables keep y ≤ 1
+	boundedLimit int
 	pivots   int
 	work     float64 // Σ pivots × tableau entries / 10^6 (see spend)
 	lps      int
@@ -178,17 +187,28 @@ func (js *jointSolver) spend(piv, m, n int) error {
 	if !js.deadline.IsZero() && time.Now().After(js.deadline) {
 		return errDeadline
 	}
-	if js.work > js.jo.work() {
+	if js.work > js.budget() {
 		return errBudget
 	}
 	return nil
+}
+
+// budget is the work budget of this search.
+func (js *jointSolver) budget() float64 {
+	if js.boundOnly {
+		if js.jo.BoundWork > 0 {
+			return js.jo.BoundWork
+		}
+		return 10_000
+	}
+	return js.jo.work()
 }
 
 // fits checks, before an LP is built, that its tableau (m×n) is within
 // JointOptions.MaxTableau and that the budget is not spent: the search
 // stops (errBudget) rather than start an LP too large for it.
 func (js *jointSolver) fits(m, n int) error {
-	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.jo.work() {
+	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.budget() {
 		return errBudget
 	}
 	return nil
@@ -440,7 +460,7 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 	na := len(active)
 	// The bounds y ≤ 1 only on small masters: without them the LP is a
 	// relaxation still (its optimum a lower bound), with a smaller tableau.
-	bounded := na <= 150
+	bounded := na <= js.boundedLimit
 	nb := 0
 	if bounded {
 		nb = na
@@ -697,6 +717,9 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 			break
 		}
 	}
+	if js.boundOnly {
+		return res, nil
+	}
 	try := func(sup []bool) error {
 		c := js.costOf(sup)
 		if c >= best-1e-9*math.Max(1, best) {
@@ -739,6 +762,7 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 	for len(stack) > 0 {
 		if nodes >= js.jo.nodes() {
 			complete = false
+			res.stopped = errBudget
 			break
 		}
 		nd := stack[len(stack)-1]

@@ -475,7 +475,11 @@ func solveOracle(o *orTable, margins bool, maxNodes int, cutoff float64) (res jo
 		fx0[i] = -1
 	}
 	// Root: cut loop (rounds bounded: near-duplicate cuts could cycle).
-	for round := 0; round < 300; round++ {
+	rounds := 300
+	if o.n > 200 {
+		rounds = 40
+	}
+	for round := 0; round < rounds; round++ {
 		z, y, ok := s.relax(fx0)
 		if !ok {
 			return res, false

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -338,4 +339,97 @@ func saveOracle(t *testing.T, stored map[string]jointOracleResult) {
 	}
 }
 
-var _ = fmt.Sprint
+
+
+// BenchmarkJointSuite protects the suite's tables (those up to maxCells
+// cells, JOINT_BENCH_CELLS, default 200) with the default method and, as
+// the baseline in the same run, the hypercube method, and reports each
+// one's geometric mean of cost / the oracle's stored best and the
+// default's geometric mean of cost / lower bound.
+func BenchmarkJointSuite(b *testing.B) {
+	stored := map[string]jointOracleResult{}
+	raw, err := os.ReadFile(suiteOracleFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		b.Fatal(err)
+	}
+	maxCells := 200
+	if v := os.Getenv("JOINT_BENCH_CELLS"); v != "" {
+		fmt.Sscan(v, &maxCells)
+	}
+	for b.Loop() {
+		for _, method := range []string{"lp", "hypercube"} {
+			logSum, boundLog, n := 0.0, 0.0, 0
+			for _, sc := range jointSuite {
+				tb, opt := sc.build()
+				or, ok := stored[sc.name]
+				if len(tb.Cells) > maxCells || !ok || or.Best <= 0 {
+					continue
+				}
+				opt.Method = method
+				run, err := ProtectRun(context.Background(), tb, opt)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cost, _, _ := patternCost(tb)
+				logSum += math.Log(cost / or.Best)
+				if run.LowerBound != nil && *run.LowerBound > 0 {
+					boundLog += math.Log(cost / *run.LowerBound)
+				}
+				n++
+			}
+			b.ReportMetric(math.Exp(logSum/float64(n)), method+"-geomean")
+			if method == "lp" {
+				b.ReportMetric(math.Exp(boundLog/float64(n)), "lp-cost/bound")
+			}
+		}
+	}
+}
+
+// BenchmarkJointLarge3D: 50 x 40 x 10 (23,001 cells) at 1%, 5%, 20% and
+// 50% primaries (JOINT_BENCH_SHARES to pick some), the default method
+// (lp + hypercube + the joint search's bound) and, the baseline in the
+// same run, the hypercube method: cost, lower bound and gap.
+func BenchmarkJointLarge3D(b *testing.B) {
+	shares := []float64{0.01, 0.05, 0.20, 0.50}
+	if v := os.Getenv("JOINT_BENCH_SHARES"); v != "" {
+		shares = nil
+		for _, f := range strings.Split(v, ",") {
+			var x float64
+			fmt.Sscan(f, &x)
+			shares = append(shares, x)
+		}
+	}
+	for _, share := range shares {
+		b.Run(fmt.Sprintf("share=%v", share), func(b *testing.B) {
+			for b.Loop() {
+				hc := scaleTable(7, []int{50, 40, 10}, share)
+				t0 := time.Now()
+				if err := Protect(context.Background(), hc, Options{Method: "hypercube"}); err != nil {
+					b.Fatal(err)
+				}
+				th := time.Since(t0)
+				tb := scaleTable(7, []int{50, 40, 10}, share)
+				t0 = time.Now()
+				run, err := ProtectRun(context.Background(), tb, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				tl := time.Since(t0)
+				hCost, _, _ := patternCost(hc)
+				cost, _, _ := patternCost(tb)
+				b.ReportMetric(hCost, "hypercube-cost")
+				b.ReportMetric(cost, "lp-cost")
+				if run.LowerBound != nil {
+					b.ReportMetric(*run.LowerBound, "lower-bound")
+					b.ReportMetric(*run.Gap, "gap")
+				}
+				b.ReportMetric(th.Seconds(), "hypercube-s")
+				b.ReportMetric(tl.Seconds(), "lp-s")
+				b.Logf("share %v: hypercube %.0f (%v), default %.0f (%v, chosen %s) lower bound %v gap %v stopped %q", share, hCost, th, cost, tl, run.Chosen, fmtF(run.LowerBound), fmtF(run.Gap), run.Stopped)
+			}
+		})
+	}
+}

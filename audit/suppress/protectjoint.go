@@ -120,7 +120,9 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 
 	// The joint search, from the better of the two others as incumbent.
 	var jres *jointResult
-	jointTried := !opt.Joint.Off && len(t.Cells) <= opt.Joint.maxCells() && len(prim) > 0
+	var js0 *jointSolver
+	jointTried := !opt.Joint.Off && len(prim) > 0
+	boundOnly := len(t.Cells) > opt.Joint.maxCells()
 	// The hypercube method's pattern (the incumbent).
 	hopt := opt
 	hopt.Method = "hypercube"
@@ -138,11 +140,12 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 				inc = math.Min(inc, c.cost)
 			}
 		}
-		res, js, err := runJoint(ctx, s, sp, opt, prim, origSup, objCost, lm0.margin, deadline, inc)
+		res, js, err := runJoint(ctx, s, sp, opt, prim, origSup, objCost, lm0.margin, deadline, inc, boundOnly)
 		if err != nil {
 			return run, nil, err
 		}
 		jres = &res
+		js0 = js
 		if res.sup != nil {
 			lj := newLPMethod(s, sp, opt)
 			for i, v := range res.sup {
@@ -213,7 +216,7 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		case errors.Is(jres.stopped, errLPFail):
 			out.Stopped = "an LP of the joint search failed numerically: the best verified pattern found is kept, the bound is the one proven so far"
 		case errors.Is(jres.stopped, errBudget):
-			out.Stopped = fmt.Sprintf("the joint search's work budget (%.0f units of simplex work) was spent: the best verified pattern found is kept, the bound is the one proven so far", opt.Joint.work())
+			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept, the bound is the one proven so far", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau())
 		}
 	}
 	if !deadline.IsZero() && time.Now().After(deadline) && out.Stopped == "" {
@@ -226,10 +229,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 // not yet suppressed, known, not kept (Options.Keep) and, with margin
 // weight 0, interior (totals join only when no interior pattern
 // exists).
-func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64) (jointResult, *jointSolver, error) {
+func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64, boundOnly bool) (jointResult, *jointSolver, error) {
 	n := len(s.t.Cells)
 	lm := newLPMethod(s, sp, opt)
-	js := &jointSolver{s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
+	js := &jointSolver{boundOnly: boundOnly, boundedLimit: jointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
 	for _, p := range prim {
 		up, low := s.levels(opt, p, s.val[p])
 		if up <= 0 {
@@ -278,6 +281,10 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 	}
 	return res, js, err
 }
+
+// jointBounded: masters with at most this many variables keep the
+// bounds y ≤ 1 (a variable so that tests can compare).
+var jointBounded = 1000
 
 // protects1 names the primary a joint cell is recorded as protecting: the
 // first commodity whose cut uses it, else the first primary.
