@@ -164,11 +164,11 @@ type jointSolver struct {
 	boundOnly bool
 	// boundedLimit: masters with at most this many variables keep y ≤ 1
 	boundedLimit int
-	pivots   int
-	work     float64 // Σ pivots × tableau entries / 10^6 (see spend)
-	lps      int
-	tol      float64
-	scratchT []float64
+	pivots       int
+	work         float64 // Σ pivots × tableau entries / 10^6 (see spend)
+	lps          int
+	tol          float64
+	scratchT     []float64
 	// verify reports whether a pattern (sup) protects every primary,
 	// also against singletons (the interval audit); nil: trust the cuts.
 	verify func(sup []bool) (bool, error)

@@ -339,8 +339,6 @@ func saveOracle(t *testing.T, stored map[string]jointOracleResult) {
 	}
 }
 
-
-
 // BenchmarkJointSuite protects the suite's tables (those up to maxCells
 // cells, JOINT_BENCH_CELLS, default 200) with the default method and, as
 // the baseline in the same run, the hypercube method, and reports each
