@@ -162,6 +162,8 @@ type jointSolver struct {
 	// boundOnly: the root's cut loop only (the lower bound; tables above
 	// JointOptions.MaxCells)
 	boundOnly bool
+	// final: the last master LP after the budget ran out (see solve)
+	final bool
 	// boundedLimit: masters with at most this many variables keep y ≤ 1
 	boundedLimit int
 	pivots       int
@@ -187,7 +189,7 @@ func (js *jointSolver) spend(piv, m, n int) error {
 	if !js.deadline.IsZero() && time.Now().After(js.deadline) {
 		return errDeadline
 	}
-	if js.work > js.budget() {
+	if js.work > js.budget() && !js.final {
 		return errBudget
 	}
 	return nil
@@ -208,7 +210,7 @@ func (js *jointSolver) budget() float64 {
 // JointOptions.MaxTableau and that the budget is not spent: the search
 // stops (errBudget) rather than start an LP too large for it.
 func (js *jointSolver) fits(m, n int) error {
-	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.budget() {
+	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.budget() && !js.final {
 		return errBudget
 	}
 	return nil
@@ -219,14 +221,17 @@ func (js *jointSolver) fits(m, n int) error {
 // published) and returns the intruder's best deviation (the dual optimum;
 // +Inf when unbounded) and the capacity cut of its dual solution (nil when
 // it brings nothing: rhs ≤ 0).
-func (js *jointSolver) attack(k int, y []float64) (float64, *cut, error) {
+func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, error) {
 	s := js.s
 	com := js.coms[k]
 	// Rows: the cells that may move (y > 0) linked to p through relations
 	// (p's component: the other cells' rows are met by γ = 0), p first.
 	rowsCells := []int{com.p}
 	inComp := map[int]bool{com.p: true}
-	for q := 0; q < len(rowsCells); q++ {
+	// Without exact (cut generation), a neighbourhood of p (breadth first,
+	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
+	// over part of the component only chooses one.
+	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
 		for _, r := range s.cellRels[rowsCells[q]] {
 			for _, j := range s.relCells(int(r)) {
 				if y[j] > 0 && !inComp[j] {
@@ -369,6 +374,9 @@ func (js *jointSolver) attack(k int, y []float64) (float64, *cut, error) {
 	return val, c, nil
 }
 
+// cutRows bounds the rows of a cut-generation LP (see attack).
+const cutRows = 300
+
 // addCut adds c to the pool unless the same cut is there.
 func (js *jointSolver) addCut(c *cut) bool {
 	key := make([]byte, 0, 16*len(c.idx)+16)
@@ -441,6 +449,20 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 		}
 		if len(p.idx) == 0 {
 			return 0, nil, false, nil
+		}
+		if js.boundOnly {
+			// Only the cuts that fit the tableau (a subset of valid cuts
+			// is still a relaxation: its optimum still a lower bound).
+			added := 0
+			for _, i := range p.idx {
+				if _, ok := varOf[i]; !ok {
+					added++
+				}
+			}
+			k, na := len(cs)+1, len(active)+added
+			if float64(k)*float64(na+k) > float64(js.jo.maxTableau()) {
+				continue
+			}
 		}
 		cs = append(cs, p)
 		for _, i := range p.idx {
@@ -530,7 +552,7 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 func (js *jointSolver) separate(y []float64) (int, error) {
 	added := 0
 	for k := range js.coms {
-		_, c, err := js.attack(k, y)
+		_, c, err := js.attack(k, y, false)
 		if err != nil {
 			return added, err
 		}
@@ -560,7 +582,7 @@ func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
 	}
 	ok := true
 	for k := range js.coms {
-		val, c, err := js.attack(k, y)
+		val, c, err := js.attack(k, y, true)
 		if err != nil {
 			return false, err
 		}
@@ -710,6 +732,15 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 			break
 		}
 		added, err := js.separate(y)
+		if errors.Is(err, errBudget) && added > 0 {
+			// The budget ran out within a round: one last master LP over
+			// the cuts found (within the tableau bound) for the bound.
+			js.final = true
+			if z, _, ok, err2 := js.master(root); err2 == nil && ok {
+				res.lowerBound = math.Max(res.lowerBound, z)
+			}
+			js.final = false
+		}
 		if err != nil {
 			return stop(err)
 		}
