@@ -476,7 +476,10 @@ func solveOracle(o *orTable, margins bool, maxNodes int, cutoff float64) (res jo
 	}
 	// Root: cut loop (rounds bounded: near-duplicate cuts could cycle).
 	rounds := 300
-	if o.n > 200 {
+	switch {
+	case o.n > 300:
+		rounds = 8
+	case o.n > 200:
 		rounds = 40
 	}
 	for round := 0; round < rounds; round++ {

@@ -160,6 +160,7 @@ const oracleLive = 100
 const (
 	oracleNodes      = 400
 	oracleNodesLarge = 40
+	oracleNodesHuge  = 5 // above 300 cells (and 8 root cut rounds): the best known pattern and its bound
 )
 
 // TestJointSuite: on 35 seeded tables (2-D, 3-D, hierarchies, 9 to 1,980
@@ -228,7 +229,10 @@ func TestJointSuite(t *testing.T) {
 			}
 			var ok bool
 			nodes := oracleNodes
-			if len(tb.Cells) > 200 {
+			switch {
+			case len(tb.Cells) > 300:
+				nodes = oracleNodesHuge
+			case len(tb.Cells) > 200:
 				nodes = oracleNodesLarge
 			}
 			or, ok = solveOracle(o, false, nodes, cut)

@@ -62,7 +62,7 @@ func TestJointDiagonal(t *testing.T) {
 func TestJointNeverWorseThanHypercube(t *testing.T) {
 	for _, sc := range jointSuite {
 		tb, opt := sc.build()
-		if len(tb.Cells) > 700 {
+		if len(tb.Cells) > 200 {
 			continue
 		}
 		hc, _ := sc.build()
