@@ -45,21 +45,29 @@ var jointSuite = []suiteCase{
 	{name: "12x10-10", sizes: []int{12, 10}, share: 0.1, seed: 12},
 	{name: "15x10-20", sizes: []int{15, 10}, share: 0.2, seed: 13},
 	{name: "20x15-5", sizes: []int{20, 15}, share: 0.05, seed: 14},
+	{name: "2x2x2-25", sizes: []int{2, 2, 2}, share: 0.25, seed: 20},
+	{name: "3x3x2-20", sizes: []int{3, 3, 2}, share: 0.2, seed: 21},
+	{name: "4x3x3-10", sizes: []int{4, 3, 3}, share: 0.1, seed: 22},
+	{name: "h6/2x4-15", leaves: 6, groups: 2, sizes: []int{4}, share: 0.15, seed: 29},
+}
+
+// jointSuitePending are tables whose oracle result is not stored yet
+// (the oracle, gonum's dense simplex in a branch-and-bound, needs minutes
+// to hours each on a loaded 2-core machine): JOINT_ORACLE=write computes
+// them too (see suiteOracleFile); move each to jointSuite once its result
+// is in the file.
+var jointSuitePending = []suiteCase{
 	{name: "20x20-50", sizes: []int{20, 20}, share: 0.5, seed: 15},
 	{name: "25x20-3", sizes: []int{25, 20}, share: 0.03, seed: 16},
 	{name: "30x25-1", sizes: []int{30, 25}, share: 0.01, seed: 17},
 	{name: "40x30-2", sizes: []int{40, 30}, share: 0.02, seed: 18},
 	{name: "44x43-1", sizes: []int{44, 43}, share: 0.01, seed: 19},
-	{name: "2x2x2-25", sizes: []int{2, 2, 2}, share: 0.25, seed: 20},
-	{name: "3x3x2-20", sizes: []int{3, 3, 2}, share: 0.2, seed: 21},
-	{name: "4x3x3-10", sizes: []int{4, 3, 3}, share: 0.1, seed: 22},
 	{name: "5x4x3-15", sizes: []int{5, 4, 3}, share: 0.15, seed: 23},
 	{name: "5x5x5-50", sizes: []int{5, 5, 5}, share: 0.5, seed: 24},
 	{name: "6x5x4-5", sizes: []int{6, 5, 4}, share: 0.05, seed: 25},
 	{name: "8x6x5-3", sizes: []int{8, 6, 5}, share: 0.03, seed: 26},
 	{name: "10x8x6-2", sizes: []int{10, 8, 6}, share: 0.02, seed: 27},
 	{name: "12x10x12-1", sizes: []int{12, 10, 12}, share: 0.01, seed: 28},
-	{name: "h6/2x4-15", leaves: 6, groups: 2, sizes: []int{4}, share: 0.15, seed: 29},
 	{name: "h8/3x5-10", leaves: 8, groups: 3, sizes: []int{5}, share: 0.1, seed: 30},
 	{name: "h12/4x6-5", leaves: 12, groups: 4, sizes: []int{6}, share: 0.05, seed: 31},
 	{name: "h9/3x3x3-10", leaves: 9, groups: 3, sizes: []int{3, 3}, share: 0.1, seed: 32},
@@ -153,7 +161,7 @@ var suiteOracleFile = "testdata/joint_suite_oracle.json"
 
 // oracleLive: cases up to this many cells get their oracle computed in
 // every run (and checked against the stored one).
-const oracleLive = 100
+const oracleLive = 50
 
 // oracleNodes bounds the oracle's branch-and-bound (oracleNodesLarge
 // above 200 cells).
@@ -191,9 +199,13 @@ func TestJointSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	logSum, worst, nProven, cases := 0.0, 0.0, 0, 0
+	logSum, worst, nProven, ncases := 0.0, 0.0, 0, 0
 	boundLog := 0.0
-	for _, sc := range jointSuite {
+	cases := jointSuite
+	if write {
+		cases = append(slices.Clone(jointSuite), jointSuitePending...)
+	}
+	for _, sc := range cases {
 		tb, opt := sc.build()
 		if only := os.Getenv("JOINT_SUITE_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
 			continue // recomputing some cases (the script), never in a plain run
@@ -306,7 +318,7 @@ func TestJointSuite(t *testing.T) {
 			br = cost / bestBound
 		}
 		boundLog += math.Log(br)
-		cases++
+		ncases++
 		logSum += math.Log(math.Max(ratio, 1e-9))
 		worst = math.Max(worst, ratio)
 		np := 0
@@ -318,9 +330,9 @@ func TestJointSuite(t *testing.T) {
 		t.Logf("%-13s %5d cells %4d prim: cost %9.0f (%s) lb %9.0f gap %.3f | oracle best %9.0f bound %9.0f proven %v | ratio %.3f, to best bound %.3f (protect %v, oracle %v)",
 			sc.name, len(tb.Cells), np, cost, run.Chosen, lb, *run.Gap, or.Best, or.Bound, or.Proven, ratio, br, tProtect.Round(time.Millisecond), tOracle.Round(time.Millisecond))
 	}
-	n := float64(cases)
+	n := float64(ncases)
 	gm := math.Exp(logSum / n)
-	t.Logf("%d tables (%d with a proven optimum): geometric mean cost / oracle best %.4f, worst %.3f; cost / best bound %.4f", cases, nProven, gm, worst, math.Exp(boundLog/n))
+	t.Logf("%d tables (%d with a proven optimum): geometric mean cost / oracle best %.4f, worst %.3f; cost / best bound %.4f", ncases, nProven, gm, worst, math.Exp(boundLog/n))
 	if gm > 1.03 {
 		t.Errorf("geometric mean %.4f above 1.03", gm)
 	}
