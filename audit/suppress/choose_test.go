@@ -7,7 +7,7 @@ import (
 )
 
 // TestProtectAuditReusesAudit checks that the audit ProtectAudit returns
-// for a large table (the one protectCheaper computed of the kept pattern)
+// for a large table (the one protectBest computed of the kept pattern)
 // is byte for byte the audit a separate Audit call gives of the table it
 // leaves, with the lp and with the hypercube pattern kept (seeds 6 and 3,
 // as in TestProtectKeepsCheaperPattern), and on a small table.
