@@ -78,6 +78,20 @@ type SuppressionRun struct {
 	// Method ran.
 	Chosen       string
 	ChosenReason string
+	// PatternCost is the kept pattern's cost (the sum over the secondary
+	// cells of the cost model, totals at the margin weight when it is
+	// positive); LowerBound a proven lower bound on the cost of every
+	// pattern that protects every primary (the LP relaxation of the joint
+	// model with the cuts found; nil when the joint search did not run)
+	// and Gap = (PatternCost − LowerBound) / PatternCost. Optimal is true
+	// when the branch-and-bound proved the kept pattern optimal.
+	PatternCost *float64
+	LowerBound  *float64
+	Gap         *float64
+	Optimal     bool
+	// Stopped says why the search stopped early (the user's time limit, or
+	// the joint search's work budget); "" when it did not.
+	Stopped string
 }
 
 // NeedsPerson reports whether some cell is exactly disclosed,
@@ -157,6 +171,25 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 			writeJSON(&b, sr.Chosen)
 			b.WriteString(`,"chosen_reason":`)
 			writeJSON(&b, sr.ChosenReason)
+		}
+		if sr.PatternCost != nil {
+			b.WriteString(`,"pattern_cost":`)
+			writeJSON(&b, *sr.PatternCost)
+		}
+		if sr.LowerBound != nil {
+			b.WriteString(`,"lower_bound":`)
+			writeJSON(&b, *sr.LowerBound)
+		}
+		if sr.Gap != nil {
+			b.WriteString(`,"gap":`)
+			writeJSON(&b, *sr.Gap)
+		}
+		if sr.Optimal {
+			b.WriteString(`,"optimal":true`)
+		}
+		if sr.Stopped != "" {
+			b.WriteString(`,"stopped":`)
+			writeJSON(&b, sr.Stopped)
 		}
 		b.WriteByte('}')
 	}

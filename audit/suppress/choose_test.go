@@ -7,11 +7,10 @@ import (
 )
 
 // TestProtectAuditReusesAudit checks that the audit ProtectAudit returns
-// for a large table (the one protectCheaper computed of the kept pattern)
+// for a large table (the one protectBest computed of the kept pattern)
 // is byte for byte the audit a separate Audit call gives of the table it
 // leaves, with the lp and with the hypercube pattern kept (seeds 6 and 3,
-// as in TestProtectKeepsCheaperPattern), and that a small table returns
-// none (the caller audits it).
+// as in TestProtectKeepsCheaperPattern), and on a small table.
 func TestProtectAuditReusesAudit(t *testing.T) {
 	ctx := context.Background()
 	seen := map[string]bool{}
@@ -48,8 +47,20 @@ func TestProtectAuditReusesAudit(t *testing.T) {
 	if !seen["lp"] || !seen["hypercube"] {
 		t.Errorf("choices %v: want both lp and hypercube among the cases", seen)
 	}
+	// Small tables too: every size is audited to choose among the lp,
+	// joint and hypercube patterns.
 	small := scaleTable(1, []int{6, 5}, 0.2)
-	if _, got, err := ProtectAudit(ctx, small, Options{}); err != nil || got != nil {
-		t.Errorf("small table: audit %v, error %v: want none", got, err)
+	_, got, err := ProtectAudit(ctx, small, Options{})
+	if err != nil || got == nil {
+		t.Fatalf("small table: audit %v, error %v: want one", got, err)
+	}
+	want, err := Audit(ctx, small, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		t.Errorf("small table: the returned audit differs from Audit's:\n%s\n%s", gj, wj)
 	}
 }

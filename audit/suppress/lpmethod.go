@@ -82,6 +82,26 @@ type lpMethod struct {
 	// rec holds, per primary, the cells (other than itself) of the move or
 	// deviations that protect it, as a starting witness for dropLocal.
 	rec map[int][]int
+	// deadline is the user's hard stop (Options.TimeLimit; zero: none):
+	// every stage checks it, the redundancy passes too.
+	deadline time.Time
+	// audits counts the interval audits of the redundancy pass.
+	audits int
+}
+
+// expired reports whether the user's time limit has run out.
+func (lm *lpMethod) expired() bool {
+	return !lm.deadline.IsZero() && time.Now().After(lm.deadline)
+}
+
+// remaining is the time left before the deadline for an audit run inside
+// the search (at least 1 ns: an expired limit still bounds it), or 0 when
+// there is no deadline.
+func (lm *lpMethod) remaining() time.Duration {
+	if lm.deadline.IsZero() {
+		return 0
+	}
+	return max(time.Until(lm.deadline), time.Nanosecond)
 }
 
 func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
@@ -97,6 +117,7 @@ func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
 // secondary cells.
 func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) error {
 	s := lm.s
+	lm.deadline = deadline
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -563,6 +584,14 @@ func (lm *lpMethod) dropRedundant(ctx context.Context, prim []int) error {
 	sort.SliceStable(cand, func(a, b int) bool { return sp.cost[cand[a]] > sp.cost[cand[b]] })
 	budget := redundancyBudget
 	for _, c := range cand {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if lm.expired() {
+			// The user's hard stop: the cells not tried stay suppressed
+			// (the pattern stays protected, only costlier).
+			break
+		}
 		sp.sup[c] = false
 		ok, err := lm.allProtected(ctx, prim, &budget)
 		if err != nil {
@@ -598,7 +627,8 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 			return false, nil
 		}
 		*budget--
-		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection})
+		lm.audits++
+		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
 		if err != nil {
 			return false, err
 		}

@@ -77,6 +77,9 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if lm.expired() {
+			break // the user's hard stop: the cells not tried stay
+		}
 		if searches >= localSearchBudget {
 			break // the costliest candidates, most of the gain, were tried
 		}
@@ -282,7 +285,7 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 // whose interval does not reach their levels.
 func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, error) {
 	s, sp := lm.s, lm.sp
-	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection})
+	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
 	if err != nil {
 		return nil, err
 	}

@@ -103,8 +103,8 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
-	if run.Method == "lp" && len(t.Cells) > redundancyLimit && compareLarge {
-		return protectCheaper(ctx, t, opt, s, sp, prim, deadline, run)
+	if run.Method == "lp" && compareLarge {
+		return protectBest(ctx, t, opt, s, sp, prim, deadline, run)
 	}
 	if run.Method == "lp" {
 		lm := newLPMethod(s, sp, opt)

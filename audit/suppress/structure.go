@@ -85,6 +85,9 @@ type Options struct {
 	// a cell suppressed in the previous release); ok false keeps the
 	// cost model's.
 	CostOf func(c *audit.Cell) (cost float64, ok bool)
+	// Joint tunes the joint search of the lp method (budgets in simplex
+	// pivots, nodes and cut rounds; docs/suppression.md).
+	Joint JointOptions
 }
 
 func (o Options) valueRole(t *audit.Table) string {

@@ -1,0 +1,894 @@
+package suppress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit/lp"
+)
+
+// The joint method chooses the secondary cells for every primary together:
+// the Fischetti-Salazar model (binary y_i: cell i suppressed; minimise
+// Σ cost_i·y_i so that for every primary p and side the intruder's LP
+// reaches p's level) solved by cut generation over its LP relaxation.
+//
+// The intruder's LP for pattern y and the upper side of p,
+//
+//	max f_p  s.t.  Σ_i coef(r,i)·f_i = 0 for every relation r,
+//	               −x_i·y_i ≤ f_i ≤ ∞·y_i,
+//
+// (f = the deviation from the true table x; the lower side maximises
+// −f_p) has the dual min Σ_i β_i·x_i·y_i (+ ∞·α_i·y_i) over γ (one per
+// relation) with α_i − β_i = [i = p] − (Mᵀγ)_i, α, β ≥ 0. Any γ gives the
+// capacity cut
+//
+//	Σ_i c_i·y_i ≥ level,  c_i = level when α_i > 0, else min(level, β_i·x_i),
+//
+// which every protected pattern satisfies (weak duality: if a cell with
+// α_i > 0 is suppressed its term alone reaches the level; otherwise every
+// such cell is published, f_i ≤ 0 there, and the intruder's maximum is at
+// most Σ β_i·x_i·y_i). A pattern that leaves p short gives, from the dual
+// optimum of its intruder LP, a cut it violates. So the LP relaxation of
+// the cuts found is a relaxation of the problem: its optimum is a proven
+// lower bound on the cost of every protected pattern of the candidate
+// cells (lowerBound).
+//
+// Integer patterns come from rounding the LP optimum and repairing it
+// (adding the cells of violated cuts, cheapest per unit of coefficient),
+// dropping cells while every intruder LP still reaches its level, and,
+// where the work budget allows, a depth-first branch-and-bound over the
+// relaxation (branching on the most fractional cell, pruning by the best
+// verified cost). Every pattern it offers is then checked by the interval
+// audit (with each suppressed singleton published in turn) before it can
+// be kept. All work is counted in simplex pivots and LPs (JointOptions),
+// never in wall time; the user's time limit and ctx only stop it early,
+// keeping the best verified pattern.
+
+// JointOptions are the tuning knobs of the joint method (Options.Joint);
+// zero values take the defaults.
+type JointOptions struct {
+	// Off disables the joint method (the lp method and the hypercube
+	// method still run, the cheaper verified pattern is kept).
+	Off bool
+	// MaxCells is the largest table the joint method searches for a
+	// pattern on (default 2500 cells); larger tables get the lower bound
+	// only (the root's cut loop, within BoundWork).
+	MaxCells int
+	// Work bounds the whole joint search in simplex work: the sum over
+	// its LPs of pivots × tableau entries, in units of 10^6 (default
+	// 30,000, some 10-60 s on one core). The cut rounds, heuristics and
+	// branch-and-bound stop when it is spent, keeping the best pattern
+	// and bound found. A count, never a clock: the same input stops at
+	// the same point on any machine.
+	Work float64
+	// BoundWork is Work for the bound-only search of larger tables
+	// (default 10,000).
+	BoundWork float64
+	// MaxTableau bounds one LP's dense tableau (rows × columns; default
+	// 4,000,000 entries): the search stops before a larger one.
+	MaxTableau int
+	// Nodes bounds the branch-and-bound nodes (default 400).
+	Nodes int
+	// Rounds bounds the cut rounds at the root (default 60).
+	Rounds int
+}
+
+func (o JointOptions) maxCells() int {
+	if o.MaxCells > 0 {
+		return o.MaxCells
+	}
+	return 2500
+}
+
+func (o JointOptions) work() float64 {
+	if o.Work > 0 {
+		return o.Work
+	}
+	return 30_000
+}
+
+func (o JointOptions) maxTableau() int {
+	if o.MaxTableau > 0 {
+		return o.MaxTableau
+	}
+	return 4_000_000
+}
+
+func (o JointOptions) nodes() int {
+	if o.Nodes > 0 {
+		return o.Nodes
+	}
+	return 400
+}
+
+func (o JointOptions) rounds() int {
+	if o.Rounds > 0 {
+		return o.Rounds
+	}
+	return 60
+}
+
+// errBudget stops the joint search when its work budget is spent (not an
+// error of the run: the best pattern found so far is kept).
+var errBudget = errors.New("joint: work budget spent")
+
+// errDeadline stops the joint search at the user's time limit.
+var errDeadline = errors.New("joint: time limit reached")
+
+// errLPFail stops the joint search when one of its LPs fails numerically
+// (the simplex's iteration limit, a false "unbounded"): the best pattern
+// found so far is kept, as at the budget.
+var errLPFail = errors.New("joint: an LP failed")
+
+// graceful reports whether err stops the search without failing the run.
+func graceful(err error) bool {
+	return errors.Is(err, errBudget) || errors.Is(err, errDeadline) || errors.Is(err, errLPFail)
+}
+
+// commodity is one side of one primary: p must reach x_p + sign·level.
+type commodity struct {
+	p     int
+	sign  float64
+	level float64
+}
+
+// cut is Σ coef[k]·y[idx[k]] ≥ rhs over candidate cells (fixed cells'
+// terms are already subtracted from rhs).
+type cut struct {
+	idx  []int
+	coef []float64
+	rhs  float64
+	com  int
+}
+
+type jointSolver struct {
+	s        *structure
+	opt      Options
+	jo       JointOptions
+	ctx      context.Context
+	deadline time.Time
+	fixed    []bool    // suppressed before the search (y = 1)
+	cand     []bool    // may be chosen
+	cost     []float64 // objective cost of a candidate
+	single   []bool
+	coms     []commodity
+	cuts     []cut
+	cutSeen  map[string]bool
+	// boundOnly: the root's cut loop only (the lower bound; tables above
+	// JointOptions.MaxCells)
+	boundOnly bool
+	// final: the last master LP after the budget ran out (see solve)
+	final bool
+	// boundedLimit: masters with at most this many variables keep y ≤ 1
+	boundedLimit int
+	pivots       int
+	work         float64 // Σ pivots × tableau entries / 10^6 (see spend)
+	lps          int
+	tol          float64
+	scratchT     []float64
+	// verify reports whether a pattern (sup) protects every primary,
+	// also against singletons (the interval audit); nil: trust the cuts.
+	verify func(sup []bool) (bool, error)
+}
+
+// spend adds an LP's work (pivots times the tableau's size m×n, the
+// cost of a dense pivot, in units of 10^6 entries) to the budget and
+// checks the stops.
+func (js *jointSolver) spend(piv, m, n int) error {
+	js.pivots += piv
+	js.work += float64(piv) * float64(m) * float64(n) / 1e6
+	js.lps++
+	if err := js.ctx.Err(); err != nil {
+		return err
+	}
+	if !js.deadline.IsZero() && time.Now().After(js.deadline) {
+		return errDeadline
+	}
+	if js.work > js.budget() && !js.final {
+		return errBudget
+	}
+	return nil
+}
+
+// budget is the work budget of this search.
+func (js *jointSolver) budget() float64 {
+	if js.boundOnly {
+		if js.jo.BoundWork > 0 {
+			return js.jo.BoundWork
+		}
+		return 10_000
+	}
+	return js.jo.work()
+}
+
+// fits checks, before an LP is built, that its tableau (m×n) is within
+// JointOptions.MaxTableau and that the budget is not spent: the search
+// stops (errBudget) rather than start an LP too large for it.
+func (js *jointSolver) fits(m, n int) error {
+	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.budget() && !js.final {
+		return errBudget
+	}
+	return nil
+}
+
+// attack solves the dual of the intruder's LP of commodity k for the
+// pattern y (1: suppressed, fractional during cut generation, 0:
+// published) and returns the intruder's best deviation (the dual optimum;
+// +Inf when unbounded) and the capacity cut of its dual solution (nil when
+// it brings nothing: rhs ≤ 0).
+func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, error) {
+	s := js.s
+	com := js.coms[k]
+	// Rows: the cells that may move (y > 0) linked to p through relations
+	// (p's component: the other cells' rows are met by γ = 0), p first.
+	rowsCells := []int{com.p}
+	inComp := map[int]bool{com.p: true}
+	// Without exact (cut generation), a neighbourhood of p (breadth first,
+	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
+	// over part of the component only chooses one.
+	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
+		for _, r := range s.cellRels[rowsCells[q]] {
+			for _, j := range s.relCells(int(r)) {
+				if y[j] > 0 && !inComp[j] {
+					inComp[j] = true
+					rowsCells = append(rowsCells, j)
+				}
+			}
+		}
+	}
+	slices.Sort(rowsCells[1:])
+	relVar := map[int32]int{}
+	var relList []int32
+	for _, i := range rowsCells {
+		for _, r := range s.cellRels[i] {
+			if _, ok := relVar[r]; !ok {
+				relVar[r] = 2 * len(relList)
+				relList = append(relList, r)
+			}
+		}
+	}
+	nv := 2 * len(relList)
+	type ab struct{ a, b int }
+	vars := make([]ab, len(rowsCells))
+	var costs []float64
+	for range nv {
+		costs = append(costs, 0)
+	}
+	for n, i := range rowsCells {
+		v := ab{a: -1, b: nv}
+		costs = append(costs, s.val[i]*y[i])
+		nv++
+		if y[i] < 1 {
+			v.a = nv
+			costs = append(costs, com.level*y[i])
+			nv++
+		}
+		vars[n] = v
+	}
+	rows := make([]lp.Row, len(rowsCells))
+	for n, i := range rowsCells {
+		var row lp.Row
+		for _, r := range s.cellRels[i] {
+			c := s.coef(int(r), i)
+			g := relVar[r]
+			row.Idx = append(row.Idx, g, g+1)
+			row.Coef = append(row.Coef, c, -c)
+		}
+		row.Idx = append(row.Idx, vars[n].b)
+		row.Coef = append(row.Coef, -1)
+		if vars[n].a >= 0 {
+			row.Idx = append(row.Idx, vars[n].a)
+			row.Coef = append(row.Coef, 1)
+		}
+		if i == com.p {
+			row.RHS = com.sign
+		}
+		rows[n] = row
+	}
+	if err := js.fits(len(rows), nv); err != nil {
+		return 0, nil, err
+	}
+	solver, err := lp.New(js.ctx, nv, rows)
+	if errors.Is(err, lp.ErrInfeasible) {
+		// The dual is infeasible: the intruder's deviation is unbounded.
+		return math.Inf(1), nil, js.spend(len(rows), len(rows), nv)
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, js.ctx.Err()
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	val, err := solver.Minimize(js.ctx, costs)
+	if err == nil && (math.IsNaN(val) || math.IsInf(val, -1)) {
+		err = errors.New("no finite optimum")
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, js.ctx.Err()
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
+		return 0, nil, err
+	}
+	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
+	n := len(s.t.Cells)
+	if len(js.scratchT) != n {
+		js.scratchT = make([]float64, n)
+	}
+	t := js.scratchT
+	var touched []int
+	mark := map[int]bool{com.p: true}
+	touched = append(touched, com.p)
+	for _, r := range relList {
+		g := relVar[r]
+		gam := solver.Value(g) - solver.Value(g+1)
+		if math.Abs(gam) < 1e-12 {
+			continue
+		}
+		for _, i := range s.relCells(int(r)) {
+			t[i] += s.coef(int(r), i) * gam
+			if !mark[i] {
+				mark[i] = true
+				touched = append(touched, i)
+			}
+		}
+	}
+	slices.Sort(touched)
+	c := &cut{rhs: com.level, com: k}
+	for _, i := range touched {
+		e := 0.0
+		if i == com.p {
+			e = com.sign
+		}
+		alpha := math.Max(0, e-t[i])
+		beta := math.Max(0, t[i]-e)
+		t[i] = 0
+		var coef float64
+		switch {
+		case alpha > 1e-10:
+			coef = com.level
+		case beta > 1e-12:
+			coef = math.Min(com.level, beta*math.Abs(s.val[i])*(1+1e-9)+1e-12*js.tol)
+		}
+		if coef <= 0 {
+			continue
+		}
+		switch {
+		case js.fixed[i]:
+			c.rhs -= coef
+		case js.cand[i]:
+			c.idx = append(c.idx, i)
+			c.coef = append(c.coef, coef)
+		}
+	}
+	if c.rhs <= js.tol {
+		return val, nil, nil
+	}
+	return val, c, nil
+}
+
+// cutRows bounds the rows of a cut-generation LP (see attack).
+const cutRows = 300
+
+// addCut adds c to the pool unless the same cut is there.
+func (js *jointSolver) addCut(c *cut) bool {
+	key := make([]byte, 0, 16*len(c.idx)+16)
+	key = appendF(key, c.rhs)
+	for k, i := range c.idx {
+		key = appendF(key, float64(i))
+		key = appendF(key, c.coef[k])
+	}
+	if js.cutSeen[string(key)] {
+		return false
+	}
+	js.cutSeen[string(key)] = true
+	js.cuts = append(js.cuts, *c)
+	return true
+}
+
+func appendF(b []byte, v float64) []byte {
+	u := math.Float64bits(float32Round(v))
+	for range 8 {
+		b = append(b, byte(u))
+		u >>= 8
+	}
+	return b
+}
+
+func float32Round(v float64) float64 { return float64(float32(v)) }
+
+// node fixes cells: 1 suppressed, 0 published, -1 free.
+type fixing []int8
+
+// master solves the LP relaxation of the cuts with the fixings fx; it
+// returns the objective (candidate cells only) and y over every cell
+// (fixed cells 1), or feasible false.
+func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
+	n := len(js.s.t.Cells)
+	y := make([]float64, n)
+	base := 0.0
+	for i := range n {
+		switch {
+		case js.fixed[i]:
+			y[i] = 1
+		case js.cand[i] && fx[i] == 1:
+			y[i] = 1
+			base += js.cost[i]
+		}
+	}
+	varOf := map[int]int{}
+	var active []int
+	var rows []lp.Row
+	type pending struct {
+		idx  []int
+		coef []float64
+		rhs  float64
+	}
+	var cs []pending
+	for _, c := range js.cuts {
+		p := pending{rhs: c.rhs}
+		for k, i := range c.idx {
+			switch {
+			case fx[i] == 1:
+				p.rhs -= c.coef[k]
+			case fx[i] == 0:
+			default:
+				p.idx = append(p.idx, i)
+				p.coef = append(p.coef, c.coef[k])
+			}
+		}
+		if p.rhs <= js.tol {
+			continue
+		}
+		if len(p.idx) == 0 {
+			return 0, nil, false, nil
+		}
+		if js.boundOnly {
+			// Only the cuts that fit the tableau (a subset of valid cuts
+			// is still a relaxation: its optimum still a lower bound).
+			added := 0
+			for _, i := range p.idx {
+				if _, ok := varOf[i]; !ok {
+					added++
+				}
+			}
+			k, na := len(cs)+1, len(active)+added
+			if float64(k)*float64(na+k) > float64(js.jo.maxTableau()) {
+				continue
+			}
+		}
+		cs = append(cs, p)
+		for _, i := range p.idx {
+			if _, ok := varOf[i]; !ok {
+				varOf[i] = -1
+				active = append(active, i)
+			}
+		}
+	}
+	if len(cs) == 0 {
+		return base, y, true, nil
+	}
+	slices.Sort(active)
+	for k, i := range active {
+		varOf[i] = k
+	}
+	na := len(active)
+	// The bounds y ≤ 1 only on small masters: without them the LP is a
+	// relaxation still (its optimum a lower bound), with a smaller tableau.
+	bounded := na <= js.boundedLimit
+	nb := 0
+	if bounded {
+		nb = na
+	}
+	nv := na + nb + len(cs)
+	for k, p := range cs {
+		// Scaled to rhs 1: coefficients in [0, level/rhs].
+		row := lp.Row{RHS: 1}
+		for m, i := range p.idx {
+			row.Idx = append(row.Idx, varOf[i])
+			row.Coef = append(row.Coef, p.coef[m]/p.rhs)
+		}
+		row.Idx = append(row.Idx, na+nb+k)
+		row.Coef = append(row.Coef, -1)
+		rows = append(rows, row)
+	}
+	if bounded {
+		for k := range active {
+			rows = append(rows, lp.Row{Idx: []int{k, na + k}, Coef: []float64{1, 1}, RHS: 1})
+		}
+	}
+	if err := js.fits(len(rows), nv); err != nil {
+		return 0, nil, false, err
+	}
+	solver, err := lp.New(js.ctx, nv, rows)
+	if errors.Is(err, lp.ErrInfeasible) {
+		return 0, nil, false, js.spend(len(rows), len(rows), nv)
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, false, js.ctx.Err()
+		}
+		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	costs := make([]float64, nv)
+	for k, i := range active {
+		costs[k] = js.cost[i]
+	}
+	z, err := solver.Minimize(js.ctx, costs)
+	if err == nil && (math.IsNaN(z) || math.IsInf(z, -1)) {
+		err = errors.New("no finite optimum")
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, false, js.ctx.Err()
+		}
+		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
+		return 0, nil, false, err
+	}
+	for k, i := range active {
+		v := solver.Value(k)
+		if v < 1e-9 {
+			v = 0
+		}
+		if v > 1-1e-9 {
+			v = 1 // (above 1 only without the bounds: suppressed)
+		}
+		y[i] = v
+	}
+	return base + z, y, true, nil
+}
+
+// separate adds the cuts that y violates (every commodity); it returns how
+// many were added.
+func (js *jointSolver) separate(y []float64) (int, error) {
+	added := 0
+	for k := range js.coms {
+		_, c, err := js.attack(k, y, false)
+		if err != nil {
+			return added, err
+		}
+		if c == nil {
+			continue
+		}
+		lhs := 0.0
+		for m, i := range c.idx {
+			lhs += c.coef[m] * y[i]
+		}
+		if lhs < c.rhs-1e-7*js.coms[k].level-js.tol && js.addCut(c) {
+			added++
+		}
+	}
+	return added, nil
+}
+
+// protects reports whether the integer pattern sup (candidates chosen
+// plus fixed cells) lets every intruder LP reach its level; violated cuts
+// are added to the pool. first stops at the first failure.
+func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
+	y := make([]float64, len(sup))
+	for i, v := range sup {
+		if v || js.fixed[i] {
+			y[i] = 1
+		}
+	}
+	ok := true
+	for k := range js.coms {
+		val, c, err := js.attack(k, y, true)
+		if err != nil {
+			return false, err
+		}
+		if val >= js.coms[k].level-1e-7*js.coms[k].level-js.tol {
+			continue
+		}
+		ok = false
+		if c != nil {
+			js.addCut(c)
+		}
+		if first {
+			return false, nil
+		}
+	}
+	return ok, nil
+}
+
+// costOf is the objective cost of the candidates chosen in sup.
+func (js *jointSolver) costOf(sup []bool) float64 {
+	c := 0.0
+	for i, v := range sup {
+		if v && js.cand[i] && !js.fixed[i] {
+			c += js.cost[i]
+		}
+	}
+	return c
+}
+
+// repair makes the pattern sup protect every commodity: the cells of each
+// violated cut, cheapest per unit of coefficient, until the cut holds;
+// then it drops chosen cells, most costly first, while every intruder LP
+// still reaches its level. ok is false when some cut cannot be met.
+func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
+	for range 50 {
+		before := len(js.cuts)
+		ok, err := js.protects(sup, false)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			break
+		}
+		if len(js.cuts) == before {
+			return false, nil // an LP that failed to give a cut: no repair
+		}
+		for _, c := range js.cuts[before:] {
+			lhs := 0.0
+			type opt struct {
+				i     int
+				ratio float64
+				coef  float64
+			}
+			var opts []opt
+			for m, i := range c.idx {
+				if sup[i] {
+					lhs += c.coef[m]
+				} else if fx == nil || fx[i] != 0 {
+					opts = append(opts, opt{i, js.cost[i] / c.coef[m], c.coef[m]})
+				}
+			}
+			sort.SliceStable(opts, func(a, b int) bool { return opts[a].ratio < opts[b].ratio })
+			for _, o := range opts {
+				if lhs >= c.rhs-js.tol {
+					break
+				}
+				sup[o.i] = true
+				lhs += o.coef
+			}
+			if lhs < c.rhs-js.tol {
+				return false, nil
+			}
+		}
+	}
+	if ok, err := js.protects(sup, true); err != nil || !ok {
+		return false, err
+	}
+	return true, js.drop(sup, fx)
+}
+
+// drop unsuppresses chosen cells, most costly first, while every intruder
+// LP still reaches its level (fx: cells fixed to 1 stay).
+func (js *jointSolver) drop(sup []bool, fx fixing) error {
+	var chosen []int
+	for i, v := range sup {
+		if v && js.cand[i] && (fx == nil || fx[i] != 1) {
+			chosen = append(chosen, i)
+		}
+	}
+	sort.SliceStable(chosen, func(a, b int) bool { return js.cost[chosen[a]] > js.cost[chosen[b]] })
+	for _, i := range chosen {
+		sup[i] = false
+		ok, err := js.protects(sup, true)
+		if err != nil {
+			sup[i] = true
+			return err
+		}
+		if !ok {
+			sup[i] = true
+		}
+	}
+	return nil
+}
+
+// jointResult is the joint search's outcome.
+type jointResult struct {
+	sup        []bool  // the best verified pattern (candidates chosen), nil when none
+	cost       float64 // its cost
+	lowerBound float64 // proven lower bound on the cost of any protected pattern of the candidates
+	boundOK    bool    // lowerBound was computed
+	optimal    bool    // the branch-and-bound finished: sup is optimal among the candidates
+	stopped    error   // errBudget or errDeadline when the search stopped early
+	infeasible bool    // no pattern of the candidates protects every primary
+}
+
+// solve runs the cut loop at the root, the rounding heuristic and the
+// branch-and-bound, starting from the incumbent (cost incCost, +Inf when
+// none). It keeps the best verified pattern.
+func (js *jointSolver) solve(incCost float64) (jointResult, error) {
+	n := len(js.s.t.Cells)
+	res := jointResult{cost: math.Inf(1), boundOK: true} // 0 is a bound
+	best := incCost
+	stop := func(err error) (jointResult, error) {
+		if graceful(err) {
+			res.stopped = err
+			return res, nil
+		}
+		return res, err
+	}
+	root := make(fixing, n)
+	for i := range root {
+		root[i] = -1
+	}
+	// Root cut loop.
+	var y []float64
+	for round := 0; ; round++ {
+		z, yy, feasible, err := js.master(root)
+		if err != nil {
+			return stop(err)
+		}
+		if !feasible {
+			res.infeasible = true
+			return res, nil
+		}
+		y = yy
+		res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
+		if round >= js.jo.rounds() {
+			break
+		}
+		added, err := js.separate(y)
+		if errors.Is(err, errBudget) && added > 0 {
+			// The budget ran out within a round: one last master LP over
+			// the cuts found (within the tableau bound) for the bound.
+			js.final = true
+			if z, _, ok, err2 := js.master(root); err2 == nil && ok {
+				res.lowerBound = math.Max(res.lowerBound, z)
+			}
+			js.final = false
+		}
+		if err != nil {
+			return stop(err)
+		}
+		if added == 0 {
+			break
+		}
+	}
+	if js.boundOnly {
+		return res, nil
+	}
+	try := func(sup []bool) error {
+		c := js.costOf(sup)
+		if c >= best-1e-9*math.Max(1, best) {
+			return nil
+		}
+		if js.verify != nil {
+			ok, err := js.verify(sup)
+			if err != nil || !ok {
+				return err
+			}
+		}
+		best = c
+		res.sup = slices.Clone(sup)
+		res.cost = c
+		return nil
+	}
+	// Rounding heuristic at the root.
+	round := func(y []float64, fx fixing) error {
+		sup := make([]bool, n)
+		for i := range n {
+			if js.cand[i] && (y[i] >= 0.5 || fx[i] == 1) {
+				sup[i] = true
+			}
+		}
+		ok, err := js.repair(sup, fx)
+		if err != nil || !ok {
+			return err
+		}
+		return try(sup)
+	}
+	if err := round(y, root); err != nil {
+		return stop(err)
+	}
+	// Branch and bound, depth first, y = 1 branch first.
+	type node struct{ fx fixing }
+	stack := []node{{root}}
+	nodes := 0
+	openBound := math.Inf(1) // smallest bound among nodes left unexplored
+	complete := true
+	for len(stack) > 0 {
+		if nodes >= js.jo.nodes() {
+			complete = false
+			res.stopped = errBudget
+			break
+		}
+		nd := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		nodes++
+		var z float64
+		var feasible bool
+		var err error
+		for r := 0; r < 20; r++ {
+			z, y, feasible, err = js.master(nd.fx)
+			if err != nil || !feasible || z >= best-1e-9*math.Max(1, best) {
+				break
+			}
+			var added int
+			if added, err = js.separate(y); err != nil || added == 0 {
+				break
+			}
+		}
+		if err != nil {
+			complete = false
+			res.stopped = err
+			if !graceful(err) {
+				return res, err
+			}
+			openBound = math.Inf(-1) // unknown for the nodes left
+			break
+		}
+		if !feasible || z >= best-1e-9*math.Max(1, best) {
+			continue
+		}
+		// Most fractional candidate.
+		bi, bf := -1, 0.0
+		for i := range n {
+			if js.cand[i] && nd.fx[i] < 0 {
+				f := math.Min(y[i], 1-y[i])
+				if f > bf+1e-9 {
+					bi, bf = i, f
+				}
+			}
+		}
+		if bi < 0 {
+			// Integral and no cut violated: a pattern.
+			sup := make([]bool, n)
+			for i := range n {
+				sup[i] = js.cand[i] && y[i] > 0.5
+			}
+			ok, err := js.protects(sup, false)
+			if err != nil {
+				res.stopped = err
+				complete = false
+				openBound = math.Inf(-1)
+				break
+			}
+			if ok {
+				if err := try(sup); err != nil {
+					res.stopped = err
+					complete = false
+					openBound = math.Inf(-1)
+					break
+				}
+				if js.costOf(sup) < best-1e-9*math.Max(1, best) {
+					// Verified false (a singleton): the bound stays below.
+					openBound = math.Min(openBound, js.costOf(sup))
+				}
+			} else {
+				stack = append(stack, nd) // new cuts: solve again
+			}
+			continue
+		}
+		if nodes%8 == 0 {
+			if err := round(y, nd.fx); err != nil {
+				res.stopped = err
+				complete = false
+				openBound = math.Inf(-1)
+				break
+			}
+		}
+		zero := slices.Clone(nd.fx)
+		zero[bi] = 0
+		one := slices.Clone(nd.fx)
+		one[bi] = 1
+		stack = append(stack, node{zero}, node{one})
+	}
+	if complete && len(stack) == 0 {
+		lb := math.Min(best, openBound)
+		if !math.IsInf(lb, 1) && lb > res.lowerBound {
+			res.lowerBound = lb
+		}
+		res.optimal = res.sup != nil && openBound >= best
+		if math.IsInf(best, 1) {
+			res.infeasible = true
+		}
+	}
+	if res.stopped != nil && !graceful(res.stopped) {
+		return res, res.stopped
+	}
+	return res, nil
+}

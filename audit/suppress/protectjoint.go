@@ -1,0 +1,320 @@
+package suppress
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// candidate is one verified pattern offered to protectBest.
+type candidate struct {
+	name  string
+	state tableState
+	sup   []bool
+	cost  float64 // objective cost (totals at the margin weight when it is positive)
+	plain float64 // plain cost (addedCost)
+	bad   int     // primaries the interval audit does not call protected
+	// totals: the pattern suppresses a total (with margin weight 0 such
+	// a pattern loses against one of interior cells that protects as
+	// many primaries: totals only when no interior pattern exists)
+	totals bool
+	iv     *audit.Intervals
+	run    audit.SuppressionRun
+}
+
+// protectBest is the lp method (the default) at every table size: it
+// runs the hypercube method (the incumbent: the pattern kept is never
+// costlier than its pattern when both protect as many primaries), the
+// per-primary deviation LPs (lpMethod) and, on tables up to
+// Options.Joint.MaxCells cells, the joint search (joint.go), audits each
+// pattern and keeps the one with the fewest primaries the interval audit
+// does not call protected, then the cheapest (ties: lp, joint,
+// hypercube). The joint search's proven lower bound is reported with the
+// kept pattern's cost and the gap. Every step is deterministic; the
+// user's time limit (deadline) and ctx only cut them short.
+func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure, sp *suppressor, prim []int, deadline time.Time, run audit.SuppressionRun) (audit.SuppressionRun, *audit.Intervals, error) {
+	orig := snapshot(t)
+	origSup := slices.Clone(sp.sup)
+	lm0 := newLPMethod(s, sp, opt)
+	objCost := make([]float64, len(t.Cells))
+	for i, c := range t.Cells {
+		// The plain cost (no tie-break for empty cells): the bound and the
+		// reported cost are in the cost model's units.
+		switch opt.Cost {
+		case "unity":
+			objCost[i] = 1
+		case "count":
+			if c.HasN {
+				objCost[i] = float64(c.N)
+			} else {
+				objCost[i] = math.Abs(s.val[i])
+			}
+		default:
+			objCost[i] = math.Abs(s.val[i])
+		}
+		if opt.CostOf != nil {
+			// a cell's own cost (tau-argus's cost variable, an a-priori
+			// file, the previous release) as the other methods see it
+			if v, ok := opt.CostOf(c); ok {
+				objCost[i] = math.Max(v, 0)
+			}
+		}
+		if lm0.margin[i] && opt.MarginWeight > 0 {
+			objCost[i] *= opt.MarginWeight
+		}
+	}
+	costOf := func() float64 {
+		c := 0.0
+		for i, cell := range t.Cells {
+			if cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary {
+				c += objCost[i]
+			}
+		}
+		return c
+	}
+	supNow := func() []bool {
+		out := make([]bool, len(t.Cells))
+		for i, cell := range t.Cells {
+			out[i] = origSup[i] || cell.Status == audit.StatusSecondary
+		}
+		return out
+	}
+	remaining := func() time.Duration {
+		if deadline.IsZero() {
+			return 0
+		}
+		return max(time.Until(deadline), time.Nanosecond)
+	}
+	auditOpt := func() Options {
+		o := opt
+		o.TimeLimit = remaining()
+		return o
+	}
+	var cands []candidate
+	add := func(name string, r audit.SuppressionRun) error {
+		iv, bad, err := unprotectedPrimaries(ctx, t, auditOpt())
+		if err != nil {
+			return err
+		}
+		totals := false
+		for i, cell := range t.Cells {
+			totals = totals || cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary && lm0.margin[i]
+		}
+		cands = append(cands, candidate{name: name, state: snapshot(t), sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), bad: bad, totals: totals && opt.MarginWeight == 0, iv: iv, run: r})
+		orig.restore(t)
+		copy(sp.sup, origSup)
+		return nil
+	}
+
+	// The lp method's pattern.
+	lm := newLPMethod(s, sp, opt)
+	if err := lm.run(ctx, prim, deadline); err != nil {
+		return run, nil, err
+	}
+	lrun := run
+	if lm.fallback > 0 {
+		lrun.Fallback = lm.fallback
+		lrun.FallbackReason = fallbackReason(lm.fallback)
+	}
+	if err := add("lp", lrun); err != nil {
+		return run, nil, err
+	}
+
+	// The joint search, from the better of the two others as incumbent.
+	var jres *jointResult
+	var js0 *jointSolver
+	jointTried := !opt.Joint.Off && len(prim) > 0
+	boundOnly := len(t.Cells) > opt.Joint.maxCells()
+	// The hypercube method's pattern (the incumbent).
+	hopt := opt
+	hopt.Method = "hypercube"
+	hopt.TimeLimit = remaining()
+	if _, err := ProtectRun(ctx, t, hopt); err != nil {
+		return run, nil, err
+	}
+	if err := add("hypercube", run); err != nil {
+		return run, nil, err
+	}
+	if jointTried {
+		inc := math.Inf(1)
+		for _, c := range cands {
+			if c.bad == 0 && !c.totals {
+				inc = math.Min(inc, c.cost)
+			}
+		}
+		res, js, err := runJoint(ctx, s, sp, opt, prim, origSup, objCost, lm0.margin, deadline, inc, boundOnly)
+		if err != nil {
+			return run, nil, err
+		}
+		jres = &res
+		js0 = js
+		if res.sup != nil {
+			lj := newLPMethod(s, sp, opt)
+			for i, v := range res.sup {
+				if v && !origSup[i] {
+					sp.sup[i] = true
+					lj.added = append(lj.added, i)
+					lj.by[i] = js.protects1(i, prim)
+					if lm0.margin[i] && opt.MarginWeight == 0 {
+						lj.viaMargin[i] = true
+					}
+				}
+			}
+			lj.finish()
+			if err := add("joint", run); err != nil {
+				return run, nil, err
+			}
+		}
+	}
+
+	// Keep the best: fewest unprotected, then cheapest; ties to the first.
+	bi := 0
+	for k, c := range cands {
+		b := cands[bi]
+		if c.bad < b.bad || c.bad == b.bad && (!c.totals && b.totals || c.totals == b.totals && c.cost < b.cost-1e-9*math.Max(1, b.cost)) {
+			bi = k
+		}
+	}
+	best := cands[bi]
+	best.state.restore(t)
+	copy(sp.sup, best.sup)
+	out := best.run
+	out.Chosen = best.name
+	var others []string
+	for k, c := range cands {
+		if k != bi {
+			others = append(others, fmt.Sprintf("%s %s (%d unprotected)", c.name, fmtCost(c.cost), c.bad))
+		}
+	}
+	out.ChosenReason = fmt.Sprintf("the %s pattern costs %s with %d primary cells the interval audit does not call protected; the others: %s (all checked by the interval audit)",
+		best.name, fmtCost(best.cost), best.bad, joinComma(others))
+	pc := best.cost
+	out.PatternCost = &pc
+	if jres != nil && jres.boundOK {
+		lb := jres.lowerBound
+		lb = lb - 1e-9*math.Max(1, math.Abs(lb)) // float LP: round down
+		if lb < 0 {
+			lb = 0
+		}
+		if lb > pc && best.totals {
+			// The kept pattern uses cells outside the joint search's
+			// candidates (totals, with margin weight 0): it is the bound.
+			lb = pc
+		}
+		out.LowerBound = &lb
+		gap := 0.0
+		if pc > 0 {
+			gap = (pc - lb) / pc
+		}
+		out.Gap = &gap
+		if jres.optimal && best.name == "joint" {
+			out.Optimal = true
+		}
+	}
+	if jres != nil && jres.stopped != nil {
+		switch {
+		case errors.Is(jres.stopped, errDeadline):
+			out.Stopped = fmt.Sprintf("time limit %v reached during the joint search: the best verified pattern found is kept, the bound is the one proven so far", opt.TimeLimit)
+		case errors.Is(jres.stopped, errLPFail):
+			out.Stopped = "an LP of the joint search failed numerically: the best verified pattern found is kept, the bound is the one proven so far"
+		case errors.Is(jres.stopped, errBudget):
+			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept, the bound is the one proven so far", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau())
+		}
+	}
+	if !deadline.IsZero() && time.Now().After(deadline) && out.Stopped == "" {
+		out.Stopped = fmt.Sprintf("time limit %v reached: the best verified pattern found is kept; primaries it does not protect go to review", opt.TimeLimit)
+	}
+	return out, best.iv, nil
+}
+
+// runJoint sets up and runs the joint search: candidates are the cells
+// not yet suppressed, known, not kept (Options.Keep) and, with margin
+// weight 0, interior (totals join only when no interior pattern
+// exists).
+func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64, boundOnly bool) (jointResult, *jointSolver, error) {
+	n := len(s.t.Cells)
+	lm := newLPMethod(s, sp, opt)
+	js := &jointSolver{boundOnly: boundOnly, boundedLimit: jointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
+	for _, p := range prim {
+		up, low := s.levels(opt, p, s.val[p])
+		if up <= 0 {
+			up = 1000 * lm.tol
+		}
+		// A primary that the cells suppressed before protect (a balanced
+		// move through them) can give no cut: every pattern contains them.
+		if m := sp.bestMove(p, up, low, func(i int) bool { return i != p && !origSup[i] }); m != nil {
+			continue
+		}
+		js.coms = append(js.coms, commodity{p, 1, up})
+		if low > 0 {
+			js.coms = append(js.coms, commodity{p, -1, low})
+		}
+	}
+	setCand := func(margins bool) {
+		for i, c := range s.t.Cells {
+			js.cand[i] = !origSup[i] && s.known[i] && (opt.Keep == nil || !opt.Keep(c)) && (margins || !margin[i])
+		}
+	}
+	hasSingle := false
+	for _, v := range sp.single {
+		hasSingle = hasSingle || v
+	}
+	if hasSingle {
+		// The cuts know no singleton: every pattern is audited with each
+		// suppressed singleton published in turn before it is kept.
+		budget := math.MaxInt
+		js.verify = func(sup []bool) (bool, error) {
+			saved := slices.Clone(sp.sup)
+			defer copy(sp.sup, saved)
+			for i := range sp.sup {
+				sp.sup[i] = origSup[i] || sup[i]
+			}
+			lm.deadline = deadline
+			return lm.allProtected(ctx, prim, &budget)
+		}
+	}
+	setCand(opt.MarginWeight > 0)
+	res, err := js.solve(inc)
+	if err == nil && res.infeasible && opt.MarginWeight == 0 && res.stopped == nil {
+		// No interior pattern: totals join at their cost.
+		setCand(true)
+		js.cuts, js.cutSeen = nil, map[string]bool{}
+		res, err = js.solve(inc)
+	}
+	return res, js, err
+}
+
+// jointBounded: masters with at most this many variables keep the
+// bounds y ≤ 1 (a variable so that tests can compare).
+var jointBounded = 1000
+
+// protects1 names the primary a joint cell is recorded as protecting: the
+// first commodity whose cut uses it, else the first primary.
+func (js *jointSolver) protects1(i int, prim []int) int {
+	for _, c := range js.cuts {
+		if slices.Contains(c.idx, i) {
+			return js.coms[c.com].p
+		}
+	}
+	return prim[0]
+}
+
+func fmtCost(c float64) string {
+	return fmt.Sprintf("%.6g", c)
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for k, v := range s {
+		if k > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
