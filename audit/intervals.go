@@ -57,6 +57,12 @@ type Intervals struct {
 	// Warnings are remarks on the table such as published cells that
 	// contradict a margin.
 	Warnings []string
+	// NoMargins is set when the table's structure shows no margin: no
+	// relation bounds a suppressed cell, so every interval is [0,
+	// unbounded] and "protected" holds only if the table truly has no
+	// margins (a total the inference could not confirm, a rounded one,
+	// may still give a cell away). A person must confirm it.
+	NoMargins bool
 	// Suppression records how secondary suppression was run (nil when
 	// the pattern was not chosen by sdcaudit).
 	Suppression *SuppressionRun
@@ -95,9 +101,10 @@ type SuppressionRun struct {
 }
 
 // NeedsPerson reports whether some cell is exactly disclosed,
-// under-protected or undetermined.
+// under-protected or undetermined, or cells are suppressed in a table
+// where no margin was found (NoMargins).
 func (r Intervals) NeedsPerson() bool {
-	return r.ExactlyDisclosed+r.UnderProtected+r.Undetermined > 0
+	return r.ExactlyDisclosed+r.UnderProtected+r.Undetermined > 0 || r.NoMargins && len(r.Cells) > 0
 }
 
 // MarshalJSON writes the contract's form: {"cells": [{"key": {dim: value},
@@ -150,6 +157,9 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 	}
 	if r.Undetermined > 0 {
 		fmt.Fprintf(&b, `,"undetermined":%d`, r.Undetermined)
+	}
+	if r.NoMargins {
+		b.WriteString(`,"no_margins":true`)
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString(`,"warnings":`)

@@ -170,7 +170,10 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
 		fmt.Fprintln(w, "warning:", warn)
 	}
 	fmt.Fprintf(w, "exactly disclosed: %d, under-protected: %d, undetermined: %d\n", r.ExactlyDisclosed, r.UnderProtected, r.Undetermined)
-	if r.NeedsPerson() {
+	switch {
+	case r.ExactlyDisclosed+r.UnderProtected+r.Undetermined > 0:
 		fmt.Fprintln(w, "the suppression pattern does not protect every cell: suppress more cells")
+	case r.NeedsPerson():
+		fmt.Fprintln(w, "no margins were found, so the audit cannot confirm the pattern: declare the table's margins (total_label, totals:) or confirm it has none")
 	}
 }
