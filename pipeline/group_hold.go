@@ -3,6 +3,7 @@ package pipeline
 import (
 	"cmp"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -189,5 +190,183 @@ func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
 			}
 		}
 		a.holds, a.sorted = out, len(out)
+	}
+}
+
+// Holdings that span cells (issue 28): instead of merging every cell's
+// holdings into its margins (each margin then holding a slice entry per
+// holding below it, all of them alive until the cells are finished), the
+// entries left in the finest cells by finishLocalHoldings are taken out,
+// grouped by holding (a counting sort: pairs of a finest cell and an
+// entry), and once the margins are derived without them each holding in
+// turn adds its sums over the finest cells below every cell it reaches
+// and contributes them to that cell at once. Memory: one entry per
+// (holding, finest cell) pair, none per (holding, margin) pair; two
+// int32s of scratch per cell. Without power sums a cell's statistics do
+// not depend on the order of its contributions (finishHoldings), so the
+// cells are those of the merges.
+
+// maxSpanDims bounds the dimensions for which spanning holdings are
+// contributed by holding (2^d cells per pair); beyond it, and with a
+// hierarchy or power sums, they are merged into the margins as before.
+const maxSpanDims = 10
+
+// spanDense lets tests index the cells by a map where an array would do;
+// spanOff, merge the spanning holdings into the margins as before.
+var spanDense, spanOff = true, false
+
+// spanEntry is a holding's sum in one finest cell.
+type spanEntry struct {
+	cell int32 // index in the finest cells
+	h    holding
+}
+
+// spanning holds the spanning holdings' entries grouped by holding id:
+// entries[off[id]:off[id+1]].
+type spanning struct {
+	off     []int32
+	entries []spanEntry
+}
+
+// takeSpanning moves the holdings left in the finest cells into a
+// spanning, or returns nil where the holdings are merged into the margins
+// instead (see maxSpanDims) or where a cell's key cannot be packed.
+func (b *microBuilder) takeSpanning(finest []*cellAcc) *spanning {
+	if spanOff || b.needs.Powers > 0 || b.hier != nil || len(b.dimIdx) > maxSpanDims || b.packCells() == nil {
+		return nil
+	}
+	sp := &spanning{off: make([]int32, len(b.holdNames)+1)}
+	total := 0
+	for _, a := range finest {
+		b.compactHoldings(a)
+		for _, h := range a.holds {
+			sp.off[h.id+1]++
+		}
+		total += len(a.holds)
+	}
+	for i := 1; i < len(sp.off); i++ {
+		sp.off[i] += sp.off[i-1]
+	}
+	sp.entries = make([]spanEntry, total)
+	next := slices.Clone(sp.off[:len(sp.off)-1])
+	for i, a := range finest {
+		for _, h := range a.holds {
+			sp.entries[next[h.id]] = spanEntry{cell: int32(i), h: h}
+			next[h.id]++
+		}
+		a.holds, a.sorted, a.compactAt = nil, 0, 0
+	}
+	return sp
+}
+
+// cellPacker gives each cell key (a level id or the total per dimension)
+// its index in mixed radix: level ids as they are, the total as the
+// dimension's number of levels.
+type cellPacker struct {
+	stride []uint64
+	total  []uint64 // the digit of the total in each dimension
+}
+
+// packCells returns the packer of the builder's keys, or nil when the
+// product of the radixes does not fit 62 bits.
+func (b *microBuilder) packCells() *cellPacker {
+	p := &cellPacker{stride: make([]uint64, len(b.names)), total: make([]uint64, len(b.names))}
+	s := uint64(1)
+	for d := len(b.names) - 1; d >= 0; d-- {
+		r := uint64(len(b.names[d])) + 1
+		p.stride[d], p.total[d] = s, r-1
+		hi, lo := bits.Mul64(s, r)
+		if hi != 0 || lo > 1<<62 {
+			return nil
+		}
+		s = lo
+	}
+	return p
+}
+
+func (p *cellPacker) pack(key []uint32) uint64 {
+	var k uint64
+	for d, id := range key {
+		v := uint64(id)
+		if id == 1<<32-1 {
+			v = p.total[d]
+		}
+		k += v * p.stride[d]
+	}
+	return k
+}
+
+// contributeSpanning contributes the spanning holdings to every cell they
+// reach; accs is every cell, the finest (in the order takeSpanning saw
+// them) first.
+func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
+	p := b.packCells()
+	var dense []int32
+	var index map[uint64]int32
+	size := uint64(1)
+	for d := range p.stride {
+		size *= p.total[d] + 1
+	}
+	if spanDense && size <= uint64(4*len(accs)+1024) {
+		dense = make([]int32, size)
+		for i, a := range accs {
+			dense[p.pack(a.key)] = int32(i)
+		}
+	} else {
+		index = make(map[uint64]int32, len(accs))
+		for i, a := range accs {
+			index[p.pack(a.key)] = int32(i)
+		}
+	}
+	nd := len(p.stride)
+	// mark[c] is 1 + the holding last added to cell c, slot[c] its sum in
+	// sums
+	mark := make([]int32, len(accs))
+	slot := make([]int32, len(accs))
+	type target struct {
+		cell int32
+		rows int64
+		s    sum
+	}
+	var sums []target
+	idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
+	for id := 0; id+1 < len(sp.off); id++ {
+		es := sp.entries[sp.off[id]:sp.off[id+1]]
+		if len(es) == 0 {
+			continue
+		}
+		sums = sums[:0]
+		for e := range es {
+			en := &es[e]
+			key := accs[en.cell].key
+			idx[0] = p.pack(key)
+			for m := 1; m < len(idx); m++ {
+				d := bits.TrailingZeros(uint(m))
+				idx[m] = idx[m&(m-1)] + (p.total[d]-uint64(key[d]))*p.stride[d]
+			}
+			hs := b.holdSum(&en.h)
+			for _, x := range idx {
+				var c int32
+				if dense != nil {
+					c = dense[x]
+				} else {
+					c = index[x]
+				}
+				if mark[c] != int32(id)+1 {
+					mark[c], slot[c] = int32(id)+1, int32(len(sums))
+					sums = append(sums, target{cell: c})
+				}
+				t := &sums[slot[c]]
+				t.rows += en.h.rows
+				t.s.merge(&hs)
+			}
+		}
+		for i := range sums {
+			t := &sums[i]
+			if b.valIdx >= 0 && t.rows == 0 {
+				continue // every value of this holding is missing: not a contributor
+			}
+			b.contribute(accs[t.cell], t.s.value())
+		}
 	}
 }

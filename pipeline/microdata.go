@@ -525,9 +525,17 @@ func (b *microBuilder) finish() error {
 			b.finishLocalHoldings(finest)
 		}
 	}
+	var span *spanning
+	if b.holdIdx >= 0 {
+		span = b.takeSpanning(finest) // nil: merged into the margins
+	}
 	var accs []*cellAcc
 	if b.needs.Powers == 0 && b.hier == nil {
 		accs = b.deriveMargins(finest)
+		if span != nil {
+			b.contributeSpanning(span, accs)
+			span = nil
+		}
 		finest = nil // done
 		// accs holds every cell now: the finest cells' indexes let go
 		b.cells, b.packed = nil, nil
