@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
@@ -320,53 +321,67 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 	}
 	nd := len(p.stride)
 	// mark[c] is 1 + the holding last added to cell c, slot[c] its sum in
-	// sums
+	// a worker's sums. Worker w adds the holdings into the cells whose set
+	// of total dimensions (a mask) is w modulo the workers: every cell is
+	// one worker's, which adds its holdings in the order of their ids.
 	mark := make([]int32, len(accs))
 	slot := make([]int32, len(accs))
-	type target struct {
-		cell int32
-		rows int64
-		s    sum
-	}
-	var sums []target
-	idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
-	for id := 0; id+1 < len(sp.off); id++ {
-		es := sp.entries[sp.off[id]:sp.off[id+1]]
-		if len(es) == 0 {
-			continue
-		}
-		sums = sums[:0]
-		for e := range es {
-			en := &es[e]
-			key := accs[en.cell].key
-			idx[0] = p.pack(key)
-			for m := 1; m < len(idx); m++ {
-				d := bits.TrailingZeros(uint(m))
-				idx[m] = idx[m&(m-1)] + (p.total[d]-uint64(key[d]))*p.stride[d]
+	workers := max(1, min(b.workers, 1<<nd))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			type target struct {
+				cell int32
+				rows int64
+				s    sum
 			}
-			hs := b.holdSum(&en.h)
-			for _, x := range idx {
-				var c int32
-				if dense != nil {
-					c = dense[x]
-				} else {
-					c = index[x]
+			var sums []target
+			var masks []int
+			for m := w; m < 1<<nd; m += workers {
+				masks = append(masks, m)
+			}
+			idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
+			for id := 0; id+1 < len(sp.off); id++ {
+				es := sp.entries[sp.off[id]:sp.off[id+1]]
+				if len(es) == 0 {
+					continue
 				}
-				if mark[c] != int32(id)+1 {
-					mark[c], slot[c] = int32(id)+1, int32(len(sums))
-					sums = append(sums, target{cell: c})
+				sums = sums[:0]
+				for e := range es {
+					en := &es[e]
+					key := accs[en.cell].key
+					idx[0] = p.pack(key)
+					for m := 1; m < len(idx); m++ {
+						d := bits.TrailingZeros(uint(m))
+						idx[m] = idx[m&(m-1)] + (p.total[d]-uint64(key[d]))*p.stride[d]
+					}
+					hs := b.holdSum(&en.h)
+					for _, m := range masks {
+						x := idx[m]
+						var c int32
+						if dense != nil {
+							c = dense[x]
+						} else {
+							c = index[x]
+						}
+						if mark[c] != int32(id)+1 {
+							mark[c], slot[c] = int32(id)+1, int32(len(sums))
+							sums = append(sums, target{cell: c})
+						}
+						t := &sums[slot[c]]
+						t.rows += en.h.rows
+						t.s.merge(&hs)
+					}
 				}
-				t := &sums[slot[c]]
-				t.rows += en.h.rows
-				t.s.merge(&hs)
+				for i := range sums {
+					t := &sums[i]
+					if b.valIdx >= 0 && t.rows == 0 {
+						continue // every value of this holding is missing: not a contributor
+					}
+					b.contribute(accs[t.cell], t.s.value())
+				}
 			}
-		}
-		for i := range sums {
-			t := &sums[i]
-			if b.valIdx >= 0 && t.rows == 0 {
-				continue // every value of this holding is missing: not a contributor
-			}
-			b.contribute(accs[t.cell], t.s.value())
-		}
+		})
 	}
+	wg.Wait()
 }

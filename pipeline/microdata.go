@@ -69,6 +69,8 @@ type microBuilder struct {
 	holdRank  []uint32   // set by finish: see rankHoldings
 	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
 	holdBig   []*big.Rat // the big sums of holdings (holding.lo)
+	// workers is how many goroutines finish may use (set by build).
+	workers int
 }
 
 // cellAcc accumulates one cell.

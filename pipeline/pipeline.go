@@ -616,6 +616,9 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 		}
 		chunks = newChunkReader(src)
 	}
+	if mb, ok := b.(*microBuilder); ok {
+		mb.workers = workers
+	}
 	// One goroutine per worker (at most one per shard); goroutine k builds
 	// the shards k, k+n, k+2n, ... (see partitions).
 	chans := make([]chan work, min(workers, len(shards)))
