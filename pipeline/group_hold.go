@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math/big"
 	"math/bits"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -384,4 +386,60 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 		})
 	}
 	wg.Wait()
+}
+
+// holdTable interns holding ids (issue 28: compact ids, no per-record
+// maps): an open-addressing table of uint64 slots, each the upper half of
+// the id text's hash and 1 + its interned id, over the texts in names.
+// A lookup reads one slot (a hash tag mismatch costs no string compare)
+// where a Go map of strings read a group of keys. Ids are given in the
+// order texts are first seen, as the map gave them; the hash seed is
+// random but only places slots, so ids do not depend on it.
+type holdTable struct {
+	seed  maphash.Seed
+	slots []uint64
+	n     int
+}
+
+func newHoldTable() *holdTable {
+	return &holdTable{seed: maphash.MakeSeed(), slots: make([]uint64, 1024)}
+}
+
+// intern returns the id of s, adding it (cloned) to *names when new.
+func (t *holdTable) intern(s string, names *[]string) uint32 {
+	h := maphash.String(t.seed, s)
+	tag := h &^ (1<<32 - 1)
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := t.slots[i]
+		if v == 0 {
+			id := uint32(len(*names))
+			*names = append(*names, strings.Clone(s)) // not the record's line
+			t.slots[i] = tag | uint64(id+1)
+			t.n++
+			if 2*t.n > len(t.slots) {
+				t.grow(*names)
+			}
+			return id
+		}
+		if v&^(1<<32-1) == tag {
+			if id := uint32(v) - 1; (*names)[id] == s {
+				return id
+			}
+		}
+	}
+}
+
+// grow doubles the table.
+func (t *holdTable) grow(names []string) {
+	t.slots = make([]uint64, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for id, s := range names {
+		h := maphash.String(t.seed, s)
+		i := h & mask
+		for t.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = h&^(1<<32-1) | uint64(id+1)
+	}
 }

@@ -184,3 +184,35 @@ func TestSpanningHoldingsMatchMerges(t *testing.T) {
 		}
 	}
 }
+
+// holdTable gives ids in the order texts are first seen, the same id to
+// the same text however often and after however many growths, and tells
+// apart texts that differ in a byte.
+func TestHoldTableInterns(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 6))
+	tab := newHoldTable()
+	var names []string
+	want := map[string]uint32{}
+	for range 200_000 {
+		s := fmt.Sprintf("G%d", r.IntN(60_000))
+		if r.IntN(50) == 0 {
+			s = s[:len(s)-1] + "\x00" // a near twin
+		}
+		id, ok := want[s]
+		if !ok {
+			id = uint32(len(want))
+			want[s] = id
+		}
+		if got := tab.intern(s, &names); got != id {
+			t.Fatalf("%q: id %d, want %d", s, got, id)
+		}
+	}
+	if len(names) != len(want) {
+		t.Fatalf("%d names, want %d", len(names), len(want))
+	}
+	for s, id := range want {
+		if names[id] != s {
+			t.Fatalf("names[%d] = %q, want %q", id, names[id], s)
+		}
+	}
+}

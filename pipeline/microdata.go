@@ -64,7 +64,7 @@ type microBuilder struct {
 	hier      *microHier // nil when no dimension has a hierarchy (hierarchy.go)
 	// holdIDs interns the holding ids of the records (holdNames[id] is the
 	// text), so that cells key their holdings by a small integer.
-	holdIDs   map[string]uint32
+	holdIDs   *holdTable
 	holdNames []string
 	holdRank  []uint32   // set by finish: see rankHoldings
 	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
@@ -157,7 +157,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 			return nil, err
 		}
 		b.holdIdx = i
-		b.holdIDs = map[string]uint32{}
+		b.holdIDs = newHoldTable()
 	}
 	if len(missing) > 0 {
 		return nil, errors.Join(missing...)
@@ -350,6 +350,8 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 			s := row[b.valIdx]
 			if s == readers.NumberField { // a typed number (Arrow, Parquet)
 				v = batch.Numbers[b.valIdx][r]
+			} else if m, sc, ok := plainDecimal(s, b.num.Comma); ok {
+				v = decimal.Scaled(m, int(sc)) // as b.num.Parse reads it, without its checks
 			} else if configs.IsMissing(s) {
 				missing = true
 				a.missing++
@@ -366,14 +368,7 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 			if h == "" {
 				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
 			}
-			id, ok := b.holdIDs[h]
-			if !ok {
-				h = strings.Clone(h) // not the record's line
-				id = uint32(len(b.holdNames))
-				b.holdIDs[h] = id
-				b.holdNames = append(b.holdNames, h)
-			}
-			b.addHolding(a, id, v, missing)
+			b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
 			continue
 		}
 		if missing {
@@ -883,7 +878,7 @@ func (b *microBuilder) newShard() builder {
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
 		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier.forShard()}
 	if b.holdIDs != nil {
-		s.holdIDs = map[string]uint32{}
+		s.holdIDs = newHoldTable()
 	}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
@@ -915,13 +910,7 @@ func (b *microBuilder) absorb(other builder) {
 	// the shard's holding ids, as b's
 	holdID := make([]uint32, len(o.holdNames))
 	for i, h := range o.holdNames {
-		id, ok := b.holdIDs[h]
-		if !ok {
-			id = uint32(len(b.holdNames))
-			b.holdIDs[h] = id
-			b.holdNames = append(b.holdNames, h)
-		}
-		holdID[i] = id
+		holdID[i] = b.holdIDs.intern(h, &b.holdNames)
 	}
 	for _, a := range accs {
 		for i := range a.holds {
