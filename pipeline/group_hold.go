@@ -220,7 +220,7 @@ var spanDense, spanOff = true, false
 
 // spanEntry is a holding's sum in one finest cell.
 type spanEntry struct {
-	cell int32 // index in the finest cells
+	cell uint64 // the finest cell's key, packed (cellPacker)
 	h    holding
 }
 
@@ -235,7 +235,11 @@ type spanning struct {
 // spanning, or returns nil where the holdings are merged into the margins
 // instead (see maxSpanDims) or where a cell's key cannot be packed.
 func (b *microBuilder) takeSpanning(finest []*cellAcc) *spanning {
-	if spanOff || b.needs.Powers > 0 || b.hier != nil || len(b.dimIdx) > maxSpanDims || b.packCells() == nil {
+	if spanOff || b.needs.Powers > 0 || b.hier != nil || len(b.dimIdx) > maxSpanDims {
+		return nil
+	}
+	p := b.packCells()
+	if p == nil {
 		return nil
 	}
 	sp := &spanning{off: make([]int32, len(b.holdNames)+1)}
@@ -252,9 +256,10 @@ func (b *microBuilder) takeSpanning(finest []*cellAcc) *spanning {
 	}
 	sp.entries = make([]spanEntry, total)
 	next := slices.Clone(sp.off[:len(sp.off)-1])
-	for i, a := range finest {
+	for _, a := range finest {
+		x := p.pack(a.key)
 		for _, h := range a.holds {
-			sp.entries[next[h.id]] = spanEntry{cell: int32(i), h: h}
+			sp.entries[next[h.id]] = spanEntry{cell: x, h: h}
 			next[h.id]++
 		}
 		a.holds, a.sorted, a.compactAt = nil, 0, 0
@@ -300,8 +305,7 @@ func (p *cellPacker) pack(key []uint32) uint64 {
 }
 
 // contributeSpanning contributes the spanning holdings to every cell they
-// reach; accs is every cell, the finest (in the order takeSpanning saw
-// them) first.
+// reach; accs is every cell.
 func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 	p := b.packCells()
 	var dense []int32
@@ -343,6 +347,7 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 				masks = append(masks, m)
 			}
 			idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
+			delta := make([]uint64, nd)
 			for id := 0; id+1 < len(sp.off); id++ {
 				es := sp.entries[sp.off[id]:sp.off[id+1]]
 				if len(es) == 0 {
@@ -351,11 +356,12 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 				sums = sums[:0]
 				for e := range es {
 					en := &es[e]
-					key := accs[en.cell].key
-					idx[0] = p.pack(key)
+					idx[0] = en.cell
+					for d := range delta { // the margin over d adds delta[d] to a cell's index
+						delta[d] = (p.total[d] - en.cell/p.stride[d]%(p.total[d]+1)) * p.stride[d]
+					}
 					for m := 1; m < len(idx); m++ {
-						d := bits.TrailingZeros(uint(m))
-						idx[m] = idx[m&(m-1)] + (p.total[d]-uint64(key[d]))*p.stride[d]
+						idx[m] = idx[m&(m-1)] + delta[bits.TrailingZeros(uint(m))]
 					}
 					hs := b.holdSum(&en.h)
 					for _, m := range masks {
