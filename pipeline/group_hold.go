@@ -395,41 +395,66 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 }
 
 // holdTable interns holding ids (issue 28: compact ids, no per-record
-// maps): an open-addressing table of uint64 slots, each the upper half of
-// the id text's hash and 1 + its interned id, over the texts in names.
-// A lookup reads one slot (a hash tag mismatch costs no string compare)
-// where a Go map of strings read a group of keys. Ids are given in the
-// order texts are first seen, as the map gave them; the hash seed is
-// random but only places slots, so ids do not depend on it.
+// maps): an open-addressing table of two-word slots over the texts in
+// names. A slot holds the upper half of the text's hash with 1 + its
+// interned id, and the text itself when it has at most 7 bytes (its
+// bytes and length, inlineText), else its first 7 bytes and a mark: a
+// lookup of a short id reads one slot and no string, a long one compares
+// the text only when the hash tag and prefix agree. Ids are given in the
+// order texts are first seen, as the map of strings this replaces gave
+// them; the hash seed is random but only places slots, so ids do not
+// depend on it.
 type holdTable struct {
 	seed  maphash.Seed
-	slots []uint64
+	slots []holdSlot
 	n     int
 }
 
+type holdSlot struct {
+	meta uint64 // hash tag | id+1; 0: empty
+	text uint64 // inlineText
+}
+
 func newHoldTable() *holdTable {
-	return &holdTable{seed: maphash.MakeSeed(), slots: make([]uint64, 1024)}
+	return &holdTable{seed: maphash.MakeSeed(), slots: make([]holdSlot, 1024)}
+}
+
+// inlineText packs the first 7 bytes of s with its length in the top
+// byte, or 0xFF there when s is longer than 7 bytes: two texts of at
+// most 7 bytes are equal exactly when their words are.
+func inlineText(s string) uint64 {
+	n := min(len(s), 7)
+	var w uint64
+	for i := range n {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	if len(s) > 7 {
+		return w | 0xFF<<56
+	}
+	return w | uint64(len(s))<<56
 }
 
 // intern returns the id of s, adding it (cloned) to *names when new.
 func (t *holdTable) intern(s string, names *[]string) uint32 {
 	h := maphash.String(t.seed, s)
 	tag := h &^ (1<<32 - 1)
+	w := inlineText(s)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		v := t.slots[i]
-		if v == 0 {
+		v := &t.slots[i]
+		if v.meta == 0 {
 			id := uint32(len(*names))
 			*names = append(*names, strings.Clone(s)) // not the record's line
-			t.slots[i] = tag | uint64(id+1)
+			*v = holdSlot{meta: tag | uint64(id+1), text: w}
 			t.n++
 			if 2*t.n > len(t.slots) {
 				t.grow(*names)
 			}
 			return id
 		}
-		if v&^(1<<32-1) == tag {
-			if id := uint32(v) - 1; (*names)[id] == s {
+		if v.meta&^(1<<32-1) == tag && v.text == w {
+			id := uint32(v.meta) - 1
+			if len(s) <= 7 || (*names)[id] == s {
 				return id
 			}
 		}
@@ -438,14 +463,14 @@ func (t *holdTable) intern(s string, names *[]string) uint32 {
 
 // grow doubles the table.
 func (t *holdTable) grow(names []string) {
-	t.slots = make([]uint64, 2*len(t.slots))
+	t.slots = make([]holdSlot, 2*len(t.slots))
 	mask := uint64(len(t.slots) - 1)
 	for id, s := range names {
 		h := maphash.String(t.seed, s)
 		i := h & mask
-		for t.slots[i] != 0 {
+		for t.slots[i].meta != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = h&^(1<<32-1) | uint64(id+1)
+		t.slots[i] = holdSlot{meta: h&^(1<<32-1) | uint64(id+1), text: inlineText(s)}
 	}
 }

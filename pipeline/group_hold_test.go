@@ -187,7 +187,8 @@ func TestSpanningHoldingsMatchMerges(t *testing.T) {
 
 // holdTable gives ids in the order texts are first seen, the same id to
 // the same text however often and after however many growths, and tells
-// apart texts that differ in a byte.
+// apart texts that differ in a byte or in length: short texts (held in
+// the slot), long ones sharing their first 7 bytes, zero bytes, "".
 func TestHoldTableInterns(t *testing.T) {
 	r := rand.New(rand.NewPCG(28, 6))
 	tab := newHoldTable()
@@ -195,8 +196,15 @@ func TestHoldTableInterns(t *testing.T) {
 	want := map[string]uint32{}
 	for range 200_000 {
 		s := fmt.Sprintf("G%d", r.IntN(60_000))
-		if r.IntN(50) == 0 {
+		switch r.IntN(6) {
+		case 0:
 			s = s[:len(s)-1] + "\x00" // a near twin
+		case 1:
+			s = "enterprise-" + s // long: the same first 7 bytes
+		case 2:
+			s = s[:r.IntN(len(s)+1)] // short, empty included
+		case 3:
+			s = "G\x00\x00\x00\x00\x00" + s[1:] // zero bytes inside
 		}
 		id, ok := want[s]
 		if !ok {
