@@ -172,7 +172,8 @@ func (b *microBuilder) finishHoldings(a *cellAcc) {
 // in no other finest cell: such a holding's sum is the same in every
 // margin above the cell, so margins merge its contribution with the
 // cell's other contributions instead of merging its sum per margin. Only
-// holdings that span finest cells stay to be merged upward. It is not used
+// holdings that span finest cells stay, for takeSpanning (or, with a
+// hierarchy, to be merged upward). It is not used
 // with power sums: their floating-point value depends on the order of the
 // contributions, which must stay that of the holdings' ids in every cell.
 func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
