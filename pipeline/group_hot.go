@@ -78,43 +78,55 @@ func (b *microBuilder) newSlot(a *cellAcc) {
 // by NumberFormat.Parse, as the same value (with the decimal comma it
 // reads integers only).
 func (b *microBuilder) hotText(s string) (int64, bool) {
+	m, scale, ok := plainDecimal(s, b.num.Comma)
+	if !ok {
+		return 0, false
+	}
+	return b.hotMant(m, scale)
+}
+
+// plainDecimal reads a plain decimal text ([-]digits[.digits], at most 18
+// digits; with the decimal comma, integers only) as m × 10^-scale, with
+// no trailing zero after the point ("2.000" has the scale of 2): the value
+// decimal.Parse and NumberFormat.Parse read, normalised as their Decs are.
+// ok is false for any other text.
+func plainDecimal(s string, comma bool) (m int64, scale int32, ok bool) {
 	i := 0
 	neg := false
 	if len(s) > 0 && s[0] == '-' {
 		neg, i = true, 1
 	}
-	var m int64
-	digits, scale := 0, -1
+	digits, sc := 0, -1
 	for ; i < len(s); i++ {
 		c := s[i]
 		if c >= '0' && c <= '9' {
 			m = m*10 + int64(c-'0')
 			digits++
-			if scale >= 0 {
-				scale++
+			if sc >= 0 {
+				sc++
 			}
 			if digits > 18 {
-				return 0, false
+				return 0, 0, false
 			}
 			continue
 		}
-		if c == '.' && scale < 0 && !b.num.Comma { // with the decimal comma a point groups digits
-			scale = 0
+		if c == '.' && sc < 0 && !comma { // with the decimal comma a point groups digits
+			sc = 0
 			continue
 		}
-		return 0, false
+		return 0, 0, false
 	}
 	if digits == 0 {
-		return 0, false
+		return 0, 0, false
 	}
-	for scale > 0 && m%10 == 0 { // "2.000" has the scale of 2 (as hotDec's normalised Decs)
+	for sc > 0 && m%10 == 0 {
 		m /= 10
-		scale--
+		sc--
 	}
 	if neg {
 		m = -m
 	}
-	return b.hotMant(m, int32(max(scale, 0)))
+	return m, int32(max(sc, 0)), true
 }
 
 // hotDec returns the mantissa of d at the slab's scale, as hotText.

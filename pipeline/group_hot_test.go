@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -268,6 +269,42 @@ func TestHotSlabDecimalComma(t *testing.T) {
 	for _, c := range tab.Cells {
 		if got := c.Total.String(); got != want[c.Key[0]] {
 			t.Errorf("cell %s: total %s, want %s", c.Key[0], got, want[c.Key[0]])
+		}
+	}
+}
+
+// plainDecimal reads what NumberFormat.Parse reads, as the same Dec
+// (mantissa and scale), and refuses what it does not read as plain text.
+func TestPlainDecimalMatchesParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 5))
+	texts := []string{"0", "-0", "0.0", "-0.000", "1.", "007", "2.000", "-12.50", "999999999999999999", "1000000000000000000",
+		"-999999999999999999.", "0.000000000000000001", "1,5", "1.234,5", "1e3", "+5", " 5", "", "-", ".", "-.5", ".5", "5..", "1 234"}
+	for range 3000 {
+		var sb strings.Builder
+		if r.IntN(3) == 0 {
+			sb.WriteByte('-')
+		}
+		for range r.IntN(12) {
+			sb.WriteByte("0123456789.,"[r.IntN(12)])
+		}
+		texts = append(texts, sb.String())
+	}
+	for _, comma := range []bool{false, true} {
+		f := readers.NumberFormat{Comma: comma}
+		for _, s := range texts {
+			m, sc, ok := plainDecimal(s, comma)
+			if !ok {
+				continue
+			}
+			want, err := f.Parse(s)
+			if err != nil {
+				t.Fatalf("%q (comma %v): plainDecimal reads %d×10^-%d, Parse refuses it: %v", s, comma, m, sc, err)
+			}
+			got := decimal.Scaled(m, int(sc))
+			wm, wok := want.Mantissa()
+			if !wok || wm != m || want.Scale() != int(sc) || got.String() != want.String() {
+				t.Fatalf("%q (comma %v): plainDecimal %d×10^-%d (%s), Parse %s", s, comma, m, sc, got, want)
+			}
 		}
 	}
 }

@@ -65,11 +65,13 @@ type microBuilder struct {
 	limits    cellLimits // on the cells the records imply (celllimit.go)
 	// holdIDs interns the holding ids of the records (holdNames[id] is the
 	// text), so that cells key their holdings by a small integer.
-	holdIDs   map[string]uint32
+	holdIDs   *holdTable
 	holdNames []string
 	holdRank  []uint32   // set by finish: see rankHoldings
 	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
 	holdBig   []*big.Rat // the big sums of holdings (holding.lo)
+	// workers is how many goroutines finish may use (set by build).
+	workers int
 }
 
 // cellAcc accumulates one cell.
@@ -155,7 +157,7 @@ func newMicroBuilder(t *audit.Table, file string, header []string, value, holdin
 			return nil, err
 		}
 		b.holdIdx = i
-		b.holdIDs = map[string]uint32{}
+		b.holdIDs = newHoldTable()
 	}
 	if len(missing) > 0 {
 		return nil, errors.Join(missing...)
@@ -348,6 +350,8 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 			s := row[b.valIdx]
 			if s == readers.NumberField { // a typed number (Arrow, Parquet)
 				v = batch.Numbers[b.valIdx][r]
+			} else if m, sc, ok := plainDecimal(s, b.num.Comma); ok {
+				v = decimal.Scaled(m, int(sc)) // as b.num.Parse reads it, without its checks
 			} else if configs.IsMissing(s) {
 				missing = true
 				a.missing++
@@ -364,14 +368,7 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 			if h == "" {
 				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
 			}
-			id, ok := b.holdIDs[h]
-			if !ok {
-				h = strings.Clone(h) // not the record's line
-				id = uint32(len(b.holdNames))
-				b.holdIDs[h] = id
-				b.holdNames = append(b.holdNames, h)
-			}
-			b.addHolding(a, id, v, missing)
+			b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
 			continue
 		}
 		if missing {
@@ -528,9 +525,17 @@ func (b *microBuilder) finish() error {
 			b.finishLocalHoldings(finest)
 		}
 	}
+	var span *spanning
+	if b.holdIdx >= 0 {
+		span = b.takeSpanning(finest) // nil: merged into the margins
+	}
 	var accs []*cellAcc
 	if b.needs.Powers == 0 && b.hier == nil {
 		accs = b.deriveMargins(finest)
+		if span != nil {
+			b.contributeSpanning(span, accs)
+			span = nil
+		}
 		finest = nil // done
 		// accs holds every cell now: the finest cells' indexes let go
 		b.cells, b.packed = nil, nil
@@ -876,7 +881,7 @@ func (b *microBuilder) newShard() builder {
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
 		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier.forShard()}
 	if b.holdIDs != nil {
-		s.holdIDs = map[string]uint32{}
+		s.holdIDs = newHoldTable()
 	}
 	for range b.dimIdx {
 		s.levels = append(s.levels, map[string]uint32{})
@@ -908,13 +913,7 @@ func (b *microBuilder) absorb(other builder) {
 	// the shard's holding ids, as b's
 	holdID := make([]uint32, len(o.holdNames))
 	for i, h := range o.holdNames {
-		id, ok := b.holdIDs[h]
-		if !ok {
-			id = uint32(len(b.holdNames))
-			b.holdIDs[h] = id
-			b.holdNames = append(b.holdNames, h)
-		}
-		holdID[i] = id
+		holdID[i] = b.holdIDs.intern(h, &b.holdNames)
 	}
 	for _, a := range accs {
 		for i := range a.holds {

@@ -18,6 +18,7 @@ var parallelParse = true
 type work struct {
 	batch *readers.Batch
 	chunk *readers.Chunk
+	shard int // the shard that builds it: batch i goes to shard i mod n
 }
 
 // chunkReader reads a source by chunks; counter is the run's row counter
@@ -60,4 +61,24 @@ func (r *chunkReader) parse(c *readers.Chunk, progress func(int64)) (*readers.Ba
 		progress(int64(len(bt.Rows)))
 	}
 	return bt, nil
+}
+
+// powerShards is the number of shards of a builder whose cells keep
+// floating-point power sums, at any number of workers.
+const powerShards = 8
+
+// partitions returns the number of shards that build b's records with
+// the given number of workers. Batch i goes to shard i mod n and the
+// shards are merged in a fixed order, so every exact statistic (counts,
+// decimal sums, extremes, top values, holdings) is the same for any n,
+// and n is the number of workers: every core groups and parses. Power
+// sums are floating point, and their rounding depends on the partition:
+// a builder that keeps them always uses powerShards shards, which the
+// workers share (worker k builds shards k, k+workers, ...), so that its
+// outputs are the same at every core and worker count too.
+func partitions(b builder, workers int) int {
+	if mb, ok := b.(*microBuilder); ok && mb.needs.Powers > 0 {
+		return powerShards
+	}
+	return max(1, workers)
 }

@@ -209,3 +209,57 @@ func TestParallelParseHonoursCancel(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
+
+// The outputs do not depend on the number of shards: batch i goes to
+// shard i mod n and the shards are merged in a fixed order, so report.json
+// and safe.csv are byte for byte those of one shard at 2, 3 and 7 shards
+// (and 16 workers), parsed in chunks or by Next, on random files of many
+// small batches, with holdings spanning cells and shards, with and
+// without power sums (floating point: their shards do not follow the
+// worker count, see partitions).
+func TestShardCountsGiveSameBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 4))
+	for iter := 0; iter < 24; iter++ {
+		data := chunkCSV(r, 200+r.IntN(1500), ',', false, false, -1)
+		cfg := "microdata: {dims: [region, \"sec\\ntor\"], value: v"
+		if iter%3 != 0 {
+			cfg += ", holding: h"
+		}
+		cfg += "}\n"
+		if iter%2 == 1 {
+			cfg += "publish: [count, total, mean, sd, moments: {order: 4}]\n"
+		}
+		cfg += "suppression: {secondary: false, audit: false}\n"
+		opt := readers.Options{BatchSize: 1 + r.IntN(25)}
+		parallel := iter%4 != 3
+		rep0, safe0, err := auditBytes(t, data, cfg, opt, 1, parallel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{2, 3, 7, 16} {
+			rep, safe, err := auditBytes(t, data, cfg, opt, n, parallel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(rep0, rep) || !bytes.Equal(safe0, safe) {
+				t.Fatalf("iteration %d (batch %d, parallel %v): %d workers give other outputs than one\n%s", iter, opt.BatchSize, parallel, n, firstDiff(rep0, rep))
+			}
+		}
+	}
+}
+
+// partitions follows the worker count, uncapped, unless the cells keep
+// power sums.
+func TestPartitionsFollowWorkers(t *testing.T) {
+	exact := &microBuilder{}
+	pow := &microBuilder{}
+	pow.needs.Powers = 3
+	for _, w := range []int{0, 1, 2, 3, 7, 16, 64} {
+		if got := partitions(exact, w); got != max(1, w) {
+			t.Errorf("%d workers: %d shards, want %d", w, got, max(1, w))
+		}
+		if got := partitions(pow, w); got != powerShards {
+			t.Errorf("%d workers with power sums: %d shards, want %d", w, got, powerShards)
+		}
+	}
+}

@@ -623,7 +623,8 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 
 // build is the stage that reads batches concurrently with building cells.
 // Microdata is built by several shards (batch i goes to shard i mod n, so
-// the partition is deterministic) that are merged in a fixed order. When
+// the partition is deterministic; n is the number of workers, see
+// partitions) that are merged in a fixed order. When
 // the source can cut its text into chunks of whole records
 // (readers.Chunker, delimited files), the reading goroutine only cuts
 // them and each shard parses its chunks itself (parse_chunks.go): chunk i
@@ -632,15 +633,21 @@ func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc 
 // error does not cancel the shards, so that an earlier row still being
 // built is not lost.
 func build(ctx context.Context, src readers.Source, b builder, sheet string, progress func(int64), workers int) error {
+	workers = max(1, workers)
 	shards := []builder{b}
 	var chunks *chunkReader
 	if sb, ok := b.(shardable); ok {
-		for len(shards) < max(1, min(workers, 4)) {
+		for len(shards) < partitions(b, workers) {
 			shards = append(shards, sb.newShard())
 		}
 		chunks = newChunkReader(src)
 	}
-	chans := make([]chan work, len(shards))
+	if mb, ok := b.(*microBuilder); ok {
+		mb.workers = workers
+	}
+	// One goroutine per worker (at most one per shard); goroutine k builds
+	// the shards k, k+n, k+2n, ... (see partitions).
+	chans := make([]chan work, min(workers, len(shards)))
 	for i := range chans {
 		chans[i] = make(chan work, 2)
 	}
@@ -651,7 +658,7 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 	g, gctx := errgroup.WithContext(ctx)
 	if chunks == nil {
 		skipUnread(src, b)
-		decodeInParallel(gctx, src, max(1, min(workers, 4)))
+		decodeInParallel(gctx, src, workers)
 	}
 	g.Go(func() error {
 		defer func() {
@@ -683,17 +690,19 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 			if w.batch != nil && progress != nil {
 				progress(int64(len(w.batch.Rows)))
 			}
+			w.shard = i % len(shards)
 			select {
-			case chans[i%len(chans)] <- w:
+			case chans[w.shard%len(chans)] <- w:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
 		}
 		return nil
 	})
-	for k, sh := range shards {
+	for _, ch := range chans {
 		g.Go(func() error {
-			for w := range chans[k] {
+			for w := range ch {
+				k := w.shard
 				if errs[k] != nil {
 					continue // drain: the reader stops soon
 				}
@@ -705,7 +714,7 @@ func build(ctx context.Context, src readers.Source, b builder, sheet string, pro
 						continue
 					}
 				}
-				if err := sh.add(bt); err != nil {
+				if err := shards[k].add(bt); err != nil {
 					errs[k] = withSheet(err, sheet)
 					failed.Store(true)
 				}
