@@ -368,6 +368,15 @@ func (s *csvSource) NextChunk() (*Chunk, error) {
 	c := &Chunk{src: s, line: s.line}
 	inQuote := false
 	for c.rows < s.batch || inQuote {
+		if !inQuote {
+			// whole lines without quotes straight from the buffer
+			var n int
+			data, n = s.plainLines(data, s.batch-c.rows)
+			c.rows += n
+			if c.rows >= s.batch {
+				break
+			}
+		}
 		start, startQuoted := len(data), inQuote
 		var err error
 		for {
@@ -405,6 +414,35 @@ func (s *csvSource) NextChunk() (*Chunk, error) {
 		return nil, io.EOF
 	}
 	return c, nil
+}
+
+// plainLines appends to data the whole lines already buffered, up to the
+// one that completes want rows, as long as they hold no double quote (a
+// quote's line breaks need the line-by-line scan of NextChunk), and
+// returns the rows they hold (blank lines are none). It cuts the same
+// chunks as that scan, at the speed of memchr over the buffer: the
+// goroutine that reads the file does this alone for every core.
+func (s *csvSource) plainLines(data []byte, want int) ([]byte, int) {
+	buf, _ := s.br.Peek(s.br.Buffered())
+	if q := bytes.IndexByte(buf, '"'); q >= 0 {
+		buf = buf[:q]
+	}
+	rows, end := 0, 0
+	for rows < want {
+		nl := bytes.IndexByte(buf[end:], '\n')
+		if nl < 0 {
+			break
+		}
+		ln := buf[end : end+nl+1]
+		end += nl + 1
+		s.line++
+		if !emptyLine(ln) {
+			rows++
+		}
+	}
+	data = append(data, buf[:end]...)
+	s.br.Discard(end)
+	return data, rows
 }
 
 // emptyLine reports a line the csv.Reader skips: nothing but its line
