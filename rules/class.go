@@ -104,37 +104,13 @@ func (r class) CheckTable(t *audit.Table) {
 		if len(levels[d]) < 2 {
 			continue
 		}
-		type line struct {
-			cells   []*audit.Cell
-			unknown bool
-		}
-		lines := map[string]*line{}
-		var order []string
+		var ls classLines
 		for _, c := range t.Cells {
-			if c.Key[d] == total {
-				continue
-			}
-			k := lineKey(c.Key, d)
-			l := lines[k]
-			if l == nil {
-				l = &line{}
-				lines[k] = l
-				order = append(order, k)
-			}
-			if !c.HasN {
-				l.unknown = true
-				continue
-			}
-			if c.N > 0 {
-				l.cells = append(l.cells, c)
+			if c.Key[d] != total {
+				ls.add(lineKey(c.Key, d), c)
 			}
 		}
-		for _, k := range order {
-			l := lines[k]
-			if l.unknown || len(l.cells) != 1 {
-				continue
-			}
-			c := l.cells[0]
+		for _, c := range ls.alone() {
 			hits[c] = append(hits[c], classHit{along: t.Dims[d], group: groupString(t, c.Key, d), n: c.N})
 		}
 	}
@@ -246,12 +222,7 @@ func (r class) checkStructure(t *audit.Table) {
 				setOf[c] = append(setOf[c], k)
 			}
 		}
-		type line struct {
-			cells   []*audit.Cell
-			unknown bool
-		}
-		lines := map[string]*line{}
-		var order []string
+		var ls classLines
 		for _, c := range t.Cells {
 			code := ax.AxisCode(c.Key)
 			for _, k := range setOf[code] {
@@ -263,28 +234,10 @@ func (r class) checkStructure(t *audit.Table) {
 						b.WriteByte(0)
 					}
 				}
-				key := b.String()
-				l := lines[key]
-				if l == nil {
-					l = &line{}
-					lines[key] = l
-					order = append(order, key)
-				}
-				if !c.HasN {
-					l.unknown = true
-					continue
-				}
-				if c.N > 0 {
-					l.cells = append(l.cells, c)
-				}
+				ls.add(b.String(), c)
 			}
 		}
-		for _, k := range order {
-			l := lines[k]
-			if l.unknown || len(l.cells) != 1 {
-				continue
-			}
-			c := l.cells[0]
+		for _, c := range ls.alone() {
 			code := ax.AxisCode(c.Key)
 			along := ax.Name()
 			group := structureGroup(t, c.Key, a)
@@ -352,4 +305,47 @@ func structureGroup(t *audit.Table, key []string, a int) string {
 		return "the whole table"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// classLines gathers a table's cells by line (a row or column of one
+// dimension, the others held), in the order lines first appear.
+type classLines struct {
+	byKey map[string]*classLine
+	order []string
+}
+
+type classLine struct {
+	cells   []*audit.Cell // cells with contributors
+	unknown bool          // a cell whose count is not known
+}
+
+func (ls *classLines) add(key string, c *audit.Cell) {
+	if ls.byKey == nil {
+		ls.byKey = map[string]*classLine{}
+	}
+	l := ls.byKey[key]
+	if l == nil {
+		l = &classLine{}
+		ls.byKey[key] = l
+		ls.order = append(ls.order, key)
+	}
+	switch {
+	case !c.HasN:
+		l.unknown = true
+	case c.N > 0:
+		l.cells = append(l.cells, c)
+	}
+}
+
+// alone returns, line by line, the cell that holds a whole line's
+// contributors: the one non-empty cell of a line whose counts are all
+// known.
+func (ls *classLines) alone() []*audit.Cell {
+	var out []*audit.Cell
+	for _, k := range ls.order {
+		if l := ls.byKey[k]; !l.unknown && len(l.cells) == 1 {
+			out = append(out, l.cells[0])
+		}
+	}
+	return out
 }
