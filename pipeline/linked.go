@@ -313,7 +313,7 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 	if err != nil {
 		return nil, nil, "", err
 	}
-	cover, err := loadTable(ctx, src, &cs, sc, rules.Needs{}, nil, workers)
+	cover, err := loadTable(ctx, src, &cs, sc, rules.Needs{}, nil, cellsStage(ctx), workers)
 	if err != nil {
 		return nil, nil, "", err
 	}

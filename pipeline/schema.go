@@ -5,6 +5,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/rules"
 )
 
 // schema is a table's shape compiled once from its settings: how cells are
@@ -51,6 +52,24 @@ func compileSchema(s *configs.Settings, file string) (*schema, error) {
 		return aggregateSchema(cols)
 	}
 	return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata, columns.dims in the config for an aggregate table, or for a crosstab columns.dims (row dimensions), columns.across (column dimensions, one header row each) and columns.value (what the body holds)", file), Err: configs.ErrInvalid}
+}
+
+// compileCellsSchema compiles the schema of a cell summary (docs/cells.md)
+// of the microdata the settings describe, refusing what the rules need
+// (needs) and a summary cannot give.
+func compileCellsSchema(s *configs.Settings, file string, needs rules.Needs) (*schema, error) {
+	sc, err := compileSchema(s, file)
+	if err != nil {
+		return nil, err
+	}
+	if sc.mode != audit.Microdata {
+		return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary needs the microdata's dimensions (--dims, --value, --holding or microdata: in the config)", file), Err: configs.ErrInvalid}
+	}
+	if err := refuseCells(file, needs, s.Microdata != nil && len(s.Microdata.Parents) > 0); err != nil {
+		return nil, err
+	}
+	sc.cells = true
+	return sc, nil
 }
 
 // microSchema: the statistics listed in publish (count, and total with a

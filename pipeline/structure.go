@@ -11,9 +11,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/configs"
 )
 
-// noMargins is the table warning of a table without margins.
-const noMargins = "secondary suppression was not applied because no margins were found: no row or column is labelled as a total (total_label, totals:) or is the sum of others; if the table has margins, declare them with total_label, totals: or suppression.hierarchies"
-
 // inferStructure finds the structure of an aggregate table once
 // (audit/structure) and records it in the table: its margins, nested
 // rows, and the role of every input column (header: the long table's

@@ -9,6 +9,9 @@ import (
 	"github.com/sdcaudit/sdcaudit/configs"
 )
 
+// noMargins is the table warning of a table without margins.
+const noMargins = "secondary suppression was not applied because no margins were found: no row or column is labelled as a total (total_label, totals:) or is the sum of others; if the table has margins, declare them with total_label, totals: or suppression.hierarchies"
+
 // SuppressOptions maps the configuration to the options of secondary
 // suppression and the interval audit for a table.
 func SuppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.Options {

@@ -14,7 +14,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
@@ -90,26 +89,9 @@ func (l *inputLog) options(i int, o readers.Options) readers.Options {
 	return o
 }
 
-// rowCounter counts the data rows a source gives.
-type rowCounter struct {
-	readers.Source
-	rows atomic.Int64
-}
-
-// Unwrap returns the counted source.
-func (r *rowCounter) Unwrap() readers.Source { return r.Source }
-
-func (r *rowCounter) Next() (*readers.Batch, error) {
-	b, err := r.Source.Next()
-	if b != nil {
-		r.rows.Add(int64(len(b.Rows)))
-	}
-	return b, err
-}
-
 // count wraps a source so that the trail knows how many rows it gave.
 func (l *inputLog) count(src readers.Source) readers.Source {
-	return &rowCounter{Source: src}
+	return countRows(src)
 }
 
 // digest returns the size and SHA-256 of job i's file once its tables are
@@ -166,7 +148,7 @@ func (l *inputLog) table(ctx context.Context, i int, src readers.Source) (*audit
 	}
 	in := audit.InputTrail{Name: filepath.Base(jt.path), Size: size, SHA256: sum, Format: jt.format, Range: jt.rng}
 	if rc, ok := src.(*rowCounter); ok {
-		in.Rows = rc.rows.Load()
+		in.Rows = rc.Rows()
 	}
 	if _, sheet := src.Where(); sheet != "" {
 		in.Sheet = sheet

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
-	"github.com/sdcaudit/sdcaudit/writers"
 )
 
 // Wide (crosstab) tables are read long by readers (one row per body cell:
@@ -26,6 +24,20 @@ func wideOptions(s *configs.Settings) *readers.WideOptions {
 		return nil
 	}
 	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel, Markers: s.Markers}
+}
+
+// ReaderOptions are the reader settings of a configuration.
+func ReaderOptions(s *configs.Settings) readers.Options {
+	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s),
+		Metadata: s.Input.Metadata, MaxRecordBytes: s.Input.MaxRecordBytes, MaxFieldBytes: s.Input.MaxFieldBytes}
+	switch s.Input.Delimiter {
+	case "tab", "\\t", "\t":
+		o.Delimiter = '\t'
+	case "":
+	default:
+		o.Delimiter = []rune(s.Input.Delimiter)[0]
+	}
+	return o
 }
 
 // detectLayout detects the layout of a crosstab given without
@@ -136,44 +148,6 @@ func longColumns(c *configs.Columns) (*configs.Columns, error) {
 	return long, nil
 }
 
-// outputWriters are the writers of a table read from src: those of the
-// settings, with outputs that look like the input for a wide table: the
-// annotated copy of its workbook, and the safe tables laid out wide unless
-// output.layout is long.
-func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWriter {
-	ws := tableWriters(s)
-	ws0, ok := readers.As[readers.WideSource](src)
-	if !ok {
-		return ws
-	}
-	lay := ws0.Layout()
-	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
-		UnzipLimit: readers.MaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.MaxXLSXUnzipSize)}
-	x.Top, x.Bottom, x.Left = tableWindow(lay)
-	for i, k := range lay.Keys {
-		key := strings.Join(k, "\x00")
-		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})
-	}
-	wide := s.Output.Layout != "long"
-	for i, w := range ws {
-		switch w := w.(type) {
-		case writers.Annotated:
-			if lay.Format == "xlsx" {
-				ws[i] = writers.AnnotatedCopy{Layout: x}
-			}
-		case writers.SafeCSV:
-			if wide {
-				ws[i] = writers.SafeWideCSV{Options: w.Options, Layout: x}
-			}
-		case writers.SafeXLSX:
-			if wide {
-				ws[i] = writers.SafeWideXLSX{Options: w.Options, Layout: x}
-			}
-		}
-	}
-	return ws
-}
-
 // wideError names the sheet column of an error about a wide table's value
 // (the long table read from it has one value column, named after the
 // statistic).
@@ -187,49 +161,4 @@ func wideError(src readers.Source, err error) error {
 		re.Column = col
 	}
 	return err
-}
-
-// tableWindow bounds a wide table on its sheet: from its first title row
-// that holds something (else its first header row) to its last note row
-// that holds something (else its last body row), and from the leftmost
-// column any of those rows uses.
-func tableWindow(lay *readers.WideLayout) (top, bottom, left int) {
-	used := func(r int) bool {
-		if r < 1 || r > len(lay.Rows) {
-			return false
-		}
-		for _, v := range lay.Rows[r-1] {
-			if strings.TrimSpace(v) != "" {
-				return true
-			}
-		}
-		return false
-	}
-	for _, rows := range [][]int{lay.Titles, lay.Header, lay.Body} {
-		for _, r := range rows {
-			if used(r) && (top == 0 || r < top) {
-				top = r
-			}
-		}
-	}
-	for _, rows := range [][]int{lay.Header, lay.Body, lay.Notes} {
-		for _, r := range rows {
-			if used(r) && r > bottom {
-				bottom = r
-			}
-		}
-	}
-	if top == 0 || bottom < top {
-		return 0, 0, 0
-	}
-	left = -1
-	for r := top; r <= bottom; r++ {
-		for j, v := range lay.Rows[r-1] {
-			if strings.TrimSpace(v) != "" && (left < 0 || j < left) {
-				left = j
-				break
-			}
-		}
-	}
-	return top, bottom, max(left, 0)
 }
