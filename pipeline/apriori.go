@@ -10,6 +10,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -269,14 +270,14 @@ func captureSide(src readers.Source, s *configs.Settings) (*sideCapture, error) 
 		}
 		i, ok := idx[name]
 		if !ok {
-			return nil, missingColumn(file, name, []string{"cost", "status", "lower_pl", "upper_pl"}[k], header)
+			return nil, cells.MissingColumn(file, name, []string{"cost", "status", "lower_pl", "upper_pl"}[k], header)
 		}
 		sc.cols[k] = i
 	}
 	for _, d := range c.Dims {
 		i, ok := idx[d]
 		if !ok {
-			return nil, missingColumn(file, d, "dimension", header)
+			return nil, cells.MissingColumn(file, d, "dimension", header)
 		}
 		sc.dims = append(sc.dims, i)
 	}

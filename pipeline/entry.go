@@ -20,6 +20,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -36,11 +37,11 @@ func LoadFile(ctx context.Context, path string, s *configs.Settings) (*audit.Tab
 
 // loadFile is LoadFile with an optional wrapper around the table's source.
 func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(readers.Source) readers.Source) (*audit.Table, error) {
-	s, detection, err := detectLayout(path, s)
+	s, detection, err := cells.DetectLayout(path, s)
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := readers.Open(path, ReaderOptions(s))
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 	if err != nil {
 		return nil, err
 	}
-	noteDetection(t, detection)
+	cells.NoteDetection(t, detection)
 	return t, nil
 }
 
@@ -75,16 +76,16 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 // value is published) is a *readers.Error wrapping errUnmodelledMarker:
 // auditing without it would pass a pattern it never saw.
 func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit *time.Duration) (*audit.Table, *audit.Intervals, error) {
-	s, detection, err := detectLayout(path, s)
+	s, detection, err := cells.DetectLayout(path, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	// mapped are the table's long columns: the audit reads the
 	// dimensions and one value column (the total, else the count) of them.
-	mapped, wide := s.Columns, isWide(s.Columns)
+	mapped, wide := s.Columns, cells.IsWide(s.Columns)
 	if wide {
 		// every body cell is the one value column: all are modelled
-		long, err := longColumns(s.Columns)
+		long, err := cells.LongColumns(s.Columns)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,18 +110,18 @@ func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit 
 	}
 	// as for every table: a marker in a column the audit does not read
 	// (the count block where the audited total is published) is refused
-	var guard *markerGuard
+	var guard *cells.MarkerGuard
 	t, err := loadFile(ctx, path, s, func(src readers.Source) readers.Source {
-		guard = newMarkerGuard(src, mapped, cols, s.Markers)
+		guard = cells.NewMarkerGuard(src, mapped, cols, s.Markers)
 		return guard
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if guard.found != nil {
-		return nil, nil, guard.found
+	if guard.Found != nil {
+		return nil, nil, guard.Found
 	}
-	noteDetection(t, detection)
+	cells.NoteDetection(t, detection)
 	return auditTable(ctx, path, t, s, timeLimit)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -66,7 +67,7 @@ func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
 	if err != nil {
 		file = path
 	}
-	ro := ReaderOptions(s)
+	ro := cells.ReaderOptions(s)
 	return strings.Join([]string{file, page, s.Microdata.Value, s.Microdata.Holding, s.TotalLabel, ro.Format, string(ro.Delimiter), s.Input.Range}, "\x00"), true
 }
 
@@ -291,7 +292,7 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 	cs.Microdata = &md
 	cs.Measure = nil
 	cs.Publish = configs.Publish{}
-	srcs, err := readers.Open(path, ReaderOptions(&cs))
+	srcs, err := readers.Open(path, cells.ReaderOptions(&cs))
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -309,11 +310,11 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 	if src == nil {
 		return nil, nil, fmt.Sprintf("the sheet %q of %s could not be read again for the cover table", page, path), nil
 	}
-	sc, err := compileSchema(&cs, path)
+	sc, err := cells.CompileSchema(&cs, path)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	cover, err := loadTable(ctx, src, &cs, sc, rules.Needs{}, nil, cellsStage(ctx), workers)
+	cover, err := cells.Load(ctx, src, &cs, sc, rules.Needs{}, nil, cellsStage(ctx), workers)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 )
 
 // otherCount is a count column of a long table besides its count:
@@ -26,7 +27,7 @@ func otherCounts(t *audit.Table) []otherCount {
 		if c.Role != audit.RoleCount || !c.Audited {
 			continue
 		}
-		key := ExtraStat(c.Column)
+		key := cells.ExtraStat(c.Column)
 		for _, col := range t.Columns {
 			if col == key {
 				out = append(out, otherCount{key, c.Column})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -194,7 +195,7 @@ func pick[T any](s []T, idx []int) []T {
 // schema of its tables.
 type compiled struct {
 	rules  *RuleSet
-	schema *schema
+	schema *cells.Schema
 	// detection is the crosstab layout detected (detectLayout), else nil.
 	detection *readers.WideDetection
 }
@@ -214,14 +215,16 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 		}
 		var detection *readers.WideDetection
 		if !j.Cells {
-			if j.Settings, detection, err = detectLayout(j.Path, j.Settings); err != nil {
+			if j.Settings, detection, err = cells.DetectLayout(j.Path, j.Settings); err != nil {
 				return nil, err
 			}
 			jobs[i].Settings = j.Settings
 		}
-		compile := compileSchema
+		compile := cells.CompileSchema
 		if j.Cells {
-			compile = func(s *configs.Settings, file string) (*schema, error) { return compileCellsSchema(s, file, rs.needs) }
+			compile = func(s *configs.Settings, file string) (*cells.Schema, error) {
+				return cells.CompileCellsSchema(s, file, rs.needs)
+			}
 		}
 		sc, err := compile(j.Settings, j.Path)
 		if err != nil {
@@ -250,7 +253,7 @@ func openUnits(jobs []Job, inputs *inputLog, onBytes func(int64)) ([]unit, error
 	var units []unit
 	names := map[string]string{}
 	for i, j := range jobs {
-		ropt := inputs.options(i, ReaderOptions(j.Settings))
+		ropt := inputs.options(i, cells.ReaderOptions(j.Settings))
 		if onBytes != nil && ropt.Tee != nil {
 			ropt.Tee = io.MultiWriter(ropt.Tee, byteCounter(onBytes))
 		}
@@ -298,12 +301,12 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	if side != nil {
 		src = side
 	}
-	t, err := loadTable(ctx, src, j.Settings, c.schema, c.rules.needs, opt.Progress, cellsStage(ctx), workers)
+	t, err := cells.Load(ctx, src, j.Settings, c.schema, c.rules.needs, opt.Progress, cellsStage(ctx), workers)
 	if err != nil {
 		return nil, nil, err
 	}
 	t.Name = u.name
-	noteDetection(t, c.detection)
+	cells.NoteDetection(t, c.detection)
 	if t.Run, err = inputs.table(ctx, u.job, u.src); err != nil {
 		return nil, nil, err
 	}
@@ -504,11 +507,11 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 		return nil, err
 	}
 	file, _ := src.Where()
-	sc, err := compileSchema(s, file)
+	sc, err := cells.CompileSchema(s, file)
 	if err != nil {
 		return nil, err
 	}
-	return loadTable(ctx, src, s, sc, rs.needs, nil, cellsStage(ctx), runtime.GOMAXPROCS(0))
+	return cells.Load(ctx, src, s, sc, rs.needs, nil, cellsStage(ctx), runtime.GOMAXPROCS(0))
 }
 
 // Evaluate runs the cell rules on every cell with a bounded worker pool,
@@ -598,11 +601,11 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 		return nil, err
 	}
 	file, _ := src.Where()
-	sc, err := compileSchema(s, file)
+	sc, err := cells.CompileSchema(s, file)
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTable(ctx, src, s, sc, rs.needs, nil, cellsStage(ctx), workers)
+	t, err := cells.Load(ctx, src, s, sc, rs.needs, nil, cellsStage(ctx), workers)
 	if err != nil {
 		return nil, err
 	}

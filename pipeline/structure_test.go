@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -34,7 +35,7 @@ const (
 func checkFile(t *testing.T, path, y string) *audit.Table {
 	t.Helper()
 	s := settings(t, y)
-	srcs, err := readers.Open(path, ReaderOptions(s))
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
@@ -62,7 +63,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 	l := &inputLog{version: version, timestamp: timestamp, jobs: make([]*jobTrail, len(jobs))}
 	for i, j := range jobs {
 		s := j.Settings
-		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, ReaderOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
+		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, cells.ReaderOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
 		if jt.format == "xlsx" {
 			jt.rng = s.Input.Range
 		}
@@ -73,7 +74,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 			Protection: s.Suppression.Protection,
 			TimeLimit:  s.Suppression.TimeLimit.String(),
 		}
-		jt.suppression.HierarchyFiles = hierarchyTrail(s) // hierarchy.go
+		jt.suppression.HierarchyFiles = cells.HierarchyTrail(s) // hierarchy.go
 		l.jobs[i] = jt
 	}
 	return l
@@ -91,7 +92,7 @@ func (l *inputLog) options(i int, o readers.Options) readers.Options {
 
 // count wraps a source so that the trail knows how many rows it gave.
 func (l *inputLog) count(src readers.Source) readers.Source {
-	return countRows(src)
+	return cells.CountRows(src)
 }
 
 // digest returns the size and SHA-256 of job i's file once its tables are
@@ -147,7 +148,7 @@ func (l *inputLog) table(ctx context.Context, i int, src readers.Source) (*audit
 		return nil, err
 	}
 	in := audit.InputTrail{Name: filepath.Base(jt.path), Size: size, SHA256: sum, Format: jt.format, Range: jt.rng}
-	if rc, ok := src.(*rowCounter); ok {
+	if rc, ok := src.(*cells.RowCounter); ok {
 		in.Rows = rc.Rows()
 	}
 	if _, sheet := src.Where(); sheet != "" {

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 	if len(opt.TotalLabels) == 0 && s.TotalLabel != "" {
 		opt.TotalLabels = []string{s.TotalLabel}
 	}
-	if isWide(s.Columns) {
+	if IsWide(s.Columns) {
 		opt.Wide, opt.RowDims = true, len(s.Columns.Dims)
 	}
 	for d := range s.Totals {
@@ -34,7 +34,7 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 	}
 	t.Structure = res.Structure
 	t.Warnings = append(t.Warnings, res.Warnings...)
-	if !isWide(s.Columns) {
+	if !IsWide(s.Columns) {
 		roles, err := columnRoles(t, s.Columns, header, text)
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ type aggBuilder struct {
 // columns, columns declared safe).
 func ExtraStat(column string) string { return "column:" + column }
 
-func newAggBuilder(t *audit.Table, file string, header []string, sc *schema, markers []string) (*aggBuilder, error) {
+func newAggBuilder(t *audit.Table, file string, header []string, sc *Schema, markers []string) (*aggBuilder, error) {
 	var missing []error
 	col := func(name, role string) (int, error) {
 		i, ok, amb := findColumn(header, name)

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"testing"
@@ -22,11 +22,11 @@ func TestSchemaOrders(t *testing.T) {
 		{"[count, mean, sd, skewness, kurtosis]", "count: n, mean: a, sd: s, skewness: g, kurtosis: k", 4},
 		{"[count, {moments: {order: 3}}]", "count: n, moments: [a, b, c]", 3},
 	} {
-		micro, err := compileSchema(settings(t, "microdata: {dims: [g], value: v}\nmeasure: {min: 0, max: 10}\npublish: "+tc.publish), "in.csv")
+		micro, err := CompileSchema(settings(t, "microdata: {dims: [g], value: v}\nmeasure: {min: 0, max: 10}\npublish: "+tc.publish), "in.csv")
 		if err != nil {
 			t.Fatal(err)
 		}
-		agg, err := compileSchema(settings(t, "columns: {dims: [g], "+tc.columns+"}"), "in.csv")
+		agg, err := CompileSchema(settings(t, "columns: {dims: [g], "+tc.columns+"}"), "in.csv")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestSchemaOrders(t *testing.T) {
 			}
 		}
 	}
-	tab := (&schema{mode: audit.Aggregate, columns: []statColumn{{audit.Statistic{Kind: audit.KindSD}, "s"}, {audit.Moment(2), "q"}}, order: 2}).newTable("x", "x.csv", "", settings(t, ""))
+	tab := (&Schema{mode: audit.Aggregate, columns: []statColumn{{audit.Statistic{Kind: audit.KindSD}, "s"}, {audit.Moment(2), "q"}}, order: 2}).newTable("x", "x.csv", "", settings(t, ""))
 	if len(tab.Columns) != 2 || tab.Columns[1] != "m2" || tab.ColumnLabels[1] != "q" || tab.MomentOrder != 2 {
 		t.Errorf("table columns %v labels %v order %d", tab.Columns, tab.ColumnLabels, tab.MomentOrder)
 	}

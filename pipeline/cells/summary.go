@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"encoding/json"
@@ -82,7 +82,7 @@ const (
 // ErrCells is wrapped by every violation of a cell summary's invariants.
 var ErrCells = fmt.Errorf("cell summary")
 
-func newCellsBuilder(t *audit.Table, file string, header []string, sc *schema, needs rules.Needs) (*cellsBuilder, error) {
+func newCellsBuilder(t *audit.Table, file string, header []string, sc *Schema, needs rules.Needs) (*cellsBuilder, error) {
 	if err := refuseCells(file, needs, false); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"fmt"
@@ -360,9 +360,9 @@ func (h *microHier) absorb(o *microHier) {
 	}
 }
 
-// hierarchyTrail lists the hierarchy files of the settings for the audit
+// HierarchyTrail lists the hierarchy files of the settings for the audit
 // trail, by dimension.
-func hierarchyTrail(s *configs.Settings) []audit.HierarchyFileTrail {
+func HierarchyTrail(s *configs.Settings) []audit.HierarchyFileTrail {
 	var out []audit.HierarchyFileTrail
 	for d, p := range s.Suppression.HierarchyFiles {
 		out = append(out, audit.HierarchyFileTrail{Dim: d, Name: filepath.Base(p), SHA256: s.Suppression.HierarchyDigests[d]})

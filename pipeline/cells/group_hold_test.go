@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"bytes"
@@ -112,7 +112,7 @@ func TestHoldingsBigSumsLetGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := compileSchema(s, "in.csv")
+	sc, err := CompileSchema(s, "in.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"errors"
@@ -15,12 +15,12 @@ import (
 // stage after reading treats them like any aggregate table; the margins
 // are their Total rows and columns.
 
-// isWide reports whether the settings read a wide table.
-func isWide(c *configs.Columns) bool { return c != nil && len(c.Across) > 0 }
+// IsWide reports whether the settings read a wide table.
+func IsWide(c *configs.Columns) bool { return c != nil && len(c.Across) > 0 }
 
 // wideOptions are the reader options of a wide table, nil for others.
 func wideOptions(s *configs.Settings) *readers.WideOptions {
-	if !isWide(s.Columns) {
+	if !IsWide(s.Columns) {
 		return nil
 	}
 	return &readers.WideOptions{Dims: s.Columns.Dims, Across: s.Columns.Across, Value: s.Columns.Value, Stats: s.Columns.Statistics, TotalLabel: s.TotalLabel, Markers: s.Markers}
@@ -40,7 +40,7 @@ func ReaderOptions(s *configs.Settings) readers.Options {
 	return o
 }
 
-// detectLayout detects the layout of a crosstab given without
+// DetectLayout detects the layout of a crosstab given without
 // columns.dims and columns.across (nor microdata dimensions): an xlsx,
 // CSV or TSV file is read with readers.DetectWide, and the settings are
 // returned with the columns detected (columns.value and
@@ -48,7 +48,7 @@ func ReaderOptions(s *configs.Settings) readers.Options {
 // nil detection when the settings say the layout, or the file is of
 // another format. A layout that cannot be detected is a configuration
 // error naming the keys to set, as without detection.
-func detectLayout(path string, s *configs.Settings) (*configs.Settings, *readers.WideDetection, error) {
+func DetectLayout(path string, s *configs.Settings) (*configs.Settings, *readers.WideDetection, error) {
 	if s.Microdata != nil && len(s.Microdata.Dims) > 0 {
 		return s, nil, nil
 	}
@@ -79,9 +79,9 @@ func detectLayout(path string, s *configs.Settings) (*configs.Settings, *readers
 	return &cs, d, nil
 }
 
-// noteDetection says in t's report what was detected: input.layout, the
+// NoteDetection says in t's report what was detected: input.layout, the
 // keys in input.detected, and the note first among the warnings.
-func noteDetection(t *audit.Table, d *readers.WideDetection) {
+func NoteDetection(t *audit.Table, d *readers.WideDetection) {
 	if d == nil {
 		return
 	}
@@ -96,12 +96,12 @@ func noteDetection(t *audit.Table, d *readers.WideDetection) {
 	}
 }
 
-// longColumns maps a wide table's configuration to the columns of the long
+// LongColumns maps a wide table's configuration to the columns of the long
 // table its reader gives: the row and column dimensions, and the value
 // column (named after the statistic) in the role columns.value names. Other
 // configurations are returned as they are.
-func longColumns(c *configs.Columns) (*configs.Columns, error) {
-	if !isWide(c) {
+func LongColumns(c *configs.Columns) (*configs.Columns, error) {
+	if !IsWide(c) {
 		return c, nil
 	}
 	if len(c.Dims) == 0 {

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func skipUnread(src readers.Source, b builder) {
 	if !ok || !skipColumns {
 		return
 	}
-	if c, ok := src.(*rowCounter); ok {
+	if c, ok := src.(*RowCounter); ok {
 		src = c.Source
 	}
 	sk, ok := src.(readers.ColumnSkipper)

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"bytes"
@@ -171,7 +171,7 @@ func TestHotSlabMatchesExactPath(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sc, err := compileSchema(s, "in.csv")
+			sc, err := CompileSchema(s, "in.csv")
 			if err != nil {
 				t.Fatal(err)
 			}

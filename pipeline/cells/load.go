@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func firstError(errs []error) error {
 	return best
 }
 
-func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc *schema, needs rules.Needs, progress func(int64), cellsStage func(), workers int) (*audit.Table, error) {
+func Load(ctx context.Context, src readers.Source, s *configs.Settings, sc *Schema, needs rules.Needs, progress func(int64), cellsStage func(), workers int) (*audit.Table, error) {
 	file, sheet := src.Where()
 	t := sc.newTable(src.Name(), file, sheet, s)
 	t.Input = inputInfo(src)

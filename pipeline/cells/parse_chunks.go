@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -25,7 +25,7 @@ type work struct {
 // around it, if any, which the chunks bypass.
 type chunkReader struct {
 	src     readers.Chunker
-	counter *rowCounter
+	counter *RowCounter
 }
 
 // newChunkReader returns a chunk reader when src (or the source under the
@@ -35,7 +35,7 @@ func newChunkReader(src readers.Source) *chunkReader {
 	if !parallelParse {
 		return nil
 	}
-	counter, _ := src.(*rowCounter)
+	counter, _ := src.(*RowCounter)
 	if counter != nil {
 		src = counter.Source
 	}

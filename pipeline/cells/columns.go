@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"errors"
@@ -36,15 +36,15 @@ func findColumn(header []string, name string) (i int, ok bool, amb []string) {
 	return found, found >= 0, nil
 }
 
-// missingColumn is the error of a configured column that the header lacks:
+// MissingColumn is the error of a configured column that the header lacks:
 // it names file, row 1 and the column, lists a few of the header's columns
 // (all of them only when there are few) and suggests the column meant when
 // the name looks like a typo (--dims sektor -> sector), notes set aside.
-func missingColumn(file, name, role string, header []string) error {
+func MissingColumn(file, name, role string, header []string) error {
 	return missingColumnAmb(file, name, role, header, nil, true)
 }
 
-// missingColumnAmb is missingColumn for a name that matched several
+// missingColumnAmb is MissingColumn for a name that matched several
 // columns (amb) or none; the header is listed only when listHeader is set
 // (the first of several missing columns lists it, the others do not).
 func missingColumnAmb(file, name, role string, header []string, amb []string, listHeader bool) error {

@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
-// schema is a table's shape compiled once from its settings: how cells are
+// Schema is a table's shape compiled once from its settings: how cells are
 // obtained, the dimensions, the statistics the table publishes with their
 // kinds, and the highest moment order they release. Tables read from
 // sources are made from it (newTable); the pipeline takes no decision
 // about statistics from column names.
-type schema struct {
+type Schema struct {
 	mode audit.Mode
 	dims []string
 	// value and holding are the microdata value and holding columns.
@@ -38,14 +38,14 @@ type statColumn struct {
 	input string
 }
 
-// compileSchema compiles the settings of the tables of one file into a
+// CompileSchema compiles the settings of the tables of one file into a
 // schema; errors are configuration errors.
-func compileSchema(s *configs.Settings, file string) (*schema, error) {
+func CompileSchema(s *configs.Settings, file string) (*Schema, error) {
 	switch {
 	case s.Microdata != nil && len(s.Microdata.Dims) > 0:
 		return microSchema(s)
-	case s.Columns != nil && (len(s.Columns.Dims) > 0 || isWide(s.Columns)):
-		cols, err := longColumns(s.Columns)
+	case s.Columns != nil && (len(s.Columns.Dims) > 0 || IsWide(s.Columns)):
+		cols, err := LongColumns(s.Columns)
 		if err != nil {
 			return nil, err
 		}
@@ -54,11 +54,11 @@ func compileSchema(s *configs.Settings, file string) (*schema, error) {
 	return nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata, columns.dims in the config for an aggregate table, or for a crosstab columns.dims (row dimensions), columns.across (column dimensions, one header row each) and columns.value (what the body holds)", file), Err: configs.ErrInvalid}
 }
 
-// compileCellsSchema compiles the schema of a cell summary (docs/cells.md)
+// CompileCellsSchema compiles the schema of a cell summary (docs/cells.md)
 // of the microdata the settings describe, refusing what the rules need
 // (needs) and a summary cannot give.
-func compileCellsSchema(s *configs.Settings, file string, needs rules.Needs) (*schema, error) {
-	sc, err := compileSchema(s, file)
+func CompileCellsSchema(s *configs.Settings, file string, needs rules.Needs) (*Schema, error) {
+	sc, err := CompileSchema(s, file)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +75,12 @@ func compileCellsSchema(s *configs.Settings, file string, needs rules.Needs) (*s
 // microSchema: the statistics listed in publish (count, and total with a
 // value column, when none is listed), then the raw moment means m1..mK of
 // `moments: {order: K}`.
-func microSchema(s *configs.Settings) (*schema, error) {
+func microSchema(s *configs.Settings) (*Schema, error) {
 	m := s.Microdata
 	if err := checkMicroColumns(m); err != nil {
 		return nil, err
 	}
-	sc := &schema{mode: audit.Microdata, dims: m.Dims, value: m.Value, holding: m.Holding, publish: s.Publish.Stats}
+	sc := &Schema{mode: audit.Microdata, dims: m.Dims, value: m.Value, holding: m.Holding, publish: s.Publish.Stats}
 	if len(sc.publish) == 0 {
 		sc.publish = []string{"count"}
 		if sc.value != "" {
@@ -109,8 +109,8 @@ func microSchema(s *configs.Settings) (*schema, error) {
 
 // aggregateSchema: one column per role the configuration maps, in the
 // fixed order of configs.Columns.Roles.
-func aggregateSchema(c *configs.Columns) (*schema, error) {
-	sc := &schema{mode: audit.Aggregate, dims: c.Dims, top: c.Top}
+func aggregateSchema(c *configs.Columns) (*Schema, error) {
+	sc := &Schema{mode: audit.Aggregate, dims: c.Dims, top: c.Top}
 	for _, r := range c.Roles() {
 		st, ok := audit.ParseStatistic(r[0])
 		if !ok {
@@ -124,7 +124,7 @@ func aggregateSchema(c *configs.Columns) (*schema, error) {
 }
 
 // stats returns the published statistics.
-func (sc *schema) stats() []audit.Statistic {
+func (sc *Schema) stats() []audit.Statistic {
 	out := make([]audit.Statistic, len(sc.columns))
 	for i, c := range sc.columns {
 		out[i] = c.stat
@@ -134,7 +134,7 @@ func (sc *schema) stats() []audit.Statistic {
 
 // newTable returns an empty table of the schema for a source in file
 // (and sheet).
-func (sc *schema) newTable(name, file, sheet string, s *configs.Settings) *audit.Table {
+func (sc *Schema) newTable(name, file, sheet string, s *configs.Settings) *audit.Table {
 	t := &audit.Table{Name: name, Source: file, TotalLabel: s.TotalLabel, Decimals: s.Decimals, Hierarchies: s.Suppression.Hierarchies}
 	if sheet != "" {
 		t.Source = file + " [" + sheet + "]"

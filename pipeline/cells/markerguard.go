@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"errors"
@@ -15,22 +15,22 @@ var errUnmodelledMarker = errors.New("suppression marker in a column the audit d
 	"audit needs one row per cell (dimension columns and one value column): " +
 	"a crosstab with values across columns cannot be audited as it is")
 
-// markerGuard passes a table's rows through unchanged and remembers the
+// MarkerGuard passes a table's rows through unchanged and remembers the
 // first suppression marker the audit would not model: in a column that is
 // neither a dimension nor the audited value column (columns mapped to
 // another statistic are allowed a marker where the row's value is itself
 // suppressed). Next is called from one goroutine.
-type markerGuard struct {
+type MarkerGuard struct {
 	readers.Source
 	value   int    // index of the audited value column, -1 if absent
 	allowed []bool // per column: a marker there is modelled (dims, value)
 	mapped  []bool // per column: mapped to another statistic
 	markers map[string]bool
-	found   *readers.Error
+	Found   *readers.Error
 }
 
-func newMarkerGuard(src readers.Source, mapped, cols *configs.Columns, markers []string) *markerGuard {
-	g := &markerGuard{Source: src, value: -1, markers: map[string]bool{}}
+func NewMarkerGuard(src readers.Source, mapped, cols *configs.Columns, markers []string) *MarkerGuard {
+	g := &MarkerGuard{Source: src, value: -1, markers: map[string]bool{}}
 	for _, m := range markers {
 		g.markers[m] = true
 	}
@@ -68,11 +68,11 @@ func newMarkerGuard(src readers.Source, mapped, cols *configs.Columns, markers [
 }
 
 // Unwrap returns the guarded source.
-func (g *markerGuard) Unwrap() readers.Source { return g.Source }
+func (g *MarkerGuard) Unwrap() readers.Source { return g.Source }
 
-func (g *markerGuard) Next() (*readers.Batch, error) {
+func (g *MarkerGuard) Next() (*readers.Batch, error) {
 	b, err := g.Source.Next()
-	if b == nil || g.found != nil {
+	if b == nil || g.Found != nil {
 		return b, err
 	}
 	header := g.Header()
@@ -99,7 +99,7 @@ func (g *markerGuard) Next() (*readers.Batch, error) {
 			if k < len(b.Lines) {
 				line = b.Lines[k]
 			}
-			g.found = &readers.Error{File: file, Sheet: sheet, Row: line, Column: col, Value: v, Err: errUnmodelledMarker}
+			g.Found = &readers.Error{File: file, Sheet: sheet, Row: line, Column: col, Value: v, Err: errUnmodelledMarker}
 			return b, err
 		}
 	}

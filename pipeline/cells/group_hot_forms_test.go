@@ -1,4 +1,4 @@
-package pipeline
+package cells
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func TestHotSlabTypedMatchesExactPath(t *testing.T) {
 		var reports [][]byte
 		var cells []string
 		for _, hot := range []bool{true, false} {
-			sc, err := compileSchema(s, "in.parquet")
+			sc, err := CompileSchema(s, "in.parquet")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +168,7 @@ func TestHotTextTrailingZeros(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := compileSchema(s, "in.csv")
+	sc, err := CompileSchema(s, "in.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
