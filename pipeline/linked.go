@@ -15,7 +15,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
-	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -314,7 +313,7 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 	if err != nil {
 		return nil, nil, "", err
 	}
-	cover, err := cells.Load(ctx, src, &cs, sc, rules.Needs{}, nil, cellsStage(ctx), workers)
+	cover, err := cells.Load(ctx, cells.Input{Src: src, Settings: &cs, Schema: sc, Workers: workers, Finishing: cellsStage(ctx)})
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -301,7 +301,7 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	if side != nil {
 		src = side
 	}
-	t, err := cells.Load(ctx, src, j.Settings, c.schema, c.rules.needs, opt.Progress, cellsStage(ctx), workers)
+	t, err := cells.Load(ctx, cells.Input{Src: src, Settings: j.Settings, Schema: c.schema, Needs: c.rules.needs, Workers: workers, Rows: opt.Progress, Finishing: cellsStage(ctx)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -461,42 +461,11 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 	if err := configs.JoinErrors(errs); err != nil {
 		return nil, err
 	}
-	// What the released statistics need, whatever the rules. Power sums
-	// are kept only up to the highest moment the table releases: an
-	// intruder can use no other, and they cost time on every record.
-	stats := publishedStats(&s.Publish)
-	order := audit.PublishedOrder(stats)
-	rs.needs.Powers = min(rs.needs.Powers, order)
-	for _, st := range stats {
-		switch st.Kind {
-		case audit.KindSD, audit.KindVariance:
-			rs.needs.SumSq = true
-		case audit.KindMedian:
-			rs.needs.Hist = true
-		case audit.KindSkewness, audit.KindKurtosis:
-			rs.needs.Powers = max(rs.needs.Powers, order)
-		}
-	}
-	rs.needs.Powers = max(rs.needs.Powers, s.Publish.MomentOrder)
+	rs.needs = cells.PublishedNeeds(&s.Publish, rs.needs)
 	if s.Publish.Has("median") && s.Measure == nil && s.Microdata != nil {
 		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})", Err: configs.ErrInvalid}
 	}
 	return rs, nil
-}
-
-// publishedStats are the statistics a publish list names: the names
-// listed, then m1..mK of `moments: {order: K}`.
-func publishedStats(p *configs.Publish) []audit.Statistic {
-	var out []audit.Statistic
-	for _, name := range p.Stats {
-		if st, ok := audit.ParseStatistic(name); ok {
-			out = append(out, st)
-		}
-	}
-	for k := 1; k <= p.MomentOrder; k++ {
-		out = append(out, audit.Moment(k))
-	}
-	return out
 }
 
 // LoadTable reads a source into a table of cells per the settings, with
@@ -511,7 +480,7 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 	if err != nil {
 		return nil, err
 	}
-	return cells.Load(ctx, src, s, sc, rs.needs, nil, cellsStage(ctx), runtime.GOMAXPROCS(0))
+	return cells.Load(ctx, cells.Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: runtime.GOMAXPROCS(0), Finishing: cellsStage(ctx)})
 }
 
 // Evaluate runs the cell rules on every cell with a bounded worker pool,
@@ -605,7 +574,7 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 	if err != nil {
 		return nil, err
 	}
-	t, err := cells.Load(ctx, src, s, sc, rs.needs, nil, cellsStage(ctx), workers)
+	t, err := cells.Load(ctx, cells.Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: workers, Finishing: cellsStage(ctx)})
 	if err != nil {
 		return nil, err
 	}

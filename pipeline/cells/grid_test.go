@@ -40,7 +40,7 @@ func TestGridGrowsAndGivesUp(t *testing.T) {
 		s := settings(t, fmt.Sprintf("microdata: {dims: [%s], value: v, holding: h}\npublish: [count, total]\nsuppression: {secondary: false, audit: false}\n"+
 			// the sparse case implies 9 M cells (only the observed ones are built): above the default limits
 			"input: {max_cells: 100000000, max_cells_per_record: 10000}\n", strings.Join(hdr, ", ")))
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestGridGrowsAndGivesUp(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab, err := AuditSource(context.Background(), src, s, workers)
+			tab, err := loadSource(context.Background(), src, s, workers)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -62,7 +62,7 @@ func TestHoldingsAgreeWithOracle(t *testing.T) {
 		}
 		cfg += "suppression: {secondary: false, audit: false}\n"
 		s := settings(t, cfg)
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestHoldingsAgreeWithOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab, err := AuditSource(context.Background(), src, s, workers)
+			tab, err := loadSource(context.Background(), src, s, workers)
 			if err != nil {
 				t.Fatalf("iteration %d: %v", iter, err)
 			}
@@ -104,7 +104,7 @@ func TestHoldingsBigSumsLetGo(t *testing.T) {
 		fmt.Fprintf(&b, "A,H%d,1234567890123456789%d\n", i%2, i%10)
 	}
 	s := settings(t, "microdata: {dims: [d], value: v, holding: h}\npublish: [count, total]\n")
-	rs, err := BuildRules(s)
+	rs, err := ruleNeeds(s)
 	if err != nil {
 		t.Fatal(err)
 	}

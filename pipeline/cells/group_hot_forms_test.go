@@ -40,7 +40,7 @@ func TestHotSlabTypedMatchesExactPath(t *testing.T) {
 	for iter := 0; iter < 20; iter++ {
 		pub := []string{"publish: [count, total]\n", "publish: [count, total, mean, min, max]\n", ""}[iter%3]
 		s := settings(t, "microdata: {dims: [d], value: v}\n"+pub+fmt.Sprintf("rules: {dominance: {sets: [{n: %d, k: 80}]}}\n", 1+r.IntN(maxHotTop)))
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestHotTextTrailingZeros(t *testing.T) {
 		fmt.Fprintf(&sb, "L%d,%d.%02d0000\n", i%50, 100+i%9000, i%100)
 	}
 	s := settings(t, "microdata: {dims: [d], value: v}\n")
-	rs, err := BuildRules(s)
+	rs, err := ruleNeeds(s)
 	if err != nil {
 		t.Fatal(err)
 	}

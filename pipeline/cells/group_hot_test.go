@@ -109,7 +109,7 @@ func TestHotSlabAgreesWithOracle(t *testing.T) {
 		cfg := fmt.Sprintf("microdata: {dims: [%s], value: v}\n", strings.Join(dims, ", ")) +
 			cfgs[iter%len(cfgs)] + "suppression: {secondary: false, audit: false}\n"
 		s := settings(t, cfg)
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestHotSlabAgreesWithOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab, err := AuditSource(context.Background(), src, s, workers)
+			tab, err := loadSource(context.Background(), src, s, workers)
 			if err != nil {
 				t.Fatalf("iteration %d: %v", iter, err)
 			}
@@ -160,7 +160,7 @@ func TestHotSlabMatchesExactPath(t *testing.T) {
 		rulesCfg := fmt.Sprintf("rules: {dominance: {sets: [{n: %d, k: 80}]}}\n", 1+r.IntN(maxHotTop))
 		pub := []string{"publish: [count, total]\n", "publish: [count, total, mean, min, max]\n", ""}[r.IntN(3)]
 		s := settings(t, fmt.Sprintf("microdata: {dims: [%s], value: v}\n", strings.Join(dims, ", "))+pub+rulesCfg)
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestHotSlabFlushesOnOverflow(t *testing.T) {
 		b.WriteString("A," + v + "\n")
 	}
 	s := settings(t, "microdata: {dims: [d], value: v}\npublish: [count, total]\nsuppression: {secondary: false, audit: false}\n")
-	rs, err := BuildRules(s)
+	rs, err := ruleNeeds(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +245,7 @@ func TestHotSlabFlushesOnOverflow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := AuditSource(context.Background(), src, s, workers)
+		tab, err := loadSource(context.Background(), src, s, workers)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestHotSlabDecimalComma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := AuditSource(context.Background(), src, settings(t, "microdata: {dims: [d], value: v}\nsuppression: {secondary: false, audit: false}\n"), 2)
+	tab, err := loadSource(context.Background(), src, settings(t, "microdata: {dims: [d], value: v}\nsuppression: {secondary: false, audit: false}\n"), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

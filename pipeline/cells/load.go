@@ -49,60 +49,140 @@ func firstError(errs []error) error {
 	return best
 }
 
-func Load(ctx context.Context, src readers.Source, s *configs.Settings, sc *Schema, needs rules.Needs, progress func(int64), cellsStage func(), workers int) (*audit.Table, error) {
-	file, sheet := src.Where()
-	t := sc.newTable(src.Name(), file, sheet, s)
-	t.Input = inputInfo(src)
-	var b builder
+// Input is one table to build: its source, its settings compiled into a
+// schema, and what the rules need of each cell.
+type Input struct {
+	Src      readers.Source
+	Settings *configs.Settings
+	Schema   *Schema
+	// Needs is what the rules and the published statistics need per cell
+	// (PublishedNeeds).
+	Needs rules.Needs
+	// Workers bounds the goroutines that build the cells (0: one).
+	Workers int
+	// Rows, when set, is told how many rows have been read.
+	Rows func(n int64)
+	// Finishing, when set, is called when reading ends and the cells are
+	// merged and finished.
+	Finishing func()
+}
+
+// A Builder reads the rows of one table's source to its end and returns
+// the table's cells: every cell of the table (margins and hierarchy
+// parents included) with the figures the rules need, and the table's
+// warnings. Errors are input errors (*readers.Error naming the file,
+// sheet, row and column) or configuration errors (*configs.Error).
+type Builder interface {
+	Build(ctx context.Context, in Input) (*audit.Table, error)
+}
+
+// Microdata builds the cells of microdata: one record per contributor,
+// summed into every cell of the dimensions' cross (margins derived).
+type Microdata struct{}
+
+// Summary builds the cells of a cell summary of microdata (docs/cells.md):
+// one row per finest cell or margin, checked against each other.
+type Summary struct{}
+
+// Aggregate builds the cells of a published table, long or wide
+// (crosstab), and infers its structure (margins, rows that are sums).
+type Aggregate struct{}
+
+// For is the builder a schema asks for.
+func For(sc *Schema) Builder {
 	switch {
 	case sc.cells:
-		cb, err := newCellsBuilder(t, file, src.Header(), sc, needs)
-		if err != nil {
-			return nil, atHeaderRow(err, src)
-		}
-		cb.limits = limitsOf(s)
-		b = cb
+		return Summary{}
 	case sc.mode == audit.Microdata:
-		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
-		if err != nil {
-			return nil, classify(atHeaderRow(err, src))
-		}
-		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
-			return nil, atHeaderRow(err, src)
-		}
-		mb.limits = limitsOf(s)
-		if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
-			typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
-		}
-		b = mb
-	default:
-		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)
-		if err != nil {
-			return nil, classify(atHeaderRow(err, src))
-		}
-		b = ab
+		return Microdata{}
 	}
-	if err := build(ctx, src, b, sheet, progress, cellsStage, workers); err != nil {
+	return Aggregate{}
+}
+
+// Load builds a table with the builder its schema asks for.
+func Load(ctx context.Context, in Input) (*audit.Table, error) {
+	return For(in.Schema).Build(ctx, in)
+}
+
+// newTable is the empty table of an input.
+func (in Input) newTable() *audit.Table {
+	file, sheet := in.Src.Where()
+	t := in.Schema.newTable(in.Src.Name(), file, sheet, in.Settings)
+	t.Input = inputInfo(in.Src)
+	return t
+}
+
+// Build implements Builder.
+func (Summary) Build(ctx context.Context, in Input) (*audit.Table, error) {
+	t := in.newTable()
+	file, _ := in.Src.Where()
+	cb, err := newCellsBuilder(t, file, in.Src.Header(), in.Schema, in.Needs)
+	if err != nil {
+		return nil, atHeaderRow(err, in.Src)
+	}
+	cb.limits = limitsOf(in.Settings)
+	return t, in.run(ctx, t, cb)
+}
+
+// Build implements Builder.
+func (Microdata) Build(ctx context.Context, in Input) (*audit.Table, error) {
+	t := in.newTable()
+	src, s := in.Src, in.Settings
+	file, _ := src.Where()
+	mb, err := newMicroBuilder(t, file, src.Header(), in.Schema.value, in.Schema.holding, in.Needs)
+	if err != nil {
+		return nil, classify(atHeaderRow(err, src))
+	}
+	if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
+		return nil, atHeaderRow(err, src)
+	}
+	mb.limits = limitsOf(s)
+	if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
+		typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
+	}
+	return t, in.run(ctx, t, mb)
+}
+
+// Build implements Builder.
+func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
+	t := in.newTable()
+	src, s := in.Src, in.Settings
+	file, _ := src.Where()
+	ab, err := newAggBuilder(t, file, src.Header(), in.Schema, s.Markers)
+	if err != nil {
+		return nil, classify(atHeaderRow(err, src))
+	}
+	if err := build(ctx, src, ab, in); err != nil {
 		return nil, wideError(src, err)
 	}
-	if !sc.cells && sc.mode == audit.Aggregate {
-		text := map[string]bool{}
-		if ab, ok := b.(*aggBuilder); ok {
-			for j, i := range ab.extra {
-				text[ab.header[i]] = ab.extraText[j]
-			}
-		}
-		if err := inferStructure(t, s, src.Header(), text); err != nil {
-			return nil, err
-		}
+	text := map[string]bool{}
+	for j, i := range ab.extra {
+		text[ab.header[i]] = ab.extraText[j]
 	}
-	if w, ok := readers.As[readers.Warner](src); ok {
+	if err := inferStructure(t, s, src.Header(), text); err != nil {
+		return nil, err
+	}
+	in.sourceWarnings(t)
+	return t, nil
+}
+
+// run builds t's cells with b and adds the source's warnings.
+func (in Input) run(ctx context.Context, t *audit.Table, b builder) error {
+	if err := build(ctx, in.Src, b, in); err != nil {
+		return wideError(in.Src, err)
+	}
+	in.sourceWarnings(t)
+	return nil
+}
+
+// sourceWarnings adds the warnings of the source (readers.Warner) to t.
+func (in Input) sourceWarnings(t *audit.Table) {
+	if w, ok := readers.As[readers.Warner](in.Src); ok {
 		t.Warnings = append(t.Warnings, w.Warnings()...)
 		if t.Structure != nil {
 			t.Structure.Layout = append(t.Structure.Layout, w.Warnings()...)
 		}
 	}
-	return t, nil
 }
 
 // build is the stage that reads batches concurrently with building cells.
@@ -115,10 +195,11 @@ func Load(ctx context.Context, src readers.Source, s *configs.Settings, sc *Sche
 // holds the records of batch i, so the partition and the results are the
 // same. Every error is kept with its row and the smallest row wins; an
 // error does not cancel the shards, so that an earlier row still being
-// built is not lost. cellsStage, when not nil, is called when reading ends
-// and the shards' cells are merged and finished.
-func build(ctx context.Context, src readers.Source, b builder, sheet string, progress func(int64), cellsStage func(), workers int) error {
-	workers = max(1, workers)
+// built is not lost. in.Finishing, when not nil, is called when reading
+// ends and the shards' cells are merged and finished.
+func build(ctx context.Context, src readers.Source, b builder, in Input) error {
+	_, sheet := src.Where()
+	progress, cellsStage, workers := in.Rows, in.Finishing, max(1, in.Workers)
 	shards := []builder{b}
 	var chunks *chunkReader
 	if sb, ok := b.(shardable); ok {

@@ -234,7 +234,7 @@ func TestMarginsAgreeWithPerRecordOracle(t *testing.T) {
 			cfg = "profile: abs\n" + cfg
 		}
 		s := settings(t, cfg)
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestMarginsAgreeWithPerRecordOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab, err := AuditSource(context.Background(), src, s, workers)
+			tab, err := loadSource(context.Background(), src, s, workers)
 			if err != nil {
 				t.Fatalf("iteration %d: %v", iter, err)
 			}
@@ -294,7 +294,7 @@ func TestHierarchyMarginsAgreeWithPerRecordOracle(t *testing.T) {
 			cfg += "publish: [count, total]\n"
 		}
 		s := settings(t, cfg)
-		rs, err := BuildRules(s)
+		rs, err := ruleNeeds(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,7 +313,7 @@ func TestHierarchyMarginsAgreeWithPerRecordOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tab, err := AuditSource(context.Background(), src, s, 1+r.IntN(4))
+		tab, err := loadSource(context.Background(), src, s, 1+r.IntN(4))
 		if err != nil {
 			t.Fatalf("iteration %d: %v", iter, err)
 		}

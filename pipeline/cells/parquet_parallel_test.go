@@ -115,7 +115,7 @@ func auditParquet(t *testing.T, p, cfg string, batch, workers int, parallel bool
 		return nil, nil, err
 	}
 	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], settings(t, cfg), workers)
+	tab, err := loadSource(context.Background(), srcs[0], settings(t, cfg), workers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,7 +213,7 @@ func TestParquetDecodedInParallel(t *testing.T) {
 			t.Fatal(err)
 		}
 		spy := &decodeSpy{Source: srcs[0]}
-		if _, err := AuditSource(context.Background(), spy, settings(t, "microdata: {dims: [region, sector], value: v}\n"), workers); err != nil {
+		if _, err := loadSource(context.Background(), spy, settings(t, "microdata: {dims: [region, sector], value: v}\n"), workers); err != nil {
 			t.Fatal(err)
 		}
 		srcs[0].Close()

@@ -113,7 +113,7 @@ func auditBytes(t *testing.T, data []byte, cfg string, opt readers.Options, work
 	if !parallel {
 		src = sequential{src}
 	}
-	tab, err := AuditSource(context.Background(), src, settings(t, cfg), workers)
+	tab, err := loadSource(context.Background(), src, settings(t, cfg), workers)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -204,7 +204,7 @@ func TestParallelParseHonoursCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = AuditSource(ctx, src, settings(t, "microdata: {dims: [region], value: v}\n"), 2)
+	_, err = loadSource(ctx, src, settings(t, "microdata: {dims: [region], value: v}\n"), 2)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}

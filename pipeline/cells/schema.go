@@ -163,3 +163,40 @@ func checkMicroColumns(m *configs.Microdata) error {
 	}
 	return nil
 }
+
+// PublishedNeeds adds to what the rules need per cell (n) what the
+// published statistics need, whatever the rules. Power sums are kept only
+// up to the highest moment the table releases: an intruder can use no
+// other, and they cost time on every record.
+func PublishedNeeds(p *configs.Publish, n rules.Needs) rules.Needs {
+	stats := publishedStats(p)
+	order := audit.PublishedOrder(stats)
+	n.Powers = min(n.Powers, order)
+	for _, st := range stats {
+		switch st.Kind {
+		case audit.KindSD, audit.KindVariance:
+			n.SumSq = true
+		case audit.KindMedian:
+			n.Hist = true
+		case audit.KindSkewness, audit.KindKurtosis:
+			n.Powers = max(n.Powers, order)
+		}
+	}
+	n.Powers = max(n.Powers, p.MomentOrder)
+	return n
+}
+
+// publishedStats are the statistics a publish list names: the names
+// listed, then m1..mK of `moments: {order: K}`.
+func publishedStats(p *configs.Publish) []audit.Statistic {
+	var out []audit.Statistic
+	for _, name := range p.Stats {
+		if st, ok := audit.ParseStatistic(name); ok {
+			out = append(out, st)
+		}
+	}
+	for k := 1; k <= p.MomentOrder; k++ {
+		out = append(out, audit.Moment(k))
+	}
+	return out
+}
