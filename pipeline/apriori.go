@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -52,10 +51,6 @@ type tableHints struct {
 	ap   *aprioriResult
 	prev *previousResult
 }
-
-// aprioriOf holds each table's hints between Evaluate's decisions and its
-// secondary suppression (suppressOptions).
-var aprioriOf sync.Map // *audit.Table -> *tableHints
 
 // applyApriori applies the a-priori cells to a decided table; a cell
 // naming no cell of the table, or giving the wrong number of codes, is an
@@ -138,15 +133,14 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 	return r, nil
 }
 
-// withApriori sets the a-priori costs and protection levels of table t,
-// if any, on the options of its secondary suppression and audit.
-func withApriori(t *audit.Table, opt *suppress.Options) {
-	v, ok := aprioriOf.Load(t)
-	if !ok {
+// withApriori sets the a-priori costs and protection levels and the
+// previous release's costs of a table (h, nil for none) on the options of
+// its secondary suppression and audit.
+func withApriori(h *tableHints, opt *suppress.Options) {
+	if h == nil {
 		return
 	}
-	h := v.(*tableHints)
-	defer withPrevious(t, opt, h.prev)
+	defer withPrevious(opt, h.prev)
 	r := h.ap
 	if r == nil {
 		return

@@ -157,17 +157,6 @@ func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
 // table of the run is evaluated.
 func (lp *linkPlan) deferred(k int) bool { return lp.on && lp.of[k] >= 0 }
 
-// settings returns the settings to evaluate unit k with: without
-// protection when its group protects it later.
-func (lp *linkPlan) settings(k int, s *configs.Settings) *configs.Settings {
-	if !lp.deferred(k) {
-		return s
-	}
-	c := *s
-	c.Suppression.Secondary, c.Suppression.Audit = false, false
-	return &c
-}
-
 // link is the Link of unit k (named name) for its report, or nil.
 func (lp *linkPlan) link(k int, name string) *audit.Link {
 	if lp.of[k] < 0 {
@@ -680,7 +669,7 @@ func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*confi
 // linked exactly) and sends its primary cells to review with the reason.
 func protectApart(ctx context.Context, members []*audit.Table, settings []*configs.Settings, reason string, workers int) error {
 	for a, t := range members {
-		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t)); err != nil {
+		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t), nil); err != nil {
 			return err
 		}
 		others := slices.DeleteFunc(tableNames(members), func(n string) bool { return n == t.Name })

@@ -311,18 +311,23 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return nil, nil, err
 	}
 	read := time.Now()
-	settings := links.settings(k, j.Settings)
+	settings := j.Settings
 	if side != nil && len(side.cells) > 0 {
 		own := *settings
 		// the table's own statuses first: an a-priori file read later wins
 		own.Apriori = append(slices.Clone(side.cells), settings.Apriori...)
 		settings = &own
 	}
-	if err := Evaluate(ctx, t, c.rules, settings, workers); err != nil {
+	ev, err := Evaluate(ctx, t, c.rules, settings, workers)
+	if err != nil {
 		return nil, nil, err
 	}
 	if links.deferred(k) {
-		return t, nil, nil // protected and written with its linked tables
+		ev.record(t)
+		return t, nil, nil // protected and written with its linked tables (finishLinked)
+	}
+	if err := Protect(ctx, t, settings, ev, workers); err != nil {
+		return nil, nil, err
 	}
 	t.Link = links.link(k, t.Name)
 	evaluated := time.Now()
@@ -484,9 +489,10 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 }
 
 // Evaluate runs the cell rules on every cell with a bounded worker pool,
-// then the table rules, then decides every cell's status and runs the
-// table-level decisions.
-func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) error {
+// then the table rules, then decides every cell's status and applies the
+// overrides, the a-priori cells and the previous release's statuses. It
+// does not protect the table: Protect does, with what Evaluate returns.
+func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) (*Evaluation, error) {
 	enterStage(ctx, StageRules)
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
@@ -514,16 +520,16 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range rs.table {
 		r.CheckTable(t)
 	}
 	if err := evaluateOtherCounts(ctx, t, rs); err != nil {
-		return err
+		return nil, err
 	}
 	for _, c := range t.Cells {
 		audit.Decide(c)
@@ -531,11 +537,11 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	markUnassessed(t, rs.sensitive)
 	keep, err := applyOverrides(t, s.Overrides)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ap, err := applyApriori(t, s.Apriori)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ap != nil {
 		for c := range ap.keep {
@@ -547,23 +553,44 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	}
 	prev, err := applyPrevious(t, s)
 	if err != nil {
+		return nil, err
+	}
+	return &Evaluation{keep: keep, hints: tableHints{ap: ap, prev: prev}}, nil
+}
+
+// Evaluation is what evaluating a table leaves for protecting it: the
+// cells kept out of secondary suppression (protected overrides, a-priori
+// cells) and what the a-priori cells and the previous release give
+// secondary suppression.
+type Evaluation struct {
+	keep  map[*audit.Cell]bool
+	hints tableHints
+}
+
+// Protect runs secondary suppression and the interval audit of an
+// evaluated table as the settings ask, then records the decisions
+// (record).
+func Protect(ctx context.Context, t *audit.Table, s *configs.Settings, ev *Evaluation, workers int) error {
+	if err := protectWithPrevious(ctx, t, s, workers, ev.keep, &ev.hints); err != nil {
 		return err
 	}
-	if ap != nil || prev != nil {
-		aprioriOf.Store(t, &tableHints{ap: ap, prev: prev})
-		defer aprioriOf.Delete(t)
-	}
-	if err := protectWithPrevious(ctx, t, s, workers, keep, prev); err != nil {
-		return err
-	}
-	overrideStatuses(t)
-	aprioriDifferences(t, ap)
-	previousChanges(t, prev)
+	ev.record(t)
 	return nil
 }
 
-// AuditSource reads one source and evaluates it: LoadTable followed by the
-// rules and table decisions, without writing anything.
+// record notes in the table's report each override's final status, the
+// cells whose status differs from their a-priori status and the changes
+// from the previous release. A table protected with its linked tables is
+// recorded when evaluated (finishLinked notes the override statuses again
+// once they are protected).
+func (ev *Evaluation) record(t *audit.Table) {
+	overrideStatuses(t)
+	aprioriDifferences(t, ev.hints.ap)
+	previousChanges(t, ev.hints.prev)
+}
+
+// AuditSource reads one source, evaluates and protects it: LoadTable
+// followed by Evaluate and Protect, without writing anything.
 func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int) (*audit.Table, error) {
 	rs, err := BuildRules(s)
 	if err != nil {
@@ -578,7 +605,11 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 	if err != nil {
 		return nil, err
 	}
-	if err := Evaluate(ctx, t, rs, s, workers); err != nil {
+	ev, err := Evaluate(ctx, t, rs, s, workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := Protect(ctx, t, s, ev, workers); err != nil {
 		return nil, err
 	}
 	return t, nil

@@ -131,7 +131,7 @@ func applyPrevious(t *audit.Table, s *configs.Settings) (*previousResult, error)
 
 // withPrevious scales the costs of secondary suppression by the previous
 // release's statuses.
-func withPrevious(t *audit.Table, opt *suppress.Options, r *previousResult) {
+func withPrevious(opt *suppress.Options, r *previousResult) {
 	if r == nil || len(r.status) == 0 {
 		return
 	}
@@ -224,9 +224,10 @@ func previousChanges(t *audit.Table, r *previousResult) {
 
 // protectWithPrevious runs secondary suppression and the audit, keeping
 // the previous release's pattern (see the top of this file).
-func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool, prev *previousResult) error {
+func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool, hints *tableHints) error {
+	prev := hints.prev
 	if prev == nil || !s.Suppression.Secondary {
-		return protectTable(ctx, t, s, workers, keep)
+		return protectTable(ctx, t, s, workers, keep, hints)
 	}
 	for c, st := range prev.status {
 		if st == audit.StatusOK || st == "" || statusOf(c) != audit.StatusOK {
@@ -257,7 +258,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 			strict[c] = true
 		}
 	}
-	if err := protectTable(ctx, t, s, workers, strict); err != nil {
+	if err := protectTable(ctx, t, s, workers, strict, hints); err != nil {
 		return err
 	}
 	// When no pattern keeps every cell published last time published, the
@@ -296,7 +297,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 		}
 		t.Warnings, t.Audit = t.Warnings[:warnings], nil
 		note := fmt.Sprintf("keeping every cell published in the previous release (%s) published leaves a primary cell unprotected: %d cell(s) published last time within %d dimension(s) of it were allowed as complements, at %d times their cost", filepath.Base(prev.dir), released, dist, previousPublishedFactor)
-		if err := protectTable(ctx, t, s, workers, strict); err != nil {
+		if err := protectTable(ctx, t, s, workers, strict, hints); err != nil {
 			return err
 		}
 		t.Warnings = append(t.Warnings, note)

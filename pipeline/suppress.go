@@ -53,13 +53,14 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		opt.Value = "count"
 		opt.Protection.Min = 1
 	}
-	withApriori(t, &opt) // a-priori costs and protection levels (apriori.go)
 	return opt
 }
 
 // protectTable runs secondary suppression and the interval audit as the
-// settings ask, after every cell has its primary status.
-func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool) error {
+// settings ask, after every cell has its primary status; hints, when not
+// nil, are the a-priori costs and protection levels and the previous
+// release's statuses (apriori.go, previous.go).
+func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool, hints *tableHints) error {
 	if !s.Suppression.Secondary && !s.Suppression.Audit {
 		return nil
 	}
@@ -67,6 +68,7 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		t.Warnings = append(t.Warnings, noMargins)
 	}
 	opt := suppressOptions(t, s, workers)
+	withApriori(hints, &opt)
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}
