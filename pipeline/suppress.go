@@ -39,17 +39,7 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 	if share == 0 {
 		opt.Protection.Share = -1 // no share-based level
 	}
-	frequency := t.Value == "" && t.Mode == audit.Microdata
-	if t.Mode == audit.Aggregate {
-		frequency = true
-		for _, c := range t.Cells {
-			if _, ok := c.Stats["total"]; ok {
-				frequency = false
-				break
-			}
-		}
-	}
-	if frequency {
+	if t.Frequency() {
 		opt.Value = "count"
 		opt.Protection.Min = 1
 	}

@@ -95,12 +95,10 @@ func (o Options) valueRole(t *audit.Table) string {
 	case "total", "count":
 		return o.Value
 	}
-	for _, c := range t.Cells {
-		if c.HasTotal {
-			return "total"
-		}
+	if t.Frequency() {
+		return "count"
 	}
-	return "count"
+	return "total"
 }
 
 func (o Options) validate() error {
