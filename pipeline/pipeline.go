@@ -535,10 +535,10 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 		audit.Decide(c)
 	}
 	markUnassessed(t, rs.sensitive)
-	keep, err := applyOverrides(t, s.Overrides)
-	if err != nil {
+	if err := applyOverrides(t, s.Overrides); err != nil {
 		return nil, err
 	}
+	keep := protectedCells(t)
 	ap, err := applyApriori(t, s.Apriori)
 	if err != nil {
 		return nil, err
