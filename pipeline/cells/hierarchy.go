@@ -206,14 +206,29 @@ func eachMargin(h *microHier, key []uint32, totalID uint32, fn func(k []uint32))
 		}
 		opts[d] = append(o, totalID)
 	}
-	k := make([]uint32, nd)
-	idx := make([]int, nd)
-	// every combination but the all-zero one (key itself)
-	for nextCombo(idx, func(d int) int { return len(opts[d]) }) {
-		for i := range k {
-			k[i] = opts[i][idx[i]]
-		}
+	marginKeys(opts, func(k []uint32, _ []int) bool {
 		fn(k)
+		return true
+	})
+}
+
+// marginKeys calls fn with every key that takes in each dimension d one of
+// opts[d], but the key of every first option: the margins a cell adds to
+// when opts[d] is its code, the code's ancestors and the total, as the
+// microdata (level ids) and cell summaries (codes) enumerate them. idx[d]
+// is the option key[d] is; both are reused between calls. fn returns
+// false to stop.
+func marginKeys[T any](opts [][]T, fn func(key []T, idx []int) bool) {
+	key := make([]T, len(opts))
+	idx := make([]int, len(opts))
+	// every combination but the all-zero one (the cell itself)
+	for nextCombo(idx, func(d int) int { return len(opts[d]) }) {
+		for i := range key {
+			key[i] = opts[i][idx[i]]
+		}
+		if !fn(key, idx) {
+			return
+		}
 	}
 }
 

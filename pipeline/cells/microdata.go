@@ -837,19 +837,32 @@ func sampleVariance(c *audit.Cell) *big.Rat {
 // maxCrossCells bounds the full cross product of dimension levels.
 const maxCrossCells = 5_000_000
 
+// crossSize is the number of cells in the cross product of the levels of
+// each dimension (levels[d], a dimension without any counting as one), and
+// whether it is at most maxCrossCells: when not, t warns that only the
+// observed combinations are audited. The microdata and the cell summaries
+// fill their empty cross cells within it.
+func crossSize(t *audit.Table, levels [][]string) (int, bool) {
+	total := 1
+	for _, l := range levels {
+		total *= max(len(l), 1)
+		if total > maxCrossCells {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("the cross product of the dimension levels exceeds %d cells; only observed combinations are audited", maxCrossCells))
+			return total, false
+		}
+	}
+	return total, true
+}
+
 // addEmptyCells adds the combinations of observed levels that no record
 // falls into, so that the table has the empty cells a published cross
 // table shows (zeros can be disclosive). Very sparse tables whose cross
 // product exceeds maxCrossCells keep only observed combinations, with a
 // warning.
 func (b *microBuilder) addEmptyCells() {
-	total := 1
-	for _, n := range b.names {
-		total *= max(len(n), 1)
-		if total > maxCrossCells {
-			b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("the cross product of the dimension levels exceeds %d cells; only observed combinations are audited", maxCrossCells))
-			return
-		}
+	total, ok := crossSize(b.t, b.names)
+	if !ok {
+		return
 	}
 	if total == len(b.cells) || len(b.cells) == 0 {
 		return

@@ -579,20 +579,15 @@ func (b *cellsBuilder) eachMargin(cell []string, fn func(mask int, key []string)
 	for d, k := range cell {
 		opts[d] = append(append([]string{k}, b.anc[d][k]...), b.t.TotalLabel)
 	}
-	idx := make([]int, nd)
-	key := make([]string, nd)
-	for nextCombo(idx, func(d int) int { return len(opts[d]) }) {
+	marginKeys(opts, func(key []string, idx []int) bool {
 		mask := 0
 		for i := range key {
-			key[i] = opts[i][idx[i]]
 			if idx[i] == len(opts[i])-1 {
 				mask |= 1 << i
 			}
 		}
-		if !fn(mask, key) {
-			return
-		}
-	}
+		return fn(mask, key)
+	})
 }
 
 // checkMargin compares a margin with the sums over its children.
@@ -717,13 +712,9 @@ func (b *cellsBuilder) emptyCells(index map[string]int) ([]*audit.Cell, error) {
 	if err := b.limits.check(b.file, implied, records); err != nil {
 		return nil, err
 	}
-	total := 1
-	for _, l := range levels {
-		total *= max(len(l), 1)
-		if total > maxCrossCells {
-			b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("the cross product of the dimension levels exceeds %d cells; only observed combinations are audited", maxCrossCells))
-			return nil, nil
-		}
+	total, ok := crossSize(b.t, levels)
+	if !ok {
+		return nil, nil
 	}
 	if finest == 0 || total == finest {
 		return nil, nil
