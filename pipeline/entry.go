@@ -1,23 +1,19 @@
 package pipeline
 
 // Entry points for the commands that read one table without writing
-// reports: the suppression audit of a received table (sdcaudit audit), the
-// cells of a table for rule calibration (sdcaudit rules compare) and one
-// column of values (sdcaudit moments --values). They honour the context the
-// caller cancels (the command line's interrupt) and report unreadable input
-// as *readers.Error.
+// reports: the suppression audit of a received table (sdcaudit audit) and
+// the cells of a table for rule calibration (sdcaudit rules compare). They
+// honour the context the caller cancels (the command line's interrupt) and
+// report unreadable input as *readers.Error.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
-	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
@@ -153,86 +149,4 @@ func auditTable(ctx context.Context, path string, t *audit.Table, s *configs.Set
 		}
 	}
 	return t, &res, nil
-}
-
-// Column is one numeric column of a table file, read exactly.
-type Column struct {
-	// Values are the column's numbers in file order.
-	Values []decimal.Dec
-	// Missing counts the empty and NA cells, which are not values.
-	Missing int
-}
-
-// ReadColumn reads the named column of the first table of a file. Every
-// value must be a number (at most decimal.MaxScale decimals), non-negative
-// when nonNegative; empty and NA cells are counted as missing. A problem is
-// a *readers.Error naming the file, row and column; a column with no
-// values is one too.
-func ReadColumn(ctx context.Context, path, column string, nonNegative bool) (*Column, error) {
-	srcs, err := readers.Open(path, readers.Options{})
-	if err != nil {
-		return nil, asInput(path, err)
-	}
-	defer func() {
-		for _, s := range srcs {
-			s.Close()
-		}
-	}()
-	src := srcs[0]
-	col := slices.Index(src.Header(), column)
-	if col < 0 {
-		return nil, &readers.Error{File: path, Row: 1, Column: column, Err: fmt.Errorf("%w (columns: %s)", readers.ErrColumn, readers.ColumnList(src.Header()))}
-	}
-	out := &Column{}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		b, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, asInput(path, err)
-		}
-		for i, row := range b.Rows {
-			v := strings.TrimSpace(row[col])
-			if v == "" || strings.EqualFold(v, "NA") {
-				out.Missing++
-				continue
-			}
-			d, err := columnValue(v, nonNegative)
-			if err != nil {
-				return nil, &readers.Error{File: path, Row: b.Lines[i], Column: column, Value: v, Err: err}
-			}
-			out.Values = append(out.Values, d)
-		}
-	}
-	if len(out.Values) == 0 {
-		return nil, &readers.Error{File: path, Column: column, Err: errors.New("no values")}
-	}
-	return out, nil
-}
-
-func columnValue(v string, nonNegative bool) (decimal.Dec, error) {
-	d, err := decimal.Parse(v)
-	if err != nil {
-		if strings.Contains(err.Error(), "decimal places") {
-			return d, fmt.Errorf("%w: more than %d decimal places (the most kept exactly)", readers.ErrNotNumber, decimal.MaxScale)
-		}
-		return d, readers.ErrNotNumber
-	}
-	if nonNegative && d.Sign() < 0 {
-		return d, errors.New("negative value: the Lehmer-mean attack assumes non-negative values")
-	}
-	return d, nil
-}
-
-// asInput makes err a *readers.Error for path unless it already is one.
-func asInput(path string, err error) error {
-	var re *readers.Error
-	if errors.As(err, &re) {
-		return err
-	}
-	return &readers.Error{File: path, Err: err}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package main
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
-// TestReadColumn checks the values, the missing count, and that every
+// TestReadColumn checks readColumn: the values, the missing count, and that every
 // problem is a *readers.Error naming the row and column.
 func TestReadColumn(t *testing.T) {
 	dir := t.TempDir()
@@ -22,7 +22,7 @@ func TestReadColumn(t *testing.T) {
 		return p
 	}
 	ok := write("ok.csv", "id,v\n1,2.5\n2,NA\n3,\n4,7\n")
-	col, err := ReadColumn(context.Background(), ok, "v", true)
+	col, err := readColumn(context.Background(), ok, "v", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestReadColumn(t *testing.T) {
 		{"no column", ok, "w", 1, readers.ErrColumn},
 		{"no values", write("empty.csv", "id,v\n1,NA\n"), "v", 0, nil},
 	} {
-		_, err := ReadColumn(context.Background(), c.path, c.column, true)
+		_, err := readColumn(context.Background(), c.path, c.column, true)
 		var re *readers.Error
 		if !errors.As(err, &re) || re.Row != c.row || re.Column != c.column || re.File != c.path {
 			t.Errorf("%s: got %v (%#v)", c.name, err, re)
@@ -51,10 +51,10 @@ func TestReadColumn(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := ReadColumn(ctx, ok, "v", true); !errors.Is(err, context.Canceled) {
+	if _, err := readColumn(ctx, ok, "v", true); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v", err)
 	}
-	if _, err := ReadColumn(context.Background(), filepath.Join(dir, "missing.csv"), "v", true); !errors.As(err, new(*readers.Error)) {
+	if _, err := readColumn(context.Background(), filepath.Join(dir, "missing.csv"), "v", true); !errors.As(err, new(*readers.Error)) {
 		t.Errorf("missing file: got %v", err)
 	}
 }
