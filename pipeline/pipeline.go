@@ -1,7 +1,12 @@
-// Package pipeline runs an audit: read -> build cells -> evaluate cells with
-// a bounded worker pool -> table decisions -> write. Each stage honours
-// context cancellation; tables are processed concurrently up to a limit and
-// their outputs are written atomically, in a deterministic order and form.
+// Package pipeline runs an audit: read and build cells (package cells) ->
+// Evaluate (the rules on every cell with a bounded worker pool, the
+// decisions, overrides, a-priori cells, the previous release) -> Protect
+// (secondary suppression and the interval audit; linked tables together,
+// once every table is evaluated) -> write. Each stage honours context
+// cancellation; tables are processed concurrently up to a limit and their
+// outputs are written atomically (stage.go), in a deterministic order and
+// form; a run may be one of several shards (shard.go, Merge), and every
+// output carries the run's trail (trail.go).
 package pipeline
 
 import (

@@ -48,6 +48,14 @@ func ReaderOptions(s *configs.Settings) readers.Options {
 // nil detection when the settings say the layout, or the file is of
 // another format. A layout that cannot be detected is a configuration
 // error naming the keys to set, as without detection.
+//
+// Detection reads the crosstab, and the table is read again when it is
+// built: the pipeline detects while it compiles the jobs (so that a layout
+// that cannot be detected is a configuration error, exit 2, before the
+// run opens its inputs), and the run's input trail hashes a delimited
+// file through the reader it opens afterwards. Only tables given without a
+// layout are detected: published crosstabs, small beside microdata (given
+// with its dimensions, never detected).
 func DetectLayout(path string, s *configs.Settings) (*configs.Settings, *readers.WideDetection, error) {
 	if s.Microdata != nil && len(s.Microdata.Dims) > 0 {
 		return s, nil, nil
