@@ -71,7 +71,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1))
+	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1), opt.auditTuning().Phase1Iters)
 	if err != nil && ctx.Err() == nil && bctx.Err() != nil {
 		// The user's hard stop fired: every target stays undetermined.
 		for _, i := range targets {
@@ -103,7 +103,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 // into fixed chunks (exactChunk), each solved from its own copy of the
 // starting solver, so that the bounds do not depend on workers or timing;
 // a point where a target is 0 proves its minimum.
-func rangeSparse(ctx context.Context, nv int, rows []lp.Row, targets []int, tol float64, workers int) (lo, hi []float64, err error) {
+func rangeSparse(ctx context.Context, nv int, rows []lp.Row, targets []int, tol float64, workers, phase1Iters int) (lo, hi []float64, err error) {
 	base, err := lp.NewSparse(ctx, nv, rows, phase1Iters)
 	if err != nil {
 		return nil, nil, err

@@ -70,13 +70,10 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 		{"3d-12x8x5-40pct", []int{12, 8, 5}, 2, 0.4},
 		{"3d-12x10x6-35pct", []int{12, 10, 6}, 4, 0.35},
 	}
-	old := largeComponent
-	largeComponent = 40
-	defer func() { largeComponent = old }()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := middleTable(tc.seed, tc.sizes, tc.share)
-			opt := Options{Workers: 4}
+			opt := Options{Workers: 4, Audit: largeAt(40)}
 			s, err := newStructure(tb, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -92,8 +89,8 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if iv.sparse < 20 || iv.largest <= largeComponent {
-				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, largeComponent)
+			if iv.sparse < 20 || iv.largest <= opt.Audit.LargeComponent {
+				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, opt.Audit.LargeComponent)
 			}
 			key := "sparse-" + tc.name
 			var o oracleResult
@@ -172,12 +169,11 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 		exact[joinKey(r.Key)] = r.Exact
 	}
 	for mode := 0; mode < 3; mode++ {
-		var rounds []struct{ core, nbhd int }
+		var rounds []NbhdRound
 		if mode == 1 {
-			rounds = nbhdRounds
+			rounds = DefaultAuditTuning().NbhdRounds
 		}
-		var res audit.Intervals
-		withLarge(rounds, mode == 2, func() { res, err = Audit(ctx, tb, Options{Workers: 2}) })
+		res, err := Audit(ctx, tb, Options{Workers: 2, Audit: allLarge(rounds, mode == 2)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,10 +223,7 @@ func TestAuditLargeInfeasibleComponent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldL := largeComponent
-	defer func() { largeComponent = oldL }()
-	largeComponent = 40
-	res, err := Audit(ctx, tb, Options{})
+	res, err := Audit(ctx, tb, Options{Audit: largeAt(40)})
 	if err != nil {
 		t.Fatal(err)
 	}

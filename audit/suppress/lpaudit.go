@@ -234,7 +234,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		up, down = s.levels(opt, i, s.val[i])
 		return up, down, false
 	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.auditTuning()}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -439,7 +439,9 @@ type auditEnv struct {
 	need       func(i int) (up, down float64, sec bool)
 	// exact asks for exact bounds beyond the verdicts (Options.exact).
 	exact bool
-	mu    sync.Mutex
+	// tune bounds the work (Options.Audit).
+	tune AuditTuning
+	mu   sync.Mutex
 }
 
 // warn adds a warning to the audit (safe for concurrent use).
@@ -472,11 +474,6 @@ func (s *structure) relCells(r int) []int {
 	return append(out, rel.parts...)
 }
 
-// largeComponent is the size above which a component whose true values
-// are known is audited by witnesses and neighbourhoods rather than as one
-// LP.
-var largeComponent = 400
-
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
 func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
@@ -485,10 +482,10 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 	for _, i := range comp {
 		known = known && s.known[i]
 	}
-	if known && len(comp) > largeComponent {
+	if known && len(comp) > env.tune.LargeComponent {
 		return s.solveLarge(ctx, comp, env, split)
 	}
-	if len(comp) > largeComponent {
+	if len(comp) > env.tune.LargeComponent {
 		// Unknown values (or true values that do not fit): one sparse LP
 		// from a phase 1 (its tableau would grow with the square of the
 		// cells in the dense solver).

@@ -48,27 +48,16 @@ func MethodFor(t *audit.Table, opt Options) string {
 // larger tables use a box of candidate codes around each primary.
 const lpWholeTable = 400
 
-// lpBoxCells are the sizes (in cells) of the boxes around a primary in a
-// larger table, tried in turn until one holds a deviation: the box grows
-// only when the smaller one has none (the dense simplex's cost grows with
-// the square of the box).
-var lpBoxCells = []float64{40, 80, 150, 300}
-
-// redundancyLimit bounds the table size of the redundancy pass that
-// re-audits the whole table per candidate (larger tables use the local
-// pass, dropLocal), and redundancyBudget its number of interval audits.
-// A variable so that tests can reach the local pass on small tables.
-var redundancyLimit = 1200
-
-// localRedundancy enables dropLocal (tests switch it off to compare).
-var localRedundancy = true
-
+// redundancyBudget bounds the number of interval audits of the redundancy
+// pass that re-audits the whole table per candidate (tables up to
+// Tuning.RedundancyLimit).
 const redundancyBudget = 4000
 
 type lpMethod struct {
 	s      *structure
 	sp     *suppressor
 	opt    Options
+	tune   Tuning // opt.tuning()
 	margin []bool
 	// added lists the secondary cells chosen, in order; by[i] is the
 	// primary a cell protects and viaMargin whether it is a total chosen
@@ -105,7 +94,7 @@ func (lm *lpMethod) remaining() time.Duration {
 }
 
 func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
-	lm := &lpMethod{s: s, sp: sp, opt: opt, margin: make([]bool, len(s.t.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}, rec: map[int][]int{}}
+	lm := &lpMethod{s: s, sp: sp, opt: opt, tune: opt.tuning(), margin: make([]bool, len(s.t.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}, rec: map[int][]int{}}
 	for _, r := range s.rels {
 		lm.margin[r.total] = true
 	}
@@ -273,7 +262,7 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) 
 	if len(s.t.Cells) <= lpWholeTable {
 		boxes = [][]int{lm.box(p, 0)}
 	} else {
-		for _, size := range lpBoxCells {
+		for _, size := range lm.tune.BoxCells {
 			boxes = append(boxes, lm.box(p, size))
 		}
 	}
@@ -569,8 +558,8 @@ func (lm *lpMethod) dropRedundant(ctx context.Context, prim []int) error {
 	if len(lm.added) == 0 {
 		return nil
 	}
-	if len(s.t.Cells) > redundancyLimit {
-		if !localRedundancy {
+	if len(s.t.Cells) > lm.tune.RedundancyLimit {
+		if !lm.tune.LocalRedundancy {
 			return nil
 		}
 		return lm.dropLocal(ctx, prim)
@@ -628,7 +617,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 		}
 		*budget--
 		lm.audits++
-		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
+		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Audit: lm.opt.Audit})
 		if err != nil {
 			return false, err
 		}

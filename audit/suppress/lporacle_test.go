@@ -396,8 +396,8 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if nsup < 300 || iv.largest < 200 || iv.largest > largeComponent {
-				t.Fatalf("%d suppressed cells, largest component %d: want >= 300 cells and a component of 200 to %d", nsup, iv.largest, largeComponent)
+			if large := DefaultAuditTuning().LargeComponent; nsup < 300 || iv.largest < 200 || iv.largest > large {
+				t.Fatalf("%d suppressed cells, largest component %d: want >= 300 cells and a component of 200 to %d", nsup, iv.largest, large)
 			}
 			// The oracle is deterministic: computed once per table for
 			// every -count.

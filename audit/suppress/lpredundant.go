@@ -27,13 +27,9 @@ import (
 // point), every dropped cell is put back.
 //
 // When some primary has no witness (before the pass), the pass does
-// nothing: its protection could depend on any cell.
-// localSearchBudget bounds the witness searches of one dropLocal pass:
-// the candidates are tried most costly first, so the pass stops where
-// the remaining ones are the cheapest. A count, not a clock, so that the
-// pattern does not depend on the machine.
-var localSearchBudget = 3000
-
+// nothing: its protection could depend on any cell. The witness searches
+// are bounded by Tuning.LocalSearchBudget, a count, not a clock, so that
+// the pattern does not depend on the machine.
 func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 	sp := lm.sp
 	var cand []int
@@ -80,7 +76,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		if lm.expired() {
 			break // the user's hard stop: the cells not tried stay
 		}
-		if searches >= localSearchBudget {
+		if searches >= lm.tune.LocalSearchBudget {
 			break // the costliest candidates, most of the gain, were tried
 		}
 		sp.sup[c] = false
@@ -223,9 +219,9 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 		case len(s.t.Cells) <= lpWholeTable:
 			sizes = []float64{0}
 		case len(hint) > 0:
-			sizes = append([]float64{-1}, lpBoxCells...)
+			sizes = append([]float64{-1}, lm.tune.BoxCells...)
 		default:
-			sizes = lpBoxCells
+			sizes = lm.tune.BoxCells
 		}
 		allow := func(i int) bool { return sp.sup[i] && !single(i) }
 		costOf := func(i int) float64 { return sp.cost[i] }
@@ -285,7 +281,7 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 // whose interval does not reach their levels.
 func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, error) {
 	s, sp := lm.s, lm.sp
-	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
+	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Audit: lm.opt.Audit})
 	if err != nil {
 		return nil, err
 	}

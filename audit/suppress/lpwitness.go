@@ -400,11 +400,6 @@ func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, ol
 // witnessBudget bounds the moves tried per cell by the witness search.
 const witnessBudget = 2000
 
-// nbhdRounds are the neighbourhood LP rounds of the large-component audit:
-// cells audited per LP (core) and cells free in the LP (core and halo).
-// Each round takes the cells the previous ones left unsettled.
-var nbhdRounds = []struct{ core, nbhd int }{{50, 450}, {15, 1200}}
-
 // solveLarge audits a large component whose true values are known.
 //
 //  1. Witnesses: a balanced move through suppressed cells with enough
@@ -453,7 +448,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 			open = append(open, i)
 		}
 	}
-	if !sparseLarge {
+	if !env.tune.Sparse {
 		if len(open) == 0 {
 			return 0, nil
 		}
@@ -589,7 +584,7 @@ func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, w
 }
 
 // nbhdRoundsLP solves the open cells of comp by neighbourhood LPs, round
-// after round (nbhdRounds), and returns the number of LPs.
+// after round (AuditTuning.NbhdRounds), and returns the number of LPs.
 func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *auditEnv, workers int, settle func(int) bool) (int, error) {
 	iv := env.iv
 	// Adjacency of the component's cells (local indices).
@@ -630,7 +625,7 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 	}
 	var mu sync.Mutex
 	total := 0
-	for _, round := range nbhdRounds {
+	for _, round := range env.tune.NbhdRounds {
 		if len(open) == 0 {
 			break
 		}
@@ -648,7 +643,7 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 				continue
 			}
 			gen++
-			core := bfs(seen, gen, []int{l}, round.core, func(m int) bool { return !assigned[m] && iv.undet[comp[m]] })
+			core := bfs(seen, gen, []int{l}, round.Core, func(m int) bool { return !assigned[m] && iv.undet[comp[m]] })
 			for _, m := range core {
 				assigned[m] = true
 			}
@@ -665,7 +660,7 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 				bm := seenPool.Get().(*bfsMarks)
 				defer seenPool.Put(bm)
 				bm.gen++
-				nb := bfs(bm.seen, bm.gen, core, round.nbhd, func(int) bool { return true })
+				nb := bfs(bm.seen, bm.gen, core, round.Nbhd, func(int) bool { return true })
 				cells := make([]int, len(nb))
 				for a, l := range nb {
 					cells[a] = comp[l]

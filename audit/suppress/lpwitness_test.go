@@ -36,14 +36,21 @@ func heavyTable(rt *rapid.T) *audit.Table {
 	return tb
 }
 
-// withLarge runs f with every component treated as large (witnesses,
-// propagation, then the sparse whole-component LP when sparse is set, and
-// neighbourhood LPs) and the given neighbourhood rounds.
-func withLarge(rounds []struct{ core, nbhd int }, sparse bool, f func()) {
-	oldL, oldR, oldS := largeComponent, nbhdRounds, sparseLarge
-	largeComponent, nbhdRounds, sparseLarge = 0, rounds, sparse
-	defer func() { largeComponent, nbhdRounds, sparseLarge = oldL, oldR, oldS }()
-	f()
+// allLarge is the audit tuning that treats every component as large
+// (witnesses, propagation, then the sparse whole-component LP when sparse
+// is set, and neighbourhood LPs) with the given neighbourhood rounds.
+func allLarge(rounds []NbhdRound, sparse bool) *AuditTuning {
+	tune := DefaultAuditTuning()
+	tune.LargeComponent, tune.NbhdRounds, tune.Sparse = 0, rounds, sparse
+	return &tune
+}
+
+// largeAt is the default audit tuning with components above n cells
+// large (tables of a test's size then reach the large-component audit).
+func largeAt(n int) *AuditTuning {
+	tune := DefaultAuditTuning()
+	tune.LargeComponent = n
+	return &tune
 }
 
 // The verdicts of the large-component audit (witness moves and interval
@@ -69,12 +76,11 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 		// Witnesses alone; with neighbourhood LPs; with the sparse LP.
 		for mode := 0; mode < 3; mode++ {
 			withLP := mode > 0
-			var rounds []struct{ core, nbhd int }
+			var rounds []NbhdRound
 			if mode == 1 {
-				rounds = nbhdRounds
+				rounds = DefaultAuditTuning().NbhdRounds
 			}
-			var res audit.Intervals
-			withLarge(rounds, mode == 2, func() { res, err = Audit(ctx, tb, Options{}) })
+			res, err := Audit(ctx, tb, Options{Audit: allLarge(rounds, mode == 2)})
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -198,11 +204,10 @@ func TestAuditReceivedLargeComponent(t *testing.T) {
 	}
 	// The phase 1 of its 16,050 linked cells runs out of a small budget
 	// (the default, 40,000 iterations, takes minutes at this size).
-	old := phase1Iters
-	defer func() { phase1Iters = old }()
-	phase1Iters = 300
+	tune := DefaultAuditTuning()
+	tune.Phase1Iters = 300
 	t0 := time.Now()
-	res, err := Audit(context.Background(), tb, Options{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Value: "total", Audit: &tune})
 	if err != nil {
 		t.Fatal(err)
 	}

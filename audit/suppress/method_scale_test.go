@@ -165,10 +165,9 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 // under-protected or undetermined) and that gonum certifies each one on
 // a restriction of the joint system (neighbourhoods of 40, then 150,
 // suppressed cells).
-func protectLarge(t *testing.T, tb *audit.Table, certify bool) {
+func protectLarge(t *testing.T, tb *audit.Table, opt Options, certify bool) {
 	t.Helper()
 	ctx := context.Background()
-	opt := Options{}
 	t0 := time.Now()
 	if err := Protect(ctx, tb, opt); err != nil {
 		t.Fatal(err)
@@ -253,6 +252,6 @@ func TestLPMethodLargeTable(t *testing.T) {
 		if m := MethodFor(tb, Options{}); m != "lp" {
 			t.Errorf("%v: method %s, want lp", tc.sizes, m)
 		}
-		protectLarge(t, tb, tc.certify)
+		protectLarge(t, tb, Options{}, tc.certify)
 	}
 }

@@ -239,7 +239,7 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64, boundOnly bool) (jointResult, *jointSolver, error) {
 	n := len(s.t.Cells)
 	lm := newLPMethod(s, sp, opt)
-	js := &jointSolver{boundOnly: boundOnly, boundedLimit: jointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
+	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
 	for _, p := range prim {
 		up, low := s.levels(opt, p, s.val[p])
 		if up <= 0 {
@@ -288,10 +288,6 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 	}
 	return res, js, err
 }
-
-// jointBounded: masters with at most this many variables keep the
-// bounds y ≤ 1 (a variable so that tests can compare).
-var jointBounded = 1000
 
 // protects1 names the primary a joint cell is recorded as protecting: the
 // first commodity whose cut uses it, else the first primary.

@@ -103,7 +103,7 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
-	if run.Method == "lp" && compareLarge {
+	if run.Method == "lp" && opt.tuning().CompareLarge {
 		return protectBest(ctx, t, opt, s, sp, prim, deadline, run)
 	}
 	if run.Method == "lp" {

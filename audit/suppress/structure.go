@@ -88,6 +88,12 @@ type Options struct {
 	// Joint tunes the joint search of the lp method (budgets in simplex
 	// pivots, nodes and cut rounds; docs/suppression.md).
 	Joint JointOptions
+	// Tuning bounds the suppression method's searches; nil means
+	// DefaultTuning.
+	Tuning *Tuning
+	// Audit bounds the interval audit's work; nil means
+	// DefaultAuditTuning.
+	Audit *AuditTuning
 }
 
 func (o Options) valueRole(t *audit.Table) string {
