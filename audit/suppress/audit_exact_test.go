@@ -113,7 +113,7 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tol := 1e-7 * s.scale()
+			tol := 1e-7 * s.Scale()
 			_, res := auditBytes(t, tb, 2, runtime.GOMAXPROCS(0), largeAt(40))
 			if res.Undetermined != 0 || res.Approximate != 0 {
 				t.Fatalf("%d undetermined, %d approximate of %d; warnings %q", res.Undetermined, res.Approximate, len(res.Cells), res.Warnings)

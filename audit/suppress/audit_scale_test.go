@@ -48,7 +48,7 @@ func BenchmarkAuditScale(b *testing.B) {
 				}
 				nsup := 0
 				for i := range tb.Cells {
-					if s.isSuppressed(i) {
+					if s.IsSuppressed(i) {
 						nsup++
 					}
 				}

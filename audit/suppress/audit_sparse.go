@@ -70,7 +70,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 		}
 		if x0 == nil && errors.Is(err, lp.ErrInfeasible) {
 			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
-				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
+				s.T.Name, ErrInconsistent, s.T.KeyString(s.T.Cells[comp[0]].Key), s.Describe(rowRel[0]))
 		}
 		return 0, fmt.Errorf("%w: %w", errSparse, err)
 	}
@@ -190,7 +190,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 					// Verdict first (not counted against the budget):
 					// each side to its protection level, a feasible
 					// point there proves it, or to the optimum.
-					x := s.val[i]
+					x := s.Val[i]
 					up, down, sec := env.need(i)
 					if sec || iv.outerFails(i, x, up, down) {
 						up, down, sec = 0, 0, true
@@ -259,7 +259,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	}
 	if failed > 0 {
 		env.warn(fmt.Sprintf("interval audit: %d of the LPs around %s failed (%v); those bounds are inner bounds only",
-			failed, s.t.KeyString(s.t.Cells[comp[0]].Key), firstErr))
+			failed, s.T.KeyString(s.T.Cells[comp[0]].Key), firstErr))
 	}
 	return lps, nil
 }

@@ -78,12 +78,12 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale := s.scale()
+			scale := s.Scale()
 			tol := 1e-7 * scale
 			atol := 1e-9 * scale
 			sup := make([]bool, len(tb.Cells))
 			for i := range sup {
-				sup[i] = s.isSuppressed(i)
+				sup[i] = s.IsSuppressed(i)
 			}
 			iv, err := s.intervals(context.Background(), sup, opt)
 			if err != nil {
@@ -128,8 +128,8 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 					case w <= 2*atol:
 						continue
 					}
-					up, down := s.levels(opt, i, s.val[i])
-					margin := math.Min(whi-(s.val[i]+up), s.val[i]-down-wlo)
+					up, down := s.levels(opt, i, s.Val[i])
+					margin := math.Min(whi-(s.Val[i]+up), s.Val[i]-down-wlo)
 					if math.Abs(margin) <= 2*tol {
 						continue
 					}

@@ -139,8 +139,8 @@ func TestDropRedundantHonoursDeadline(t *testing.T) {
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(tb.Cells)), cost: make([]float64, len(tb.Cells)), single: make([]bool, len(tb.Cells))}
 	var prim []int
 	for i, c := range tb.Cells {
-		sp.sup[i] = s.isSuppressed(i)
-		sp.cost[i] = s.val[i] + 1
+		sp.sup[i] = s.IsSuppressed(i)
+		sp.cost[i] = s.Val[i] + 1
 		if c.Status == audit.StatusPrimary {
 			prim = append(prim, i)
 		}

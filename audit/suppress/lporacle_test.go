@@ -85,15 +85,15 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 	lo, hi = map[int]float64{}, map[int]float64{}
 	var vars []int
 	for i := range tb.Cells {
-		if s.isSuppressed(i) {
+		if s.IsSuppressed(i) {
 			vars = append(vars, i)
 		}
 	}
 	uf := newUnionFind(len(tb.Cells))
-	for r := range s.rels {
+	for r := range s.Rels {
 		first := -1
-		for _, j := range s.relCells(r) {
-			if s.isSuppressed(j) {
+		for _, j := range s.RelCells(r) {
+			if s.IsSuppressed(j) {
 				if first < 0 {
 					first = j
 				} else {
@@ -118,19 +118,19 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 		var ind independent
 		seen := map[int32]bool{}
 		for _, i := range block {
-			for _, r := range s.cellRels[i] {
+			for _, r := range s.CellRels[i] {
 				if seen[r] {
 					continue
 				}
 				seen[r] = true
 				row := make([]float64, n)
 				var b float64
-				for _, j := range s.relCells(int(r)) {
-					c := s.coef(int(r), j)
+				for _, j := range s.RelCells(int(r)) {
+					c := s.Coef(int(r), j)
 					if l, ok := local[j]; ok {
 						row[l] += c
 					} else {
-						b -= c * s.val[j]
+						b -= c * s.Val[j]
 					}
 				}
 				if ind.keep(row, n) {
@@ -346,7 +346,7 @@ func TestLPBasisNonsingularOn3DTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, _ := certifiedIntervals(t, tb, 1e-7*s.scale())
+	lo, _ := certifiedIntervals(t, tb, 1e-7*s.Scale())
 	if len(lo) < 300 {
 		t.Fatalf("%d cells certified, want >= 300", len(lo))
 	}
@@ -381,13 +381,13 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale := s.scale()
+			scale := s.Scale()
 			tol := 1e-7 * scale
 			atol := 1e-9 * scale // the audit's own tolerance for exact
 			sup := make([]bool, len(tb.Cells))
 			nsup := 0
 			for i := range sup {
-				sup[i] = s.isSuppressed(i)
+				sup[i] = s.IsSuppressed(i)
 				if sup[i] {
 					nsup++
 				}
@@ -444,11 +444,11 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 					}
 					want := true
 					if r.Status == audit.StatusPrimary {
-						up, down := s.levels(opt, i, s.val[i])
+						up, down := s.levels(opt, i, s.Val[i])
 						if up != r.Upper || down != r.Lower {
 							t.Errorf("run %d: %v: levels %v/%v, want %v/%v", run, r.Key, r.Upper, r.Lower, up, down)
 						}
-						margin := math.Min(whi-(s.val[i]+up), s.val[i]-down-wlo)
+						margin := math.Min(whi-(s.Val[i]+up), s.Val[i]-down-wlo)
 						if math.Abs(margin) <= 2*tol {
 							continue
 						}

@@ -156,7 +156,7 @@ func (lm *lpMethod) recorded(p int) ([]int, bool) {
 	sort.Ints(w)
 	w = slices.Compact(w)
 	for _, i := range w {
-		if !sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)) {
+		if !sp.sup[i] || (sp.singleton(i) && !s.Covers(i, p)) {
 			return nil, false
 		}
 	}
@@ -168,15 +168,15 @@ func (lm *lpMethod) recorded(p int) ([]int, bool) {
 // or nil when it would hold more than hintBoxCells cells.
 func (lm *lpMethod) hintBox(p int, hint []int) []int {
 	s := lm.s
-	codes := make([][]int, s.nd)
+	codes := make([][]int, s.NDim)
 	size := 1
-	for d := 0; d < s.nd; d++ {
+	for d := 0; d < s.NDim; d++ {
 		seen := map[int]bool{}
-		for c := s.keys[p][d]; c >= 0; c = s.parent[d][c] {
+		for c := s.Keys[p][d]; c >= 0; c = s.Parent[d][c] {
 			seen[c] = true
 		}
 		for _, i := range hint {
-			seen[s.keys[i][d]] = true
+			seen[s.Keys[i][d]] = true
 		}
 		for c := range seen {
 			codes[d] = append(codes[d], c)
@@ -187,7 +187,7 @@ func (lm *lpMethod) hintBox(p int, hint []int) []int {
 			return nil
 		}
 	}
-	return s.boxCells(codes)
+	return s.BoxCells(codes)
 }
 
 // hintBoxCells bounds the size of hintBox.
@@ -198,11 +198,11 @@ const hintBoxCells = 400
 // hint, p's former witness, gives the first box to search.
 func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool, error) {
 	s, sp := lm.s, lm.sp
-	up, low := s.levels(lm.opt, p, s.val[p])
+	up, low := s.levels(lm.opt, p, s.Val[p])
 	if up <= 0 {
 		up = 1000 * lm.tol
 	}
-	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	single := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
 	forbid := func(i int) bool { return i != p && (!sp.sup[i] || single(i)) }
 	set := map[int]bool{}
 	if m := sp.bestMove(p, up, low, forbid); m != nil {
@@ -216,7 +216,7 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 		// (as in protectSide) until one holds both sides.
 		var sizes []float64
 		switch {
-		case len(s.t.Cells) <= lpWholeTable:
+		case len(s.T.Cells) <= lpWholeTable:
 			sizes = []float64{0}
 		case len(hint) > 0:
 			sizes = append([]float64{-1}, lm.tune.BoxCells...)
@@ -287,7 +287,7 @@ func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, 
 	}
 	out := map[int]bool{}
 	for _, p := range prim {
-		x := s.val[p]
+		x := s.Val[p]
 		up, down := s.levels(lm.opt, p, x)
 		if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol || math.IsNaN(iv.hi[p]) {
 			out[p] = true
@@ -312,7 +312,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	vars := []int{p}
 	for _, j := range box {
 		if j != p && allow(j) {
-			if !s.known[j] {
+			if !s.Known[j] {
 				return nil, false, true, nil
 			}
 			local[j] = len(vars)
@@ -322,18 +322,18 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	seen := map[int32]bool{}
 	var rows []lp.Row
 	for _, j := range vars {
-		for _, r := range s.cellRels[j] {
+		for _, r := range s.CellRels[j] {
 			if seen[r] {
 				continue
 			}
 			seen[r] = true
 			var row lp.Row
-			for _, k := range s.relCells(int(r)) {
+			for _, k := range s.RelCells(int(r)) {
 				if l, ok := local[k]; ok {
-					c := s.coef(int(r), k)
+					c := s.Coef(int(r), k)
 					row.Idx = append(row.Idx, l)
 					row.Coef = append(row.Coef, c)
-					row.RHS += c * s.val[k]
+					row.RHS += c * s.Val[k]
 				}
 			}
 			rows = append(rows, row)
@@ -341,7 +341,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	}
 	x0 := make([]float64, len(vars))
 	for l, j := range vars {
-		x0[l] = s.val[j]
+		x0[l] = s.Val[j]
 	}
 	base, err := lp.NewSparseAt(ctx, len(vars), rows, x0)
 	if err != nil {
@@ -350,7 +350,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 		}
 		return nil, false, true, nil
 	}
-	x := s.val[p]
+	x := s.Val[p]
 	changed := map[int]bool{}
 	down := base
 	if up != 0 && low != 0 {
@@ -376,7 +376,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 			return nil, false, false, nil
 		}
 		for l, j := range vars {
-			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.val[j]) > lm.tol) {
+			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.Val[j]) > lm.tol) {
 				changed[j] = true
 			}
 		}

@@ -114,19 +114,19 @@ func TestMovesStreamMatchesList(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, p := range s.parent[0] {
-			if p >= 0 && s.parent[0][p] >= 0 {
+		for _, p := range s.Parent[0] {
+			if p >= 0 && s.Parent[0][p] >= 0 {
 				deep++ // a leaf under a group under the total
 			}
 		}
-		for d := 0; d < s.nd; d++ {
-			for k := range s.parent[d] {
+		for d := 0; d < s.NDim; d++ {
+			for k := range s.Parent[d] {
 				want := refMoves1D(s, d, k)
-				got := s.moves1D(d, k)
+				got := s.Moves1D(d, k)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("case %d dim %d code %d: moves %v, want %v", ci, d, k, got, want)
 				}
-				if n := s.count1D(d, k); n != len(want) {
+				if n := s.Count1D(d, k); n != len(want) {
 					t.Fatalf("case %d dim %d code %d: count %d, want %d", ci, d, k, n, len(want))
 				}
 			}
@@ -135,14 +135,14 @@ func TestMovesStreamMatchesList(t *testing.T) {
 		sp := &suppressor{s: s, sup: make([]bool, len(c.tb.Cells)), cost: make([]float64, len(c.tb.Cells)), single: make([]bool, len(c.tb.Cells))}
 		for i := range c.tb.Cells {
 			sp.sup[i] = rng.IntN(3) == 0
-			sp.cost[i] = math.Abs(s.val[i]) + 1e-3
+			sp.cost[i] = math.Abs(s.Val[i]) + 1e-3
 			if rng.IntN(4) == 0 {
 				sp.cost[i] = 1 // ties
 			}
 		}
 		for trial := 0; trial < 200; trial++ {
 			p := rng.IntN(len(c.tb.Cells))
-			d := rng.IntN(s.nd)
+			d := rng.IntN(s.NDim)
 			k := 1 + rng.IntN(12)
 			up, low := float64(rng.IntN(80)), float64(rng.IntN(80))
 			if trial%5 == 4 {
@@ -155,7 +155,7 @@ func TestMovesStreamMatchesList(t *testing.T) {
 			case 2:
 				forbid = func(i int) bool { return i%7 == 3 }
 			}
-			want := refPrune(sp, p, d, refMoves1D(s, d, s.keys[p][d]), up, low, k, forbid)
+			want := refPrune(sp, p, d, refMoves1D(s, d, s.Keys[p][d]), up, low, k, forbid)
 			got := sp.prune(p, d, up, low, k, forbid)
 			if len(got) == 0 && len(want) == 0 {
 				continue
@@ -201,7 +201,7 @@ func TestForMovesMatchesSorted(t *testing.T) {
 		for i := range sup {
 			sup[i] = rng.IntN(4) != 0
 		}
-		got, want := newWitnessScratch(s.nd), newWitnessScratch(s.nd)
+		got, want := newWitnessScratch(s.NDim), newWitnessScratch(s.NDim)
 		for trial := 0; trial < 150; trial++ {
 			i := rng.IntN(len(tb.Cells))
 			if !sup[i] {
@@ -248,10 +248,10 @@ func TestForMovesMatchesSorted(t *testing.T) {
 // a path from a leaf below k up to the root, or a path from a leaf below k
 // up to an ancestor-or-self a paired with the opposite path below a
 // sibling of a. A code in no relation moves alone.
-func refMoves1D(s *structure, d, k int) []move1 {
-	par, ch := s.parent[d], s.children[d]
+func refMoves1D(s *structure, d, k int) []Move1 {
+	par, ch := s.Parent[d], s.Children[d]
 	if par[k] < 0 && len(ch[k]) == 0 {
-		return []move1{{codes: []int{k}, w: []int8{1}}}
+		return []Move1{{Codes: []int{k}, W: []int8{1}}}
 	}
 	leaves := func(x int) []int {
 		var out []int
@@ -282,13 +282,13 @@ func refMoves1D(s *structure, d, k int) []move1 {
 	for par[root] >= 0 {
 		root = par[root]
 	}
-	var out []move1
+	var out []Move1
 	below := leaves(k)
 	for _, l := range below {
-		m := move1{}
+		m := Move1{}
 		for _, c := range path(l, root) {
-			m.codes = append(m.codes, c)
-			m.w = append(m.w, 1)
+			m.Codes = append(m.Codes, c)
+			m.W = append(m.W, 1)
 		}
 		out = append(out, m)
 	}
@@ -299,14 +299,14 @@ func refMoves1D(s *structure, d, k int) []move1 {
 			}
 			for _, l := range below {
 				for _, l2 := range leaves(b) {
-					m := move1{}
+					m := Move1{}
 					for _, c := range path(l, a) {
-						m.codes = append(m.codes, c)
-						m.w = append(m.w, 1)
+						m.Codes = append(m.Codes, c)
+						m.W = append(m.W, 1)
 					}
 					for _, c := range path(l2, b) {
-						m.codes = append(m.codes, c)
-						m.w = append(m.w, -1)
+						m.Codes = append(m.Codes, c)
+						m.W = append(m.W, -1)
 					}
 					out = append(out, m)
 				}
@@ -319,19 +319,19 @@ func refMoves1D(s *structure, d, k int) []move1 {
 // refPrune is prune as it was before the streaming heap (the reference).
 // prune keeps the k most promising one-dimensional moves of dimension d,
 // judged on the line through p.
-func refPrune(sp *suppressor, p, d int, ms []move1, up, low float64, k int, forbid func(int) bool) []move1 {
+func refPrune(sp *suppressor, p, d int, ms []Move1, up, low float64, k int, forbid func(int) bool) []Move1 {
 	s := sp.s
 	type scored struct {
-		m     move1
+		m     Move1
 		score float64
 	}
 	sc := make([]scored, len(ms))
-	tuple := append([]int(nil), s.keys[p]...)
+	tuple := append([]int(nil), s.Keys[p]...)
 	for a, m := range ms {
 		score := 0.0
-		for b, code := range m.codes {
+		for b, code := range m.Codes {
 			tuple[d] = code
-			i := s.lookup(tuple)
+			i := s.Lookup(tuple)
 			if i < 0 || (forbid != nil && forbid(i)) {
 				score = math.Inf(1)
 				break
@@ -339,7 +339,7 @@ func refPrune(sp *suppressor, p, d int, ms []move1, up, low float64, k int, forb
 			if !sp.sup[i] {
 				score += sp.cost[i]
 			}
-			if m.w[b] < 0 && s.val[i] < up || m.w[b] > 0 && s.val[i] < low {
+			if m.W[b] < 0 && s.Val[i] < up || m.W[b] > 0 && s.Val[i] < low {
 				score += 1e6 * (sp.cost[i] + 1)
 			}
 		}
@@ -357,7 +357,7 @@ func refPrune(sp *suppressor, p, d int, ms []move1, up, low float64, k int, forb
 		return a < b
 	}
 	top := firstK(len(sc), k, before)
-	out := make([]move1, 0, len(top))
+	out := make([]Move1, 0, len(top))
 	for _, a := range top {
 		out = append(out, sc[a].m)
 	}
@@ -366,8 +366,8 @@ func refPrune(sp *suppressor, p, d int, ms []move1, up, low float64, k int, forb
 
 // refForMoves is forMoves as it was before the heap (the reference).
 func refForMoves(s *structure, i int, sup []bool, budget int, ws *witnessScratch, visit func(upCap, downCap float64) bool) {
-	nd := s.nd
-	key := s.keys[i]
+	nd := s.NDim
+	key := s.Keys[i]
 	tuple := ws.tuple
 	for d := 0; d < nd; d++ {
 		copy(tuple, key)
@@ -375,9 +375,9 @@ func refForMoves(s *structure, i int, sup []bool, budget int, ws *witnessScratch
 		for _, m := range refMoves1D(s, d, key[d]) {
 			score := math.Inf(1)
 			ok := true
-			for _, c := range m.codes {
+			for _, c := range m.Codes {
 				tuple[d] = c
-				j := s.lookup(tuple)
+				j := s.Lookup(tuple)
 				if j < 0 || !sup[j] {
 					ok = false
 					break
@@ -412,7 +412,7 @@ func refForMoves(s *structure, i int, sup []bool, budget int, ws *witnessScratch
 	for ws.tried = 0; ws.tried < ws.limit; ws.tried++ {
 		upCap, downCap := math.Inf(1), math.Inf(1)
 		ws.cells, ws.w = ws.cells[:0], ws.w[:0]
-		ok := s.walkMove(ws.ms, idx, tuple, func(j int, w int8) bool {
+		ok := s.WalkMove(ws.ms, idx, tuple, func(j int, w int8) bool {
 			if j < 0 || !sup[j] {
 				return false
 			}

@@ -52,10 +52,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 			if c.HasN {
 				objCost[i] = float64(c.N)
 			} else {
-				objCost[i] = math.Abs(s.val[i])
+				objCost[i] = math.Abs(s.Val[i])
 			}
 		default:
-			objCost[i] = math.Abs(s.val[i])
+			objCost[i] = math.Abs(s.Val[i])
 		}
 		if opt.CostOf != nil {
 			// a cell's own cost (tau-argus's cost variable, an a-priori
@@ -237,11 +237,11 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 // weight 0, interior (totals join only when no interior pattern
 // exists).
 func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64, boundOnly bool) (jointResult, *jointSolver, error) {
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	lm := newLPMethod(s, sp, opt)
 	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
 	for _, p := range prim {
-		up, low := s.levels(opt, p, s.val[p])
+		up, low := s.levels(opt, p, s.Val[p])
 		if up <= 0 {
 			up = 1000 * lm.tol
 		}
@@ -256,8 +256,8 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 		}
 	}
 	setCand := func(margins bool) {
-		for i, c := range s.t.Cells {
-			js.cand[i] = !origSup[i] && s.known[i] && (opt.Keep == nil || !opt.Keep(c)) && (margins || !margin[i])
+		for i, c := range s.T.Cells {
+			js.cand[i] = !origSup[i] && s.Known[i] && (opt.Keep == nil || !opt.Keep(c)) && (margins || !margin[i])
 		}
 	}
 	hasSingle := false

@@ -70,10 +70,10 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 		return run, nil, err
 	}
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells)), single: make([]bool, len(t.Cells))}
-	delta := s.scale() * 1e-6
+	delta := s.Scale() * 1e-6
 	for i, c := range t.Cells {
-		sp.sup[i] = s.isSuppressed(i)
-		sp.single[i] = s.role == "total" && c.HasN && c.N == 1
+		sp.sup[i] = s.IsSuppressed(i)
+		sp.single[i] = s.Role == "total" && c.HasN && c.N == 1
 		switch opt.Cost {
 		case "unity":
 			sp.cost[i] = 1
@@ -81,10 +81,10 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 			if c.HasN {
 				sp.cost[i] = float64(c.N) + 1e-6
 			} else {
-				sp.cost[i] = math.Abs(s.val[i]) + delta
+				sp.cost[i] = math.Abs(s.Val[i]) + delta
 			}
 		default:
-			sp.cost[i] = math.Abs(s.val[i]) + delta
+			sp.cost[i] = math.Abs(s.Val[i]) + delta
 		}
 		if opt.CostOf != nil {
 			if v, ok := opt.CostOf(c); ok {
@@ -98,7 +98,7 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 			prim = append(prim, i)
 		}
 	}
-	sort.SliceStable(prim, func(a, b int) bool { return s.val[prim[a]] > s.val[prim[b]] })
+	sort.SliceStable(prim, func(a, b int) bool { return s.Val[prim[a]] > s.Val[prim[b]] })
 	var deadline time.Time
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
@@ -151,9 +151,9 @@ type move struct {
 }
 
 // move1 is a one-dimensional move: codes of one dimension with weights.
-type move1 struct {
-	codes []int
-	w     []int8
+type Move1 struct {
+	Codes []int
+	W     []int8
 }
 
 func (sp *suppressor) singleton(i int) bool { return sp.single[i] }
@@ -173,16 +173,16 @@ func lessFirst(aFirst, bFirst bool) int {
 
 func (sp *suppressor) protect(p int) {
 	s := sp.s
-	x := s.val[p]
+	x := s.Val[p]
 	up, low := s.levels(sp.opt, p, x)
 	best := sp.bestMove(p, up, low, nil)
 	if best == nil {
-		s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: no complementary pattern protects %s", s.t.KeyString(s.t.Cells[p].Key)))
+		s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: no complementary pattern protects %s", s.T.KeyString(s.T.Cells[p].Key)))
 		return
 	}
 	var singles []int
 	for _, i := range best.cells {
-		if i != p && sp.singleton(i) && !s.covers(i, p) {
+		if i != p && sp.singleton(i) && !s.Covers(i, p) {
 			singles = append(singles, i)
 		}
 	}
@@ -190,7 +190,7 @@ func (sp *suppressor) protect(p int) {
 		sp.apply(p, best)
 		return
 	}
-	noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
 	if alt := sp.bestMove(p, up, low, noSingles); alt != nil {
 		sp.apply(p, alt)
 		return
@@ -201,8 +201,8 @@ func (sp *suppressor) protect(p int) {
 		if alt := sp.bestMove(p, up, low, avoid); alt != nil {
 			sp.apply(p, alt)
 		} else {
-			s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
-				s.t.KeyString(s.t.Cells[p].Key), s.t.KeyString(s.t.Cells[sg].Key)))
+			s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
+				s.T.KeyString(s.T.Cells[p].Key), s.T.KeyString(s.T.Cells[sg].Key)))
 		}
 	}
 }
@@ -215,17 +215,17 @@ func (sp *suppressor) apply(p int, m *move) {
 			continue
 		}
 		sp.sup[i] = true
-		c := s.t.Cells[i]
+		c := s.T.Cells[i]
 		where := "(a corner of its suppression hypercube)"
-		for _, r := range s.cellRels[i] {
-			if s.inRel(int(r), p) {
-				where = "in " + s.describe(int(r))
+		for _, r := range s.CellRels[i] {
+			if s.InRel(int(r), p) {
+				where = "in " + s.Describe(int(r))
 				break
 			}
 		}
-		msg := fmt.Sprintf("protects %s %s", s.t.KeyString(s.t.Cells[p].Key), where)
+		msg := fmt.Sprintf("protects %s %s", s.T.KeyString(s.T.Cells[p].Key), where)
 		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
-			Figures: []audit.Figure{audit.TextFig("protects", s.t.KeyString(s.t.Cells[p].Key))}})
+			Figures: []audit.Figure{audit.TextFig("protects", s.T.KeyString(s.T.Cells[p].Key))}})
 		c.Notes = append(c.Notes, msg)
 		c.Status = audit.StatusSecondary
 	}
@@ -234,11 +234,11 @@ func (sp *suppressor) apply(p int, m *move) {
 // covers reports whether cell a is a margin of cell b (or b itself): in
 // every dimension a's code is b's or an ancestor of it. A singleton margin
 // over b has the same single contributor as b, who is no intruder.
-func (s *structure) covers(a, b int) bool {
-	for d := 0; d < s.nd; d++ {
-		c := s.keys[b][d]
-		for c >= 0 && c != s.keys[a][d] {
-			c = s.parent[d][c]
+func (s *structure) Covers(a, b int) bool {
+	for d := 0; d < s.NDim; d++ {
+		c := s.Keys[b][d]
+		for c >= 0 && c != s.Keys[a][d] {
+			c = s.Parent[d][c]
 		}
 		if c < 0 {
 			return false
@@ -247,12 +247,12 @@ func (s *structure) covers(a, b int) bool {
 	return true
 }
 
-func (s *structure) inRel(r, i int) bool {
-	rel := s.rels[r]
-	if rel.total == i {
+func (s *structure) InRel(r, i int) bool {
+	rel := s.Rels[r]
+	if rel.Total == i {
 		return true
 	}
-	for _, j := range rel.parts {
+	for _, j := range rel.Parts {
 		if j == i {
 			return true
 		}
@@ -271,16 +271,16 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 		// a kept cell may take part only when it is already suppressed
 		other := forbid
 		forbid = func(i int) bool {
-			return (!sp.sup[i] && keep(s.t.Cells[i])) || (other != nil && other(i))
+			return (!sp.sup[i] && keep(s.T.Cells[i])) || (other != nil && other(i))
 		}
 	}
-	nd := s.nd
-	key := s.keys[p]
-	ms := make([][]move1, nd)
+	nd := s.NDim
+	key := s.Keys[p]
+	ms := make([][]Move1, nd)
 	counts := make([]int, nd)
 	total := 1
 	for d := 0; d < nd; d++ {
-		counts[d] = s.count1D(d, key[d])
+		counts[d] = s.Count1D(d, key[d])
 		total = min(total*counts[d], maxCombos+1) // every count is at least 1
 	}
 	k := math.MaxInt // no pruning
@@ -291,7 +291,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 		if counts[d] > k {
 			ms[d] = sp.prune(p, d, up, low, k, forbid)
 		} else {
-			ms[d] = s.moves1D(d, key[d])
+			ms[d] = s.Moves1D(d, key[d])
 		}
 	}
 	var cands []*move
@@ -305,8 +305,8 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 		if i < 0 || (forbid != nil && forbid(i)) {
 			return false
 		}
-		v := s.val[i]
-		if !s.known[i] {
+		v := s.Val[i]
+		if !s.Known[i] {
 			v = 0
 		}
 		if !sp.sup[i] {
@@ -330,7 +330,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 		if d == nd {
 			cells, ws = cells[:0], ws[:0]
 			cost, upCap, downCap = 0, math.Inf(1), math.Inf(1)
-			if !s.walkMove(ms, idx, tuple, visit) || upCap < up || upCap <= 0 || downCap < low {
+			if !s.WalkMove(ms, idx, tuple, visit) || upCap < up || upCap <= 0 || downCap < low {
 				return
 			}
 			if len(cands) == 4 && cost >= cands[3].cost {
@@ -376,10 +376,10 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 // copied (a bounded heap), so that a dimension of many codes costs no
 // list of every move; the enumeration stops once k moves of score 0 (all
 // their cells on the line already suppressed, wide enough) are kept.
-func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []move1 {
+func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []Move1 {
 	s := sp.s
 	type scored struct {
-		m     move1
+		m     Move1
 		score float64
 		pos   int
 	}
@@ -406,14 +406,14 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 			i = m
 		}
 	}
-	tuple := append([]int(nil), s.keys[p]...)
-	var sc move1
+	tuple := append([]int(nil), s.Keys[p]...)
+	var sc Move1
 	pos := 0
-	s.eachMove1D(d, s.keys[p][d], &sc, func(m move1) bool {
+	s.EachMove1D(d, s.Keys[p][d], &sc, func(m Move1) bool {
 		score := 0.0
-		for b, code := range m.codes {
+		for b, code := range m.Codes {
 			tuple[d] = code
-			i := s.lookup(tuple)
+			i := s.Lookup(tuple)
 			if i < 0 || (forbid != nil && forbid(i)) {
 				score = math.Inf(1)
 				break
@@ -421,7 +421,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 			if !sp.sup[i] {
 				score += sp.cost[i]
 			}
-			if m.w[b] < 0 && s.val[i] < up || m.w[b] > 0 && s.val[i] < low {
+			if m.W[b] < 0 && s.Val[i] < up || m.W[b] > 0 && s.Val[i] < low {
 				score += 1e6 * (sp.cost[i] + 1)
 			}
 		}
@@ -429,7 +429,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		pos++
 		switch {
 		case len(h) < k:
-			x.m = move1{codes: slices.Clone(m.codes), w: slices.Clone(m.w)}
+			x.m = Move1{Codes: slices.Clone(m.Codes), W: slices.Clone(m.W)}
 			h = append(h, x)
 			for i := len(h) - 1; i > 0; {
 				q := (i - 1) / 2
@@ -441,7 +441,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 			}
 		case before(&x, &h[0]):
 			// reuse the evicted move's arrays
-			x.m = move1{codes: append(h[0].m.codes[:0], m.codes...), w: append(h[0].m.w[:0], m.w...)}
+			x.m = Move1{Codes: append(h[0].m.Codes[:0], m.Codes...), W: append(h[0].m.W[:0], m.W...)}
 			h[0] = x
 			down(0)
 		}
@@ -454,7 +454,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		order[a] = int32(a)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return lessFirst(before(&h[a], &h[b]), before(&h[b], &h[a])) })
-	out := make([]move1, len(h))
+	out := make([]Move1, len(h))
 	for a, o := range order {
 		out[a] = h[o].m
 	}
@@ -467,8 +467,8 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 func (s *structure) balanced(m *move) bool {
 	acc := map[int32]int{}
 	for a, i := range m.cells {
-		for _, r := range s.cellRels[i] {
-			acc[r] += int(s.coef(int(r), i)) * int(m.w[a])
+		for _, r := range s.CellRels[i] {
+			acc[r] += int(s.Coef(int(r), i)) * int(m.w[a])
 		}
 	}
 	for _, v := range acc {
@@ -485,22 +485,22 @@ func (s *structure) balanced(m *move) bool {
 // sibling of a. A code in no relation moves alone. The moves share one
 // backing array each for codes and weights (callers must not append to
 // them).
-func (s *structure) moves1D(d, k int) []move1 {
-	var out []move1
+func (s *structure) Moves1D(d, k int) []Move1 {
+	var out []Move1
 	var codes []int
 	var ws []int8
 	var ends []int
-	var sc move1
-	s.eachMove1D(d, k, &sc, func(m move1) bool {
-		codes = append(codes, m.codes...)
-		ws = append(ws, m.w...)
+	var sc Move1
+	s.EachMove1D(d, k, &sc, func(m Move1) bool {
+		codes = append(codes, m.Codes...)
+		ws = append(ws, m.W...)
 		ends = append(ends, len(codes))
 		return true
 	})
-	out = make([]move1, len(ends))
+	out = make([]Move1, len(ends))
 	from := 0
 	for a, e := range ends {
-		out[a] = move1{codes: codes[from:e:e], w: ws[from:e:e]}
+		out[a] = Move1{Codes: codes[from:e:e], W: ws[from:e:e]}
 		from = e
 	}
 	return out
@@ -509,16 +509,16 @@ func (s *structure) moves1D(d, k int) []move1 {
 // eachMove1D calls yield with every move of moves1D(d, k), in the same
 // order, without listing them: the move is built in sc and valid only
 // during the call. It stops, returning false, when yield returns false.
-func (s *structure) eachMove1D(d, k int, sc *move1, yield func(move1) bool) bool {
-	par, ch := s.parent[d], s.children[d]
+func (s *structure) EachMove1D(d, k int, sc *Move1, yield func(Move1) bool) bool {
+	par, ch := s.Parent[d], s.Children[d]
 	if par[k] < 0 && len(ch[k]) == 0 {
-		sc.codes, sc.w = append(sc.codes[:0], k), append(sc.w[:0], 1)
+		sc.Codes, sc.W = append(sc.Codes[:0], k), append(sc.W[:0], 1)
 		return yield(*sc)
 	}
 	path := func(l, a int, w int8) { // l up to a inclusive
 		for y := l; ; y = par[y] {
-			sc.codes = append(sc.codes, y)
-			sc.w = append(sc.w, w)
+			sc.Codes = append(sc.Codes, y)
+			sc.W = append(sc.W, w)
 			if y == a || y < 0 {
 				break
 			}
@@ -530,7 +530,7 @@ func (s *structure) eachMove1D(d, k int, sc *move1, yield func(move1) bool) bool
 	}
 	below := s.leavesOf(d, k)
 	for _, l := range below {
-		sc.codes, sc.w = sc.codes[:0], sc.w[:0]
+		sc.Codes, sc.W = sc.Codes[:0], sc.W[:0]
 		path(l, root, 1)
 		if !yield(*sc) {
 			return false
@@ -543,7 +543,7 @@ func (s *structure) eachMove1D(d, k int, sc *move1, yield func(move1) bool) bool
 			}
 			for _, l := range below {
 				for _, l2 := range s.leavesOf(d, b) {
-					sc.codes, sc.w = sc.codes[:0], sc.w[:0]
+					sc.Codes, sc.W = sc.Codes[:0], sc.W[:0]
 					path(l, a, 1)
 					path(l2, b, -1)
 					if !yield(*sc) {
@@ -557,8 +557,8 @@ func (s *structure) eachMove1D(d, k int, sc *move1, yield func(move1) bool) bool
 }
 
 // count1D is len(moves1D(d, k)), without listing the moves.
-func (s *structure) count1D(d, k int) int {
-	par, ch := s.parent[d], s.children[d]
+func (s *structure) Count1D(d, k int) int {
+	par, ch := s.Parent[d], s.Children[d]
 	if par[k] < 0 && len(ch[k]) == 0 {
 		return 1
 	}
@@ -579,9 +579,9 @@ func (s *structure) count1D(d, k int) int {
 // Safe for concurrent use; callers must not modify the result.
 func (s *structure) leavesOf(d, x int) []int {
 	s.lvOnce.Do(func() {
-		s.lv = make([][][]int, s.nd)
-		for e := 0; e < s.nd; e++ {
-			ch := s.children[e]
+		s.lv = make([][][]int, s.NDim)
+		for e := 0; e < s.NDim; e++ {
+			ch := s.Children[e]
 			s.lv[e] = make([][]int, len(ch))
 			var rec func(y int) []int
 			rec = func(y int) []int {
@@ -612,17 +612,17 @@ func (s *structure) leavesOf(d, x int) []int {
 // that no published cell sees, hence a witness that i's interval reaches at
 // least [x−down, x+up]. Cells without a known value count as zero.
 func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
-	nd := s.nd
-	key := s.keys[i]
-	ms := make([][]move1, nd)
+	nd := s.NDim
+	key := s.Keys[i]
+	ms := make([][]Move1, nd)
 	tuple := make([]int, nd)
 	for d := 0; d < nd; d++ {
 		copy(tuple, key)
-		for _, m := range s.moves1D(d, key[d]) {
+		for _, m := range s.Moves1D(d, key[d]) {
 			ok := true
-			for _, c := range m.codes {
+			for _, c := range m.Codes {
 				tuple[d] = c
-				if j := s.lookup(tuple); j < 0 || !sup[j] {
+				if j := s.Lookup(tuple); j < 0 || !sup[j] {
 					ok = false
 					break
 				}
@@ -647,12 +647,12 @@ func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
 		}
 		m := &move{}
 		upCap, downCap := math.Inf(1), math.Inf(1)
-		ok := s.walkMove(ms, idx, tuple, func(j int, w int8) bool {
+		ok := s.WalkMove(ms, idx, tuple, func(j int, w int8) bool {
 			if j < 0 || !sup[j] {
 				return false
 			}
-			v := s.val[j]
-			if !s.known[j] {
+			v := s.Val[j]
+			if !s.Known[j] {
 				v = 0
 			}
 			if w < 0 {
@@ -677,18 +677,18 @@ func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
 // moves ms[d][idx[d]] with its weight (the product of the per-dimension
 // weights); j is -1 for a cell absent from the table. tuple is scratch of
 // length nd. It stops, returning false, as soon as visit returns false.
-func (s *structure) walkMove(ms [][]move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
+func (s *structure) WalkMove(ms [][]Move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
 	return s.walkFrom(0, 1, ms, idx, tuple, visit)
 }
 
-func (s *structure) walkFrom(e int, w int8, ms [][]move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
-	if e == s.nd {
-		return visit(s.lookup(tuple), w)
+func (s *structure) walkFrom(e int, w int8, ms [][]Move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
+	if e == s.NDim {
+		return visit(s.Lookup(tuple), w)
 	}
 	mv := ms[e][idx[e]]
-	for a, c := range mv.codes {
+	for a, c := range mv.Codes {
 		tuple[e] = c
-		if !s.walkFrom(e+1, w*mv.w[a], ms, idx, tuple, visit) {
+		if !s.walkFrom(e+1, w*mv.W[a], ms, idx, tuple, visit) {
 			return false
 		}
 	}

@@ -74,7 +74,7 @@ func TestSuppressProperty(t *testing.T) {
 		s, _ := newStructure(tb, opt)
 		sup := make([]bool, len(tb.Cells))
 		for i := range sup {
-			sup[i] = s.isSuppressed(i)
+			sup[i] = s.IsSuppressed(i)
 		}
 		for si, c := range tb.Cells {
 			if !sup[si] || !c.HasN || c.N != 1 {
@@ -87,7 +87,7 @@ func TestSuppressProperty(t *testing.T) {
 				rt.Fatal(err)
 			}
 			for p, pc := range tb.Cells {
-				if p != si && pc.Status == audit.StatusPrimary && !s.covers(si, p) && iv.ohi[p]-iv.olo[p] <= iv.tol {
+				if p != si && pc.Status == audit.StatusPrimary && !s.Covers(si, p) && iv.ohi[p]-iv.olo[p] <= iv.tol {
 					rt.Fatalf("the contributor of singleton %v recovers primary %v", c.Key, pc.Key)
 				}
 			}
@@ -115,7 +115,7 @@ func TestAuditAgainstGonum(t *testing.T) {
 		var vars []int
 		local := map[int]int{}
 		for i := range tb.Cells {
-			if s.isSuppressed(i) {
+			if s.IsSuppressed(i) {
 				local[i] = len(vars)
 				vars = append(vars, i)
 			}
@@ -125,17 +125,17 @@ func TestAuditAgainstGonum(t *testing.T) {
 		n := len(vars)
 		var rows [][]float64
 		var b []float64
-		for r, rel := range s.rels {
+		for r, rel := range s.Rels {
 			row := make([]float64, 2*n)
 			rhs := 0.0
 			any := false
-			for _, j := range s.relCells(r) {
-				c := s.coef(r, j)
+			for _, j := range s.RelCells(r) {
+				c := s.Coef(r, j)
 				if l, ok := local[j]; ok {
 					row[l] += c
 					any = true
 				} else {
-					rhs -= c * s.val[j]
+					rhs -= c * s.Val[j]
 				}
 			}
 			_ = rel
@@ -145,7 +145,7 @@ func TestAuditAgainstGonum(t *testing.T) {
 			}
 		}
 		big := 0.0
-		for _, v := range s.val {
+		for _, v := range s.Val {
 			big = math.Max(big, v)
 		}
 		for l := 0; l < n; l++ {

@@ -132,39 +132,39 @@ func (o Options) validate() error {
 }
 
 // relation says that cell total equals the sum of cells parts.
-type relation struct {
-	dim   int
-	total int
-	parts []int
+type Rel struct {
+	Dim   int
+	Total int
+	Parts []int
 }
 
 // structure is the additive structure of a table: code trees per dimension,
 // a cell index by code tuple, and every relation.
 type structure struct {
-	t        *audit.Table
-	nd       int
-	codes    [][]string
-	codeIdx  []map[string]int
-	parent   [][]int   // per dim and code: parent code, -1 at a root
-	children [][][]int // per dim and code: child codes
-	keys     [][]int   // per cell: code index per dim
+	T        *audit.Table
+	NDim     int
+	Codes    [][]string
+	CodeIdx  []map[string]int
+	Parent   [][]int   // per dim and code: parent code, -1 at a root
+	Children [][][]int // per dim and code: child codes
+	Keys     [][]int   // per cell: code index per dim
 	dense    []int32   // cell by linear code index (when small), -1 absent
 	sparse   map[string]int
 	strides  []int
-	rels     []relation
-	cellRels [][]int32 // per cell: relations it belongs to (as total or part)
-	role     string
-	column   string    // Options.Column
-	val      []float64 // value per cell (0 when unknown)
-	dec      []decimal.Dec
-	known    []bool // the cell's value is present in the table
+	Rels     []Rel
+	CellRels [][]int32 // per cell: relations it belongs to (as total or part)
+	Role     string
+	Column   string    // Options.Column
+	Val      []float64 // value per cell (0 when unknown)
+	Dec      []decimal.Dec
+	Known    []bool // the cell's value is present in the table
 	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
 
 	// axes are the table's structure's axes (Table.Structure, else the
 	// structure its configuration declares): the structure's dimension
 	// d is axis d.
-	axes []audit.Axis
+	Axes []audit.Axis
 
 	lvOnce sync.Once
 	lv     [][][]int // per dim and code: the leaves below it (leavesOf)
@@ -178,9 +178,9 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	if total == "" {
 		total = "Total"
 	}
-	s := &structure{t: t, nd: nd, role: opt.valueRole(t), column: opt.Column}
-	if s.column != "" {
-		s.role = "count"
+	s := &structure{T: t, NDim: nd, Role: opt.valueRole(t), Column: opt.Column}
+	if s.Column != "" {
+		s.Role = "count"
 	}
 	if opt.Unpublished != nil {
 		if len(opt.Unpublished) != len(t.Cells) {
@@ -196,14 +196,14 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		st = tablestructure.Declared(t, total, opt.Hierarchies)
 	}
 	nd = len(st.Axes)
-	s.nd = nd
-	s.axes = st.Axes
-	s.codes = make([][]string, nd)
-	s.codeIdx = make([]map[string]int, nd)
+	s.NDim = nd
+	s.Axes = st.Axes
+	s.Codes = make([][]string, nd)
+	s.CodeIdx = make([]map[string]int, nd)
 	for d := 0; d < nd; d++ {
-		s.codeIdx[d] = map[string]int{}
+		s.CodeIdx[d] = map[string]int{}
 	}
-	s.keys = make([][]int, len(t.Cells))
+	s.Keys = make([][]int, len(t.Cells))
 	for i, c := range t.Cells {
 		if len(c.Key) != len(t.Dims) {
 			return nil, fmt.Errorf("table %s: cell %d has %d key values for %d dimensions", t.Name, i, len(c.Key), len(t.Dims))
@@ -211,15 +211,15 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 		k := make([]int, nd)
 		for d := range nd {
 			v := s.code(c.Key, d)
-			id, ok := s.codeIdx[d][v]
+			id, ok := s.CodeIdx[d][v]
 			if !ok {
-				id = len(s.codes[d])
-				s.codeIdx[d][v] = id
-				s.codes[d] = append(s.codes[d], v)
+				id = len(s.Codes[d])
+				s.CodeIdx[d][v] = id
+				s.Codes[d] = append(s.Codes[d], v)
 			}
 			k[d] = id
 		}
-		s.keys[i] = k
+		s.Keys[i] = k
 	}
 	if err := s.axisTrees(); err != nil {
 		return nil, err
@@ -234,40 +234,40 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 
 // code is the code of a cell key in the structure's dimension d.
 func (s *structure) code(key []string, d int) string {
-	return s.axes[d].AxisCode(key)
+	return s.Axes[d].AxisCode(key)
 }
 
 // dimName names the structure's dimension d.
 func (s *structure) dimName(d int) string {
-	return s.axes[d].Name()
+	return s.Axes[d].Name()
 }
 
 // axisTrees sets the code tree of every axis from the table's structure.
 func (s *structure) axisTrees() error {
-	s.parent = make([][]int, s.nd)
-	s.children = make([][][]int, s.nd)
-	for d := range s.nd {
-		n := len(s.codes[d])
-		s.parent[d] = make([]int, n)
-		s.children[d] = make([][]int, n)
-		for id, code := range s.codes[d] {
-			s.parent[d][id] = -1
-			if p, ok := s.axes[d].Parent[code]; ok {
-				if pid, ok := s.codeIdx[d][p]; ok {
-					s.parent[d][id] = pid
+	s.Parent = make([][]int, s.NDim)
+	s.Children = make([][][]int, s.NDim)
+	for d := range s.NDim {
+		n := len(s.Codes[d])
+		s.Parent[d] = make([]int, n)
+		s.Children[d] = make([][]int, n)
+		for id, code := range s.Codes[d] {
+			s.Parent[d][id] = -1
+			if p, ok := s.Axes[d].Parent[code]; ok {
+				if pid, ok := s.CodeIdx[d][p]; ok {
+					s.Parent[d][id] = pid
 				}
 			}
 		}
-		for id := range s.codes[d] {
+		for id := range s.Codes[d] {
 			cur, steps := id, 0
 			for cur >= 0 {
-				cur = s.parent[d][cur]
+				cur = s.Parent[d][cur]
 				if steps++; steps > n {
-					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", s.t.Name, s.dimName(d), audit.CodeText(s.codes[d][id]))
+					return fmt.Errorf("table %s: hierarchy of %s has a cycle through %q", s.T.Name, s.dimName(d), audit.CodeText(s.Codes[d][id]))
 				}
 			}
-			if p := s.parent[d][id]; p >= 0 {
-				s.children[d][p] = append(s.children[d][p], id)
+			if p := s.Parent[d][id]; p >= 0 {
+				s.Children[d][p] = append(s.Children[d][p], id)
 			}
 		}
 	}
@@ -276,13 +276,13 @@ func (s *structure) axisTrees() error {
 
 // buildIndex sets the cell index by code tuple (dense when small).
 func (s *structure) buildIndex() error {
-	t, nd := s.t, s.nd
+	t, nd := s.T, s.NDim
 	s.strides = make([]int, nd)
 	size := 1
 	for d := nd - 1; d >= 0; d-- {
 		s.strides[d] = size
-		if size > 0 && len(s.codes[d]) > 0 && size <= denseLimit/len(s.codes[d]) {
-			size *= len(s.codes[d])
+		if size > 0 && len(s.Codes[d]) > 0 && size <= denseLimit/len(s.Codes[d]) {
+			size *= len(s.Codes[d])
 		} else {
 			size = -1
 		}
@@ -295,7 +295,7 @@ func (s *structure) buildIndex() error {
 	} else {
 		s.sparse = make(map[string]int, len(t.Cells))
 	}
-	for i, k := range s.keys {
+	for i, k := range s.Keys {
 		if s.dense != nil {
 			li := s.linear(k)
 			if s.dense[li] >= 0 {
@@ -316,31 +316,31 @@ func (s *structure) buildIndex() error {
 // buildRelations lists every relation: per cell and dimension in which
 // its code has children, the cell equals the sum of its children present.
 func (s *structure) buildRelations() {
-	t, nd := s.t, s.nd
-	s.cellRels = make([][]int32, len(t.Cells))
+	t, nd := s.T, s.NDim
+	s.CellRels = make([][]int32, len(t.Cells))
 	tmp := make([]int, nd)
-	for i, k := range s.keys {
+	for i, k := range s.Keys {
 		for d := 0; d < nd; d++ {
-			ch := s.children[d][k[d]]
+			ch := s.Children[d][k[d]]
 			if len(ch) == 0 {
 				continue
 			}
 			copy(tmp, k)
-			r := relation{dim: d, total: i}
+			r := Rel{Dim: d, Total: i}
 			for _, c := range ch {
 				tmp[d] = c
-				if j := s.lookup(tmp); j >= 0 {
-					r.parts = append(r.parts, j)
+				if j := s.Lookup(tmp); j >= 0 {
+					r.Parts = append(r.Parts, j)
 				}
 			}
-			if len(r.parts) == 0 {
+			if len(r.Parts) == 0 {
 				continue
 			}
-			ri := int32(len(s.rels))
-			s.rels = append(s.rels, r)
-			s.cellRels[i] = append(s.cellRels[i], ri)
-			for _, j := range r.parts {
-				s.cellRels[j] = append(s.cellRels[j], ri)
+			ri := int32(len(s.Rels))
+			s.Rels = append(s.Rels, r)
+			s.CellRels[i] = append(s.CellRels[i], ri)
+			for _, j := range r.Parts {
+				s.CellRels[j] = append(s.CellRels[j], ri)
 			}
 		}
 	}
@@ -348,22 +348,22 @@ func (s *structure) buildRelations() {
 
 // loadValues reads the value of every cell in the structure's role.
 func (s *structure) loadValues() {
-	t := s.t
-	s.val = make([]float64, len(t.Cells))
-	s.dec = make([]decimal.Dec, len(t.Cells))
-	s.known = make([]bool, len(t.Cells))
+	t := s.T
+	s.Val = make([]float64, len(t.Cells))
+	s.Dec = make([]decimal.Dec, len(t.Cells))
+	s.Known = make([]bool, len(t.Cells))
 	for i, c := range t.Cells {
 		switch {
-		case s.column != "":
-			if st, ok := c.Stats[s.column]; ok && !st.Missing {
-				s.dec[i], s.known[i] = st.Value, true
+		case s.Column != "":
+			if st, ok := c.Stats[s.Column]; ok && !st.Missing {
+				s.Dec[i], s.Known[i] = st.Value, true
 			}
-		case s.role == "total" && c.HasTotal:
-			s.dec[i], s.known[i] = c.Total, true
-		case s.role == "count" && c.HasN:
-			s.dec[i], s.known[i] = decimal.FromInt(c.N), true
+		case s.Role == "total" && c.HasTotal:
+			s.Dec[i], s.Known[i] = c.Total, true
+		case s.Role == "count" && c.HasN:
+			s.Dec[i], s.Known[i] = decimal.FromInt(c.N), true
 		}
-		s.val[i] = s.dec[i].Float64()
+		s.Val[i] = s.Dec[i].Float64()
 	}
 }
 
@@ -388,10 +388,10 @@ func Relations(t *audit.Table) ([]Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Relation, len(s.rels))
-	for i, r := range s.rels {
-		dim := s.axes[r.dim].Dims[0]
-		out[i] = Relation{Dim: dim, Along: s.dimName(r.dim), Total: r.total, Parts: r.parts}
+	out := make([]Relation, len(s.Rels))
+	for i, r := range s.Rels {
+		dim := s.Axes[r.Dim].Dims[0]
+		out[i] = Relation{Dim: dim, Along: s.dimName(r.Dim), Total: r.Total, Parts: r.Parts}
 	}
 	return out, nil
 }
@@ -413,7 +413,7 @@ func (s *structure) linear(k []int) int {
 }
 
 // lookup returns the cell with the given code indices, or -1.
-func (s *structure) lookup(k []int) int {
+func (s *structure) Lookup(k []int) int {
 	if s.dense != nil {
 		return int(s.dense[s.linear(k)])
 	}
@@ -425,13 +425,13 @@ func (s *structure) lookup(k []int) int {
 
 // boxCells returns, in increasing order, the cells whose code in every
 // dimension d is one of codes[d].
-func (s *structure) boxCells(codes [][]int) []int {
+func (s *structure) BoxCells(codes [][]int) []int {
 	var out []int
-	tuple := make([]int, s.nd)
+	tuple := make([]int, s.NDim)
 	var rec func(d int)
 	rec = func(d int) {
-		if d == s.nd {
-			if j := s.lookup(tuple); j >= 0 {
+		if d == s.NDim {
+			if j := s.Lookup(tuple); j >= 0 {
 				out = append(out, j)
 			}
 			return
@@ -448,8 +448,8 @@ func (s *structure) boxCells(codes [][]int) []int {
 
 // coef is the coefficient of cell i in relation r: +1 for the total, -1 for
 // a part, so that every relation reads Σ coef·x = 0.
-func (s *structure) coef(r, i int) float64 {
-	if s.rels[r].total == i {
+func (s *structure) Coef(r, i int) float64 {
+	if s.Rels[r].Total == i {
 		return 1
 	}
 	return -1
@@ -457,26 +457,26 @@ func (s *structure) coef(r, i int) float64 {
 
 // describe names relation r for messages: "row region=A" style, the
 // dimensions held fixed.
-func (s *structure) describe(r int) string {
-	rel := s.rels[r]
-	key := s.t.Cells[rel.total].Key
+func (s *structure) Describe(r int) string {
+	rel := s.Rels[r]
+	key := s.T.Cells[rel.Total].Key
 	var parts []string
-	for d := range s.nd {
-		if d != rel.dim {
+	for d := range s.NDim {
+		if d != rel.Dim {
 			parts = append(parts, s.dimName(d)+"="+audit.CodeText(s.code(key, d)))
 		}
 	}
 	kind := "row"
-	if rel.dim == 0 && s.nd == 2 {
+	if rel.Dim == 0 && s.NDim == 2 {
 		kind = "column"
 	}
-	name, code := s.dimName(rel.dim), audit.CodeText(s.code(key, rel.dim))
+	name, code := s.dimName(rel.Dim), audit.CodeText(s.code(key, rel.Dim))
 	if len(parts) == 0 {
 		return fmt.Sprintf("the %s total %s=%s", name, name, code)
 	}
-	sub := code != s.t.TotalLabel && s.t.TotalLabel != ""
-	if s.t.Structure != nil {
-		sub = s.parent[rel.dim][s.keys[rel.total][rel.dim]] >= 0 // a subtotal
+	sub := code != s.T.TotalLabel && s.T.TotalLabel != ""
+	if s.T.Structure != nil {
+		sub = s.Parent[rel.Dim][s.Keys[rel.Total][rel.Dim]] >= 0 // a subtotal
 	}
 	if sub {
 		return fmt.Sprintf("%s %s (%s=%s)", kind, strings.Join(parts, ", "), name, code)
@@ -487,17 +487,17 @@ func (s *structure) describe(r int) string {
 // isSuppressed reports whether cell c is withheld from publication: a
 // primary or secondary cell, or one whose value carries a suppression
 // marker (or is missing) in a received table.
-func (s *structure) isSuppressed(i int) bool {
-	if s.unpublished(i) {
+func (s *structure) IsSuppressed(i int) bool {
+	if s.Unpublished(i) {
 		return true
 	}
-	c := s.t.Cells[i]
+	c := s.T.Cells[i]
 	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
 	}
-	key := s.role
-	if s.column != "" {
-		key = s.column
+	key := s.Role
+	if s.Column != "" {
+		key = s.Column
 	}
 	if st, ok := c.Stats[key]; ok && st.Marker {
 		return true
@@ -509,9 +509,9 @@ func (s *structure) isSuppressed(i int) bool {
 			}
 		}
 	}
-	return !s.known[i]
+	return !s.Known[i]
 }
 
 // unpublished reports whether cell i is published by no output
 // (Options.Unpublished).
-func (s *structure) unpublished(i int) bool { return s.unpub != nil && s.unpub[i] }
+func (s *structure) Unpublished(i int) bool { return s.unpub != nil && s.unpub[i] }

@@ -157,16 +157,16 @@ func TestStructureRelations(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 5 rows (A-D, Total) along gender + 3 columns along region.
-	if len(s.rels) != 8 {
-		t.Fatalf("%d relations, want 8", len(s.rels))
+	if len(s.Rels) != 8 {
+		t.Fatalf("%d relations, want 8", len(s.Rels))
 	}
-	for r, rel := range s.rels {
+	for r, rel := range s.Rels {
 		sum := decimal.FromInt(0)
-		for _, j := range rel.parts {
+		for _, j := range rel.Parts {
 			sum = sum.Add(tb.Cells[j].Total)
 		}
-		if sum.Cmp(tb.Cells[rel.total].Total) != 0 {
-			t.Errorf("%s: parts %s, total %s", s.describe(r), sum, tb.Cells[rel.total].Total)
+		if sum.Cmp(tb.Cells[rel.Total].Total) != 0 {
+			t.Errorf("%s: parts %s, total %s", s.Describe(r), sum, tb.Cells[rel.Total].Total)
 		}
 	}
 }
@@ -197,16 +197,16 @@ func TestStructureHierarchy(t *testing.T) {
 	}
 	// Along district, per gender value: N = d1+d2, S = d3, Total = N+S;
 	// along gender: one row per district code (6).
-	if len(s.rels) != 3*3+6 {
-		t.Fatalf("%d relations, want 15", len(s.rels))
+	if len(s.Rels) != 3*3+6 {
+		t.Fatalf("%d relations, want 15", len(s.Rels))
 	}
-	for r, rel := range s.rels {
+	for r, rel := range s.Rels {
 		sum := decimal.FromInt(0)
-		for _, j := range rel.parts {
+		for _, j := range rel.Parts {
 			sum = sum.Add(tb.Cells[j].Total)
 		}
-		if sum.Cmp(tb.Cells[rel.total].Total) != 0 {
-			t.Errorf("%s: parts %s, total %s", s.describe(r), sum, tb.Cells[rel.total].Total)
+		if sum.Cmp(tb.Cells[rel.Total].Total) != 0 {
+			t.Errorf("%s: parts %s, total %s", s.Describe(r), sum, tb.Cells[rel.Total].Total)
 		}
 	}
 }
