@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
@@ -617,7 +618,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 		}
 		*budget--
 		lm.audits++
-		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Audit: lm.opt.Audit})
+		iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.Audit})
 		if err != nil {
 			return false, err
 		}
@@ -627,7 +628,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 			}
 			x := s.Val[p]
 			up, down := s.levels(lm.opt, p, x)
-			if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol {
+			if !iv.Reaches(p, x, up, down) {
 				return false, nil
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -253,7 +254,7 @@ func optTable(seed uint64, sizes []int, nprim int) *audit.Table {
 		}
 		return k
 	}
-	tb := gridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func([]int) int64 { return 3 })
+	tb := tabletest.GridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func([]int) int64 { return 3 })
 	var interior []*audit.Cell
 	for _, c := range tb.Cells {
 		if !c.IsMargin("Total") {
@@ -261,7 +262,7 @@ func optTable(seed uint64, sizes []int, nprim int) *audit.Table {
 		}
 	}
 	for _, k := range rng.Perm(len(interior))[:nprim] {
-		markPrimary(interior[k])
+		tabletest.MarkPrimary(interior[k])
 	}
 	return tb
 }

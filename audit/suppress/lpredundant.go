@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
@@ -281,7 +282,7 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 // whose interval does not reach their levels.
 func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, error) {
 	s, sp := lm.s, lm.sp
-	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Audit: lm.opt.Audit})
+	iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.Audit})
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +290,7 @@ func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, 
 	for _, p := range prim {
 		x := s.Val[p]
 		up, down := s.levels(lm.opt, p, x)
-		if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol || math.IsNaN(iv.hi[p]) {
+		if !iv.Reaches(p, x, up, down) || iv.Failed(p) {
 			out[p] = true
 		}
 	}

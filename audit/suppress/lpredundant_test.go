@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // TestLPMethodLocalRedundancy: on tables above redundancyLimit the local
@@ -121,7 +122,7 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 			}
 		}
 	}
-	if !raceEnabled && (!seen["lp"] || !seen["hypercube"]) {
+	if !tabletest.RaceEnabled && (!seen["lp"] || !seen["hypercube"]) {
 		t.Errorf("choices %v: want both lp and hypercube among the cases", seen)
 	}
 }

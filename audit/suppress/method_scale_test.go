@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -101,7 +102,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	seen := map[int32]bool{}
 	var rows [][]float64
 	var rhs []float64
-	var ind independent
+	var ind tabletest.Independent
 	for _, i := range vars {
 		for _, r := range s.CellRels[i] {
 			if seen[r] {
@@ -114,7 +115,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 					row[l] += s.Coef(int(r), j)
 				}
 			}
-			if ind.keep(row, n) {
+			if ind.Keep(row, n) {
 				full := make([]float64, 3*n)
 				for l, c := range row {
 					full[l], full[n+l] = c, -c

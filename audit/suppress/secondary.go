@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/relations"
 )
 
 // Protect chooses secondary (complementary) suppressions for the primary
@@ -150,12 +151,6 @@ type move struct {
 	cost  float64
 }
 
-// move1 is a one-dimensional move: codes of one dimension with weights.
-type Move1 struct {
-	Codes []int
-	W     []int8
-}
-
 func (sp *suppressor) singleton(i int) bool { return sp.single[i] }
 
 // lessFirst turns a "less" pair into a comparison for slices.SortStableFunc
@@ -231,35 +226,6 @@ func (sp *suppressor) apply(p int, m *move) {
 	}
 }
 
-// covers reports whether cell a is a margin of cell b (or b itself): in
-// every dimension a's code is b's or an ancestor of it. A singleton margin
-// over b has the same single contributor as b, who is no intruder.
-func (s *structure) Covers(a, b int) bool {
-	for d := 0; d < s.NDim; d++ {
-		c := s.Keys[b][d]
-		for c >= 0 && c != s.Keys[a][d] {
-			c = s.Parent[d][c]
-		}
-		if c < 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (s *structure) InRel(r, i int) bool {
-	rel := s.Rels[r]
-	if rel.Total == i {
-		return true
-	}
-	for _, j := range rel.Parts {
-		if j == i {
-			return true
-		}
-	}
-	return false
-}
-
 // maxCombos bounds the moves tried per primary cell.
 const maxCombos = 4000
 
@@ -276,7 +242,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 	}
 	nd := s.NDim
 	key := s.Keys[p]
-	ms := make([][]Move1, nd)
+	ms := make([][]relations.Move1, nd)
 	counts := make([]int, nd)
 	total := 1
 	for d := 0; d < nd; d++ {
@@ -376,10 +342,10 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 // copied (a bounded heap), so that a dimension of many codes costs no
 // list of every move; the enumeration stops once k moves of score 0 (all
 // their cells on the line already suppressed, wide enough) are kept.
-func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []Move1 {
+func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []relations.Move1 {
 	s := sp.s
 	type scored struct {
-		m     Move1
+		m     relations.Move1
 		score float64
 		pos   int
 	}
@@ -407,9 +373,9 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		}
 	}
 	tuple := append([]int(nil), s.Keys[p]...)
-	var sc Move1
+	var sc relations.Move1
 	pos := 0
-	s.EachMove1D(d, s.Keys[p][d], &sc, func(m Move1) bool {
+	s.EachMove1D(d, s.Keys[p][d], &sc, func(m relations.Move1) bool {
 		score := 0.0
 		for b, code := range m.Codes {
 			tuple[d] = code
@@ -429,7 +395,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		pos++
 		switch {
 		case len(h) < k:
-			x.m = Move1{Codes: slices.Clone(m.Codes), W: slices.Clone(m.W)}
+			x.m = relations.Move1{Codes: slices.Clone(m.Codes), W: slices.Clone(m.W)}
 			h = append(h, x)
 			for i := len(h) - 1; i > 0; {
 				q := (i - 1) / 2
@@ -441,7 +407,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 			}
 		case before(&x, &h[0]):
 			// reuse the evicted move's arrays
-			x.m = Move1{Codes: append(h[0].m.Codes[:0], m.Codes...), W: append(h[0].m.W[:0], m.W...)}
+			x.m = relations.Move1{Codes: append(h[0].m.Codes[:0], m.Codes...), W: append(h[0].m.W[:0], m.W...)}
 			h[0] = x
 			down(0)
 		}
@@ -454,7 +420,7 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		order[a] = int32(a)
 	}
 	slices.SortFunc(order, func(a, b int32) int { return lessFirst(before(&h[a], &h[b]), before(&h[b], &h[a])) })
-	out := make([]Move1, len(h))
+	out := make([]relations.Move1, len(h))
 	for a, o := range order {
 		out[a] = h[o].m
 	}
@@ -479,134 +445,6 @@ func (s *structure) balanced(m *move) bool {
 	return true
 }
 
-// moves1D lists the one-dimensional moves through code k of dimension d:
-// a path from a leaf below k up to the root, or a path from a leaf below k
-// up to an ancestor-or-self a paired with the opposite path below a
-// sibling of a. A code in no relation moves alone. The moves share one
-// backing array each for codes and weights (callers must not append to
-// them).
-func (s *structure) Moves1D(d, k int) []Move1 {
-	var out []Move1
-	var codes []int
-	var ws []int8
-	var ends []int
-	var sc Move1
-	s.EachMove1D(d, k, &sc, func(m Move1) bool {
-		codes = append(codes, m.Codes...)
-		ws = append(ws, m.W...)
-		ends = append(ends, len(codes))
-		return true
-	})
-	out = make([]Move1, len(ends))
-	from := 0
-	for a, e := range ends {
-		out[a] = Move1{Codes: codes[from:e:e], W: ws[from:e:e]}
-		from = e
-	}
-	return out
-}
-
-// eachMove1D calls yield with every move of moves1D(d, k), in the same
-// order, without listing them: the move is built in sc and valid only
-// during the call. It stops, returning false, when yield returns false.
-func (s *structure) EachMove1D(d, k int, sc *Move1, yield func(Move1) bool) bool {
-	par, ch := s.Parent[d], s.Children[d]
-	if par[k] < 0 && len(ch[k]) == 0 {
-		sc.Codes, sc.W = append(sc.Codes[:0], k), append(sc.W[:0], 1)
-		return yield(*sc)
-	}
-	path := func(l, a int, w int8) { // l up to a inclusive
-		for y := l; ; y = par[y] {
-			sc.Codes = append(sc.Codes, y)
-			sc.W = append(sc.W, w)
-			if y == a || y < 0 {
-				break
-			}
-		}
-	}
-	root := k
-	for par[root] >= 0 {
-		root = par[root]
-	}
-	below := s.leavesOf(d, k)
-	for _, l := range below {
-		sc.Codes, sc.W = sc.Codes[:0], sc.W[:0]
-		path(l, root, 1)
-		if !yield(*sc) {
-			return false
-		}
-	}
-	for a := k; par[a] >= 0; a = par[a] {
-		for _, b := range ch[par[a]] {
-			if b == a {
-				continue
-			}
-			for _, l := range below {
-				for _, l2 := range s.leavesOf(d, b) {
-					sc.Codes, sc.W = sc.Codes[:0], sc.W[:0]
-					path(l, a, 1)
-					path(l2, b, -1)
-					if !yield(*sc) {
-						return false
-					}
-				}
-			}
-		}
-	}
-	return true
-}
-
-// count1D is len(moves1D(d, k)), without listing the moves.
-func (s *structure) Count1D(d, k int) int {
-	par, ch := s.Parent[d], s.Children[d]
-	if par[k] < 0 && len(ch[k]) == 0 {
-		return 1
-	}
-	below := len(s.leavesOf(d, k))
-	n := below
-	for a := k; par[a] >= 0; a = par[a] {
-		for _, b := range ch[par[a]] {
-			if b != a {
-				n += below * len(s.leavesOf(d, b))
-			}
-		}
-	}
-	return n
-}
-
-// leavesOf returns the leaves below code x of dimension d (x itself when
-// it is a leaf), depth first; computed once per structure for every code.
-// Safe for concurrent use; callers must not modify the result.
-func (s *structure) leavesOf(d, x int) []int {
-	s.lvOnce.Do(func() {
-		s.lv = make([][][]int, s.NDim)
-		for e := 0; e < s.NDim; e++ {
-			ch := s.Children[e]
-			s.lv[e] = make([][]int, len(ch))
-			var rec func(y int) []int
-			rec = func(y int) []int {
-				if s.lv[e][y] != nil {
-					return s.lv[e][y]
-				}
-				var out []int
-				if len(ch[y]) == 0 {
-					out = []int{y}
-				} else {
-					for _, c := range ch[y] {
-						out = append(out, rec(c)...)
-					}
-				}
-				s.lv[e][y] = out
-				return out
-			}
-			for y := range ch {
-				rec(y)
-			}
-		}
-	})
-	return s.lv[d][x]
-}
-
 // moveRange returns how far cell i can move up and down along the
 // tensor-product moves whose cells are all suppressed: feasible changes
 // that no published cell sees, hence a witness that i's interval reaches at
@@ -614,7 +452,7 @@ func (s *structure) leavesOf(d, x int) []int {
 func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
 	nd := s.NDim
 	key := s.Keys[i]
-	ms := make([][]Move1, nd)
+	ms := make([][]relations.Move1, nd)
 	tuple := make([]int, nd)
 	for d := 0; d < nd; d++ {
 		copy(tuple, key)
@@ -671,26 +509,4 @@ func (s *structure) moveRange(i int, sup []bool) (up, down float64) {
 	}
 	combo(0)
 	return up, down
-}
-
-// walkMove visits every cell of the tensor product of the one-dimensional
-// moves ms[d][idx[d]] with its weight (the product of the per-dimension
-// weights); j is -1 for a cell absent from the table. tuple is scratch of
-// length nd. It stops, returning false, as soon as visit returns false.
-func (s *structure) WalkMove(ms [][]Move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
-	return s.walkFrom(0, 1, ms, idx, tuple, visit)
-}
-
-func (s *structure) walkFrom(e int, w int8, ms [][]Move1, idx, tuple []int, visit func(j int, w int8) bool) bool {
-	if e == s.NDim {
-		return visit(s.Lookup(tuple), w)
-	}
-	mv := ms[e][idx[e]]
-	for a, c := range mv.Codes {
-		tuple[e] = c
-		if !s.walkFrom(e+1, w*mv.W[a], ms, idx, tuple, visit) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,10 +1,10 @@
-package suppress
+package intervals
 
-// AuditTuning bounds the interval audit's work by deterministic counts
+// Tuning bounds the interval audit's work by deterministic counts
 // (never a clock), so that its verdicts do not depend on the machine.
-// Options.Audit nil means DefaultAuditTuning; tests set their own to
+// Options.Tuning nil means DefaultTuning; tests set their own to
 // reach a path on a small table.
-type AuditTuning struct {
+type Tuning struct {
 	// LargeComponent is the size above which a component whose true
 	// values are known is audited by witnesses and neighbourhoods rather
 	// than as one LP.
@@ -34,9 +34,9 @@ type AuditTuning struct {
 // (Core) and cells free in the LP (Nbhd, core and halo).
 type NbhdRound struct{ Core, Nbhd int }
 
-// DefaultAuditTuning returns the interval audit's work bounds.
-func DefaultAuditTuning() AuditTuning {
-	return AuditTuning{
+// DefaultTuning returns the interval audit's work bounds.
+func DefaultTuning() Tuning {
+	return Tuning{
 		LargeComponent: 400,
 		Sparse:         true,
 		NbhdRounds:     []NbhdRound{{50, 450}, {15, 1200}},
@@ -46,10 +46,10 @@ func DefaultAuditTuning() AuditTuning {
 	}
 }
 
-// auditTuning is opt.Audit, or the defaults.
-func (o Options) auditTuning() AuditTuning {
-	if o.Audit != nil {
-		return *o.Audit
+// tuning is opt.Tuning, or the defaults.
+func (o Options) tuning() Tuning {
+	if o.Tuning != nil {
+		return *o.Tuning
 	}
-	return DefaultAuditTuning()
+	return DefaultTuning()
 }

@@ -1,4 +1,4 @@
-package suppress
+package relations
 
 import (
 	"fmt"
@@ -6,94 +6,28 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	tablestructure "github.com/sdcaudit/sdcaudit/audit/structure"
 )
 
-// Options configures secondary suppression (Protect) and the
-// interval audit (Audit).
-//
-// Table structure: in every dimension that has margins, a cell whose value
-// in that dimension is the total label (or a parent code of Hierarchies)
-// equals the sum of the cells that replace it by each of its children,
-// the other dimensions held fixed. A child cell absent from the table counts
-// as an empty (zero) cell; a relation whose total cell is absent does not
-// exist.
+// Options says what a Structure reads of a table.
 type Options struct {
 	// Value names the cell figure that the relations add up: "total" (the
 	// cell total X, a magnitude table), "count" (contributors N, a
 	// frequency table) or "" for total when any cell has a total, else count.
 	Value string
-	// Method is the secondary suppression method: "lp" (the default,
-	// near-optimal cost: deviation LPs, then redundant cells dropped) or
-	// "hypercube" (the generalised hypercube method, faster, more cells).
-	Method string
-	// MarginWeight, when positive, lets the lp method use margins (cells
-	// that are the total of a relation) at their cost times MarginWeight;
-	// 0 (the default) uses a margin only when no pattern of interior cells
-	// protects the primary.
-	MarginWeight float64
-	// Cost is what secondary suppression minimises: "value" (the sum of the
-	// suppressed cells' values, the default), "count" (their contributors)
-	// or "unity" (the number of suppressed cells).
-	Cost string
-	// Protection sets the protection levels of sensitive cells.
-	Protection Protection
 	// Hierarchies gives, per dimension, the parent of each code that is not
-	// a top-level code (e.g. district -> region). Codes without a parent
-	// add up to the total label. A parent missing from the table is skipped:
-	// its children add up to the nearest ancestor present.
+	// a top-level code, for a table without a Structure (see
+	// structure.Declared).
 	Hierarchies map[string]map[string]string
-	// Workers bounds the audit's parallelism; 0 means 2.
-	Workers int
-	// TimeLimit bounds the wall time of Protect and Audit; 0
-	// means none. When it runs out, Protect stops choosing complements
-	// (with a table warning) and Audit returns what it has
-	// settled, marking the other cells Undetermined; neither is an error.
-	TimeLimit time.Duration
 	// Unpublished, when set (one entry per cell of the table), marks cells
-	// that no output publishes: the cells of a cover table that no linked
-	// table shows (docs/suppression.md, "Linked tables"). They are unknown
-	// to the intruder and free for complementary patterns (already
-	// withheld: never marked secondary, cost nothing), need no protection,
-	// and Audit reports no interval for them.
+	// that no output publishes (Structure.Unpublished).
 	Unpublished []bool
 	// Column, when set, is the key in Cell.Stats of another count column
-	// of the table's cells whose relations are protected and audited
-	// instead of the count or total (Value is then count): counts of
-	// the same cells published beside the count (employees beside
-	// workers).
+	// whose relations are read instead of the count or total.
 	Column string
-	// Rounded, when positive, is the base B the published values were
-	// already rounded to (input.rounded): Audit treats every published
-	// cell as the interval [v − B/2, v + B/2] (cut at 0) instead of the
-	// exact value v (docs/suppression.md, "Rounded tables").
-	Rounded float64
-	// exact is set by Audit: large components also get exact bounds
-	// within the work budget (the internal audits of the suppression
-	// methods need only verdicts).
-	exact bool
-	// Keep, when set, marks cells that secondary suppression must never
-	// choose (cells an output checker protected); they may still be
-	// primary.
-	Keep func(c *audit.Cell) bool
-	// CostOf, when set, gives a cell's own cost in secondary suppression
-	// (a tau-argus cost variable or a-priori file, or a reduced cost for
-	// a cell suppressed in the previous release); ok false keeps the
-	// cost model's.
-	CostOf func(c *audit.Cell) (cost float64, ok bool)
-	// Joint tunes the joint search of the lp method (budgets in simplex
-	// pivots, nodes and cut rounds; docs/suppression.md).
-	Joint JointOptions
-	// Tuning bounds the suppression method's searches; nil means
-	// DefaultTuning.
-	Tuning *Tuning
-	// Audit bounds the interval audit's work; nil means
-	// DefaultAuditTuning.
-	Audit *AuditTuning
 }
 
 func (o Options) valueRole(t *audit.Table) string {
@@ -109,28 +43,6 @@ func (o Options) valueRole(t *audit.Table) string {
 	return "count"
 }
 
-func (o Options) validate() error {
-	switch o.Value {
-	case "", "total", "count":
-	default:
-		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
-	}
-	switch o.Method {
-	case "", "lp", "hypercube":
-	default:
-		return fmt.Errorf("suppression: method %q: want lp or hypercube", o.Method)
-	}
-	if o.MarginWeight < 0 || math.IsNaN(o.MarginWeight) || math.IsInf(o.MarginWeight, 0) {
-		return fmt.Errorf("suppression: margin weight %v: want 0 (margins as a last resort) or a positive factor", o.MarginWeight)
-	}
-	switch o.Cost {
-	case "", "value", "count", "unity":
-	default:
-		return fmt.Errorf("suppression: cost %q: want value, count or unity", o.Cost)
-	}
-	return o.Protection.validate()
-}
-
 // relation says that cell total equals the sum of cells parts.
 type Rel struct {
 	Dim   int
@@ -138,9 +50,9 @@ type Rel struct {
 	Parts []int
 }
 
-// structure is the additive structure of a table: code trees per dimension,
+// Structure is the additive structure of a table: code trees per dimension,
 // a cell index by code tuple, and every relation.
-type structure struct {
+type Structure struct {
 	T        *audit.Table
 	NDim     int
 	Codes    [][]string
@@ -172,13 +84,13 @@ type structure struct {
 
 const denseLimit = 1 << 24
 
-func newStructure(t *audit.Table, opt Options) (*structure, error) {
+func New(t *audit.Table, opt Options) (*Structure, error) {
 	nd := len(t.Dims)
 	total := t.TotalLabel
 	if total == "" {
 		total = "Total"
 	}
-	s := &structure{T: t, NDim: nd, Role: opt.valueRole(t), Column: opt.Column}
+	s := &Structure{T: t, NDim: nd, Role: opt.valueRole(t), Column: opt.Column}
 	if s.Column != "" {
 		s.Role = "count"
 	}
@@ -233,17 +145,17 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 }
 
 // code is the code of a cell key in the structure's dimension d.
-func (s *structure) code(key []string, d int) string {
+func (s *Structure) code(key []string, d int) string {
 	return s.Axes[d].AxisCode(key)
 }
 
 // dimName names the structure's dimension d.
-func (s *structure) dimName(d int) string {
+func (s *Structure) dimName(d int) string {
 	return s.Axes[d].Name()
 }
 
 // axisTrees sets the code tree of every axis from the table's structure.
-func (s *structure) axisTrees() error {
+func (s *Structure) axisTrees() error {
 	s.Parent = make([][]int, s.NDim)
 	s.Children = make([][][]int, s.NDim)
 	for d := range s.NDim {
@@ -275,7 +187,7 @@ func (s *structure) axisTrees() error {
 }
 
 // buildIndex sets the cell index by code tuple (dense when small).
-func (s *structure) buildIndex() error {
+func (s *Structure) buildIndex() error {
 	t, nd := s.T, s.NDim
 	s.strides = make([]int, nd)
 	size := 1
@@ -315,7 +227,7 @@ func (s *structure) buildIndex() error {
 
 // buildRelations lists every relation: per cell and dimension in which
 // its code has children, the cell equals the sum of its children present.
-func (s *structure) buildRelations() {
+func (s *Structure) buildRelations() {
 	t, nd := s.T, s.NDim
 	s.CellRels = make([][]int32, len(t.Cells))
 	tmp := make([]int, nd)
@@ -347,7 +259,7 @@ func (s *structure) buildRelations() {
 }
 
 // loadValues reads the value of every cell in the structure's role.
-func (s *structure) loadValues() {
+func (s *Structure) loadValues() {
 	t := s.T
 	s.Val = make([]float64, len(t.Cells))
 	s.Dec = make([]decimal.Dec, len(t.Cells))
@@ -380,11 +292,11 @@ type Relation struct {
 	Parts []int
 }
 
-// Relations returns the additive relations of t as secondary suppression
-// and the interval audit read them (see Options): margins by the
-// table's total label and t.Hierarchies.
-func Relations(t *audit.Table) ([]Relation, error) {
-	s, err := newStructure(t, Options{Hierarchies: t.Hierarchies})
+// Of returns the additive relations of t as secondary suppression
+// and the interval audit read them: margins by the table's structure, or
+// by its total label and t.Hierarchies.
+func Of(t *audit.Table) ([]Relation, error) {
+	s, err := New(t, Options{Hierarchies: t.Hierarchies})
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +316,7 @@ func keyStr(k []int) string {
 	return b.String()
 }
 
-func (s *structure) linear(k []int) int {
+func (s *Structure) linear(k []int) int {
 	li := 0
 	for d, v := range k {
 		li += v * s.strides[d]
@@ -412,8 +324,8 @@ func (s *structure) linear(k []int) int {
 	return li
 }
 
-// lookup returns the cell with the given code indices, or -1.
-func (s *structure) Lookup(k []int) int {
+// Lookup returns the cell with the given code indices, or -1.
+func (s *Structure) Lookup(k []int) int {
 	if s.dense != nil {
 		return int(s.dense[s.linear(k)])
 	}
@@ -423,9 +335,9 @@ func (s *structure) Lookup(k []int) int {
 	return -1
 }
 
-// boxCells returns, in increasing order, the cells whose code in every
+// BoxCells returns, in increasing order, the cells whose code in every
 // dimension d is one of codes[d].
-func (s *structure) BoxCells(codes [][]int) []int {
+func (s *Structure) BoxCells(codes [][]int) []int {
 	var out []int
 	tuple := make([]int, s.NDim)
 	var rec func(d int)
@@ -446,18 +358,18 @@ func (s *structure) BoxCells(codes [][]int) []int {
 	return out
 }
 
-// coef is the coefficient of cell i in relation r: +1 for the total, -1 for
+// Coef is the coefficient of cell i in relation r: +1 for the total, -1 for
 // a part, so that every relation reads Σ coef·x = 0.
-func (s *structure) Coef(r, i int) float64 {
+func (s *Structure) Coef(r, i int) float64 {
 	if s.Rels[r].Total == i {
 		return 1
 	}
 	return -1
 }
 
-// describe names relation r for messages: "row region=A" style, the
+// Describe names relation r for messages: "row region=A" style, the
 // dimensions held fixed.
-func (s *structure) Describe(r int) string {
+func (s *Structure) Describe(r int) string {
 	rel := s.Rels[r]
 	key := s.T.Cells[rel.Total].Key
 	var parts []string
@@ -484,10 +396,10 @@ func (s *structure) Describe(r int) string {
 	return kind + " " + strings.Join(parts, ", ")
 }
 
-// isSuppressed reports whether cell c is withheld from publication: a
+// IsSuppressed reports whether cell c is withheld from publication: a
 // primary or secondary cell, or one whose value carries a suppression
 // marker (or is missing) in a received table.
-func (s *structure) IsSuppressed(i int) bool {
+func (s *Structure) IsSuppressed(i int) bool {
 	if s.Unpublished(i) {
 		return true
 	}
@@ -512,6 +424,25 @@ func (s *structure) IsSuppressed(i int) bool {
 	return !s.Known[i]
 }
 
-// unpublished reports whether cell i is published by no output
+// Unpublished reports whether cell i is published by no output
 // (Options.Unpublished).
-func (s *structure) Unpublished(i int) bool { return s.unpub != nil && s.unpub[i] }
+func (s *Structure) Unpublished(i int) bool { return s.unpub != nil && s.unpub[i] }
+
+// Scale is the largest absolute known value of the table, at least 1.
+func (s *Structure) Scale() float64 {
+	m := 1.0
+	for i, v := range s.Val {
+		if s.Known[i] {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	return m
+}
+
+// RelCells lists the cells of relation r, total first.
+func (s *Structure) RelCells(r int) []int {
+	rel := s.Rels[r]
+	out := make([]int, 0, len(rel.Parts)+1)
+	out = append(out, rel.Total)
+	return append(out, rel.Parts...)
+}

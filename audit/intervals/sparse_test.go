@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // middleTable is a magnitude table of the given sizes with every margin,
@@ -36,7 +37,7 @@ func middleTable(seed uint64, sizes []int, share float64) *audit.Table {
 		}
 		return k
 	}
-	tb := gridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func(i []int) int64 {
+	tb := tabletest.GridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func(i []int) int64 {
 		if vals[at(i)] == 0 {
 			return 0
 		}
@@ -45,7 +46,7 @@ func middleTable(seed uint64, sizes []int, share float64) *audit.Table {
 	for _, c := range tb.Cells {
 		c.Total = c.Total.Mul(decimal.Scaled(1, 2))
 		if !c.IsMargin("Total") && rng.Float64() < share {
-			markPrimary(c)
+			tabletest.MarkPrimary(c)
 		}
 	}
 	return tb
@@ -73,7 +74,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := middleTable(tc.seed, tc.sizes, tc.share)
-			opt := Options{Workers: 4, Audit: largeAt(40)}
+			opt := Options{Workers: 4, Tuning: largeAt(40)}
 			s, err := newStructure(tb, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -89,8 +90,8 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if iv.sparse < 20 || iv.largest <= opt.Audit.LargeComponent {
-				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, opt.Audit.LargeComponent)
+			if iv.sparse < 20 || iv.largest <= opt.Tuning.LargeComponent {
+				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, opt.Tuning.LargeComponent)
 			}
 			key := "sparse-" + tc.name
 			var o oracleResult
@@ -102,7 +103,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 			}
 			index := map[string]int{}
 			for i, c := range tb.Cells {
-				index[joinKey(c.Key)] = i
+				index[tabletest.JoinKey(c.Key)] = i
 			}
 			var first []byte
 			for run := 0; run < 2; run++ {
@@ -114,7 +115,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 					t.Errorf("run %d: %d cells undetermined", run, res.Undetermined)
 				}
 				for _, r := range res.Cells {
-					i := index[joinKey(r.Key)]
+					i := index[tabletest.JoinKey(r.Key)]
 					wlo, whi := o.lo[i], o.hi[i]
 					if r.Lo < wlo-tol || r.Hi > whi+tol || r.Lo > r.Value+tol || r.Hi < r.Value-tol {
 						t.Errorf("run %d: %v (value %v): audit [%v, %v] not inside the oracle's [%v, %v]", run, r.Key, r.Value, r.Lo, r.Hi, wlo, whi)
@@ -166,14 +167,14 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 	}
 	exact := map[string]bool{}
 	for _, r := range full.Cells {
-		exact[joinKey(r.Key)] = r.Exact
+		exact[tabletest.JoinKey(r.Key)] = r.Exact
 	}
 	for mode := 0; mode < 3; mode++ {
 		var rounds []NbhdRound
 		if mode == 1 {
-			rounds = DefaultAuditTuning().NbhdRounds
+			rounds = DefaultTuning().NbhdRounds
 		}
-		res, err := Audit(ctx, tb, Options{Workers: 2, Audit: allLarge(rounds, mode == 2)})
+		res, err := Audit(ctx, tb, Options{Workers: 2, Tuning: allLarge(rounds, mode == 2)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,10 +185,10 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 			}
 			zero++
 			if !r.Exact && !r.Undetermined {
-				t.Errorf("mode %d: %v [%v, %v] (full LP exact %v): under-protected with zero width", mode, r.Key, r.Lo, r.Hi, exact[joinKey(r.Key)])
+				t.Errorf("mode %d: %v [%v, %v] (full LP exact %v): under-protected with zero width", mode, r.Key, r.Lo, r.Hi, exact[tabletest.JoinKey(r.Key)])
 			}
-			if mode > 0 && r.Exact != exact[joinKey(r.Key)] {
-				t.Errorf("mode %d: %v: exact %v, full LP %v", mode, r.Key, r.Exact, exact[joinKey(r.Key)])
+			if mode > 0 && r.Exact != exact[tabletest.JoinKey(r.Key)] {
+				t.Errorf("mode %d: %v: exact %v, full LP %v", mode, r.Key, r.Exact, exact[tabletest.JoinKey(r.Key)])
 			}
 		}
 		if zero == 0 {
@@ -209,12 +210,12 @@ func TestAuditLargeInfeasibleComponent(t *testing.T) {
 	}
 	byKey := map[string]audit.Interval{}
 	for _, r := range full.Cells {
-		byKey[joinKey(r.Key)] = r
+		byKey[tabletest.JoinKey(r.Key)] = r
 	}
 	// Change one suppressed cell's (unpublished) value, in a relation
 	// with other unknown cells (not exact).
 	for _, c := range tb.Cells {
-		if r, ok := byKey[joinKey(c.Key)]; ok && !r.Exact && !c.IsMargin("Total") && c.Total.Sign() > 0 {
+		if r, ok := byKey[tabletest.JoinKey(c.Key)]; ok && !r.Exact && !c.IsMargin("Total") && c.Total.Sign() > 0 {
 			c.Total = c.Total.Add(decimal.Scaled(100, 2))
 			break
 		}
@@ -223,7 +224,7 @@ func TestAuditLargeInfeasibleComponent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Audit(ctx, tb, Options{Audit: largeAt(40)})
+	res, err := Audit(ctx, tb, Options{Tuning: largeAt(40)})
 	if err != nil {
 		t.Fatal(err)
 	}

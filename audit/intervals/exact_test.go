@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // receivedTable is oracleTable's magnitude table (values in hundredths,
@@ -35,11 +35,11 @@ func receivedTable(seed uint64, sizes []int, share float64) *audit.Table {
 
 // auditBytes audits tb with the given workers and GOMAXPROCS and returns
 // the JSON of the result.
-func auditBytes(t testing.TB, tb *audit.Table, workers, procs int, tune *AuditTuning) ([]byte, audit.Intervals) {
+func auditBytes(t testing.TB, tb *audit.Table, workers, procs int, tune *Tuning) ([]byte, audit.Intervals) {
 	t.Helper()
 	old := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(old)
-	res, err := Audit(context.Background(), tb, Options{Value: "total", Workers: workers, Audit: tune})
+	res, err := Audit(context.Background(), tb, Options{Value: "total", Workers: workers, Tuning: tune})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestAuditIdenticalAtAnyWorkers(t *testing.T) {
 	cases := []struct {
 		name string
 		tb   func() *audit.Table
-		// budget: AuditTuning.ExactIters (small: some intervals stay
+		// budget: Tuning.ExactIters (small: some intervals stay
 		// approximate)
 		budget int
 	}{
@@ -121,11 +121,11 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 			lo, hi := certifiedIntervals(t, tb, tol)
 			index := map[string]int{}
 			for i, c := range tb.Cells {
-				index[joinKey(c.Key)] = i
+				index[tabletest.JoinKey(c.Key)] = i
 			}
 			compared, bad := 0, 0
 			for _, r := range res.Cells {
-				i := index[joinKey(r.Key)]
+				i := index[tabletest.JoinKey(r.Key)]
 				wlo, whi := lo[i], hi[i]
 				compared++
 				if math.Abs(r.Lo-wlo) > tol || math.Abs(r.Hi-whi) > tol {
@@ -142,15 +142,6 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 	}
 }
 
-// cpuSeconds is the process's user and system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
-
 // BenchmarkAuditExact50x40x10 audits received 50 x 40 x 10 tables (10% and
 // 20% of the interior cells marked) and reports the cells left
 // approximate and undetermined with the time.
@@ -164,13 +155,13 @@ func BenchmarkAuditExact50x40x10(b *testing.B) {
 				tb := receivedTable(1, []int{50, 40, 10}, share)
 				b.StartTimer()
 				t0 := time.Now()
-				c0 := cpuSeconds()
-				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second, Audit: benchAuditTuning()})
+				c0 := tabletest.CPUSeconds()
+				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second, Tuning: benchTuning()})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(time.Since(t0).Seconds(), "audit-s")
-				b.ReportMetric(cpuSeconds()-c0, "cpu-s")
+				b.ReportMetric(tabletest.CPUSeconds()-c0, "cpu-s")
 				b.ReportMetric(float64(len(res.Cells)), "cells")
 				b.ReportMetric(float64(res.Undetermined), "undetermined")
 				b.ReportMetric(float64(res.Approximate), "approximate")

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
+	"github.com/sdcaudit/sdcaudit/audit/relations"
 )
 
 // witnessScratch holds the buffers of one worker's witness searches.
 type witnessScratch struct {
-	ms    [][]Move1
+	ms    [][]relations.Move1
 	tuple []int
 	idx   []int
 	cells []int
@@ -29,7 +30,7 @@ type witnessScratch struct {
 	n     []int
 	// mv and the arenas codes, w1 hold the moves of forMoves' current
 	// enumeration (reset at each call).
-	mv    Move1
+	mv    relations.Move1
 	codes []int
 	w1    []int8
 	// delta shifts the true values (a feasible point reached by earlier
@@ -42,13 +43,13 @@ type witnessScratch struct {
 }
 
 type scoredMove struct {
-	m     Move1
+	m     relations.Move1
 	score float64
 	pos   int // position before sorting: ties keep their order
 }
 
 func newWitnessScratch(nd int) *witnessScratch {
-	return &witnessScratch{ms: make([][]Move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
+	return &witnessScratch{ms: make([][]relations.Move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
 }
 
 // value is cell j at the scratch's current point (unknown cells count as
@@ -80,7 +81,7 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 	for d := 0; d < nd; d++ {
 		copy(tuple, key)
 		h := ws.heaps[d][:0]
-		s.EachMove1D(d, key[d], &ws.mv, func(m Move1) bool {
+		s.EachMove1D(d, key[d], &ws.mv, func(m relations.Move1) bool {
 			score := math.Inf(1)
 			for _, c := range m.Codes {
 				tuple[d] = c
@@ -98,7 +99,7 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 			ws.codes = append(ws.codes, m.Codes...)
 			ws.w1 = append(ws.w1, m.W...)
 			to := len(ws.codes)
-			h = append(h, scoredMove{Move1{ws.codes[from:to:to], ws.w1[from:to:to]}, score, len(h)})
+			h = append(h, scoredMove{relations.Move1{Codes: ws.codes[from:to:to], W: ws.w1[from:to:to]}, score, len(h)})
 			return true
 		})
 		ws.heaps[d], ws.n[d] = h, len(h)
@@ -584,7 +585,7 @@ func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, w
 }
 
 // nbhdRoundsLP solves the open cells of comp by neighbourhood LPs, round
-// after round (AuditTuning.NbhdRounds), and returns the number of LPs.
+// after round (Tuning.NbhdRounds), and returns the number of LPs.
 func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *auditEnv, workers int, settle func(int) bool) (int, error) {
 	iv := env.iv
 	// Adjacency of the component's cells (local indices).

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1), opt.auditTuning().Phase1Iters)
+	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1), opt.tuning().Phase1Iters)
 	if err != nil && ctx.Err() == nil && bctx.Err() != nil {
 		// The user's hard stop fired: every target stays undetermined.
 		for _, i := range targets {

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -164,16 +164,6 @@ func (iv *intervalSet) outerFails(i int, x, up, down float64) bool {
 	return iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
 }
 
-func (s *structure) Scale() float64 {
-	m := 1.0
-	for i, v := range s.Val {
-		if s.Known[i] {
-			m = math.Max(m, math.Abs(v))
-		}
-	}
-	return m
-}
-
 // intervals computes the bounds of every cell with sup set.
 func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
 	if opt.Rounded > 0 {
@@ -234,7 +224,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		up, down = s.levels(opt, i, s.Val[i])
 		return up, down, false
 	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.auditTuning()}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.tuning()}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -439,8 +429,8 @@ type auditEnv struct {
 	need       func(i int) (up, down float64, sec bool)
 	// exact asks for exact bounds beyond the verdicts (Options.exact).
 	exact bool
-	// tune bounds the work (Options.Audit).
-	tune AuditTuning
+	// tune bounds the work (Options.Tuning).
+	tune Tuning
 	mu   sync.Mutex
 }
 
@@ -464,14 +454,6 @@ func snap(v float64, places int, tol float64) float64 {
 		return r
 	}
 	return v
-}
-
-// relCells lists the cells of relation r, total first.
-func (s *structure) RelCells(r int) []int {
-	rel := s.Rels[r]
-	out := make([]int, 0, len(rel.Parts)+1)
-	out = append(out, rel.Total)
-	return append(out, rel.Parts...)
 }
 
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
