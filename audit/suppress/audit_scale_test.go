@@ -37,7 +37,7 @@ func BenchmarkAuditScale(b *testing.B) {
 				tb := tc.make()
 				ctx := context.Background()
 				if tc.protect {
-					if err := Protect(ctx, tb, Options{Method: "hypercube"}); err != nil {
+					if _, err := Protect(ctx, tb, Options{Method: "hypercube"}); err != nil {
 						b.Fatal(err)
 					}
 				}

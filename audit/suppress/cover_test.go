@@ -33,7 +33,7 @@ func TestUnpublishedCoverCells(t *testing.T) {
 			}
 		}
 		opt := Options{Unpublished: unpub}
-		if err := Protect(context.Background(), tb, opt); err != nil {
+		if _, err := Protect(context.Background(), tb, opt); err != nil {
 			rt.Fatal(err)
 		}
 		for i, c := range tb.Cells {

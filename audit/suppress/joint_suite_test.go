@@ -214,7 +214,7 @@ func TestJointSuite(t *testing.T) {
 		}
 		o := newOrTable(tb, opt.Hierarchies, 0.10)
 		t0 := time.Now()
-		run, err := ProtectRun(context.Background(), tb, opt)
+		run, err := protectRun(context.Background(), tb, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +383,7 @@ func BenchmarkJointSuite(b *testing.B) {
 					continue
 				}
 				opt.Method = method
-				run, err := ProtectRun(context.Background(), tb, opt)
+				run, err := protectRun(context.Background(), tb, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -421,13 +421,13 @@ func BenchmarkJointLarge3D(b *testing.B) {
 			for b.Loop() {
 				hc := scaleTable(7, []int{50, 40, 10}, share)
 				t0 := time.Now()
-				if err := Protect(context.Background(), hc, Options{Method: "hypercube"}); err != nil {
+				if _, err := Protect(context.Background(), hc, Options{Method: "hypercube"}); err != nil {
 					b.Fatal(err)
 				}
 				th := time.Since(t0)
 				tb := scaleTable(7, []int{50, 40, 10}, share)
 				t0 = time.Now()
-				run, err := ProtectRun(context.Background(), tb, Options{})
+				run, err := protectRun(context.Background(), tb, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -28,7 +28,7 @@ func statuses(tb *audit.Table) string {
 // = cost, gap 0) and each primary keeps [0, 400].
 func TestJointDiagonal(t *testing.T) {
 	tb := diagonalTable()
-	run, err := ProtectRun(context.Background(), tb, Options{})
+	run, err := protectRun(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +68,10 @@ func TestJointNeverWorseThanHypercube(t *testing.T) {
 		hc, _ := sc.build()
 		hopt := opt
 		hopt.Method = "hypercube"
-		if err := Protect(context.Background(), hc, hopt); err != nil {
+		if _, err := Protect(context.Background(), hc, hopt); err != nil {
 			t.Fatal(err)
 		}
-		if err := Protect(context.Background(), tb, opt); err != nil {
+		if _, err := Protect(context.Background(), tb, opt); err != nil {
 			t.Fatal(err)
 		}
 		hAudit, err := Audit(context.Background(), hc, opt)
@@ -182,7 +182,7 @@ func TestJointDeterministic(t *testing.T) {
 		sc := jointSuite[13] // 15x10, 20% primaries
 		tb, opt := sc.build()
 		opt.Workers = tc.workers
-		run, err := ProtectRun(context.Background(), tb, opt)
+		run, err := protectRun(context.Background(), tb, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,7 +24,7 @@ func BenchmarkAuditDense3D(b *testing.B) {
 				ctx := context.Background()
 				t0 := time.Now()
 				if secondary {
-					if err := Protect(ctx, tb, Options{}); err != nil {
+					if _, err := Protect(ctx, tb, Options{}); err != nil {
 						b.Fatal(err)
 					}
 				}

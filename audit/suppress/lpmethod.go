@@ -317,7 +317,6 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) 
 // avoidSingleton gives p a second deviation that avoids singleton sg (its
 // contributor knows it), using margins only if needed (or already allowed).
 func (lm *lpMethod) avoidSingleton(ctx context.Context, p, sg int, dev float64, boxes [][]int, margins bool, single func(int) bool) error {
-	s := lm.s
 	for _, m := range []bool{margins, true} {
 		for _, box := range boxes {
 			avoid := func(i int) bool { return i != sg && (m || !lm.margin[i]) }
@@ -330,8 +329,7 @@ func (lm *lpMethod) avoidSingleton(ctx context.Context, p, sg int, dev float64, 
 			}
 		}
 	}
-	s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
-		s.T.KeyString(s.T.Cells[p].Key), s.T.KeyString(s.T.Cells[sg].Key)))
+	lm.sp.out = append(lm.sp.out, Unprotected{Cell: p, Reason: Singleton, By: sg})
 	return nil
 }
 

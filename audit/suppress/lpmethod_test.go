@@ -324,7 +324,7 @@ func compareWithOptimum(t *testing.T, ci int, oc oracleCase, weight float64) flo
 	if !ok {
 		t.Fatalf("table %d: no pattern protects the primaries", ci)
 	}
-	if err := Protect(context.Background(), tb, opt); err != nil {
+	if _, err := Protect(context.Background(), tb, opt); err != nil {
 		t.Fatal(err)
 	}
 	sup := make([]bool, len(tb.Cells))

@@ -31,7 +31,7 @@ func TestLPMethodLocalRedundancy(t *testing.T) {
 		noLocal := own
 		noLocal.LocalRedundancy = false
 		off := scaleTable(tc.seed, tc.sizes, tc.share)
-		err := Protect(context.Background(), off, Options{Tuning: &noLocal})
+		_, err := Protect(context.Background(), off, Options{Tuning: &noLocal})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,14 +66,14 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 		}{seed, "lp"}
 		sizes, share := []int{20, 15, 6}, 0.05
 		hc := scaleTable(tc.seed, sizes, share)
-		if _, err := ProtectRun(ctx, hc, Options{Method: "hypercube"}); err != nil {
+		if _, err := Protect(ctx, hc, Options{Method: "hypercube"}); err != nil {
 			t.Fatal(err)
 		}
 		hCost, _, _ := patternCost(hc)
 		own := DefaultTuning()
 		own.CompareLarge = false
 		lo := scaleTable(tc.seed, sizes, share)
-		_, err := ProtectRun(ctx, lo, Options{Tuning: &own})
+		_, err := Protect(ctx, lo, Options{Tuning: &own})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,8 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 			t.Errorf("seed %d: cost %v, hypercube %v, lp alone %v: want the lesser", tc.seed, cost, hCost, lCost)
 		}
 		again := scaleTable(tc.seed, sizes, share)
-		run, err := ProtectRun(ctx, again, Options{})
+		res, err := Protect(ctx, again, Options{})
+		run := res.Run
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,7 +27,7 @@ func TestLPMethodScale(t *testing.T) {
 				tb := scaleTable(1, sz, share)
 				opt := Options{Method: method}
 				t0 := time.Now()
-				if err := Protect(context.Background(), tb, opt); err != nil {
+				if _, err := Protect(context.Background(), tb, opt); err != nil {
 					t.Fatal(err)
 				}
 				d := time.Since(t0)

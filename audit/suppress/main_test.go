@@ -1,8 +1,10 @@
 package suppress
 
 import (
+	"context"
 	"testing"
 
+	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
@@ -17,4 +19,10 @@ func heavySeeds() []uint64 {
 		return []uint64{6}
 	}
 	return []uint64{6, 3}
+}
+
+// protectRun is Protect's run (Result.Run).
+func protectRun(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, error) {
+	res, err := Protect(ctx, t, opt)
+	return res.Run, err
 }

@@ -170,7 +170,7 @@ func protectLarge(t *testing.T, tb *audit.Table, opt Options, certify bool) {
 	t.Helper()
 	ctx := context.Background()
 	t0 := time.Now()
-	if err := Protect(ctx, tb, opt); err != nil {
+	if _, err := Protect(ctx, tb, opt); err != nil {
 		t.Fatal(err)
 	}
 	ds := time.Since(t0)

@@ -16,7 +16,7 @@ import (
 func TestSuppressMicrodata1(t *testing.T) {
 	tb := tabletest.Microdata1(t)
 	tabletest.MarkPrimary(tabletest.CellAt(t, tb, "A", "female"))
-	if err := Protect(context.Background(), tb, Options{}); err != nil {
+	if _, err := Protect(context.Background(), tb, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var sec []string
@@ -102,7 +102,7 @@ func TestAuditTimeLimit(t *testing.T) {
 	}
 	// Protect honours the limit too: a warning, not an error.
 	tb2 := tabletest.DenseTable(3, 0.8)
-	if err := Protect(context.Background(), tb2, Options{TimeLimit: time.Nanosecond}); err != nil {
+	if _, err := Protect(context.Background(), tb2, Options{TimeLimit: time.Nanosecond}); err != nil {
 		t.Fatal(err)
 	}
 	if len(tb2.Warnings) == 0 || !strings.Contains(tb2.Warnings[len(tb2.Warnings)-1], "time limit") {

@@ -25,6 +25,8 @@ type candidate struct {
 	totals bool
 	iv     *audit.Intervals
 	run    audit.SuppressionRun
+	// unprot are the primaries the method left unprotected (suppressor.out)
+	unprot []Unprotected
 }
 
 // protectBest is the lp method (the default) at every table size: it
@@ -105,9 +107,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		for i, cell := range t.Cells {
 			totals = totals || cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary && lm0.margin[i]
 		}
-		cands = append(cands, candidate{name: name, state: snapshot(t), sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), bad: bad, totals: totals && opt.MarginWeight == 0, iv: iv, run: r})
+		cands = append(cands, candidate{name: name, state: snapshot(t), sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), bad: bad, totals: totals && opt.MarginWeight == 0, iv: iv, run: r, unprot: sp.out})
 		orig.restore(t)
 		copy(sp.sup, origSup)
+		sp.out = nil
 		return nil
 	}
 
@@ -134,9 +137,11 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	hopt := opt
 	hopt.Method = "hypercube"
 	hopt.TimeLimit = remaining()
-	if _, err := ProtectRun(ctx, t, hopt); err != nil {
+	hres, err := Protect(ctx, t, hopt)
+	if err != nil {
 		return run, nil, err
 	}
+	sp.out = hres.Unprotected
 	if err := add("hypercube", run); err != nil {
 		return run, nil, err
 	}
@@ -183,6 +188,7 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	best := cands[bi]
 	best.state.restore(t)
 	copy(sp.sup, best.sup)
+	sp.out = best.unprot
 	out := best.run
 	out.Chosen = best.name
 	var others []string

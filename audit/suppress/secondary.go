@@ -37,38 +37,51 @@ import (
 // recover p, so moves without other singletons are preferred; failing
 // that, each singleton of the move gets a second move avoiding it.
 //
+// Primaries the method cannot protect are returned as data
+// (Result.Unprotected), not written to the table; callers say so in
+// their own words (Unprotected.Warning).
+//
 // With opt.TimeLimit set, Protect stops choosing complements when it runs
 // out and adds a table warning; the result is not an error.
-func Protect(ctx context.Context, t *audit.Table, opt Options) error {
-	_, err := ProtectRun(ctx, t, opt)
-	return err
+func Protect(ctx context.Context, t *audit.Table, opt Options) (Result, error) {
+	run, iv, sp, err := protect(ctx, t, opt)
+	res := Result{Run: run, Audit: iv}
+	if sp != nil {
+		res.Unprotected = sp.out
+	}
+	return res, err
 }
 
-// ProtectRun is Protect that also returns what was run: the method, the
-// cost model, the margin weight and how many primaries the lp method left
-// to the hypercube method's move, and why (the audit's "suppression"
-// object).
-func ProtectRun(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, error) {
-	run, _, err := ProtectAudit(ctx, t, opt)
-	return run, err
-}
-
-// ProtectAudit is ProtectRun that also returns the interval audit of the
-// pattern it leaves when it computed one on the way (a large table, whose
-// lp and hypercube patterns are both audited to choose between them), or
-// nil. That audit is Audit(ctx, t, opt) on t as ProtectAudit leaves it, so
-// a caller that audits next can use it instead of auditing again.
+// ProtectAudit is Protect for callers that report the unprotected
+// primaries as table warnings: it writes Unprotected.Warning of each to
+// t.Warnings (before the run's own warnings, as the method once did) and
+// returns the run and the audit of Result.
 func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, *audit.Intervals, error) {
+	n0 := len(t.Warnings)
+	res, err := Protect(ctx, t, opt)
+	if len(res.Unprotected) > 0 {
+		ws := make([]string, len(res.Unprotected))
+		for k, u := range res.Unprotected {
+			ws[k] = u.Warning(t)
+		}
+		t.Warnings = slices.Insert(t.Warnings, min(n0, len(t.Warnings)), ws...)
+	}
+	return res.Run, res.Audit, err
+}
+
+// protect is Protect; it returns the suppressor whose records
+// (suppressor.out) say which primaries are left unprotected, or nil.
+func protect(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, *audit.Intervals, *suppressor, error) {
 	run := audit.SuppressionRun{Method: MethodFor(t, opt), Cost: opt.Cost, MarginWeight: opt.MarginWeight}
 	if run.Cost == "" {
 		run.Cost = "value"
 	}
 	if err := opt.validate(); err != nil {
-		return run, nil, err
+		return run, nil, nil, err
 	}
 	s, err := newStructure(t, opt)
 	if err != nil {
-		return run, nil, err
+		return run, nil, nil, err
 	}
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(t.Cells)), cost: make([]float64, len(t.Cells)), single: make([]bool, len(t.Cells))}
 	delta := s.Scale() * 1e-6
@@ -105,7 +118,8 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
 	if run.Method == "lp" && opt.tuning().CompareLarge {
-		return protectBest(ctx, t, opt, s, sp, prim, deadline, run)
+		run, iv, err := protectBest(ctx, t, opt, s, sp, prim, deadline, run)
+		return run, iv, sp, err
 	}
 	if run.Method == "lp" {
 		lm := newLPMethod(s, sp, opt)
@@ -114,20 +128,20 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 			run.Fallback = lm.fallback
 			run.FallbackReason = fallbackReason(lm.fallback)
 		}
-		return run, nil, err
+		return run, nil, nil, err
 	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
-			return run, nil, err
+			return run, nil, nil, err
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
 				opt.TimeLimit, len(prim)-k, len(prim)))
-			return run, nil, nil
+			return run, nil, sp, nil
 		}
 		sp.protect(p)
 	}
-	return run, nil, nil
+	return run, nil, sp, nil
 }
 
 func fallbackReason(n int) string {
@@ -142,6 +156,8 @@ type suppressor struct {
 	// single[i]: cell i has one contributor (see singleton), kept beside
 	// sup so that move searches need not touch the cells themselves.
 	single []bool
+	// out records the primaries left unprotected (Result.Unprotected).
+	out []Unprotected
 }
 
 // move is a candidate complementary pattern: cells with weights ±1.
@@ -172,7 +188,7 @@ func (sp *suppressor) protect(p int) {
 	up, low := s.levels(sp.opt, p, x)
 	best := sp.bestMove(p, up, low, nil)
 	if best == nil {
-		s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: no complementary pattern protects %s", s.T.KeyString(s.T.Cells[p].Key)))
+		sp.out = append(sp.out, Unprotected{Cell: p, Reason: NoPattern, By: -1})
 		return
 	}
 	var singles []int
@@ -196,8 +212,7 @@ func (sp *suppressor) protect(p int) {
 		if alt := sp.bestMove(p, up, low, avoid); alt != nil {
 			sp.apply(p, alt)
 		} else {
-			s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
-				s.T.KeyString(s.T.Cells[p].Key), s.T.KeyString(s.T.Cells[sg].Key)))
+			sp.out = append(sp.out, Unprotected{Cell: p, Reason: Singleton, By: sg})
 		}
 	}
 }

@@ -17,7 +17,7 @@ func TestSuppressProperty(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		tb := tabletest.RandomTable(rt)
 		opt := Options{Cost: rapid.SampledFrom([]string{"value", "count", "unity"}).Draw(rt, "cost")}
-		if err := Protect(context.Background(), tb, opt); err != nil {
+		if _, err := Protect(context.Background(), tb, opt); err != nil {
 			rt.Fatal(err)
 		}
 		if len(tb.Warnings) > 0 {

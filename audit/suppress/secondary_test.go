@@ -47,7 +47,7 @@ func benchTable(seed uint64) *audit.Table {
 func benchSuppressAudit(tb testing.TB, t *audit.Table) (time.Duration, time.Duration, audit.Intervals) {
 	ctx := context.Background()
 	t0 := time.Now()
-	if err := Protect(ctx, t, Options{}); err != nil {
+	if _, err := Protect(ctx, t, Options{}); err != nil {
 		tb.Fatal(err)
 	}
 	t1 := time.Now()
