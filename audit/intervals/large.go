@@ -52,7 +52,7 @@ func newWitnessScratch(nd int) *witnessScratch {
 	return &witnessScratch{ms: make([][]relations.Move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
 }
 
-// value is cell j at the scratch's current point (unknown cells count as
+// pointValue is cell j at the scratch's current point (unknown cells count as
 // zero).
 func (s *structure) pointValue(j int, ws *witnessScratch) float64 {
 	v := s.Val[j]

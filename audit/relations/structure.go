@@ -43,7 +43,8 @@ func (o Options) valueRole(t *audit.Table) string {
 	return "count"
 }
 
-// relation says that cell total equals the sum of cells parts.
+// Rel says that cell Total equals the sum of the cells Parts along the
+// structure's dimension Dim.
 type Rel struct {
 	Dim   int
 	Total int

@@ -404,7 +404,8 @@ func appendF(b []byte, v float64) []byte {
 
 func float32Round(v float64) float64 { return float64(float32(v)) }
 
-// node fixes cells: 1 suppressed, 0 published, -1 free.
+// fixing is what a search node fixes of each cell: 1 suppressed, 0
+// published, -1 free.
 type fixing []int8
 
 // master solves the LP relaxation of the cuts with the fixings fx; it

@@ -70,7 +70,7 @@ type lpMethod struct {
 	fallback  int     // primaries given the hypercube move (no deviation found)
 	tol       float64 // flows below it are zero
 	// rec holds, per primary, the cells (other than itself) of the move or
-	// deviations that protect it, as a starting witness for dropLocal.
+	// deviations that protect it, as a starting support for dropLocal.
 	rec map[int][]int
 	// deadline is the user's hard stop (Options.TimeLimit; zero: none):
 	// every stage checks it, the redundancy passes too.
@@ -224,7 +224,7 @@ func (lm *lpMethod) protectedNow(p int, up, low float64) *move {
 	return sp.bestMove(p, up, low, forbid)
 }
 
-// record adds cells to p's recorded witness (see rec).
+// record adds cells to p's recorded support (see rec).
 func (lm *lpMethod) record(p int, cells []int) {
 	for _, i := range cells {
 		if i != p {

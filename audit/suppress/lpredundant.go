@@ -11,24 +11,26 @@ import (
 )
 
 // dropLocal is the redundancy pass of a table too large for a full
-// interval audit per candidate. Every primary p keeps a witness through
-// suppressed cells only and no singleton that could recover p: the move
+// interval audit per candidate. Every primary p keeps a support (the
+// cells whose suppression alone protects p; not the interval audit's
+// witness, a move that proves an interval wide) through suppressed cells
+// only and no singleton that could recover p: the move
 // or deviations that protected it (rec), else a balanced move
 // (protectedNow's check), else two feasible tables that differ from the
 // true one only in suppressed cells of a box around p, one with p at
 // x+U or more and one at x−L or less (reach: the sparse simplex from the
 // true values). The intruder's interval for p then reaches its levels
-// while the witness's cells stay suppressed, whatever else is published,
+// while the support's cells stay suppressed, whatever else is published,
 // and also when a singleton is published (its contributor knows it). The
 // secondary cells are tried most costly first: a cell is dropped when
-// every primary whose witness uses it finds another witness without it
-// (a local check: one box per primary, first the former witness's). The
+// every primary whose support uses it finds another support without it
+// (a local check: one box per primary, first the former support's). The
 // whole pattern is then audited once; should a primary that was
 // protected before the pass no longer be (the LPs are in floating
 // point), every dropped cell is put back.
 //
-// When some primary has no witness (before the pass), the pass does
-// nothing: its protection could depend on any cell. The witness searches
+// When some primary has no support (before the pass), the pass does
+// nothing: its protection could depend on any cell. The support searches
 // are bounded by Tuning.LocalSearchBudget, a count, not a clock, so that
 // the pattern does not depend on the machine.
 func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
@@ -43,10 +45,10 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		return nil
 	}
 	sort.SliceStable(cand, func(a, b int) bool { return sp.cost[cand[a]] > sp.cost[cand[b]] })
-	wit := make(map[int][]int, len(prim)) // sorted cells of p's witness
-	users := map[int][]int{}              // cell -> primaries whose witness used it
+	supp := make(map[int][]int, len(prim)) // sorted cells of p's support
+	users := map[int][]int{}               // cell -> primaries whose support used it
 	setWit := func(p int, w []int) {
-		wit[p] = w
+		supp[p] = w
 		for _, c := range w {
 			users[c] = append(users[c], p)
 		}
@@ -58,7 +60,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		w, ok := lm.recorded(p)
 		var err error
 		if !ok {
-			w, ok, err = lm.witness(ctx, p, nil)
+			w, ok, err = lm.support(ctx, p, nil)
 		}
 		if err != nil {
 			return err
@@ -83,12 +85,12 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		sp.sup[c] = false
 		ok := true
 		for _, p := range users[c] {
-			w := wit[p]
+			w := supp[p]
 			if k := sort.SearchInts(w, c); k == len(w) || w[k] != c {
-				continue // a stale entry: p's witness no longer uses c
+				continue // a stale entry: p's support no longer uses c
 			}
 			searches++
-			nw, found, err := lm.witness(ctx, p, w)
+			nw, found, err := lm.support(ctx, p, w)
 			if err != nil {
 				sp.sup[c] = true
 				return err
@@ -100,7 +102,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 			setWit(p, nw)
 		}
 		if !ok {
-			// The witnesses found so far avoid c: they stay valid.
+			// The supports found so far avoid c: they stay valid.
 			sp.sup[c] = true
 			continue
 		}
@@ -145,7 +147,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 	return nil
 }
 
-// recorded returns p's recorded witness (rec), sorted, when every cell of
+// recorded returns p's recorded support (rec), sorted, when every cell of
 // it is suppressed and none is a singleton that could recover p.
 func (lm *lpMethod) recorded(p int) ([]int, bool) {
 	s, sp := lm.s, lm.sp
@@ -165,7 +167,7 @@ func (lm *lpMethod) recorded(p int) ([]int, bool) {
 }
 
 // hintBox is the box of the cells whose code in every dimension is p's,
-// an ancestor of it or the code of a cell of hint (p's former witness),
+// an ancestor of it or the code of a cell of hint (p's former support),
 // or nil when it would hold more than hintBoxCells cells.
 func (lm *lpMethod) hintBox(p int, hint []int) []int {
 	s := lm.s
@@ -194,10 +196,10 @@ func (lm *lpMethod) hintBox(p int, hint []int) []int {
 // hintBoxCells bounds the size of hintBox.
 const hintBoxCells = 400
 
-// witness returns the sorted cells other than p of a witness of p's
+// support returns the sorted cells other than p of a support of p's
 // protection through suppressed cells only (see dropLocal), or ok false.
-// hint, p's former witness, gives the first box to search.
-func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool, error) {
+// hint, p's former support, gives the first box to search.
+func (lm *lpMethod) support(ctx context.Context, p int, hint []int) ([]int, bool, error) {
 	s, sp := lm.s, lm.sp
 	up, low := s.levels(lm.opt, p, s.Val[p])
 	if up <= 0 {
@@ -213,7 +215,7 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 			}
 		}
 	} else {
-		// Boxes, built when needed: the former witness's, then p's boxes
+		// Boxes, built when needed: the former support's, then p's boxes
 		// (as in protectSide) until one holds both sides.
 		var sizes []float64
 		switch {

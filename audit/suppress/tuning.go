@@ -20,7 +20,7 @@ type Tuning struct {
 	// local pass (dropLocal) when LocalRedundancy is on, else none.
 	RedundancyLimit int
 	LocalRedundancy bool
-	// LocalSearchBudget bounds the witness searches of one local
+	// LocalSearchBudget bounds the support searches of one local
 	// redundancy pass: the candidates are tried most costly first, so the
 	// pass stops where the remaining ones are the cheapest.
 	LocalSearchBudget int
