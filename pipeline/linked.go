@@ -478,22 +478,29 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	// done is the cover's audit when the suppression computed it on the
 	// way (a large cover); spreadSecondary changes only the members' cells
 	var done *audit.Intervals
+	var prot suppress.Result
 	if secondary {
 		var err error
-		if _, done, err = suppress.ProtectAudit(ctx, cover, opt); err != nil {
+		if prot, err = suppress.Protect(ctx, cover, opt); err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
 			return "secondary suppression of the cover table: " + err.Error(), nil
 		}
+		done = prot.Audit
 		spreadSecondary(cover, members, copies, with)
 	}
 	for _, w := range cover.Warnings {
-		if strings.HasPrefix(w, "secondary suppression: no complementary pattern protects") {
+		for _, t := range members {
+			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
+		}
+	}
+	for _, u := range prot.Unprotected {
+		if u.Reason == suppress.NoPattern {
 			continue // the joint audit below tells which primaries are unprotected
 		}
 		for _, t := range members {
-			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
+			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+u.Warning(cover))
 		}
 	}
 	if done == nil {

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
+	"github.com/sdcaudit/sdcaudit/audit/relations"
 )
 
 // witnessScratch holds the buffers of one worker's witness searches.
 type witnessScratch struct {
-	ms    [][]move1
+	ms    [][]relations.Move1
 	tuple []int
 	idx   []int
 	cells []int
@@ -29,7 +30,7 @@ type witnessScratch struct {
 	n     []int
 	// mv and the arenas codes, w1 hold the moves of forMoves' current
 	// enumeration (reset at each call).
-	mv    move1
+	mv    relations.Move1
 	codes []int
 	w1    []int8
 	// delta shifts the true values (a feasible point reached by earlier
@@ -42,20 +43,20 @@ type witnessScratch struct {
 }
 
 type scoredMove struct {
-	m     move1
+	m     relations.Move1
 	score float64
 	pos   int // position before sorting: ties keep their order
 }
 
 func newWitnessScratch(nd int) *witnessScratch {
-	return &witnessScratch{ms: make([][]move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
+	return &witnessScratch{ms: make([][]relations.Move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
 }
 
-// value is cell j at the scratch's current point (unknown cells count as
+// pointValue is cell j at the scratch's current point (unknown cells count as
 // zero).
 func (s *structure) pointValue(j int, ws *witnessScratch) float64 {
-	v := s.val[j]
-	if !s.known[j] {
+	v := s.Val[j]
+	if !s.Known[j] {
 		v = 0
 	}
 	if len(ws.delta) > 0 {
@@ -73,18 +74,18 @@ func (s *structure) pointValue(j int, ws *witnessScratch) float64 {
 // with upCap ≤ ws.floorUp and downCap ≤ ws.floorDown are skipped. visit
 // returns true to stop.
 func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, visit func(upCap, downCap float64) bool) {
-	nd := s.nd
-	key := s.keys[i]
+	nd := s.NDim
+	key := s.Keys[i]
 	tuple := ws.tuple
 	ws.codes, ws.w1 = ws.codes[:0], ws.w1[:0]
 	for d := 0; d < nd; d++ {
 		copy(tuple, key)
 		h := ws.heaps[d][:0]
-		s.eachMove1D(d, key[d], &ws.mv, func(m move1) bool {
+		s.EachMove1D(d, key[d], &ws.mv, func(m relations.Move1) bool {
 			score := math.Inf(1)
-			for _, c := range m.codes {
+			for _, c := range m.Codes {
 				tuple[d] = c
-				j := s.lookup(tuple)
+				j := s.Lookup(tuple)
 				if j < 0 || !sup[j] {
 					return true
 				}
@@ -95,10 +96,10 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 			// keep a copy in the arenas (earlier moves keep their arrays
 			// when an append reallocates)
 			from := len(ws.codes)
-			ws.codes = append(ws.codes, m.codes...)
-			ws.w1 = append(ws.w1, m.w...)
+			ws.codes = append(ws.codes, m.Codes...)
+			ws.w1 = append(ws.w1, m.W...)
 			to := len(ws.codes)
-			h = append(h, scoredMove{move1{ws.codes[from:to:to], ws.w1[from:to:to]}, score, len(h)})
+			h = append(h, scoredMove{relations.Move1{Codes: ws.codes[from:to:to], W: ws.w1[from:to:to]}, score, len(h)})
 			return true
 		})
 		ws.heaps[d], ws.n[d] = h, len(h)
@@ -123,7 +124,7 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 	for ws.tried = 0; ws.tried < ws.limit; ws.tried++ {
 		upCap, downCap := math.Inf(1), math.Inf(1)
 		ws.cells, ws.w = ws.cells[:0], ws.w[:0]
-		ok := s.walkMove(ws.ms, idx, tuple, func(j int, w int8) bool {
+		ok := s.WalkMove(ws.ms, idx, tuple, func(j int, w int8) bool {
 			if j < 0 || !sup[j] {
 				return false
 			}
@@ -286,8 +287,8 @@ func (s *structure) augment(i int, sup []bool, raise bool, need float64, budget 
 func (s *structure) balancedCells(cells []int, w []int8, acc map[int32]int) bool {
 	clear(acc)
 	for a, i := range cells {
-		for _, r := range s.cellRels[i] {
-			acc[r] += int(s.coef(int(r), i)) * int(w[a])
+		for _, r := range s.CellRels[i] {
+			acc[r] += int(s.Coef(int(r), i)) * int(w[a])
 		}
 	}
 	for _, v := range acc {
@@ -307,14 +308,14 @@ func (s *structure) balancedCells(cells []int, w []int8, acc map[int32]int) bool
 func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, olo, ohi []float64, tol float64, passes int) {
 	unk := func(i int) bool { return sup[i] && !fixed[i] }
 	var queue []int32
-	inQ := make([]bool, len(s.rels))
-	for r := range s.rels {
+	inQ := make([]bool, len(s.Rels))
+	for r := range s.Rels {
 		if free[r] >= 2 {
 			queue = append(queue, int32(r))
 			inQ[r] = true
 		}
 	}
-	budget := passes * len(s.rels)
+	budget := passes * len(s.Rels)
 	for len(queue) > 0 && budget > 0 {
 		budget--
 		r := int(queue[0])
@@ -323,12 +324,12 @@ func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, ol
 		// Σ c_j x_j over unknowns = resid. Contribution ranges c_j·[lo, hi].
 		var sLo, sHi float64 // finite parts
 		nLoInf, nHiInf := 0, 0
-		cells := s.relCells(r)
+		cells := s.RelCells(r)
 		for _, j := range cells {
 			if !unk(j) {
 				continue
 			}
-			c := s.coef(r, j)
+			c := s.Coef(r, j)
 			lo, hi := c*olo[j], c*ohi[j]
 			if c < 0 {
 				lo, hi = hi, lo
@@ -349,7 +350,7 @@ func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, ol
 			if !unk(j) {
 				continue
 			}
-			c := s.coef(r, j)
+			c := s.Coef(r, j)
 			lo, hi := c*olo[j], c*ohi[j]
 			if c < 0 {
 				lo, hi = hi, lo
@@ -386,7 +387,7 @@ func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, ol
 				changed = true
 			}
 			if changed {
-				for _, r2 := range s.cellRels[j] {
+				for _, r2 := range s.CellRels[j] {
 					if int(r2) != r && free[r2] >= 2 && !inQ[r2] {
 						inQ[r2] = true
 						queue = append(queue, r2)
@@ -399,11 +400,6 @@ func (s *structure) propagate(sup, fixed []bool, resid []float64, free []int, ol
 
 // witnessBudget bounds the moves tried per cell by the witness search.
 const witnessBudget = 2000
-
-// nbhdRounds are the neighbourhood LP rounds of the large-component audit:
-// cells audited per LP (core) and cells free in the LP (core and halo).
-// Each round takes the cells the previous ones left unsettled.
-var nbhdRounds = []struct{ core, nbhd int }{{50, 450}, {15, 1200}}
 
 // solveLarge audits a large component whose true values are known.
 //
@@ -433,12 +429,12 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 		return s.solveUnknown(ctx, comp, env, workers)
 	}
 	settle := func(i int) bool {
-		if s.unpublished(i) {
+		if s.Unpublished(i) {
 			iv.undet[i] = false // needs no interval
 			return true
 		}
 		up, down, sec := env.need(i)
-		if iv.settled(i, s.val[i], up, down, sec) {
+		if iv.settled(i, s.Val[i], up, down, sec) {
 			iv.undet[i] = false
 			return true
 		}
@@ -453,7 +449,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 			open = append(open, i)
 		}
 	}
-	if !sparseLarge {
+	if !env.tune.Sparse {
 		if len(open) == 0 {
 			return 0, nil
 		}
@@ -464,7 +460,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	// start, neighbourhood LPs take the cells left unsettled.
 	var targets []int
 	for _, i := range comp {
-		if !s.unpublished(i) && !iv.exactBounds(i) && (env.exact || iv.undet[i]) {
+		if !s.Unpublished(i) && !iv.exactBounds(i) && (env.exact || iv.undet[i]) {
 			targets = append(targets, i)
 		}
 	}
@@ -476,7 +472,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	env.mu.Unlock()
 	x0 := make([]float64, len(comp))
 	for l, i := range comp {
-		x0[l] = s.val[i]
+		x0[l] = s.Val[i]
 	}
 	lps, err := s.sparseComponent(ctx, comp, targets, env, workers, x0)
 	if err != nil && !errors.Is(err, errSparse) {
@@ -493,7 +489,7 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	}
 	if err != nil {
 		env.warn(fmt.Sprintf("interval audit: the sparse LP around %s failed (%v); neighbourhood LPs used instead",
-			s.t.KeyString(s.t.Cells[comp[0]].Key), err))
+			s.T.KeyString(s.T.Cells[comp[0]].Key), err))
 	}
 	n, err := s.nbhdRoundsLP(ctx, comp, open, env, workers, settle)
 	return lps + n, err
@@ -513,7 +509,7 @@ func (s *structure) solveUnknown(ctx context.Context, comp []int, env *auditEnv,
 	iv := env.iv
 	var targets []int
 	for _, i := range comp {
-		if s.unpublished(i) {
+		if s.Unpublished(i) {
 			iv.undet[i] = false
 		} else {
 			targets = append(targets, i)
@@ -526,7 +522,7 @@ func (s *structure) solveUnknown(ctx context.Context, comp []int, env *auditEnv,
 	if err != nil {
 		if errors.Is(err, errSparse) {
 			env.warn(fmt.Sprintf("interval audit: the LP of %d linked suppressed cells around %s failed (%v); their verdicts are undetermined (outer bounds reported)",
-				len(comp), s.t.KeyString(s.t.Cells[comp[0]].Key), err))
+				len(comp), s.T.KeyString(s.T.Cells[comp[0]].Key), err))
 			for _, i := range comp {
 				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
 			}
@@ -551,7 +547,7 @@ func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, w
 	g, gctx := errgroup.WithContext(ctx)
 	for w := 0; w < workers; w++ {
 		g.Go(func() error {
-			ws := newWitnessScratch(s.nd)
+			ws := newWitnessScratch(s.NDim)
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(comp) {
@@ -566,7 +562,7 @@ func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, w
 				if settle(i) {
 					continue
 				}
-				x := s.val[i]
+				x := s.Val[i]
 				up, down, sec := env.need(i)
 				done := func(u, d float64) bool { return u >= up-iv.tol && d >= down-iv.tol && u+d > 2*iv.tol }
 				if sec {
@@ -589,7 +585,7 @@ func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, w
 }
 
 // nbhdRoundsLP solves the open cells of comp by neighbourhood LPs, round
-// after round (nbhdRounds), and returns the number of LPs.
+// after round (Tuning.NbhdRounds), and returns the number of LPs.
 func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *auditEnv, workers int, settle func(int) bool) (int, error) {
 	iv := env.iv
 	// Adjacency of the component's cells (local indices).
@@ -599,11 +595,11 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 	}
 	adj := make([][]int32, len(comp))
 	for l, i := range comp {
-		for _, r := range s.cellRels[i] {
+		for _, r := range s.CellRels[i] {
 			if env.free[r] < 2 {
 				continue
 			}
-			for _, j := range s.relCells(int(r)) {
+			for _, j := range s.RelCells(int(r)) {
 				if j != i && env.sup[j] && !env.fixed[j] {
 					adj[l] = append(adj[l], int32(pos[j]))
 				}
@@ -630,7 +626,7 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 	}
 	var mu sync.Mutex
 	total := 0
-	for _, round := range nbhdRounds {
+	for _, round := range env.tune.NbhdRounds {
 		if len(open) == 0 {
 			break
 		}
@@ -648,7 +644,7 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 				continue
 			}
 			gen++
-			core := bfs(seen, gen, []int{l}, round.core, func(m int) bool { return !assigned[m] && iv.undet[comp[m]] })
+			core := bfs(seen, gen, []int{l}, round.Core, func(m int) bool { return !assigned[m] && iv.undet[comp[m]] })
 			for _, m := range core {
 				assigned[m] = true
 			}
@@ -665,7 +661,7 @@ func (s *structure) nbhdRoundsLP(ctx context.Context, comp, open []int, env *aud
 				bm := seenPool.Get().(*bfsMarks)
 				defer seenPool.Put(bm)
 				bm.gen++
-				nb := bfs(bm.seen, bm.gen, core, round.nbhd, func(int) bool { return true })
+				nb := bfs(bm.seen, bm.gen, core, round.Nbhd, func(int) bool { return true })
 				cells := make([]int, len(nb))
 				for a, l := range nb {
 					cells[a] = comp[l]
@@ -718,7 +714,7 @@ func (s *structure) nbhdLP(ctx context.Context, cells []int, ncore int, env *aud
 		lo, hi, n, err := rangeLP(ctx, nv, rows, x0, targets, iv.tol, 1)
 		lps += n
 		if err != nil {
-			return lps, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[cells[0]].Key), err)
+			return lps, fmt.Errorf("table %s: audit LP around %s: %w", s.T.Name, s.T.KeyString(s.T.Cells[cells[0]].Key), err)
 		}
 		for a, l := range targets {
 			i := cells[l]
@@ -748,12 +744,12 @@ func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, oute
 	nv := len(cells)
 	x0 := make([]float64, nv)
 	for l, i := range cells {
-		x0[l] = s.val[i]
+		x0[l] = s.Val[i]
 	}
 	seen := map[int32]bool{}
 	var rows []lp.Row
 	for _, i := range cells {
-		for _, r := range s.cellRels[i] {
+		for _, r := range s.CellRels[i] {
 			if seen[r] || env.free[r] < 2 {
 				continue
 			}
@@ -761,18 +757,18 @@ func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, oute
 			row := lp.Row{RHS: env.residF[r]}
 			var a, b, w float64
 			outside := false
-			for _, j := range s.relCells(int(r)) {
+			for _, j := range s.RelCells(int(r)) {
 				if !env.sup[j] || env.fixed[j] {
 					continue
 				}
-				c := s.coef(int(r), j)
+				c := s.Coef(int(r), j)
 				if l, ok := local[j]; ok {
 					row.Idx = append(row.Idx, l)
 					row.Coef = append(row.Coef, c)
 					continue
 				}
 				if !outer {
-					row.RHS -= c * s.val[j]
+					row.RHS -= c * s.Val[j]
 					continue
 				}
 				outside = true
@@ -782,7 +778,7 @@ func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, oute
 				}
 				a += lo
 				b += hi
-				w += c * s.val[j]
+				w += c * s.Val[j]
 			}
 			if outside && math.IsInf(a, -1) {
 				// Nothing bounds the outside sum below: the row does not
@@ -815,23 +811,23 @@ func (s *structure) nbhdRows(cells []int, local map[int]int, env *auditEnv, oute
 func (s *structure) trueFeasible(comp []int, env *auditEnv) bool {
 	seen := map[int32]bool{}
 	for _, i := range comp {
-		if s.val[i] < 0 || !s.known[i] {
+		if s.Val[i] < 0 || !s.Known[i] {
 			return false
 		}
-		for _, r := range s.cellRels[i] {
+		for _, r := range s.CellRels[i] {
 			if seen[r] || env.free[r] < 2 {
 				continue
 			}
 			seen[r] = true
 			var sum decimal.Dec
-			for _, j := range s.relCells(int(r)) {
+			for _, j := range s.RelCells(int(r)) {
 				if !env.sup[j] || env.fixed[j] {
 					continue
 				}
-				if s.coef(int(r), j) > 0 {
-					sum = sum.Add(s.dec[j])
+				if s.Coef(int(r), j) > 0 {
+					sum = sum.Add(s.Dec[j])
 				} else {
-					sum = sum.Sub(s.dec[j])
+					sum = sum.Sub(s.Dec[j])
 				}
 			}
 			if sum.Cmp(env.resid[r]) != 0 {

@@ -1,15 +1,13 @@
-package suppress
+package intervals
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 
 	"pgregory.net/rapid"
 )
@@ -17,7 +15,7 @@ import (
 // heavyTable draws a small table with heavy suppression: most interior
 // cells primary or secondary.
 func heavyTable(rt *rapid.T) *audit.Table {
-	tb := randomTable(rt)
+	tb := tabletest.RandomTable(rt)
 	for _, c := range tb.Cells {
 		if c.Status == audit.StatusOK && rapid.IntRange(0, 9).Draw(rt, "heavy") < 6 {
 			if c.IsMargin("Total") {
@@ -27,7 +25,7 @@ func heavyTable(rt *rapid.T) *audit.Table {
 				continue
 			}
 			if rapid.Bool().Draw(rt, "primary") {
-				markPrimary(c)
+				tabletest.MarkPrimary(c)
 			} else {
 				c.Status = audit.StatusSecondary
 			}
@@ -36,14 +34,21 @@ func heavyTable(rt *rapid.T) *audit.Table {
 	return tb
 }
 
-// withLarge runs f with every component treated as large (witnesses,
-// propagation, then the sparse whole-component LP when sparse is set, and
-// neighbourhood LPs) and the given neighbourhood rounds.
-func withLarge(rounds []struct{ core, nbhd int }, sparse bool, f func()) {
-	oldL, oldR, oldS := largeComponent, nbhdRounds, sparseLarge
-	largeComponent, nbhdRounds, sparseLarge = 0, rounds, sparse
-	defer func() { largeComponent, nbhdRounds, sparseLarge = oldL, oldR, oldS }()
-	f()
+// allLarge is the audit tuning that treats every component as large
+// (witnesses, propagation, then the sparse whole-component LP when sparse
+// is set, and neighbourhood LPs) with the given neighbourhood rounds.
+func allLarge(rounds []NbhdRound, sparse bool) *Tuning {
+	tune := DefaultTuning()
+	tune.LargeComponent, tune.NbhdRounds, tune.Sparse = 0, rounds, sparse
+	return &tune
+}
+
+// largeAt is the default audit tuning with components above n cells
+// large (tables of a test's size then reach the large-component audit).
+func largeAt(n int) *Tuning {
+	tune := DefaultTuning()
+	tune.LargeComponent = n
+	return &tune
 }
 
 // The verdicts of the large-component audit (witness moves and interval
@@ -64,17 +69,16 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 		}
 		byKey := map[string]audit.Interval{}
 		for _, r := range full.Cells {
-			byKey[joinKey(r.Key)] = r
+			byKey[tabletest.JoinKey(r.Key)] = r
 		}
 		// Witnesses alone; with neighbourhood LPs; with the sparse LP.
 		for mode := 0; mode < 3; mode++ {
 			withLP := mode > 0
-			var rounds []struct{ core, nbhd int }
+			var rounds []NbhdRound
 			if mode == 1 {
-				rounds = nbhdRounds
+				rounds = DefaultTuning().NbhdRounds
 			}
-			var res audit.Intervals
-			withLarge(rounds, mode == 2, func() { res, err = Audit(ctx, tb, Options{}) })
+			res, err := Audit(ctx, tb, Options{Tuning: allLarge(rounds, mode == 2)})
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -82,7 +86,7 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 				rt.Fatalf("%d cells, full LP %d", len(res.Cells), len(full.Cells))
 			}
 			for _, r := range res.Cells {
-				f := byKey[joinKey(r.Key)]
+				f := byKey[tabletest.JoinKey(r.Key)]
 				if r.Lo < f.Lo-1e-6 || r.Hi > f.Hi+1e-6 {
 					rt.Fatalf("mode %d %v: [%v, %v] outside the LP interval [%v, %v]", mode, r.Key, r.Lo, r.Hi, f.Lo, f.Hi)
 				}
@@ -116,79 +120,10 @@ func TestWitnessAgreesWithLP(t *testing.T) {
 	})
 }
 
-// A tiny time limit leaves cells undetermined: no error, the counts say
-// so, NeedsPerson is true and the JSON marks them.
-func TestAuditTimeLimit(t *testing.T) {
-	tb := denseTable(3, 0.8)
-	res, err := Audit(context.Background(), tb, Options{TimeLimit: time.Nanosecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Undetermined == 0 || !res.NeedsPerson() {
-		t.Fatalf("undetermined %d, needs person %v", res.Undetermined, res.NeedsPerson())
-	}
-	// The report says the hard stop fired (issue 23 item 4).
-	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "time limit of 1ns (a hard stop) ran out") {
-		t.Errorf("warnings %q: want the hard stop named first", res.Warnings)
-	}
-	n := 0
-	for _, r := range res.Cells {
-		if !r.Undetermined {
-			continue
-		}
-		n++
-		if r.Protected || r.Exact || r.Approximate {
-			t.Fatalf("%v: undetermined yet %+v", r.Key, r)
-		}
-		if r.Lo > r.Value || r.Hi < r.Value {
-			t.Fatalf("%v: [%v, %v] misses %v", r.Key, r.Lo, r.Hi, r.Value)
-		}
-	}
-	if n != res.Undetermined || res.ExactlyDisclosed+res.UnderProtected+res.Undetermined > len(res.Cells) {
-		t.Fatalf("counts: %d undetermined cells, result %+v", n, res.Undetermined)
-	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), `"undetermined":true`) || !strings.Contains(string(out), `"undetermined":`+itoa(res.Undetermined)) {
-		t.Errorf("JSON lacks undetermined: %.300s", out)
-	}
-	// Without a limit the same table is settled.
-	full, err := Audit(context.Background(), tb, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("limit 1ns: %d undetermined; no limit: %d undetermined, %d exact, %d under-protected of %d",
-		res.Undetermined, full.Undetermined, full.ExactlyDisclosed, full.UnderProtected, len(full.Cells))
-	if full.Undetermined != 0 {
-		t.Errorf("no limit: %d undetermined", full.Undetermined)
-	}
-	// Protect honours the limit too: a warning, not an error.
-	tb2 := denseTable(3, 0.8)
-	if err := Protect(context.Background(), tb2, Options{TimeLimit: time.Nanosecond}); err != nil {
-		t.Fatal(err)
-	}
-	if len(tb2.Warnings) == 0 || !strings.Contains(tb2.Warnings[len(tb2.Warnings)-1], "time limit") {
-		t.Errorf("warnings: %v", tb2.Warnings)
-	}
-	// Cancellation is still an error.
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := Audit(ctx, tb, Options{TimeLimit: time.Hour}); !errors.Is(err, context.Canceled) {
-		t.Errorf("cancelled: err = %v", err)
-	}
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
 // A received table whose markers link more cells than one LP takes: the
 // audit returns quickly with those cells undetermined (outer bounds) and a warning, not after hours of LP.
 func TestAuditReceivedLargeComponent(t *testing.T) {
-	tb := denseTable(5, 0.8)
+	tb := tabletest.DenseTable(5, 0.8)
 	for _, c := range tb.Cells {
 		if c.Status == audit.StatusPrimary {
 			c.Findings, c.Status = nil, audit.StatusOK
@@ -198,11 +133,10 @@ func TestAuditReceivedLargeComponent(t *testing.T) {
 	}
 	// The phase 1 of its 16,050 linked cells runs out of a small budget
 	// (the default, 40,000 iterations, takes minutes at this size).
-	old := phase1Iters
-	defer func() { phase1Iters = old }()
-	phase1Iters = 300
+	tune := DefaultTuning()
+	tune.Phase1Iters = 300
 	t0 := time.Now()
-	res, err := Audit(context.Background(), tb, Options{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Value: "total", Tuning: &tune})
 	if err != nil {
 		t.Fatal(err)
 	}

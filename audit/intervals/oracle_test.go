@@ -1,16 +1,16 @@
-package suppress
+package intervals
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"sync"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -33,7 +33,7 @@ func oracleTable(seed uint64, sizes []int, share float64) *audit.Table {
 		}
 		return string(b)
 	}
-	tb := gridTable(sizes, func(idx []int) int64 {
+	tb := tabletest.GridTable(sizes, func(idx []int) int64 {
 		k := key(idx)
 		if v, ok := vals[k]; ok {
 			return v
@@ -55,7 +55,7 @@ func oracleTable(seed uint64, sizes []int, share float64) *audit.Table {
 		c.Total = c.Total.Mul(decimal.Scaled(1, 2))
 		if !c.IsMargin("Total") && rng.Float64() < share {
 			if rng.IntN(4) == 0 {
-				markPrimary(c)
+				tabletest.MarkPrimary(c)
 			} else {
 				c.Status = audit.StatusSecondary
 			}
@@ -85,15 +85,15 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 	lo, hi = map[int]float64{}, map[int]float64{}
 	var vars []int
 	for i := range tb.Cells {
-		if s.isSuppressed(i) {
+		if s.IsSuppressed(i) {
 			vars = append(vars, i)
 		}
 	}
 	uf := newUnionFind(len(tb.Cells))
-	for r := range s.rels {
+	for r := range s.Rels {
 		first := -1
-		for _, j := range s.relCells(r) {
-			if s.isSuppressed(j) {
+		for _, j := range s.RelCells(r) {
+			if s.IsSuppressed(j) {
 				if first < 0 {
 					first = j
 				} else {
@@ -115,25 +115,25 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 		// Rows over the block, published cells moved to the right.
 		var coefs [][]float64
 		var rhs []float64
-		var ind independent
+		var ind tabletest.Independent
 		seen := map[int32]bool{}
 		for _, i := range block {
-			for _, r := range s.cellRels[i] {
+			for _, r := range s.CellRels[i] {
 				if seen[r] {
 					continue
 				}
 				seen[r] = true
 				row := make([]float64, n)
 				var b float64
-				for _, j := range s.relCells(int(r)) {
-					c := s.coef(int(r), j)
+				for _, j := range s.RelCells(int(r)) {
+					c := s.Coef(int(r), j)
 					if l, ok := local[j]; ok {
 						row[l] += c
 					} else {
-						b -= c * s.val[j]
+						b -= c * s.Val[j]
 					}
 				}
-				if ind.keep(row, n) {
+				if ind.Keep(row, n) {
 					coefs, rhs = append(coefs, row), append(rhs, b)
 				}
 			}
@@ -268,74 +268,6 @@ func rowBound(coefs [][]float64, rhs []float64, l int, v, tol float64) bool {
 	return false
 }
 
-// Independent rows by elimination modulo a large prime: rows independent
-// modulo p are independent over the rationals (a row wrongly dropped would
-// only widen the oracle's intervals, failing the comparison). Each set of
-// rows has its own (oracles run on several goroutines).
-type independent struct {
-	basis  [][]uint64
-	pivots []int
-}
-
-const primeP = 1<<61 - 1
-
-// keep reports whether row is independent of the rows kept so far, and
-// then keeps it.
-func (indep *independent) keep(row []float64, n int) bool {
-	v := make([]uint64, n)
-	for l, c := range row {
-		v[l] = uint64((int64(c)%primeP + primeP) % primeP)
-	}
-	for b, bv := range indep.basis {
-		if f := v[indep.pivots[b]]; f != 0 {
-			for l := range v {
-				v[l] = subMod(v[l], mulMod(f, bv[l]))
-			}
-		}
-	}
-	piv := -1
-	for l, x := range v {
-		if x != 0 {
-			piv = l
-			break
-		}
-	}
-	if piv < 0 {
-		return false
-	}
-	inv := powMod(v[piv], primeP-2)
-	for l := range v {
-		v[l] = mulMod(v[l], inv)
-	}
-	indep.basis = append(indep.basis, v)
-	indep.pivots = append(indep.pivots, piv)
-	return true
-}
-
-func mulMod(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a, b)
-	_, rem := bits.Div64(hi, lo, primeP)
-	return rem
-}
-
-func subMod(a, b uint64) uint64 {
-	if a >= b {
-		return a - b
-	}
-	return a + primeP - b
-}
-
-func powMod(a, e uint64) uint64 {
-	r := uint64(1)
-	for ; e > 0; e >>= 1 {
-		if e&1 == 1 {
-			r = mulMod(r, a)
-		}
-		a = mulMod(a, a)
-	}
-	return r
-}
-
 // A phase 1 on this 3-D table's relations once pivoted on a rounding
 // residue (1.5e-9), leaving a singular basis: every vertex the solver
 // reaches must have a non-singular, dual-feasible basis that proves its
@@ -346,7 +278,7 @@ func TestLPBasisNonsingularOn3DTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lo, _ := certifiedIntervals(t, tb, 1e-7*s.scale())
+	lo, _ := certifiedIntervals(t, tb, 1e-7*s.Scale())
 	if len(lo) < 300 {
 		t.Fatalf("%d cells certified, want >= 300", len(lo))
 	}
@@ -381,13 +313,13 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale := s.scale()
+			scale := s.Scale()
 			tol := 1e-7 * scale
 			atol := 1e-9 * scale // the audit's own tolerance for exact
 			sup := make([]bool, len(tb.Cells))
 			nsup := 0
 			for i := range sup {
-				sup[i] = s.isSuppressed(i)
+				sup[i] = s.IsSuppressed(i)
 				if sup[i] {
 					nsup++
 				}
@@ -396,8 +328,8 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if nsup < 300 || iv.largest < 200 || iv.largest > largeComponent {
-				t.Fatalf("%d suppressed cells, largest component %d: want >= 300 cells and a component of 200 to %d", nsup, iv.largest, largeComponent)
+			if large := DefaultTuning().LargeComponent; nsup < 300 || iv.largest < 200 || iv.largest > large {
+				t.Fatalf("%d suppressed cells, largest component %d: want >= 300 cells and a component of 200 to %d", nsup, iv.largest, large)
 			}
 			// The oracle is deterministic: computed once per table for
 			// every -count.
@@ -411,7 +343,7 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 			lo, hi := o.lo, o.hi
 			index := map[string]int{}
 			for i, c := range tb.Cells {
-				index[joinKey(c.Key)] = i
+				index[tabletest.JoinKey(c.Key)] = i
 			}
 			var first []byte
 			for run := 0; run < 2; run++ {
@@ -424,7 +356,7 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 				}
 				bad := 0
 				for _, r := range res.Cells {
-					i := index[joinKey(r.Key)]
+					i := index[tabletest.JoinKey(r.Key)]
 					wlo, whi := lo[i], hi[i]
 					if math.Abs(r.Lo-wlo) > tol || math.Abs(r.Hi-whi) > tol || r.Approximate || r.Undetermined {
 						if bad++; bad <= 10 {
@@ -444,11 +376,11 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 					}
 					want := true
 					if r.Status == audit.StatusPrimary {
-						up, down := s.levels(opt, i, s.val[i])
+						up, down := s.levels(opt, i, s.Val[i])
 						if up != r.Upper || down != r.Lower {
 							t.Errorf("run %d: %v: levels %v/%v, want %v/%v", run, r.Key, r.Upper, r.Lower, up, down)
 						}
-						margin := math.Min(whi-(s.val[i]+up), s.val[i]-down-wlo)
+						margin := math.Min(whi-(s.Val[i]+up), s.Val[i]-down-wlo)
 						if math.Abs(margin) <= 2*tol {
 							continue
 						}

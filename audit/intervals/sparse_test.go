@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // middleTable is a magnitude table of the given sizes with every margin,
@@ -36,7 +37,7 @@ func middleTable(seed uint64, sizes []int, share float64) *audit.Table {
 		}
 		return k
 	}
-	tb := gridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func(i []int) int64 {
+	tb := tabletest.GridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func(i []int) int64 {
 		if vals[at(i)] == 0 {
 			return 0
 		}
@@ -45,7 +46,7 @@ func middleTable(seed uint64, sizes []int, share float64) *audit.Table {
 	for _, c := range tb.Cells {
 		c.Total = c.Total.Mul(decimal.Scaled(1, 2))
 		if !c.IsMargin("Total") && rng.Float64() < share {
-			markPrimary(c)
+			tabletest.MarkPrimary(c)
 		}
 	}
 	return tb
@@ -70,30 +71,27 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 		{"3d-12x8x5-40pct", []int{12, 8, 5}, 2, 0.4},
 		{"3d-12x10x6-35pct", []int{12, 10, 6}, 4, 0.35},
 	}
-	old := largeComponent
-	largeComponent = 40
-	defer func() { largeComponent = old }()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := middleTable(tc.seed, tc.sizes, tc.share)
-			opt := Options{Workers: 4}
+			opt := Options{Workers: 4, Tuning: largeAt(40)}
 			s, err := newStructure(tb, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			scale := s.scale()
+			scale := s.Scale()
 			tol := 1e-7 * scale
 			atol := 1e-9 * scale
 			sup := make([]bool, len(tb.Cells))
 			for i := range sup {
-				sup[i] = s.isSuppressed(i)
+				sup[i] = s.IsSuppressed(i)
 			}
 			iv, err := s.intervals(context.Background(), sup, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if iv.sparse < 20 || iv.largest <= largeComponent {
-				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, largeComponent)
+			if iv.sparse < 20 || iv.largest <= opt.Tuning.LargeComponent {
+				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, opt.Tuning.LargeComponent)
 			}
 			key := "sparse-" + tc.name
 			var o oracleResult
@@ -105,7 +103,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 			}
 			index := map[string]int{}
 			for i, c := range tb.Cells {
-				index[joinKey(c.Key)] = i
+				index[tabletest.JoinKey(c.Key)] = i
 			}
 			var first []byte
 			for run := 0; run < 2; run++ {
@@ -117,7 +115,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 					t.Errorf("run %d: %d cells undetermined", run, res.Undetermined)
 				}
 				for _, r := range res.Cells {
-					i := index[joinKey(r.Key)]
+					i := index[tabletest.JoinKey(r.Key)]
 					wlo, whi := o.lo[i], o.hi[i]
 					if r.Lo < wlo-tol || r.Hi > whi+tol || r.Lo > r.Value+tol || r.Hi < r.Value-tol {
 						t.Errorf("run %d: %v (value %v): audit [%v, %v] not inside the oracle's [%v, %v]", run, r.Key, r.Value, r.Lo, r.Hi, wlo, whi)
@@ -131,8 +129,8 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 					case w <= 2*atol:
 						continue
 					}
-					up, down := s.levels(opt, i, s.val[i])
-					margin := math.Min(whi-(s.val[i]+up), s.val[i]-down-wlo)
+					up, down := s.levels(opt, i, s.Val[i])
+					margin := math.Min(whi-(s.Val[i]+up), s.Val[i]-down-wlo)
 					if math.Abs(margin) <= 2*tol {
 						continue
 					}
@@ -169,15 +167,14 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 	}
 	exact := map[string]bool{}
 	for _, r := range full.Cells {
-		exact[joinKey(r.Key)] = r.Exact
+		exact[tabletest.JoinKey(r.Key)] = r.Exact
 	}
 	for mode := 0; mode < 3; mode++ {
-		var rounds []struct{ core, nbhd int }
+		var rounds []NbhdRound
 		if mode == 1 {
-			rounds = nbhdRounds
+			rounds = DefaultTuning().NbhdRounds
 		}
-		var res audit.Intervals
-		withLarge(rounds, mode == 2, func() { res, err = Audit(ctx, tb, Options{Workers: 2}) })
+		res, err := Audit(ctx, tb, Options{Workers: 2, Tuning: allLarge(rounds, mode == 2)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,10 +185,10 @@ func TestZeroWidthIsNeverUnderProtected(t *testing.T) {
 			}
 			zero++
 			if !r.Exact && !r.Undetermined {
-				t.Errorf("mode %d: %v [%v, %v] (full LP exact %v): under-protected with zero width", mode, r.Key, r.Lo, r.Hi, exact[joinKey(r.Key)])
+				t.Errorf("mode %d: %v [%v, %v] (full LP exact %v): under-protected with zero width", mode, r.Key, r.Lo, r.Hi, exact[tabletest.JoinKey(r.Key)])
 			}
-			if mode > 0 && r.Exact != exact[joinKey(r.Key)] {
-				t.Errorf("mode %d: %v: exact %v, full LP %v", mode, r.Key, r.Exact, exact[joinKey(r.Key)])
+			if mode > 0 && r.Exact != exact[tabletest.JoinKey(r.Key)] {
+				t.Errorf("mode %d: %v: exact %v, full LP %v", mode, r.Key, r.Exact, exact[tabletest.JoinKey(r.Key)])
 			}
 		}
 		if zero == 0 {
@@ -213,12 +210,12 @@ func TestAuditLargeInfeasibleComponent(t *testing.T) {
 	}
 	byKey := map[string]audit.Interval{}
 	for _, r := range full.Cells {
-		byKey[joinKey(r.Key)] = r
+		byKey[tabletest.JoinKey(r.Key)] = r
 	}
 	// Change one suppressed cell's (unpublished) value, in a relation
 	// with other unknown cells (not exact).
 	for _, c := range tb.Cells {
-		if r, ok := byKey[joinKey(c.Key)]; ok && !r.Exact && !c.IsMargin("Total") && c.Total.Sign() > 0 {
+		if r, ok := byKey[tabletest.JoinKey(c.Key)]; ok && !r.Exact && !c.IsMargin("Total") && c.Total.Sign() > 0 {
 			c.Total = c.Total.Add(decimal.Scaled(100, 2))
 			break
 		}
@@ -227,10 +224,7 @@ func TestAuditLargeInfeasibleComponent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldL := largeComponent
-	defer func() { largeComponent = oldL }()
-	largeComponent = 40
-	res, err := Audit(ctx, tb, Options{})
+	res, err := Audit(ctx, tb, Options{Tuning: largeAt(40)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -19,23 +19,6 @@ import (
 // workers or their scheduling (workers only decide which goroutine runs a
 // chunk).
 const exactChunk = 32
-
-// exactIters is the simplex iterations per target cell that a chunk may
-// spend on exact bounds (pooled over the chunk's targets), and
-// exactBudget the iterations a whole component may spend on them (shared
-// equally among its chunks): a deterministic work budget. Cells whose
-// bounds it does not reach keep their inner and outer bounds (approximate,
-// their verdict proven by them or undetermined). The verdict LPs (to the
-// protection levels) are not counted: only each LP's own iteration limit
-// bounds them, as before.
-var (
-	exactIters  = 32
-	exactBudget = 20000
-	// phase1Iters bounds the phase 1 of a component without a feasible
-	// start (received tables): beyond it the component's cells keep their
-	// outer bounds, undetermined, with a warning.
-	phase1Iters = 40000
-)
 
 // chunks splits n targets into consecutive chunks of size at most size.
 func chunks(n, size int) [][2]int {
@@ -79,7 +62,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	if x0 != nil {
 		base, err = lp.NewSparseAt(ctx, len(comp), rows, x0)
 	} else {
-		base, err = lp.NewSparse(ctx, len(comp), rows, phase1Iters)
+		base, err = lp.NewSparse(ctx, len(comp), rows, env.tune.Phase1Iters)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -87,7 +70,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 		}
 		if x0 == nil && errors.Is(err, lp.ErrInfeasible) {
 			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
-				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
+				s.T.Name, ErrInconsistent, s.T.KeyString(s.T.Cells[comp[0]].Key), s.Describe(rowRel[0]))
 		}
 		return 0, fmt.Errorf("%w: %w", errSparse, err)
 	}
@@ -156,7 +139,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 					firstErr = ferr
 				}
 			}
-			budget := min(exactIters*(ch[1]-ch[0]), exactBudget/len(parts))
+			budget := min(env.tune.ExactIters*(ch[1]-ch[0]), env.tune.ExactBudget/len(parts))
 			if x0 != nil && !env.exact {
 				budget = 0 // verdicts only
 			}
@@ -207,7 +190,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 					// Verdict first (not counted against the budget):
 					// each side to its protection level, a feasible
 					// point there proves it, or to the optimum.
-					x := s.val[i]
+					x := s.Val[i]
 					up, down, sec := env.need(i)
 					if sec || iv.outerFails(i, x, up, down) {
 						up, down, sec = 0, 0, true
@@ -276,14 +259,10 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	}
 	if failed > 0 {
 		env.warn(fmt.Sprintf("interval audit: %d of the LPs around %s failed (%v); those bounds are inner bounds only",
-			failed, s.t.KeyString(s.t.Cells[comp[0]].Key), firstErr))
+			failed, s.T.KeyString(s.T.Cells[comp[0]].Key), firstErr))
 	}
 	return lps, nil
 }
-
-// sparseLarge enables the sparse whole-component LP of solveLarge (tests
-// switch it off to exercise the witnesses and neighbourhood LPs alone).
-var sparseLarge = true
 
 // errSparse marks a failure of the sparse solver (not of the table): the
 // caller falls back to neighbourhood LPs.

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // receivedTable is oracleTable's magnitude table (values in hundredths,
@@ -35,11 +35,11 @@ func receivedTable(seed uint64, sizes []int, share float64) *audit.Table {
 
 // auditBytes audits tb with the given workers and GOMAXPROCS and returns
 // the JSON of the result.
-func auditBytes(t testing.TB, tb *audit.Table, workers, procs int) ([]byte, audit.Intervals) {
+func auditBytes(t testing.TB, tb *audit.Table, workers, procs int, tune *Tuning) ([]byte, audit.Intervals) {
 	t.Helper()
 	old := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(old)
-	res, err := Audit(context.Background(), tb, Options{Value: "total", Workers: workers})
+	res, err := Audit(context.Background(), tb, Options{Value: "total", Workers: workers, Tuning: tune})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +60,11 @@ func auditBytes(t testing.TB, tb *audit.Table, workers, procs int) ([]byte, audi
 // the previous one reached and stopping at the protection levels, so the
 // inner bounds of approximate cells depended on the worker count.
 func TestAuditIdenticalAtAnyWorkers(t *testing.T) {
-	oldL, oldE := largeComponent, exactIters
-	defer func() { largeComponent, exactIters = oldL, oldE }()
-	largeComponent = 40
 	cases := []struct {
 		name string
 		tb   func() *audit.Table
-		// budget: exactIters (small: some intervals stay approximate)
+		// budget: Tuning.ExactIters (small: some intervals stay
+		// approximate)
 		budget int
 	}{
 		{"middle-14x12x6", func() *audit.Table { return middleTable(1, []int{14, 12, 6}, 0.3) }, 32},
@@ -76,16 +74,17 @@ func TestAuditIdenticalAtAnyWorkers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			exactIters = tc.budget
+			tune := largeAt(40)
+			tune.ExactIters = tc.budget
 			tb := tc.tb()
-			first, res := auditBytes(t, tb, 1, 1)
+			first, res := auditBytes(t, tb, 1, 1, tune)
 			t.Logf("%d cells, %d approximate, %d undetermined, %d exact", len(res.Cells), res.Approximate, res.Undetermined, res.ExactlyDisclosed)
 			if len(res.Cells) < 100 {
 				t.Fatalf("%d cells audited: the table is too small for the test", len(res.Cells))
 			}
 			for _, w := range []int{1, 2, 3} {
 				for _, p := range []int{1, 2, 4} {
-					out, _ := auditBytes(t, tb, w, p)
+					out, _ := auditBytes(t, tb, w, p, tune)
 					if !bytes.Equal(out, first) {
 						t.Errorf("workers %d, GOMAXPROCS %d: audit differs from workers 1, GOMAXPROCS 1", w, p)
 					}
@@ -104,9 +103,6 @@ func TestAuditIdenticalAtAnyWorkers(t *testing.T) {
 // weak duality) within 1e-7 of the table's largest value, on a sample of at
 // least 200 cells.
 func TestAuditReceivedExactAgainstOracle(t *testing.T) {
-	oldL := largeComponent
-	defer func() { largeComponent = oldL }()
-	largeComponent = 40
 	for _, tc := range []struct {
 		share float64
 		seed  uint64
@@ -117,19 +113,19 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tol := 1e-7 * s.scale()
-			_, res := auditBytes(t, tb, 2, runtime.GOMAXPROCS(0))
+			tol := 1e-7 * s.Scale()
+			_, res := auditBytes(t, tb, 2, runtime.GOMAXPROCS(0), largeAt(40))
 			if res.Undetermined != 0 || res.Approximate != 0 {
 				t.Fatalf("%d undetermined, %d approximate of %d; warnings %q", res.Undetermined, res.Approximate, len(res.Cells), res.Warnings)
 			}
 			lo, hi := certifiedIntervals(t, tb, tol)
 			index := map[string]int{}
 			for i, c := range tb.Cells {
-				index[joinKey(c.Key)] = i
+				index[tabletest.JoinKey(c.Key)] = i
 			}
 			compared, bad := 0, 0
 			for _, r := range res.Cells {
-				i := index[joinKey(r.Key)]
+				i := index[tabletest.JoinKey(r.Key)]
 				wlo, whi := lo[i], hi[i]
 				compared++
 				if math.Abs(r.Lo-wlo) > tol || math.Abs(r.Hi-whi) > tol {
@@ -146,15 +142,6 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 	}
 }
 
-// cpuSeconds is the process's user and system CPU time.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
-}
-
 // BenchmarkAuditExact50x40x10 audits received 50 x 40 x 10 tables (10% and
 // 20% of the interior cells marked) and reports the cells left
 // approximate and undetermined with the time.
@@ -168,13 +155,13 @@ func BenchmarkAuditExact50x40x10(b *testing.B) {
 				tb := receivedTable(1, []int{50, 40, 10}, share)
 				b.StartTimer()
 				t0 := time.Now()
-				c0 := cpuSeconds()
-				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second})
+				c0 := tabletest.CPUSeconds()
+				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second, Tuning: benchTuning()})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(time.Since(t0).Seconds(), "audit-s")
-				b.ReportMetric(cpuSeconds()-c0, "cpu-s")
+				b.ReportMetric(tabletest.CPUSeconds()-c0, "cpu-s")
 				b.ReportMetric(float64(len(res.Cells)), "cells")
 				b.ReportMetric(float64(res.Undetermined), "undetermined")
 				b.ReportMetric(float64(res.Approximate), "approximate")

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -9,74 +9,24 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
-
-func resultFor(t *testing.T, r audit.Intervals, key ...string) audit.Interval {
-	t.Helper()
-	for _, c := range r.Cells {
-		if strings.Join(c.Key, "/") == strings.Join(key, "/") {
-			return c
-		}
-	}
-	t.Fatalf("no audit result for %v", key)
-	return audit.Interval{}
-}
 
 // Suppressing only A/female leaves it alone in row A and column female:
 // the published margins give it back by subtraction (198 - 178 = 20).
 func TestAuditSingleSuppressionIsExact(t *testing.T) {
-	tb := microdata1(t)
-	markPrimary(cellAt(t, tb, "A", "female"))
+	tb := tabletest.Microdata1(t)
+	tabletest.MarkPrimary(tabletest.CellAt(t, tb, "A", "female"))
 	res, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := resultFor(t, res, "A", "female")
+	r := tabletest.ResultFor(t, res, "A", "female")
 	if !r.Exact || r.Lo != 20 || r.Hi != 20 || r.Protected {
 		t.Fatalf("A/female = %+v, want exact 20", r)
 	}
 	if res.ExactlyDisclosed != 1 || res.UnderProtected != 0 || len(res.Cells) != 1 {
 		t.Fatalf("counts: %+v", res)
-	}
-}
-
-// With secondary suppression A/female keeps an interval, not a point.
-func TestSuppressMicrodata1(t *testing.T) {
-	tb := microdata1(t)
-	markPrimary(cellAt(t, tb, "A", "female"))
-	if err := Protect(context.Background(), tb, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	var sec []string
-	for _, c := range tb.Cells {
-		if c.Status == audit.StatusSecondary {
-			sec = append(sec, tb.KeyString(c.Key)+": "+c.Findings[len(c.Findings)-1].Message())
-		}
-	}
-	if len(sec) == 0 {
-		t.Fatal("no secondary suppression")
-	}
-	t.Logf("secondary cells:\n%s", strings.Join(sec, "\n"))
-	res, err := Audit(context.Background(), tb, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := resultFor(t, res, "A", "female")
-	if r.Exact || r.Lo >= r.Hi || !r.Protected {
-		t.Fatalf("A/female = %+v, want a protected interval", r)
-	}
-	if r.Lo > 20*0.9 || r.Hi < 20*1.1 {
-		t.Fatalf("A/female interval [%v, %v] misses the 10%% protection of 20", r.Lo, r.Hi)
-	}
-	if res.ExactlyDisclosed != 0 || res.UnderProtected != 0 {
-		t.Fatalf("counts: %+v", res)
-	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), `{"key":{"region":"A","gender":"female"},"lo":`) {
-		t.Errorf("JSON: %s", out)
 	}
 }
 
@@ -102,13 +52,13 @@ func TestAuditFourByFourTwoPerLine(t *testing.T) {
 		{8, 7, 30, 25},
 		{9, 8, 28, 31},
 	}
-	tb := gridTable([]int{4, 4}, func(i []int) int64 { return vals[i[0]][i[1]] }, func(i []int) int64 { return 5 })
+	tb := tabletest.GridTable([]int{4, 4}, func(i []int) int64 { return vals[i[0]][i[1]] }, func(i []int) int64 { return 5 })
 	sup := map[[2]int]bool{{0, 0}: true, {0, 1}: true, {1, 0}: true, {1, 1}: true,
 		{2, 2}: true, {2, 3}: true, {3, 2}: true, {3, 3}: true}
 	for k := range sup {
-		c := cellAt(t, tb, code(0, k[0]), code(1, k[1]))
+		c := tabletest.CellAt(t, tb, tabletest.Code(0, k[0]), tabletest.Code(1, k[1]))
 		if k == [2]int{0, 0} || k == [2]int{2, 2} {
-			markPrimary(c)
+			tabletest.MarkPrimary(c)
 		} else {
 			c.Status = audit.StatusSecondary
 		}
@@ -119,7 +69,7 @@ func TestAuditFourByFourTwoPerLine(t *testing.T) {
 	}
 	for _, r := range res.Cells {
 		i, j := r.Key[0], r.Key[1]
-		first := (i == code(0, 0) || i == code(0, 1)) && (j == code(1, 0) || j == code(1, 1))
+		first := (i == tabletest.Code(0, 0) || i == tabletest.Code(0, 1)) && (j == tabletest.Code(1, 0) || j == tabletest.Code(1, 1))
 		if r.Exact != first {
 			t.Errorf("%v: exact = %v, want %v (interval [%v, %v])", r.Key, r.Exact, first, r.Lo, r.Hi)
 		}
@@ -127,11 +77,11 @@ func TestAuditFourByFourTwoPerLine(t *testing.T) {
 			t.Errorf("%v: interval [%v, %v] misses the true %v", r.Key, r.Lo, r.Hi, r.Value)
 		}
 	}
-	p := resultFor(t, res, code(0, 0), code(1, 0))
+	p := tabletest.ResultFor(t, res, tabletest.Code(0, 0), tabletest.Code(1, 0))
 	if !p.Exact || p.Lo != 5 {
 		t.Errorf("primary r0/c0: %+v, want exactly 5", p)
 	}
-	if q := resultFor(t, res, code(0, 2), code(1, 2)); q.Exact || !q.Protected {
+	if q := tabletest.ResultFor(t, res, tabletest.Code(0, 2), tabletest.Code(1, 2)); q.Exact || !q.Protected {
 		t.Errorf("primary r2/c2: %+v, want protected", q)
 	}
 	if res.ExactlyDisclosed != 4 {
@@ -139,13 +89,11 @@ func TestAuditFourByFourTwoPerLine(t *testing.T) {
 	}
 }
 
-func code(d, i int) string { return "d" + string(rune('0'+d)) + "_" + string(rune('0'+i)) }
-
 // A received table: values replaced by markers are unknown to the audit.
 func TestAuditReceivedMarkers(t *testing.T) {
-	tb := microdata1(t)
+	tb := tabletest.Microdata1(t)
 	for _, k := range [][]string{{"A", "female"}, {"A", "male"}, {"B", "female"}, {"B", "male"}} {
-		c := cellAt(t, tb, k...)
+		c := tabletest.CellAt(t, tb, k...)
 		c.HasTotal = false
 		c.Total = decimal.Dec{}
 		c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
@@ -159,11 +107,11 @@ func TestAuditReceivedMarkers(t *testing.T) {
 	}
 	// A/female + A/male = 198, B/female + B/male = 344,
 	// A/female + B/female = 482 - 106 - 152 = 224.
-	r := resultFor(t, res, "A", "female")
+	r := tabletest.ResultFor(t, res, "A", "female")
 	if r.Lo != 0 || r.Hi != 198 || r.Exact || r.HasValue {
 		t.Errorf("A/female: %+v, want [0, 198]", r)
 	}
-	r = resultFor(t, res, "B", "female")
+	r = tabletest.ResultFor(t, res, "B", "female")
 	if r.Lo != 26 || r.Hi != 224 {
 		t.Errorf("B/female: %+v, want [26, 224]", r)
 	}
@@ -183,14 +131,14 @@ func TestAuditUnbounded(t *testing.T) {
 			c.Status = audit.StatusSecondary
 		}
 		if c.Key[0] == "A" {
-			markPrimary(c)
+			tabletest.MarkPrimary(c)
 		}
 	}
 	res, err := Audit(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := resultFor(t, res, "A")
+	r := tabletest.ResultFor(t, res, "A")
 	if r.Lo != 0 || !math.IsInf(r.Hi, 1) || !r.Protected {
 		t.Errorf("A: %+v, want [0, inf)", r)
 	}
@@ -201,12 +149,12 @@ func TestAuditUnbounded(t *testing.T) {
 }
 
 func TestAuditInconsistent(t *testing.T) {
-	tb := microdata1(t)
-	markPrimary(cellAt(t, tb, "A", "female"))
-	markPrimary(cellAt(t, tb, "A", "male"))
-	cellAt(t, tb, "A", "Total").Total = decimal.FromInt(-5)
-	cellAt(t, tb, "A", "Total").Status = audit.StatusOK
-	cellAt(t, tb, "A", "Total").Findings = nil
+	tb := tabletest.Microdata1(t)
+	tabletest.MarkPrimary(tabletest.CellAt(t, tb, "A", "female"))
+	tabletest.MarkPrimary(tabletest.CellAt(t, tb, "A", "male"))
+	tabletest.CellAt(t, tb, "A", "Total").Total = decimal.FromInt(-5)
+	tabletest.CellAt(t, tb, "A", "Total").Status = audit.StatusOK
+	tabletest.CellAt(t, tb, "A", "Total").Findings = nil
 	res, err := Audit(context.Background(), tb, Options{})
 	if err == nil && len(res.Warnings) == 0 {
 		t.Fatal("want an error or a warning for a negative row total")

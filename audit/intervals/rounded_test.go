@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // roundTo rounds v to a multiple of base (half up).
@@ -43,7 +44,7 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 				true_[i][j] = int64(rng.IntN(40))
 			}
 		}
-		tb := gridTable([]int{R, C}, func(idx []int) int64 { return true_[idx[0]][idx[1]] }, func(idx []int) int64 { return 3 })
+		tb := tabletest.GridTable([]int{R, C}, func(idx []int) int64 { return true_[idx[0]][idx[1]] }, func(idx []int) int64 { return 3 })
 		// grid position of each cell: R / C stand for the margin
 		pos := func(c *audit.Cell) (int, int) {
 			at := func(code string, n int) int {
@@ -64,7 +65,7 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 			c.Total = decimal.FromInt(r)
 			pub[[2]int{i, j}] = r
 			if i < R && j < C && rng.IntN(4) == 0 {
-				markPrimary(c)
+				tabletest.MarkPrimary(c)
 				sup[[2]int{i, j}] = true
 			}
 		}
@@ -90,9 +91,9 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 			}
 		}
 		nv := nc + 2*len(pubs)
-		var ind independent
+		var ind tabletest.Independent
 		add := func(row []float64, rhs float64) {
-			if ind.keep(append([]float64(nil), row...), nv) {
+			if ind.Keep(append([]float64(nil), row...), nv) {
 				rowsA = append(rowsA, row)
 				b = append(b, rhs)
 			}
@@ -143,7 +144,7 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 		}
 		byKey := map[string]audit.Interval{}
 		for _, r := range res.Cells {
-			byKey[joinKey(r.Key)] = r
+			byKey[tabletest.JoinKey(r.Key)] = r
 		}
 		if len(res.Cells) != len(sup) || res.Undetermined != 0 || res.Approximate != 0 {
 			t.Fatalf("seed %d: %d cells, %d undetermined, %d approximate; want %d", seed, len(res.Cells), res.Undetermined, res.Approximate, len(sup))
@@ -153,7 +154,7 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 			if !sup[[2]int{i, j}] {
 				continue
 			}
-			r := byKey[joinKey(c.Key)]
+			r := byKey[tabletest.JoinKey(c.Key)]
 			lo, hi := solve(id(i, j), false), solve(id(i, j), true)
 			checked++
 			if math.Abs(r.Lo-lo) > 1e-6 || math.Abs(r.Hi-hi) > 1e-6 {

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -22,10 +22,10 @@ import (
 // published values need not add up). Work is bounded by the simplex's
 // iteration limits, never by a clock.
 func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), olo: make([]float64, n), ohi: make([]float64, n), undet: make([]bool, n)}
 	half := opt.Rounded / 2
-	iv.tol = 1e-9 * (s.scale() + half)
+	iv.tol = 1e-9 * (s.Scale() + half)
 	// Variables: per cell, x (suppressed) or s (published), then the
 	// slacks t of the published cells.
 	nv := n
@@ -35,19 +35,19 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 		if sup[i] {
 			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
 			iv.lo[i], iv.hi[i] = 0, math.Inf(1)
-			iv.undet[i] = !s.unpublished(i)
+			iv.undet[i] = !s.Unpublished(i)
 			continue
 		}
-		v := s.val[i]
+		v := s.Val[i]
 		lo[i] = math.Max(0, v-half)
 		// s + t = hi − lo
 		rows = append(rows, lp.Row{Idx: []int{i, nv}, Coef: []float64{1, 1}, RHS: v + half - lo[i]})
 		nv++
 	}
-	for r := range s.rels {
+	for r := range s.Rels {
 		row := lp.Row{}
-		for _, j := range s.relCells(r) {
-			c := s.coef(r, j)
+		for _, j := range s.RelCells(r) {
+			c := s.Coef(r, j)
 			row.Idx = append(row.Idx, j)
 			row.Coef = append(row.Coef, c)
 			if !sup[j] {
@@ -58,7 +58,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 	}
 	var targets []int
 	for i := 0; i < n; i++ {
-		if sup[i] && !s.unpublished(i) {
+		if sup[i] && !s.Unpublished(i) {
 			targets = append(targets, i)
 		}
 	}
@@ -71,7 +71,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1))
+	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1), opt.tuning().Phase1Iters)
 	if err != nil && ctx.Err() == nil && bctx.Err() != nil {
 		// The user's hard stop fired: every target stays undetermined.
 		for _, i := range targets {
@@ -85,9 +85,9 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, lp.ErrInfeasible) {
-			return nil, fmt.Errorf("table %s: %w: no values within the rounding (base %v) of the published cells satisfy the margins", s.t.Name, ErrInconsistent, opt.Rounded)
+			return nil, fmt.Errorf("table %s: %w: no values within the rounding (base %v) of the published cells satisfy the margins", s.T.Name, ErrInconsistent, opt.Rounded)
 		}
-		return nil, fmt.Errorf("table %s: audit LP of the rounded table: %w", s.t.Name, err)
+		return nil, fmt.Errorf("table %s: audit LP of the rounded table: %w", s.T.Name, err)
 	}
 	for a, i := range targets {
 		iv.lo[i], iv.hi[i] = tlo[a], thi[a]
@@ -103,7 +103,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 // into fixed chunks (exactChunk), each solved from its own copy of the
 // starting solver, so that the bounds do not depend on workers or timing;
 // a point where a target is 0 proves its minimum.
-func rangeSparse(ctx context.Context, nv int, rows []lp.Row, targets []int, tol float64, workers int) (lo, hi []float64, err error) {
+func rangeSparse(ctx context.Context, nv int, rows []lp.Row, targets []int, tol float64, workers, phase1Iters int) (lo, hi []float64, err error) {
 	base, err := lp.NewSparse(ctx, nv, rows, phase1Iters)
 	if err != nil {
 		return nil, nil, err

@@ -1,4 +1,4 @@
-package suppress
+package intervals
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 	}
 	sup := make([]bool, len(t.Cells))
 	for i := range t.Cells {
-		sup[i] = s.isSuppressed(i)
+		sup[i] = s.IsSuppressed(i)
 	}
 	opt.exact = true
 	iv, err := s.intervals(ctx, sup, opt)
@@ -61,7 +61,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 	}
 	res.Warnings = iv.warnings
 	for i, c := range t.Cells {
-		if !sup[i] || s.unpublished(i) {
+		if !sup[i] || s.Unpublished(i) {
 			continue
 		}
 		r := audit.Interval{Key: c.Key, Lo: iv.lo[i], Hi: iv.hi[i], Status: c.Status}
@@ -75,8 +75,8 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 		r.Undetermined = iv.undet[i] && !r.Exact
 		needs := c.Status != audit.StatusSecondary
 		switch {
-		case s.known[i]:
-			r.Value, r.HasValue = s.val[i], true
+		case s.Known[i]:
+			r.Value, r.HasValue = s.Val[i], true
 			if needs {
 				r.Upper, r.Lower = s.levels(opt, i, r.Value)
 				r.Protected = !r.Exact && r.Hi >= r.Value+r.Upper-iv.tol && r.Lo <= r.Value-r.Lower+iv.tol
@@ -117,8 +117,8 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 
 // levels returns the protection levels of cell i with value x.
 func (s *structure) levels(opt Options, i int, x float64) (float64, float64) {
-	c := s.t.Cells[i]
-	if s.role != "total" {
+	c := s.T.Cells[i]
+	if s.Role != "total" {
 		c = nil
 	}
 	return opt.Protection.Levels(c, x)
@@ -164,16 +164,6 @@ func (iv *intervalSet) outerFails(i int, x, up, down float64) bool {
 	return iv.ohi[i] < x+up-iv.tol || iv.olo[i] > x-down+iv.tol
 }
 
-func (s *structure) scale() float64 {
-	m := 1.0
-	for i, v := range s.val {
-		if s.known[i] {
-			m = math.Max(m, math.Abs(v))
-		}
-	}
-	return m
-}
-
 // intervals computes the bounds of every cell with sup set.
 func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
 	if opt.Rounded > 0 {
@@ -189,9 +179,9 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
 		defer cancel()
 	}
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), olo: make([]float64, n), ohi: make([]float64, n), undet: make([]bool, n)}
-	scale := s.scale()
+	scale := s.Scale()
 	iv.tol = 1e-9 * scale
 	warn := func(format string, args ...any) {
 		if len(iv.warnings) < 20 {
@@ -202,7 +192,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 	// Outer bounds by interval propagation; inner bounds start at the true
 	// value (or, unknown, at the outer bounds, reported only while the
 	// cell is undetermined).
-	residF := make([]float64, len(s.rels))
+	residF := make([]float64, len(s.Rels))
 	for r := range resid {
 		residF[r] = resid[r].Float64()
 	}
@@ -215,8 +205,8 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 	s.propagate(sup, fixed, residF, free, iv.olo, iv.ohi, iv.tol, 30)
 	for i := 0; i < n; i++ {
 		if sup[i] && !fixed[i] {
-			if s.known[i] {
-				iv.lo[i], iv.hi[i] = s.val[i], s.val[i]
+			if s.Known[i] {
+				iv.lo[i], iv.hi[i] = s.Val[i], s.Val[i]
 			} else {
 				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
 			}
@@ -228,13 +218,13 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		iv.largest = len(list[0])
 	}
 	need := func(i int) (up, down float64, sec bool) {
-		if s.t.Cells[i].Status == audit.StatusSecondary || s.unpublished(i) {
+		if s.T.Cells[i].Status == audit.StatusSecondary || s.Unpublished(i) {
 			return 0, 0, true
 		}
-		up, down = s.levels(opt, i, s.val[i])
+		up, down = s.levels(opt, i, s.Val[i])
 		return up, down, false
 	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.tuning()}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -292,34 +282,34 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 // (exactly) and its number of unknown cells, and gives every cell alone in
 // a relation exactly, repeatedly; such cells are fixed, with lo = hi.
 func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...any)) (resid []decimal.Dec, free []int, fixed []bool) {
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	// Residual of each relation over the published cells, exactly.
-	resid = make([]decimal.Dec, len(s.rels))
-	free = make([]int, len(s.rels))
-	for r, rel := range s.rels {
+	resid = make([]decimal.Dec, len(s.Rels))
+	free = make([]int, len(s.Rels))
+	for r, rel := range s.Rels {
 		add := func(i int, coef int) {
 			if sup[i] {
 				free[r]++
 				return
 			}
 			if coef > 0 {
-				resid[r] = resid[r].Sub(s.dec[i])
+				resid[r] = resid[r].Sub(s.Dec[i])
 			} else {
-				resid[r] = resid[r].Add(s.dec[i])
+				resid[r] = resid[r].Add(s.Dec[i])
 			}
 		}
-		add(rel.total, 1)
-		for _, j := range rel.parts {
+		add(rel.Total, 1)
+		for _, j := range rel.Parts {
 			add(j, -1)
 		}
 		if free[r] == 0 && !resid[r].IsZero() {
-			warn("%s: published cells do not add up (difference %s)", s.describe(r), resid[r].Neg())
+			warn("%s: published cells do not add up (difference %s)", s.Describe(r), resid[r].Neg())
 		}
 	}
 	// Pre-pass: a relation with one unknown cell gives it exactly.
 	fixed = make([]bool, n)
 	var queue []int
-	for r := range s.rels {
+	for r := range s.Rels {
 		if free[r] == 1 {
 			queue = append(queue, r)
 		}
@@ -331,14 +321,14 @@ func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...an
 			continue
 		}
 		v := -1
-		for _, i := range s.relCells(r) {
+		for _, i := range s.RelCells(r) {
 			if sup[i] && !fixed[i] {
 				v = i
 				break
 			}
 		}
 		x := resid[r]
-		if s.coef(r, v) < 0 {
+		if s.Coef(r, v) < 0 {
 			x = x.Neg()
 		}
 		fixed[v] = true
@@ -346,10 +336,10 @@ func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...an
 		iv.lo[v], iv.hi[v] = f, f
 		iv.olo[v], iv.ohi[v] = f, f
 		if x.Sign() < 0 {
-			warn("%s is recomputed as %s, a negative value", s.t.KeyString(s.t.Cells[v].Key), x)
+			warn("%s is recomputed as %s, a negative value", s.T.KeyString(s.T.Cells[v].Key), x)
 		}
-		for _, r2 := range s.cellRels[v] {
-			if s.coef(int(r2), v) > 0 {
+		for _, r2 := range s.CellRels[v] {
+			if s.Coef(int(r2), v) > 0 {
 				resid[r2] = resid[r2].Sub(x)
 			} else {
 				resid[r2] = resid[r2].Add(x)
@@ -360,7 +350,7 @@ func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...an
 				queue = append(queue, int(r2))
 			case 0:
 				if !resid[r2].IsZero() {
-					warn("%s: recomputed cells do not add up (difference %s)", s.describe(int(r2)), resid[r2].Neg())
+					warn("%s: recomputed cells do not add up (difference %s)", s.Describe(int(r2)), resid[r2].Neg())
 				}
 			}
 		}
@@ -372,15 +362,15 @@ func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...an
 // components (cells linked by a relation with two or more unknowns),
 // largest first.
 func (s *structure) components(sup, fixed []bool, free []int) [][]int {
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	// Components of the remaining unknown cells.
 	uf := newUnionFind(n)
-	for r := range s.rels {
+	for r := range s.Rels {
 		if free[r] < 2 {
 			continue
 		}
 		first := -1
-		for _, i := range s.relCells(r) {
+		for _, i := range s.RelCells(r) {
 			if sup[i] && !fixed[i] {
 				if first < 0 {
 					first = i
@@ -414,8 +404,8 @@ func (s *structure) components(sup, fixed []bool, free []int) [][]int {
 // within the tolerance of them.
 func (s *structure) snapAll(sup []bool, iv *intervalSet) {
 	places := 0
-	for i, d := range s.dec {
-		if s.known[i] && d.Scale() > places {
+	for i, d := range s.Dec {
+		if s.Known[i] && d.Scale() > places {
 			places = d.Scale()
 		}
 	}
@@ -439,7 +429,9 @@ type auditEnv struct {
 	need       func(i int) (up, down float64, sec bool)
 	// exact asks for exact bounds beyond the verdicts (Options.exact).
 	exact bool
-	mu    sync.Mutex
+	// tune bounds the work (Options.Tuning).
+	tune Tuning
+	mu   sync.Mutex
 }
 
 // warn adds a warning to the audit (safe for concurrent use).
@@ -464,31 +456,18 @@ func snap(v float64, places int, tol float64) float64 {
 	return v
 }
 
-// relCells lists the cells of relation r, total first.
-func (s *structure) relCells(r int) []int {
-	rel := s.rels[r]
-	out := make([]int, 0, len(rel.parts)+1)
-	out = append(out, rel.total)
-	return append(out, rel.parts...)
-}
-
-// largeComponent is the size above which a component whose true values
-// are known is audited by witnesses and neighbourhoods rather than as one
-// LP.
-var largeComponent = 400
-
 // solveComponent finds lo and hi of every cell in comp by LP. split > 1
 // shares the objectives among that many copies of the solved basis.
 func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEnv, split int) (int, error) {
 	iv := env.iv
 	known := true
 	for _, i := range comp {
-		known = known && s.known[i]
+		known = known && s.Known[i]
 	}
-	if known && len(comp) > largeComponent {
+	if known && len(comp) > env.tune.LargeComponent {
 		return s.solveLarge(ctx, comp, env, split)
 	}
-	if len(comp) > largeComponent {
+	if len(comp) > env.tune.LargeComponent {
 		// Unknown values (or true values that do not fit): one sparse LP
 		// from a phase 1 (its tableau would grow with the square of the
 		// cells in the dense solver).
@@ -507,7 +486,7 @@ func (s *structure) solveComponent(ctx context.Context, comp []int, env *auditEn
 	var x0 []float64
 	if known {
 		for _, i := range comp {
-			x0 = append(x0, s.val[i])
+			x0 = append(x0, s.Val[i])
 		}
 	}
 	return s.solveRange(ctx, comp, env, rows, rowRel, x0, split)
@@ -519,7 +498,7 @@ func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, r
 	iv := env.iv
 	targets := make([]int, 0, len(comp))
 	for j, i := range comp {
-		if s.unpublished(i) {
+		if s.Unpublished(i) {
 			iv.undet[i] = false // needs no interval
 		} else {
 			targets = append(targets, j)
@@ -529,9 +508,9 @@ func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, r
 	if err != nil {
 		if errors.Is(err, lp.ErrInfeasible) {
 			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
-				s.t.Name, ErrInconsistent, s.t.KeyString(s.t.Cells[comp[0]].Key), s.describe(rowRel[0]))
+				s.T.Name, ErrInconsistent, s.T.KeyString(s.T.Cells[comp[0]].Key), s.Describe(rowRel[0]))
 		}
-		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.t.Name, s.t.KeyString(s.t.Cells[comp[0]].Key), err)
+		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.T.Name, s.T.KeyString(s.T.Cells[comp[0]].Key), err)
 	}
 	for t, j := range targets {
 		i := comp[j]
@@ -563,18 +542,18 @@ func (s *structure) compRows(comp []int, sup, fixed []bool, resid []decimal.Dec,
 		if !inF(i) {
 			continue
 		}
-		for _, r := range s.cellRels[i] {
+		for _, r := range s.CellRels[i] {
 			if seen[r] || free[r] < 2 {
 				continue
 			}
 			seen[r] = true
 			row := lp.Row{RHS: resid[r].Float64()}
 			skip := false
-			for _, j := range s.relCells(int(r)) {
+			for _, j := range s.RelCells(int(r)) {
 				if !sup[j] || fixed[j] {
 					continue
 				}
-				c := s.coef(int(r), j)
+				c := s.Coef(int(r), j)
 				if l, ok := local[j]; ok {
 					row.Idx = append(row.Idx, l)
 					row.Coef = append(row.Coef, c)
@@ -582,7 +561,7 @@ func (s *structure) compRows(comp []int, sup, fixed []bool, resid []decimal.Dec,
 					skip = true
 					break
 				} else {
-					row.RHS -= c * s.val[j]
+					row.RHS -= c * s.Val[j]
 				}
 			}
 			if !skip {
