@@ -108,36 +108,86 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 			return err
 		}
 	}
+	dps := columnDecimals(t)
+	sheet := cellsSheet{t: t, styles: styles, header: header, ncol: ncol, explain: explain, dps: dps}
+	if err := sheet.write(&cc, f); err != nil {
+		return err
+	}
+	if err := writeSummarySheet(f, t, header); err != nil {
+		return err
+	}
+	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
+		return err
+	}
+	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
+		return err
+	}
+	// The first sheet (the cells) is already the active one; setting it
+	// again would make excelize parse the streamed sheet back.
+	return f.Write(w)
+}
+
+// cellsSheet is the Cells sheet of the annotated workbook: one row per
+// cell, its status and flagged rules, and (explain) the explanation column.
+type cellsSheet struct {
+	t       *audit.Table
+	styles  map[audit.Status]cellStyles
+	header  int
+	ncol    int
+	explain bool
+	dps     map[string]int
+}
+
+// write streams the sheet into f.
+func (s cellsSheet) write(cc *canceller, f *excelize.File) error {
+	sw, err := s.stream(f)
+	if err != nil {
+		return err
+	}
+	if err := s.rows(cc, sw); err != nil {
+		return err
+	}
+	return sw.Flush()
+}
+
+// stream sets up the sheet and returns its stream writer.
+func (s cellsSheet) stream(f *excelize.File) (*excelize.StreamWriter, error) {
+	t, ncol, explain := s.t, s.ncol, s.explain
 	// Sheet setup the stream writer keeps: an autofilter over the whole
 	// table, printing fitted to the page width with the header repeated.
 	last, _ := excelize.CoordinatesToCellName(ncol, len(t.Cells)+1)
 	if err := f.AutoFilter(SheetCells, "A1:"+last, nil); err != nil {
-		return err
+		return nil, err
 	}
 	if err := printSetup(f, SheetCells); err != nil {
-		return err
+		return nil, err
 	}
 	sw, err := f.NewStreamWriter(SheetCells)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := sw.SetColWidth(1, ncol, 14); err != nil {
-		return err
+		return nil, err
 	}
 	if explain {
 		if err := sw.SetColWidth(ncol-1, ncol-1, 30); err != nil {
-			return err
+			return nil, err
 		}
 		if err := sw.SetColWidth(ncol, ncol, 80); err != nil {
-			return err
+			return nil, err
 		}
 	} else if err := sw.SetColWidth(ncol, ncol, 30); err != nil {
-		return err
+		return nil, err
 	}
-	dps := columnDecimals(t)
+	return sw, nil
+}
+
+// rows writes the header row and one row per cell.
+func (sh cellsSheet) rows(cc *canceller, sw *excelize.StreamWriter) error {
+	t, ncol, explain, header, styles, dps := sh.t, sh.ncol, sh.explain, sh.header, sh.styles, sh.dps
 	row := make([]any, 0, ncol)
 	for _, d := range t.Dims {
 		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
@@ -178,21 +228,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 			return err
 		}
 	}
-	if err := sw.Flush(); err != nil {
-		return err
-	}
-	if err := writeSummarySheet(f, t, header); err != nil {
-		return err
-	}
-	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
-		return err
-	}
-	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
-		return err
-	}
-	// The first sheet (the cells) is already the active one; setting it
-	// again would make excelize parse the streamed sheet back.
-	return f.Write(w)
+	return nil
 }
 
 // maxComments is the most cells the annotated workbook explains in
