@@ -139,7 +139,7 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 			writeJSON(&b, c.Hi)
 		}
 		fmt.Fprintf(&b, `,"exact":%v,"protected":%v`, c.Exact, c.Protected)
-		if c.Status != "" {
+		if c.Status != StatusUnset {
 			b.WriteString(`,"status":`)
 			writeJSON(&b, c.Status)
 		}

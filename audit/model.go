@@ -20,6 +20,26 @@ const (
 	StatusPrimary   Status = "primary"   // fails a sensitivity rule; suppressed
 )
 
+// The statuses that are not a cell's verdict.
+const (
+	// StatusUnset is the status of a cell no decision has reached yet (the
+	// zero Status). Outputs read it as ok: see Effective.
+	StatusUnset Status = ""
+	// StatusMarked is the status of a suppressed cell of a received table
+	// in the interval audit (Interval.Status): suppressed by the marker
+	// the table carried, not by a decision of sdcaudit.
+	StatusMarked Status = "marked"
+)
+
+// Effective is the status outputs show: StatusOK for StatusUnset, the
+// status itself otherwise.
+func (s Status) Effective() Status {
+	if s == StatusUnset {
+		return StatusOK
+	}
+	return s
+}
+
 // Outcome is the result of one rule on one cell. It is a small number so
 // that a finding, of which a table holds one per rule and cell, stays
 // small; String gives its name (pass, fail, review, not_applicable),

@@ -109,12 +109,7 @@ func overrideStatuses(t *audit.Table) {
 	}
 }
 
-func statusOf(c *audit.Cell) audit.Status {
-	if c.Status == "" {
-		return audit.StatusOK
-	}
-	return c.Status
-}
+func statusOf(c *audit.Cell) audit.Status { return c.Status.Effective() }
 
 // protectedCells are the cells of a decided table that an override keeps
 // out of secondary suppression (action protected), for tables protected

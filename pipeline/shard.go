@@ -118,7 +118,7 @@ func digest(t *audit.Table) partDigest {
 				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Status})
 			}
 		}
-		if c.Status == audit.StatusOK || c.Status == "" {
+		if c.Status.Effective() == audit.StatusOK {
 			for _, col := range t.Columns {
 				if s, ok := c.Stats[col]; ok {
 					if pc.Stats == nil {

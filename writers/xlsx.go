@@ -422,12 +422,7 @@ func annotatedStyles(f *excelize.File) (map[audit.Status]cellStyles, int, error)
 
 func strPtr(s string) *string { return &s }
 
-func statusOf(c *audit.Cell) audit.Status {
-	if c.Status == "" {
-		return audit.StatusOK
-	}
-	return c.Status
-}
+func statusOf(c *audit.Cell) audit.Status { return c.Status.Effective() }
 
 // columnDecimals gives each statistic column the decimals it is
 // published with: the most any of its cells shows.

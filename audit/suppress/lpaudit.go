@@ -96,8 +96,8 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 		if r.Undetermined {
 			r.Protected, r.Approximate = false, false
 		}
-		if r.Status == "" || r.Status == audit.StatusOK || r.Status == audit.StatusReview {
-			r.Status = "marked"
+		if r.Status.Effective() == audit.StatusOK || r.Status == audit.StatusReview {
+			r.Status = audit.StatusMarked
 		}
 		if r.Approximate {
 			res.Approximate++
