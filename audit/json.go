@@ -51,7 +51,7 @@ func (f *Finding) AppendJSONTo(b []byte, s *JSONScratch) []byte {
 	b = append(b, `{"rule":`...)
 	b = appendString(b, f.Rule)
 	b = append(b, `,"status":`...)
-	b = appendString(b, f.Status.String())
+	b = appendString(b, f.Outcome.String())
 	b = append(b, `,"message":`...)
 	if ma, ok := f.Facts.(MessageAppender); ok {
 		s.msg = ma.AppendMessage(s.msg[:0], f.Cell)

@@ -69,7 +69,7 @@ func genFigures(t *rapid.T, prefix string, depth int) []Figure {
 // with sorted keys), the form reports had before figures were typed.
 func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		f := Finding{Rule: rapid.String().Draw(t, "rule"), Status: Fail, Figures: genFigures(t, "", 2)}
+		f := Finding{Rule: rapid.String().Draw(t, "rule"), Outcome: Fail, Figures: genFigures(t, "", 2)}
 		if rapid.Bool().Draw(t, "say") {
 			f.Say = func(f *Finding) string { return "n=" + f.Rule }
 		} else {
@@ -88,7 +88,7 @@ func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(plain{f.Rule, f.Status, f.Message(), f.Values()}); err != nil {
+		if err := enc.Encode(plain{f.Rule, f.Outcome, f.Message(), f.Values()}); err != nil {
 			t.Fatal(err)
 		}
 		want := bytes.TrimRight(buf.Bytes(), "\n")
@@ -153,7 +153,7 @@ func TestFactsFindingJSONMatchesEncodingJSON(t *testing.T) {
 				figs[i].Name = "n2"
 			}
 		}
-		f := Finding{Rule: rapid.String().Draw(t, "rule"), Status: Review, Facts: shownFacts{figs}, Cell: c}
+		f := Finding{Rule: rapid.String().Draw(t, "rule"), Outcome: Review, Facts: shownFacts{figs}, Cell: c}
 		got, err := f.AppendJSON(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -167,7 +167,7 @@ func TestFactsFindingJSONMatchesEncodingJSON(t *testing.T) {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(plain{f.Rule, f.Status, f.Message(), f.Values()}); err != nil {
+		if err := enc.Encode(plain{f.Rule, f.Outcome, f.Message(), f.Values()}); err != nil {
 			t.Fatal(err)
 		}
 		if want := bytes.TrimRight(buf.Bytes(), "\n"); !bytes.Equal(got, want) {

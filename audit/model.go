@@ -90,8 +90,8 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 // millions of cells do not format text. Figures may hold confidential
 // numbers and are only written to the checker's outputs.
 type Finding struct {
-	Rule   string
-	Status Outcome
+	Rule    string
+	Outcome Outcome
 	// Figures are the figures behind the outcome, in the rule's order.
 	// Writers list them by name (report.json keeps its sorted keys).
 	Figures []Figure
@@ -375,7 +375,7 @@ func (t *Table) Summarize() Summary {
 			s.OK++
 		}
 		for _, f := range c.Findings {
-			if f.Status == Fail || f.Status == Review {
+			if f.Outcome == Fail || f.Outcome == Review {
 				s.ByRule[f.Rule]++
 			}
 		}
@@ -389,7 +389,7 @@ func (t *Table) Summarize() Summary {
 func Decide(c *Cell) {
 	st := StatusOK
 	for _, f := range c.Findings {
-		switch f.Status {
+		switch f.Outcome {
 		case Fail:
 			st = StatusPrimary
 		case Review:

@@ -586,7 +586,7 @@ func unifyStatuses(cover *audit.Table, members []*audit.Table, copies [][]cellRe
 				fs = audit.Review
 			}
 			msg := fmt.Sprintf("the same cell is %s in the linked table %s", st, strings.Join(from, ", "))
-			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Status: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
+			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
 			c.Notes = append(c.Notes, msg)
 			c.Status = st
 		}
@@ -688,7 +688,7 @@ func protectApart(ctx context.Context, members []*audit.Table, settings []*confi
 		t.Warnings = append(t.Warnings, "not protected together with the linked tables "+strings.Join(others, ", ")+": "+reason+"; its primary cells need review")
 		for _, c := range t.Cells {
 			if c.Status == audit.StatusPrimary {
-				c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Status: audit.Review, Text: msg})
+				c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: audit.Review, Text: msg})
 			}
 		}
 	}

@@ -482,7 +482,7 @@ func TestLinkedTooLargeGoesToReview(t *testing.T) {
 			prim++
 			found := false
 			for _, f := range c.Findings {
-				found = found || f.Rule == "linked" && f.Status == audit.Review
+				found = found || f.Rule == "linked" && f.Outcome == audit.Review
 			}
 			if !found {
 				t.Fatalf("%s %v: primary without a linked review finding", tb.Name, c.Key)

@@ -61,7 +61,7 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cel
 			errs = append(errs, fmt.Errorf("%s: override %s matches no cell of table %s", o.Source, t.KeyString(key), t.Name))
 			continue
 		}
-		f := audit.Finding{Rule: overrideRule, Status: audit.Pass, Figures: []audit.Figure{
+		f := audit.Finding{Rule: overrideRule, Outcome: audit.Pass, Figures: []audit.Figure{
 			audit.TextFig("action", o.Action), audit.TextFig("reason", o.Reason), audit.TextFig("by", o.By), audit.TextFig("source", o.Source)}}
 		switch o.Action {
 		case configs.OverrideSafe:
@@ -70,7 +70,7 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cel
 				c.Status = audit.StatusOK
 			}
 		case configs.OverrideSuppress:
-			f.Status = audit.Fail
+			f.Outcome = audit.Fail
 			f.Text = "suppressed by " + o.By + ": " + o.Reason
 			c.Status = audit.StatusPrimary
 		case configs.OverrideProtected:

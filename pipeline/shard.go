@@ -114,8 +114,8 @@ func digest(t *audit.Table) partDigest {
 	for i, c := range t.Cells {
 		pc := partCell{Key: c.Key, Status: c.Status}
 		for _, f := range c.Findings {
-			if f.Status == audit.Fail || f.Status == audit.Review {
-				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Status})
+			if f.Outcome == audit.Fail || f.Outcome == audit.Review {
+				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Outcome})
 			}
 		}
 		if c.Status.Effective() == audit.StatusOK {
@@ -141,7 +141,7 @@ func (d *partDigest) table() *audit.Table {
 	for i, pc := range d.Cells {
 		c := &audit.Cell{Key: pc.Key, Status: pc.Status, Stats: map[string]audit.Stat{}}
 		for _, f := range pc.Flags {
-			c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Status: f.Status})
+			c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Outcome: f.Status})
 		}
 		for k, v := range pc.Stats {
 			c.Stats[k] = audit.Stat{Text: v}

@@ -243,7 +243,7 @@ func TestStillbirthsProtected(t *testing.T) {
 	class := 0
 	for _, c := range tab.Cells {
 		for _, f := range c.Findings {
-			if f.Rule == "class" && f.Status == audit.Fail {
+			if f.Rule == "class" && f.Outcome == audit.Fail {
 				class++
 			}
 		}
@@ -376,7 +376,7 @@ func TestInjuriesHierarchy(t *testing.T) {
 		}
 		withheld++
 		for _, f := range c.Findings {
-			if f.Rule != "threshold" || f.Status != audit.Fail {
+			if f.Rule != "threshold" || f.Outcome != audit.Fail {
 				continue
 			}
 			col := "Workers"

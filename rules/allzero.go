@@ -48,7 +48,7 @@ func (r allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if t != nil && t.Mode == audit.Aggregate {
 		g = allZeroAggregate
 	}
-	return audit.Finding{Rule: "all_zero", Status: o, Facts: g, Cell: c}
+	return audit.Finding{Rule: "all_zero", Outcome: o, Facts: g, Cell: c}
 }
 
 // allZeroFacts give an all_zero finding's figures and message from its

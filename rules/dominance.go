@@ -110,7 +110,7 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 			break
 		}
 	}
-	return audit.Finding{Rule: "dominance", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "dominance", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // dominanceFacts give the figures behind a dominance finding, each set's

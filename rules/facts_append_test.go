@@ -103,7 +103,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 					t.Fatalf("%s on %+v: AppendFigures %v, Figures %v", r.Name(), c, figs[1:], wantFigs)
 				}
 			}
-			plain := audit.Finding{Rule: f.Rule, Status: f.Status, Text: want, Figures: wantFigs}
+			plain := audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Text: want, Figures: wantFigs}
 			wantJSON, _ := plain.MarshalJSON()
 			got := f.AppendJSONTo([]byte("x"), &s)
 			if string(got[1:]) != string(wantJSON) {
@@ -112,7 +112,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 			if seen[r.Name()] == nil {
 				seen[r.Name()] = map[audit.Outcome]bool{}
 			}
-			seen[r.Name()][f.Status] = true
+			seen[r.Name()][f.Outcome] = true
 		}
 	}
 	for name, want := range map[string][]audit.Outcome{"threshold": {audit.Pass, audit.Fail}, "p_percent": {audit.Pass, audit.Fail},

@@ -53,7 +53,7 @@ func (r missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if r.facts == nil || !allPresent(t, c) {
 		return r.explain(t, c)
 	}
-	return audit.Finding{Rule: "missing", Status: audit.Pass, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "missing", Outcome: audit.Pass, Facts: r.facts, Cell: c}
 }
 
 // allPresent reports whether explain passes the cell on its figures alone:

@@ -58,7 +58,7 @@ func (r negative) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if neg > 0 && !r.absolute {
 		o = audit.Review
 	}
-	return audit.Finding{Rule: "negative", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "negative", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // explain is the full finding on the cell, figures and message included.

@@ -49,7 +49,7 @@ func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !ok {
 		return f
 	}
-	return audit.Finding{Rule: "p_percent", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "p_percent", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // pPercentFacts are the figures behind a p% finding.

@@ -64,7 +64,7 @@ func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !ok {
 		return f
 	}
-	return audit.Finding{Rule: "pq", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "pq", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // pqFacts are the figures behind a p-q finding.

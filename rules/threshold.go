@@ -52,7 +52,7 @@ func (r threshold) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if c.N > 0 && c.N < r.min {
 		o = audit.Fail
 	}
-	return audit.Finding{Rule: "threshold", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "threshold", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // explain is the full finding on the cell, figures and message included.

@@ -39,7 +39,7 @@ func (r zeros) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if c.N <= 0 && r.disclosive {
 		o = audit.Fail
 	}
-	return audit.Finding{Rule: "zeros", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "zeros", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // explain is the full finding on the cell, figures and message included.

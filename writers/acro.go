@@ -190,7 +190,7 @@ func acroCellKeys(c *audit.Cell) []string {
 	// a checker's override that marked the cell safe silences its findings
 	overridden := statusOf(c) == audit.StatusOK
 	for _, f := range c.Findings {
-		if overridden || f.Status != audit.Fail && f.Status != audit.Review {
+		if overridden || f.Outcome != audit.Fail && f.Outcome != audit.Review {
 			continue
 		}
 		k := acroKey(f.Rule)

@@ -33,7 +33,7 @@ func TestCellCommentSaysEachFinding(t *testing.T) {
 					continue
 				}
 				said = append(said, f.Message())
-				verdict := map[bool]string{true: " needs review", false: " fails"}[f.Status == audit.Review]
+				verdict := map[bool]string{true: " needs review", false: " fails"}[f.Outcome == audit.Review]
 				switch f.Rule {
 				case "override":
 					verdict = " by the checker"

@@ -91,7 +91,7 @@ func randomTable(r *rand.Rand) *audit.Table {
 				c.HasTotal, c.Total = true, randomDec(r, 2_000_000, 4)
 			}
 			for range r.IntN(4) {
-				f := audit.Finding{Rule: rules[r.IntN(len(rules))], Status: outcomes[r.IntN(len(outcomes))], Text: hostileText(r)}
+				f := audit.Finding{Rule: rules[r.IntN(len(rules))], Outcome: outcomes[r.IntN(len(outcomes))], Text: hostileText(r)}
 				for range r.IntN(4) {
 					f.Figures = append(f.Figures, randomFigure(r, 0))
 				}

@@ -522,7 +522,7 @@ func number(s string) (float64, bool) {
 func flaggedRules(c *audit.Cell) []string {
 	var out []string
 	for _, f := range c.Findings {
-		if f.Status == audit.Fail || f.Status == audit.Review {
+		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 			out = append(out, f.Rule)
 		}
 	}
@@ -532,7 +532,7 @@ func flaggedRules(c *audit.Cell) []string {
 // explained reports whether cellComment explains finding f: a failing or
 // reviewing rule, or the checker's override.
 func explained(f audit.Finding) bool {
-	return f.Status == audit.Fail || f.Status == audit.Review || f.Rule == "override"
+	return f.Outcome == audit.Fail || f.Outcome == audit.Review || f.Rule == "override"
 }
 
 // cellComment explains a flagged cell in plain sentences: each failing
@@ -568,7 +568,7 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 			verdict = " by the checker"
 		case f.Rule == "secondary":
 			verdict = ""
-		case f.Status == audit.Review:
+		case f.Outcome == audit.Review:
 			verdict = " needs review"
 		}
 		b = append(b, ruleTitle(f.Rule)...)

@@ -33,22 +33,22 @@ func Annotate(t *audit.Table, res *audit.Intervals) {
 		if r.Undetermined {
 			v = append(v, audit.BoolFig("undetermined", true))
 		}
-		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Figures: v}
+		f := audit.Finding{Rule: "interval_audit", Outcome: audit.Pass, Figures: v}
 		switch {
 		case r.Undetermined:
-			f.Status = audit.Review
+			f.Outcome = audit.Review
 			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", audit.FloatText(r.Lo), fmtHi(r.Hi))
 		case r.Exact:
-			f.Status = audit.Review
+			f.Outcome = audit.Review
 			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", audit.FloatText(r.Lo))
 		case !r.Protected:
-			f.Status = audit.Review
+			f.Outcome = audit.Review
 			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", audit.FloatText(r.Lo), fmtHi(r.Hi))
 		default:
 			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", audit.FloatText(r.Lo), fmtHi(r.Hi))
 		}
 		c.Findings = append(c.Findings, f)
-		if f.Status == audit.Review && c.Status == audit.StatusOK {
+		if f.Outcome == audit.Review && c.Status == audit.StatusOK {
 			c.Status = audit.StatusReview
 		}
 	}

@@ -224,7 +224,7 @@ func (sp *suppressor) apply(p int, m *move) {
 			}
 		}
 		msg := fmt.Sprintf("protects %s %s", s.t.KeyString(s.t.Cells[p].Key), where)
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg,
 			Figures: []audit.Figure{audit.TextFig("protects", s.t.KeyString(s.t.Cells[p].Key))}})
 		c.Notes = append(c.Notes, msg)
 		c.Status = audit.StatusSecondary
