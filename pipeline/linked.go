@@ -451,8 +451,8 @@ func coverKey(cover *audit.Table, alias map[string]string, t *audit.Table, c *au
 
 // sameFigure reports whether two cells have the same figure of the ones
 // the relations add up.
-func sameFigure(role string, a, b *audit.Cell) bool {
-	if role == "count" {
+func sameFigure(role audit.Role, a, b *audit.Cell) bool {
+	if role == audit.RoleCount {
 		return a.HasN == b.HasN && a.N == b.N
 	}
 	return a.HasTotal == b.HasTotal && a.Total.Cmp(b.Total) == 0
@@ -464,10 +464,10 @@ func sameFigure(role string, a, b *audit.Cell) bool {
 // changed then).
 func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
 	opt := mergedOptions(cover, members, settings, workers)
-	role := opt.Value
+	role := opt.Role
 	if role == "" {
 		role = memberRole(members, settings, workers)
-		opt.Value = role
+		opt.Role = role
 	}
 	idx := make(map[string]int, len(cover.Cells))
 	for i, c := range cover.Cells {
@@ -528,7 +528,7 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 // cover index of cell ci of member m, copies[i] the member cells of cover
 // cell i. A non-empty reason names a member cell that is not a cover cell
 // or whose figure differs from it.
-func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role string) ([][]int, [][]cellRef, string) {
+func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role audit.Role) ([][]int, [][]cellRef, string) {
 	where := make([][]int, len(members))
 	copies := make([][]cellRef, len(cover.Cells))
 	for m, t := range members {

@@ -93,7 +93,7 @@ func protectOtherCounts(ctx context.Context, t *audit.Table, opt suppress.Option
 	added := false
 	for _, k := range otherCounts(t) {
 		o := opt
-		o.Value, o.Column = "count", k.key
+		o.Role, o.Column = audit.RoleCount, k.key
 		o.Protection.Min = 1
 		before := t.Summarize().Secondary
 		var res *audit.Intervals

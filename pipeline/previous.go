@@ -136,7 +136,7 @@ func withPrevious(t *audit.Table, opt *suppress.Options, r *previousResult) {
 		return
 	}
 	prev := opt.CostOf
-	role := opt.Value
+	role := opt.Role
 	model := opt.Cost
 	opt.CostOf = func(c *audit.Cell) (float64, bool) {
 		cost, ok := 0.0, false
@@ -160,11 +160,11 @@ func withPrevious(t *audit.Table, opt *suppress.Options, r *previousResult) {
 
 // baseCost is a cell's cost under the cost model (suppress.Options.Cost:
 // value, count or unity) for the figure the relations add up (role).
-func baseCost(c *audit.Cell, role, model string) float64 {
+func baseCost(c *audit.Cell, role audit.Role, model string) float64 {
 	switch {
 	case model == "unity":
 		return 1
-	case model == "count" && c.HasN, role == "count" && c.HasN:
+	case model == "count" && c.HasN, role == audit.RoleCount && c.HasN:
 		return float64(c.N)
 	case c.HasTotal:
 		return math.Abs(c.Total.Float64())

@@ -339,14 +339,14 @@ func TestInjuriesHierarchy(t *testing.T) {
 			}
 		}
 	}
-	roles := map[string]string{}
+	roles := map[string]audit.Role{}
 	for _, c := range st.Columns {
 		roles[c.Column] = c.Role
 		if c.Written && !c.Audited && c.Role != audit.RoleDimension && c.Role != audit.RoleDerived {
 			t.Errorf("column %q written to the safe table without being audited", c.Column)
 		}
 	}
-	for col, want := range map[string]string{"Employees": audit.RoleCount, "Self-employed": audit.RoleCount, "Rate per 100,000 self-employed": audit.RoleDerived, "Compared with Great Britain": audit.RoleUnderstood, "Employment (thousands)": audit.RoleUnderstood} {
+	for col, want := range map[string]audit.Role{"Employees": audit.RoleCount, "Self-employed": audit.RoleCount, "Rate per 100,000 self-employed": audit.RoleDerived, "Compared with Great Britain": audit.RoleUnderstood, "Employment (thousands)": audit.RoleUnderstood} {
 		if roles[col] != want {
 			t.Errorf("column %q: role %q, want %q", col, roles[col], want)
 		}

@@ -47,7 +47,7 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		}
 	}
 	if frequency {
-		opt.Value = "count"
+		opt.Role = audit.RoleCount
 		opt.Protection.Min = 1
 	}
 	withApriori(t, &opt) // a-priori costs and protection levels (apriori.go)

@@ -39,7 +39,7 @@ func auditBytes(t testing.TB, tb *audit.Table, workers, procs int) ([]byte, audi
 	t.Helper()
 	old := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(old)
-	res, err := Audit(context.Background(), tb, Options{Value: "total", Workers: workers})
+	res, err := Audit(context.Background(), tb, Options{Role: "total", Workers: workers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 	}{{0.1, 5}, {0.2, 6}} {
 		t.Run(fmt.Sprintf("%gpct", tc.share*100), func(t *testing.T) {
 			tb := receivedTable(tc.seed, []int{20, 15, 8}, tc.share)
-			s, err := newStructure(tb, Options{Value: "total"})
+			s, err := newStructure(tb, Options{Role: "total"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +169,7 @@ func BenchmarkAuditExact50x40x10(b *testing.B) {
 				b.StartTimer()
 				t0 := time.Now()
 				c0 := cpuSeconds()
-				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second})
+				res, err := Audit(context.Background(), tb, Options{Role: "total", TimeLimit: 60 * time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}

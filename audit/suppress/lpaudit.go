@@ -118,7 +118,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 // levels returns the protection levels of cell i with value x.
 func (s *structure) levels(opt Options, i int, x float64) (float64, float64) {
 	c := s.t.Cells[i]
-	if s.role != "total" {
+	if s.role != audit.RoleTotal {
 		c = nil
 	}
 	return opt.Protection.Levels(c, x)

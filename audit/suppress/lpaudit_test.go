@@ -150,7 +150,7 @@ func TestAuditReceivedMarkers(t *testing.T) {
 		c.Total = decimal.Dec{}
 		c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
 	}
-	res, err := Audit(context.Background(), tb, Options{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Role: "total"})
 	if err != nil {
 		t.Fatal(err)
 	}

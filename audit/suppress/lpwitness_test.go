@@ -202,7 +202,7 @@ func TestAuditReceivedLargeComponent(t *testing.T) {
 	defer func() { phase1Iters = old }()
 	phase1Iters = 300
 	t0 := time.Now()
-	res, err := Audit(context.Background(), tb, Options{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Role: "total"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func ProtectAudit(ctx context.Context, t *audit.Table, opt Options) (audit.Suppr
 	delta := s.scale() * 1e-6
 	for i, c := range t.Cells {
 		sp.sup[i] = s.isSuppressed(i)
-		sp.single[i] = s.role == "total" && c.HasN && c.N == 1
+		sp.single[i] = s.role == audit.RoleTotal && c.HasN && c.N == 1
 		switch opt.Cost {
 		case "unity":
 			sp.cost[i] = 1

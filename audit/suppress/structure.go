@@ -23,10 +23,12 @@ import (
 // as an empty (zero) cell; a relation whose total cell is absent does not
 // exist.
 type Options struct {
-	// Value names the cell figure that the relations add up: "total" (the
-	// cell total X, a magnitude table), "count" (contributors N, a
-	// frequency table) or "" for total when any cell has a total, else count.
-	Value string
+	// Role names the cell figure that the relations add up:
+	// audit.RoleTotal (the cell total X, a magnitude table),
+	// audit.RoleCount (contributors N, a frequency table) or "" for total
+	// when any cell has a total, else count. (Table.Value, by contrast,
+	// is the name of the value column.)
+	Role audit.Role
 	// Method is the secondary suppression method: "lp" (the default,
 	// near-optimal cost: deviation LPs, then redundant cells dropped) or
 	// "hypercube" (the generalised hypercube method, faster, more cells).
@@ -90,24 +92,24 @@ type Options struct {
 	Joint JointOptions
 }
 
-func (o Options) valueRole(t *audit.Table) string {
-	switch o.Value {
-	case "total", "count":
-		return o.Value
+func (o Options) valueRole(t *audit.Table) audit.Role {
+	switch o.Role {
+	case audit.RoleTotal, audit.RoleCount:
+		return o.Role
 	}
 	for _, c := range t.Cells {
 		if c.HasTotal {
-			return "total"
+			return audit.RoleTotal
 		}
 	}
-	return "count"
+	return audit.RoleCount
 }
 
 func (o Options) validate() error {
-	switch o.Value {
-	case "", "total", "count":
+	switch o.Role {
+	case "", audit.RoleTotal, audit.RoleCount:
 	default:
-		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
+		return fmt.Errorf("suppression: value %q: want total or count", o.Role)
 	}
 	switch o.Method {
 	case "", "lp", "hypercube":
@@ -147,7 +149,7 @@ type structure struct {
 	strides  []int
 	rels     []relation
 	cellRels [][]int32 // per cell: relations it belongs to (as total or part)
-	role     string
+	role     audit.Role
 	column   string    // Options.Column
 	val      []float64 // value per cell (0 when unknown)
 	dec      []decimal.Dec
@@ -174,7 +176,7 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	}
 	s := &structure{t: t, nd: nd, role: opt.valueRole(t), column: opt.Column}
 	if s.column != "" {
-		s.role = "count"
+		s.role = audit.RoleCount
 	}
 	if opt.Unpublished != nil {
 		if len(opt.Unpublished) != len(t.Cells) {
@@ -352,9 +354,9 @@ func (s *structure) loadValues() {
 			if st, ok := c.Stats[s.column]; ok && !st.Missing {
 				s.dec[i], s.known[i] = st.Value, true
 			}
-		case s.role == "total" && c.HasTotal:
+		case s.role == audit.RoleTotal && c.HasTotal:
 			s.dec[i], s.known[i] = c.Total, true
-		case s.role == "count" && c.HasN:
+		case s.role == audit.RoleCount && c.HasN:
 			s.dec[i], s.known[i] = decimal.FromInt(c.N), true
 		}
 		s.val[i] = s.dec[i].Float64()
@@ -489,7 +491,7 @@ func (s *structure) isSuppressed(i int) bool {
 	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
 	}
-	key := s.role
+	key := string(s.role)
 	if s.column != "" {
 		key = s.column
 	}
