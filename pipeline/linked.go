@@ -71,11 +71,11 @@ func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
 }
 
 func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
-	lp := &linkPlan{of: make([]int, len(units)), on: opt.Linked}
+	lp := &linkPlan{of: make([]int, len(units)), on: opt.Link == LinkOn}
 	for i := range lp.of {
 		lp.of[i] = -1
 	}
-	if !opt.Linked && !opt.LinkedOff {
+	if !opt.Link.Grouped() {
 		return lp, nil
 	}
 	// Union-find over the units: the same microdata, then links:.

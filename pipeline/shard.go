@@ -170,9 +170,9 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 	// more than linking does but never less.
 	// Tables linked by links: stay in one shard too (a link name is matched
 	// to every job whose output name or file it may be). With linking
-	// turned off (LinkedOff) the groups are still recorded in the
+	// turned off (LinkOff) the groups are still recorded in the
 	// summary (link_groups), so they stay together as well.
-	grouped := opt.Linked || opt.LinkedOff
+	grouped := opt.Link.Grouped()
 	first := map[string]int{}
 	home := make([]int, n)
 	for i := range n {

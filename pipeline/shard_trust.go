@@ -57,7 +57,7 @@ func configDigest(jobs []Job, opt Options) (string, error) {
 		LinkedOff bool        `json:"linked_off"`
 		Links     [][]string  `json:"links"`
 	}
-	rc := runConfig{Linked: opt.Linked, LinkedOff: opt.LinkedOff, Links: opt.Links}
+	rc := runConfig{Linked: opt.Link == LinkOn, LinkedOff: opt.Link == LinkOff, Links: opt.Links}
 	for _, j := range jobs {
 		s := *j.Settings
 		// hierarchy files by base name: their content is in HierarchyDigests
