@@ -125,14 +125,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A shard audits its own jobs only (shard.go); jobOf maps its jobs
+	// A shard audits its own jobs only (shard.go); runJob maps its jobs
 	// to their index in the whole run.
-	jobOf, err := shardJobs(jobs, opt)
+	runJob, err := shardJobs(jobs, opt)
 	if err != nil {
 		return nil, err
 	}
 	all := jobs
-	jobs, built = pick(jobs, jobOf), pick(built, jobOf)
+	jobs, built = pick(jobs, runJob), pick(built, runJob)
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
 	units, err := openUnits(jobs, inputs, opt.ReadBytes)
 	defer func() {
@@ -190,7 +190,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	}
 	tableJob := make([]int, len(units))
 	for k, u := range units {
-		tableJob[k] = jobOf[u.job]
+		tableJob[k] = runJob[u.job]
 	}
 	if err := commitRun(ctx, stage, res, outputs, opt, func() ([]string, error) {
 		if opt.Shards > 0 {

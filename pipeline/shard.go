@@ -222,30 +222,30 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 }
 
 // writePart writes the partial summary of a shard into dir.
-func writePart(ctx context.Context, dir string, res *Result, outputs [][]string, jobOf []int, jobs []Job, opt Options) ([]string, error) {
+func writePart(ctx context.Context, dir string, res *Result, outputs [][]string, tableJob []int, jobs []Job, opt Options) ([]string, error) {
 	config, err := configDigest(jobs, opt)
 	if err != nil {
 		return nil, err
 	}
 	p := partFile{Schema: PartSchema, Shard: opt.Shard, Shards: opt.Shards, Version: opt.Version, Jobs: len(jobs), Config: config,
-		Inputs: partInputs(res, jobOf, jobs), Tables: []partTable{}}
+		Inputs: partInputs(res, tableJob, jobs), Tables: []partTable{}}
 	for k, t := range res.Tables {
-		j := jobs[jobOf[k]]
+		j := jobs[tableJob[k]]
 		files, err := outputDigests(ctx, dir, res.Summary.Tables[k].Outputs)
 		if err != nil {
 			return nil, err
 		}
-		p.Tables = append(p.Tables, partTable{Job: jobOf[k], HTML: j.Settings.Output.HTML, ACRO: j.Settings.Output.ACRO,
+		p.Tables = append(p.Tables, partTable{Job: tableJob[k], HTML: j.Settings.Output.HTML, ACRO: j.Settings.Output.ACRO,
 			Summary: res.Summary.Tables[k], Files: files, Table: digest(t)})
 	}
-	jobOfName := map[string]int{}
+	jobByName := map[string]int{}
 	for k, t := range res.Tables {
-		jobOfName[t.Name] = jobOf[k]
+		jobByName[t.Name] = tableJob[k]
 	}
 	for _, g := range res.Summary.LinkGroups {
 		first := len(jobs)
 		for _, n := range g.Tables {
-			if j, ok := jobOfName[n]; ok {
+			if j, ok := jobByName[n]; ok {
 				first = min(first, j)
 			}
 		}

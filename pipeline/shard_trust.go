@@ -87,11 +87,11 @@ func configDigest(jobs []Job, opt Options) (string, error) {
 
 // partInputs lists the input files a shard read, one per job, from the
 // audit trail of its tables.
-func partInputs(res *Result, jobOf []int, jobs []Job) []partInput {
+func partInputs(res *Result, tableJob []int, jobs []Job) []partInput {
 	var out []partInput
 	seen := map[int]bool{}
 	for k, t := range res.Tables {
-		j := jobOf[k]
+		j := tableJob[k]
 		if seen[j] || t.Run == nil || len(t.Run.Inputs) == 0 {
 			continue
 		}
