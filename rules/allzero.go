@@ -120,7 +120,7 @@ func negativeKnown(c *audit.Cell) bool {
 	return false
 }
 
-// AppendFigures implements audit.FiguresAppender: Figures without
+// AppendFigures implements report.FiguresAppender: Figures without
 // allocating.
 func (g *allZeroFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	if !c.HasTotal || !c.HasN {
@@ -139,7 +139,7 @@ func (g *allZeroFacts) allZero(c *audit.Cell) bool {
 	return c.N != 0 && c.Total.IsZero() && !negativeKnown(c)
 }
 
-// AppendMessage implements audit.MessageAppender.
+// AppendMessage implements report.MessageAppender.
 func (g *allZeroFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	switch {
 	case !c.HasTotal || !c.HasN:

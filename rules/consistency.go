@@ -7,6 +7,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -109,7 +110,7 @@ func relationProblems(t *audit.Table, rels []suppress.Relation) (problems [][]co
 			diff := mv.Sub(sum)
 			along := r.Along
 			p := consistencyProblem{
-				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, audit.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
+				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, report.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
 				v: audit.GroupFig("", audit.TextFig("figure", fig.name), audit.TextFig("margin", t.KeyString(margin.Key)), audit.TextFig("along", along),
 					audit.DecFig("margin_value", mv), audit.DecFig("sum", sum), audit.DecFig("difference", diff)),
 			}

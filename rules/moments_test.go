@@ -9,6 +9,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
 
@@ -67,8 +68,8 @@ func TestMomentsRuleMicrodata(t *testing.T) {
 			if f.Values()["safe_order"] != int64(2) {
 				t.Errorf("order %d: safe_order %v, want 2", tc.order, f.Values()["safe_order"])
 			}
-			if _, err := json.Marshal(f); err != nil {
-				t.Errorf("finding does not encode: %v", err)
+			if b := report.FindingJSON(f); !json.Valid(b) {
+				t.Errorf("finding does not encode: %s", b)
 			}
 		}
 	}

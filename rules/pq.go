@@ -5,6 +5,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -82,7 +83,7 @@ func (g *pqFacts) Message(c *audit.Cell) string {
 	f := g.r.readAgain(c)
 	_, rest, bound := f.figures(g.r.restRule)
 	if f.unsafe {
-		return "the others' contributions X - x1 - x2 = " + audit.DecText(rest) + " are less than p/q * x1 = " + audit.DecText(bound) + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
+		return "the others' contributions X - x1 - x2 = " + report.DecText(rest) + " are less than p/q * x1 = " + report.DecText(bound) + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
 	}
 	return "X - x1 - x2 = " + rest.String() + " is at least p/q * x1 = " + bound.String()
 }

@@ -68,7 +68,7 @@ type zerosFacts struct {
 	disclosive bool
 }
 
-// AppendFigures implements audit.FiguresAppender.
+// AppendFigures implements report.FiguresAppender.
 func (g *zerosFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	if !c.HasN {
 		return append(figs, g.Figures(c)...)
@@ -76,7 +76,7 @@ func (g *zerosFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.F
 	return append(figs, audit.BoolFig("disclosive", g.disclosive), audit.IntFig("n", c.N))
 }
 
-// AppendMessage implements audit.MessageAppender.
+// AppendMessage implements report.MessageAppender.
 func (g *zerosFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	switch {
 	case !c.HasN:

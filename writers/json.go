@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Report writes NAME.report.json, the checker's report: every cell with its
@@ -24,15 +25,15 @@ func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
 
 // appendCell writes one cell as compact JSON: key (dimensions in table
 // order), row, status, n, total, findings, notes.
-func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) ([]byte, error) {
+func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *report.Scratch) ([]byte, error) {
 	b = append(b, `{"key":{`...)
 	for i, d := range t.Dims {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = audit.AppendJSONString(b, d)
+		b = report.AppendString(b, d)
 		b = append(b, ':')
-		b = audit.AppendJSONString(b, c.Key[i])
+		b = report.AppendString(b, c.Key[i])
 	}
 	b = append(b, '}')
 	if c.Row > 0 {
@@ -40,7 +41,7 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) (
 		b = strconv.AppendInt(b, int64(c.Row), 10)
 	}
 	b = append(b, `,"status":`...)
-	b = audit.AppendJSONString(b, string(c.Status))
+	b = report.AppendString(b, string(c.Status))
 	if c.HasN {
 		b = append(b, `,"n":`...)
 		b = strconv.AppendInt(b, c.N, 10)
@@ -54,7 +55,7 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) (
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = c.Findings[i].AppendJSONTo(b, s)
+		b = report.AppendFinding(b, &c.Findings[i], s)
 	}
 	b = append(b, ']')
 	if len(c.Notes) > 0 {
@@ -63,7 +64,7 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) (
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = audit.AppendJSONString(b, n)
+			b = report.AppendString(b, n)
 		}
 		b = append(b, ']')
 	}
@@ -85,7 +86,7 @@ var errStopped = errors.New("report: stopped")
 // renderCells appends the cells lo..hi-1 of t, each after its separator
 // (",\n  ", the first cell of the table "\n  "), as WriteContext writes
 // them. look(i) is called before cell i is rendered.
-func renderCells(b []byte, t *audit.Table, lo, hi int, s *audit.JSONScratch, look func(i int) error) ([]byte, error) {
+func renderCells(b []byte, t *audit.Table, lo, hi int, s *report.Scratch, look func(i int) error) ([]byte, error) {
 	for i := lo; i < hi; i++ {
 		if err := look(i); err != nil {
 			return b, err
@@ -145,7 +146,7 @@ func writeCellsSerial(ctx context.Context, w *bufio.Writer, t *audit.Table) erro
 		return nil
 	}
 	var buf []byte
-	var s audit.JSONScratch
+	var s report.Scratch
 	for i := range len(t.Cells) {
 		var err error
 		if buf, err = renderCells(buf[:0], t, i, i+1, &s, look); err != nil {
@@ -236,7 +237,7 @@ func (r *cellRing) start(workers int) {
 	n := len(r.t.Cells)
 	for range workers {
 		r.wg.Go(func() {
-			var s audit.JSONScratch
+			var s report.Scratch
 			for k := range r.jobs {
 				var buf []byte
 				select {
@@ -336,12 +337,8 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	bw.Write(sum)
 	if t.Audit != nil {
-		a, err := json.Marshal(t.Audit)
-		if err != nil {
-			return err
-		}
 		bw.WriteString(",\n\"audit\": ")
-		bw.Write(a)
+		bw.Write(report.IntervalsJSON(*t.Audit))
 	}
 	if err := writeTrail(bw, t.Run); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // hostileText returns a label or message that exercises every escaper:
@@ -132,7 +133,7 @@ func randomStat(r *rand.Rand) audit.Stat {
 	case 1:
 		return audit.Stat{Missing: true}
 	case 2:
-		return audit.Stat{Text: audit.Thousands(v.String()), Value: v}
+		return audit.Stat{Text: report.Thousands(v.String()), Value: v}
 	case 3:
 		return audit.Stat{Text: hostileText(r), Value: v}
 	case 4:

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Palette is the fill of each cell status in the annotated workbook and
@@ -619,22 +620,22 @@ func ruleTitle(rule string) string {
 // groups writes one line per group.
 func appendFigure(b []byte, g audit.Figure) []byte {
 	if g.Kind == audit.KindList && len(g.Items) > 0 && g.Items[0].Kind == audit.KindGroup {
-		label := audit.Label(g.Name)
+		label := report.Label(g.Name)
 		for i, it := range g.Items {
 			b = append(b, "  "...)
 			b = append(b, label...)
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(i+1), 10)
 			b = append(b, ": "...)
-			b = it.AppendReadable(b)
+			b = report.AppendReadable(b, it)
 			b = append(b, '\n')
 		}
 		return b
 	}
 	b = append(b, "  "...)
-	b = append(b, audit.Label(g.Name)...)
+	b = append(b, report.Label(g.Name)...)
 	b = append(b, ": "...)
-	b = g.AppendReadable(b)
+	b = report.AppendReadable(b, g)
 	return append(b, '\n')
 }
 
@@ -826,5 +827,5 @@ func displayNumber(s audit.Stat, dp int) string {
 	if err != nil {
 		return s.Text
 	}
-	return audit.Thousands(decimal.RoundRat(d.Rat(), dp))
+	return report.Thousands(decimal.RoundRat(d.Rat(), dp))
 }

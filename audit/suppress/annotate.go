@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Annotate adds an "interval_audit" finding to every suppressed
@@ -37,15 +38,15 @@ func Annotate(t *audit.Table, res *audit.Intervals) {
 		switch {
 		case r.Undetermined:
 			f.Outcome = audit.Review
-			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", audit.FloatText(r.Lo), fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", report.FloatText(r.Lo), fmtHi(r.Hi))
 		case r.Exact:
 			f.Outcome = audit.Review
-			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", audit.FloatText(r.Lo))
+			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", report.FloatText(r.Lo))
 		case !r.Protected:
 			f.Outcome = audit.Review
-			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", audit.FloatText(r.Lo), fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", report.FloatText(r.Lo), fmtHi(r.Hi))
 		default:
-			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", audit.FloatText(r.Lo), fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", report.FloatText(r.Lo), fmtHi(r.Hi))
 		}
 		c.Findings = append(c.Findings, f)
 		if f.Outcome == audit.Review && c.Status == audit.StatusOK {
@@ -58,5 +59,5 @@ func fmtHi(h float64) string {
 	if math.IsInf(h, 1) {
 		return "unbounded"
 	}
-	return audit.FloatText(h)
+	return report.FloatText(h)
 }

@@ -3,7 +3,6 @@ package suppress
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // receivedTable is oracleTable's magnitude table (values in hundredths,
@@ -43,10 +43,7 @@ func auditBytes(t testing.TB, tb *audit.Table, workers, procs int) ([]byte, audi
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := report.IntervalsJSON(res)
 	return out, res
 }
 

@@ -2,13 +2,13 @@ package suppress
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func resultFor(t *testing.T, r audit.Intervals, key ...string) audit.Interval {
@@ -71,10 +71,7 @@ func TestSuppressMicrodata1(t *testing.T) {
 	if res.ExactlyDisclosed != 0 || res.UnderProtected != 0 {
 		t.Fatalf("counts: %+v", res)
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := report.IntervalsJSON(res)
 	if !strings.Contains(string(out), `{"key":{"region":"A","gender":"female"},"lo":`) {
 		t.Errorf("JSON: %s", out)
 	}
@@ -194,7 +191,7 @@ func TestAuditUnbounded(t *testing.T) {
 	if r.Lo != 0 || !math.IsInf(r.Hi, 1) || !r.Protected {
 		t.Errorf("A: %+v, want [0, inf)", r)
 	}
-	out, _ := json.Marshal(res)
+	out := report.IntervalsJSON(res)
 	if !strings.Contains(string(out), `"hi":null`) {
 		t.Errorf("JSON: %s", out)
 	}

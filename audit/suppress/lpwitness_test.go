@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 
 	"pgregory.net/rapid"
 )
@@ -147,10 +148,7 @@ func TestAuditTimeLimit(t *testing.T) {
 	if n != res.Undetermined || res.ExactlyDisclosed+res.UnderProtected+res.Undetermined > len(res.Cells) {
 		t.Fatalf("counts: %d undetermined cells, result %+v", n, res.Undetermined)
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := report.IntervalsJSON(res)
 	if !strings.Contains(string(out), `"undetermined":true`) || !strings.Contains(string(out), `"undetermined":`+itoa(res.Undetermined)) {
 		t.Errorf("JSON lacks undetermined: %.300s", out)
 	}
