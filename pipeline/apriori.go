@@ -111,7 +111,7 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 			if statusOf(c) != audit.StatusPrimary {
 				c.Status = audit.StatusPrimary
 			}
-			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Status: audit.Fail,
+			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Outcome: audit.Fail,
 				Text:    "unsafe a priori (" + a.Source + ")",
 				Figures: []audit.Figure{audit.TextFig("status", "u"), audit.TextFig("source", a.Source)}})
 		case configs.AprioriEmpty:
@@ -119,7 +119,7 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 			r.keep[c] = true
 		case configs.AprioriProtected:
 			r.keep[c] = true
-			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Status: audit.Pass,
+			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Outcome: audit.Pass,
 				Text:    "protected a priori from secondary suppression (" + a.Source + ")",
 				Figures: []audit.Figure{audit.TextFig("status", "p"), audit.TextFig("source", a.Source)}})
 		}
@@ -218,8 +218,8 @@ func failing(c *audit.Cell, skip string) string {
 		if f.Rule == skip || f.Rule == overrideRule || f.Rule == "secondary" || f.Rule == "interval_audit" {
 			continue
 		}
-		if f.Status == audit.Fail || f.Status == audit.Review {
-			parts = append(parts, f.Rule+" "+map[audit.Outcome]string{audit.Fail: "fails", audit.Review: "needs review"}[f.Status]+" ("+f.Message()+")")
+		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
+			parts = append(parts, f.Rule+" "+map[audit.Outcome]string{audit.Fail: "fails", audit.Review: "needs review"}[f.Outcome]+" ("+f.Message()+")")
 		}
 	}
 	return strings.Join(parts, "; ")

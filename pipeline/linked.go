@@ -71,11 +71,11 @@ func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
 }
 
 func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
-	lp := &linkPlan{of: make([]int, len(units)), on: opt.Linked}
+	lp := &linkPlan{of: make([]int, len(units)), on: opt.Link == LinkOn}
 	for i := range lp.of {
 		lp.of[i] = -1
 	}
-	if !opt.Linked && !opt.LinkedOff {
+	if !opt.Link.Grouped() {
 		return lp, nil
 	}
 	// Union-find over the units: the same microdata, then links:.
@@ -440,8 +440,8 @@ func coverKey(cover *audit.Table, alias map[string]string, t *audit.Table, c *au
 
 // sameFigure reports whether two cells have the same figure of the ones
 // the relations add up.
-func sameFigure(role string, a, b *audit.Cell) bool {
-	if role == "count" {
+func sameFigure(role audit.Role, a, b *audit.Cell) bool {
+	if role == audit.RoleCount {
 		return a.HasN == b.HasN && a.N == b.N
 	}
 	return a.HasTotal == b.HasTotal && a.Total.Cmp(b.Total) == 0
@@ -453,10 +453,10 @@ func sameFigure(role string, a, b *audit.Cell) bool {
 // changed then).
 func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
 	opt := mergedOptions(cover, members, settings, workers)
-	role := opt.Value
+	role := opt.Role
 	if role == "" {
 		role = memberRole(members, settings, workers)
-		opt.Value = role
+		opt.Role = role
 	}
 	idx := make(map[string]int, len(cover.Cells))
 	for i, c := range cover.Cells {
@@ -524,7 +524,7 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 // cover index of cell ci of member m, copies[i] the member cells of cover
 // cell i. A non-empty reason names a member cell that is not a cover cell
 // or whose figure differs from it.
-func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role string) ([][]int, [][]cellRef, string) {
+func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role audit.Role) ([][]int, [][]cellRef, string) {
 	where := make([][]int, len(members))
 	copies := make([][]cellRef, len(cover.Cells))
 	for m, t := range members {
@@ -582,7 +582,7 @@ func unifyStatuses(cover *audit.Table, members []*audit.Table, copies [][]cellRe
 				fs = audit.Review
 			}
 			msg := fmt.Sprintf("the same cell is %s in the linked table %s", st, strings.Join(from, ", "))
-			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Status: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
+			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
 			c.Notes = append(c.Notes, msg)
 			c.Status = st
 		}
@@ -684,7 +684,7 @@ func protectApart(ctx context.Context, members []*audit.Table, settings []*confi
 		t.Warnings = append(t.Warnings, "not protected together with the linked tables "+strings.Join(others, ", ")+": "+reason+"; its primary cells need review")
 		for _, c := range t.Cells {
 			if c.Status == audit.StatusPrimary {
-				c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Status: audit.Review, Text: msg})
+				c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: audit.Review, Text: msg})
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) error {
 			errs = append(errs, fmt.Errorf("%s: override %s matches no cell of table %s", o.Source, t.KeyString(key), t.Name))
 			continue
 		}
-		f := audit.Finding{Rule: overrideRule, Status: audit.Pass, Figures: []audit.Figure{
+		f := audit.Finding{Rule: overrideRule, Outcome: audit.Pass, Figures: []audit.Figure{
 			audit.TextFig("action", o.Action), audit.TextFig("reason", o.Reason), audit.TextFig("by", o.By), audit.TextFig("source", o.Source)}}
 		switch o.Action {
 		case configs.OverrideSafe:
@@ -71,7 +71,7 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) error {
 				c.Status = audit.StatusOK
 			}
 		case configs.OverrideSuppress:
-			f.Status = audit.Fail
+			f.Outcome = audit.Fail
 			f.Text = "suppressed by " + o.By + ": " + o.Reason
 			c.Status = audit.StatusPrimary
 		case configs.OverrideProtected:
@@ -106,12 +106,7 @@ func overrideStatuses(t *audit.Table) {
 	}
 }
 
-func statusOf(c *audit.Cell) audit.Status {
-	if c.Status == "" {
-		return audit.StatusOK
-	}
-	return c.Status
-}
+func statusOf(c *audit.Cell) audit.Status { return c.Status.Effective() }
 
 // protectedCells are the cells of a decided table that an override keeps
 // out of secondary suppression (action protected, as applyOverrides

@@ -72,15 +72,36 @@ type Options struct {
 	// directory; an error (such as ctx.Err()) abandons the run's outputs.
 	// The command's interrupt test uses it to signal at a known stage.
 	BeforeCommit func(ctx context.Context) error
-	// Linked protects the tables that share cells (microdata tables from
-	// the same records) together; see linked.go. LinkedOff, without
-	// Linked, only records the groups in the reports (linking turned off).
-	Linked, LinkedOff bool
+	// Link says whether the tables that share cells (microdata tables
+	// from the same records) are protected together (LinkOn; see
+	// linked.go), only recorded as groups in the reports (LinkOff) or not
+	// looked for (LinkNone, the zero value).
+	Link LinkMode
 	// Links are groups of tables (by output name) linked explicitly
 	// (the release file's links:), such as aggregate tables from
 	// elsewhere; see links_cells.go.
 	Links [][]string
 }
+
+// LinkMode is what a run does with tables that share cells.
+type LinkMode uint8
+
+// The link modes.
+const (
+	// LinkNone leaves the tables independent and finds no groups (check
+	// without --linked).
+	LinkNone LinkMode = iota
+	// LinkOff finds the groups and records them in the reports, but
+	// protects each table on its own (a release file's linked: false).
+	LinkOff
+	// LinkOn protects each group's tables together (--linked, or a
+	// release file by default).
+	LinkOn
+)
+
+// Grouped reports whether the run finds groups of linked tables (LinkOff
+// or LinkOn).
+func (m LinkMode) Grouped() bool { return m != LinkNone }
 
 func (o Options) workers() int {
 	if o.Workers > 0 {
@@ -109,14 +130,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A shard audits its own jobs only (shard.go); jobOf maps its jobs
+	// A shard audits its own jobs only (shard.go); runJob maps its jobs
 	// to their index in the whole run.
-	jobOf, err := shardJobs(jobs, opt)
+	runJob, err := shardJobs(jobs, opt)
 	if err != nil {
 		return nil, err
 	}
 	all := jobs
-	jobs, built = pick(jobs, jobOf), pick(built, jobOf)
+	jobs, built = pick(jobs, runJob), pick(built, runJob)
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
 	units, err := openUnits(jobs, inputs, opt.ReadBytes)
 	defer func() {
@@ -174,7 +195,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	}
 	tableJob := make([]int, len(units))
 	for k, u := range units {
-		tableJob[k] = jobOf[u.job]
+		tableJob[k] = runJob[u.job]
 	}
 	if err := commitRun(ctx, stage, res, outputs, opt, func() ([]string, error) {
 		if opt.Shards > 0 {

@@ -136,7 +136,7 @@ func withPrevious(opt *suppress.Options, r *previousResult) {
 		return
 	}
 	prev := opt.CostOf
-	role := opt.Value
+	role := opt.Role
 	model := opt.Cost
 	opt.CostOf = func(c *audit.Cell) (float64, bool) {
 		cost, ok := 0.0, false
@@ -160,11 +160,11 @@ func withPrevious(opt *suppress.Options, r *previousResult) {
 
 // baseCost is a cell's cost under the cost model (suppress.Options.Cost:
 // value, count or unity) for the figure the relations add up (role).
-func baseCost(c *audit.Cell, role, model string) float64 {
+func baseCost(c *audit.Cell, role audit.Role, model string) float64 {
 	switch {
 	case model == "unity":
 		return 1
-	case model == "count" && c.HasN, role == "count" && c.HasN:
+	case model == "count" && c.HasN, role == audit.RoleCount && c.HasN:
 		return float64(c.N)
 	case c.HasTotal:
 		return math.Abs(c.Total.Float64())
@@ -235,7 +235,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 		}
 		msg := fmt.Sprintf("withheld in the previous release (%s, %s): withheld again, so that the two releases together reveal nothing either hides", filepath.Base(prev.dir), st)
 		c.Status = audit.StatusSecondary
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg, Figures: []audit.Figure{audit.TextFig("previous", string(st))}})
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg, Figures: []audit.Figure{audit.TextFig("previous", string(st))}})
 		c.Notes = append(c.Notes, msg)
 	}
 	// snapshot, to run again without keeping last time's published cells

@@ -244,7 +244,7 @@ func TestStillbirthsProtected(t *testing.T) {
 	class := 0
 	for _, c := range tab.Cells {
 		for _, f := range c.Findings {
-			if f.Rule == "class" && f.Status == audit.Fail {
+			if f.Rule == "class" && f.Outcome == audit.Fail {
 				class++
 			}
 		}
@@ -340,14 +340,14 @@ func TestInjuriesHierarchy(t *testing.T) {
 			}
 		}
 	}
-	roles := map[string]string{}
+	roles := map[string]audit.Role{}
 	for _, c := range st.Columns {
 		roles[c.Column] = c.Role
 		if c.Written && !c.Audited && c.Role != audit.RoleDimension && c.Role != audit.RoleDerived {
 			t.Errorf("column %q written to the safe table without being audited", c.Column)
 		}
 	}
-	for col, want := range map[string]string{"Employees": audit.RoleCount, "Self-employed": audit.RoleCount, "Rate per 100,000 self-employed": audit.RoleDerived, "Compared with Great Britain": audit.RoleUnderstood, "Employment (thousands)": audit.RoleUnderstood} {
+	for col, want := range map[string]audit.Role{"Employees": audit.RoleCount, "Self-employed": audit.RoleCount, "Rate per 100,000 self-employed": audit.RoleDerived, "Compared with Great Britain": audit.RoleUnderstood, "Employment (thousands)": audit.RoleUnderstood} {
 		if roles[col] != want {
 			t.Errorf("column %q: role %q, want %q", col, roles[col], want)
 		}
@@ -377,7 +377,7 @@ func TestInjuriesHierarchy(t *testing.T) {
 		}
 		withheld++
 		for _, f := range c.Findings {
-			if f.Rule != "threshold" || f.Status != audit.Fail {
+			if f.Rule != "threshold" || f.Outcome != audit.Fail {
 				continue
 			}
 			col := "Workers"

@@ -37,10 +37,10 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		opt.Hierarchies = t.Hierarchies // the settings' and those read from microdata.parents
 	}
 	if share == 0 {
-		opt.Protection.Share = -1 // no share-based level
+		opt.Protection.Share = suppress.NoShare // suppression.protection: 0 asks for none
 	}
 	if t.Frequency() {
-		opt.Value = "count"
+		opt.Role = audit.RoleCount
 		opt.Protection.Min = 1
 	}
 	return opt

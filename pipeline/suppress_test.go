@@ -31,8 +31,8 @@ func TestSuppressOptionsFrequencyOneFact(t *testing.T) {
 			t.Fatal(err)
 		}
 		opt := SuppressOptions(tab, s, 1)
-		if opt.Value != tc.want || (tc.want == "count") != (opt.Protection.Min == 1) {
-			t.Errorf("%q: value %q, minimum protection %v; want %q", tc.csv, opt.Value, opt.Protection.Min, tc.want)
+		if string(opt.Role) != tc.want || (tc.want == "count") != (opt.Protection.Min == 1) {
+			t.Errorf("%q: value %q, minimum protection %v; want %q", tc.csv, opt.Role, opt.Protection.Min, tc.want)
 		}
 		if tab.Frequency() != (tc.want == "count") {
 			t.Errorf("%q: Frequency() = %v", tc.csv, tab.Frequency())

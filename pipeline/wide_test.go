@@ -921,7 +921,7 @@ func TestWideTotalMismatch(t *testing.T) {
 		}
 		found := false
 		for _, f := range c.Findings {
-			if f.Rule == "consistency" && f.Status == audit.Review && strings.Contains(f.Message(), "sum to 70 (difference 1)") {
+			if f.Rule == "consistency" && f.Outcome == audit.Review && strings.Contains(f.Message(), "sum to 70 (difference 1)") {
 				found = true
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Annotate adds an "interval_audit" finding to every suppressed
@@ -33,22 +34,22 @@ func Annotate(t *audit.Table, res *audit.Intervals) {
 		if r.Undetermined {
 			v = append(v, audit.BoolFig("undetermined", true))
 		}
-		f := audit.Finding{Rule: "interval_audit", Status: audit.Pass, Figures: v}
+		f := audit.Finding{Rule: "interval_audit", Outcome: audit.Pass, Figures: v}
 		switch {
 		case r.Undetermined:
-			f.Status = audit.Review
-			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", audit.FloatText(r.Lo), fmtHi(r.Hi))
+			f.Outcome = audit.Review
+			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", report.FloatText(r.Lo), fmtHi(r.Hi))
 		case r.Exact:
-			f.Status = audit.Review
-			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", audit.FloatText(r.Lo))
+			f.Outcome = audit.Review
+			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", report.FloatText(r.Lo))
 		case !r.Protected:
-			f.Status = audit.Review
-			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", audit.FloatText(r.Lo), fmtHi(r.Hi))
+			f.Outcome = audit.Review
+			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", report.FloatText(r.Lo), fmtHi(r.Hi))
 		default:
-			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", audit.FloatText(r.Lo), fmtHi(r.Hi))
+			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", report.FloatText(r.Lo), fmtHi(r.Hi))
 		}
 		c.Findings = append(c.Findings, f)
-		if f.Status == audit.Review && c.Status == audit.StatusOK {
+		if f.Outcome == audit.Review && c.Status == audit.StatusOK {
 			c.Status = audit.StatusReview
 		}
 	}
@@ -58,5 +59,5 @@ func fmtHi(h float64) string {
 	if math.IsInf(h, 1) {
 		return "unbounded"
 	}
-	return audit.FloatText(h)
+	return report.FloatText(h)
 }

@@ -96,8 +96,8 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 		if r.Undetermined {
 			r.Protected, r.Approximate = false, false
 		}
-		if r.Status == "" || r.Status == audit.StatusOK || r.Status == audit.StatusReview {
-			r.Status = "marked"
+		if r.Status.Effective() == audit.StatusOK || r.Status == audit.StatusReview {
+			r.Status = audit.StatusMarked
 		}
 		if r.Approximate {
 			res.Approximate++
@@ -118,7 +118,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 // levels returns the protection levels of cell i with value x.
 func (s *structure) levels(opt Options, i int, x float64) (float64, float64) {
 	c := s.T.Cells[i]
-	if s.Role != "total" {
+	if s.Role != audit.RoleTotal {
 		c = nil
 	}
 	return opt.Protection.Levels(c, x)

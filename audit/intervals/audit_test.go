@@ -2,7 +2,6 @@ package intervals
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Suppressing only A/female leaves it alone in row A and column female:
@@ -98,7 +98,7 @@ func TestAuditReceivedMarkers(t *testing.T) {
 		c.Total = decimal.Dec{}
 		c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
 	}
-	res, err := Audit(context.Background(), tb, Options{Value: "total"})
+	res, err := Audit(context.Background(), tb, Options{Role: "total"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestAuditUnbounded(t *testing.T) {
 	if r.Lo != 0 || !math.IsInf(r.Hi, 1) || !r.Protected {
 		t.Errorf("A: %+v, want [0, inf)", r)
 	}
-	out, _ := json.Marshal(res)
+	out := report.IntervalsJSON(res)
 	if !strings.Contains(string(out), `"hi":null`) {
 		t.Errorf("JSON: %s", out)
 	}

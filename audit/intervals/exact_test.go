@@ -3,7 +3,6 @@ package intervals
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // receivedTable is oracleTable's magnitude table (values in hundredths,
@@ -39,14 +39,11 @@ func auditBytes(t testing.TB, tb *audit.Table, workers, procs int, tune *Tuning)
 	t.Helper()
 	old := runtime.GOMAXPROCS(procs)
 	defer runtime.GOMAXPROCS(old)
-	res, err := Audit(context.Background(), tb, Options{Value: "total", Workers: workers, Tuning: tune})
+	res, err := Audit(context.Background(), tb, Options{Role: "total", Workers: workers, Tuning: tune})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := report.IntervalsJSON(res)
 	return out, res
 }
 
@@ -109,7 +106,7 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 	}{{0.1, 5}, {0.2, 6}} {
 		t.Run(fmt.Sprintf("%gpct", tc.share*100), func(t *testing.T) {
 			tb := receivedTable(tc.seed, []int{20, 15, 8}, tc.share)
-			s, err := newStructure(tb, Options{Value: "total"})
+			s, err := newStructure(tb, Options{Role: "total"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +153,7 @@ func BenchmarkAuditExact50x40x10(b *testing.B) {
 				b.StartTimer()
 				t0 := time.Now()
 				c0 := tabletest.CPUSeconds()
-				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second, Tuning: benchTuning()})
+				res, err := Audit(context.Background(), tb, Options{Role: "total", TimeLimit: 60 * time.Second, Tuning: benchTuning()})
 				if err != nil {
 					b.Fatal(err)
 				}

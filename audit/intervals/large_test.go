@@ -136,7 +136,7 @@ func TestAuditReceivedLargeComponent(t *testing.T) {
 	tune := DefaultTuning()
 	tune.Phase1Iters = 300
 	t0 := time.Now()
-	res, err := Audit(context.Background(), tb, Options{Value: "total", Tuning: &tune})
+	res, err := Audit(context.Background(), tb, Options{Role: "total", Tuning: &tune})
 	if err != nil {
 		t.Fatal(err)
 	}

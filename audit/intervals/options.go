@@ -14,10 +14,12 @@ import (
 // table counts as an empty (zero) cell; a relation whose total cell is
 // absent does not exist.
 type Options struct {
-	// Value names the cell figure that the relations add up: "total" (the
-	// cell total X, a magnitude table), "count" (contributors N, a
-	// frequency table) or "" for total when any cell has a total, else count.
-	Value string
+	// Role names the cell figure that the relations add up:
+	// audit.RoleTotal (the cell total X, a magnitude table),
+	// audit.RoleCount (contributors N, a frequency table) or "" for the
+	// table's own. (Table.Value, by contrast, is the name of the value
+	// column.)
+	Role audit.Role
 	// Protection sets the protection levels of sensitive cells.
 	Protection Protection
 	// Hierarchies gives, per dimension, the parent of each code that is not
@@ -40,7 +42,7 @@ type Options struct {
 	Unpublished []bool
 	// Column, when set, is the key in Cell.Stats of another count column
 	// of the table's cells whose relations are audited instead of the
-	// count or total (Value is then count).
+	// count or total (Role is then count).
 	Column string
 	// Rounded, when positive, is the base B the published values were
 	// already rounded to (input.rounded): Audit treats every published
@@ -59,17 +61,17 @@ type Options struct {
 func (o Options) Validate() error { return o.validate() }
 
 func (o Options) validate() error {
-	switch o.Value {
-	case "", "total", "count":
+	switch o.Role {
+	case "", audit.RoleTotal, audit.RoleCount:
 	default:
-		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
+		return fmt.Errorf("suppression: value %q: want total or count", o.Role)
 	}
 	return o.Protection.validate()
 }
 
 // relations is what the table's relations read of o.
 func (o Options) relations() relations.Options {
-	return relations.Options{Value: o.Value, Hierarchies: o.Hierarchies, Unpublished: o.Unpublished, Column: o.Column}
+	return relations.Options{Role: o.Role, Hierarchies: o.Hierarchies, Unpublished: o.Unpublished, Column: o.Column}
 }
 
 // structure is a table's relations with the audit's methods.

@@ -3,7 +3,6 @@ package intervals
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -393,10 +393,7 @@ func TestAuditLargeComponentsAgainstOracle(t *testing.T) {
 				if bad > 0 {
 					t.Errorf("run %d: %d of %d intervals differ from the oracle", run, bad, len(res.Cells))
 				}
-				out, err := json.Marshal(res)
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := report.IntervalsJSON(res)
 				if first == nil {
 					first = out
 				} else if !bytes.Equal(out, first) {

@@ -27,8 +27,9 @@ import (
 // k% of the bound); the largest positive value over the configured rules is
 // used, and Share × x only when no rule gives a positive level.
 type Protection struct {
-	// Share of the cell value; 0 means 0.10 (10%, the same margin as the
-	// default p% rule). Use a negative value for no share-based level.
+	// Share of the cell value; 0 means DefaultShare (10%, the same margin
+	// as the default p% rule). NoShare (any negative value) asks for no
+	// share-based level.
 	Share float64
 	// Min is the smallest level in value units (e.g. 1 in a frequency
 	// table, so that a primary cell is never left as a point).
@@ -42,6 +43,16 @@ type Protection struct {
 	// a-priori file's "pl"); ok false keeps the levels above.
 	CellLevels func(c *audit.Cell) (upper, lower float64, ok bool)
 }
+
+// The protection shares that are not a fraction of the cell value.
+const (
+	// DefaultShare is the share a zero Protection.Share stands for.
+	DefaultShare = 0.10
+	// NoShare, as Protection.Share, asks for no share-based level: the
+	// levels come from Min, the rules and CellLevels only (the
+	// configuration's suppression.protection: 0).
+	NoShare = -1.0
+)
 
 // DominanceRule is one (n,k) dominance rule: the n largest contributions
 // must not exceed k% of the cell total.
@@ -71,7 +82,7 @@ func (p Protection) validate() error {
 func (p Protection) share() float64 {
 	switch {
 	case p.Share == 0:
-		return 0.10
+		return DefaultShare
 	case p.Share < 0:
 		return 0
 	}

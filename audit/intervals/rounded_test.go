@@ -72,7 +72,7 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 		if len(sup) < 3 {
 			continue
 		}
-		res, err := Audit(context.Background(), tb, Options{Value: "total", Rounded: base, Workers: 2})
+		res, err := Audit(context.Background(), tb, Options{Role: "total", Rounded: base, Workers: 2})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

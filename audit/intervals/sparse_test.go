@@ -3,7 +3,6 @@ package intervals
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // middleTable is a magnitude table of the given sizes with every margin,
@@ -138,10 +138,7 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 						t.Errorf("run %d: %v (value %v, levels %v/%v): protected %v, audit [%v, %v], oracle [%v, %v]", run, r.Key, r.Value, r.Upper, r.Lower, r.Protected, r.Lo, r.Hi, wlo, whi)
 					}
 				}
-				out, err := json.Marshal(res)
-				if err != nil {
-					t.Fatal(err)
-				}
+				out := report.IntervalsJSON(res)
 				if first == nil {
 					first = out
 					t.Logf("%d cells, %d given to the sparse LP; %d exact, %d under-protected, %d approximate", len(res.Cells), iv.sparse, res.ExactlyDisclosed, res.UnderProtected, res.Approximate)

@@ -14,10 +14,11 @@ import (
 
 // Options says what a Structure reads of a table.
 type Options struct {
-	// Value names the cell figure that the relations add up: "total" (the
-	// cell total X, a magnitude table), "count" (contributors N, a
-	// frequency table) or "" for total when any cell has a total, else count.
-	Value string
+	// Role names the cell figure that the relations add up:
+	// audit.RoleTotal (the cell total X, a magnitude table),
+	// audit.RoleCount (contributors N, a frequency table) or "" for the
+	// table's own (Table.Frequency).
+	Role audit.Role
 	// Hierarchies gives, per dimension, the parent of each code that is not
 	// a top-level code, for a table without a Structure (see
 	// structure.Declared).
@@ -30,17 +31,15 @@ type Options struct {
 	Column string
 }
 
-func (o Options) valueRole(t *audit.Table) string {
-	switch o.Value {
-	case "total", "count":
-		return o.Value
+func (o Options) valueRole(t *audit.Table) audit.Role {
+	switch o.Role {
+	case audit.RoleTotal, audit.RoleCount:
+		return o.Role
 	}
-	for _, c := range t.Cells {
-		if c.HasTotal {
-			return "total"
-		}
+	if t.Frequency() {
+		return audit.RoleCount
 	}
-	return "count"
+	return audit.RoleTotal
 }
 
 // Rel says that cell Total equals the sum of the cells Parts along the
@@ -66,7 +65,7 @@ type Structure struct {
 	strides  []int
 	Rels     []Rel
 	CellRels [][]int32 // per cell: relations it belongs to (as total or part)
-	Role     string
+	Role     audit.Role
 	Column   string    // Options.Column
 	Val      []float64 // value per cell (0 when unknown)
 	Dec      []decimal.Dec
@@ -93,7 +92,7 @@ func New(t *audit.Table, opt Options) (*Structure, error) {
 	}
 	s := &Structure{T: t, NDim: nd, Role: opt.valueRole(t), Column: opt.Column}
 	if s.Column != "" {
-		s.Role = "count"
+		s.Role = audit.RoleCount
 	}
 	if opt.Unpublished != nil {
 		if len(opt.Unpublished) != len(t.Cells) {
@@ -271,9 +270,9 @@ func (s *Structure) loadValues() {
 			if st, ok := c.Stats[s.Column]; ok && !st.Missing {
 				s.Dec[i], s.Known[i] = st.Value, true
 			}
-		case s.Role == "total" && c.HasTotal:
+		case s.Role == audit.RoleTotal && c.HasTotal:
 			s.Dec[i], s.Known[i] = c.Total, true
-		case s.Role == "count" && c.HasN:
+		case s.Role == audit.RoleCount && c.HasN:
 			s.Dec[i], s.Known[i] = decimal.FromInt(c.N), true
 		}
 		s.Val[i] = s.Dec[i].Float64()
@@ -408,7 +407,7 @@ func (s *Structure) IsSuppressed(i int) bool {
 	if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 		return true
 	}
-	key := s.Role
+	key := string(s.Role)
 	if s.Column != "" {
 		key = s.Column
 	}

@@ -12,6 +12,13 @@ import (
 // intervals.Protection).
 type Protection = intervals.Protection
 
+// The protection shares that are not a fraction of the cell value (see
+// intervals.DefaultShare and intervals.NoShare).
+const (
+	DefaultShare = intervals.DefaultShare
+	NoShare      = intervals.NoShare
+)
+
 // DominanceRule is one (n, k) dominance rule (see intervals.DominanceRule).
 type DominanceRule = intervals.DominanceRule
 

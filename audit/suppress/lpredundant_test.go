@@ -2,12 +2,12 @@ package suppress
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // TestLPMethodLocalRedundancy: on tables above redundancyLimit the local
@@ -101,10 +101,7 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 		if run.Chosen != tc.want || run.ChosenReason == "" || run.Method != "lp" {
 			t.Errorf("seed %d: method %q chosen %q (%q), want %q (hypercube %v, lp alone %v)", tc.seed, run.Method, run.Chosen, run.ChosenReason, tc.want, hCost, lCost)
 		}
-		js, err := json.Marshal(audit.Intervals{Suppression: &run})
-		if err != nil {
-			t.Fatal(err)
-		}
+		js := report.IntervalsJSON(audit.Intervals{Suppression: &run})
 		if !strings.Contains(string(js), `"chosen":"`+tc.want+`","chosen_reason":`) {
 			t.Errorf("seed %d: report %s: want chosen %q with its reason", tc.seed, js, tc.want)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // With secondary suppression A/female keeps an interval, not a point.
@@ -43,10 +44,7 @@ func TestSuppressMicrodata1(t *testing.T) {
 	if res.ExactlyDisclosed != 0 || res.UnderProtected != 0 {
 		t.Fatalf("counts: %+v", res)
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := report.IntervalsJSON(res)
 	if !strings.Contains(string(out), `{"key":{"region":"A","gender":"female"},"lo":`) {
 		t.Errorf("JSON: %s", out)
 	}
@@ -83,10 +81,7 @@ func TestAuditTimeLimit(t *testing.T) {
 	if n != res.Undetermined || res.ExactlyDisclosed+res.UnderProtected+res.Undetermined > len(res.Cells) {
 		t.Fatalf("counts: %d undetermined cells, result %+v", n, res.Undetermined)
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := report.IntervalsJSON(res)
 	if !strings.Contains(string(out), `"undetermined":true`) || !strings.Contains(string(out), `"undetermined":`+itoa(res.Undetermined)) {
 		t.Errorf("JSON lacks undetermined: %.300s", out)
 	}

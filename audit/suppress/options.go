@@ -20,10 +20,12 @@ import (
 // as an empty (zero) cell; a relation whose total cell is absent does not
 // exist.
 type Options struct {
-	// Value names the cell figure that the relations add up: "total" (the
-	// cell total X, a magnitude table), "count" (contributors N, a
-	// frequency table) or "" for total when any cell has a total, else count.
-	Value string
+	// Role names the cell figure that the relations add up:
+	// audit.RoleTotal (the cell total X, a magnitude table),
+	// audit.RoleCount (contributors N, a frequency table) or "" for the
+	// table's own. (Table.Value, by contrast, is the name of the value
+	// column.)
+	Role audit.Role
 	// Method is the secondary suppression method: "lp" (the default,
 	// near-optimal cost: deviation LPs, then redundant cells dropped) or
 	// "hypercube" (the generalised hypercube method, faster, more cells).
@@ -60,7 +62,7 @@ type Options struct {
 	Unpublished []bool
 	// Column, when set, is the key in Cell.Stats of another count column
 	// of the table's cells whose relations are protected and audited
-	// instead of the count or total (Value is then count): counts of
+	// instead of the count or total (Role is then count): counts of
 	// the same cells published beside the count (employees beside
 	// workers).
 	Column string
@@ -90,10 +92,10 @@ type Options struct {
 }
 
 func (o Options) validate() error {
-	switch o.Value {
-	case "", "total", "count":
+	switch o.Role {
+	case "", audit.RoleTotal, audit.RoleCount:
 	default:
-		return fmt.Errorf("suppression: value %q: want total or count", o.Value)
+		return fmt.Errorf("suppression: value %q: want total or count", o.Role)
 	}
 	switch o.Method {
 	case "", "lp", "hypercube":
@@ -113,11 +115,11 @@ func (o Options) validate() error {
 
 // relations is what the table's relations read of o.
 func (o Options) relations() relations.Options {
-	return relations.Options{Value: o.Value, Hierarchies: o.Hierarchies, Unpublished: o.Unpublished, Column: o.Column}
+	return relations.Options{Role: o.Role, Hierarchies: o.Hierarchies, Unpublished: o.Unpublished, Column: o.Column}
 }
 
 // audit is what the interval audit reads of o.
 func (o Options) audit() intervals.Options {
-	return intervals.Options{Value: o.Value, Protection: o.Protection, Hierarchies: o.Hierarchies, Workers: o.Workers,
+	return intervals.Options{Role: o.Role, Protection: o.Protection, Hierarchies: o.Hierarchies, Workers: o.Workers,
 		TimeLimit: o.TimeLimit, Unpublished: o.Unpublished, Column: o.Column, Rounded: o.Rounded, Tuning: o.Audit}
 }

@@ -87,7 +87,7 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 	delta := s.Scale() * 1e-6
 	for i, c := range t.Cells {
 		sp.sup[i] = s.IsSuppressed(i)
-		sp.single[i] = s.Role == "total" && c.HasN && c.N == 1
+		sp.single[i] = s.Role == audit.RoleTotal && c.HasN && c.N == 1
 		switch opt.Cost {
 		case "unity":
 			sp.cost[i] = 1
@@ -234,7 +234,7 @@ func (sp *suppressor) apply(p int, m *move) {
 			}
 		}
 		msg := fmt.Sprintf("protects %s %s", s.T.KeyString(s.T.Cells[p].Key), where)
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg,
 			Figures: []audit.Figure{audit.TextFig("protects", s.T.KeyString(s.T.Cells[p].Key))}})
 		c.Notes = append(c.Notes, msg)
 		c.Status = audit.StatusSecondary

@@ -12,7 +12,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
-// Holdings of a cell (docs/performance.md, "Grouping, this session"): a
+// Holdings of a cell (docs/performance.md, "Grouping"): a
 // slice of (holding id, sum, rows) instead of a map from id to a pointer.
 // A record appends an entry; merging a cell into a margin appends the
 // cell's entries; an entry's holding may thus be in the slice several

@@ -7,7 +7,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
-// The hot slab (docs/performance.md, "Grouping, this session"): while a
+// The hot slab (docs/performance.md, "Grouping"): while a
 // builder groups records, the statistics every record updates (count,
 // negatives, sum, sum of squares, minimum, maximum and the largest values)
 // are kept for each finest cell as int64 mantissas at one scale per

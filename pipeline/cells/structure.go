@@ -9,6 +9,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/structure"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // inferStructure finds the structure of an aggregate table once
@@ -64,7 +65,7 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 			}
 		}
 		if len(lost) > 0 {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", audit.Plural(int64(len(lost)), "column", "columns"), strings.Join(lost, ", "), pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", report.Plural(int64(len(lost)), "column", "columns"), strings.Join(lost, ", "), pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
 		}
 	}
 	return nil

@@ -1,8 +1,10 @@
-package audit
+package report
 
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 // TestSuppressionRunFallbackJSON: the audit's "suppression" object names
@@ -10,14 +12,11 @@ import (
 // primaries to the hypercube move, how many and why.
 func TestSuppressionRunFallbackJSON(t *testing.T) {
 	for _, fb := range []int{0, 3} {
-		r := Intervals{Suppression: &SuppressionRun{Method: "lp", Cost: "value", Fallback: fb}}
+		r := audit.Intervals{Suppression: &audit.SuppressionRun{Method: "lp", Cost: "value", Fallback: fb}}
 		if fb > 0 {
 			r.Suppression.FallbackReason = "no deviation found"
 		}
-		out, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		out := IntervalsJSON(r)
 		var got struct {
 			Suppression map[string]any `json:"suppression"`
 		}

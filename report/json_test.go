@@ -1,4 +1,4 @@
-package audit
+package report
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
@@ -17,47 +18,47 @@ func genDec(t *rapid.T, label string) decimal.Dec {
 }
 
 // genFigure draws a figure of any kind, nesting lists and groups up to depth.
-func genFigure(t *rapid.T, name string, depth int) Figure {
+func genFigure(t *rapid.T, name string, depth int) audit.Figure {
 	kinds := 7
 	if depth > 0 {
 		kinds = 9
 	}
 	switch rapid.IntRange(0, kinds-1).Draw(t, name+"kind") {
 	case 0:
-		return NullFig(name)
+		return audit.NullFig(name)
 	case 1:
-		return DecFig(name, genDec(t, name))
+		return audit.DecFig(name, genDec(t, name))
 	case 2:
-		return IntFig(name, rapid.Int64().Draw(t, name+"i"))
+		return audit.IntFig(name, rapid.Int64().Draw(t, name+"i"))
 	case 3:
-		return UintFig(name, rapid.Uint64().Draw(t, name+"u"))
+		return audit.UintFig(name, rapid.Uint64().Draw(t, name+"u"))
 	case 4:
-		return BoolFig(name, rapid.Bool().Draw(t, name+"b"))
+		return audit.BoolFig(name, rapid.Bool().Draw(t, name+"b"))
 	case 5:
 		switch rapid.IntRange(0, 2).Draw(t, name+"fr") {
 		case 0:
-			return FloatFig(name, rapid.Float64Range(-1e-5, 1e-5).Draw(t, name+"tiny"))
+			return audit.FloatFig(name, rapid.Float64Range(-1e-5, 1e-5).Draw(t, name+"tiny"))
 		case 1:
-			return FloatFig(name, rapid.Float64Range(1e20, 1e25).Draw(t, name+"huge"))
+			return audit.FloatFig(name, rapid.Float64Range(1e20, 1e25).Draw(t, name+"huge"))
 		}
-		return FloatFig(name, rapid.Float64Range(-1e9, 1e9).Draw(t, name+"f"))
+		return audit.FloatFig(name, rapid.Float64Range(-1e9, 1e9).Draw(t, name+"f"))
 	case 6:
-		return TextFig(name, rapid.String().Draw(t, name+"s"))
+		return audit.TextFig(name, rapid.String().Draw(t, name+"s"))
 	case 7:
 		n := rapid.IntRange(0, 3).Draw(t, name+"len")
-		items := make([]Figure, n)
+		items := make([]audit.Figure, n)
 		for i := range items {
 			items[i] = genFigure(t, "", depth-1)
 		}
-		return ListFig(name, items...)
+		return audit.ListFig(name, items...)
 	}
-	return GroupFig(name, genFigures(t, name+".", depth-1)...)
+	return audit.GroupFig(name, genFigures(t, name+".", depth-1)...)
 }
 
 // genFigures draws figures with distinct names.
-func genFigures(t *rapid.T, prefix string, depth int) []Figure {
+func genFigures(t *rapid.T, prefix string, depth int) []audit.Figure {
 	names := rapid.SliceOfNDistinct(rapid.String(), 0, 6, rapid.ID).Draw(t, prefix+"names")
-	out := make([]Figure, len(names))
+	out := make([]audit.Figure, len(names))
 	for i, n := range names {
 		out[i] = genFigure(t, n, depth)
 	}
@@ -69,26 +70,23 @@ func genFigures(t *rapid.T, prefix string, depth int) []Figure {
 // with sorted keys), the form reports had before figures were typed.
 func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		f := Finding{Rule: rapid.String().Draw(t, "rule"), Status: Fail, Figures: genFigures(t, "", 2)}
+		f := audit.Finding{Rule: rapid.String().Draw(t, "rule"), Outcome: audit.Fail, Figures: genFigures(t, "", 2)}
 		if rapid.Bool().Draw(t, "say") {
-			f.Say = func(f *Finding) string { return "n=" + f.Rule }
+			f.Say = func(f *audit.Finding) string { return "n=" + f.Rule }
 		} else {
 			f.Text = rapid.String().Draw(t, "msg")
 		}
-		got, err := f.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := FindingJSON(f)
 		type plain struct {
 			Rule    string         `json:"rule"`
-			Status  Outcome        `json:"status"`
+			Status  audit.Outcome  `json:"status"`
 			Message string         `json:"message"`
 			Values  map[string]any `json:"values,omitempty"`
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(plain{f.Rule, f.Status, f.Message(), f.Values()}); err != nil {
+		if err := enc.Encode(plain{f.Rule, f.Outcome, f.Message(), f.Values()}); err != nil {
 			t.Fatal(err)
 		}
 		want := bytes.TrimRight(buf.Bytes(), "\n")
@@ -112,7 +110,7 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 		want := bytes.TrimRight(buf.Bytes(), "\n")
-		if got := AppendJSONString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+		if got := AppendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
 			t.Fatalf("%q: got %s, want %s", s, got[1:], want)
 		}
 	}
@@ -134,40 +132,37 @@ func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 
 // shownFacts gives a finding's figures and message from its cell, as the
 // rules' Facts do.
-type shownFacts struct{ figs []Figure }
+type shownFacts struct{ figs []audit.Figure }
 
-func (s shownFacts) Figures(c *Cell) []Figure {
-	return append([]Figure{IntFig("n", c.N)}, s.figs...)
+func (s shownFacts) Figures(c *audit.Cell) []audit.Figure {
+	return append([]audit.Figure{audit.IntFig("n", c.N)}, s.figs...)
 }
-func (s shownFacts) Message(c *Cell) string { return "cell " + c.Key[0] + " <&> \u2028" }
+func (s shownFacts) Message(c *audit.Cell) string { return "cell " + c.Key[0] + " <&> \u2028" }
 
 // TestFactsFindingJSONMatchesEncodingJSON: a finding whose figures and
 // message come from Facts is written as encoding/json writes its Message
 // and Values.
 func TestFactsFindingJSONMatchesEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := &Cell{Key: []string{rapid.String().Draw(t, "key")}, N: rapid.Int64().Draw(t, "n")}
+		c := &audit.Cell{Key: []string{rapid.String().Draw(t, "key")}, N: rapid.Int64().Draw(t, "n")}
 		figs := genFigures(t, "", 2)
 		for i := range figs {
 			if figs[i].Name == "n" {
 				figs[i].Name = "n2"
 			}
 		}
-		f := Finding{Rule: rapid.String().Draw(t, "rule"), Status: Review, Facts: shownFacts{figs}, Cell: c}
-		got, err := f.AppendJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := audit.Finding{Rule: rapid.String().Draw(t, "rule"), Outcome: audit.Review, Facts: shownFacts{figs}, Cell: c}
+		got := FindingJSON(f)
 		type plain struct {
 			Rule    string         `json:"rule"`
-			Status  Outcome        `json:"status"`
+			Status  audit.Outcome  `json:"status"`
 			Message string         `json:"message"`
 			Values  map[string]any `json:"values,omitempty"`
 		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(plain{f.Rule, f.Status, f.Message(), f.Values()}); err != nil {
+		if err := enc.Encode(plain{f.Rule, f.Outcome, f.Message(), f.Values()}); err != nil {
 			t.Fatal(err)
 		}
 		if want := bytes.TrimRight(buf.Bytes(), "\n"); !bytes.Equal(got, want) {
@@ -182,9 +177,9 @@ func TestAppendReadableMatchesReadable(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := genFigure(t, rapid.SampledFrom([]string{"x", "n_range", "value", "min_count", "X"}).Draw(t, "name"), 2)
 		if rapid.Bool().Draw(t, "pair") {
-			g = GroupFig("g", DecFig("value", genDec(t, "v")), IntFig("min_count", rapid.Int64().Draw(t, "m")))
+			g = audit.GroupFig("g", audit.DecFig("value", genDec(t, "v")), audit.IntFig("min_count", rapid.Int64().Draw(t, "m")))
 		}
-		if got, want := string(g.AppendReadable([]byte("»"))), "»"+g.Readable(); got != want {
+		if got, want := string(AppendReadable([]byte("»"), g)), "»"+Readable(g); got != want {
 			t.Fatalf("got %q, want %q", got, want)
 		}
 	})

@@ -1,4 +1,4 @@
-package audit
+package report
 
 import (
 	"math"
@@ -6,20 +6,15 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
-// MarshalJSON writes a finding as {"rule", "status", "message", "values"},
+// FindingJSON writes a finding as {"rule", "status", "message", "values"},
 // with the figures as an object in sorted key order (as encoding/json writes
 // a map), without reflection (reports hold millions of findings).
-func (f Finding) MarshalJSON() ([]byte, error) {
-	return f.AppendJSON(make([]byte, 0, 256))
-}
-
-// AppendJSON appends the finding's JSON to b, rendering its message.
-func (f Finding) AppendJSON(b []byte) ([]byte, error) {
-	var s JSONScratch
-	return f.AppendJSONTo(b, &s), nil
+func FindingJSON(f audit.Finding) []byte {
+	var s Scratch
+	return AppendFinding(make([]byte, 0, 256), &f, &s)
 }
 
 // FiguresAppender is an optional interface of Facts: AppendFigures appends
@@ -28,39 +23,40 @@ func (f Finding) AppendJSON(b []byte) ([]byte, error) {
 // figures (lists, groups) may be kept in figs' capacity past the returned
 // length: the caller leaves that part alone while it uses the figures.
 type FiguresAppender interface {
-	AppendFigures(figs []Figure, c *Cell) []Figure
+	AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure
 }
 
 // MessageAppender is an optional interface of Facts: AppendMessage
 // appends the text Message(c) returns to b (plain text, not JSON).
 type MessageAppender interface {
-	AppendMessage(b []byte, c *Cell) []byte
+	AppendMessage(b []byte, c *audit.Cell) []byte
 }
 
-// JSONScratch is working memory AppendJSONTo reuses from one finding to
+// Scratch is working memory AppendFinding reuses from one finding to
 // the next; the zero value is ready. One goroutine at a time.
-type JSONScratch struct {
+type Scratch struct {
 	msg  []byte
-	figs []Figure
+	figs []audit.Figure
 }
 
-// AppendJSONTo is AppendJSON with reusable working memory: a finding whose
-// Facts implement FiguresAppender and MessageAppender is written without
-// allocating (the same bytes as through Figures and Message).
-func (f *Finding) AppendJSONTo(b []byte, s *JSONScratch) []byte {
+// AppendFinding appends FindingJSON(*f) to b, with reusable working
+// memory: a finding whose Facts implement FiguresAppender and
+// MessageAppender is written without allocating (the same bytes as
+// through Figures and Message).
+func AppendFinding(b []byte, f *audit.Finding, s *Scratch) []byte {
 	b = append(b, `{"rule":`...)
 	b = appendString(b, f.Rule)
 	b = append(b, `,"status":`...)
-	b = appendString(b, f.Status.String())
+	b = appendString(b, f.Outcome.String())
 	b = append(b, `,"message":`...)
 	if ma, ok := f.Facts.(MessageAppender); ok {
 		s.msg = ma.AppendMessage(s.msg[:0], f.Cell)
 		// s.msg is not changed while appendString reads it.
 		b = appendString(b, unsafe.String(unsafe.SliceData(s.msg), len(s.msg)))
 	} else {
-		b = appendString(b, f.message())
+		b = appendString(b, message(f))
 	}
-	var figs []Figure
+	var figs []audit.Figure
 	if fa, ok := f.Facts.(FiguresAppender); ok {
 		s.figs = fa.AppendFigures(s.figs[:0], f.Cell)
 		figs = s.figs
@@ -76,45 +72,11 @@ func (f *Finding) AppendJSONTo(b []byte, s *JSONScratch) []byte {
 	return b
 }
 
-// AppendDecText appends DecText(d) (d with thousands separators) to b.
-func AppendDecText(b []byte, d decimal.Dec) []byte {
-	start := len(b)
-	b = d.Append(b)
-	i := start
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	j := i
-	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-		j++
-	}
-	n := j - i
-	if n <= 3 {
-		return b
-	}
-	commas := (n - 1) / 3
-	end := len(b)
-	b = append(b, make([]byte, commas)...)
-	copy(b[j+commas:], b[j:end])
-	// Move the integer digits right, a comma before every third from the
-	// units.
-	w := j + commas
-	for k, d := j-1, 0; k >= i; k, d = k-1, d+1 {
-		if d > 0 && d%3 == 0 {
-			w--
-			b[w] = ','
-		}
-		w--
-		b[w] = b[k]
-	}
-	return b
-}
-
 // message is f.Message() without moving the finding to the heap: Message
 // hands its receiver to Say, so every call allocated a copy of the finding
 // even when Facts or Text give the sentence. Here only a finding with Say
 // pays that copy.
-func (f *Finding) message() string {
+func message(f *audit.Finding) string {
 	switch {
 	case f.Facts != nil:
 		return f.Facts.Message(f.Cell)
@@ -125,42 +87,42 @@ func (f *Finding) message() string {
 	return f.Text
 }
 
-// AppendJSON appends the figure's value (not its name) as JSON.
-func (g Figure) AppendJSON(b []byte) []byte {
+// AppendFigure appends the figure's value (not its name) as JSON.
+func AppendFigure(b []byte, g audit.Figure) []byte {
 	switch g.Kind {
-	case KindDec:
+	case audit.KindDec:
 		return g.Dec.Append(b)
-	case KindInt:
+	case audit.KindInt:
 		return strconv.AppendInt(b, g.Int, 10)
-	case KindUint:
+	case audit.KindUint:
 		return strconv.AppendUint(b, uint64(g.Int), 10)
-	case KindBool:
+	case audit.KindBool:
 		return strconv.AppendBool(b, g.Int != 0)
-	case KindFloat:
+	case audit.KindFloat:
 		x := g.Float()
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		return appendFloat(b, x)
-	case KindText:
+	case audit.KindText:
 		return appendString(b, g.Text)
-	case KindList:
+	case audit.KindList:
 		b = append(b, '[')
 		for i, it := range g.Items {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = it.AppendJSON(b)
+			b = AppendFigure(b, it)
 		}
 		return append(b, ']')
-	case KindGroup:
+	case audit.KindGroup:
 		return appendObject(b, g.Items)
 	}
 	return append(b, "null"...)
 }
 
 // appendObject writes named figures as a JSON object in sorted key order.
-func appendObject(b []byte, fs []Figure) []byte {
+func appendObject(b []byte, fs []audit.Figure) []byte {
 	var small [16]int
 	idx := small[:0]
 	for i := range fs {
@@ -179,7 +141,7 @@ func appendObject(b []byte, fs []Figure) []byte {
 		}
 		b = appendString(b, fs[i].Name)
 		b = append(b, ':')
-		b = fs[i].AppendJSON(b)
+		b = AppendFigure(b, fs[i])
 	}
 	return append(b, '}')
 }
@@ -214,9 +176,9 @@ var jsonPlain = func() (t [256]bool) {
 	return t
 }()
 
-// AppendJSONString appends s as a JSON string, escaped as encoding/json
-// does with HTML escaping off.
-func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+// AppendString appends s as a JSON string, escaped as encoding/json does
+// with HTML escaping off.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
 
 // appendString appends s as a JSON string (no HTML escaping, invalid UTF-8
 // replaced), matching encoding/json with SetEscapeHTML(false).

@@ -1,4 +1,4 @@
-package audit
+package report
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package audit
+package report
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
@@ -63,6 +64,40 @@ func appendGrouped[S ~string | ~[]byte](b []byte, s S, i, j int) []byte {
 
 // DecText formats d with thousands separators, exactly as it is.
 func DecText(d decimal.Dec) string { return Thousands(d.String()) }
+
+// AppendDecText appends DecText(d) (d with thousands separators) to b.
+func AppendDecText(b []byte, d decimal.Dec) []byte {
+	start := len(b)
+	b = d.Append(b)
+	i := start
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	j := i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+		j++
+	}
+	n := j - i
+	if n <= 3 {
+		return b
+	}
+	commas := (n - 1) / 3
+	end := len(b)
+	b = append(b, make([]byte, commas)...)
+	copy(b[j+commas:], b[j:end])
+	// Move the integer digits right, a comma before every third from the
+	// units.
+	w := j + commas
+	for k, d := j-1, 0; k >= i; k, d = k-1, d+1 {
+		if d > 0 && d%3 == 0 {
+			w--
+			b[w] = ','
+		}
+		w--
+		b[w] = b[k]
+	}
+	return b
+}
 
 // Rounded formats d rounded half away from zero to dp decimals (when it
 // has more), with thousands separators.
@@ -143,43 +178,43 @@ var figureLabels = map[string]string{
 // Readable renders a figure for a person: decimals and integers with
 // thousands separators, floats with up to 6 significant digits, truth
 // values as yes/no, lists and groups as "a, b" and "name value; ...".
-func (g Figure) Readable() string {
+func Readable(g audit.Figure) string {
 	switch g.Kind {
-	case KindNull:
+	case audit.KindNull:
 		return "none"
-	case KindDec:
+	case audit.KindDec:
 		return DecText(g.Dec)
-	case KindInt:
+	case audit.KindInt:
 		return Thousands(strconv.FormatInt(g.Int, 10))
-	case KindUint:
+	case audit.KindUint:
 		return Thousands(strconv.FormatUint(uint64(g.Int), 10))
-	case KindBool:
+	case audit.KindBool:
 		if g.Bool() {
 			return "yes"
 		}
 		return "no"
-	case KindFloat:
+	case audit.KindFloat:
 		return FloatText(g.Float())
-	case KindText:
+	case audit.KindText:
 		return g.Text
-	case KindList:
+	case audit.KindList:
 		if strings.HasSuffix(g.Name, "_range") && len(g.Items) == 2 {
-			return g.Items[0].Readable() + " to " + g.Items[1].Readable()
+			return Readable(g.Items[0]) + " to " + Readable(g.Items[1])
 		}
 		parts := make([]string, len(g.Items))
 		for i, it := range g.Items {
-			parts[i] = it.Readable()
+			parts[i] = Readable(it)
 		}
 		return strings.Join(parts, ", ")
-	case KindGroup:
+	case audit.KindGroup:
 		v, okV := g.Get("value")
 		n, okN := g.Get("min_count")
 		if okV && okN && len(g.Items) == 2 {
-			return "the value " + v.Readable() + " at least " + Plural(n.Int, "time", "times")
+			return "the value " + Readable(v) + " at least " + Plural(n.Int, "time", "times")
 		}
 		parts := make([]string, len(g.Items))
 		for i, it := range g.Items {
-			parts[i] = Label(it.Name) + " " + it.Readable()
+			parts[i] = Label(it.Name) + " " + Readable(it)
 		}
 		return strings.Join(parts, "; ")
 	}
@@ -210,36 +245,36 @@ func FloatText(v float64) string {
 // RatText formats an exact rational with dp decimals and separators.
 func RatText(r *big.Rat, dp int) string { return Thousands(decimal.RoundRat(r, dp)) }
 
-// AppendReadable appends g.Readable() to b, without the intermediate
+// AppendReadable appends Readable(g) to b, without the intermediate
 // strings of its numbers (comments and explanation columns render every
 // figure of every flagged cell).
-func (g Figure) AppendReadable(b []byte) []byte {
+func AppendReadable(b []byte, g audit.Figure) []byte {
 	var tmp [48]byte
 	switch g.Kind {
-	case KindDec:
+	case audit.KindDec:
 		return appendThousands(b, g.Dec.Append(tmp[:0]))
-	case KindInt:
+	case audit.KindInt:
 		return appendThousands(b, strconv.AppendInt(tmp[:0], g.Int, 10))
-	case KindUint:
+	case audit.KindUint:
 		return appendThousands(b, strconv.AppendUint(tmp[:0], uint64(g.Int), 10))
-	case KindList:
+	case audit.KindList:
 		if strings.HasSuffix(g.Name, "_range") && len(g.Items) == 2 {
-			b = g.Items[0].AppendReadable(b)
+			b = AppendReadable(b, g.Items[0])
 			b = append(b, " to "...)
-			return g.Items[1].AppendReadable(b)
+			return AppendReadable(b, g.Items[1])
 		}
 		for i, it := range g.Items {
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			b = it.AppendReadable(b)
+			b = AppendReadable(b, it)
 		}
 		return b
-	case KindGroup:
+	case audit.KindGroup:
 		_, okV := g.Get("value")
 		_, okN := g.Get("min_count")
 		if okV && okN && len(g.Items) == 2 {
-			return append(b, g.Readable()...)
+			return append(b, Readable(g)...)
 		}
 		for i, it := range g.Items {
 			if i > 0 {
@@ -247,11 +282,11 @@ func (g Figure) AppendReadable(b []byte) []byte {
 			}
 			b = append(b, Label(it.Name)...)
 			b = append(b, ' ')
-			b = it.AppendReadable(b)
+			b = AppendReadable(b, it)
 		}
 		return b
 	}
-	return append(b, g.Readable()...)
+	return append(b, Readable(g)...)
 }
 
 // appendThousands appends Thousands(string(s)) to b.
