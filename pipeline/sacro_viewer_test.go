@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 // sacroLoad opens an output directory as the SACRO viewer does
@@ -146,7 +147,7 @@ func TestSACROViewerVerifiesResults(t *testing.T) {
 		}
 		return c
 	}
-	tl, err := TauArgusLayer(tauDir+"pp.tab", tauDir+"pp.rda")
+	tl, err := readers.TauArgusLayer(tauDir+"pp.tab", tauDir+"pp.rda")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 const tauDir = "../testdata/tauargus/"
@@ -19,7 +20,7 @@ const tauDir = "../testdata/tauargus/"
 // layers given after the metadata's, into a temporary directory.
 func runTau(t *testing.T, data, rda string, layers ...*configs.Config) (*audit.Table, string) {
 	t.Helper()
-	tl, err := TauArgusLayer(data, rda)
+	tl, err := readers.TauArgusLayer(data, rda)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +52,9 @@ func statusMap(tab *audit.Table) map[string]audit.Status {
 // two MAXSCOREs, STATUS, LOWERPL, UPPERPL) with one call, and uses its
 // status column: the nine cells it marks U are primary.
 func TestTauArgusExampleTable(t *testing.T) {
-	data, rda, ok, err := TauArgusInput(tauDir+"pp.rda", "")
+	data, rda, ok, err := readers.TauArgusInput(tauDir+"pp.rda", "")
 	if err != nil || !ok || filepath.Base(data) != "pp.tab" {
-		t.Fatalf("TauArgusInput(pp.rda) = %q, %q, %v, %v", data, rda, ok, err)
+		t.Fatalf("readers.TauArgusInput(pp.rda) = %q, %q, %v, %v", data, rda, ok, err)
 	}
 	tab, _ := runTau(t, data, rda)
 	if len(tab.Cells) != 162 {
@@ -101,9 +102,9 @@ func TestTauArgusExampleTable(t *testing.T) {
 // TestTauArgusTabBesideRDA: a .tab with a .rda of the same name beside
 // it is read with its metadata.
 func TestTauArgusTabBesideRDA(t *testing.T) {
-	data, rda, ok, err := TauArgusInput(tauDir+"pp.tab", "")
+	data, rda, ok, err := readers.TauArgusInput(tauDir+"pp.tab", "")
 	if err != nil || !ok || filepath.Base(rda) != "pp.rda" || data != tauDir+"pp.tab" {
-		t.Fatalf("TauArgusInput(pp.tab) = %q, %q, %v, %v", data, rda, ok, err)
+		t.Fatalf("readers.TauArgusInput(pp.tab) = %q, %q, %v, %v", data, rda, ok, err)
 	}
 }
 
@@ -255,7 +256,7 @@ func TestHSTUnsafeMakesPrimary(t *testing.T) {
 // weight, a record key and cell-key keywords) with one call; the
 // response variable is chosen as --value would.
 func TestTauArgusMicrodata(t *testing.T) {
-	data, rda, ok, err := TauArgusInput(tauDir+"cellkey/microdata.rda", "")
+	data, rda, ok, err := readers.TauArgusInput(tauDir+"cellkey/microdata.rda", "")
 	if err != nil || !ok || filepath.Base(data) != "microdata.csv" {
 		t.Fatalf("TauArgusInput = %q, %q, %v, %v", data, rda, ok, err)
 	}
@@ -329,7 +330,7 @@ func TestTauArgusHierLevels(t *testing.T) {
 	}
 	// a code of no level's length names its row
 	os.WriteFile(filepath.Join(dir, "t.tab"), []byte(ttab+"211;1;1\n"), 0o644)
-	if _, err := TauArgusLayer(filepath.Join(dir, "t.tab"), filepath.Join(dir, "t.rda")); err == nil || !strings.Contains(err.Error(), "row 7") {
+	if _, err := readers.TauArgusLayer(filepath.Join(dir, "t.tab"), filepath.Join(dir, "t.rda")); err == nil || !strings.Contains(err.Error(), "row 7") {
 		t.Fatalf("err %v, want one naming row 7", err)
 	}
 }

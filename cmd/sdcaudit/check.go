@@ -15,6 +15,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
+	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -195,7 +196,7 @@ overrides CSV); --previous DIR keeps the previous release's pattern
 			type tauIn struct{ data, rda string }
 			tau := make([]tauIn, len(args))
 			for i, a := range args {
-				data, rda, ok, err := pipeline.TauArgusInput(a, tf.metadata)
+				data, rda, ok, err := readers.TauArgusInput(a, tf.metadata)
 				if err != nil {
 					return err
 				}
@@ -218,7 +219,7 @@ overrides CSV); --previous DIR keeps the previous release's pattern
 			var jobs []pipeline.Job
 			for i, a := range args {
 				if tau[i].rda != "" {
-					tl, err := pipeline.TauArgusLayer(tau[i].data, tau[i].rda)
+					tl, err := readers.TauArgusLayer(tau[i].data, tau[i].rda)
 					if err != nil {
 						return err
 					}
@@ -289,12 +290,12 @@ summary.html first, then each TABLE.annotated.xlsx.
 							meta = l.Input.Metadata
 						}
 					}
-					data, rda, ok, err := pipeline.TauArgusInput(path, meta)
+					data, rda, ok, err := readers.TauArgusInput(path, meta)
 					if err != nil {
 						return err
 					}
 					if ok {
-						tl, err := pipeline.TauArgusLayer(data, rda)
+						tl, err := readers.TauArgusLayer(data, rda)
 						if err != nil {
 							return err
 						}

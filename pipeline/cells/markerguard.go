@@ -26,9 +26,13 @@ type MarkerGuard struct {
 	allowed []bool // per column: a marker there is modelled (dims, value)
 	mapped  []bool // per column: mapped to another statistic
 	markers map[string]bool
-	Found   *readers.Error
+	// Found is the first marker the audit would not model, nil if none.
+	Found *readers.Error
 }
 
+// NewMarkerGuard guards src: mapped are the table's long columns, cols
+// those the audit reads (dimensions and the value column), markers the
+// suppression markers.
 func NewMarkerGuard(src readers.Source, mapped, cols *configs.Columns, markers []string) *MarkerGuard {
 	g := &MarkerGuard{Source: src, value: -1, markers: map[string]bool{}}
 	for _, m := range markers {
@@ -70,6 +74,8 @@ func NewMarkerGuard(src readers.Source, mapped, cols *configs.Columns, markers [
 // Unwrap returns the guarded source.
 func (g *MarkerGuard) Unwrap() readers.Source { return g.Source }
 
+// Next gives the source's next batch unchanged, noting the first
+// unmodelled marker in it.
 func (g *MarkerGuard) Next() (*readers.Batch, error) {
 	b, err := g.Source.Next()
 	if b == nil || g.Found != nil {

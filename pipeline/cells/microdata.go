@@ -867,20 +867,39 @@ func (b *microBuilder) addEmptyCells() {
 	if total == len(b.cells) || len(b.cells) == 0 {
 		return
 	}
-	key := make([]uint32, len(b.names))
+	ids := make([][]uint32, len(b.names))
+	for d, n := range b.names {
+		ids[d] = make([]uint32, len(n))
+		for i := range ids[d] {
+			ids[d][i] = uint32(i)
+		}
+	}
+	eachCross(ids, func(key []uint32, _ []int) {
+		for i, v := range key {
+			binary.LittleEndian.PutUint32(b.keyBuf[4*i:], v)
+		}
+		if b.cells[string(b.keyBuf)] == nil {
+			b.cells[string(b.keyBuf)] = b.newAcc(append([]uint32(nil), key...))
+		}
+	})
+}
+
+// eachCross calls fn with every key of the cross product of opts (one of
+// opts[d] in each dimension d), the first dimension varying slowest; idx[d]
+// is the option key[d] is. key and idx are reused between calls. The
+// microdata (level ids) and the cell summaries (codes and the total) fill
+// their empty cells with it, within crossSize.
+func eachCross[T any](opts [][]T, fn func(key []T, idx []int)) {
+	key := make([]T, len(opts))
+	idx := make([]int, len(opts))
 	var rec func(d int)
 	rec = func(d int) {
-		if d == len(key) {
-			for i, v := range key {
-				binary.LittleEndian.PutUint32(b.keyBuf[4*i:], v)
-			}
-			if b.cells[string(b.keyBuf)] == nil {
-				b.cells[string(b.keyBuf)] = b.newAcc(append([]uint32(nil), key...))
-			}
+		if d == len(opts) {
+			fn(key, idx)
 			return
 		}
-		for i := range b.names[d] {
-			key[d] = uint32(i)
+		for i, o := range opts[d] {
+			key[d], idx[d] = o, i
 			rec(d + 1)
 		}
 	}

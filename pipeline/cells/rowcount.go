@@ -22,6 +22,7 @@ func (r *RowCounter) Rows() int64 { return r.rows.Load() }
 // Unwrap returns the counted source.
 func (r *RowCounter) Unwrap() readers.Source { return r.Source }
 
+// Next gives the source's next batch and counts its rows.
 func (r *RowCounter) Next() (*readers.Batch, error) {
 	b, err := r.Source.Next()
 	if b != nil {

@@ -731,26 +731,24 @@ func (b *cellsBuilder) emptyCells(index map[string]int) ([]*audit.Cell, error) {
 		}
 	}
 	var out []*audit.Cell
-	key := make([]string, nd)
-	var rec func(d, mask int)
-	rec = func(d, mask int) {
-		if d == nd {
-			if _, ok := index[rowKey(mask, key)]; !ok {
-				r := &summaryRow{mask: mask, key: slices.Clone(key)}
-				for range b.col.pow {
-					r.pow = append(r.pow, new(big.Int))
-				}
-				out = append(out, b.cell(r))
-			}
-			return
-		}
-		for _, l := range levels[d] {
-			key[d] = l
-			rec(d+1, mask)
-		}
-		key[d] = b.t.TotalLabel
-		rec(d+1, mask|1<<d)
+	opts := make([][]string, nd) // each dimension's codes, then its total
+	for d := range levels {
+		opts[d] = append(slices.Clip(levels[d]), b.t.TotalLabel)
 	}
-	rec(0, 0)
+	eachCross(opts, func(key []string, idx []int) {
+		mask := 0
+		for d := range idx {
+			if idx[d] == len(levels[d]) {
+				mask |= 1 << d
+			}
+		}
+		if _, ok := index[rowKey(mask, key)]; !ok {
+			r := &summaryRow{mask: mask, key: slices.Clone(key)}
+			for range b.col.pow {
+				r.pow = append(r.pow, new(big.Int))
+			}
+			out = append(out, b.cell(r))
+		}
+	})
 	return out, nil
 }

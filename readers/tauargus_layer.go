@@ -1,4 +1,4 @@
-package pipeline
+package readers
 
 import (
 	"errors"
@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/configs"
-	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 // TauArgusInput says whether a command-line input is tau-argus data and
@@ -22,10 +21,10 @@ func TauArgusInput(arg, metadata string) (data, rda string, ok bool, err error) 
 	case metadata != "":
 		return arg, metadata, true, nil
 	case strings.EqualFold(filepath.Ext(arg), ".rda"):
-		data, err := readers.TauDataFile(arg)
+		data, err := TauDataFile(arg)
 		return data, arg, err == nil, err
 	case strings.EqualFold(filepath.Ext(arg), ".tab"):
-		if rda, found := readers.TauMetadataFor(arg); found {
+		if rda, found := TauMetadataFor(arg); found {
 			return arg, rda, true, nil
 		}
 	}
@@ -41,7 +40,7 @@ func TauArgusInput(arg, metadata string) (data, rda string, ok bool, err error) 
 // files (HIERCODELIST, HIERLEADSTRING) and the total label (TOTCODE).
 // Layers given after it (a config file, flags) win field by field.
 func TauArgusLayer(data, rda string) (*configs.Config, error) {
-	m, err := readers.LoadRDA(rda)
+	m, err := LoadRDA(rda)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +51,11 @@ func TauArgusLayer(data, rda string) (*configs.Config, error) {
 	label, _ := m.TotalLabel()
 	c.TotalLabel = &configs.Labels{label}
 	var dims []string
-	var levels []readers.TauVar // <HIERLEVELS> hierarchies
+	var levels []TauVar // <HIERLEVELS> hierarchies
 	var hierFiles map[string]string
 	lead := ""
 	for _, v := range m.Vars {
-		if v.Role != readers.TauExplanatory {
+		if v.Role != TauExplanatory {
 			continue
 		}
 		dims = append(dims, v.Name)
@@ -92,16 +91,16 @@ func TauArgusLayer(data, rda string) (*configs.Config, error) {
 			c.Suppression.HRCIndent = lead
 		}
 	}
-	first := func(role readers.TauRole) string {
+	first := func(role TauRole) string {
 		if vs := m.ByRole(role); len(vs) > 0 {
 			return vs[0].Name
 		}
 		return ""
 	}
 	if !m.Tabular() {
-		c.Microdata = &configs.Microdata{Dims: dims, Value: first(readers.TauNumeric), Holding: first(readers.TauHolding)}
+		c.Microdata = &configs.Microdata{Dims: dims, Value: first(TauNumeric), Holding: first(TauHolding)}
 		// <HIERLEVELS>: the source adds a column per level above the
-		// codes (readers.LevelColumn), read as parent columns
+		// codes (LevelColumn), read as parent columns
 		for _, v := range levels {
 			if c.Microdata.Parents == nil {
 				c.Microdata.Parents = map[string]string{}
@@ -109,7 +108,7 @@ func TauArgusLayer(data, rda string) (*configs.Config, error) {
 			pre := v.LevelPrefixes()
 			child := v.Name
 			for k := len(pre) - 1; k >= 0; k-- {
-				col := readers.LevelColumn(v.Name, pre[k])
+				col := LevelColumn(v.Name, pre[k])
 				c.Microdata.Parents[child] = col
 				child = col
 			}
@@ -126,9 +125,9 @@ func TauArgusLayer(data, rda string) (*configs.Config, error) {
 		}
 		c.Suppression.Hierarchies = hier
 	}
-	col := &configs.Columns{Dims: dims, Total: first(readers.TauNumeric), Count: first(readers.TauFrequency),
-		Cost: first(readers.TauCost), Status: first(readers.TauStatus), LowerPL: first(readers.TauLowerPL), UpperPL: first(readers.TauUpperPL)}
-	for _, v := range m.ByRole(readers.TauMaxScore) {
+	col := &configs.Columns{Dims: dims, Total: first(TauNumeric), Count: first(TauFrequency),
+		Cost: first(TauCost), Status: first(TauStatus), LowerPL: first(TauLowerPL), UpperPL: first(TauUpperPL)}
+	for _, v := range m.ByRole(TauMaxScore) {
 		col.Top = append(col.Top, v.Name)
 	}
 	if col.Total == "" && col.Count == "" {
@@ -141,8 +140,8 @@ func TauArgusLayer(data, rda string) (*configs.Config, error) {
 // tableLevels reads the codes of a table's <HIERLEVELS> variables and
 // gives each code's parent: the code cut to the level above its own
 // (a code whose length is no level's is an error naming the row).
-func tableLevels(data, rda string, m *readers.TauMetadata, levels []readers.TauVar, total string) (map[string]map[string]string, error) {
-	srcs, err := readers.Open(data, readers.Options{Format: "tauargus", Metadata: rda})
+func tableLevels(data, rda string, m *TauMetadata, levels []TauVar, total string) (map[string]map[string]string, error) {
+	srcs, err := Open(data, Options{Format: "tauargus", Metadata: rda})
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +171,7 @@ func tableLevels(data, rda string, m *readers.TauMetadata, levels []readers.TauV
 				lens := append(slices.Clone(pre), full)
 				k := slices.Index(lens, len(code))
 				if k < 0 {
-					return nil, &readers.Error{File: data, Row: b.Lines[r], Column: v.Name, Value: code,
+					return nil, &Error{File: data, Row: b.Lines[r], Column: v.Name, Value: code,
 						Err: fmt.Errorf("the code's length is no level of <HIERLEVELS> (%s line %d: codes of %v characters)", filepath.Base(rda), v.Line, lens)}
 				}
 				if k == 0 {
