@@ -6,6 +6,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/relations"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/report"
 )
@@ -17,7 +18,7 @@ func init() {
 // consistency checks that an aggregate table is internally consistent,
 // exactly: each additive relation the table declares (a margin by the
 // total label or a parent code of the suppression hierarchies, see
-// suppress.Relations) holds for the totals and for the counts, and no cell
+// relations.Of) holds for the totals and for the counts, and no cell
 // has a total without contributors. A relation is checked for a figure only
 // when every cell in it has that figure; suppressed or missing figures
 // leave it unchecked. The margin and every cell of a relation that fails,
@@ -45,7 +46,7 @@ func (consistency) CheckTable(t *audit.Table) {
 		}
 		return
 	}
-	rels, err := suppress.Relations(t)
+	rels, err := relations.Of(t)
 	if err != nil {
 		for _, c := range t.Cells {
 			c.Findings = append(c.Findings, finding(name, audit.Review, "the table's margins cannot be read, so no audit of it can be trusted: "+err.Error(), nil))

@@ -2,6 +2,7 @@ package relations
 
 // Move1 is a one-dimensional move: codes of one dimension with weights.
 type Move1 struct {
+	// Codes are code indices of the dimension, W their weights (±1).
 	Codes []int
 	W     []int8
 }
@@ -22,6 +23,7 @@ func (s *Structure) Covers(a, b int) bool {
 	return true
 }
 
+// InRel reports whether cell i is the total or a part of relation r.
 func (s *Structure) InRel(r, i int) bool {
 	rel := s.Rels[r]
 	if rel.Total == i {

@@ -53,27 +53,40 @@ type Rel struct {
 // Structure is the additive structure of a table: code trees per dimension,
 // a cell index by code tuple, and every relation.
 type Structure struct {
-	T        *audit.Table
-	NDim     int
-	Codes    [][]string
-	CodeIdx  []map[string]int
-	Parent   [][]int   // per dim and code: parent code, -1 at a root
-	Children [][][]int // per dim and code: child codes
-	Keys     [][]int   // per cell: code index per dim
-	dense    []int32   // cell by linear code index (when small), -1 absent
-	sparse   map[string]int
-	strides  []int
+	// T is the table.
+	T *audit.Table
+	// NDim is the number of the structure's dimensions (its axes: a
+	// table dimension, or nested dimensions read as one).
+	NDim int
+	// Codes are, per dimension, its codes in table order; CodeIdx maps a
+	// code to its index.
+	Codes   [][]string
+	CodeIdx []map[string]int
+	// Parent is, per dimension and code, the parent code (-1 at a root);
+	// Children the child codes.
+	Parent   [][]int
+	Children [][][]int
+	// Keys are, per cell, its code index in each dimension.
+	Keys    [][]int
+	dense   []int32 // cell by linear code index (when small), -1 absent
+	sparse  map[string]int
+	strides []int
+	// Rels are the relations; CellRels, per cell, the relations it
+	// belongs to (as total or part).
 	Rels     []Rel
-	CellRels [][]int32 // per cell: relations it belongs to (as total or part)
-	Role     audit.Role
-	Column   string    // Options.Column
-	Val      []float64 // value per cell (0 when unknown)
-	Dec      []decimal.Dec
-	Known    []bool // the cell's value is present in the table
-	unpub    []bool // Options.Unpublished (nil when not set)
-	relName  func(r int) string
+	CellRels [][]int32
+	// Role is the figure the relations add up: "total" or "count".
+	Role audit.Role
+	// Column is Options.Column.
+	Column string
+	// Val is each cell's value in Role (0 when unknown), Dec the same
+	// exactly, Known whether the table has it.
+	Val   []float64
+	Dec   []decimal.Dec
+	Known []bool
+	unpub []bool // Options.Unpublished (nil when not set)
 
-	// axes are the table's structure's axes (Table.Structure, else the
+	// Axes are the table's structure's axes (Table.Structure, else the
 	// structure its configuration declares): the structure's dimension
 	// d is axis d.
 	Axes []audit.Axis
@@ -84,6 +97,7 @@ type Structure struct {
 
 const denseLimit = 1 << 24
 
+// New indexes the relations of t as opt reads them.
 func New(t *audit.Table, opt Options) (*Structure, error) {
 	nd := len(t.Dims)
 	total := t.TotalLabel

@@ -616,7 +616,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 		}
 		*budget--
 		lm.audits++
-		iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.Audit})
+		iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.AuditTuning})
 		if err != nil {
 			return false, err
 		}

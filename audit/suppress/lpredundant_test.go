@@ -55,7 +55,7 @@ func TestLPMethodLocalRedundancy(t *testing.T) {
 // choice follows from the two methods' costs and both must occur. Every
 // primary of the kept pattern is protected by the audit (and the kept
 // hypercube pattern certified by gonum), and a second run gives the same
-// pattern and report.
+// pattern and report, and returns the audit Audit gives of it.
 func TestProtectKeepsCheaperPattern(t *testing.T) {
 	ctx := context.Background()
 	seen := map[string]bool{}
@@ -101,6 +101,18 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 		if run.Chosen != tc.want || run.ChosenReason == "" || run.Method != "lp" {
 			t.Errorf("seed %d: method %q chosen %q (%q), want %q (hypercube %v, lp alone %v)", tc.seed, run.Method, run.Chosen, run.ChosenReason, tc.want, hCost, lCost)
 		}
+		// The audit Protect returns is the one Audit gives of the table
+		// it leaves.
+		if res.Audit == nil {
+			t.Fatalf("seed %d: no audit returned", tc.seed)
+		}
+		want, err := Audit(ctx, again, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gj, wj := mustJSON(t, *res.Audit), mustJSON(t, want); gj != wj {
+			t.Errorf("seed %d (%s kept): the returned audit differs from Audit's:\n%s\n%s", tc.seed, run.Chosen, gj, wj)
+		}
 		js := report.IntervalsJSON(audit.Intervals{Suppression: &run})
 		if !strings.Contains(string(js), `"chosen":"`+tc.want+`","chosen_reason":`) {
 			t.Errorf("seed %d: report %s: want chosen %q with its reason", tc.seed, js, tc.want)
@@ -123,4 +135,10 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 	if !tabletest.RaceEnabled && (!seen["lp"] || !seen["hypercube"]) {
 		t.Errorf("choices %v: want both lp and hypercube among the cases", seen)
 	}
+}
+
+// mustJSON is the audit as report.json writes it.
+func mustJSON(t *testing.T, v audit.Intervals) string {
+	t.Helper()
+	return string(report.IntervalsJSON(v))
 }

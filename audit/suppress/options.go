@@ -86,9 +86,9 @@ type Options struct {
 	// Tuning bounds the suppression method's searches; nil means
 	// DefaultTuning.
 	Tuning *Tuning
-	// Audit bounds the interval audit's work; nil means
+	// AuditTuning bounds the interval audit's work; nil means
 	// intervals.DefaultTuning.
-	Audit *intervals.Tuning
+	AuditTuning *intervals.Tuning
 }
 
 func (o Options) validate() error {
@@ -121,5 +121,5 @@ func (o Options) relations() relations.Options {
 // audit is what the interval audit reads of o.
 func (o Options) audit() intervals.Options {
 	return intervals.Options{Role: o.Role, Protection: o.Protection, Hierarchies: o.Hierarchies, Workers: o.Workers,
-		TimeLimit: o.TimeLimit, Unpublished: o.Unpublished, Column: o.Column, Rounded: o.Rounded, Tuning: o.Audit}
+		TimeLimit: o.TimeLimit, Unpublished: o.Unpublished, Column: o.Column, Rounded: o.Rounded, Tuning: o.AuditTuning}
 }
