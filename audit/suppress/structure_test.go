@@ -82,7 +82,7 @@ func cellAt(t testing.TB, tb *audit.Table, key ...string) *audit.Cell {
 }
 
 func markPrimary(c *audit.Cell) {
-	c.Findings = append(c.Findings, audit.Finding{Rule: "threshold", Outcome: audit.Fail, Text: "test primary"})
+	c.Findings = append(c.Findings, audit.Said("threshold", audit.Fail, "test primary", nil))
 	audit.Decide(c)
 }
 
