@@ -77,7 +77,7 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 			if j >= len(rules) && f.Rule == "secondary" {
 				appended++
 			}
-			if f.Facts != nil && f.Cell != c {
+			if f.Cell != nil && f.Cell != c {
 				t.Fatalf("cell %d: finding %d (%s) refers to another cell", i, j, f.Rule)
 			}
 		}
