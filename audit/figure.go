@@ -158,7 +158,7 @@ func lookup(fs []Figure, name string) (Figure, bool) {
 }
 
 // Values returns the figures as a map of plain values (see Figure.Any), for
-// tests and debugging; writers use Figures.
+// tests and debugging; writers use FigureList.
 func (f Finding) Values() map[string]any {
 	return GroupFig("", f.FigureList()...).Any().(map[string]any)
 }

@@ -84,59 +84,69 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 	return fmt.Errorf("unknown outcome %q", b)
 }
 
-// Finding is what one rule says about one cell: the outcome, the figures
-// behind it and a sentence a person understands. The sentence is rendered
-// from the figures only when it is written (Message), so that rules checking
-// millions of cells do not format text. Figures may hold confidential
-// numbers and are only written to the checker's outputs.
+// Finding is what one rule says about one cell: the outcome, and the
+// facts behind it, which give the figures and a sentence a person
+// understands. A finding carries its message one way: its Facts, asked
+// only when the finding is written, so that rules checking millions of
+// cells need neither build figures nor format text. Figures may hold
+// confidential numbers and are only written to the checker's outputs.
 type Finding struct {
 	Rule    string
 	Outcome Outcome
-	// Figures are the figures behind the outcome, in the rule's order.
-	// Writers list them by name (report.json keeps its sorted keys).
-	Figures []Figure
-	// Text is the message of a finding whose Say is nil.
-	Text string
-	// Say renders the message from the finding (its figures); nil means
-	// the message is Text. Rules set it to a function of theirs that does
-	// not capture per-cell state, so that setting it costs nothing.
-	Say func(f *Finding) string
-	// Facts, when set, give both the figures and the message when the
-	// finding is written, recomputing them from Cell; Figures, Text and
-	// Say are then unused. Rules deciding millions of cells use it so that
-	// a finding costs no allocation: Facts is a pointer the rule made once
-	// when it was built, and Cell the cell the finding is about.
+	// Facts give the finding's figures and message (nil: none). Rules
+	// deciding millions of cells set a pointer they made once, so that a
+	// finding costs no allocation; a finding whose sentence is known when
+	// it is made holds a *Statement.
 	Facts Facts
-	// Cell is the cell a finding with Facts is about. It must not change
-	// (its total, count, largest contributions) after the rule checked it.
+	// Cell is the cell Facts read. It must not change (its total, count,
+	// largest contributions) after the rule checked it. Facts that hold
+	// their figures and message (Statement) do not read it.
 	Cell *Cell
 }
 
-// Facts are a rule's way to give the figures behind its finding on a cell
-// and the sentence, computed from the cell only when the finding is
-// written. The rule's verdict on the cell is recomputed, exactly, the same.
+// Facts are the figures behind a finding and its sentence, computed from
+// the cell when the finding is written. A rule's facts recompute, exactly,
+// the verdict the rule gave. Figures are in the rule's order; writers list
+// them by name (report.json keeps its sorted keys). The package report has
+// optional append forms of both methods (FiguresAppender,
+// MessageAppender).
 type Facts interface {
 	Figures(c *Cell) []Figure
 	Message(c *Cell) string
 }
 
-// Message returns the finding's sentence.
-func (f Finding) Message() string {
-	switch {
-	case f.Facts != nil:
-		return f.Facts.Message(f.Cell)
-	case f.Say != nil:
-		return f.Say(&f)
-	}
-	return f.Text
+// Statement are facts fixed when the finding was made: its sentence and
+// figures.
+type Statement struct {
+	Text string
+	Figs []Figure
 }
 
-// FigureList returns the finding's figures, from Facts when it is set.
-func (f Finding) FigureList() []Figure {
-	if f.Facts != nil {
-		return f.Facts.Figures(f.Cell)
+// Figures implements Facts.
+func (s *Statement) Figures(*Cell) []Figure { return s.Figs }
+
+// Message implements Facts.
+func (s *Statement) Message(*Cell) string { return s.Text }
+
+// Said is a finding whose message and figures are known when it is made.
+func Said(rule string, o Outcome, text string, figs []Figure) Finding {
+	return Finding{Rule: rule, Outcome: o, Facts: &Statement{Text: text, Figs: figs}}
+}
+
+// Message returns the finding's sentence ("" without facts).
+func (f Finding) Message() string {
+	if f.Facts == nil {
+		return ""
 	}
-	return f.Figures
+	return f.Facts.Message(f.Cell)
+}
+
+// FigureList returns the finding's figures (nil without facts).
+func (f Finding) FigureList() []Figure {
+	if f.Facts == nil {
+		return nil
+	}
+	return f.Facts.Figures(f.Cell)
 }
 
 // Figure returns the figure named name.

@@ -111,17 +111,13 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 			if statusOf(c) != audit.StatusPrimary {
 				c.Status = audit.StatusPrimary
 			}
-			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Outcome: audit.Fail,
-				Text:    "unsafe a priori (" + a.Source + ")",
-				Figures: []audit.Figure{audit.TextFig("status", "u"), audit.TextFig("source", a.Source)}})
+			c.Findings = append(c.Findings, audit.Said(aprioriRule, audit.Fail, "unsafe a priori ("+a.Source+")", []audit.Figure{audit.TextFig("status", "u"), audit.TextFig("source", a.Source)}))
 		case configs.AprioriEmpty:
 			// tau-argus never chooses an empty cell as a complement
 			r.keep[c] = true
 		case configs.AprioriProtected:
 			r.keep[c] = true
-			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Outcome: audit.Pass,
-				Text:    "protected a priori from secondary suppression (" + a.Source + ")",
-				Figures: []audit.Figure{audit.TextFig("status", "p"), audit.TextFig("source", a.Source)}})
+			c.Findings = append(c.Findings, audit.Said(aprioriRule, audit.Pass, "protected a priori from secondary suppression ("+a.Source+")", []audit.Figure{audit.TextFig("status", "p"), audit.TextFig("source", a.Source)}))
 		}
 	}
 	if len(errs) > 0 {

@@ -54,8 +54,8 @@ func TestUnassessedCellIsReview(t *testing.T) {
 				}
 				got++
 				for _, w := range tc.needs {
-					if !strings.Contains(f.Text, w) {
-						t.Errorf("cell %v: reason %q does not ask for %q", c.Key, f.Text, w)
+					if !strings.Contains(f.Message(), w) {
+						t.Errorf("cell %v: reason %q does not ask for %q", c.Key, f.Message(), w)
 					}
 				}
 			}

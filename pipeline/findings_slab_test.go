@@ -77,7 +77,7 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 			if j >= len(rules) && f.Rule == "secondary" {
 				appended++
 			}
-			if f.Facts != nil && f.Cell != c {
+			if f.Cell != nil && f.Cell != c {
 				t.Fatalf("cell %d: finding %d (%s) refers to another cell", i, j, f.Rule)
 			}
 		}
@@ -91,11 +91,11 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 		before[i] = append([]audit.Finding(nil), c.Findings...)
 	}
 	for _, c := range tab.Cells {
-		c.Findings = append(c.Findings, audit.Finding{Rule: "extra", Outcome: audit.Review, Text: "appended"})
+		c.Findings = append(c.Findings, audit.Said("extra", audit.Review, "appended", nil))
 	}
 	for i, c := range tab.Cells {
 		for j, f := range before[i] {
-			if g := c.Findings[j]; g.Rule != f.Rule || g.Outcome != f.Outcome || g.Text != f.Text || g.Cell != f.Cell {
+			if g := c.Findings[j]; g.Rule != f.Rule || g.Outcome != f.Outcome || g.Message() != f.Message() || g.Cell != f.Cell {
 				t.Fatalf("appending to the cells changed cell %d's finding %d: %s, was %s", i, j, g.Rule, f.Rule)
 			}
 		}

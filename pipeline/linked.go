@@ -582,7 +582,7 @@ func unifyStatuses(cover *audit.Table, members []*audit.Table, copies [][]cellRe
 				fs = audit.Review
 			}
 			msg := fmt.Sprintf("the same cell is %s in the linked table %s", st, strings.Join(from, ", "))
-			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
+			c.Findings = append(c.Findings, audit.Said("linked", fs, msg, []audit.Figure{audit.TextsFig("tables", from)}))
 			c.Notes = append(c.Notes, msg)
 			c.Status = st
 		}
@@ -605,10 +605,9 @@ func spreadSecondary(cover *audit.Table, members []*audit.Table, copies [][]cell
 			}
 			for _, f := range cv.Findings {
 				if f.Rule == "secondary" {
-					figs, msg := f.FigureList(), f.Message()
-					f.Figures, f.Text, f.Say, f.Facts = figs, msg+" (protected together with "+with+")", nil, nil
-					c.Findings = append(c.Findings, f)
-					c.Notes = append(c.Notes, f.Text)
+					msg := f.Message() + " (protected together with " + with + ")"
+					c.Findings = append(c.Findings, audit.Said(f.Rule, f.Outcome, msg, f.FigureList()))
+					c.Notes = append(c.Notes, msg)
 				}
 			}
 			c.Status = audit.StatusSecondary
@@ -684,7 +683,7 @@ func protectApart(ctx context.Context, members []*audit.Table, settings []*confi
 		t.Warnings = append(t.Warnings, "not protected together with the linked tables "+strings.Join(others, ", ")+": "+reason+"; its primary cells need review")
 		for _, c := range t.Cells {
 			if c.Status == audit.StatusPrimary {
-				c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: audit.Review, Text: msg})
+				c.Findings = append(c.Findings, audit.Said("linked", audit.Review, msg, nil))
 			}
 		}
 	}

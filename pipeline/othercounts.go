@@ -78,7 +78,7 @@ func evaluateOtherCounts(ctx context.Context, t *audit.Table, rs *RuleSet) error
 				if f.Outcome != audit.Fail && f.Outcome != audit.Review {
 					continue
 				}
-				t.Cells[i].Findings = append(t.Cells[i].Findings, audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Text: k.column + ": " + f.Message(), Figures: f.FigureList()})
+				t.Cells[i].Findings = append(t.Cells[i].Findings, audit.Said(f.Rule, f.Outcome, k.column+": "+f.Message(), f.FigureList()))
 			}
 		}
 	}
@@ -131,7 +131,7 @@ func protectOtherCounts(ctx context.Context, t *audit.Table, opt suppress.Option
 			case r.Undetermined:
 				what = "could not be decided within the audit's limits"
 			}
-			c.Findings = append(c.Findings, audit.Finding{Rule: "interval_audit", Outcome: audit.Review, Text: fmt.Sprintf("%s: this cell's %s %s", k.column, k.column, what)})
+			c.Findings = append(c.Findings, audit.Said("interval_audit", audit.Review, fmt.Sprintf("%s: this cell's %s %s", k.column, k.column, what), nil))
 			if c.Status == audit.StatusOK {
 				c.Status = audit.StatusReview
 			}

@@ -62,20 +62,21 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) error {
 			errs = append(errs, fmt.Errorf("%s: override %s matches no cell of table %s", o.Source, t.KeyString(key), t.Name))
 			continue
 		}
-		f := audit.Finding{Rule: overrideRule, Outcome: audit.Pass, Figures: []audit.Figure{
+		st := &audit.Statement{Figs: []audit.Figure{
 			audit.TextFig("action", o.Action), audit.TextFig("reason", o.Reason), audit.TextFig("by", o.By), audit.TextFig("source", o.Source)}}
+		f := audit.Finding{Rule: overrideRule, Outcome: audit.Pass, Facts: st}
 		switch o.Action {
 		case configs.OverrideSafe:
-			f.Text = "marked safe by " + o.By + ": " + o.Reason
+			st.Text = "marked safe by " + o.By + ": " + o.Reason
 			if c.Status == audit.StatusPrimary || c.Status == audit.StatusReview {
 				c.Status = audit.StatusOK
 			}
 		case configs.OverrideSuppress:
 			f.Outcome = audit.Fail
-			f.Text = "suppressed by " + o.By + ": " + o.Reason
+			st.Text = "suppressed by " + o.By + ": " + o.Reason
 			c.Status = audit.StatusPrimary
 		case configs.OverrideProtected:
-			f.Text = "protected from secondary suppression by " + o.By + ": " + o.Reason
+			st.Text = "protected from secondary suppression by " + o.By + ": " + o.Reason
 		default:
 			errs = append(errs, fmt.Errorf("%s: override action %q: want safe, suppress or protected", o.Source, o.Action))
 			continue

@@ -235,7 +235,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 		}
 		msg := fmt.Sprintf("withheld in the previous release (%s, %s): withheld again, so that the two releases together reveal nothing either hides", filepath.Base(prev.dir), st)
 		c.Status = audit.StatusSecondary
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg, Figures: []audit.Figure{audit.TextFig("previous", string(st))}})
+		c.Findings = append(c.Findings, audit.Said("secondary", audit.Fail, msg, []audit.Figure{audit.TextFig("previous", string(st))}))
 		c.Notes = append(c.Notes, msg)
 	}
 	// snapshot, to run again without keeping last time's published cells

@@ -382,7 +382,7 @@ func TestInjuriesHierarchy(t *testing.T) {
 			}
 			col := "Workers"
 			for _, k := range counts[1:] {
-				if strings.HasPrefix(f.Text, k+": ") {
+				if strings.HasPrefix(f.Message(), k+": ") {
 					col = k
 				}
 			}

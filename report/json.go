@@ -54,7 +54,7 @@ func AppendFinding(b []byte, f *audit.Finding, s *Scratch) []byte {
 		// s.msg is not changed while appendString reads it.
 		b = appendString(b, unsafe.String(unsafe.SliceData(s.msg), len(s.msg)))
 	} else {
-		b = appendString(b, message(f))
+		b = appendString(b, f.Message())
 	}
 	var figs []audit.Figure
 	if fa, ok := f.Facts.(FiguresAppender); ok {
@@ -70,21 +70,6 @@ func AppendFinding(b []byte, f *audit.Finding, s *Scratch) []byte {
 	b = append(b, '}')
 	clear(s.figs) // keep no cell's figures alive
 	return b
-}
-
-// message is f.Message() without moving the finding to the heap: Message
-// hands its receiver to Say, so every call allocated a copy of the finding
-// even when Facts or Text give the sentence. Here only a finding with Say
-// pays that copy.
-func message(f *audit.Finding) string {
-	switch {
-	case f.Facts != nil:
-		return f.Facts.Message(f.Cell)
-	case f.Say != nil:
-		g := *f
-		return f.Say(&g)
-	}
-	return f.Text
 }
 
 // AppendFigure appends the figure's value (not its name) as JSON.

@@ -70,12 +70,7 @@ func genFigures(t *rapid.T, prefix string, depth int) []audit.Figure {
 // with sorted keys), the form reports had before figures were typed.
 func TestFindingJSONMatchesEncodingJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		f := audit.Finding{Rule: rapid.String().Draw(t, "rule"), Outcome: audit.Fail, Figures: genFigures(t, "", 2)}
-		if rapid.Bool().Draw(t, "say") {
-			f.Say = func(f *audit.Finding) string { return "n=" + f.Rule }
-		} else {
-			f.Text = rapid.String().Draw(t, "msg")
-		}
+		f := audit.Said(rapid.String().Draw(t, "rule"), audit.Fail, rapid.String().Draw(t, "msg"), genFigures(t, "", 2))
 		got := FindingJSON(f)
 		type plain struct {
 			Rule    string         `json:"rule"`

@@ -62,7 +62,7 @@ var (
 
 // Figures implements audit.Facts.
 func (g *allZeroFacts) Figures(c *audit.Cell) []audit.Figure {
-	return allZero{}.explain(g.t, c).Figures
+	return allZero{}.explain(g.t, c).FigureList()
 }
 
 // Message implements audit.Facts.
@@ -94,12 +94,12 @@ func (allZero) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 	return said(name, audit.Fail, sayAllZero, v)
 }
 
-func sayAllZero(f *audit.Finding) string {
-	return "all " + itoa(f.Figures[0]) + " contributions are zero: publishing the cell discloses every contributor's value"
+func sayAllZero(figs []audit.Figure) string {
+	return "all " + itoa(figs[0]) + " contributions are zero: publishing the cell discloses every contributor's value"
 }
 
-func sayAllZeroAssumed(f *audit.Finding) string {
-	return "the total of " + itoa(f.Figures[0]) + " contributors is zero: with non-negative contributions (assumed, as by the magnitude rules) every contributor's value is 0 and publishing the cell discloses it"
+func sayAllZeroAssumed(figs []audit.Figure) string {
+	return "the total of " + itoa(figs[0]) + " contributors is zero: with non-negative contributions (assumed, as by the magnitude rules) every contributor's value is 0 and publishing the cell discloses it"
 }
 
 // negativeKnown reports whether the cell is known to have a negative

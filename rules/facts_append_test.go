@@ -86,8 +86,8 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 			f := r.Check(tables[rng.IntN(len(tables))], c)
 			fa, okF := f.Facts.(report.FiguresAppender)
 			ma, okM := f.Facts.(report.MessageAppender)
-			if f.Facts == nil {
-				continue // an input finding with its own figures
+			if f.Cell == nil {
+				continue // facts that hold their figures and message (an input finding)
 			}
 			if !okM || !okF {
 				t.Fatalf("%s: the facts do not implement the append forms", r.Name())
@@ -104,7 +104,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 					t.Fatalf("%s on %+v: AppendFigures %v, Figures %v", r.Name(), c, figs[1:], wantFigs)
 				}
 			}
-			plain := audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Text: want, Figures: wantFigs}
+			plain := audit.Said(f.Rule, f.Outcome, want, wantFigs)
 			wantJSON := report.FindingJSON(plain)
 			got := report.AppendFinding([]byte("x"), &f, &s)
 			if string(got[1:]) != string(wantJSON) {

@@ -158,8 +158,8 @@ func inputFinding(rule string, st inputState, c *audit.Cell, need int) audit.Fin
 	return finding(rule, audit.Review, "the cell cannot be assessed", nil)
 }
 
-func sayNegativeInput(f *audit.Finding) string {
-	return report.Plural(max(f.Figures[0].Int, 1), "negative contribution", "negative contributions") + ": the rule assumes non-negative values (set absolute: true to assess absolute values)"
+func sayNegativeInput(figs []audit.Figure) string {
+	return report.Plural(max(figs[0].Int, 1), "negative contribution", "negative contributions") + ": the rule assumes non-negative values (set absolute: true to assess absolute values)"
 }
 
 // frac is an exact positive rational parameter num/den, with den > 0.

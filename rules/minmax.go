@@ -53,9 +53,9 @@ func (minMax) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 	return said(name, audit.Fail, sayMinMax, v)
 }
 
-func sayMinMax(f *audit.Finding) string {
+func sayMinMax(figs []audit.Figure) string {
 	var shown []string
-	for _, g := range fig(f, "published").Items {
+	for _, g := range fig(figs, "published").Items {
 		shown = append(shown, g.Text)
 	}
 	return "publishes the " + strings.Join(shown, " and ") + ": each is one contributor's exact value (disable the minmax rule if single values are not confidential)"

@@ -88,12 +88,12 @@ func (r negative) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	return said("negative", audit.Review, sayNegativeReview, v)
 }
 
-func sayNegativeAbsolute(f *audit.Finding) string {
-	return report.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + "; the magnitude rules assess absolute values"
+func sayNegativeAbsolute(figs []audit.Figure) string {
+	return report.Plural(figs[0].Int, "negative contribution", "negative contributions") + "; the magnitude rules assess absolute values"
 }
 
-func sayNegativeReview(f *audit.Finding) string {
-	return report.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
+func sayNegativeReview(figs []audit.Figure) string {
+	return report.Plural(figs[0].Int, "negative contribution", "negative contributions") + ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
 }
 
 // negativeFacts are explainFacts with the append forms of the figures and

@@ -219,20 +219,37 @@ func toPct(rule, param string, d decimal.Dec, lo, hi int64, loOpen bool) (pct, e
 
 // finding builds a finding with a fixed message.
 func finding(rule string, o audit.Outcome, msg string, figs []audit.Figure) audit.Finding {
-	return audit.Finding{Rule: rule, Outcome: o, Text: msg, Figures: figs}
+	return audit.Said(rule, o, msg, figs)
 }
 
 // said builds a finding whose message say renders from its figures when
-// it is written.
-func said(rule string, o audit.Outcome, say func(*audit.Finding) string, figs []audit.Figure) audit.Finding {
-	return audit.Finding{Rule: rule, Outcome: o, Say: say, Figures: figs}
+// it is written (say is a function of the rule's that captures no
+// per-cell state).
+func said(rule string, o audit.Outcome, say func(figs []audit.Figure) string, figs []audit.Figure) audit.Finding {
+	return audit.Finding{Rule: rule, Outcome: o, Facts: &saying{figs, say}}
 }
 
-// fig returns the named figure of f (the zero Figure when absent), for
+// saying are facts whose message say renders from the figures.
+type saying struct {
+	figs []audit.Figure
+	say  func(figs []audit.Figure) string
+}
+
+// Figures implements audit.Facts.
+func (s *saying) Figures(*audit.Cell) []audit.Figure { return s.figs }
+
+// Message implements audit.Facts.
+func (s *saying) Message(*audit.Cell) string { return s.say(s.figs) }
+
+// fig returns the figure named name (the zero Figure when absent), for
 // the functions rendering messages.
-func fig(f *audit.Finding, name string) audit.Figure {
-	g, _ := f.Figure(name)
-	return g
+func fig(figs []audit.Figure, name string) audit.Figure {
+	for _, g := range figs {
+		if g.Name == name {
+			return g
+		}
+	}
+	return audit.Figure{}
 }
 
 // itoa formats an integer figure.
@@ -246,7 +263,7 @@ type explainFacts struct {
 }
 
 // Figures implements audit.Facts.
-func (g *explainFacts) Figures(c *audit.Cell) []audit.Figure { return g.explain(nil, c).Figures }
+func (g *explainFacts) Figures(c *audit.Cell) []audit.Figure { return g.explain(nil, c).FigureList() }
 
 // Message implements audit.Facts.
 func (g *explainFacts) Message(c *audit.Cell) string { return g.explain(nil, c).Message() }

@@ -83,12 +83,12 @@ func (r threshold) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	return said("threshold", audit.Pass, sayThresholdPass, v)
 }
 
-func sayThresholdFail(f *audit.Finding) string {
-	return "only " + report.Plural(f.Figures[0].Int, "contributor", "contributors") + "; at least " + itoa(f.Figures[1]) + " needed"
+func sayThresholdFail(figs []audit.Figure) string {
+	return "only " + report.Plural(figs[0].Int, "contributor", "contributors") + "; at least " + itoa(figs[1]) + " needed"
 }
 
-func sayThresholdPass(f *audit.Finding) string {
-	return itoa(f.Figures[0]) + " contributors (at least " + itoa(f.Figures[1]) + " needed)"
+func sayThresholdPass(figs []audit.Figure) string {
+	return itoa(figs[0]) + " contributors (at least " + itoa(figs[1]) + " needed)"
 }
 
 // thresholdFacts are explainFacts with the append forms of the figures

@@ -210,8 +210,7 @@ func TestSummaryHTMLFlaggedFirst(t *testing.T) {
 func TestOverridesInEveryReport(t *testing.T) {
 	tab := sampleTable()
 	c := tab.Cells[0] // North/small, ok
-	c.Findings = append(c.Findings, audit.Finding{Rule: "override", Outcome: audit.Pass, Text: "marked safe by J. Smith: published last year",
-		Figures: []audit.Figure{audit.TextFig("action", "safe"), audit.TextFig("reason", "published last year"), audit.TextFig("by", "J. Smith")}})
+	c.Findings = append(c.Findings, audit.Said("override", audit.Pass, "marked safe by J. Smith: published last year", []audit.Figure{audit.TextFig("action", "safe"), audit.TextFig("reason", "published last year"), audit.TextFig("by", "J. Smith")}))
 	tab.Overrides = []audit.Override{{Key: c.Key, Cell: tab.KeyString(c.Key), Action: "safe", Reason: "published last year", By: "J. Smith", Source: "overrides.csv row 2", Status: audit.StatusOK}}
 
 	var rep bytes.Buffer

@@ -32,7 +32,7 @@ import (
 //	outcome  pass, fail, review or not_applicable (null likewise)
 //	message  the rule's sentence
 //
-// The rules' figures (Finding.Figures) are left out. Strings are
+// The rules' figures (Finding.FigureList) are left out. Strings are
 // dictionary-encoded in Parquet; rows are written in record batches of
 // findingsBatch rows.
 

@@ -94,23 +94,25 @@ func TestCellCommentSaysEachFinding(t *testing.T) {
 func mutateFindings(r *rand.Rand, c *audit.Cell) {
 	for k := range c.Findings {
 		f := &c.Findings[k]
+		st := &audit.Statement{Text: f.Message(), Figs: f.FigureList()}
+		f.Facts, f.Cell = st, nil
 		switch r.IntN(6) {
 		case 0:
 			f.Rule = "override"
 		case 1:
 			f.Rule = "secondary"
 		case 2:
-			f.Figures = append(f.Figures, audit.ListFig("sets", audit.GroupFig("", audit.IntFig("n", 2), audit.DecFig("k", randomDec(r, 200, 2))), audit.GroupFig("", audit.IntFig("n", 1))))
+			st.Figs = append(st.Figs, audit.ListFig("sets", audit.GroupFig("", audit.IntFig("n", 2), audit.DecFig("k", randomDec(r, 200, 2))), audit.GroupFig("", audit.IntFig("n", 1))))
 		case 3:
-			f.Figures = append(f.Figures, audit.ListFig("x_range", audit.DecFig("", randomDec(r, 1e9, 3)), audit.IntFig("", int64(r.IntN(1e7)))))
+			st.Figs = append(st.Figs, audit.ListFig("x_range", audit.DecFig("", randomDec(r, 1e9, 3)), audit.IntFig("", int64(r.IntN(1e7)))))
 		case 4:
-			f.Figures = append(f.Figures, audit.GroupFig("g", audit.DecFig("value", randomDec(r, 1e6, 2)), audit.IntFig("min_count", int64(r.IntN(3)))))
+			st.Figs = append(st.Figs, audit.GroupFig("g", audit.DecFig("value", randomDec(r, 1e6, 2)), audit.IntFig("min_count", int64(r.IntN(3)))))
 		}
 		if r.IntN(3) == 0 {
-			f.Text += "."
+			st.Text += "."
 		}
 		if r.IntN(4) == 0 {
-			c.Notes = append(c.Notes, f.Text)
+			c.Notes = append(c.Notes, st.Text)
 		}
 	}
 	switch r.IntN(10) {

@@ -92,11 +92,12 @@ func randomTable(r *rand.Rand) *audit.Table {
 				c.HasTotal, c.Total = true, randomDec(r, 2_000_000, 4)
 			}
 			for range r.IntN(4) {
-				f := audit.Finding{Rule: rules[r.IntN(len(rules))], Outcome: outcomes[r.IntN(len(outcomes))], Text: hostileText(r)}
+				rule, o, text := rules[r.IntN(len(rules))], outcomes[r.IntN(len(outcomes))], hostileText(r)
+				var figs []audit.Figure
 				for range r.IntN(4) {
-					f.Figures = append(f.Figures, randomFigure(r, 0))
+					figs = append(figs, randomFigure(r, 0))
 				}
-				c.Findings = append(c.Findings, f)
+				c.Findings = append(c.Findings, audit.Said(rule, o, text, figs))
 			}
 			for range r.IntN(2) {
 				c.Notes = append(c.Notes, hostileText(r))

@@ -34,20 +34,21 @@ func Annotate(t *audit.Table, res *audit.Intervals) {
 		if r.Undetermined {
 			v = append(v, audit.BoolFig("undetermined", true))
 		}
-		f := audit.Finding{Rule: "interval_audit", Outcome: audit.Pass, Figures: v}
+		o, msg := audit.Pass, ""
 		switch {
 		case r.Undetermined:
-			f.Outcome = audit.Review
-			f.Text = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", report.FloatText(r.Lo), fmtHi(r.Hi))
+			o = audit.Review
+			msg = fmt.Sprintf("the audit could not decide within its limits whether an intruder can narrow this cell below its protection levels (proven so far: [%s, %s])", report.FloatText(r.Lo), fmtHi(r.Hi))
 		case r.Exact:
-			f.Outcome = audit.Review
-			f.Text = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", report.FloatText(r.Lo))
+			o = audit.Review
+			msg = fmt.Sprintf("the published cells give this cell exactly (%s): the suppression pattern does not protect it", report.FloatText(r.Lo))
 		case !r.Protected:
-			f.Outcome = audit.Review
-			f.Text = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", report.FloatText(r.Lo), fmtHi(r.Hi))
+			o = audit.Review
+			msg = fmt.Sprintf("an intruder can narrow this cell to [%s, %s], inside its protection levels", report.FloatText(r.Lo), fmtHi(r.Hi))
 		default:
-			f.Text = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", report.FloatText(r.Lo), fmtHi(r.Hi))
+			msg = fmt.Sprintf("an intruder can only place this cell in [%s, %s]", report.FloatText(r.Lo), fmtHi(r.Hi))
 		}
+		f := audit.Said("interval_audit", o, msg, v)
 		c.Findings = append(c.Findings, f)
 		if f.Outcome == audit.Review && c.Status == audit.StatusOK {
 			c.Status = audit.StatusReview

@@ -99,8 +99,7 @@ func (sp *suppressor) apply(p int, m *move) {
 			}
 		}
 		msg := fmt.Sprintf("protects %s %s", s.T.KeyString(s.T.Cells[p].Key), where)
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg,
-			Figures: []audit.Figure{audit.TextFig("protects", s.T.KeyString(s.T.Cells[p].Key))}})
+		c.Findings = append(c.Findings, audit.Said("secondary", audit.Fail, msg, []audit.Figure{audit.TextFig("protects", s.T.KeyString(s.T.Cells[p].Key))}))
 		c.Notes = append(c.Notes, msg)
 		c.Status = audit.StatusSecondary
 	}

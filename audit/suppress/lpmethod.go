@@ -674,8 +674,7 @@ func (lm *lpMethod) finish() {
 				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
 			}
 		}
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg,
-			Figures: []audit.Figure{audit.TextFig("protects", pk)}})
+		c.Findings = append(c.Findings, audit.Said("secondary", audit.Fail, msg, []audit.Figure{audit.TextFig("protects", pk)}))
 		c.Notes = append(c.Notes, msg)
 		c.Status = audit.StatusSecondary
 	}

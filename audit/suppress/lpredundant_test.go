@@ -126,8 +126,8 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 				t.Fatalf("seed %d: cell %s: status %s, first run %s, %s run %s", tc.seed, again.KeyString(c.Key), c.Status, tb.Cells[i].Status, tc.want, ref.Cells[i].Status)
 			}
 			for k, f := range c.Findings {
-				if f.Text != ref.Cells[i].Findings[k].Text {
-					t.Fatalf("seed %d: cell %s: finding %q, %s run %q", tc.seed, again.KeyString(c.Key), f.Text, tc.want, ref.Cells[i].Findings[k].Text)
+				if f.Message() != ref.Cells[i].Findings[k].Message() {
+					t.Fatalf("seed %d: cell %s: finding %q, %s run %q", tc.seed, again.KeyString(c.Key), f.Message(), tc.want, ref.Cells[i].Findings[k].Message())
 				}
 			}
 		}

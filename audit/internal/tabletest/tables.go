@@ -94,7 +94,7 @@ func CellAt(t testing.TB, tb *audit.Table, key ...string) *audit.Cell {
 // MarkPrimary gives c a failing threshold finding and decides its status
 // (primary).
 func MarkPrimary(c *audit.Cell) {
-	c.Findings = append(c.Findings, audit.Finding{Rule: "threshold", Outcome: audit.Fail, Text: "test primary"})
+	c.Findings = append(c.Findings, audit.Said("threshold", audit.Fail, "test primary", nil))
 	audit.Decide(c)
 }
 
