@@ -207,10 +207,11 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 		}
 		var cover *audit.Table
 		var alias map[string]string
+		var codes *coverCodes
 		var reason string
 		var err error
 		if g.cells {
-			cover, reason = buildCellCover(members, settings, memberRole(members, settings, workers))
+			cover, codes, reason = buildCellCover(members, settings, memberRole(members, settings, workers))
 			alias = map[string]string{}
 		} else {
 			u := units[g.units[0]]
@@ -220,7 +221,7 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 			}
 		}
 		if reason == "" {
-			reason, err = protectCover(ctx, cover, alias, members, settings, workers)
+			reason, err = protectCover(ctx, cover, alias, codes, members, settings, workers)
 			if err != nil {
 				return err
 			}
@@ -433,7 +434,7 @@ func tableNames(ts []*audit.Table) []string {
 // coverKey is the cover key of a member's cell: its codes in the member's
 // dimensions (a dimension merged into another by nesting, alias, gives
 // its code there), the total label in the others.
-func coverKey(cover *audit.Table, alias map[string]string, t *audit.Table, c *audit.Cell) string {
+func coverKey(cover *audit.Table, alias map[string]string, codes *coverCodes, t *audit.Table, c *audit.Cell) string {
 	k := make([]string, len(cover.Dims))
 	for d := range k {
 		k[d] = cover.TotalLabel
@@ -443,7 +444,7 @@ func coverKey(cover *audit.Table, alias map[string]string, t *audit.Table, c *au
 			dim = a
 		}
 		if d := slices.Index(cover.Dims, dim); d >= 0 && c.Key[i] != t.TotalLabel {
-			k[d] = c.Key[i]
+			k[d] = codes.code(dim, c.Key[i])
 		}
 	}
 	return strings.Join(k, "\x00")
@@ -462,7 +463,7 @@ func sameFigure(role string, a, b *audit.Cell) bool {
 // suppression and the interval audit on it and maps the results back. A
 // non-empty reason says why the group cannot be linked exactly (nothing is
 // changed then).
-func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
+func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, codes *coverCodes, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
 	opt := mergedOptions(cover, members, settings, workers)
 	role := opt.Value
 	if role == "" {
@@ -473,9 +474,13 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	for i, c := range cover.Cells {
 		idx[strings.Join(c.Key, "\x00")] = i
 	}
-	where, copies, reason := placeMembers(cover, idx, alias, members, role)
+	where, copies, reason := placeMembers(cover, idx, alias, codes, members, role)
 	if reason != "" {
 		return reason, nil
+	}
+	with := strings.Join(tableNames(members), ", ")
+	for _, t := range members {
+		t.Warnings = append(t.Warnings, codes.warnings(t, with)...)
 	}
 	opt.Unpublished = unifyStatuses(cover, members, copies)
 	if keep := coverKeep(cover, members, where); len(keep) > 0 {
@@ -485,7 +490,6 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	for _, s := range settings {
 		secondary = secondary || s.Suppression.Secondary
 	}
-	with := strings.Join(tableNames(members), ", ")
 	// done is the cover's audit when the suppression computed it on the
 	// way (a large cover); spreadSecondary changes only the members' cells
 	var done *audit.Intervals
@@ -528,13 +532,13 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 // cover index of cell ci of member m, copies[i] the member cells of cover
 // cell i. A non-empty reason names a member cell that is not a cover cell
 // or whose figure differs from it.
-func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role string) ([][]int, [][]cellRef, string) {
+func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, codes *coverCodes, members []*audit.Table, role string) ([][]int, [][]cellRef, string) {
 	where := make([][]int, len(members))
 	copies := make([][]cellRef, len(cover.Cells))
 	for m, t := range members {
 		where[m] = make([]int, len(t.Cells))
 		for ci, c := range t.Cells {
-			i, ok := idx[coverKey(cover, alias, t, c)]
+			i, ok := idx[coverKey(cover, alias, codes, t, c)]
 			if !ok {
 				return nil, nil, fmt.Sprintf("cell %s of table %s is not a cell of the cover table", t.KeyString(c.Key), t.Name)
 			}

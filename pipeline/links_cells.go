@@ -93,30 +93,17 @@ type cellCoverDim struct {
 // labels, code lists, roles, a negative figure, a shared cell with
 // different figures in two tables, or dimensions that no order joins
 // exactly (three tables crossing three dimensions pairwise).
-func buildCellCover(members []*audit.Table, settings []*configs.Settings, role string) (*audit.Table, string) {
+func buildCellCover(members []*audit.Table, settings []*configs.Settings, role string) (*audit.Table, *coverCodes, string) {
 	tl := members[0].TotalLabel
 	for _, t := range members[1:] {
 		if t.TotalLabel != tl {
-			return nil, fmt.Sprintf("tables %s and %s have different total labels (%q, %q)", members[0].Name, t.Name, tl, t.TotalLabel)
+			return nil, nil, fmt.Sprintf("tables %s and %s have different total labels (%q, %q)", members[0].Name, t.Name, tl, t.TotalLabel)
 		}
 	}
 	// The shared cells: one figure in every table that has them.
 	type copyOf struct {
 		t *audit.Table
 		c *audit.Cell
-	}
-	seen := map[string]copyOf{}
-	for _, t := range members {
-		for _, c := range t.Cells {
-			g := globalCellKey(t, c)
-			if o, ok := seen[g]; ok {
-				if !sameFigure(role, o.c, c) {
-					return nil, fmt.Sprintf("cell %s is %s in table %s but %s in table %s", t.KeyString(c.Key), figureText(role, o.c), o.t.Name, figureText(role, c), t.Name)
-				}
-				continue
-			}
-			seen[g] = copyOf{t, c}
-		}
 	}
 	hier := map[string]map[string]string{}
 	for _, s := range settings {
@@ -135,6 +122,23 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 			maps.Copy(hier[d], h)
 		}
 	}
+	cm, reason := inferredMargins(members, tl, hier)
+	if reason != "" {
+		return nil, nil, reason
+	}
+	seen := map[string]copyOf{}
+	for _, t := range members {
+		for _, c := range t.Cells {
+			g := cm.globalKey(t, c)
+			if o, ok := seen[g]; ok {
+				if !sameFigure(role, o.c, c) {
+					return nil, nil, fmt.Sprintf("cell %s is %s in table %s but %s in table %s", t.KeyString(c.Key), figureText(role, o.c), o.t.Name, figureText(role, c), t.Name)
+				}
+				continue
+			}
+			seen[g] = copyOf{t, c}
+		}
+	}
 	dimNames := coverDims(members)
 	dims := map[string]*cellCoverDim{}
 	size := 1.0
@@ -148,8 +152,8 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 			}
 			set := map[string]bool{}
 			for _, c := range t.Cells {
-				if c.Key[di] != tl {
-					set[c.Key[di]] = true
+				if code := cm.code(name, c.Key[di]); code != tl {
+					set[code] = true
 				}
 			}
 			codes := slices.Sorted(maps.Keys(set))
@@ -158,7 +162,7 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 				continue
 			}
 			if !slices.Equal(cd.codes, codes) {
-				return nil, fmt.Sprintf("tables %s and %s list different codes of %s", from, t.Name, name)
+				return nil, nil, fmt.Sprintf("tables %s and %s list different codes of %s", from, t.Name, name)
 			}
 		}
 		cd.parent, cd.leaf = map[string]string{}, map[string]bool{}
@@ -188,20 +192,20 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 		size *= float64(len(cd.codes) + 1)
 	}
 	if size > float64(maxCoverCells) {
-		return nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, maxCoverCells)
+		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, maxCoverCells)
 	}
 	// Join the members' finest cells one at a time.
 	order, reason := joinOrder(members)
 	if reason != "" {
-		return nil, reason
+		return nil, nil, reason
 	}
 	var placed []string // dimensions of the leaf cells so far
 	var leaves []leafCell
 	for step, m := range order {
 		t := members[m]
-		own, why := finestCells(t, dims, role)
+		own, why := finestCells(t, dims, role, cm)
 		if why != "" {
-			return nil, why
+			return nil, nil, why
 		}
 		if step == 0 {
 			placed, leaves = slices.Clone(t.Dims), own
@@ -222,7 +226,7 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 		for _, s := range slices.Sorted(maps.Keys(unionKeys(rows, cols))) {
 			r, c := rows[s], cols[s]
 			if leafSum(r).Cmp(leafSum(c)) != 0 {
-				return nil, fmt.Sprintf("the cells of table %s do not add up to the cells they share with %s (%s: %s against %s)", t.Name, strings.Join(tableNames(pick(members, order[:step])), ", "), sharedText(t, shared, s), leafSum(c), leafSum(r))
+				return nil, nil, fmt.Sprintf("the cells of table %s do not add up to the cells they share with %s (%s: %s against %s)", t.Name, strings.Join(tableNames(pick(members, order[:step])), ", "), sharedText(t, shared, s), leafSum(c), leafSum(r))
 			}
 			next = northWest(next, r, c, extra)
 		}
@@ -235,7 +239,7 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 	// The published cells keep their other figure (the count of a
 	// magnitude table, for the count cost; the total of a frequency table).
 	for _, c := range cover.Cells {
-		o, ok := seen[globalCellKey(cover, c)]
+		o, ok := seen[cm.globalKey(cover, c)]
 		if !ok {
 			continue
 		}
@@ -245,7 +249,7 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 			c.N, c.HasN = o.c.N, o.c.HasN
 		}
 	}
-	return cover, ""
+	return cover, cm, ""
 }
 
 // joinOrder orders the members so that the dimensions each shares with
@@ -293,12 +297,12 @@ func joinOrder(members []*audit.Table) ([]int, string) {
 
 // finestCells are the cells of t at the leaf code of every dimension of
 // t, with their figure (an absent cell is zero).
-func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role string) ([]leafCell, string) {
+func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role string, m *coverCodes) ([]leafCell, string) {
 	var out []leafCell
 	for _, c := range t.Cells {
 		leaf := true
 		for i, d := range t.Dims {
-			leaf = leaf && dims[d].leaf[c.Key[i]]
+			leaf = leaf && dims[d].leaf[m.code(d, c.Key[i])]
 		}
 		if !leaf {
 			continue
@@ -310,7 +314,7 @@ func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role string) ([]
 		if v.Sign() < 0 {
 			return nil, fmt.Sprintf("cell %s of table %s is negative (%s): no cover table is built from negative cells", t.KeyString(c.Key), t.Name, v)
 		}
-		out = append(out, leafCell{codes: slices.Clone(c.Key), v: v})
+		out = append(out, leafCell{codes: m.key(t, c), v: v})
 	}
 	slices.SortFunc(out, func(a, b leafCell) int { return slices.Compare(a.codes, b.codes) })
 	return out, ""
@@ -487,17 +491,209 @@ func sumCover(members []*audit.Table, dimNames []string, dims map[string]*cellCo
 	return cover
 }
 
-// globalCellKey identifies a cell across tables: dimension=code of its
+// coverCodes are the members' margins as the cover carries them (issue
+// 24): the margins each member's structure found (audit.Structure, from
+// structure.Infer: by label and arithmetic, GSS codes, sums) and declared,
+// merged per dimension; a dimension's grand total under any label ("All
+// ages", an unlabelled sum, a GSS country) is the cover's total label.
+type coverCodes struct {
+	tl     string
+	rename map[string]map[string]string // dimension -> member code -> cover code
+	// found lists the margins some member's structure found and another
+	// member with the same codes did not: the cover uses them for both (a
+	// union checked against every member's cells by placeMembers).
+	found []marginNote
+}
+
+type marginNote struct {
+	dim, code, in string
+	not           []string
+}
+
+// code is the cover code of a member code of dimension dim.
+func (m *coverCodes) code(dim, v string) string {
+	if m == nil {
+		return v
+	}
+	if r, ok := m.rename[dim][v]; ok {
+		return r
+	}
+	return v
+}
+
+// key is the cover codes of a member cell's key.
+func (m *coverCodes) key(t *audit.Table, c *audit.Cell) []string {
+	k := make([]string, len(c.Key))
+	for d, v := range c.Key {
+		k[d] = m.code(t.Dims[d], v)
+	}
+	return k
+}
+
+// globalKey identifies a cell across tables: dimension=code of its
 // codes other than the total, sorted.
-func globalCellKey(t *audit.Table, c *audit.Cell) string {
+func (m *coverCodes) globalKey(t *audit.Table, c *audit.Cell) string {
 	var parts []string
 	for d, v := range c.Key {
-		if v != t.TotalLabel {
+		if v = m.code(t.Dims[d], v); v != m.tl && v != t.TotalLabel {
 			parts = append(parts, t.Dims[d]+"\x01"+v)
 		}
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, "\x00")
+}
+
+// inferredMargins adds the margins the members' structures found to
+// hier (dimension -> code -> parent code) and names each dimension's
+// grand total: the one code every other code adds up into, when it is
+// not the total label. A reason when the cover cannot carry them: nested
+// rows with margins (two dimensions read as one), or two members that
+// give one code different parents.
+func inferredMargins(members []*audit.Table, tl string, hier map[string]map[string]string) (*coverCodes, string) {
+	m := &coverCodes{tl: tl, rename: map[string]map[string]string{}}
+	type from struct{ parent, table string }
+	got := map[string]map[string]from{}
+	var dimOrder []string
+	for _, t := range members {
+		if t.Structure == nil {
+			continue
+		}
+		for _, ax := range t.Structure.Axes {
+			if len(ax.Parent) == 0 {
+				continue
+			}
+			if len(ax.Dims) > 1 {
+				return nil, fmt.Sprintf("table %s has nested rows with margins (%s): a cover of linked tables does not carry them", t.Name, ax.Name())
+			}
+			dim := ax.Names[0]
+			if got[dim] == nil {
+				got[dim] = map[string]from{}
+				dimOrder = append(dimOrder, dim)
+			}
+			for _, c := range ax.Codes {
+				p, ok := ax.Parent[c]
+				if !ok {
+					continue
+				}
+				if o, seen := got[dim][c]; seen && o.parent != p {
+					switch {
+					case p == tl:
+						continue // the other member knows a finer parent
+					case o.parent != tl:
+						return nil, fmt.Sprintf("%s %q adds up into %q in table %s but into %q in table %s", dim, c, o.parent, o.table, p, t.Name)
+					}
+				}
+				got[dim][c] = from{p, t.Name}
+			}
+		}
+	}
+	for _, dim := range dimOrder {
+		if hier[dim] == nil {
+			hier[dim] = map[string]string{}
+		}
+		for c, f := range got[dim] {
+			hier[dim][c] = f.parent
+		}
+	}
+	// Each dimension's codes over the members, and its grand total.
+	for _, dim := range coverDims(members) {
+		var codes []string
+		for _, t := range members {
+			if d := slices.Index(t.Dims, dim); d >= 0 {
+				for _, c := range t.Cells {
+					if !slices.Contains(codes, c.Key[d]) {
+						codes = append(codes, c.Key[d])
+					}
+				}
+			}
+		}
+		if slices.Contains(codes, tl) || len(codes) < 2 {
+			continue
+		}
+		var roots []string
+		for _, c := range codes {
+			if !hasAncestor(hier[dim], c, codes) {
+				roots = append(roots, c)
+			}
+		}
+		if len(roots) != 1 {
+			continue
+		}
+		root := roots[0]
+		m.rename[dim] = map[string]string{root: tl}
+		for c, p := range hier[dim] {
+			if p == root {
+				hier[dim][c] = tl
+			}
+		}
+		delete(hier[dim], root)
+	}
+	// Margins one member found and another with the same codes did not.
+	for _, dim := range dimOrder {
+		for _, c := range slices.Sorted(maps.Keys(got[dim])) {
+			f := got[dim][c]
+			var not []string
+			for _, t := range members {
+				d := slices.Index(t.Dims, dim)
+				if d < 0 || t.Name == f.table || !hasCodes(t, d, c, f.parent) {
+					continue
+				}
+				if t.Structure != nil {
+					if ax := t.Structure.AxisOf(d); ax != nil && len(ax.Dims) == 1 && ax.Parent[c] != "" {
+						continue
+					}
+				}
+				not = append(not, t.Name)
+			}
+			if len(not) > 0 {
+				m.found = append(m.found, marginNote{dim: dim, code: f.parent, in: f.table, not: not})
+			}
+		}
+	}
+	m.found = slices.CompactFunc(m.found, func(a, b marginNote) bool {
+		return a.dim == b.dim && a.code == b.code && a.in == b.in && slices.Equal(a.not, b.not)
+	})
+	return m, ""
+}
+
+// hasAncestor reports whether code c has an ancestor among codes.
+func hasAncestor(h map[string]string, c string, codes []string) bool {
+	for guard := 0; guard < 64; guard++ {
+		p, ok := h[c]
+		if !ok {
+			return false
+		}
+		if slices.Contains(codes, p) {
+			return true
+		}
+		c = p
+	}
+	return false
+}
+
+// hasCodes reports whether dimension d of t has both codes.
+func hasCodes(t *audit.Table, d int, a, b string) bool {
+	var hasA, hasB bool
+	for _, c := range t.Cells {
+		hasA = hasA || c.Key[d] == a
+		hasB = hasB || c.Key[d] == b
+	}
+	return hasA && hasB
+}
+
+// warnings are the members' warnings about margins used for a member
+// whose own structure did not find them.
+func (m *coverCodes) warnings(t *audit.Table, with string) []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range m.found {
+		if slices.Contains(f.not, t.Name) {
+			out = append(out, fmt.Sprintf("linked tables (%s): %s %q is a margin in table %s (its structure found it) but was not found in this table; it adds up in this table's cells too, so the tables are protected with it as a margin", with, f.dim, f.code, f.in))
+		}
+	}
+	return out
 }
 
 // memberRole is the figure the members' relations add up: "total" or
