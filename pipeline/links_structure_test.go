@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -19,7 +18,6 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 
 	"github.com/sdcaudit/sdcaudit/audit"
-	"github.com/sdcaudit/sdcaudit/configs"
 )
 
 // Linked aggregate tables whose margins are found only by inference
@@ -394,104 +392,6 @@ func inferredAttack(t *testing.T, dir string, jobs []Job) {
 		u := math.Max(0.1*h.x, 1)
 		if hi < h.x+u-1e-6 || lo > h.x-math.Min(u, h.x)+1e-6 {
 			t.Errorf("%s = %g (primary, the tool says protected: %v): the intruder's interval is [%g, %g]", h.name, h.x, h.tool != nil && h.tool.Protected, lo, hi)
-		}
-	}
-}
-
-// handTable is an aggregate frequency table of the given cells (key
-// codes, then the count), with the structure structure.Infer would give
-// when parents is set (dimension -> code -> parent), else none.
-func handTable(name string, dims []string, rows [][]string, parents map[string]map[string]string) *audit.Table {
-	t := &audit.Table{Name: name, Mode: audit.Aggregate, Dims: dims, TotalLabel: "Total"}
-	for _, r := range rows {
-		n, _ := strconv.ParseInt(r[len(r)-1], 10, 64)
-		t.Cells = append(t.Cells, &audit.Cell{Key: r[:len(r)-1], N: n, HasN: true, Status: audit.StatusOK})
-	}
-	t.Structure = &audit.Structure{}
-	for d, dim := range dims {
-		ax := audit.Axis{Dims: []int{d}, Names: []string{dim}, Parent: map[string]string{}, Found: map[string]string{}}
-		for _, c := range t.Cells {
-			if !slices.Contains(ax.Codes, c.Key[d]) {
-				ax.Codes = append(ax.Codes, c.Key[d])
-			}
-		}
-		for c, p := range parents[dim] {
-			ax.Parent[c] = p
-			ax.Found[p] = "arithmetic"
-			t.Structure.Margins = true
-		}
-		t.Structure.Axes = append(t.Structure.Axes, ax)
-	}
-	return t
-}
-
-// TestLinksInferredMarginsDisagree: a margin one member's structure found
-// (P = F + M in bysex) and another member's did not (bysexage lists the
-// same codes but found nothing) is a margin of the cover for both when it
-// adds up in both (the union of the relations that hold), with a warning
-// on the member that did not find it; when it does not add up there, the
-// group is not exact (protected apart, its primaries to review) and the
-// reason names the cell.
-func TestLinksInferredMarginsDisagree(t *testing.T) {
-	sexes := map[string]map[string]string{"sex": {"F": "P", "M": "P"}, "region": {"N": "All", "S": "All"}}
-	a := func() *audit.Table {
-		return handTable("bysex", []string{"region", "sex"}, [][]string{
-			{"N", "F", "30"}, {"N", "M", "3"}, {"N", "P", "33"},
-			{"S", "F", "25"}, {"S", "M", "28"}, {"S", "P", "53"},
-			{"All", "F", "55"}, {"All", "M", "31"}, {"All", "P", "86"}}, sexes)
-	}
-	b := func(young, old, p string) *audit.Table {
-		return handTable("bysexage", []string{"sex", "age"}, [][]string{
-			{"F", "young", "20"}, {"F", "old", "35"}, {"F", "All ages", "55"},
-			{"M", "young", "16"}, {"M", "old", "15"}, {"M", "All ages", "31"},
-			{"P", "young", young}, {"P", "old", old}, {"P", "All ages", p}}, map[string]map[string]string{"age": {"young": "All ages", "old": "All ages"}})
-	}
-	s := settings(t, "")
-	for _, c := range []struct {
-		young, old, p string
-		exact         bool
-	}{{"36", "50", "86", true}, {"36", "50", "87", false}, {"37", "49", "86", false}} {
-		members := []*audit.Table{a(), b(c.young, c.old, c.p)}
-		members[0].Cells[1].Status = audit.StatusPrimary // N, M = 3
-		if c.exact {
-			// the cells agree: P is the cover's total of sex for both
-			cover, codes, reason := buildCellCover(members, []*configs.Settings{s, s}, "count")
-			if reason != "" {
-				t.Fatalf("P = %s+%s (%s): %s", c.young, c.old, c.p, reason)
-			}
-			if got := codes.code("sex", "P"); got != "Total" {
-				t.Errorf("sex P is %q in the cover, want the total", got)
-			}
-			if len(cover.Cells) != 3*3*3 {
-				t.Errorf("cover of %d cells, want 27", len(cover.Cells))
-			}
-		}
-		ls := &linkPlan{on: true, of: []int{0, 0}, groups: []*linkGroup{{units: []int{0, 1}, names: []string{"bysex", "bysexage"}, exact: true, cells: true}}}
-		jobs := []Job{{Settings: s}, {Settings: s}}
-		units := []linkUnit{{job: 0, name: "bysex"}, {job: 1, name: "bysexage"}}
-		if err := ls.protectLinked(context.Background(), jobs, units, members, 1); err != nil {
-			t.Fatal(err)
-		}
-		g := ls.groups[0]
-		warned := slices.ContainsFunc(members[1].Warnings, func(w string) bool {
-			return strings.Contains(w, `sex "P" is a margin in table bysex`)
-		})
-		if c.exact {
-			if !g.exact || !warned {
-				t.Errorf("P = %s+%s (%s): exact %v (%s), warned %v: %q", c.young, c.old, c.p, g.exact, g.why, warned, members[1].Warnings)
-			}
-			// N, M = 3 is protected: its row N (30 + 3 = 33) needs a
-			// second suppressed cell
-			if st := members[0].Cells[0].Status; st != audit.StatusSecondary && members[0].Cells[2].Status != audit.StatusSecondary {
-				t.Errorf("no complement of N, M in its row: %v", st)
-			}
-			continue
-		}
-		if g.exact || !strings.Contains(g.why, "sex=P") || warned {
-			t.Errorf("P = %s+%s (%s): exact %v, reason %q, warned %v", c.young, c.old, c.p, g.exact, g.why, warned)
-		}
-		if !slices.ContainsFunc(members[0].Cells[1].Findings, func(f audit.Finding) bool { return f.Rule == "linked" && f.Status == audit.Review }) {
-			t.Errorf("P = %s+%s (%s): the primary has no linked review finding", c.young, c.old, c.p)
 		}
 	}
 }

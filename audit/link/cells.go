@@ -1,67 +1,21 @@
-package pipeline
+package link
 
 import (
 	"fmt"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
-	"github.com/sdcaudit/sdcaudit/configs"
 )
 
-// Explicit links (the release file's links:, docs/suppression.md "Linked
-// tables"): tables that do not come from one microdata file, such as
-// aggregate tables received from elsewhere, are protected together when
-// the release file names them in one group. Their shared cells are
-// identified by key: the same dimensions and codes, a dimension a table
-// lacks being its total. No records exist to build the cover table from,
-// so it is built from the members' cells (buildCellCover).
-
-// explicitLinks maps the links: groups to units. A name that is no table
-// of the run is a configuration error naming it.
-func explicitLinks(units []linkUnit, links [][]string) ([][]int, error) {
-	if len(links) == 0 {
-		return nil, nil
-	}
-	byName := make(map[string]int, len(units))
-	var names []string
-	for k, u := range units {
-		byName[u.name] = k
-		names = append(names, u.name)
-	}
-	var out [][]int
-	for i, g := range links {
-		var ks []int
-		for _, name := range g {
-			k, ok := byName[name]
-			if !ok {
-				msg := fmt.Sprintf("links[%d]: %q is not a table of the release (tables: %s)", i, name, strings.Join(names, ", "))
-				if s := configs.Suggest(name, names); s != "" {
-					msg += "; did you mean " + s + "?"
-				}
-				return nil, &configs.Error{Msg: msg, Err: configs.ErrInvalid}
-			}
-			if !slices.Contains(ks, k) {
-				ks = append(ks, k)
-			}
-		}
-		out = append(out, ks)
-	}
-	return out, nil
-}
-
-// mayLinkJob reports whether a link name may be a table of job j (its
-// output name, or a sheet of it): sharding keeps such jobs together.
-func mayLinkJob(name string, j Job) bool {
-	base := j.Name
-	if base == "" {
-		base = strings.TrimSuffix(filepath.Base(j.Path), filepath.Ext(j.Path))
-	}
-	return name == base || strings.HasPrefix(name, base+"_")
-}
+// The cover from cells: tables that do not come from one microdata file,
+// such as aggregate tables received from elsewhere and linked by the
+// release file's links:, share cells identified by key: the same
+// dimensions and codes, a dimension a table lacks being its total. No
+// records exist to build the cover table from, so it is built from the
+// members' cells (buildCellCover).
 
 // leafCell is a cell of the cover's finest level: codes per dimension of
 // the dimensions placed so far, and its figure.
@@ -93,7 +47,8 @@ type cellCoverDim struct {
 // labels, code lists, roles, a negative figure, a shared cell with
 // different figures in two tables, or dimensions that no order joins
 // exactly (three tables crossing three dimensions pairwise).
-func buildCellCover(members []*audit.Table, settings []*configs.Settings, role string) (*audit.Table, *coverCodes, string) {
+func buildCellCover(group []Member, role string, limit int) (*audit.Table, *coverCodes, string) {
+	members := tables(group)
 	tl := members[0].TotalLabel
 	for _, t := range members[1:] {
 		if t.TotalLabel != tl {
@@ -106,8 +61,8 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 		c *audit.Cell
 	}
 	hier := map[string]map[string]string{}
-	for _, s := range settings {
-		for d, h := range s.Suppression.Hierarchies {
+	for _, m := range group {
+		for d, h := range m.Hierarchies {
 			if hier[d] == nil {
 				hier[d] = map[string]string{}
 			}
@@ -139,7 +94,7 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 			seen[g] = copyOf{t, c}
 		}
 	}
-	dimNames := coverDims(members)
+	dimNames := CoverDims(members)
 	dims := map[string]*cellCoverDim{}
 	size := 1.0
 	for _, name := range dimNames {
@@ -191,8 +146,8 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 		dims[name] = cd
 		size *= float64(len(cd.codes) + 1)
 	}
-	if size > float64(maxCoverCells) {
-		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, maxCoverCells)
+	if size > float64(limit) {
+		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, limit)
 	}
 	// Join the members' finest cells one at a time.
 	order, reason := joinOrder(members)
@@ -226,7 +181,7 @@ func buildCellCover(members []*audit.Table, settings []*configs.Settings, role s
 		for _, s := range slices.Sorted(maps.Keys(unionKeys(rows, cols))) {
 			r, c := rows[s], cols[s]
 			if leafSum(r).Cmp(leafSum(c)) != 0 {
-				return nil, nil, fmt.Sprintf("the cells of table %s do not add up to the cells they share with %s (%s: %s against %s)", t.Name, strings.Join(tableNames(pick(members, order[:step])), ", "), sharedText(t, shared, s), leafSum(c), leafSum(r))
+				return nil, nil, fmt.Sprintf("the cells of table %s do not add up to the cells they share with %s (%s: %s against %s)", t.Name, strings.Join(namesAt(members, order[:step]), ", "), sharedText(t, shared, s), leafSum(c), leafSum(r))
 			}
 			next = northWest(next, r, c, extra)
 		}
@@ -596,7 +551,7 @@ func inferredMargins(members []*audit.Table, tl string, hier map[string]map[stri
 		}
 	}
 	// Each dimension's codes over the members, and its grand total.
-	for _, dim := range coverDims(members) {
+	for _, dim := range CoverDims(members) {
 		var codes []string
 		for _, t := range members {
 			if d := slices.Index(t.Dims, dim); d >= 0 {
@@ -696,16 +651,25 @@ func (m *coverCodes) warnings(t *audit.Table, with string) []string {
 	return out
 }
 
-// memberRole is the figure the members' relations add up: "total" or
+// roleOf is the figure the members' relations add up: "total" or
 // "count", as the first member's suppression options say.
-func memberRole(members []*audit.Table, settings []*configs.Settings, workers int) string {
-	if v := suppressOptions(members[0], settings[0], workers).Value; v != "" {
+func roleOf(members []Member) string {
+	if v := members[0].Options.Value; v != "" {
 		return v
 	}
-	for _, c := range members[0].Cells {
+	for _, c := range members[0].Table.Cells {
 		if c.HasTotal {
 			return "total"
 		}
 	}
 	return "count"
+}
+
+// namesAt names the members at the indices.
+func namesAt(members []*audit.Table, at []int) []string {
+	out := make([]string, len(at))
+	for i, k := range at {
+		out[i] = members[k].Name
+	}
+	return out
 }
