@@ -11,6 +11,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/link"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/internal/unionfind"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -77,22 +78,8 @@ func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
 		return lp, nil
 	}
 	// Union-find over the units: the same microdata, then links:.
-	root := make([]int, len(units))
-	for k := range root {
-		root[k] = k
-	}
-	find := func(k int) int {
-		for root[k] != k {
-			root[k] = root[root[k]]
-			k = root[k]
-		}
-		return k
-	}
-	union := func(a, b int) {
-		if ra, rb := find(a), find(b); ra != rb {
-			root[max(ra, rb)] = min(ra, rb)
-		}
-	}
+	sets := unionfind.New(len(units))
+	find, union := sets.Find, sets.Union
 	keys := make([]string, len(units))
 	firstOf := map[string]int{}
 	for k, u := range units {
@@ -242,6 +229,28 @@ func wantsProtection(ss []*configs.Settings) bool {
 // readCover reads the group's records again into the microdata table over
 // dims, the cover table of link.Protect. A non-empty reason says why it
 // cannot.
+//
+// The members' cells are the cover's margins, yet the cover of tables cut
+// from one microdata file is read from the records, not built from those
+// cells as for links: (link's cover from cells), because the records tell
+// what the cells do not:
+//   - nesting an intruder knows: a district lies within one region. No
+//     member crosses district and region, so only the records show it;
+//     the cover merges such pairs into one hierarchical dimension
+//     (mergeNested). A cover from cells would leave the district x region
+//     cells free unknowns: an intruder weaker than the real one, who
+//     knows the geography, and primaries called protected that are not;
+//   - an exact cover for every shape: tables crossing in a cycle (region
+//     x sector, region x size, sector x size) have no cover from cells
+//     (the group would be protected apart, its primaries to review);
+//   - a check of every member cell (count and total) against the records.
+//
+// Holdings and largest contributions are not among the reasons: the
+// cover's protection levels come from the members' cells (equal to the
+// cover's), and its unpublished cells need none. Keeping the records of
+// the first read instead would hold every record of the group in memory
+// (the builders aggregate as they read); the second read costs the time
+// of one more pass over the file (docs/suppression.md, "Linked tables").
 func readCover(ctx context.Context, path, page string, s *configs.Settings, dims []string, workers int) (*audit.Table, string, error) {
 	cs := *s
 	md := *s.Microdata
