@@ -62,20 +62,10 @@ func buildCellCover(group []Member, role string, limit int) (*audit.Table, *cove
 	}
 	hier := map[string]map[string]string{}
 	for _, m := range group {
-		for d, h := range m.Hierarchies {
-			if hier[d] == nil {
-				hier[d] = map[string]string{}
-			}
-			maps.Copy(hier[d], h)
-		}
+		addHierarchies(hier, m.Hierarchies)
 	}
-	for _, t := range members {
-		for d, h := range t.Hierarchies {
-			if hier[d] == nil {
-				hier[d] = map[string]string{}
-			}
-			maps.Copy(hier[d], h)
-		}
+	for _, m := range group {
+		addHierarchies(hier, m.Table.Hierarchies)
 	}
 	cm, reason := inferredMargins(members, tl, hier)
 	if reason != "" {

@@ -110,3 +110,31 @@ func TestLinksInferredMarginsDisagree(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksInferredMarginsRefused: margins the cover cannot carry make
+// the group not exact, with the reason, and leave the members unchanged:
+// two members giving one code different parents (S adds up into North in
+// one table, into South in the other), and nested rows with margins (two
+// dimensions read as one axis).
+func TestLinksInferredMarginsRefused(t *testing.T) {
+	opt := suppress.Options{Value: "count", Protection: suppress.Protection{Share: 0.1, Min: 1}}
+	rows := [][]string{{"a", "x", "5"}, {"a", "y", "7"}, {"a", "All", "12"}, {"b", "x", "4"}, {"b", "y", "9"}, {"b", "All", "13"}, {"T", "x", "9"}, {"T", "y", "16"}, {"T", "All", "25"}}
+	one := handTable("one", []string{"area", "kind"}, rows, map[string]map[string]string{"area": {"a": "T", "b": "T"}, "kind": {"x": "All", "y": "All"}})
+	two := handTable("two", []string{"area", "kind"}, rows, map[string]map[string]string{"area": {"a": "b", "b": "T"}, "kind": {"x": "All", "y": "All"}})
+	reason, err := Protect(context.Background(), []Member{{Table: one, Options: opt, Secondary: true}, {Table: two, Options: opt, Secondary: true}}, Options{})
+	if err != nil || !strings.Contains(reason, `area "a" adds up into "T" in table one but into "b" in table two`) {
+		t.Errorf("different parents: reason %q, err %v", reason, err)
+	}
+	nested := handTable("nested", []string{"group", "detail"}, [][]string{{"g1", "d1", "3"}, {"g1", "d2", "4"}, {"g1", "all", "7"}}, nil)
+	nested.Structure.Axes = []audit.Axis{{Dims: []int{0, 1}, Names: []string{"group", "detail"}, Codes: []string{"g1\x1fd1", "g1\x1fd2", "g1\x1fall"}, Parent: map[string]string{"g1\x1fd1": "g1\x1fall", "g1\x1fd2": "g1\x1fall"}}}
+	other := handTable("other", []string{"group"}, [][]string{{"g1", "7"}}, nil)
+	reason, err = Protect(context.Background(), []Member{{Table: nested, Options: opt, Secondary: true}, {Table: other, Options: opt, Secondary: true}}, Options{})
+	if err != nil || !strings.Contains(reason, "table nested has nested rows with margins (group / detail)") {
+		t.Errorf("nested rows: reason %q, err %v", reason, err)
+	}
+	for _, tb := range []*audit.Table{one, two, nested, other} {
+		if tb.Audit != nil || len(tb.Warnings) > 0 {
+			t.Errorf("%s changed: audit %v, warnings %q", tb.Name, tb.Audit, tb.Warnings)
+		}
+	}
+}

@@ -95,6 +95,16 @@ func Apart(t *audit.Table, others []string, reason string) {
 	}
 }
 
+// addHierarchies copies every child -> parent code of from into h.
+func addHierarchies(h, from map[string]map[string]string) {
+	for d, m := range from {
+		if h[d] == nil {
+			h[d] = map[string]string{}
+		}
+		maps.Copy(h[d], m)
+	}
+}
+
 func tables(group []Member) []*audit.Table {
 	out := make([]*audit.Table, len(group))
 	for i, m := range group {
@@ -141,12 +151,7 @@ func recordsCover(ctx context.Context, group []Member, records func(context.Cont
 	cover.Name = "cover(" + strings.Join(tableNames(members), ", ") + ")"
 	cover.Hierarchies = map[string]map[string]string{}
 	for _, m := range group {
-		for d, h := range m.Hierarchies {
-			if cover.Hierarchies[d] == nil {
-				cover.Hierarchies[d] = map[string]string{}
-			}
-			maps.Copy(cover.Hierarchies[d], h)
-		}
+		addHierarchies(cover.Hierarchies, m.Hierarchies)
 	}
 	alias := map[string]string{}
 	for mergeNested(cover, alias, members) {
