@@ -43,7 +43,7 @@ type linkGroup struct {
 	names []string
 	exact bool
 	why   string
-	cells bool // the cover is built from the members' cells (links_cells.go)
+	cells bool // the cover is built from the members' cells (link.Options.Records nil)
 }
 
 // linkUnit is what planning needs of one input table.
