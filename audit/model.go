@@ -20,6 +20,26 @@ const (
 	StatusPrimary   Status = "primary"   // fails a sensitivity rule; suppressed
 )
 
+// The statuses that are not a cell's verdict.
+const (
+	// StatusUnset is the status of a cell no decision has reached yet (the
+	// zero Status). Outputs read it as ok: see Effective.
+	StatusUnset Status = ""
+	// StatusMarked is the status of a suppressed cell of a received table
+	// in the interval audit (Interval.Status): suppressed by the marker
+	// the table carried, not by a decision of sdcaudit.
+	StatusMarked Status = "marked"
+)
+
+// Effective is the status outputs show: StatusOK for StatusUnset, the
+// status itself otherwise.
+func (s Status) Effective() Status {
+	if s == StatusUnset {
+		return StatusOK
+	}
+	return s
+}
+
 // Outcome is the result of one rule on one cell. It is a small number so
 // that a finding, of which a table holds one per rule and cell, stays
 // small; String gives its name (pass, fail, review, not_applicable),
@@ -70,8 +90,8 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 // millions of cells do not format text. Figures may hold confidential
 // numbers and are only written to the checker's outputs.
 type Finding struct {
-	Rule   string
-	Status Outcome
+	Rule    string
+	Outcome Outcome
 	// Figures are the figures behind the outcome, in the rule's order.
 	// Writers list them by name (report.json keeps its sorted keys).
 	Figures []Figure
@@ -355,7 +375,7 @@ func (t *Table) Summarize() Summary {
 			s.OK++
 		}
 		for _, f := range c.Findings {
-			if f.Status == Fail || f.Status == Review {
+			if f.Outcome == Fail || f.Outcome == Review {
 				s.ByRule[f.Rule]++
 			}
 		}
@@ -369,7 +389,7 @@ func (t *Table) Summarize() Summary {
 func Decide(c *Cell) {
 	st := StatusOK
 	for _, f := range c.Findings {
-		switch f.Status {
+		switch f.Outcome {
 		case Fail:
 			st = Stricter(st, StatusPrimary)
 		case Review:

@@ -51,7 +51,7 @@ type ColumnRole struct {
 	Column string `json:"column"`
 	// Role is dimension, count, total, statistic, derived, published
 	// (declared safe to publish as it is) or not understood.
-	Role string `json:"role"`
+	Role Role `json:"role"`
 	// Of names the count a derived column is derived from.
 	Of string `json:"of,omitempty"`
 	// Audited is true when the column's values were judged by the rules
@@ -61,15 +61,24 @@ type ColumnRole struct {
 	Written bool `json:"written"`
 }
 
+// Role is what a column of a table holds, or which figure of a cell a
+// computation uses: RoleCount is the contributors (N, the "count"
+// column), RoleTotal the sum of contributions (X, the "total" column).
+// It is not the total label (Table.TotalLabel), which names margins.
+type Role string
+
 // Column roles.
 const (
-	RoleDimension    = "dimension"
-	RoleCount        = "count"
-	RoleTotal        = "total"
-	RoleStatistic    = "statistic"
-	RoleDerived      = "derived"
-	RolePublished    = "published"
-	RoleUnderstood   = "not understood"
+	RoleDimension  Role = "dimension"
+	RoleCount      Role = "count"
+	RoleTotal      Role = "total"
+	RoleStatistic  Role = "statistic"
+	RoleDerived    Role = "derived"
+	RolePublished  Role = "published"
+	RoleUnderstood Role = "not understood"
+)
+
+const (
 	axisCodeSep      = " / "
 	axisCodeSepBytes = "\x1f"
 )

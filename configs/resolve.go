@@ -111,18 +111,7 @@ func Resolve(layers ...*Config) (*Settings, error) {
 	}
 	base, err := Profile(name)
 	if err != nil {
-		for i := len(layers) - 1; i >= 0; i-- {
-			if layers[i] != nil && layers[i].Profile != "" {
-				e := err.(*Error)
-				e.File = layers[i].file
-				e.Line, e.Column = layers[i].profileAt[0], layers[i].profileAt[1]
-				if sg := Suggest(name, Profiles()); sg != "" {
-					e.Msg += "; did you mean " + sg + "?"
-				}
-				break
-			}
-		}
-		return nil, err
+		return nil, profileError(err, name, layers)
 	}
 	merged := &Config{ruleAt: map[string][2]int{}}
 	files := map[string]string{}
@@ -142,44 +131,8 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		Marker:     "x",
 		Markers:    Markers(),
 	}
-	if merged.Publish != nil {
-		s.Publish = *merged.Publish
-	}
-	if merged.Decimals != nil {
-		if *merged.Decimals < 0 || *merged.Decimals > 12 {
-			return nil, &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals), Err: ErrInvalid}
-		}
-		s.Decimals = *merged.Decimals
-	}
-	if merged.TotalLabel != nil {
-		if len(*merged.TotalLabel) == 0 {
-			return nil, &Error{Msg: "total_label must name at least one label", Err: ErrInvalid}
-		}
-		s.TotalLabel = (*merged.TotalLabel)[0]
-		s.TotalLabels = slices.Clone(*merged.TotalLabel)
-	} else {
-		s.TotalLabels = []string{s.TotalLabel}
-	}
-	if len(merged.Totals) > 0 {
-		s.Totals = map[string][]string{}
-		for d, l := range merged.Totals {
-			s.Totals[d] = slices.Clone(l)
-		}
-	}
-	if merged.Marker != nil {
-		if err := CheckMarker(*merged.Marker); err != nil {
-			return nil, &Error{Err: err}
-		}
-		s.Marker = *merged.Marker
-	}
-	if merged.Markers != nil {
-		s.Markers = merged.Markers
-	}
-	if strings.TrimSpace(s.TotalLabel) == "" {
-		return nil, &Error{Msg: "total_label must not be empty: the margins would read as empty levels", Err: ErrInvalid}
-	}
-	if s.TotalLabel == s.Marker {
-		return nil, &Error{Msg: fmt.Sprintf("total_label %q is also the suppression marker: a margin's label and a suppressed value could not be told apart", s.TotalLabel), Err: ErrInvalid}
+	if err := resolveLabels(merged, s); err != nil {
+		return nil, err
 	}
 	if merged.Input != nil {
 		s.Input = *merged.Input
@@ -187,11 +140,8 @@ func Resolve(layers ...*Config) (*Settings, error) {
 			return nil, err
 		}
 	}
-	if o := merged.Output; o != nil {
-		s.Output = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Apriori: deref(o.Apriori), Layout: o.Layout}
-		if o.Layout != "" && o.Layout != "long" && o.Layout != "wide" {
-			return nil, &Error{Msg: fmt.Sprintf("output.layout must be long or wide, got %q", o.Layout), Err: ErrInvalid}
-		}
+	if err := resolveOutput(merged.Output, &s.Output); err != nil {
+		return nil, err
 	}
 	if s.Suppression, err = resolveSuppression(merged.Suppression); err != nil {
 		return nil, err
@@ -208,6 +158,80 @@ func Resolve(layers ...*Config) (*Settings, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// profileError places the error of an unknown profile at the last layer
+// naming it, with a suggestion.
+func profileError(err error, name string, layers []*Config) error {
+	for i := len(layers) - 1; i >= 0; i-- {
+		if layers[i] != nil && layers[i].Profile != "" {
+			e := err.(*Error)
+			e.File = layers[i].file
+			e.Line, e.Column = layers[i].profileAt[0], layers[i].profileAt[1]
+			if sg := Suggest(name, Profiles()); sg != "" {
+				e.Msg += "; did you mean " + sg + "?"
+			}
+			break
+		}
+	}
+	return err
+}
+
+// resolveLabels resolves what the published table shows and how: the
+// statistics, decimals, total labels and the suppression marker.
+func resolveLabels(merged *Config, s *Settings) error {
+	if merged.Publish != nil {
+		s.Publish = *merged.Publish
+	}
+	if merged.Decimals != nil {
+		if *merged.Decimals < 0 || *merged.Decimals > 12 {
+			return &Error{Msg: fmt.Sprintf("decimals must be 0..12, got %d", *merged.Decimals), Err: ErrInvalid}
+		}
+		s.Decimals = *merged.Decimals
+	}
+	if merged.TotalLabel != nil {
+		if len(*merged.TotalLabel) == 0 {
+			return &Error{Msg: "total_label must name at least one label", Err: ErrInvalid}
+		}
+		s.TotalLabel = (*merged.TotalLabel)[0]
+		s.TotalLabels = slices.Clone(*merged.TotalLabel)
+	} else {
+		s.TotalLabels = []string{s.TotalLabel}
+	}
+	if len(merged.Totals) > 0 {
+		s.Totals = map[string][]string{}
+		for d, l := range merged.Totals {
+			s.Totals[d] = slices.Clone(l)
+		}
+	}
+	if merged.Marker != nil {
+		if err := CheckMarker(*merged.Marker); err != nil {
+			return &Error{Err: err}
+		}
+		s.Marker = *merged.Marker
+	}
+	if merged.Markers != nil {
+		s.Markers = merged.Markers
+	}
+	if strings.TrimSpace(s.TotalLabel) == "" {
+		return &Error{Msg: "total_label must not be empty: the margins would read as empty levels", Err: ErrInvalid}
+	}
+	if s.TotalLabel == s.Marker {
+		return &Error{Msg: fmt.Sprintf("total_label %q is also the suppression marker: a margin's label and a suppressed value could not be told apart", s.TotalLabel), Err: ErrInvalid}
+	}
+	return nil
+}
+
+// resolveOutput resolves the output section into out.
+func resolveOutput(o *Output, out *OutputSettings) error {
+	if o == nil {
+		return nil
+	}
+	*out = OutputSettings{SafeXLSX: deref(o.SafeXLSX), Annotated: deref(o.Annotated), Findings: deref(o.Findings), HTML: deref(o.HTML), ACRO: deref(o.ACRO), Apriori: deref(o.Apriori), Layout: o.Layout}
+	if o.Layout != "" && o.Layout != "long" && o.Layout != "wide" {
+		return &Error{Msg: fmt.Sprintf("output.layout must be long or wide, got %q", o.Layout), Err: ErrInvalid}
+	}
+	return nil
 }
 
 // resolveSuppression resolves the suppression section.

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -51,10 +51,6 @@ type tableHints struct {
 	ap   *aprioriResult
 	prev *previousResult
 }
-
-// aprioriOf holds each table's hints between Evaluate's decisions and its
-// secondary suppression (suppressOptions).
-var aprioriOf sync.Map // *audit.Table -> *tableHints
 
 // applyApriori applies the a-priori cells to a decided table; a cell
 // naming no cell of the table, or giving the wrong number of codes, is an
@@ -115,7 +111,7 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 			if statusOf(c) != audit.StatusPrimary {
 				c.Status = audit.StatusPrimary
 			}
-			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Status: audit.Fail,
+			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Outcome: audit.Fail,
 				Text:    "unsafe a priori (" + a.Source + ")",
 				Figures: []audit.Figure{audit.TextFig("status", "u"), audit.TextFig("source", a.Source)}})
 		case configs.AprioriEmpty:
@@ -123,7 +119,7 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 			r.keep[c] = true
 		case configs.AprioriProtected:
 			r.keep[c] = true
-			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Status: audit.Pass,
+			c.Findings = append(c.Findings, audit.Finding{Rule: aprioriRule, Outcome: audit.Pass,
 				Text:    "protected a priori from secondary suppression (" + a.Source + ")",
 				Figures: []audit.Figure{audit.TextFig("status", "p"), audit.TextFig("source", a.Source)}})
 		}
@@ -137,15 +133,14 @@ func applyApriori(t *audit.Table, cells []configs.AprioriCell) (*aprioriResult, 
 	return r, nil
 }
 
-// withApriori sets the a-priori costs and protection levels of table t,
-// if any, on the options of its secondary suppression and audit.
-func withApriori(t *audit.Table, opt *suppress.Options) {
-	v, ok := aprioriOf.Load(t)
-	if !ok {
+// withApriori sets the a-priori costs and protection levels and the
+// previous release's costs of a table (h, nil for none) on the options of
+// its secondary suppression and audit.
+func withApriori(h *tableHints, opt *suppress.Options) {
+	if h == nil {
 		return
 	}
-	h := v.(*tableHints)
-	defer withPrevious(t, opt, h.prev)
+	defer withPrevious(opt, h.prev)
 	r := h.ap
 	if r == nil {
 		return
@@ -223,8 +218,8 @@ func failing(c *audit.Cell, skip string) string {
 		if f.Rule == skip || f.Rule == overrideRule || f.Rule == "secondary" || f.Rule == "interval_audit" {
 			continue
 		}
-		if f.Status == audit.Fail || f.Status == audit.Review {
-			parts = append(parts, f.Rule+" "+map[audit.Outcome]string{audit.Fail: "fails", audit.Review: "needs review"}[f.Status]+" ("+f.Message()+")")
+		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
+			parts = append(parts, f.Rule+" "+map[audit.Outcome]string{audit.Fail: "fails", audit.Review: "needs review"}[f.Outcome]+" ("+f.Message()+")")
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -269,14 +264,14 @@ func captureSide(src readers.Source, s *configs.Settings) (*sideCapture, error) 
 		}
 		i, ok := idx[name]
 		if !ok {
-			return nil, missingColumn(file, name, []string{"cost", "status", "lower_pl", "upper_pl"}[k], header)
+			return nil, cells.MissingColumn(file, name, []string{"cost", "status", "lower_pl", "upper_pl"}[k], header)
 		}
 		sc.cols[k] = i
 	}
 	for _, d := range c.Dims {
 		i, ok := idx[d]
 		if !ok {
-			return nil, missingColumn(file, d, "dimension", header)
+			return nil, cells.MissingColumn(file, d, "dimension", header)
 		}
 		sc.dims = append(sc.dims, i)
 	}

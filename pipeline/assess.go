@@ -53,7 +53,7 @@ func markUnassessed(t *audit.Table, sensitive []string) {
 			if !slices.Contains(sensitive, f.Rule) {
 				continue
 			}
-			if f.Status != audit.NotApplicable {
+			if f.Outcome != audit.NotApplicable {
 				assessed = true
 				break
 			}
@@ -76,7 +76,7 @@ func markUnassessed(t *audit.Table, sensitive []string) {
 		if len(needs) > 0 {
 			figs = append(figs, audit.TextsFig("needs", needs))
 		}
-		c.Findings = append(c.Findings, audit.Finding{Rule: unassessedRule, Status: audit.Review, Text: text, Figures: figs})
+		c.Findings = append(c.Findings, audit.Finding{Rule: unassessedRule, Outcome: audit.Review, Text: text, Figures: figs})
 		c.Status = audit.StatusReview
 	}
 }

@@ -113,10 +113,10 @@ func measure(cpu *time.Duration, f func()) float64 {
 	return heap
 }
 
-// report adds the metrics every benchmark here reports: rows/s,
+// reportMetrics adds the metrics every benchmark here reports: rows/s,
 // peak-heap-MiB and cpu-s/op (the process's CPU time per run, every
 // thread, the steadier figure on a loaded machine).
-func report(b *testing.B, rows int, heap float64, cpu time.Duration) {
+func reportMetrics(b *testing.B, rows int, heap float64, cpu time.Duration) {
 	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(heap, "peak-heap-MiB")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/op")
@@ -178,7 +178,7 @@ func benchPlainCSV(b *testing.B, path string, rows int) {
 			}
 		})
 	}
-	report(b, rows, heap, cpu)
+	reportMetrics(b, rows, heap, cpu)
 }
 
 func benchCheck(b *testing.B, path string, rows int, extra string) {
@@ -199,7 +199,7 @@ func benchCheck(b *testing.B, path string, rows int, extra string) {
 	if cells != 51*41*11 {
 		b.Fatalf("%d cells, want %d", cells, 51*41*11)
 	}
-	report(b, rows, heap, cpu)
+	reportMetrics(b, rows, heap, cpu)
 }
 
 // genHoldings writes rows records with the dimensions of genMicrodata and a
@@ -249,7 +249,7 @@ func BenchmarkCheckHoldings(b *testing.B) {
 					}
 				})
 			}
-			report(b, rows, heap, cpu)
+			reportMetrics(b, rows, heap, cpu)
 		})
 	}
 }
@@ -275,7 +275,7 @@ func BenchmarkGroupingFloor(b *testing.B) {
 				}
 			})
 		}
-		report(b, rows, heap, cpu)
+		reportMetrics(b, rows, heap, cpu)
 	})
 }
 

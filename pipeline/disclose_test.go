@@ -64,7 +64,7 @@ func TestAllZeroCellIsPrimary(t *testing.T) {
 			if z.Status != audit.StatusPrimary {
 				t.Fatalf("all-zero cell z: status %s, want primary; findings %+v", z.Status, z.Findings)
 			}
-			if f, ok := findingOf(z, "all_zero"); !ok || f.Status != audit.Fail {
+			if f, ok := findingOf(z, "all_zero"); !ok || f.Outcome != audit.Fail {
 				t.Fatalf("all-zero cell z: all_zero finding %+v", f)
 			}
 			if a := cellByKey(t, tab, "a"); a.Status != audit.StatusOK {
@@ -114,7 +114,7 @@ func TestMinMaxPrimaryByDefault(t *testing.T) {
 	}
 	for _, c := range tab.Cells {
 		f, ok := findingOf(c, "minmax")
-		if c.Status != audit.StatusPrimary || !ok || f.Status != audit.Fail || !strings.Contains(f.Message(), "exact value") {
+		if c.Status != audit.StatusPrimary || !ok || f.Outcome != audit.Fail || !strings.Contains(f.Message(), "exact value") {
 			t.Errorf("cell %v: status %s, minmax finding %+v", c.Key, c.Status, f)
 		}
 	}
@@ -157,7 +157,7 @@ func TestAllMissingCellIsReview(t *testing.T) {
 	if aq.Status != audit.StatusReview {
 		t.Fatalf("all-missing cell a/q: status %s, want review; findings %+v", aq.Status, aq.Findings)
 	}
-	if f, ok := findingOf(aq, "missing"); !ok || f.Status != audit.Review || !strings.Contains(f.Message(), "missing") {
+	if f, ok := findingOf(aq, "missing"); !ok || f.Outcome != audit.Review || !strings.Contains(f.Message(), "missing") {
 		t.Fatalf("a/q missing finding %+v", f)
 	}
 	// b/q has no records at all: an empty cell, not a missing one
@@ -198,10 +198,10 @@ func TestAggregateMarginsMustAddUp(t *testing.T) {
 			t.Fatalf("%s: no consistency finding", k)
 		}
 		if review[k] {
-			if c.Status != audit.StatusReview || f.Status != audit.Review || !strings.Contains(f.Message(), "difference") {
+			if c.Status != audit.StatusReview || f.Outcome != audit.Review || !strings.Contains(f.Message(), "difference") {
 				t.Errorf("%s: status %s, finding %+v; want review with the difference", k, c.Status, f)
 			}
-		} else if c.Status != audit.StatusOK || f.Status != audit.Pass {
+		} else if c.Status != audit.StatusOK || f.Outcome != audit.Pass {
 			t.Errorf("%s: status %s, finding %+v; want ok", k, c.Status, f)
 		}
 	}
@@ -425,7 +425,7 @@ func TestConsistencyOracle(t *testing.T) {
 			if !ok {
 				t.Fatalf("%v: no consistency finding", c.Key)
 			}
-			if f.Status == audit.Review {
+			if f.Outcome == audit.Review {
 				got[strings.Join(c.Key, "/")] = true
 				if c.Status == audit.StatusOK {
 					t.Errorf("%v: consistency review but status ok", c.Key)
@@ -544,14 +544,14 @@ func TestMicrodataDisclosureOracle(t *testing.T) {
 			fz, _ := findingOf(c, "all_zero")
 			fm, _ := findingOf(c, "missing")
 			fx, _ := findingOf(c, "minmax")
-			if (fz.Status == audit.Fail) != allZero {
-				t.Errorf("%v: all_zero %s, brute force all zero = %v", c.Key, fz.Status, allZero)
+			if (fz.Outcome == audit.Fail) != allZero {
+				t.Errorf("%v: all_zero %s, brute force all zero = %v", c.Key, fz.Outcome, allZero)
 			}
-			if (fm.Status == audit.Review) != missing {
-				t.Errorf("%v: missing %s, brute force all missing = %v", c.Key, fm.Status, missing)
+			if (fm.Outcome == audit.Review) != missing {
+				t.Errorf("%v: missing %s, brute force all missing = %v", c.Key, fm.Outcome, missing)
 			}
-			if (fx.Status == audit.Fail) != (len(vals) > 0) {
-				t.Errorf("%v: minmax %s with %d values", c.Key, fx.Status, len(vals))
+			if (fx.Outcome == audit.Fail) != (len(vals) > 0) {
+				t.Errorf("%v: minmax %s with %d values", c.Key, fx.Outcome, len(vals))
 			}
 			if (c.Status == audit.StatusOK) != (len(vals) == 0 && rows == 0) {
 				t.Errorf("%v: status %s with %d records, %d values", c.Key, c.Status, rows, len(vals))

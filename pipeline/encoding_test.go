@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -263,7 +264,7 @@ func TestEmptyLevels(t *testing.T) {
 			if c.Key[0] == "" {
 				t.Fatalf("a cell with an empty key: %q", c.Key)
 			}
-			if c.Key[0] == EmptyLevel && c.Key[1] == tab.TotalLabel {
+			if c.Key[0] == cells.EmptyLevel && c.Key[1] == tab.TotalLabel {
 				found = c.N == nEmpty
 			}
 		}
@@ -288,7 +289,7 @@ func TestEmptyLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab.Warnings = slices.DeleteFunc(tab.Warnings, func(w string) bool { return w == noMargins }) // a table without margins
-	if tab.Cells[1].Key[0] != EmptyLevel || len(tab.Warnings) != 1 || !strings.Contains(tab.Warnings[0], `(row 3)`) {
+	if tab.Cells[1].Key[0] != cells.EmptyLevel || len(tab.Warnings) != 1 || !strings.Contains(tab.Warnings[0], `(row 3)`) {
 		t.Fatalf("key %q warnings %q", tab.Cells[1].Key, tab.Warnings)
 	}
 	_, err = auditText(t, "g,n\n(empty),3\nb,1\n ,4\n", "columns: {dims: [g], count: n}\n")

@@ -1,25 +1,22 @@
 package pipeline
 
 // Entry points for the commands that read one table without writing
-// reports: the suppression audit of a received table (sdcaudit audit), the
-// cells of a table for rule calibration (sdcaudit rules compare) and one
-// column of values (sdcaudit moments --values). They honour the context the
-// caller cancels (the command line's interrupt) and report unreadable input
-// as *readers.Error.
+// reports: the suppression audit of a received table (sdcaudit audit) and
+// the cells of a table for rule calibration (sdcaudit rules compare). They
+// honour the context the caller cancels (the command line's interrupt) and
+// report unreadable input as *readers.Error.
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
-	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -36,11 +33,11 @@ func LoadFile(ctx context.Context, path string, s *configs.Settings) (*audit.Tab
 
 // loadFile is LoadFile with an optional wrapper around the table's source.
 func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(readers.Source) readers.Source) (*audit.Table, error) {
-	s, detection, err := detectLayout(path, s)
+	s, detection, err := cells.DetectLayout(path, s)
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := readers.Open(path, ReaderOptions(s))
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +57,7 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 	if err != nil {
 		return nil, err
 	}
-	noteDetection(t, detection)
+	cells.NoteDetection(t, detection)
 	return t, nil
 }
 
@@ -75,16 +72,16 @@ func loadFile(ctx context.Context, path string, s *configs.Settings, wrap func(r
 // value is published) is a *readers.Error wrapping errUnmodelledMarker:
 // auditing without it would pass a pattern it never saw.
 func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit *time.Duration) (*audit.Table, *audit.Intervals, error) {
-	s, detection, err := detectLayout(path, s)
+	s, detection, err := cells.DetectLayout(path, s)
 	if err != nil {
 		return nil, nil, err
 	}
 	// mapped are the table's long columns: the audit reads the
 	// dimensions and one value column (the total, else the count) of them.
-	mapped, wide := s.Columns, isWide(s.Columns)
+	mapped, wide := s.Columns, cells.IsWide(s.Columns)
 	if wide {
 		// every body cell is the one value column: all are modelled
-		long, err := longColumns(s.Columns)
+		long, err := cells.LongColumns(s.Columns)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,18 +106,18 @@ func AuditFile(ctx context.Context, path string, s *configs.Settings, timeLimit 
 	}
 	// as for every table: a marker in a column the audit does not read
 	// (the count block where the audited total is published) is refused
-	var guard *markerGuard
+	var guard *cells.MarkerGuard
 	t, err := loadFile(ctx, path, s, func(src readers.Source) readers.Source {
-		guard = newMarkerGuard(src, mapped, cols, s.Markers)
+		guard = cells.NewMarkerGuard(src, mapped, cols, s.Markers)
 		return guard
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if guard.found != nil {
-		return nil, nil, guard.found
+	if guard.Found != nil {
+		return nil, nil, guard.Found
 	}
-	noteDetection(t, detection)
+	cells.NoteDetection(t, detection)
 	return auditTable(ctx, path, t, s, timeLimit)
 }
 
@@ -152,86 +149,4 @@ func auditTable(ctx context.Context, path string, t *audit.Table, s *configs.Set
 		}
 	}
 	return t, &res, nil
-}
-
-// Column is one numeric column of a table file, read exactly.
-type Column struct {
-	// Values are the column's numbers in file order.
-	Values []decimal.Dec
-	// Missing counts the empty and NA cells, which are not values.
-	Missing int
-}
-
-// ReadColumn reads the named column of the first table of a file. Every
-// value must be a number (at most decimal.MaxScale decimals), non-negative
-// when nonNegative; empty and NA cells are counted as missing. A problem is
-// a *readers.Error naming the file, row and column; a column with no
-// values is one too.
-func ReadColumn(ctx context.Context, path, column string, nonNegative bool) (*Column, error) {
-	srcs, err := readers.Open(path, readers.Options{})
-	if err != nil {
-		return nil, asInput(path, err)
-	}
-	defer func() {
-		for _, s := range srcs {
-			s.Close()
-		}
-	}()
-	src := srcs[0]
-	col := slices.Index(src.Header(), column)
-	if col < 0 {
-		return nil, &readers.Error{File: path, Row: 1, Column: column, Err: fmt.Errorf("%w (columns: %s)", readers.ErrColumn, readers.ColumnList(src.Header()))}
-	}
-	out := &Column{}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		b, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, asInput(path, err)
-		}
-		for i, row := range b.Rows {
-			v := strings.TrimSpace(row[col])
-			if v == "" || strings.EqualFold(v, "NA") {
-				out.Missing++
-				continue
-			}
-			d, err := columnValue(v, nonNegative)
-			if err != nil {
-				return nil, &readers.Error{File: path, Row: b.Lines[i], Column: column, Value: v, Err: err}
-			}
-			out.Values = append(out.Values, d)
-		}
-	}
-	if len(out.Values) == 0 {
-		return nil, &readers.Error{File: path, Column: column, Err: errors.New("no values")}
-	}
-	return out, nil
-}
-
-func columnValue(v string, nonNegative bool) (decimal.Dec, error) {
-	d, err := decimal.Parse(v)
-	if err != nil {
-		if strings.Contains(err.Error(), "decimal places") {
-			return d, fmt.Errorf("%w: more than %d decimal places (the most kept exactly)", readers.ErrNotNumber, decimal.MaxScale)
-		}
-		return d, readers.ErrNotNumber
-	}
-	if nonNegative && d.Sign() < 0 {
-		return d, errors.New("negative value: the Lehmer-mean attack assumes non-negative values")
-	}
-	return d, nil
-}
-
-// asInput makes err a *readers.Error for path unless it already is one.
-func asInput(path string, err error) error {
-	var re *readers.Error
-	if errors.As(err, &re) {
-		return err
-	}
-	return &readers.Error{File: path, Err: err}
 }

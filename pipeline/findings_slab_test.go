@@ -91,11 +91,11 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 		before[i] = append([]audit.Finding(nil), c.Findings...)
 	}
 	for _, c := range tab.Cells {
-		c.Findings = append(c.Findings, audit.Finding{Rule: "extra", Status: audit.Review, Text: "appended"})
+		c.Findings = append(c.Findings, audit.Finding{Rule: "extra", Outcome: audit.Review, Text: "appended"})
 	}
 	for i, c := range tab.Cells {
 		for j, f := range before[i] {
-			if g := c.Findings[j]; g.Rule != f.Rule || g.Status != f.Status || g.Text != f.Text || g.Cell != f.Cell {
+			if g := c.Findings[j]; g.Rule != f.Rule || g.Outcome != f.Outcome || g.Text != f.Text || g.Cell != f.Cell {
 				t.Fatalf("appending to the cells changed cell %d's finding %d: %s, was %s", i, j, g.Rule, f.Rule)
 			}
 		}

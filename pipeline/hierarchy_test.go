@@ -19,6 +19,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -575,7 +576,7 @@ func TestParentColumnsEmptyCode(t *testing.T) {
 	for _, c := range tab.Cells {
 		got[c.Key[0]] = c.Total.String()
 	}
-	want := map[string]string{"N11": "5", EmptyLevel: "7", "S1": "1", "N1": "12", "S": "1", "Total": "13"}
+	want := map[string]string{"N11": "5", cells.EmptyLevel: "7", "S1": "1", "N1": "12", "S": "1", "Total": "13"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("cells %v, want %v", got, want)
 	}

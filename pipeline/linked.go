@@ -12,8 +12,8 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/link"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/internal/unionfind"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
-	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -65,16 +65,16 @@ func linkKey(s *configs.Settings, path, page string) (key string, ok bool) {
 	if err != nil {
 		file = path
 	}
-	ro := ReaderOptions(s)
+	ro := cells.ReaderOptions(s)
 	return strings.Join([]string{file, page, s.Microdata.Value, s.Microdata.Holding, s.TotalLabel, ro.Format, string(ro.Delimiter), s.Input.Range}, "\x00"), true
 }
 
 func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
-	lp := &linkPlan{of: make([]int, len(units)), on: opt.Linked}
+	lp := &linkPlan{of: make([]int, len(units)), on: opt.Link == LinkOn}
 	for i := range lp.of {
 		lp.of[i] = -1
 	}
-	if !opt.Linked && !opt.LinkedOff {
+	if !opt.Link.Grouped() {
 		return lp, nil
 	}
 	// Union-find over the units: the same microdata, then links:.
@@ -141,17 +141,6 @@ func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
 // deferred reports whether unit k is protected with its group after every
 // table of the run is evaluated.
 func (lp *linkPlan) deferred(k int) bool { return lp.on && lp.of[k] >= 0 }
-
-// settings returns the settings to evaluate unit k with: without
-// protection when its group protects it later.
-func (lp *linkPlan) settings(k int, s *configs.Settings) *configs.Settings {
-	if !lp.deferred(k) {
-		return s
-	}
-	c := *s
-	c.Suppression.Secondary, c.Suppression.Audit = false, false
-	return &c
-}
 
 // link is the Link of unit k (named name) for its report, or nil.
 func (lp *linkPlan) link(k int, name string) *audit.Link {
@@ -258,7 +247,7 @@ func readCover(ctx context.Context, path, page string, s *configs.Settings, dims
 	cs.Microdata = &md
 	cs.Measure = nil
 	cs.Publish = configs.Publish{}
-	srcs, err := readers.Open(path, ReaderOptions(&cs))
+	srcs, err := readers.Open(path, cells.ReaderOptions(&cs))
 	if err != nil {
 		return nil, "", err
 	}
@@ -276,11 +265,11 @@ func readCover(ctx context.Context, path, page string, s *configs.Settings, dims
 	if src == nil {
 		return nil, fmt.Sprintf("the sheet %q of %s could not be read again for the cover table", page, path), nil
 	}
-	sc, err := compileSchema(&cs, path)
+	sc, err := cells.CompileSchema(&cs, path)
 	if err != nil {
 		return nil, "", err
 	}
-	cover, err := loadTable(ctx, src, &cs, sc, rules.Needs{}, nil, workers)
+	cover, err := cells.Load(ctx, cells.Input{Src: src, Settings: &cs, Schema: sc, Workers: workers, Finishing: cellsStage(ctx)})
 	if err != nil {
 		return nil, "", err
 	}
@@ -291,7 +280,7 @@ func readCover(ctx context.Context, path, page string, s *configs.Settings, dims
 // linked exactly) and sends its primary cells to review with the reason.
 func protectApart(ctx context.Context, members []*audit.Table, settings []*configs.Settings, reason string, workers int) error {
 	for a, t := range members {
-		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t)); err != nil {
+		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t), nil); err != nil {
 			return err
 		}
 		var others []string

@@ -57,6 +57,14 @@ func firmRelease(t testing.TB, dir string, seed uint64) (string, map[string]stri
 }
 
 // runRelease audits tables of one microdata file (dims per table).
+// linkIf is LinkOn when on, else LinkNone.
+func linkIf(on bool) LinkMode {
+	if on {
+		return LinkOn
+	}
+	return LinkNone
+}
+
 func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *Result {
 	t.Helper()
 	var jobs []Job
@@ -65,7 +73,7 @@ func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *R
 		noClock(s, "")
 		jobs = append(jobs, Job{Path: path, Name: strings.Join(d, "_x_"), Settings: s})
 	}
-	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Linked: linked})
+	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,7 +449,7 @@ func TestLinkedNoSharedCellsIdentical(t *testing.T) {
 			{Path: a, Name: "a", Settings: settings(t, "microdata: {dims: [region, sector], value: turnover}\n")},
 			{Path: b, Name: "b", Settings: settings(t, "microdata: {dims: [region, size], value: turnover}\n")},
 		}
-		if _, err := Run(context.Background(), jobs, Options{Out: out, Workers: 2, Log: zerolog.Nop(), Linked: linked, Version: "test"}); err != nil {
+		if _, err := Run(context.Background(), jobs, Options{Out: out, Workers: 2, Log: zerolog.Nop(), Link: linkIf(linked), Version: "test"}); err != nil {
 			t.Fatal(err)
 		}
 		outs[linked] = out
@@ -482,7 +490,7 @@ func TestLinkedTooLargeGoesToReview(t *testing.T) {
 			prim++
 			found := false
 			for _, f := range c.Findings {
-				found = found || f.Rule == "linked" && f.Status == audit.Review
+				found = found || f.Rule == "linked" && f.Outcome == audit.Review
 			}
 			if !found {
 				t.Fatalf("%s %v: primary without a linked review finding", tb.Name, c.Key)

@@ -126,7 +126,7 @@ func TestLinksAggregateResistJointAttack(t *testing.T) {
 			dir := t.TempDir()
 			micro, _ := firmRelease(t, dir, seed)
 			jobs := aggregateJobs(t, micro, dir, shape)
-			res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 4, Log: zerolog.Nop(), Linked: true, Links: [][]string{jobNames(jobs)}})
+			res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 4, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{jobNames(jobs)}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +170,7 @@ func TestLinksAggregateUnlinkedIdentical(t *testing.T) {
 	outs := map[bool]string{}
 	for _, linked := range []bool{false, true} {
 		out := filepath.Join(dir, fmt.Sprint("out", linked))
-		res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 2, Log: zerolog.Nop(), Linked: linked, Version: "test"})
+		res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 2, Log: zerolog.Nop(), Link: linkIf(linked), Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestLinksAggregateMismatchAndUnknown(t *testing.T) {
 	if err := os.WriteFile(jobs[1].Path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 2, Log: zerolog.Nop(), Linked: true, Links: [][]string{jobNames(jobs)}})
+	res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 2, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{jobNames(jobs)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestLinksAggregateMismatchAndUnknown(t *testing.T) {
 				continue
 			}
 			prim++
-			if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Rule == "linked" && f.Status == audit.Review }) {
+			if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Rule == "linked" && f.Outcome == audit.Review }) {
 				t.Errorf("%s %v: primary without a linked review finding", tb.Name, c.Key)
 			}
 		}
@@ -240,7 +240,7 @@ func TestLinksAggregateMismatchAndUnknown(t *testing.T) {
 	if prim == 0 {
 		t.Fatal("no primary cells")
 	}
-	_, err = Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out2"), Workers: 2, Log: zerolog.Nop(), Linked: true, Links: [][]string{{"region_x_sector", "region_x_sise"}}})
+	_, err = Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out2"), Workers: 2, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{{"region_x_sector", "region_x_sise"}}})
 	var ce *configs.Error
 	if !errors.As(err, &ce) || !errors.Is(err, configs.ErrInvalid) || !strings.Contains(err.Error(), `"region_x_sise" is not a table`) || !strings.Contains(err.Error(), "did you mean region_x_size") {
 		t.Fatalf("unknown table in links: %v", err)

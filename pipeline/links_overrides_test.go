@@ -64,7 +64,7 @@ func TestLinkedKeepsProtectedOverrides(t *testing.T) {
 
 func runJobs(t testing.TB, jobs []Job, out string) *Result {
 	t.Helper()
-	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Linked: true})
+	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: LinkOn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -316,7 +316,7 @@ func TestLinksInferredMarginsResistAttack(t *testing.T) {
 }
 
 func inferredAttack(t *testing.T, dir string, jobs []Job) {
-	res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 2, Log: zerolog.Nop(), Linked: true, Links: [][]string{jobNames(jobs)}})
+	res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 2, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{jobNames(jobs)}})
 	if err != nil {
 		t.Fatal(err)
 	}

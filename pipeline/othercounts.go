@@ -6,6 +6,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 )
 
 // otherCount is a count column of a long table besides its count:
@@ -26,7 +27,7 @@ func otherCounts(t *audit.Table) []otherCount {
 		if c.Role != audit.RoleCount || !c.Audited {
 			continue
 		}
-		key := ExtraStat(c.Column)
+		key := cells.ExtraStat(c.Column)
 		for _, col := range t.Columns {
 			if col == key {
 				out = append(out, otherCount{key, c.Column})
@@ -74,10 +75,10 @@ func evaluateOtherCounts(ctx context.Context, t *audit.Table, rs *RuleSet) error
 		}
 		for i, c := range s.Cells {
 			for _, f := range c.Findings {
-				if f.Status != audit.Fail && f.Status != audit.Review {
+				if f.Outcome != audit.Fail && f.Outcome != audit.Review {
 					continue
 				}
-				t.Cells[i].Findings = append(t.Cells[i].Findings, audit.Finding{Rule: f.Rule, Status: f.Status, Text: k.column + ": " + f.Message(), Figures: f.FigureList()})
+				t.Cells[i].Findings = append(t.Cells[i].Findings, audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Text: k.column + ": " + f.Message(), Figures: f.FigureList()})
 			}
 		}
 	}
@@ -93,7 +94,7 @@ func protectOtherCounts(ctx context.Context, t *audit.Table, opt suppress.Option
 	added := false
 	for _, k := range otherCounts(t) {
 		o := opt
-		o.Value, o.Column = "count", k.key
+		o.Role, o.Column = audit.RoleCount, k.key
 		o.Protection.Min = 1
 		before := t.Summarize().Secondary
 		var res *audit.Intervals
@@ -130,7 +131,7 @@ func protectOtherCounts(ctx context.Context, t *audit.Table, opt suppress.Option
 			case r.Undetermined:
 				what = "could not be decided within the audit's limits"
 			}
-			c.Findings = append(c.Findings, audit.Finding{Rule: "interval_audit", Status: audit.Review, Text: fmt.Sprintf("%s: this cell's %s %s", k.column, k.column, what)})
+			c.Findings = append(c.Findings, audit.Finding{Rule: "interval_audit", Outcome: audit.Review, Text: fmt.Sprintf("%s: this cell's %s %s", k.column, k.column, what)})
 			if c.Status == audit.StatusOK {
 				c.Status = audit.StatusReview
 			}

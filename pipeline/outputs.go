@@ -4,10 +4,12 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -101,4 +103,87 @@ func writeRunFiles(ctx context.Context, dir string, r *Result, html, acro bool) 
 		return nil, err
 	}
 	return append(files, "summary.json"), nil
+}
+
+// outputWriters are the writers of a table read from src: those of the
+// settings, with outputs that look like the input for a wide table: the
+// annotated copy of its workbook, and the safe tables laid out wide unless
+// output.layout is long.
+func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWriter {
+	ws := tableWriters(s)
+	ws0, ok := readers.As[readers.WideSource](src)
+	if !ok {
+		return ws
+	}
+	lay := ws0.Layout()
+	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
+		UnzipLimit: readers.MaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.MaxXLSXUnzipSize)}
+	x.Top, x.Bottom, x.Left = tableWindow(lay)
+	for i, k := range lay.Keys {
+		key := strings.Join(k, "\x00")
+		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})
+	}
+	wide := s.Output.Layout != "long"
+	for i, w := range ws {
+		switch w := w.(type) {
+		case writers.Annotated:
+			if lay.Format == "xlsx" {
+				ws[i] = writers.AnnotatedCopy{Layout: x}
+			}
+		case writers.SafeCSV:
+			if wide {
+				ws[i] = writers.SafeWideCSV{Options: w.Options, Layout: x}
+			}
+		case writers.SafeXLSX:
+			if wide {
+				ws[i] = writers.SafeWideXLSX{Options: w.Options, Layout: x}
+			}
+		}
+	}
+	return ws
+}
+
+// tableWindow bounds a wide table on its sheet: from its first title row
+// that holds something (else its first header row) to its last note row
+// that holds something (else its last body row), and from the leftmost
+// column any of those rows uses.
+func tableWindow(lay *readers.WideLayout) (top, bottom, left int) {
+	used := func(r int) bool {
+		if r < 1 || r > len(lay.Rows) {
+			return false
+		}
+		for _, v := range lay.Rows[r-1] {
+			if strings.TrimSpace(v) != "" {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rows := range [][]int{lay.Titles, lay.Header, lay.Body} {
+		for _, r := range rows {
+			if used(r) && (top == 0 || r < top) {
+				top = r
+			}
+		}
+	}
+	for _, rows := range [][]int{lay.Header, lay.Body, lay.Notes} {
+		for _, r := range rows {
+			if used(r) && r > bottom {
+				bottom = r
+			}
+		}
+	}
+	if top == 0 || bottom < top {
+		return 0, 0, 0
+	}
+	left = -1
+	for r := top; r <= bottom; r++ {
+		for j, v := range lay.Rows[r-1] {
+			if strings.TrimSpace(v) != "" && (left < 0 || j < left) {
+				left = j
+				break
+			}
+		}
+	}
+	return top, bottom, max(left, 0)
 }

@@ -18,11 +18,12 @@ const overrideRule = "override"
 // cell ok (the rules' findings stay in the reports), suppress makes a cell
 // primary, protected keeps a cell out of secondary suppression. Each adds
 // an "override" finding with its reason and author and is listed in
-// t.Overrides. An override naming an unknown dimension, missing one, or
-// matching no cell is an error (every problem is reported at once).
-func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cell]bool, err error) {
+// t.Overrides (protectedCells reads the cells kept from there). An
+// override naming an unknown dimension, missing one, or matching no cell
+// is an error (every problem is reported at once).
+func applyOverrides(t *audit.Table, ovs []configs.Override) error {
 	if len(ovs) == 0 {
-		return nil, nil
+		return nil
 	}
 	byKey := make(map[string]*audit.Cell, len(t.Cells))
 	for _, c := range t.Cells {
@@ -61,7 +62,7 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cel
 			errs = append(errs, fmt.Errorf("%s: override %s matches no cell of table %s", o.Source, t.KeyString(key), t.Name))
 			continue
 		}
-		f := audit.Finding{Rule: overrideRule, Status: audit.Pass, Figures: []audit.Figure{
+		f := audit.Finding{Rule: overrideRule, Outcome: audit.Pass, Figures: []audit.Figure{
 			audit.TextFig("action", o.Action), audit.TextFig("reason", o.Reason), audit.TextFig("by", o.By), audit.TextFig("source", o.Source)}}
 		switch o.Action {
 		case configs.OverrideSafe:
@@ -70,15 +71,11 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cel
 				c.Status = audit.StatusOK
 			}
 		case configs.OverrideSuppress:
-			f.Status = audit.Fail
+			f.Outcome = audit.Fail
 			f.Text = "suppressed by " + o.By + ": " + o.Reason
 			c.Status = audit.StatusPrimary
 		case configs.OverrideProtected:
 			f.Text = "protected from secondary suppression by " + o.By + ": " + o.Reason
-			if keep == nil {
-				keep = map[*audit.Cell]bool{}
-			}
-			keep[c] = true
 		default:
 			errs = append(errs, fmt.Errorf("%s: override action %q: want safe, suppress or protected", o.Source, o.Action))
 			continue
@@ -87,9 +84,9 @@ func applyOverrides(t *audit.Table, ovs []configs.Override) (keep map[*audit.Cel
 		t.Overrides = append(t.Overrides, audit.Override{Key: slices.Clone(c.Key), Cell: t.KeyString(c.Key), Action: o.Action, Reason: o.Reason, By: o.By, Source: o.Source})
 	}
 	if len(errs) > 0 {
-		return nil, &configs.Error{Msg: errors.Join(errs...).Error(), Err: configs.ErrInvalid}
+		return &configs.Error{Msg: errors.Join(errs...).Error(), Err: configs.ErrInvalid}
 	}
-	return keep, nil
+	return nil
 }
 
 // overrideStatuses records each override's cell status once the table is
@@ -109,16 +106,12 @@ func overrideStatuses(t *audit.Table) {
 	}
 }
 
-func statusOf(c *audit.Cell) audit.Status {
-	if c.Status == "" {
-		return audit.StatusOK
-	}
-	return c.Status
-}
+func statusOf(c *audit.Cell) audit.Status { return c.Status.Effective() }
 
 // protectedCells are the cells of a decided table that an override keeps
-// out of secondary suppression (action protected), for tables protected
-// after Evaluate (linked tables, linked.go).
+// out of secondary suppression (action protected, as applyOverrides
+// recorded them in t.Overrides): for Protect and for tables protected with
+// their linked tables (linked.go).
 func protectedCells(t *audit.Table) map[*audit.Cell]bool {
 	var keep map[*audit.Cell]bool
 	var byKey map[string]*audit.Cell

@@ -96,7 +96,7 @@ func TestOverrides(t *testing.T) {
 			t.Errorf("override finding %+v", f)
 		}
 		// the rule's own finding stays in the reports
-		if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Rule == "threshold" && f.Status == audit.Fail }) {
+		if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Rule == "threshold" && f.Outcome == audit.Fail }) {
 			t.Errorf("the threshold finding is gone: %+v", c.Findings)
 		}
 		if len(tab.Overrides) != 1 || tab.Overrides[0].By != "J. Smith" || tab.Overrides[0].Status != audit.StatusOK {

@@ -181,7 +181,7 @@ func cellText(c *audit.Cell) string {
 	cell.Findings = nil
 	s := fmt.Sprintf("%+v", cell)
 	for _, f := range c.Findings {
-		s += fmt.Sprintf("\n%s %s %v: %s", f.Rule, f.Status, f.Figures, f.Message())
+		s += fmt.Sprintf("\n%s %s %v: %s", f.Rule, f.Outcome, f.Figures, f.Message())
 	}
 	return s
 }

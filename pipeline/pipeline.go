@@ -1,7 +1,12 @@
-// Package pipeline runs an audit: read -> build cells -> evaluate cells with
-// a bounded worker pool -> table decisions -> write. Each stage honours
-// context cancellation; tables are processed concurrently up to a limit and
-// their outputs are written atomically, in a deterministic order and form.
+// Package pipeline runs an audit: read and build cells (package cells) ->
+// Evaluate (the rules on every cell with a bounded worker pool, the
+// decisions, overrides, a-priori cells, the previous release) -> Protect
+// (secondary suppression and the interval audit; linked tables together,
+// once every table is evaluated) -> write. Each stage honours context
+// cancellation; tables are processed concurrently up to a limit and their
+// outputs are written atomically (stage.go), in a deterministic order and
+// form; a run may be one of several shards (shard.go, Merge), and every
+// output carries the run's trail (trail.go).
 package pipeline
 
 import (
@@ -13,7 +18,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -21,6 +25,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -67,15 +72,36 @@ type Options struct {
 	// directory; an error (such as ctx.Err()) abandons the run's outputs.
 	// The command's interrupt test uses it to signal at a known stage.
 	BeforeCommit func(ctx context.Context) error
-	// Linked protects the tables that share cells (microdata tables from
-	// the same records) together; see linked.go. LinkedOff, without
-	// Linked, only records the groups in the reports (linking turned off).
-	Linked, LinkedOff bool
+	// Link says whether the tables that share cells (microdata tables
+	// from the same records) are protected together (LinkOn; see
+	// linked.go), only recorded as groups in the reports (LinkOff) or not
+	// looked for (LinkNone, the zero value).
+	Link LinkMode
 	// Links are groups of tables (by output name) linked explicitly
 	// (the release file's links:), such as aggregate tables from
 	// elsewhere; see links_cells.go.
 	Links [][]string
 }
+
+// LinkMode is what a run does with tables that share cells.
+type LinkMode uint8
+
+// The link modes.
+const (
+	// LinkNone leaves the tables independent and finds no groups (check
+	// without --linked).
+	LinkNone LinkMode = iota
+	// LinkOff finds the groups and records them in the reports, but
+	// protects each table on its own (a release file's linked: false).
+	LinkOff
+	// LinkOn protects each group's tables together (--linked, or a
+	// release file by default).
+	LinkOn
+)
+
+// Grouped reports whether the run finds groups of linked tables (LinkOff
+// or LinkOn).
+func (m LinkMode) Grouped() bool { return m != LinkNone }
 
 func (o Options) workers() int {
 	if o.Workers > 0 {
@@ -104,14 +130,14 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A shard audits its own jobs only (shard.go); jobOf maps its jobs
+	// A shard audits its own jobs only (shard.go); runJob maps its jobs
 	// to their index in the whole run.
-	jobOf, err := shardJobs(jobs, opt)
+	runJob, err := shardJobs(jobs, opt)
 	if err != nil {
 		return nil, err
 	}
 	all := jobs
-	jobs, built = pick(jobs, jobOf), pick(built, jobOf)
+	jobs, built = pick(jobs, runJob), pick(built, runJob)
 	inputs := newInputLog(jobs, opt.Version, opt.Timestamp)
 	units, err := openUnits(jobs, inputs, opt.ReadBytes)
 	defer func() {
@@ -169,7 +195,7 @@ func Run(ctx context.Context, jobs []Job, opt Options) (*Result, error) {
 	}
 	tableJob := make([]int, len(units))
 	for k, u := range units {
-		tableJob[k] = jobOf[u.job]
+		tableJob[k] = runJob[u.job]
 	}
 	if err := commitRun(ctx, stage, res, outputs, opt, func() ([]string, error) {
 		if opt.Shards > 0 {
@@ -195,7 +221,7 @@ func pick[T any](s []T, idx []int) []T {
 // schema of its tables.
 type compiled struct {
 	rules  *RuleSet
-	schema *schema
+	schema *cells.Schema
 	// detection is the crosstab layout detected (detectLayout), else nil.
 	detection *readers.WideDetection
 }
@@ -215,23 +241,20 @@ func compileJobs(jobs []Job) ([]compiled, error) {
 		}
 		var detection *readers.WideDetection
 		if !j.Cells {
-			if j.Settings, detection, err = detectLayout(j.Path, j.Settings); err != nil {
+			if j.Settings, detection, err = cells.DetectLayout(j.Path, j.Settings); err != nil {
 				return nil, err
 			}
 			jobs[i].Settings = j.Settings
 		}
-		sc, err := compileSchema(j.Settings, j.Path)
+		compile := cells.CompileSchema
+		if j.Cells {
+			compile = func(s *configs.Settings, file string) (*cells.Schema, error) {
+				return cells.CompileCellsSchema(s, file, rs.needs)
+			}
+		}
+		sc, err := compile(j.Settings, j.Path)
 		if err != nil {
 			return nil, err
-		}
-		if j.Cells {
-			if sc.mode != audit.Microdata {
-				return nil, &configs.Error{Msg: fmt.Sprintf("%s: a cell summary needs the microdata's dimensions (--dims, --value, --holding or microdata: in the config)", j.Path), Err: configs.ErrInvalid}
-			}
-			if err := refuseCells(j.Path, rs.needs, j.Settings.Microdata != nil && len(j.Settings.Microdata.Parents) > 0); err != nil {
-				return nil, err
-			}
-			sc.cells = true
 		}
 		built[i] = compiled{rs, sc, detection}
 		if j.Name != "" {
@@ -256,7 +279,7 @@ func openUnits(jobs []Job, inputs *inputLog, onBytes func(int64)) ([]unit, error
 	var units []unit
 	names := map[string]string{}
 	for i, j := range jobs {
-		ropt := inputs.options(i, ReaderOptions(j.Settings))
+		ropt := inputs.options(i, cells.ReaderOptions(j.Settings))
 		if onBytes != nil && ropt.Tee != nil {
 			ropt.Tee = io.MultiWriter(ropt.Tee, byteCounter(onBytes))
 		}
@@ -304,28 +327,33 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 	if side != nil {
 		src = side
 	}
-	t, err := loadTable(ctx, src, j.Settings, c.schema, c.rules.needs, opt.Progress, workers)
+	t, err := cells.Load(ctx, cells.Input{Src: src, Settings: j.Settings, Schema: c.schema, Needs: c.rules.needs, Workers: workers, Rows: opt.Progress, Finishing: cellsStage(ctx)})
 	if err != nil {
 		return nil, nil, err
 	}
 	t.Name = u.name
-	noteDetection(t, c.detection)
+	cells.NoteDetection(t, c.detection)
 	if t.Run, err = inputs.table(ctx, u.job, u.src); err != nil {
 		return nil, nil, err
 	}
 	read := time.Now()
-	settings := links.settings(k, j.Settings)
+	settings := j.Settings
 	if side != nil && len(side.cells) > 0 {
 		own := *settings
 		// the table's own statuses first: an a-priori file read later wins
 		own.Apriori = append(slices.Clone(side.cells), settings.Apriori...)
 		settings = &own
 	}
-	if err := Evaluate(ctx, t, c.rules, settings, workers); err != nil {
+	ev, err := Evaluate(ctx, t, c.rules, settings, workers)
+	if err != nil {
 		return nil, nil, err
 	}
 	if links.deferred(k) {
-		return t, nil, nil // protected and written with its linked tables
+		ev.record(t)
+		return t, nil, nil // protected and written with its linked tables (finishLinked)
+	}
+	if err := Protect(ctx, t, settings, ev, workers); err != nil {
+		return nil, nil, err
 	}
 	t.Link = links.link(k, t.Name)
 	evaluated := time.Now()
@@ -378,20 +406,6 @@ func checkName(name, path string) error {
 		return &configs.Error{Msg: fmt.Sprintf("output name %q (for %s): %v", readers.Excerpt(name), path, err), Err: err}
 	}
 	return nil
-}
-
-// ReaderOptions are the reader settings of a configuration.
-func ReaderOptions(s *configs.Settings) readers.Options {
-	o := readers.Options{Format: s.Input.Format, Sheet: s.Input.Sheet, Range: s.Input.Range, Encoding: s.Input.Encoding, Decimal: s.Input.Decimal, Wide: wideOptions(s),
-		Metadata: s.Input.Metadata, MaxRecordBytes: s.Input.MaxRecordBytes, MaxFieldBytes: s.Input.MaxFieldBytes}
-	switch s.Input.Delimiter {
-	case "tab", "\\t", "\t":
-		o.Delimiter = '\t'
-	case "":
-	default:
-		o.Delimiter = []rune(s.Input.Delimiter)[0]
-	}
-	return o
 }
 
 // writeTable writes every output of one table, concurrently (writers only
@@ -478,42 +492,11 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 	if err := configs.JoinErrors(errs); err != nil {
 		return nil, err
 	}
-	// What the released statistics need, whatever the rules. Power sums
-	// are kept only up to the highest moment the table releases: an
-	// intruder can use no other, and they cost time on every record.
-	stats := publishedStats(&s.Publish)
-	order := audit.PublishedOrder(stats)
-	rs.needs.Powers = min(rs.needs.Powers, order)
-	for _, st := range stats {
-		switch st.Kind {
-		case audit.KindSD, audit.KindVariance:
-			rs.needs.SumSq = true
-		case audit.KindMedian:
-			rs.needs.Hist = true
-		case audit.KindSkewness, audit.KindKurtosis:
-			rs.needs.Powers = max(rs.needs.Powers, order)
-		}
-	}
-	rs.needs.Powers = max(rs.needs.Powers, s.Publish.MomentOrder)
+	rs.needs = cells.PublishedNeeds(&s.Publish, rs.needs)
 	if s.Publish.Has("median") && s.Measure == nil && s.Microdata != nil {
 		return nil, &configs.Error{Msg: "publishing the median of microdata needs a measure domain (measure: {min, max, step})", Err: configs.ErrInvalid}
 	}
 	return rs, nil
-}
-
-// publishedStats are the statistics a publish list names: the names
-// listed, then m1..mK of `moments: {order: K}`.
-func publishedStats(p *configs.Publish) []audit.Statistic {
-	var out []audit.Statistic
-	for _, name := range p.Stats {
-		if st, ok := audit.ParseStatistic(name); ok {
-			out = append(out, st)
-		}
-	}
-	for k := 1; k <= p.MomentOrder; k++ {
-		out = append(out, audit.Moment(k))
-	}
-	return out
 }
 
 // LoadTable reads a source into a table of cells per the settings, with
@@ -524,253 +507,18 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 		return nil, err
 	}
 	file, _ := src.Where()
-	sc, err := compileSchema(s, file)
+	sc, err := cells.CompileSchema(s, file)
 	if err != nil {
 		return nil, err
 	}
-	return loadTable(ctx, src, s, sc, rs.needs, nil, runtime.GOMAXPROCS(0))
-}
-
-// builder turns batches of rows into a table's cells.
-type builder interface {
-	add(*readers.Batch) error
-	finish() error
-}
-
-// shardable builders can build parts of the input in parallel.
-type shardable interface {
-	builder
-	newShard() builder
-	absorb(shard builder)
-}
-
-// firstError returns the input error at the smallest row, so that the
-// error reported does not depend on which shard met it first.
-func firstError(errs []error) error {
-	var best error
-	bestRow := -1
-	for _, err := range errs {
-		if err == nil {
-			continue
-		}
-		row := 1 << 62
-		var re *readers.Error
-		if errors.As(err, &re) && re.Row > 0 {
-			row = re.Row
-		}
-		if best == nil || row < bestRow {
-			best, bestRow = err, row
-		}
-	}
-	return best
-}
-
-func loadTable(ctx context.Context, src readers.Source, s *configs.Settings, sc *schema, needs rules.Needs, progress func(int64), workers int) (*audit.Table, error) {
-	file, sheet := src.Where()
-	t := sc.newTable(src.Name(), file, sheet, s)
-	t.Input = inputInfo(src)
-	var b builder
-	switch {
-	case sc.cells:
-		cb, err := newCellsBuilder(t, file, src.Header(), sc, needs)
-		if err != nil {
-			return nil, atHeaderRow(err, src)
-		}
-		cb.limits = limitsOf(s)
-		b = cb
-	case sc.mode == audit.Microdata:
-		mb, err := newMicroBuilder(t, file, src.Header(), sc.value, sc.holding, needs)
-		if err != nil {
-			return nil, classify(atHeaderRow(err, src))
-		}
-		if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
-			return nil, atHeaderRow(err, src)
-		}
-		mb.limits = limitsOf(s)
-		if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
-			typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
-		}
-		b = mb
-	default:
-		ab, err := newAggBuilder(t, file, src.Header(), sc, s.Markers)
-		if err != nil {
-			return nil, classify(atHeaderRow(err, src))
-		}
-		b = ab
-	}
-	if err := build(ctx, src, b, sheet, progress, workers); err != nil {
-		return nil, wideError(src, err)
-	}
-	if !sc.cells && sc.mode == audit.Aggregate {
-		text := map[string]bool{}
-		if ab, ok := b.(*aggBuilder); ok {
-			for j, i := range ab.extra {
-				text[ab.header[i]] = ab.extraText[j]
-			}
-		}
-		if err := inferStructure(t, s, src.Header(), text); err != nil {
-			return nil, err
-		}
-	}
-	if w, ok := readers.As[readers.Warner](src); ok {
-		t.Warnings = append(t.Warnings, w.Warnings()...)
-		if t.Structure != nil {
-			t.Structure.Layout = append(t.Structure.Layout, w.Warnings()...)
-		}
-	}
-	return t, nil
-}
-
-// build is the stage that reads batches concurrently with building cells.
-// Microdata is built by several shards (batch i goes to shard i mod n, so
-// the partition is deterministic; n is the number of workers, see
-// partitions) that are merged in a fixed order. When
-// the source can cut its text into chunks of whole records
-// (readers.Chunker, delimited files), the reading goroutine only cuts
-// them and each shard parses its chunks itself (parse_chunks.go): chunk i
-// holds the records of batch i, so the partition and the results are the
-// same. Every error is kept with its row and the smallest row wins; an
-// error does not cancel the shards, so that an earlier row still being
-// built is not lost.
-func build(ctx context.Context, src readers.Source, b builder, sheet string, progress func(int64), workers int) error {
-	workers = max(1, workers)
-	shards := []builder{b}
-	var chunks *chunkReader
-	if sb, ok := b.(shardable); ok {
-		for len(shards) < partitions(b, workers) {
-			shards = append(shards, sb.newShard())
-		}
-		chunks = newChunkReader(src)
-	}
-	if mb, ok := b.(*microBuilder); ok {
-		mb.workers = workers
-	}
-	// One goroutine per worker (at most one per shard); goroutine k builds
-	// the shards k, k+n, k+2n, ... (see partitions).
-	chans := make([]chan work, min(workers, len(shards)))
-	for i := range chans {
-		chans[i] = make(chan work, 2)
-	}
-	errs := make([]error, len(shards))
-	var readErr error
-	var records int64 // data records read (by the reading goroutine)
-	var failed atomic.Bool
-	g, gctx := errgroup.WithContext(ctx)
-	if chunks == nil {
-		skipUnread(src, b)
-		decodeInParallel(gctx, src, workers)
-	}
-	g.Go(func() error {
-		defer func() {
-			for _, c := range chans {
-				close(c)
-			}
-		}()
-		for i := 0; !failed.Load(); i++ {
-			var w work
-			var err error
-			if chunks != nil {
-				w.chunk, err = chunks.next()
-			} else {
-				w.batch, err = src.Next()
-			}
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				readErr = withSheet(err, sheet)
-				failed.Store(true)
-				return nil
-			}
-			if w.chunk != nil {
-				records += int64(w.chunk.Rows())
-			} else {
-				records += int64(len(w.batch.Rows))
-			}
-			if w.batch != nil && progress != nil {
-				progress(int64(len(w.batch.Rows)))
-			}
-			w.shard = i % len(shards)
-			select {
-			case chans[w.shard%len(chans)] <- w:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
-	for _, ch := range chans {
-		g.Go(func() error {
-			for w := range ch {
-				k := w.shard
-				if errs[k] != nil {
-					continue // drain: the reader stops soon
-				}
-				bt, err := w.batch, error(nil)
-				if w.chunk != nil {
-					if bt, err = chunks.parse(w.chunk, progress); err != nil {
-						errs[k] = withSheet(err, sheet)
-						failed.Store(true)
-						continue
-					}
-				}
-				if err := shards[k].add(bt); err != nil {
-					errs[k] = withSheet(err, sheet)
-					failed.Store(true)
-				}
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	waitErr := g.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err := firstError(append(errs, readErr, waitErr)); err != nil {
-		return err
-	}
-	if records == 0 {
-		// an empty export is not a table without risk: nothing was audited
-		file, _ := src.Where()
-		return &readers.Error{File: file, Sheet: sheet, Err: fmt.Errorf("%w: the input has a header and no records, so there is nothing to audit", readers.ErrNoRows)}
-	}
-	enterStage(ctx, StageCells)
-	if sb, ok := b.(shardable); ok {
-		for _, sh := range shards[1:] {
-			sb.absorb(sh)
-		}
-	}
-	if err := b.finish(); err != nil {
-		return withSheet(err, sheet)
-	}
-	return nil
-}
-
-func withSheet(err error, sheet string) error {
-	var re *readers.Error
-	if sheet != "" && errors.As(err, &re) && re.Sheet == "" {
-		re.Sheet = sheet
-	}
-	return err
-}
-
-// classify marks builder set-up errors that are not input errors as
-// configuration errors.
-func classify(err error) error {
-	var re *readers.Error
-	if errors.As(err, &re) {
-		return err
-	}
-	return &configs.Error{Err: err}
+	return cells.Load(ctx, cells.Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: runtime.GOMAXPROCS(0), Finishing: cellsStage(ctx)})
 }
 
 // Evaluate runs the cell rules on every cell with a bounded worker pool,
-// then the table rules, then decides every cell's status and runs the
-// table-level decisions.
-func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) error {
+// then the table rules, then decides every cell's status and applies the
+// overrides, the a-priori cells and the previous release's statuses. It
+// does not protect the table: Protect does, with what Evaluate returns.
+func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) (*Evaluation, error) {
 	enterStage(ctx, StageRules)
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
@@ -798,28 +546,28 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range rs.table {
 		r.CheckTable(t)
 	}
 	if err := evaluateOtherCounts(ctx, t, rs); err != nil {
-		return err
+		return nil, err
 	}
 	for _, c := range t.Cells {
 		audit.Decide(c)
 	}
 	markUnassessed(t, rs.sensitive)
-	keep, err := applyOverrides(t, s.Overrides)
-	if err != nil {
-		return err
+	if err := applyOverrides(t, s.Overrides); err != nil {
+		return nil, err
 	}
+	keep := protectedCells(t)
 	ap, err := applyApriori(t, s.Apriori)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if ap != nil {
 		for c := range ap.keep {
@@ -831,38 +579,63 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	}
 	prev, err := applyPrevious(t, s)
 	if err != nil {
+		return nil, err
+	}
+	return &Evaluation{keep: keep, hints: tableHints{ap: ap, prev: prev}}, nil
+}
+
+// Evaluation is what evaluating a table leaves for protecting it: the
+// cells kept out of secondary suppression (protected overrides, a-priori
+// cells) and what the a-priori cells and the previous release give
+// secondary suppression.
+type Evaluation struct {
+	keep  map[*audit.Cell]bool
+	hints tableHints
+}
+
+// Protect runs secondary suppression and the interval audit of an
+// evaluated table as the settings ask, then records the decisions
+// (record).
+func Protect(ctx context.Context, t *audit.Table, s *configs.Settings, ev *Evaluation, workers int) error {
+	if err := protectWithPrevious(ctx, t, s, workers, ev.keep, &ev.hints); err != nil {
 		return err
 	}
-	if ap != nil || prev != nil {
-		aprioriOf.Store(t, &tableHints{ap: ap, prev: prev})
-		defer aprioriOf.Delete(t)
-	}
-	if err := protectWithPrevious(ctx, t, s, workers, keep, prev); err != nil {
-		return err
-	}
-	overrideStatuses(t)
-	aprioriDifferences(t, ap)
-	previousChanges(t, prev)
+	ev.record(t)
 	return nil
 }
 
-// AuditSource reads one source and evaluates it: LoadTable followed by the
-// rules and table decisions, without writing anything.
+// record notes in the table's report each override's final status, the
+// cells whose status differs from their a-priori status and the changes
+// from the previous release. A table protected with its linked tables is
+// recorded when evaluated (finishLinked notes the override statuses again
+// once they are protected).
+func (ev *Evaluation) record(t *audit.Table) {
+	overrideStatuses(t)
+	aprioriDifferences(t, ev.hints.ap)
+	previousChanges(t, ev.hints.prev)
+}
+
+// AuditSource reads one source, evaluates and protects it: LoadTable
+// followed by Evaluate and Protect, without writing anything.
 func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int) (*audit.Table, error) {
 	rs, err := BuildRules(s)
 	if err != nil {
 		return nil, err
 	}
 	file, _ := src.Where()
-	sc, err := compileSchema(s, file)
+	sc, err := cells.CompileSchema(s, file)
 	if err != nil {
 		return nil, err
 	}
-	t, err := loadTable(ctx, src, s, sc, rs.needs, nil, workers)
+	t, err := cells.Load(ctx, cells.Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: workers, Finishing: cellsStage(ctx)})
 	if err != nil {
 		return nil, err
 	}
-	if err := Evaluate(ctx, t, rs, s, workers); err != nil {
+	ev, err := Evaluate(ctx, t, rs, s, workers)
+	if err != nil {
+		return nil, err
+	}
+	if err := Protect(ctx, t, s, ev, workers); err != nil {
 		return nil, err
 	}
 	return t, nil

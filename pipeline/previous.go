@@ -131,12 +131,12 @@ func applyPrevious(t *audit.Table, s *configs.Settings) (*previousResult, error)
 
 // withPrevious scales the costs of secondary suppression by the previous
 // release's statuses.
-func withPrevious(t *audit.Table, opt *suppress.Options, r *previousResult) {
+func withPrevious(opt *suppress.Options, r *previousResult) {
 	if r == nil || len(r.status) == 0 {
 		return
 	}
 	prev := opt.CostOf
-	role := opt.Value
+	role := opt.Role
 	model := opt.Cost
 	opt.CostOf = func(c *audit.Cell) (float64, bool) {
 		cost, ok := 0.0, false
@@ -160,11 +160,11 @@ func withPrevious(t *audit.Table, opt *suppress.Options, r *previousResult) {
 
 // baseCost is a cell's cost under the cost model (suppress.Options.Cost:
 // value, count or unity) for the figure the relations add up (role).
-func baseCost(c *audit.Cell, role, model string) float64 {
+func baseCost(c *audit.Cell, role audit.Role, model string) float64 {
 	switch {
 	case model == "unity":
 		return 1
-	case model == "count" && c.HasN, role == "count" && c.HasN:
+	case model == "count" && c.HasN, role == audit.RoleCount && c.HasN:
 		return float64(c.N)
 	case c.HasTotal:
 		return math.Abs(c.Total.Float64())
@@ -224,9 +224,10 @@ func previousChanges(t *audit.Table, r *previousResult) {
 
 // protectWithPrevious runs secondary suppression and the audit, keeping
 // the previous release's pattern (see the top of this file).
-func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool, prev *previousResult) error {
+func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool, hints *tableHints) error {
+	prev := hints.prev
 	if prev == nil || !s.Suppression.Secondary {
-		return protectTable(ctx, t, s, workers, keep)
+		return protectTable(ctx, t, s, workers, keep, hints)
 	}
 	for c, st := range prev.status {
 		if st == audit.StatusOK || st == "" || statusOf(c) != audit.StatusOK {
@@ -234,7 +235,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 		}
 		msg := fmt.Sprintf("withheld in the previous release (%s, %s): withheld again, so that the two releases together reveal nothing either hides", filepath.Base(prev.dir), st)
 		c.Status = audit.StatusSecondary
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg, Figures: []audit.Figure{audit.TextFig("previous", string(st))}})
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg, Figures: []audit.Figure{audit.TextFig("previous", string(st))}})
 		c.Notes = append(c.Notes, msg)
 	}
 	// snapshot, to run again without keeping last time's published cells
@@ -257,7 +258,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 			strict[c] = true
 		}
 	}
-	if err := protectTable(ctx, t, s, workers, strict); err != nil {
+	if err := protectTable(ctx, t, s, workers, strict, hints); err != nil {
 		return err
 	}
 	// When no pattern keeps every cell published last time published, the
@@ -296,7 +297,7 @@ func protectWithPrevious(ctx context.Context, t *audit.Table, s *configs.Setting
 		}
 		t.Warnings, t.Audit = t.Warnings[:warnings], nil
 		note := fmt.Sprintf("keeping every cell published in the previous release (%s) published leaves a primary cell unprotected: %d cell(s) published last time within %d dimension(s) of it were allowed as complements, at %d times their cost", filepath.Base(prev.dir), released, dist, previousPublishedFactor)
-		if err := protectTable(ctx, t, s, workers, strict); err != nil {
+		if err := protectTable(ctx, t, s, workers, strict, hints); err != nil {
 			return err
 		}
 		t.Warnings = append(t.Warnings, note)

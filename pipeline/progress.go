@@ -30,6 +30,11 @@ func enterStage(ctx context.Context, stage string) {
 	}
 }
 
+// cellsStage returns the hook a builder calls when it enters StageCells.
+func cellsStage(ctx context.Context) func() {
+	return func() { enterStage(ctx, StageCells) }
+}
+
 // byteCounter is a writer that reports how many bytes pass through it
 // (the input bytes a reader has consumed, via readers.Options.Tee).
 type byteCounter func(int64)

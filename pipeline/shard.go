@@ -114,11 +114,11 @@ func digest(t *audit.Table) partDigest {
 	for i, c := range t.Cells {
 		pc := partCell{Key: c.Key, Status: c.Status}
 		for _, f := range c.Findings {
-			if f.Status == audit.Fail || f.Status == audit.Review {
-				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Status})
+			if f.Outcome == audit.Fail || f.Outcome == audit.Review {
+				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Outcome})
 			}
 		}
-		if c.Status == audit.StatusOK || c.Status == "" {
+		if c.Status.Effective() == audit.StatusOK {
 			for _, col := range t.Columns {
 				if s, ok := c.Stats[col]; ok {
 					if pc.Stats == nil {
@@ -141,7 +141,7 @@ func (d *partDigest) table() *audit.Table {
 	for i, pc := range d.Cells {
 		c := &audit.Cell{Key: pc.Key, Status: pc.Status, Stats: map[string]audit.Stat{}}
 		for _, f := range pc.Flags {
-			c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Status: f.Status})
+			c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Outcome: f.Status})
 		}
 		for k, v := range pc.Stats {
 			c.Stats[k] = audit.Stat{Text: v}
@@ -170,9 +170,9 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 	// more than linking does but never less.
 	// Tables linked by links: stay in one shard too (a link name is matched
 	// to every job whose output name or file it may be). With linking
-	// turned off (LinkedOff) the groups are still recorded in the
+	// turned off (LinkOff) the groups are still recorded in the
 	// summary (link_groups), so they stay together as well.
-	grouped := opt.Linked || opt.LinkedOff
+	grouped := opt.Link.Grouped()
 	first := map[string]int{}
 	home := make([]int, n)
 	for i := range n {
@@ -222,30 +222,30 @@ func shardJobs(jobs []Job, opt Options) ([]int, error) {
 }
 
 // writePart writes the partial summary of a shard into dir.
-func writePart(ctx context.Context, dir string, res *Result, outputs [][]string, jobOf []int, jobs []Job, opt Options) ([]string, error) {
+func writePart(ctx context.Context, dir string, res *Result, outputs [][]string, tableJob []int, jobs []Job, opt Options) ([]string, error) {
 	config, err := configDigest(jobs, opt)
 	if err != nil {
 		return nil, err
 	}
 	p := partFile{Schema: PartSchema, Shard: opt.Shard, Shards: opt.Shards, Version: opt.Version, Jobs: len(jobs), Config: config,
-		Inputs: partInputs(res, jobOf, jobs), Tables: []partTable{}}
+		Inputs: partInputs(res, tableJob, jobs), Tables: []partTable{}}
 	for k, t := range res.Tables {
-		j := jobs[jobOf[k]]
+		j := jobs[tableJob[k]]
 		files, err := outputDigests(ctx, dir, res.Summary.Tables[k].Outputs)
 		if err != nil {
 			return nil, err
 		}
-		p.Tables = append(p.Tables, partTable{Job: jobOf[k], HTML: j.Settings.Output.HTML, ACRO: j.Settings.Output.ACRO,
+		p.Tables = append(p.Tables, partTable{Job: tableJob[k], HTML: j.Settings.Output.HTML, ACRO: j.Settings.Output.ACRO,
 			Summary: res.Summary.Tables[k], Files: files, Table: digest(t)})
 	}
-	jobOfName := map[string]int{}
+	jobByName := map[string]int{}
 	for k, t := range res.Tables {
-		jobOfName[t.Name] = jobOf[k]
+		jobByName[t.Name] = tableJob[k]
 	}
 	for _, g := range res.Summary.LinkGroups {
 		first := len(jobs)
 		for _, n := range g.Tables {
-			if j, ok := jobOfName[n]; ok {
+			if j, ok := jobByName[n]; ok {
 				first = min(first, j)
 			}
 		}

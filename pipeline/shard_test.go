@@ -184,8 +184,8 @@ func TestShardKeepsLinkedTablesTogether(t *testing.T) {
 	jobs := []Job{micro("a.csv", "region", "sector"), micro("b.csv", "x"), micro("a.csv", "region", "size"), micro("c.csv", "y"), micro("a.csv", "district")}
 	// linking on, off (the groups are still recorded: linked: false), or
 	// not asked for
-	for _, opt := range []Options{{Linked: true}, {LinkedOff: true}, {}} {
-		linked := opt.Linked || opt.LinkedOff
+	for _, opt := range []Options{{Link: LinkOn}, {Link: LinkOff}, {}} {
+		linked := opt.Link.Grouped()
 		where := map[int]int{}
 		for i := range 3 {
 			opt.Shard, opt.Shards = i, 3

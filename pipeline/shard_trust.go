@@ -57,7 +57,7 @@ func configDigest(jobs []Job, opt Options) (string, error) {
 		LinkedOff bool        `json:"linked_off"`
 		Links     [][]string  `json:"links"`
 	}
-	rc := runConfig{Linked: opt.Linked, LinkedOff: opt.LinkedOff, Links: opt.Links}
+	rc := runConfig{Linked: opt.Link == LinkOn, LinkedOff: opt.Link == LinkOff, Links: opt.Links}
 	for _, j := range jobs {
 		s := *j.Settings
 		// hierarchy files by base name: their content is in HierarchyDigests
@@ -87,11 +87,11 @@ func configDigest(jobs []Job, opt Options) (string, error) {
 
 // partInputs lists the input files a shard read, one per job, from the
 // audit trail of its tables.
-func partInputs(res *Result, jobOf []int, jobs []Job) []partInput {
+func partInputs(res *Result, tableJob []int, jobs []Job) []partInput {
 	var out []partInput
 	seen := map[int]bool{}
 	for k, t := range res.Tables {
-		j := jobOf[k]
+		j := tableJob[k]
 		if seen[j] || t.Run == nil || len(t.Run.Inputs) == 0 {
 			continue
 		}
@@ -178,9 +178,9 @@ func isSHA256(s string) bool {
 	return err == nil
 }
 
-// partStatuses are the statuses a part's cell may have ("" is an
+// partStatuses are the statuses a part's cell may have (StatusUnset is an
 // undecided cell, shown as ok).
-var partStatuses = []audit.Status{"", audit.StatusOK, audit.StatusPrimary, audit.StatusSecondary, audit.StatusReview}
+var partStatuses = []audit.Status{audit.StatusUnset, audit.StatusOK, audit.StatusPrimary, audit.StatusSecondary, audit.StatusReview}
 
 // validate checks what a well-formed partial summary must hold: its run's
 // identity, tables of that run with safe output names and the digests of
@@ -252,7 +252,7 @@ func (t *partTable) validate(jobs int) error {
 			return fmt.Errorf("cell %d: a key of %d levels for %d dimensions", i, len(c.Key), len(d.Dims))
 		case !slices.Contains(partStatuses, c.Status):
 			return fmt.Errorf("cell %v: status %q", c.Key, c.Status)
-		case c.Status != audit.StatusOK && c.Status != "" && len(c.Stats) > 0:
+		case c.Status.Effective() != audit.StatusOK && len(c.Stats) > 0:
 			return fmt.Errorf("cell %v: a %s cell with published values", c.Key, c.Status)
 		}
 		for k := range c.Stats {

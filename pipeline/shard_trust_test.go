@@ -206,7 +206,7 @@ func TestShardedUnlinkedRunMerges(t *testing.T) {
 		t.Fatalf("demo jobs: %s", jobs[1].Name)
 	}
 	dir := t.TempDir()
-	opt := Options{Workers: 2, Version: "test", LinkedOff: true}
+	opt := Options{Workers: 2, Version: "test", Link: LinkOff}
 	opt.Out = filepath.Join(dir, "whole")
 	if _, err := Run(ctx, jobs, opt); err != nil {
 		t.Fatal(err)
@@ -289,7 +289,7 @@ func TestConfigDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := configDigest(jobs, Options{LinkedOff: true})
+	d, err := configDigest(jobs, Options{Link: LinkOff})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -34,7 +35,7 @@ const (
 func checkFile(t *testing.T, path, y string) *audit.Table {
 	t.Helper()
 	s := settings(t, y)
-	srcs, err := readers.Open(path, ReaderOptions(s))
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +244,7 @@ func TestStillbirthsProtected(t *testing.T) {
 	class := 0
 	for _, c := range tab.Cells {
 		for _, f := range c.Findings {
-			if f.Rule == "class" && f.Status == audit.Fail {
+			if f.Rule == "class" && f.Outcome == audit.Fail {
 				class++
 			}
 		}
@@ -339,14 +340,14 @@ func TestInjuriesHierarchy(t *testing.T) {
 			}
 		}
 	}
-	roles := map[string]string{}
+	roles := map[string]audit.Role{}
 	for _, c := range st.Columns {
 		roles[c.Column] = c.Role
 		if c.Written && !c.Audited && c.Role != audit.RoleDimension && c.Role != audit.RoleDerived {
 			t.Errorf("column %q written to the safe table without being audited", c.Column)
 		}
 	}
-	for col, want := range map[string]string{"Employees": audit.RoleCount, "Self-employed": audit.RoleCount, "Rate per 100,000 self-employed": audit.RoleDerived, "Compared with Great Britain": audit.RoleUnderstood, "Employment (thousands)": audit.RoleUnderstood} {
+	for col, want := range map[string]audit.Role{"Employees": audit.RoleCount, "Self-employed": audit.RoleCount, "Rate per 100,000 self-employed": audit.RoleDerived, "Compared with Great Britain": audit.RoleUnderstood, "Employment (thousands)": audit.RoleUnderstood} {
 		if roles[col] != want {
 			t.Errorf("column %q: role %q, want %q", col, roles[col], want)
 		}
@@ -376,7 +377,7 @@ func TestInjuriesHierarchy(t *testing.T) {
 		}
 		withheld++
 		for _, f := range c.Findings {
-			if f.Rule != "threshold" || f.Status != audit.Fail {
+			if f.Rule != "threshold" || f.Outcome != audit.Fail {
 				continue
 			}
 			col := "Workers"

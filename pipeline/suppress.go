@@ -9,6 +9,9 @@ import (
 	"github.com/sdcaudit/sdcaudit/configs"
 )
 
+// noMargins is the table warning of a table without margins.
+const noMargins = "secondary suppression was not applied because no margins were found: no row or column is labelled as a total (total_label, totals:) or is the sum of others; if the table has margins, declare them with total_label, totals: or suppression.hierarchies"
+
 // SuppressOptions maps the configuration to the options of secondary
 // suppression and the interval audit for a table.
 func SuppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.Options {
@@ -34,29 +37,20 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		opt.Hierarchies = t.Hierarchies // the settings' and those read from microdata.parents
 	}
 	if share == 0 {
-		opt.Protection.Share = -1 // no share-based level
+		opt.Protection.Share = suppress.NoShare // suppression.protection: 0 asks for none
 	}
-	frequency := t.Value == "" && t.Mode == audit.Microdata
-	if t.Mode == audit.Aggregate {
-		frequency = true
-		for _, c := range t.Cells {
-			if _, ok := c.Stats["total"]; ok {
-				frequency = false
-				break
-			}
-		}
-	}
-	if frequency {
-		opt.Value = "count"
+	if t.Frequency() {
+		opt.Role = audit.RoleCount
 		opt.Protection.Min = 1
 	}
-	withApriori(t, &opt) // a-priori costs and protection levels (apriori.go)
 	return opt
 }
 
 // protectTable runs secondary suppression and the interval audit as the
-// settings ask, after every cell has its primary status.
-func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool) error {
+// settings ask, after every cell has its primary status; hints, when not
+// nil, are the a-priori costs and protection levels and the previous
+// release's statuses (apriori.go, previous.go).
+func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, workers int, keep map[*audit.Cell]bool, hints *tableHints) error {
 	if !s.Suppression.Secondary && !s.Suppression.Audit {
 		return nil
 	}
@@ -64,6 +58,7 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 		t.Warnings = append(t.Warnings, noMargins)
 	}
 	opt := suppressOptions(t, s, workers)
+	withApriori(hints, &opt)
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}

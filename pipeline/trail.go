@@ -6,18 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"hash"
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
@@ -63,7 +60,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 	l := &inputLog{version: version, timestamp: timestamp, jobs: make([]*jobTrail, len(jobs))}
 	for i, j := range jobs {
 		s := j.Settings
-		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, ReaderOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
+		jt := &jobTrail{path: j.Path, format: readers.FormatOf(j.Path, cells.ReaderOptions(s)), profile: s.Profile, rules: RuleTrails(s)}
 		if jt.format == "xlsx" {
 			jt.rng = s.Input.Range
 		}
@@ -74,7 +71,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 			Protection: s.Suppression.Protection,
 			TimeLimit:  s.Suppression.TimeLimit.String(),
 		}
-		jt.suppression.HierarchyFiles = hierarchyTrail(s) // hierarchy.go
+		jt.suppression.HierarchyFiles = cells.HierarchyTrail(s) // hierarchy.go
 		l.jobs[i] = jt
 	}
 	return l
@@ -90,26 +87,9 @@ func (l *inputLog) options(i int, o readers.Options) readers.Options {
 	return o
 }
 
-// rowCounter counts the data rows a source gives.
-type rowCounter struct {
-	readers.Source
-	rows atomic.Int64
-}
-
-// Unwrap returns the counted source.
-func (r *rowCounter) Unwrap() readers.Source { return r.Source }
-
-func (r *rowCounter) Next() (*readers.Batch, error) {
-	b, err := r.Source.Next()
-	if b != nil {
-		r.rows.Add(int64(len(b.Rows)))
-	}
-	return b, err
-}
-
 // count wraps a source so that the trail knows how many rows it gave.
 func (l *inputLog) count(src readers.Source) readers.Source {
-	return &rowCounter{Source: src}
+	return cells.CountRows(src)
 }
 
 // digest returns the size and SHA-256 of job i's file once its tables are
@@ -165,8 +145,8 @@ func (l *inputLog) table(ctx context.Context, i int, src readers.Source) (*audit
 		return nil, err
 	}
 	in := audit.InputTrail{Name: filepath.Base(jt.path), Size: size, SHA256: sum, Format: jt.format, Range: jt.rng}
-	if rc, ok := src.(*rowCounter); ok {
-		in.Rows = rc.rows.Load()
+	if rc, ok := src.(*cells.RowCounter); ok {
+		in.Rows = rc.Rows()
 	}
 	if _, sheet := src.Where(); sheet != "" {
 		in.Sheet = sheet
@@ -216,156 +196,8 @@ func (l *inputLog) run(tables []*audit.Table) *audit.Trail {
 func RuleTrails(s *configs.Settings) []audit.RuleTrail {
 	out := make([]audit.RuleTrail, 0, len(s.Rules))
 	for _, r := range s.Rules {
-		p, _ := RuleParams(r) // errors were reported by BuildRules for enabled rules
-		out = append(out, audit.RuleTrail{Name: r.Name, Enabled: r.Enabled, Params: ParamValues(p)})
+		p, _ := rules.Params(r.Name, r.Decode) // errors were reported by BuildRules for enabled rules
+		out = append(out, audit.RuleTrail{Name: r.Name, Enabled: r.Enabled, Params: rules.ParamValues(p)})
 	}
 	return out
-}
-
-// RuleParams builds the rule of r from its settings and returns its
-// parameter struct as the rule decoded it (nil when the parameters do not
-// decode), with the error of building the rule. The audit trail and
-// `sdcaudit rules` both read a rule's parameters through it.
-func RuleParams(r configs.RuleSetting) (any, error) {
-	var got any
-	decode := func(v any) error {
-		if err := r.Decode(v); err != nil {
-			return err
-		}
-		if t := reflect.TypeOf(v); t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
-			got = v // the rule's parameter struct (not the map of the keys set)
-		}
-		return nil
-	}
-	_, err := rules.New(r.Name, decode)
-	return got, err
-}
-
-// ParamValues turns a parameter struct from RuleParams into JSON-ready
-// data keyed by the YAML names of its fields ({} for nil).
-func ParamValues(p any) map[string]any {
-	if p != nil {
-		if m, ok := paramValue(reflect.ValueOf(p)).(map[string]any); ok {
-			return m
-		}
-	}
-	return map[string]any{}
-}
-
-// FormatParams renders a parameter struct from RuleParams as name=value
-// texts in the order of its fields: a nested struct as a tuple of its
-// fields ("(2,90)"), a list in brackets, an unset pointer as null.
-func FormatParams(p any) []string {
-	v := reflect.ValueOf(p)
-	for v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return nil
-	}
-	var out []string
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if !f.IsExported() || name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		out = append(out, name+"="+paramText(v.Field(i)))
-	}
-	return out
-}
-
-// paramText renders one parameter value for FormatParams.
-func paramText(v reflect.Value) string {
-	if !v.IsValid() {
-		return "null"
-	}
-	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface {
-		if s, ok := v.Interface().(fmt.Stringer); ok {
-			return s.String()
-		}
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return "null"
-		}
-		return paramText(v.Elem())
-	case reflect.Struct:
-		parts := make([]string, 0, v.NumField())
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				parts = append(parts, paramText(v.Field(i)))
-			}
-		}
-		return "(" + strings.Join(parts, ",") + ")"
-	case reflect.Slice, reflect.Array:
-		parts := make([]string, v.Len())
-		for i := range parts {
-			parts[i] = paramText(v.Index(i))
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case reflect.String:
-		if v.Len() == 0 {
-			return `""`
-		}
-	}
-	return fmt.Sprint(v.Interface())
-}
-
-// paramValue turns a rule's parameter value into JSON-ready data keyed by
-// the YAML names of its fields. Types with their own JSON form (exact
-// decimals) are kept as they are.
-func paramValue(v reflect.Value) any {
-	if !v.IsValid() {
-		return nil
-	}
-	if v.Kind() != reflect.Pointer && v.Kind() != reflect.Interface {
-		if _, ok := v.Interface().(json.Marshaler); ok {
-			return v.Interface()
-		}
-	}
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return nil
-		}
-		return paramValue(v.Elem())
-	case reflect.Struct:
-		m := map[string]any{}
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			m[name] = paramValue(v.Field(i))
-		}
-		return m
-	case reflect.Slice, reflect.Array:
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = paramValue(v.Index(i))
-		}
-		return out
-	case reflect.Map:
-		m := map[string]any{}
-		iter := v.MapRange()
-		for iter.Next() {
-			m[iter.Key().String()] = paramValue(iter.Value())
-		}
-		return m
-	}
-	return v.Interface()
 }

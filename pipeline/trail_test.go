@@ -18,6 +18,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
@@ -445,7 +446,7 @@ func TestInputDigest(t *testing.T) {
 	for _, p := range []string{path, businessesXLSX} {
 		s := settings(t, acroConfig)
 		l := newInputLog([]Job{{Path: p, Settings: s}}, "test", "")
-		srcs, err := readers.Open(p, l.options(0, ReaderOptions(s)))
+		srcs, err := readers.Open(p, l.options(0, cells.ReaderOptions(s)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func cellLines(tab *audit.Table) []string {
 		sort.Strings(stats)
 		b.WriteString(" " + strings.Join(stats, ","))
 		for _, f := range c.Findings {
-			fmt.Fprintf(&b, " %s:%s", f.Rule, f.Status)
+			fmt.Fprintf(&b, " %s:%s", f.Rule, f.Outcome)
 		}
 		out = append(out, b.String())
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -273,7 +274,7 @@ const (
 func wideReport(t *testing.T, path, y string) []byte {
 	t.Helper()
 	s := settings(t, y)
-	srcs, err := readers.Open(path, ReaderOptions(s))
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +331,7 @@ func TestWideRoundTrip(t *testing.T) {
 // TestWideLayoutDetected: the report says where the table was found.
 func TestWideLayoutDetected(t *testing.T) {
 	s := settings(t, wideConfig2)
-	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", ReaderOptions(s))
+	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -902,7 +903,7 @@ func TestWideTotalMismatch(t *testing.T) {
 		{"Total", "80", "100", "181"},
 	}
 	s := settings(t, wideConfig1)
-	srcs, err := readers.Open(wideSheet(t, rows), ReaderOptions(s))
+	srcs, err := readers.Open(wideSheet(t, rows), cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -920,7 +921,7 @@ func TestWideTotalMismatch(t *testing.T) {
 		}
 		found := false
 		for _, f := range c.Findings {
-			if f.Rule == "consistency" && f.Status == audit.Review && strings.Contains(f.Message(), "sum to 70 (difference 1)") {
+			if f.Rule == "consistency" && f.Outcome == audit.Review && strings.Contains(f.Message(), "sum to 70 (difference 1)") {
 				found = true
 			}
 		}
@@ -934,7 +935,7 @@ func TestWideTotalMismatch(t *testing.T) {
 // context.
 func TestWideWritersCancel(t *testing.T) {
 	s := settings(t, wideConfig2)
-	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", ReaderOptions(s))
+	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}

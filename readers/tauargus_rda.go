@@ -109,250 +109,299 @@ const (
 
 // ParseRDA reads a tau-argus metadata file. Errors name the file and line.
 func ParseRDA(name string, r io.Reader) (*TauMetadata, error) {
-	m := &TauMetadata{File: name, Safe: "S", Unsafe: "U", Protect: "P", Empty: "E"}
-	fail := func(line int, format string, a ...any) error {
-		return &Error{File: name, Err: fmt.Errorf("%w: line %d: %s", ErrMetadata, line, fmt.Sprintf(format, a...))}
-	}
+	p := &rdaParser{name: name, m: &TauMetadata{File: name, Safe: "S", Unsafe: "U", Protect: "P", Empty: "E"}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxRDALine)
-	line := 0
-	var v *TauVar
-	roleAt := 0
-	setRole := func(role TauRole, line int) error {
-		if v == nil {
-			return fail(line, "<%s> before the first variable", strings.ToUpper(string(role)))
-		}
-		// NUMERIC with SHADOW, COSTVAR, ... (in either order) takes the
-		// more specific role
-		switch {
-		case v.Role == "" || v.Role == TauNumeric:
-			v.Role = role
-		case role == TauNumeric:
-		case v.Role != role:
-			return fail(line, "variable %s has two roles: %s (line %d) and %s", v.Name, v.Role, roleAt, role)
-		}
-		roleAt = line
-		return nil
-	}
 	for sc.Scan() {
-		line++
-		text := sc.Bytes()
-		if line == 1 {
-			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
-		}
-		if !utf8.Valid(text) {
-			return nil, fail(line, "the line is not UTF-8 text")
-		}
-		toks, err := rdaTokens(string(text))
-		if err != nil {
-			return nil, fail(line, "%v", err)
-		}
-		if len(toks) == 0 || strings.HasPrefix(toks[0].text, "//") && !toks[0].quoted {
-			continue
-		}
-		if !toks[0].keyword {
-			// a variable line
-			if len(m.Vars) >= maxRDAVars {
-				return nil, fail(line, "more than %d variables", maxRDAVars)
-			}
-			if toks[0].quoted {
-				return nil, fail(line, "a variable name is not quoted: %q", toks[0].text)
-			}
-			m.Vars = append(m.Vars, TauVar{Name: toks[0].text, Line: line, Decimals: -1})
-			v = &m.Vars[len(m.Vars)-1]
-			for _, t := range m.Vars[:len(m.Vars)-1] {
-				if strings.EqualFold(t.Name, v.Name) {
-					return nil, fail(line, "variable %s is given twice (first on line %d)", v.Name, t.Line)
-				}
-			}
-			rest := toks[1:]
-			for _, t := range rest {
-				if t.keyword {
-					return nil, fail(line, "keyword <%s> on the variable's line: put it on its own line below", t.text)
-				}
-			}
-			if m.Separator == "" {
-				// fixed width: name, start, length, missing codes
-				if len(rest) < 2 || rest[0].quoted || rest[1].quoted {
-					return nil, fail(line, "variable %s: a fixed-width file needs its first position and length after the name (or give <SEPARATOR> before the variables)", v.Name)
-				}
-				var e1, e2 error
-				v.Start, e1 = strconv.Atoi(rest[0].text)
-				v.Length, e2 = strconv.Atoi(rest[1].text)
-				if e1 != nil || e2 != nil || v.Start < 1 || v.Length < 1 || v.Length > maxRDALine || v.Start > maxRDALine {
-					return nil, fail(line, "variable %s: position %q and length %q must be positive integers", v.Name, rest[0].text, rest[1].text)
-				}
-				rest = rest[2:]
-			} else if len(rest) > 0 && !rest[0].quoted {
-				// delimited: an unquoted width may come first
-				if _, err := strconv.Atoi(rest[0].text); err == nil {
-					rest = rest[1:]
-				}
-			}
-			for _, t := range rest {
-				v.Missing = append(v.Missing, strings.TrimSpace(t.text))
-			}
-			continue
-		}
-		for i := 0; i < len(toks); i++ {
-			t := toks[i]
-			if !t.keyword {
-				return nil, fail(line, "unexpected %q: want a keyword such as <NUMERIC>", t.text)
-			}
-			arg := func() (string, error) {
-				if i+1 >= len(toks) || toks[i+1].keyword {
-					return "", fail(line, "<%s> needs a value", t.text)
-				}
-				i++
-				return toks[i].text, nil
-			}
-			args := func() []string {
-				var out []string
-				for i+1 < len(toks) && !toks[i+1].keyword {
-					i++
-					out = append(out, toks[i].text)
-				}
-				return out
-			}
-			kw := strings.ToUpper(t.text)
-			needVar := func() error {
-				if v == nil {
-					return fail(line, "<%s> before the first variable", kw)
-				}
-				return nil
-			}
-			var err error
-			switch kw {
-			case "SEPARATOR":
-				var s string
-				if s, err = arg(); err == nil {
-					if len(m.Vars) > 0 {
-						err = fail(line, "<SEPARATOR> must come before the variables")
-					} else if utf8.RuneCountInString(s) != 1 || s == "\"" || s == "\n" || s == "\r" {
-						err = fail(line, "<SEPARATOR> %q: want one character", s)
-					} else {
-						m.Separator = s
-					}
-				}
-			case "SAFE", "UNSAFE", "PROTECT", "EMPTY":
-				var s string
-				if s, err = arg(); err == nil {
-					switch kw {
-					case "SAFE":
-						m.Safe = s
-					case "UNSAFE":
-						m.Unsafe = s
-					case "PROTECT":
-						m.Protect = s
-					default:
-						m.Empty = s
-					}
-				}
-			case "RECODEABLE", "RECODABLE":
-				err = setRole(TauExplanatory, line)
-			case "NUMERIC":
-				err = setRole(TauNumeric, line)
-			case "FREQUENCY":
-				err = setRole(TauFrequency, line)
-			case "SHADOW":
-				err = setRole(TauShadow, line)
-			case "COSTVAR":
-				err = setRole(TauCost, line)
-			case "MAXSCORE":
-				err = setRole(TauMaxScore, line)
-			case "STATUS":
-				err = setRole(TauStatus, line)
-			case "LOWERPL":
-				err = setRole(TauLowerPL, line)
-			case "UPPERPL":
-				err = setRole(TauUpperPL, line)
-			case "WEIGHT":
-				err = setRole(TauWeight, line)
-			case "HOLDING":
-				err = setRole(TauHolding, line)
-			case "REQUEST", "RECORDKEY":
-				if err = setRole(TauOther, line); err == nil {
-					v.Unused = append(v.Unused, kw)
-					args()
-				}
-			case "TOTCODE":
-				if err = needVar(); err == nil {
-					v.TotCode, err = arg()
-					v.TotCode = strings.TrimSpace(v.TotCode)
-				}
-			case "HIERARCHICAL":
-				if err = needVar(); err == nil && v.Role == "" {
-					v.Role = TauExplanatory
-				}
-			case "HIERCODELIST":
-				if err = needVar(); err == nil {
-					v.HierFile, err = arg()
-				}
-			case "HIERLEADSTRING":
-				if err = needVar(); err == nil {
-					v.HierLead, err = arg()
-				}
-			case "HIERLEVELS":
-				if err = needVar(); err == nil {
-					for _, a := range args() {
-						n, e := strconv.Atoi(a)
-						if e != nil || n < 0 || n > 64 {
-							err = fail(line, "<HIERLEVELS> %q: want digit counts such as 2 1 1 0", a)
-							break
-						}
-						v.HierLevels = append(v.HierLevels, n)
-					}
-				}
-			case "CODELIST":
-				if err = needVar(); err == nil {
-					v.CodeList, err = arg()
-				}
-			case "DECIMALS":
-				if err = needVar(); err == nil {
-					var s string
-					if s, err = arg(); err == nil {
-						n, e := strconv.Atoi(s)
-						if e != nil || n < 0 || n > 30 {
-							err = fail(line, "<DECIMALS> %q: want 0 to 30", s)
-						}
-						v.Decimals = n
-					}
-				}
-			case "DISTANCE", "CKM", "PFILE", "PFILE_CONT", "PFILE_SEP", "INCLUDEZEROS", "SEPARATION", "PARITY", "SCALING", "TRUNCATE", "PEEP", "PEEPCODE":
-				if err = needVar(); err == nil {
-					v.Unused = append(v.Unused, kw)
-					args()
-				}
-			default:
-				err = fail(line, "unknown keyword <%s>", t.text)
-			}
-			if err != nil {
-				return nil, err
-			}
+		p.line++
+		if err := p.parseLine(sc.Bytes()); err != nil {
+			return nil, err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fail(line+1, "%v", err)
+		return nil, p.failAt(p.line+1, "%v", err)
 	}
+	if err := p.finish(); err != nil {
+		return nil, err
+	}
+	return p.m, nil
+}
+
+// rdaParser is ParseRDA's state: the metadata so far, the line being read
+// and the variable its keywords apply to.
+type rdaParser struct {
+	name   string
+	m      *TauMetadata
+	line   int
+	v      *TauVar // the last variable, nil before the first
+	roleAt int     // the line that gave v its role
+
+	// The keyword line being read and the index of its current token.
+	toks []rdaToken
+	i    int
+}
+
+// failAt is an error of the metadata file at line.
+func (p *rdaParser) failAt(line int, format string, a ...any) error {
+	return &Error{File: p.name, Err: fmt.Errorf("%w: line %d: %s", ErrMetadata, line, fmt.Sprintf(format, a...))}
+}
+
+// fail is an error of the metadata file at the current line.
+func (p *rdaParser) fail(format string, a ...any) error { return p.failAt(p.line, format, a...) }
+
+// parseLine reads one line: a comment, a variable or keywords.
+func (p *rdaParser) parseLine(text []byte) error {
+	if p.line == 1 {
+		text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+	}
+	if !utf8.Valid(text) {
+		return p.fail("the line is not UTF-8 text")
+	}
+	toks, err := rdaTokens(string(text))
+	if err != nil {
+		return p.fail("%v", err)
+	}
+	if len(toks) == 0 || strings.HasPrefix(toks[0].text, "//") && !toks[0].quoted {
+		return nil
+	}
+	if !toks[0].keyword {
+		return p.variable(toks)
+	}
+	p.toks = toks
+	for p.i = 0; p.i < len(toks); p.i++ {
+		if err := p.keyword(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// variable reads a variable line: its name, its position and length in a
+// fixed-width file (or a width in a delimited one) and missing codes.
+func (p *rdaParser) variable(toks []rdaToken) error {
+	m := p.m
+	if len(m.Vars) >= maxRDAVars {
+		return p.fail("more than %d variables", maxRDAVars)
+	}
+	if toks[0].quoted {
+		return p.fail("a variable name is not quoted: %q", toks[0].text)
+	}
+	m.Vars = append(m.Vars, TauVar{Name: toks[0].text, Line: p.line, Decimals: -1})
+	v := &m.Vars[len(m.Vars)-1]
+	p.v = v
+	for _, t := range m.Vars[:len(m.Vars)-1] {
+		if strings.EqualFold(t.Name, v.Name) {
+			return p.fail("variable %s is given twice (first on line %d)", v.Name, t.Line)
+		}
+	}
+	rest := toks[1:]
+	for _, t := range rest {
+		if t.keyword {
+			return p.fail("keyword <%s> on the variable's line: put it on its own line below", t.text)
+		}
+	}
+	if m.Separator == "" {
+		// fixed width: name, start, length, missing codes
+		if len(rest) < 2 || rest[0].quoted || rest[1].quoted {
+			return p.fail("variable %s: a fixed-width file needs its first position and length after the name (or give <SEPARATOR> before the variables)", v.Name)
+		}
+		var e1, e2 error
+		v.Start, e1 = strconv.Atoi(rest[0].text)
+		v.Length, e2 = strconv.Atoi(rest[1].text)
+		if e1 != nil || e2 != nil || v.Start < 1 || v.Length < 1 || v.Length > maxRDALine || v.Start > maxRDALine {
+			return p.fail("variable %s: position %q and length %q must be positive integers", v.Name, rest[0].text, rest[1].text)
+		}
+		rest = rest[2:]
+	} else if len(rest) > 0 && !rest[0].quoted {
+		// delimited: an unquoted width may come first
+		if _, err := strconv.Atoi(rest[0].text); err == nil {
+			rest = rest[1:]
+		}
+	}
+	for _, t := range rest {
+		v.Missing = append(v.Missing, strings.TrimSpace(t.text))
+	}
+	return nil
+}
+
+// arg consumes the value of the keyword at p.i.
+func (p *rdaParser) arg() (string, error) {
+	if p.i+1 >= len(p.toks) || p.toks[p.i+1].keyword {
+		return "", p.fail("<%s> needs a value", p.toks[p.i].text)
+	}
+	p.i++
+	return p.toks[p.i].text, nil
+}
+
+// args consumes every value after the keyword at p.i.
+func (p *rdaParser) args() []string {
+	var out []string
+	for p.i+1 < len(p.toks) && !p.toks[p.i+1].keyword {
+		p.i++
+		out = append(out, p.toks[p.i].text)
+	}
+	return out
+}
+
+// needVar refuses keyword kw before the first variable.
+func (p *rdaParser) needVar(kw string) error {
+	if p.v == nil {
+		return p.fail("<%s> before the first variable", kw)
+	}
+	return nil
+}
+
+// setRole gives the current variable role; NUMERIC with SHADOW, COSTVAR,
+// ... (in either order) takes the more specific role.
+func (p *rdaParser) setRole(role TauRole) error {
+	v := p.v
+	if v == nil {
+		return p.fail("<%s> before the first variable", strings.ToUpper(string(role)))
+	}
+	switch {
+	case v.Role == "" || v.Role == TauNumeric:
+		v.Role = role
+	case role == TauNumeric:
+	case v.Role != role:
+		return p.fail("variable %s has two roles: %s (line %d) and %s", v.Name, v.Role, p.roleAt, role)
+	}
+	p.roleAt = p.line
+	return nil
+}
+
+// rdaRoles are the keywords that give a variable its role.
+var rdaRoles = map[string]TauRole{
+	"RECODEABLE": TauExplanatory, "RECODABLE": TauExplanatory,
+	"NUMERIC": TauNumeric, "FREQUENCY": TauFrequency, "SHADOW": TauShadow,
+	"COSTVAR": TauCost, "MAXSCORE": TauMaxScore, "STATUS": TauStatus,
+	"LOWERPL": TauLowerPL, "UPPERPL": TauUpperPL, "WEIGHT": TauWeight,
+	"HOLDING": TauHolding,
+}
+
+// keyword reads the keyword at p.i and its values.
+func (p *rdaParser) keyword() error {
+	t := p.toks[p.i]
+	if !t.keyword {
+		return p.fail("unexpected %q: want a keyword such as <NUMERIC>", t.text)
+	}
+	kw := strings.ToUpper(t.text)
+	if role, ok := rdaRoles[kw]; ok {
+		return p.setRole(role)
+	}
+	switch kw {
+	case "SEPARATOR":
+		s, err := p.arg()
+		switch {
+		case err != nil:
+			return err
+		case len(p.m.Vars) > 0:
+			return p.fail("<SEPARATOR> must come before the variables")
+		case utf8.RuneCountInString(s) != 1 || s == "\"" || s == "\n" || s == "\r":
+			return p.fail("<SEPARATOR> %q: want one character", s)
+		}
+		p.m.Separator = s
+		return nil
+	case "SAFE", "UNSAFE", "PROTECT", "EMPTY":
+		s, err := p.arg()
+		if err != nil {
+			return err
+		}
+		switch kw {
+		case "SAFE":
+			p.m.Safe = s
+		case "UNSAFE":
+			p.m.Unsafe = s
+		case "PROTECT":
+			p.m.Protect = s
+		default:
+			p.m.Empty = s
+		}
+		return nil
+	case "REQUEST", "RECORDKEY":
+		if err := p.setRole(TauOther); err != nil {
+			return err
+		}
+		p.v.Unused = append(p.v.Unused, kw)
+		p.args()
+		return nil
+	}
+	return p.variableKeyword(kw, t.text)
+}
+
+// variableKeyword reads a keyword that describes the current variable
+// (text is the keyword as written).
+func (p *rdaParser) variableKeyword(kw, text string) error {
+	var err error
+	switch kw {
+	case "TOTCODE", "HIERARCHICAL", "HIERCODELIST", "HIERLEADSTRING", "HIERLEVELS", "CODELIST", "DECIMALS",
+		"DISTANCE", "CKM", "PFILE", "PFILE_CONT", "PFILE_SEP", "INCLUDEZEROS", "SEPARATION", "PARITY", "SCALING", "TRUNCATE", "PEEP", "PEEPCODE":
+		if err := p.needVar(kw); err != nil {
+			return err
+		}
+	default:
+		return p.fail("unknown keyword <%s>", text)
+	}
+	v := p.v
+	switch kw {
+	case "TOTCODE":
+		v.TotCode, err = p.arg()
+		v.TotCode = strings.TrimSpace(v.TotCode)
+	case "HIERARCHICAL":
+		if v.Role == "" {
+			v.Role = TauExplanatory
+		}
+	case "HIERCODELIST":
+		v.HierFile, err = p.arg()
+	case "HIERLEADSTRING":
+		v.HierLead, err = p.arg()
+	case "HIERLEVELS":
+		for _, a := range p.args() {
+			n, e := strconv.Atoi(a)
+			if e != nil || n < 0 || n > 64 {
+				return p.fail("<HIERLEVELS> %q: want digit counts such as 2 1 1 0", a)
+			}
+			v.HierLevels = append(v.HierLevels, n)
+		}
+	case "CODELIST":
+		v.CodeList, err = p.arg()
+	case "DECIMALS":
+		var s string
+		if s, err = p.arg(); err == nil {
+			n, e := strconv.Atoi(s)
+			if e != nil || n < 0 || n > 30 {
+				err = p.fail("<DECIMALS> %q: want 0 to 30", s)
+			}
+			v.Decimals = n
+		}
+	default: // DISTANCE, CKM, ...: read, not used
+		v.Unused = append(v.Unused, kw)
+		p.args()
+	}
+	return err
+}
+
+// finish checks the variables once every line is read and adds the notes.
+func (p *rdaParser) finish() error {
+	m := p.m
 	if len(m.Vars) == 0 {
-		return nil, fail(line, "no variables")
+		return p.fail("no variables")
 	}
 	for i := range m.Vars {
 		v := &m.Vars[i]
 		if v.Role == "" {
-			return nil, fail(v.Line, "variable %s has no role (want <RECODEABLE>, <NUMERIC>, <FREQUENCY>, <MAXSCORE>, <STATUS>, ...)", v.Name)
+			return p.failAt(v.Line, "variable %s has no role (want <RECODEABLE>, <NUMERIC>, <FREQUENCY>, <MAXSCORE>, <STATUS>, ...)", v.Name)
 		}
 		if v.HierFile != "" && len(v.HierLevels) > 0 {
-			return nil, fail(v.Line, "variable %s has both <HIERCODELIST> and <HIERLEVELS>: give one", v.Name)
+			return p.failAt(v.Line, "variable %s has both <HIERCODELIST> and <HIERLEVELS>: give one", v.Name)
 		}
 		if v.Role == TauWeight {
-			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s is a sampling weight: not applied (the rules count unweighted contributions, as tau-argus does unless told to apply weights; the totals are unweighted)", filepath.Base(name), v.Line, v.Name))
+			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s is a sampling weight: not applied (the rules count unweighted contributions, as tau-argus does unless told to apply weights; the totals are unweighted)", filepath.Base(p.name), v.Line, v.Name))
 		}
 		if len(v.Unused) > 0 {
-			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s: %s not used by sdcaudit", filepath.Base(name), v.Line, v.Name, strings.Join(v.Unused, ", ")))
+			m.Notes = append(m.Notes, fmt.Sprintf("%s line %d: variable %s: %s not used by sdcaudit", filepath.Base(p.name), v.Line, v.Name, strings.Join(v.Unused, ", ")))
 		}
 	}
-	return m, nil
+	return nil
 }
 
 type rdaToken struct {

@@ -84,7 +84,7 @@ func failing(tab *audit.Table, rule string) []string {
 	var out []string
 	for _, c := range tab.Cells {
 		for _, f := range c.Findings {
-			if f.Rule == rule && f.Status == audit.Fail {
+			if f.Rule == rule && f.Outcome == audit.Fail {
 				out = append(out, strings.Join(c.Key, "/"))
 			}
 		}
@@ -168,8 +168,8 @@ func TestAcroCharitiesFrequency(t *testing.T) {
 		for _, f := range c.Findings {
 			switch f.Rule {
 			case "dominance", "p_percent":
-				if f.Status != audit.NotApplicable {
-					t.Errorf("%v: %s on a frequency table says %s", c.Key, f.Rule, f.Status)
+				if f.Outcome != audit.NotApplicable {
+					t.Errorf("%v: %s on a frequency table says %s", c.Key, f.Rule, f.Outcome)
 				}
 			}
 		}
@@ -201,16 +201,16 @@ func TestAcroCharitiesNegative(t *testing.T) {
 		}
 		negCells++
 		for _, f := range c.Findings {
-			if (f.Rule == "dominance" || f.Rule == "p_percent" || f.Rule == "negative") && f.Status != audit.Review {
-				t.Errorf("default %v: %s says %s with negatives", c.Key, f.Rule, f.Status)
+			if (f.Rule == "dominance" || f.Rule == "p_percent" || f.Rule == "negative") && f.Outcome != audit.Review {
+				t.Errorf("default %v: %s says %s with negatives", c.Key, f.Rule, f.Outcome)
 			}
 		}
 		for _, f := range abs.Cells[i].Findings {
-			if f.Rule == "dominance" && (f.Status == audit.Review || f.Values()["absolute"] != true) {
-				t.Errorf("abs %v: dominance %s %v", c.Key, f.Status, f.Values())
+			if f.Rule == "dominance" && (f.Outcome == audit.Review || f.Values()["absolute"] != true) {
+				t.Errorf("abs %v: dominance %s %v", c.Key, f.Outcome, f.Values())
 			}
-			if f.Rule == "negative" && f.Status != audit.Pass {
-				t.Errorf("abs %v: negative says %s", c.Key, f.Status)
+			if f.Rule == "negative" && f.Outcome != audit.Pass {
+				t.Errorf("abs %v: negative says %s", c.Key, f.Outcome)
 			}
 		}
 	}
@@ -253,7 +253,7 @@ func TestClassDisclosure(t *testing.T) {
 	}
 	for _, c := range tab.Cells {
 		for _, f := range c.Findings {
-			if f.Rule == "class" && f.Status == audit.Fail && !strings.Contains(f.Message(), "all ") {
+			if f.Rule == "class" && f.Outcome == audit.Fail && !strings.Contains(f.Message(), "all ") {
 				t.Errorf("message %q", f.Message())
 			}
 		}
@@ -289,7 +289,7 @@ func TestAggregateTable(t *testing.T) {
 	for _, c := range tab.Cells {
 		status[c.Key[0]] = map[string]audit.Outcome{}
 		for _, f := range c.Findings {
-			status[c.Key[0]][f.Rule] = f.Status
+			status[c.Key[0]][f.Rule] = f.Outcome
 		}
 	}
 	want := map[string]map[string]audit.Outcome{
@@ -333,7 +333,7 @@ func TestPermutationInvariance(t *testing.T) {
 				rt.Fatalf("cell %v: %s vs %v: %s", ca.Key, ca.Status, cb.Key, cb.Status)
 			}
 			for j := range ca.Findings {
-				if ca.Findings[j].Status != cb.Findings[j].Status || ca.Findings[j].Message() != cb.Findings[j].Message() {
+				if ca.Findings[j].Outcome != cb.Findings[j].Outcome || ca.Findings[j].Message() != cb.Findings[j].Message() {
 					rt.Fatalf("cell %v: %+v vs %+v", ca.Key, ca.Findings[j], cb.Findings[j])
 				}
 			}

@@ -48,7 +48,7 @@ func (r allZero) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if t != nil && t.Mode == audit.Aggregate {
 		g = allZeroAggregate
 	}
-	return audit.Finding{Rule: "all_zero", Status: o, Facts: g, Cell: c}
+	return audit.Finding{Rule: "all_zero", Outcome: o, Facts: g, Cell: c}
 }
 
 // allZeroFacts give an all_zero finding's figures and message from its
@@ -120,7 +120,7 @@ func negativeKnown(c *audit.Cell) bool {
 	return false
 }
 
-// AppendFigures implements audit.FiguresAppender: Figures without
+// AppendFigures implements report.FiguresAppender: Figures without
 // allocating.
 func (g *allZeroFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	if !c.HasTotal || !c.HasN {
@@ -139,7 +139,7 @@ func (g *allZeroFacts) allZero(c *audit.Cell) bool {
 	return c.N != 0 && c.Total.IsZero() && !negativeKnown(c)
 }
 
-// AppendMessage implements audit.MessageAppender.
+// AppendMessage implements report.MessageAppender.
 func (g *allZeroFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	switch {
 	case !c.HasTotal || !c.HasN:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 	"github.com/sdcaudit/sdcaudit/rules"
 )
 
@@ -60,7 +61,7 @@ func BenchmarkMagnitudeRules(b *testing.B) {
 		}
 		done++
 	}
-	report(b, done, start, cpu)
+	reportMetrics(b, done, start, cpu)
 	_ = flagged
 }
 
@@ -82,6 +83,7 @@ func benchFindings(b *testing.B, write bool) {
 		rs = append(rs, r.(rules.CellRule))
 	}
 	var buf []byte
+	var scratch report.Scratch
 	b.ResetTimer()
 	start, cpu := time.Now(), cpuTime()
 	done := 0
@@ -90,17 +92,17 @@ func benchFindings(b *testing.B, write bool) {
 		for _, r := range rs {
 			f := r.Check(magTable, c)
 			if write {
-				buf, _ = f.AppendJSON(buf[:0])
+				buf = report.AppendFinding(buf[:0], &f, &scratch)
 			}
 		}
 		done++
 	}
-	report(b, done, start, cpu)
+	reportMetrics(b, done, start, cpu)
 }
 
-// report gives the rate per wall-clock second and per CPU second (the
+// reportMetrics gives the rate per wall-clock second and per CPU second (the
 // rate of one core whatever else runs on the machine).
-func report(b *testing.B, done int, start time.Time, cpu time.Duration) {
+func reportMetrics(b *testing.B, done int, start time.Time, cpu time.Duration) {
 	b.ReportMetric(float64(done)/time.Since(start).Seconds(), "cells/s")
 	if used := cpuTime() - cpu; used > 0 {
 		b.ReportMetric(float64(done)/used.Seconds(), "cells/cpu-s")

@@ -7,6 +7,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -51,22 +52,37 @@ func (consistency) CheckTable(t *audit.Table) {
 		}
 		return
 	}
-	type problem struct {
-		msg string
-		v   audit.Figure
+	problems, checked := relationProblems(t, rels)
+	for i, c := range t.Cells {
+		c.Findings = append(c.Findings, consistencyFinding(c, problems[i], checked[i]))
 	}
-	problems := make([][]problem, len(t.Cells))
-	checked := make([]bool, len(t.Cells))
-	figures := []struct {
-		name  string
-		known func(c *audit.Cell) bool
-		value func(c *audit.Cell) decimal.Dec
-	}{
-		{"total", func(c *audit.Cell) bool { return c.HasTotal }, func(c *audit.Cell) decimal.Dec { return c.Total }},
-		{"count", func(c *audit.Cell) bool { return c.HasN }, func(c *audit.Cell) decimal.Dec { return decimal.FromInt(c.N) }},
-	}
+}
+
+// consistencyProblem is a margin relation that does not add up, as it is
+// told on each cell of the relation.
+type consistencyProblem struct {
+	msg string
+	v   audit.Figure
+}
+
+// consistencyFigures are the figures a margin relation must add up in.
+var consistencyFigures = []struct {
+	name  string
+	known func(c *audit.Cell) bool
+	value func(c *audit.Cell) decimal.Dec
+}{
+	{"total", func(c *audit.Cell) bool { return c.HasTotal }, func(c *audit.Cell) decimal.Dec { return c.Total }},
+	{"count", func(c *audit.Cell) bool { return c.HasN }, func(c *audit.Cell) decimal.Dec { return decimal.FromInt(c.N) }},
+}
+
+// relationProblems checks every margin relation on each figure all of its
+// cells know: problems[i] are the relations of cell i that do not add up,
+// checked[i] whether some relation of cell i could be checked.
+func relationProblems(t *audit.Table, rels []suppress.Relation) (problems [][]consistencyProblem, checked []bool) {
+	problems = make([][]consistencyProblem, len(t.Cells))
+	checked = make([]bool, len(t.Cells))
 	for _, r := range rels {
-		for _, fig := range figures {
+		for _, fig := range consistencyFigures {
 			margin := t.Cells[r.Total]
 			if !fig.known(margin) {
 				continue
@@ -93,8 +109,8 @@ func (consistency) CheckTable(t *audit.Table) {
 			}
 			diff := mv.Sub(sum)
 			along := r.Along
-			p := problem{
-				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, audit.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
+			p := consistencyProblem{
+				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, report.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
 				v: audit.GroupFig("", audit.TextFig("figure", fig.name), audit.TextFig("margin", t.KeyString(margin.Key)), audit.TextFig("along", along),
 					audit.DecFig("margin_value", mv), audit.DecFig("sum", sum), audit.DecFig("difference", diff)),
 			}
@@ -104,36 +120,40 @@ func (consistency) CheckTable(t *audit.Table) {
 			}
 		}
 	}
-	for i, c := range t.Cells {
-		var v []audit.Figure
-		if c.HasN {
-			v = append(v, audit.IntFig("n", c.N))
-		}
-		if c.HasTotal {
-			v = append(v, audit.DecFig("X", c.Total))
-		}
-		var msgs []string
-		if c.HasN && c.HasTotal {
-			checked[i] = true
-			if c.N == 0 && !c.Total.IsZero() {
-				msgs = append(msgs, fmt.Sprintf("no contributors (n = 0) but a total of %s", c.Total))
-			}
-		}
-		if len(problems[i]) > 0 {
-			var rs []audit.Figure
-			for _, p := range problems[i] {
-				msgs = append(msgs, p.msg)
-				rs = append(rs, p.v)
-			}
-			v = append(v, audit.ListFig("relations", rs...))
-		}
-		switch {
-		case len(msgs) > 0:
-			c.Findings = append(c.Findings, finding(name, audit.Review, "the table is inconsistent, so no audit of it can be trusted: "+strings.Join(msgs, "; "), v))
-		case !checked[i]:
-			c.Findings = append(c.Findings, finding(name, audit.NotApplicable, "no margin relation or count and total to check", nil))
-		default:
-			c.Findings = append(c.Findings, finding(name, audit.Pass, "the margins it belongs to add up and its total fits its count", v))
+	return problems, checked
+}
+
+// consistencyFinding is the rule's finding on c given the problems of its
+// relations and whether one of them was checked.
+func consistencyFinding(c *audit.Cell, problems []consistencyProblem, checked bool) audit.Finding {
+	const name = "consistency"
+	var v []audit.Figure
+	if c.HasN {
+		v = append(v, audit.IntFig("n", c.N))
+	}
+	if c.HasTotal {
+		v = append(v, audit.DecFig("X", c.Total))
+	}
+	var msgs []string
+	if c.HasN && c.HasTotal {
+		checked = true
+		if c.N == 0 && !c.Total.IsZero() {
+			msgs = append(msgs, fmt.Sprintf("no contributors (n = 0) but a total of %s", c.Total))
 		}
 	}
+	if len(problems) > 0 {
+		var rs []audit.Figure
+		for _, p := range problems {
+			msgs = append(msgs, p.msg)
+			rs = append(rs, p.v)
+		}
+		v = append(v, audit.ListFig("relations", rs...))
+	}
+	switch {
+	case len(msgs) > 0:
+		return finding(name, audit.Review, "the table is inconsistent, so no audit of it can be trusted: "+strings.Join(msgs, "; "), v)
+	case !checked:
+		return finding(name, audit.NotApplicable, "no margin relation or count and total to check", nil)
+	}
+	return finding(name, audit.Pass, "the margins it belongs to add up and its total fits its count", v)
 }

@@ -59,8 +59,8 @@ func TestConsistency(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := run(tc.mode, tc.cells...)
 			for k, w := range tc.want {
-				if got[k].Status != w {
-					t.Errorf("%s: %s (%s), want %s", k, got[k].Status, got[k].Message(), w)
+				if got[k].Outcome != w {
+					t.Errorf("%s: %s (%s), want %s", k, got[k].Outcome, got[k].Message(), w)
 				}
 				if w == audit.Review && !strings.Contains(got[k].Message(), tc.text) {
 					t.Errorf("%s: %q does not say %q", k, got[k].Message(), tc.text)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -110,7 +111,7 @@ func (r dominance) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 			break
 		}
 	}
-	return audit.Finding{Rule: "dominance", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "dominance", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // dominanceFacts give the figures behind a dominance finding, each set's
@@ -136,7 +137,7 @@ func (g *dominanceFacts) Message(c *audit.Cell) string {
 	var failed, passed []string
 	for _, s := range g.r.sets {
 		if s.dominated(&m) {
-			failed = append(failed, largest(s.n)+" "+audit.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)+" of the total, more than "+s.d.String()+"% "+s.label)
+			failed = append(failed, largest(s.n)+" "+report.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)+" of the total, more than "+s.d.String()+"% "+s.label)
 		} else {
 			passed = append(passed, s.label)
 		}
@@ -161,7 +162,7 @@ func pctOf(a, b decimal.Dec) decimal.Dec {
 	return ratio(100, a, b)
 }
 
-// AppendMessage implements audit.MessageAppender: Message appended to b
+// AppendMessage implements report.MessageAppender: Message appended to b
 // (a cell that is not dominated, the common case, without allocating).
 func (g *dominanceFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	m := reread(c, g.r.need, g.r.absolute)
@@ -174,7 +175,7 @@ func (g *dominanceFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 			failed = true
 			b = append(b, largest(s.n)...)
 			b = append(b, ' ')
-			b = append(b, audit.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)...)
+			b = append(b, report.PercentText(pctOf(m.sumTop(s.n), m.X), s.d)...)
 			b = append(b, " of the total, more than "...)
 			b = s.d.Append(b)
 			b = append(b, "% "...)
@@ -194,7 +195,7 @@ func (g *dominanceFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	return b
 }
 
-// AppendFigures implements audit.FiguresAppender: Figures without
+// AppendFigures implements report.FiguresAppender: Figures without
 // allocating. The sets and their figures are kept in figs' capacity past
 // the returned length.
 func (g *dominanceFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {

@@ -18,7 +18,7 @@ func Example() {
 	d, _ := rules.NewDominance(false, rules.NK{N: 2, K: decimal.Must("90.9")})
 	for _, r := range []rules.Rule{p, d} {
 		f := r.(rules.CellRule).Check(t, c)
-		fmt.Printf("%s %s: %s\n", f.Rule, f.Status, f.Message())
+		fmt.Printf("%s %s: %s\n", f.Rule, f.Outcome, f.Message())
 	}
 	// Output:
 	// p_percent pass: the largest contribution cannot be estimated within 10%: X - x1 - x2 = 8,000 >= 5,200 = p/100 * x1
@@ -34,7 +34,7 @@ func ExampleNewInterval() {
 	for _, s := range []int64{25, 15} {
 		r, _ := rules.NewInterval(decimal.FromInt(s), false)
 		f := r.(rules.CellRule).Check(t, c)
-		fmt.Printf("s=%d %s: %s\n", s, f.Status, f.Message())
+		fmt.Printf("s=%d %s: %s\n", s, f.Outcome, f.Message())
 	}
 	// Output:
 	// s=25 fail: the second largest contributor knows x1 lies in [40, 60], width 20 < 25 = s/100 * X

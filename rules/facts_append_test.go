@@ -9,10 +9,11 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // TestFactsAppendFormsEqual: the append forms of the hot rules' facts
-// (audit.FiguresAppender, audit.MessageAppender) give what Figures and
+// (report.FiguresAppender, report.MessageAppender) give what Figures and
 // Message give, on random cells of every outcome, after whatever the
 // reused buffers held; a finding's JSON written through them is the JSON
 // of a plain finding holding Figures() and Message(); and writing a
@@ -51,7 +52,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 		return decimal.Must(decimal.FromInt(int64(rng.IntN(20_000_000))).String() + "." + decimal.FromInt(int64(rng.IntN(100))).String())
 	}
 	seen := map[string]map[audit.Outcome]bool{}
-	var s audit.JSONScratch
+	var s report.Scratch
 	msg := []byte("stale")
 	figs := []audit.Figure{audit.TextFig("stale", "x")}
 	for range 4000 {
@@ -83,8 +84,8 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 		}
 		for _, r := range rs {
 			f := r.Check(tables[rng.IntN(len(tables))], c)
-			fa, okF := f.Facts.(audit.FiguresAppender)
-			ma, okM := f.Facts.(audit.MessageAppender)
+			fa, okF := f.Facts.(report.FiguresAppender)
+			ma, okM := f.Facts.(report.MessageAppender)
 			if f.Facts == nil {
 				continue // an input finding with its own figures
 			}
@@ -103,16 +104,16 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 					t.Fatalf("%s on %+v: AppendFigures %v, Figures %v", r.Name(), c, figs[1:], wantFigs)
 				}
 			}
-			plain := audit.Finding{Rule: f.Rule, Status: f.Status, Text: want, Figures: wantFigs}
-			wantJSON, _ := plain.MarshalJSON()
-			got := f.AppendJSONTo([]byte("x"), &s)
+			plain := audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Text: want, Figures: wantFigs}
+			wantJSON := report.FindingJSON(plain)
+			got := report.AppendFinding([]byte("x"), &f, &s)
 			if string(got[1:]) != string(wantJSON) {
-				t.Fatalf("%s: AppendJSONTo %s, want %s", r.Name(), got[1:], wantJSON)
+				t.Fatalf("%s: AppendFinding %s, want %s", r.Name(), got[1:], wantJSON)
 			}
 			if seen[r.Name()] == nil {
 				seen[r.Name()] = map[audit.Outcome]bool{}
 			}
-			seen[r.Name()][f.Status] = true
+			seen[r.Name()][f.Outcome] = true
 		}
 	}
 	for name, want := range map[string][]audit.Outcome{"threshold": {audit.Pass, audit.Fail}, "p_percent": {audit.Pass, audit.Fail},
@@ -129,7 +130,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 	b := make([]byte, 0, 4096)
 	for _, r := range rs {
 		f := r.Check(tables[1], c)
-		if n := testing.AllocsPerRun(20, func() { b = f.AppendJSONTo(b[:0], &s) }); n != 0 {
+		if n := testing.AllocsPerRun(20, func() { b = report.AppendFinding(b[:0], &f, &s) }); n != 0 {
 			t.Errorf("%s: writing a finding allocates %v times", r.Name(), n)
 		}
 	}

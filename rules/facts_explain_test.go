@@ -54,13 +54,13 @@ func TestFactsFindingsEqualExplain(t *testing.T) {
 		for _, tab := range tables {
 			for _, r := range rs {
 				got, want := r.Check(tab, c), r.explain(tab, c)
-				if got.Rule != want.Rule || got.Status != want.Status || !reflect.DeepEqual(got.FigureList(), want.FigureList()) || got.Message() != want.Message() {
-					t.Fatalf("%s on %+v: got %s %v %q, want %s %v %q", r.Name(), c, got.Status, got.FigureList(), got.Message(), want.Status, want.FigureList(), want.Message())
+				if got.Rule != want.Rule || got.Outcome != want.Outcome || !reflect.DeepEqual(got.FigureList(), want.FigureList()) || got.Message() != want.Message() {
+					t.Fatalf("%s on %+v: got %s %v %q, want %s %v %q", r.Name(), c, got.Outcome, got.FigureList(), got.Message(), want.Outcome, want.FigureList(), want.Message())
 				}
 				if seen[r.Name()] == nil {
 					seen[r.Name()] = map[audit.Outcome]bool{}
 				}
-				seen[r.Name()][got.Status] = true
+				seen[r.Name()][got.Outcome] = true
 				if c.HasN && c.HasTotal {
 					if n := testing.AllocsPerRun(5, func() { _ = r.Check(tab, c) }); n != 0 {
 						t.Fatalf("%s: Check allocates %v times on %+v", r.Name(), n, c)

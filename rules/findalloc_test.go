@@ -25,7 +25,7 @@ func TestMagnitudeCheckNoAlloc(t *testing.T) {
 			if f.Facts == nil {
 				t.Fatalf("%s: finding without Facts on a readable cell", r.Name())
 			}
-			seen[f.Status] = true
+			seen[f.Outcome] = true
 			if got := testing.AllocsPerRun(20, func() { _ = r.Check(magTable, c) }); got != 0 {
 				t.Fatalf("%s: Check allocates %v times per finding, want 0", r.Name(), got)
 			}

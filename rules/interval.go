@@ -99,7 +99,7 @@ func (r interval) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if r.test(&m, n) {
 		o = audit.Fail
 	}
-	return audit.Finding{Rule: "interval", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "interval", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // intervalFacts give the figures behind an interval finding (n >= 2),

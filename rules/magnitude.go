@@ -7,6 +7,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // The magnitude rules (dominance, p_percent, pq, interval) read a cell's
@@ -158,7 +159,7 @@ func inputFinding(rule string, st inputState, c *audit.Cell, need int) audit.Fin
 }
 
 func sayNegativeInput(f *audit.Finding) string {
-	return audit.Plural(max(f.Figures[0].Int, 1), "negative contribution", "negative contributions") + ": the rule assumes non-negative values (set absolute: true to assess absolute values)"
+	return report.Plural(max(f.Figures[0].Int, 1), "negative contribution", "negative contributions") + ": the rule assumes non-negative values (set absolute: true to assess absolute values)"
 }
 
 // frac is an exact positive rational parameter num/den, with den > 0.

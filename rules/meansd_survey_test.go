@@ -144,8 +144,8 @@ func TestMeanSDSurvey(t *testing.T) {
 	safeWith5, big100 := 0, 0
 	for i, c := range cells {
 		f := got[i]
-		if f.Status != c.want {
-			t.Errorf("%s: n %d mean %s SD %s, %d samples: %s %q, want %s", c.name, c.n, c.mean, c.sd, len(c.sols), f.Status, f.Message(), c.want)
+		if f.Outcome != c.want {
+			t.Errorf("%s: n %d mean %s SD %s, %d samples: %s %q, want %s", c.name, c.n, c.mean, c.sd, len(c.sols), f.Outcome, f.Message(), c.want)
 		}
 		if c.want == audit.Pass && c.allHave5 {
 			safeWith5++

@@ -40,8 +40,8 @@ func TestMeanSDRule(t *testing.T) {
 	}
 	for _, c := range cases {
 		f := cr.Check(c.t, c.c)
-		if f.Status != c.status || !strings.Contains(f.Message(), c.msg) {
-			t.Errorf("%+v: %s %q, want %s containing %q", c.c.Stats, f.Status, f.Message(), c.status, c.msg)
+		if f.Outcome != c.status || !strings.Contains(f.Message(), c.msg) {
+			t.Errorf("%+v: %s %q, want %s containing %q", c.c.Stats, f.Outcome, f.Message(), c.status, c.msg)
 		}
 		if _, ok := f.Values()["samples"]; ok {
 			t.Errorf("samples must not be in Values")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func (r missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if r.facts == nil || !allPresent(t, c) {
 		return r.explain(t, c)
 	}
-	return audit.Finding{Rule: "missing", Status: audit.Pass, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "missing", Outcome: audit.Pass, Facts: r.facts, Cell: c}
 }
 
 // allPresent reports whether explain passes the cell on its figures alone:
@@ -121,7 +122,7 @@ func (missing) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	if allMissing {
 		v = append(v, audit.BoolFig("all_missing", true))
-		msg := fmt.Sprintf("all %s of this cell have a missing %s: its statistics are missing, not zero, and cannot be assessed", audit.Plural(c.Rows, "record", "records"), t.Value)
+		msg := fmt.Sprintf("all %s of this cell have a missing %s: its statistics are missing, not zero, and cannot be assessed", report.Plural(c.Rows, "record", "records"), t.Value)
 		if len(miss) > 0 {
 			msg += "; also missing: " + strings.Join(miss, ", ")
 		}
@@ -139,7 +140,7 @@ func (missing) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 		notes = append(notes, strings.Join(marked, ", ")+" already suppressed in the input")
 	}
 	if c.Missing > 0 {
-		notes = append(notes, audit.Plural(c.Missing, "record", "records")+" with a missing value, not counted as contributors")
+		notes = append(notes, report.Plural(c.Missing, "record", "records")+" with a missing value, not counted as contributors")
 	}
 	if len(notes) > 0 {
 		msg += " (" + strings.Join(notes, "; ") + ")"

@@ -40,10 +40,10 @@ func TestMissingFactsEqualFull(t *testing.T) {
 		}
 		for _, tab := range tables {
 			got, want := fast.Check(tab, c), full.Check(tab, c)
-			if got.Rule != want.Rule || got.Status != want.Status || !reflect.DeepEqual(got.FigureList(), want.FigureList()) || got.Message() != want.Message() {
-				t.Fatalf("%+v in %+v: got %s %v %q, want %s %v %q", c, tab, got.Status, got.FigureList(), got.Message(), want.Status, want.FigureList(), want.Message())
+			if got.Rule != want.Rule || got.Outcome != want.Outcome || !reflect.DeepEqual(got.FigureList(), want.FigureList()) || got.Message() != want.Message() {
+				t.Fatalf("%+v in %+v: got %s %v %q, want %s %v %q", c, tab, got.Outcome, got.FigureList(), got.Message(), want.Outcome, want.FigureList(), want.Message())
 			}
-			seen[got.Status]++
+			seen[got.Outcome]++
 			// every statistic present, and a microdata cell has values
 			// and its total: the finding costs nothing
 			present := true
@@ -56,8 +56,8 @@ func TestMissingFactsEqualFull(t *testing.T) {
 			}
 			if present {
 				facts++
-				if got.Status != audit.Pass {
-					t.Fatalf("%+v in %+v: %s with every statistic present", c, tab, got.Status)
+				if got.Outcome != audit.Pass {
+					t.Fatalf("%+v in %+v: %s with every statistic present", c, tab, got.Outcome)
 				}
 				if n := testing.AllocsPerRun(5, func() { _ = fast.Check(tab, c) }); n != 0 {
 					t.Fatalf("Check allocates %v times on %+v in %+v", n, c, tab)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
 
@@ -109,7 +110,7 @@ func (r momentsRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	case order < 2:
 		return finding("moments", audit.NotApplicable, "the table publishes no moments beyond the mean", nil)
 	case c.Negative > 0:
-		return finding("moments", audit.Review, audit.Plural(c.Negative, "negative contribution", "negative contributions")+": the Lehmer-mean attack assumes non-negative values", []audit.Figure{audit.IntFig("negative", c.Negative)})
+		return finding("moments", audit.Review, report.Plural(c.Negative, "negative contribution", "negative contributions")+": the Lehmer-mean attack assumes non-negative values", []audit.Figure{audit.IntFig("negative", c.Negative)})
 	case !c.HasN:
 		return finding("moments", audit.Review, "the number of contributors is not known", nil)
 	case c.N == 0:

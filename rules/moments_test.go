@@ -9,6 +9,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
 
@@ -60,35 +61,35 @@ func TestMomentsRuleMicrodata(t *testing.T) {
 	for _, tc := range cases {
 		tab := &audit.Table{MomentOrder: tc.order}
 		f := r.Check(tab, microCell(t, x, 8))
-		if f.Status != tc.want {
-			t.Errorf("order %d: %s (%s), want %s", tc.order, f.Status, f.Message(), tc.want)
+		if f.Outcome != tc.want {
+			t.Errorf("order %d: %s (%s), want %s", tc.order, f.Outcome, f.Message(), tc.want)
 		}
-		if f.Status == audit.Fail || f.Status == audit.Pass {
+		if f.Outcome == audit.Fail || f.Outcome == audit.Pass {
 			if f.Values()["safe_order"] != int64(2) {
 				t.Errorf("order %d: safe_order %v, want 2", tc.order, f.Values()["safe_order"])
 			}
-			if _, err := json.Marshal(f); err != nil {
-				t.Errorf("finding does not encode: %v", err)
+			if b := report.FindingJSON(f); !json.Valid(b) {
+				t.Errorf("finding does not encode: %s", b)
 			}
 		}
 	}
 	// fewer power sums kept than published: review unless already unsafe
 	tab := &audit.Table{MomentOrder: 4}
-	if f := r.Check(tab, microCell(t, []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 2)); f.Status != audit.Review {
-		t.Errorf("too few power sums: %s %s", f.Status, f.Message())
+	if f := r.Check(tab, microCell(t, []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 2)); f.Outcome != audit.Review {
+		t.Errorf("too few power sums: %s %s", f.Outcome, f.Message())
 	}
 	// negative contributions
 	c := microCell(t, x, 4)
 	c.Negative = 1
-	if f := r.Check(&audit.Table{MomentOrder: 4}, c); f.Status != audit.Review {
-		t.Errorf("negative: %s", f.Status)
+	if f := r.Check(&audit.Table{MomentOrder: 4}, c); f.Outcome != audit.Review {
+		t.Errorf("negative: %s", f.Outcome)
 	}
 	// a stricter threshold makes order 3 of this sample unsafe too, a looser one safe
-	if f := newMomentsRule(t, "max_rel_error: 0.6").Check(&audit.Table{MomentOrder: 3}, microCell(t, x, 8)); f.Status != audit.Fail {
-		t.Errorf("max_rel_error 0.6: %s %s", f.Status, f.Message())
+	if f := newMomentsRule(t, "max_rel_error: 0.6").Check(&audit.Table{MomentOrder: 3}, microCell(t, x, 8)); f.Outcome != audit.Fail {
+		t.Errorf("max_rel_error 0.6: %s %s", f.Outcome, f.Message())
 	}
-	if f := newMomentsRule(t, "max_rel_error: 0.5").Check(&audit.Table{MomentOrder: 3}, microCell(t, x, 8)); f.Status != audit.Pass {
-		t.Errorf("max_rel_error 0.5: %s %s", f.Status, f.Message())
+	if f := newMomentsRule(t, "max_rel_error: 0.5").Check(&audit.Table{MomentOrder: 3}, microCell(t, x, 8)); f.Outcome != audit.Pass {
+		t.Errorf("max_rel_error 0.5: %s %s", f.Outcome, f.Message())
 	}
 }
 
@@ -107,8 +108,8 @@ func TestMomentsRuleAggregate(t *testing.T) {
 	c := &audit.Cell{HasN: true, N: 5, Stats: stats}
 	f := r.Check(&audit.Table{MomentOrder: 4}, c)
 	// L_4 = S_4/S_3 = 1000003540000/1000100000 ... bracket within 10%
-	if f.Status != audit.Fail {
-		t.Fatalf("dominant cell: %s %s %v", f.Status, f.Message(), f.Values())
+	if f.Outcome != audit.Fail {
+		t.Fatalf("dominant cell: %s %s %v", f.Outcome, f.Message(), f.Values())
 	}
 	br := f.Values()["bracket"].([]any)
 	if br[0].(float64) > 1000 || br[1].(float64) < 1000 {
@@ -131,8 +132,8 @@ func TestMomentsRuleAggregate(t *testing.T) {
 		"skewness": f64(c3 / math.Pow(c2, 1.5)), "kurtosis": f64(c4 / (c2 * c2)),
 	}}
 	f = r.Check(&audit.Table{}, c)
-	if f.Status != audit.Pass || f.Values()["order"] != int64(4) {
-		t.Fatalf("flat cell: %s %s %v", f.Status, f.Message(), f.Values())
+	if f.Outcome != audit.Pass || f.Values()["order"] != int64(4) {
+		t.Fatalf("flat cell: %s %s %v", f.Outcome, f.Message(), f.Values())
 	}
 	// the Lehmer estimates match those from the true values
 	s, _ := moments.FromValues(y, 4)
@@ -145,8 +146,8 @@ func TestMomentsRuleAggregate(t *testing.T) {
 	}
 	// a suppressed moment: only the mean remains
 	c = &audit.Cell{HasN: true, N: 5, Stats: map[string]audit.Stat{"m1": stat("220"), "m2": {Missing: true}}}
-	if f := r.Check(&audit.Table{MomentOrder: 2}, c); f.Status != audit.NotApplicable {
-		t.Errorf("suppressed m2: %s %s", f.Status, f.Message())
+	if f := r.Check(&audit.Table{MomentOrder: 2}, c); f.Outcome != audit.NotApplicable {
+		t.Errorf("suppressed m2: %s %s", f.Outcome, f.Message())
 	}
 }
 
@@ -184,8 +185,8 @@ func TestMomentsRuleInconsistentReview(t *testing.T) {
 	for _, tc := range cases {
 		c := &audit.Cell{HasN: true, N: tc.n, Stats: tc.stats}
 		f := r.Check(&audit.Table{}, c)
-		if f.Status != audit.Review || !strings.Contains(f.Message(), tc.want) {
-			t.Errorf("%s: %s %q, want review with %q", tc.name, f.Status, f.Message(), tc.want)
+		if f.Outcome != audit.Review || !strings.Contains(f.Message(), tc.want) {
+			t.Errorf("%s: %s %q, want review with %q", tc.name, f.Outcome, f.Message(), tc.want)
 		}
 		c.Findings = append(c.Findings, f)
 		audit.Decide(c)
@@ -207,18 +208,18 @@ func TestMomentsRuleTieExact(t *testing.T) {
 		c.HasTotal, c.Total = true, decimal.Must("1.5")
 		c.HasSumSq, c.SumSq = true, decimal.Must("1.53")
 		f := r.Check(&audit.Table{MomentOrder: 2}, c)
-		if f.Status != audit.Pass || f.Values()["verdict"] != "safe" {
-			t.Errorf("all top %v: %s %s, want pass (15%% is not below 15%%)", allTop, f.Status, f.Message())
+		if f.Outcome != audit.Pass || f.Values()["verdict"] != "safe" {
+			t.Errorf("all top %v: %s %s, want pass (15%% is not below 15%%)", allTop, f.Outcome, f.Message())
 		}
 	}
 	// without exact figures the tie cannot be decided: review, not ok
 	c := microCell(t, x, 8)
 	f := r.Check(&audit.Table{MomentOrder: 2}, c)
-	if f.Status != audit.Review || !strings.Contains(f.Message(), "float precision") {
-		t.Errorf("no exact sums: %s %s, want review", f.Status, f.Message())
+	if f.Outcome != audit.Review || !strings.Contains(f.Message(), "float precision") {
+		t.Errorf("no exact sums: %s %s, want review", f.Outcome, f.Message())
 	}
 	// just inside the threshold is a failure
-	if f := newMomentsRule(t, "max_rel_error: 15.0001").Check(&audit.Table{MomentOrder: 2}, microCell(t, x, 8)); f.Status != audit.Fail {
-		t.Errorf("15.0001%%: %s %s, want fail", f.Status, f.Message())
+	if f := newMomentsRule(t, "max_rel_error: 15.0001").Check(&audit.Table{MomentOrder: 2}, microCell(t, x, 8)); f.Outcome != audit.Fail {
+		t.Errorf("15.0001%%: %s %s, want fail", f.Outcome, f.Message())
 	}
 }

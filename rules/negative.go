@@ -5,6 +5,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -58,7 +59,7 @@ func (r negative) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if neg > 0 && !r.absolute {
 		o = audit.Review
 	}
-	return audit.Finding{Rule: "negative", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "negative", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // explain is the full finding on the cell, figures and message included.
@@ -88,11 +89,11 @@ func (r negative) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 }
 
 func sayNegativeAbsolute(f *audit.Finding) string {
-	return audit.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + "; the magnitude rules assess absolute values"
+	return report.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + "; the magnitude rules assess absolute values"
 }
 
 func sayNegativeReview(f *audit.Finding) string {
-	return audit.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
+	return report.Plural(f.Figures[0].Int, "negative contribution", "negative contributions") + ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"
 }
 
 // negativeFacts are explainFacts with the append forms of the figures and
@@ -110,7 +111,7 @@ func negatives(c *audit.Cell) int64 {
 	return c.Negative
 }
 
-// AppendFigures implements audit.FiguresAppender.
+// AppendFigures implements report.FiguresAppender.
 func (g *negativeFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	neg := negatives(c)
 	if !c.HasTotal && neg == 0 {
@@ -126,7 +127,7 @@ func (g *negativeFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audi
 	return figs
 }
 
-// AppendMessage implements audit.MessageAppender.
+// AppendMessage implements report.MessageAppender.
 func (g *negativeFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	neg := negatives(c)
 	switch {
@@ -142,13 +143,13 @@ func (g *negativeFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	return append(b, ": the magnitude rules assume non-negative values, so a person must judge this cell (or configure absolute values)"...)
 }
 
-// appendPlural appends audit.Plural(n, one, many).
+// appendPlural appends report.Plural(n, one, many).
 func appendPlural(b []byte, n int64, one, many string) []byte {
 	if n == 1 || n == -1 {
 		b = append(b, "1 "...)
 		return append(b, one...)
 	}
-	b = audit.AppendDecText(b, decimal.FromInt(n))
+	b = report.AppendDecText(b, decimal.FromInt(n))
 	b = append(b, ' ')
 	return append(b, many...)
 }

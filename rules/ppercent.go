@@ -3,6 +3,7 @@ package rules
 import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -49,7 +50,7 @@ func (r pPercent) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !ok {
 		return f
 	}
-	return audit.Finding{Rule: "p_percent", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "p_percent", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // pPercentFacts are the figures behind a p% finding.
@@ -67,12 +68,12 @@ func (g *pPercentFacts) Message(c *audit.Cell) string {
 	f := g.r.readAgain(c)
 	_, rest, bound := f.figures(g.r.restRule)
 	if f.unsafe {
-		return "the second largest contributor can estimate the largest within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " < " + audit.DecText(bound) + " = p/100 * x1"
+		return "the second largest contributor can estimate the largest within " + g.r.d.String() + "%: X - x1 - x2 = " + report.DecText(rest) + " < " + report.DecText(bound) + " = p/100 * x1"
 	}
-	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + audit.DecText(rest) + " >= " + audit.DecText(bound) + " = p/100 * x1"
+	return "the largest contribution cannot be estimated within " + g.r.d.String() + "%: X - x1 - x2 = " + report.DecText(rest) + " >= " + report.DecText(bound) + " = p/100 * x1"
 }
 
-// AppendFigures implements audit.FiguresAppender: Figures without
+// AppendFigures implements report.FiguresAppender: Figures without
 // allocating.
 func (g *pPercentFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	f := g.r.readAgain(c)
@@ -80,7 +81,7 @@ func (g *pPercentFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audi
 	return append(figs, audit.DecFig("p", g.r.d), audit.DecFig("p/100*x1", bound), audit.DecFig("x1_upper", rest.Add(f.m.x(0))))
 }
 
-// AppendMessage implements audit.MessageAppender: Message appended to b.
+// AppendMessage implements report.MessageAppender: Message appended to b.
 func (g *pPercentFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	f := g.r.readAgain(c)
 	rest, bound := f.restBound(g.r.restRule)
@@ -91,12 +92,12 @@ func (g *pPercentFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	}
 	b = g.r.d.Append(b)
 	b = append(b, "%: X - x1 - x2 = "...)
-	b = audit.AppendDecText(b, rest)
+	b = report.AppendDecText(b, rest)
 	if f.unsafe {
 		b = append(b, " < "...)
 	} else {
 		b = append(b, " >= "...)
 	}
-	b = audit.AppendDecText(b, bound)
+	b = report.AppendDecText(b, bound)
 	return append(b, " = p/100 * x1"...)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -64,7 +65,7 @@ func (r pq) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if !ok {
 		return f
 	}
-	return audit.Finding{Rule: "pq", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "pq", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // pqFacts are the figures behind a p-q finding.
@@ -82,7 +83,7 @@ func (g *pqFacts) Message(c *audit.Cell) string {
 	f := g.r.readAgain(c)
 	_, rest, bound := f.figures(g.r.restRule)
 	if f.unsafe {
-		return "the others' contributions X - x1 - x2 = " + audit.DecText(rest) + " are less than p/q * x1 = " + audit.DecText(bound) + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
+		return "the others' contributions X - x1 - x2 = " + report.DecText(rest) + " are less than p/q * x1 = " + report.DecText(bound) + ": the second largest contributor learns x1 within " + g.r.p.String() + "%"
 	}
 	return "X - x1 - x2 = " + rest.String() + " is at least p/q * x1 = " + bound.String()
 }

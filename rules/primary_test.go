@@ -76,8 +76,8 @@ func check(t testing.TB, name, y string, tab *audit.Table, c *audit.Cell) audit.
 	}
 	if s, ok := r.(rules.Sensitiver); ok {
 		sens, app := s.Sensitive(tab, c)
-		if app != (f.Status == audit.Pass || f.Status == audit.Fail) || sens != (f.Status == audit.Fail) {
-			t.Fatalf("%s: Sensitive = %v,%v but Check says %s", name, sens, app, f.Status)
+		if app != (f.Outcome == audit.Pass || f.Outcome == audit.Fail) || sens != (f.Outcome == audit.Fail) {
+			t.Fatalf("%s: Sensitive = %v,%v but Check says %s", name, sens, app, f.Outcome)
 		}
 	}
 	return f
@@ -205,8 +205,8 @@ func TestPrimaryRules(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := check(t, tc.rule, tc.params, tc.table, tc.cell)
-			if f.Status != tc.want {
-				t.Fatalf("%s: %s (%s), want %s; values %v", tc.rule, f.Status, f.Message(), tc.want, f.Values())
+			if f.Outcome != tc.want {
+				t.Fatalf("%s: %s (%s), want %s; values %v", tc.rule, f.Outcome, f.Message(), tc.want, f.Values())
 			}
 			if tc.value != "" {
 				if _, ok := f.Values()[tc.value]; !ok {

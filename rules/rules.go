@@ -219,13 +219,13 @@ func toPct(rule, param string, d decimal.Dec, lo, hi int64, loOpen bool) (pct, e
 
 // finding builds a finding with a fixed message.
 func finding(rule string, o audit.Outcome, msg string, figs []audit.Figure) audit.Finding {
-	return audit.Finding{Rule: rule, Status: o, Text: msg, Figures: figs}
+	return audit.Finding{Rule: rule, Outcome: o, Text: msg, Figures: figs}
 }
 
 // said builds a finding whose message say renders from its figures when
 // it is written.
 func said(rule string, o audit.Outcome, say func(*audit.Finding) string, figs []audit.Figure) audit.Finding {
-	return audit.Finding{Rule: rule, Status: o, Say: say, Figures: figs}
+	return audit.Finding{Rule: rule, Outcome: o, Say: say, Figures: figs}
 }
 
 // fig returns the named figure of f (the zero Figure when absent), for

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -52,7 +53,7 @@ func (r threshold) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if c.N > 0 && c.N < r.min {
 		o = audit.Fail
 	}
-	return audit.Finding{Rule: "threshold", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "threshold", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // explain is the full finding on the cell, figures and message included.
@@ -83,7 +84,7 @@ func (r threshold) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 }
 
 func sayThresholdFail(f *audit.Finding) string {
-	return "only " + audit.Plural(f.Figures[0].Int, "contributor", "contributors") + "; at least " + itoa(f.Figures[1]) + " needed"
+	return "only " + report.Plural(f.Figures[0].Int, "contributor", "contributors") + "; at least " + itoa(f.Figures[1]) + " needed"
 }
 
 func sayThresholdPass(f *audit.Finding) string {
@@ -97,7 +98,7 @@ type thresholdFacts struct {
 	min int64
 }
 
-// AppendFigures implements audit.FiguresAppender.
+// AppendFigures implements report.FiguresAppender.
 func (g *thresholdFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	if !c.HasN {
 		return append(figs, audit.IntFig("min", g.min))
@@ -109,7 +110,7 @@ func (g *thresholdFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []aud
 	return figs
 }
 
-// AppendMessage implements audit.MessageAppender.
+// AppendMessage implements report.MessageAppender.
 func (g *thresholdFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	switch {
 	case !c.HasN:
@@ -119,7 +120,7 @@ func (g *thresholdFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 		if c.N == 1 {
 			b = append(b, "1 contributor"...)
 		} else {
-			b = audit.AppendDecText(b, decimal.FromInt(c.N))
+			b = report.AppendDecText(b, decimal.FromInt(c.N))
 			b = append(b, " contributors"...)
 		}
 		b = append(b, "; at least "...)

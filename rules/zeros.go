@@ -39,7 +39,7 @@ func (r zeros) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if c.N <= 0 && r.disclosive {
 		o = audit.Fail
 	}
-	return audit.Finding{Rule: "zeros", Status: o, Facts: r.facts, Cell: c}
+	return audit.Finding{Rule: "zeros", Outcome: o, Facts: r.facts, Cell: c}
 }
 
 // explain is the full finding on the cell, figures and message included.
@@ -68,7 +68,7 @@ type zerosFacts struct {
 	disclosive bool
 }
 
-// AppendFigures implements audit.FiguresAppender.
+// AppendFigures implements report.FiguresAppender.
 func (g *zerosFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.Figure {
 	if !c.HasN {
 		return append(figs, g.Figures(c)...)
@@ -76,7 +76,7 @@ func (g *zerosFacts) AppendFigures(figs []audit.Figure, c *audit.Cell) []audit.F
 	return append(figs, audit.BoolFig("disclosive", g.disclosive), audit.IntFig("n", c.N))
 }
 
-// AppendMessage implements audit.MessageAppender.
+// AppendMessage implements report.MessageAppender.
 func (g *zerosFacts) AppendMessage(b []byte, c *audit.Cell) []byte {
 	switch {
 	case !c.HasN:

@@ -113,47 +113,68 @@ const MaxHierDepth = 64
 var reserved = map[string]bool{"grouping_id": true, "rows": true, "n": true, "missing": true, "negative": true,
 	"total": true, "min": true, "max": true, "top": true, "scale": true, "meta": true}
 
+// specError is an error of the spec: ErrSpec with the formatted text.
+func specError(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, a...))
+}
+
 func (s *Spec) validate(d Dialect) error {
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%w: %s", ErrSpec, fmt.Sprintf(format, a...))
-	}
 	if _, ok := dialects[d]; !ok {
-		return bad("unknown dialect %q: want one of %s", d, strings.Join(Dialects(), ", "))
+		return specError("unknown dialect %q: want one of %s", d, strings.Join(Dialects(), ", "))
 	}
+	if err := s.validateSource(d); err != nil {
+		return err
+	}
+	if err := s.validateColumns(); err != nil {
+		return err
+	}
+	if err := s.validateHierarchies(); err != nil {
+		return err
+	}
+	return s.validateLimits(d)
+}
+
+// validateSource checks the table or file the query reads.
+func (s *Spec) validateSource(d Dialect) error {
 	switch {
 	case s.File != "" && s.Table != "":
-		return bad("both a table and a file given")
+		return specError("both a table and a file given")
 	case s.File != "":
 		if d != DuckDB {
-			return bad("%s is a file: the %s query reads a table of the engine; load the file into a table and give its name, or use --dialect duckdb (which reads the file itself)", s.File, d)
+			return specError("%s is a file: the %s query reads a table of the engine; load the file into a table and give its name, or use --dialect duckdb (which reads the file itself)", s.File, d)
 		}
 		if err := checkName(s.File); err != nil {
-			return bad("file %q: %v", s.File, err)
+			return specError("file %q: %v", s.File, err)
 		}
 		if fileReader(s.File) == "" {
-			return bad("file %q: unknown file type, want .csv, .tsv, .txt (optionally .gz or .zst), .parquet or .pq", s.File)
+			return specError("file %q: unknown file type, want .csv, .tsv, .txt (optionally .gz or .zst), .parquet or .pq", s.File)
 		}
 		if err := checkName(s.Delimiter); s.Delimiter != "" && err != nil {
-			return bad("delimiter %q: %v", s.Delimiter, err)
+			return specError("delimiter %q: %v", s.Delimiter, err)
 		}
 	case s.Table == "":
-		return bad("no table given")
+		return specError("no table given")
 	case strings.ContainsRune(s.Table, '/'):
-		return bad("table %q looks like a file path: a table name has no '/'", s.Table)
+		return specError("table %q looks like a file path: a table name has no '/'", s.Table)
 	}
 	for _, p := range strings.Split(s.Table, ".") {
 		if s.File != "" {
 			break
 		}
 		if err := checkName(p); err != nil {
-			return bad("table %q: %v", s.Table, err)
+			return specError("table %q: %v", s.Table, err)
 		}
 	}
+	return nil
+}
+
+// validateColumns checks the dimension, value and holding columns' names.
+func (s *Spec) validateColumns() error {
 	if len(s.Dims) == 0 {
-		return bad("at least one dimension is needed (--dims)")
+		return specError("at least one dimension is needed (--dims)")
 	}
 	if len(s.Dims) > MaxDims {
-		return bad("%d dimensions: at most %d (the query has 2^dims grouping sets)", len(s.Dims), MaxDims)
+		return specError("%d dimensions: at most %d (the query has 2^dims grouping sets)", len(s.Dims), MaxDims)
 	}
 	seen := map[string]string{}
 	cols := append(append([]string(nil), s.Dims...), s.Value, s.Holding)
@@ -166,20 +187,25 @@ func (s *Spec) validate(d Dialect) error {
 			continue
 		}
 		if err := checkName(c); err != nil {
-			return bad("%s column %q: %v", roles[i], c, err)
+			return specError("%s column %q: %v", roles[i], c, err)
 		}
 		low := strings.ToLower(c)
 		if strings.HasPrefix(low, "sdc_") {
-			return bad("%s column %q: names starting with sdc_ are reserved for the query's own columns", roles[i], c)
+			return specError("%s column %q: names starting with sdc_ are reserved for the query's own columns", roles[i], c)
 		}
 		if roles[i] == "dimension" && (reserved[low] || strings.HasPrefix(low, "sum_pow_")) {
-			return bad("dimension %q has the name of a cell-summary column; rename it in a view", c)
+			return specError("dimension %q has the name of a cell-summary column; rename it in a view", c)
 		}
 		if r, ok := seen[low]; ok {
-			return bad("column %q is both the %s and the %s", c, r, roles[i])
+			return specError("column %q is both the %s and the %s", c, r, roles[i])
 		}
 		seen[low] = roles[i]
 	}
+	return nil
+}
+
+// validateHierarchies checks the codes of the dimensions' hierarchies.
+func (s *Spec) validateHierarchies() error {
 	isDim := map[string]bool{}
 	for _, d := range s.Dims {
 		isDim[d] = true
@@ -194,12 +220,12 @@ func (s *Spec) validate(d Dialect) error {
 		for c, par := range p {
 			for _, code := range []string{c, par} {
 				if err := checkName(code); err != nil {
-					return bad("hierarchy of %s: code %q: %v", d, code, err)
+					return specError("hierarchy of %s: code %q: %v", d, code, err)
 				}
 			}
 		}
 		if _, err := ancestors(p, s.total()); err != nil {
-			return bad("hierarchy of %s: %v", d, err)
+			return specError("hierarchy of %s: %v", d, err)
 		}
 	}
 	for d, l := range s.Leaves {
@@ -211,22 +237,27 @@ func (s *Spec) validate(d Dialect) error {
 		}
 		for c := range l {
 			if err := checkName(c); err != nil {
-				return bad("hierarchy of %s: code %q: %v", d, c, err)
+				return specError("hierarchy of %s: code %q: %v", d, c, err)
 			}
 		}
 	}
+	return nil
+}
+
+// validateLimits checks top-k, the power sums and the value's decimals.
+func (s *Spec) validateLimits(d Dialect) error {
 	if s.Top < 1 || s.Top > MaxTop {
-		return bad("top-k %d: want 1..%d", s.Top, MaxTop)
+		return specError("top-k %d: want 1..%d", s.Top, MaxTop)
 	}
 	if s.Powers < 1 || s.Powers > MaxPowers {
-		return bad("powers %d: want 1..%d", s.Powers, MaxPowers)
+		return specError("powers %d: want 1..%d", s.Powers, MaxPowers)
 	}
 	maxScale := MaxScale
 	if d == Spark {
 		maxScale = MaxSparkScale
 	}
 	if s.Scale < 0 || s.Scale > maxScale {
-		return bad("value decimals %d: want 0..%d for %s", s.Scale, maxScale, d)
+		return specError("value decimals %d: want 0..%d for %s", s.Scale, maxScale, d)
 	}
 	return nil
 }
@@ -410,11 +441,21 @@ func (g *gen) meta() string {
 }
 
 func (g *gen) query() string {
-	s := g.s
 	dims := g.dims()
+	g.header()
+	g.records(dims)
+	src := g.levels(dims)
+	g.contributors(dims, src)
+	from := g.mantissas(dims)
+	g.cells(dims, from)
+	return g.b.String()
+}
+
+// header writes the query's comment lines: schema, source, columns.
+func (g *gen) header() {
+	s := g.s
 	value := s.Value != ""
 	holding := s.Holding != ""
-	dec := g.d.dec(s.Scale)
 	g.printf("-- sdcaudit cell summaries (schema %d, docs/cells.md) for %s, dialect %s\n", SchemaVersion, s.name(), g.name)
 	g.printf("-- dims %s", strings.Join(s.Dims, ", "))
 	if value {
@@ -425,7 +466,14 @@ func (g *gen) query() string {
 	}
 	g.printf("\n")
 
-	// Stage 0: the records, with exact types and checked inputs.
+}
+
+// records writes stage 0: the records, with exact types and checked inputs.
+func (g *gen) records(dims []string) {
+	s := g.s
+	value := s.Value != ""
+	holding := s.Holding != ""
+	dec := g.d.dec(s.Scale)
 	sel := make([]string, len(dims))
 	for i, d := range s.Dims {
 		sel[i] = dims[i]
@@ -467,11 +515,21 @@ func (g *gen) query() string {
 		// cheaper than per contributor and grouping set
 		g.printf("sdc_src AS (\n  SELECT *, CAST(sdc_x * %s AS %s) AS sdc_xm FROM sdc_src0\n),\n", pow10(s.Scale), g.d.dec0)
 	}
-	src := g.levels(dims)
+}
 
-	g.contributors(dims, src)
+// topByFunction reports whether the dialect's top-k function gives the
+// largest contributions (a value and holdings), not the window.
+func (g *gen) topByFunction() bool {
+	return g.s.Value != "" && g.s.Holding != "" && g.d.topFunc != nil
+}
 
-	topFunc := value && holding && g.d.topFunc != nil
+// mantissas writes stage 1b (with a value): the integer mantissa and, for
+// the window top-k, how many of each contribution enter the k largest. It
+// returns the relation stage 2 reads.
+func (g *gen) mantissas(dims []string) string {
+	s := g.s
+	value := s.Value != ""
+	topFunc := g.topByFunction()
 	from := "sdc_c1"
 	if value {
 		// Stage 1b: the integer mantissa and, for the window top-k, how
@@ -495,7 +553,15 @@ func (g *gen) query() string {
 		}
 	}
 
-	// Stage 2: one row per cell.
+	return from
+}
+
+// cells writes stage 2: one row per cell, from the relation from.
+func (g *gen) cells(dims []string, from string) {
+	s := g.s
+	value := s.Value != ""
+	holding := s.Holding != ""
+	topFunc := g.topByFunction()
 	g.printf("\nSELECT %s,\n  sdc_gid AS %s,\n", strings.Join(dims, ", "), g.q("grouping_id"))
 	g.printf("  CAST(SUM(sdc_rows) AS %s) AS %s,\n", g.d.bigint, g.q("rows"))
 	g.printf("  CAST(SUM(sdc_mult) AS %s) AS %s,\n", g.d.bigint, g.q("n"))
@@ -536,7 +602,6 @@ func (g *gen) query() string {
 		order = append(order, fmt.Sprint(i+1))
 	}
 	g.printf("ORDER BY %s\n", strings.Join(order, ", "))
-	return g.b.String()
 }
 
 // contributors writes stage 1, the contributions per grouping set and

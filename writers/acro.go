@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // ACROFile is the name of the run's results file in ACRO's shape.
@@ -190,7 +191,7 @@ func acroCellKeys(c *audit.Cell) []string {
 	// a checker's override that marked the cell safe silences its findings
 	overridden := statusOf(c) == audit.StatusOK
 	for _, f := range c.Findings {
-		if overridden || f.Status != audit.Fail && f.Status != audit.Review {
+		if overridden || f.Outcome != audit.Fail && f.Outcome != audit.Review {
 			continue
 		}
 		k := acroKey(f.Rule)
@@ -251,7 +252,7 @@ func (o ordered) appendJSON(b []byte) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = audit.AppendJSONString(b, e.k)
+		b = report.AppendString(b, e.k)
 		b = append(b, ':')
 		var err error
 		if b, err = appendValue(b, e.v); err != nil {
@@ -264,7 +265,7 @@ func (o ordered) appendJSON(b []byte) ([]byte, error) {
 func appendValue(b []byte, v any) ([]byte, error) {
 	switch v := v.(type) {
 	case string:
-		return audit.AppendJSONString(b, v), nil
+		return report.AppendString(b, v), nil
 	case int:
 		return strconv.AppendInt(b, int64(v), 10), nil
 	case bool:
@@ -274,7 +275,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case []ordered:
 		return appendList(b, v, func(b []byte, o ordered) ([]byte, error) { return o.appendJSON(b) })
 	case []string:
-		return appendList(b, v, func(b []byte, s string) ([]byte, error) { return audit.AppendJSONString(b, s), nil })
+		return appendList(b, v, func(b []byte, s string) ([]byte, error) { return report.AppendString(b, s), nil })
 	case [][2]int:
 		return appendList(b, v, func(b []byte, p [2]int) ([]byte, error) {
 			b = append(b, '[')

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // oldOrdered is ordered as it marshalled before: every value through
@@ -20,7 +21,7 @@ func (o oldOrdered) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = audit.AppendJSONString(b, e.k)
+		b = report.AppendString(b, e.k)
 		b = append(b, ':')
 		v, err := json.Marshal(e.v)
 		if err != nil {

@@ -63,7 +63,7 @@ func readableTable(t *testing.T) *audit.Table {
 	c.Findings = append(c.Findings, msd.(rules.CellRule).Check(tab, c))
 	tab.Cells = []*audit.Cell{a, b, c}
 	for _, c := range tab.Cells {
-		if len(c.Findings) != 1 || c.Findings[0].Status != audit.Fail {
+		if len(c.Findings) != 1 || c.Findings[0].Outcome != audit.Fail {
 			t.Fatalf("setup: %s %+v", c.Key, c.Findings)
 		}
 		audit.Decide(c)
@@ -210,7 +210,7 @@ func TestSummaryHTMLFlaggedFirst(t *testing.T) {
 func TestOverridesInEveryReport(t *testing.T) {
 	tab := sampleTable()
 	c := tab.Cells[0] // North/small, ok
-	c.Findings = append(c.Findings, audit.Finding{Rule: "override", Status: audit.Pass, Text: "marked safe by J. Smith: published last year",
+	c.Findings = append(c.Findings, audit.Finding{Rule: "override", Outcome: audit.Pass, Text: "marked safe by J. Smith: published last year",
 		Figures: []audit.Figure{audit.TextFig("action", "safe"), audit.TextFig("reason", "published last year"), audit.TextFig("by", "J. Smith")}})
 	tab.Overrides = []audit.Override{{Key: c.Key, Cell: tab.KeyString(c.Key), Action: "safe", Reason: "published last year", By: "J. Smith", Source: "overrides.csv row 2", Status: audit.StatusOK}}
 

@@ -248,7 +248,7 @@ func findingRecords(ctx context.Context, t *audit.Table, schema *arrow.Schema, p
 			str(6 + nd).AppendNull()
 		} else {
 			str(4 + nd).Append(f.Rule)
-			str(5 + nd).Append(f.Status.String())
+			str(5 + nd).Append(f.Outcome.String())
 			str(6 + nd).Append(f.Message())
 		}
 		n++

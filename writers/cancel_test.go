@@ -52,7 +52,7 @@ func bigTable(n int) *audit.Table {
 		if st == audit.StatusPrimary {
 			outcome = audit.Fail
 		}
-		c.Findings = []audit.Finding{{Rule: "threshold", Status: outcome, Text: "contributors", Figures: []audit.Figure{audit.IntFig("n", int64(i%50))}}}
+		c.Findings = []audit.Finding{{Rule: "threshold", Outcome: outcome, Text: "contributors", Figures: []audit.Figure{audit.IntFig("n", int64(i%50))}}}
 		if st == audit.StatusSecondary {
 			c.Notes = []string{"suppressed to protect another cell"}
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // TestCellCommentSaysEachFinding: the explanation of a cell (its comment
@@ -33,7 +34,7 @@ func TestCellCommentSaysEachFinding(t *testing.T) {
 					continue
 				}
 				said = append(said, f.Message())
-				verdict := map[bool]string{true: " needs review", false: " fails"}[f.Status == audit.Review]
+				verdict := map[bool]string{true: " needs review", false: " fails"}[f.Outcome == audit.Review]
 				switch f.Rule {
 				case "override":
 					verdict = " by the checker"
@@ -44,11 +45,11 @@ func TestCellCommentSaysEachFinding(t *testing.T) {
 				for _, g := range f.FigureList() {
 					if g.Kind == audit.KindList && len(g.Items) > 0 && g.Items[0].Kind == audit.KindGroup {
 						for k, it := range g.Items {
-							want = append(want, "  "+audit.Label(g.Name)+" "+strconv.Itoa(k+1)+": "+it.Readable())
+							want = append(want, "  "+report.Label(g.Name)+" "+strconv.Itoa(k+1)+": "+report.Readable(it))
 						}
 						continue
 					}
-					want = append(want, "  "+audit.Label(g.Name)+": "+g.Readable())
+					want = append(want, "  "+report.Label(g.Name)+": "+report.Readable(g))
 				}
 			}
 			for _, n := range c.Notes {

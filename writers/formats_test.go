@@ -33,19 +33,19 @@ func sampleTable() *audit.Table {
 		Cells: []*audit.Cell{
 			{Key: []string{"North", "small"}, Row: 2, Status: audit.StatusOK,
 				Stats:    map[string]audit.Stat{"count": stat("12"), "total": stat("1,500.25")},
-				Findings: []audit.Finding{{Rule: "threshold", Status: audit.Pass, Text: "12 contributors"}}},
+				Findings: []audit.Finding{{Rule: "threshold", Outcome: audit.Pass, Text: "12 contributors"}}},
 			{Key: []string{"North", "large"}, Row: 3, Status: audit.StatusPrimary,
 				Stats: map[string]audit.Stat{"count": stat("2"), "total": stat("98765")},
 				Findings: []audit.Finding{
-					{Rule: "threshold", Status: audit.Fail, Text: "2 contributors, fewer than 10", Figures: []audit.Figure{audit.IntFig("n", 2), audit.IntFig("min", 10)}},
-					{Rule: "dominance", Status: audit.Fail, Text: "the largest is 90% of the total", Figures: []audit.Figure{audit.IntFig("x1", 55555)}},
+					{Rule: "threshold", Outcome: audit.Fail, Text: "2 contributors, fewer than 10", Figures: []audit.Figure{audit.IntFig("n", 2), audit.IntFig("min", 10)}},
+					{Rule: "dominance", Outcome: audit.Fail, Text: "the largest is 90% of the total", Figures: []audit.Figure{audit.IntFig("x1", 55555)}},
 				}},
 			{Key: []string{"=HYPERLINK(\"http://evil\")", "small"}, Row: 4, Status: audit.StatusSecondary,
 				Stats: map[string]audit.Stat{"count": stat("30"), "total": stat("-4000")},
 				Notes: []string{"suppressed to protect North/large"}},
 			{Key: []string{"Total", "Total"}, Row: 5, Status: audit.StatusReview,
 				Stats:    map[string]audit.Stat{"count": {Text: "c", Missing: true, Marker: true}, "total": stat("200")},
-				Findings: []audit.Finding{{Rule: "meansd", Status: audit.Review, Text: "time limit"}}},
+				Findings: []audit.Finding{{Rule: "meansd", Outcome: audit.Review, Text: "time limit"}}},
 		},
 	}
 }

@@ -39,7 +39,7 @@ func (Apriori) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) er
 		if err := cc.next(); err != nil {
 			return err
 		}
-		if c.Status == "" || c.Status == audit.StatusOK {
+		if c.Status.Effective() == audit.StatusOK {
 			continue
 		}
 		copy(rec, c.Key)

@@ -449,7 +449,7 @@ func appendCellRow(b []byte, t *audit.Table, c *audit.Cell, dps map[string]int) 
 	b = append(b, "</td><td>"...)
 	n := 0
 	for _, f := range c.Findings {
-		if f.Status == audit.Fail || f.Status == audit.Review {
+		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 			if n > 0 {
 				b = append(b, ", "...)
 			}

@@ -116,7 +116,7 @@ func TestSummaryHTMLCellRows(t *testing.T) {
 			}
 			var rules []string
 			for _, f := range c.Findings {
-				if f.Status == audit.Fail || f.Status == audit.Review {
+				if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 					rules = append(rules, shown(f.Rule))
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Report writes NAME.report.json, the checker's report: every cell with its
@@ -24,15 +25,15 @@ func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
 
 // appendCell writes one cell as compact JSON: key (dimensions in table
 // order), row, status, n, total, findings, notes.
-func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) ([]byte, error) {
+func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *report.Scratch) ([]byte, error) {
 	b = append(b, `{"key":{`...)
 	for i, d := range t.Dims {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = audit.AppendJSONString(b, d)
+		b = report.AppendString(b, d)
 		b = append(b, ':')
-		b = audit.AppendJSONString(b, c.Key[i])
+		b = report.AppendString(b, c.Key[i])
 	}
 	b = append(b, '}')
 	if c.Row > 0 {
@@ -40,7 +41,7 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) (
 		b = strconv.AppendInt(b, int64(c.Row), 10)
 	}
 	b = append(b, `,"status":`...)
-	b = audit.AppendJSONString(b, string(c.Status))
+	b = report.AppendString(b, string(c.Status))
 	if c.HasN {
 		b = append(b, `,"n":`...)
 		b = strconv.AppendInt(b, c.N, 10)
@@ -54,7 +55,7 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) (
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = c.Findings[i].AppendJSONTo(b, s)
+		b = report.AppendFinding(b, &c.Findings[i], s)
 	}
 	b = append(b, ']')
 	if len(c.Notes) > 0 {
@@ -63,7 +64,7 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *audit.JSONScratch) (
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = audit.AppendJSONString(b, n)
+			b = report.AppendString(b, n)
 		}
 		b = append(b, ']')
 	}
@@ -85,7 +86,7 @@ var errStopped = errors.New("report: stopped")
 // renderCells appends the cells lo..hi-1 of t, each after its separator
 // (",\n  ", the first cell of the table "\n  "), as WriteContext writes
 // them. look(i) is called before cell i is rendered.
-func renderCells(b []byte, t *audit.Table, lo, hi int, s *audit.JSONScratch, look func(i int) error) ([]byte, error) {
+func renderCells(b []byte, t *audit.Table, lo, hi int, s *report.Scratch, look func(i int) error) ([]byte, error) {
 	for i := lo; i < hi; i++ {
 		if err := look(i); err != nil {
 			return b, err
@@ -129,114 +130,160 @@ func writeCells(ctx context.Context, w *bufio.Writer, t *audit.Table, workers, c
 	nchunks := (n + chunk - 1) / chunk
 	workers = min(workers, nchunks)
 	if workers <= 1 {
-		look := func(i int) error {
-			if (i+1)%CheckEvery == 0 {
-				return ctx.Err()
-			}
-			return nil
-		}
-		var buf []byte
-		var s audit.JSONScratch
-		for i := range n {
-			var err error
-			if buf, err = renderCells(buf[:0], t, i, i+1, &s, look); err != nil {
-				return err
-			}
-			w.Write(buf)
-		}
-		return nil
+		return writeCellsSerial(ctx, w, t)
 	}
+	r := newCellRing(ctx, t, workers, chunk, nchunks)
+	r.start(workers)
+	return r.drain(w)
+}
 
-	var (
-		stop     = make(chan struct{})
-		stopOnce sync.Once
-		stopErr  error
-	)
-	halt := func(err error) {
-		stopOnce.Do(func() { stopErr = err; close(stop) })
-	}
+// writeCellsSerial is writeCells on the calling goroutine.
+func writeCellsSerial(ctx context.Context, w *bufio.Writer, t *audit.Table) error {
 	look := func(i int) error {
-		select {
-		case <-stop:
-			return errStopped
-		default:
-		}
 		if (i+1)%CheckEvery == 0 {
-			if err := ctx.Err(); err != nil {
-				halt(err)
-				return err
-			}
+			return ctx.Err()
 		}
 		return nil
 	}
-	inflight := 2 * workers
-	tokens := make(chan struct{}, inflight)
-	free := make(chan []byte, inflight)
-	slots := make([]chan chunkOut, inflight)
-	for i := range slots {
-		slots[i] = make(chan chunkOut, 1)
+	var buf []byte
+	var s report.Scratch
+	for i := range len(t.Cells) {
+		var err error
+		if buf, err = renderCells(buf[:0], t, i, i+1, &s, look); err != nil {
+			return err
+		}
+		w.Write(buf)
 	}
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		defer close(jobs)
-		for k := range nchunks {
+	return nil
+}
+
+// cellRing renders writeCells' chunks on several goroutines: a ring of
+// 2*workers slots, chunk k going to slot k mod 2*workers, started only
+// once a token is free (chunk k-2*workers written).
+type cellRing struct {
+	ctx            context.Context
+	t              *audit.Table
+	chunk, nchunks int
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	stopErr  error
+
+	inflight int
+	tokens   chan struct{}
+	free     chan []byte
+	slots    []chan chunkOut
+	jobs     chan int
+	wg       sync.WaitGroup
+}
+
+func newCellRing(ctx context.Context, t *audit.Table, workers, chunk, nchunks int) *cellRing {
+	inflight := 2 * workers
+	r := &cellRing{
+		ctx: ctx, t: t, chunk: chunk, nchunks: nchunks,
+		stop:     make(chan struct{}),
+		inflight: inflight,
+		tokens:   make(chan struct{}, inflight),
+		free:     make(chan []byte, inflight),
+		slots:    make([]chan chunkOut, inflight),
+		jobs:     make(chan int),
+	}
+	for i := range r.slots {
+		r.slots[i] = make(chan chunkOut, 1)
+	}
+	return r
+}
+
+// halt stops every goroutine of the ring, keeping the first error.
+func (r *cellRing) halt(err error) {
+	r.stopOnce.Do(func() { r.stopErr = err; close(r.stop) })
+}
+
+// look is renderCells' check before cell i: the ring stopped, or (every
+// CheckEvery cells) the context cancelled.
+func (r *cellRing) look(i int) error {
+	select {
+	case <-r.stop:
+		return errStopped
+	default:
+	}
+	if (i+1)%CheckEvery == 0 {
+		if err := r.ctx.Err(); err != nil {
+			r.halt(err)
+			return err
+		}
+	}
+	return nil
+}
+
+// start hands out the chunks in order as tokens free up, to workers
+// goroutines that render each into its slot.
+func (r *cellRing) start(workers int) {
+	r.wg.Go(func() {
+		defer close(r.jobs)
+		for k := range r.nchunks {
 			select {
-			case tokens <- struct{}{}:
-			case <-stop:
+			case r.tokens <- struct{}{}:
+			case <-r.stop:
 				return
 			}
 			select {
-			case jobs <- k:
-			case <-stop:
+			case r.jobs <- k:
+			case <-r.stop:
 				return
 			}
 		}
 	})
+	n := len(r.t.Cells)
 	for range workers {
-		wg.Go(func() {
-			var s audit.JSONScratch
-			for k := range jobs {
+		r.wg.Go(func() {
+			var s report.Scratch
+			for k := range r.jobs {
 				var buf []byte
 				select {
-				case buf = <-free:
+				case buf = <-r.free:
 				default:
 					if p, ok := chunkBuffers.Get().(*[]byte); ok {
 						buf = *p
 					}
 				}
-				lo := k * chunk
-				buf, err := renderCells(buf[:0], t, lo, min(lo+chunk, n), &s, look)
-				slots[k%inflight] <- chunkOut{buf, err}
+				lo := k * r.chunk
+				buf, err := renderCells(buf[:0], r.t, lo, min(lo+r.chunk, n), &s, r.look)
+				r.slots[k%r.inflight] <- chunkOut{buf, err}
 			}
 		})
 	}
+}
+
+// drain writes the chunks to w in order, then stops the ring and waits
+// for its goroutines.
+func (r *cellRing) drain(w *bufio.Writer) error {
 	var err error
-	for k := 0; k < nchunks && err == nil; k++ {
+	for k := 0; k < r.nchunks && err == nil; k++ {
 		select {
-		case o := <-slots[k%inflight]:
+		case o := <-r.slots[k%r.inflight]:
 			if o.err != nil {
 				err = o.err
 				break
 			}
 			w.Write(o.buf)
 			select {
-			case free <- o.buf:
+			case r.free <- o.buf:
 			default:
 			}
-			<-tokens
-		case <-stop:
+			<-r.tokens
+		case <-r.stop:
 			err = errStopped
 		}
 	}
-	halt(errStopped) // no-op when a goroutine saw the cancellation
-	wg.Wait()
-	for len(free) > 0 {
-		b := <-free
+	r.halt(errStopped) // no-op when a goroutine saw the cancellation
+	r.wg.Wait()
+	for len(r.free) > 0 {
+		b := <-r.free
 		chunkBuffers.Put(&b)
 	}
 	if errors.Is(err, errStopped) {
-		err = stopErr
+		err = r.stopErr
 	}
 	return err
 }
@@ -290,12 +337,8 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	bw.Write(sum)
 	if t.Audit != nil {
-		a, err := json.Marshal(t.Audit)
-		if err != nil {
-			return err
-		}
 		bw.WriteString(",\n\"audit\": ")
-		bw.Write(a)
+		bw.Write(report.IntervalsJSON(*t.Audit))
 	}
 	if err := writeTrail(bw, t.Run); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // hostileText returns a label or message that exercises every escaper:
@@ -91,7 +92,7 @@ func randomTable(r *rand.Rand) *audit.Table {
 				c.HasTotal, c.Total = true, randomDec(r, 2_000_000, 4)
 			}
 			for range r.IntN(4) {
-				f := audit.Finding{Rule: rules[r.IntN(len(rules))], Status: outcomes[r.IntN(len(outcomes))], Text: hostileText(r)}
+				f := audit.Finding{Rule: rules[r.IntN(len(rules))], Outcome: outcomes[r.IntN(len(outcomes))], Text: hostileText(r)}
 				for range r.IntN(4) {
 					f.Figures = append(f.Figures, randomFigure(r, 0))
 				}
@@ -132,7 +133,7 @@ func randomStat(r *rand.Rand) audit.Stat {
 	case 1:
 		return audit.Stat{Missing: true}
 	case 2:
-		return audit.Stat{Text: audit.Thousands(v.String()), Value: v}
+		return audit.Stat{Text: report.Thousands(v.String()), Value: v}
 	case 3:
 		return audit.Stat{Text: hostileText(r), Value: v}
 	case 4:

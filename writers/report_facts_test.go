@@ -68,7 +68,7 @@ func TestReportFactsFindingsParallel(t *testing.T) {
 				withFacts++
 			}
 			c.Findings = append(c.Findings, f)
-			p.Findings = append(p.Findings, audit.Finding{Rule: f.Rule, Status: f.Status, Text: f.Message(), Figures: f.FigureList()})
+			p.Findings = append(p.Findings, audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Text: f.Message(), Figures: f.FigureList()})
 		}
 		facts.Cells = append(facts.Cells, c)
 		plain.Cells = append(plain.Cells, &p)

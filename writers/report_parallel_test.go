@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // withReportShape runs f with report.json rendered by workers goroutines
@@ -29,7 +30,7 @@ func sequentialCells(t *audit.Table) []byte {
 	var out bytes.Buffer
 	bw := bufio.NewWriter(&out)
 	for i, c := range t.Cells {
-		b, err := appendCell(nil, t, c, new(audit.JSONScratch))
+		b, err := appendCell(nil, t, c, new(report.Scratch))
 		if err != nil {
 			panic(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // structureJSON is the `structure` block of report.json: what the table's
@@ -92,7 +93,7 @@ func StructureLines(t *audit.Table) []string {
 				}
 				list = append(list, audit.CodeText(x))
 			}
-			out = append(out, fmt.Sprintf("margin of %s: %q is the sum of %s (%s): %s", ax.Name(), audit.CodeText(c), audit.Plural(int64(len(ch)), "code", "codes"), f, strings.Join(list, ", ")))
+			out = append(out, fmt.Sprintf("margin of %s: %q is the sum of %s (%s): %s", ax.Name(), audit.CodeText(c), report.Plural(int64(len(ch)), "code", "codes"), f, strings.Join(list, ", ")))
 		}
 		if n == 0 {
 			out = append(out, fmt.Sprintf("%s: no margin", ax.Name()))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Palette is the fill of each cell status in the annotated workbook and
@@ -108,36 +109,86 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 			return err
 		}
 	}
+	dps := columnDecimals(t)
+	sheet := cellsSheet{t: t, styles: styles, header: header, ncol: ncol, explain: explain, dps: dps}
+	if err := sheet.write(&cc, f); err != nil {
+		return err
+	}
+	if err := writeSummarySheet(f, t, header); err != nil {
+		return err
+	}
+	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
+		return err
+	}
+	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
+		return err
+	}
+	// The first sheet (the cells) is already the active one; setting it
+	// again would make excelize parse the streamed sheet back.
+	return f.Write(w)
+}
+
+// cellsSheet is the Cells sheet of the annotated workbook: one row per
+// cell, its status and flagged rules, and (explain) the explanation column.
+type cellsSheet struct {
+	t       *audit.Table
+	styles  map[audit.Status]cellStyles
+	header  int
+	ncol    int
+	explain bool
+	dps     map[string]int
+}
+
+// write streams the sheet into f.
+func (s cellsSheet) write(cc *canceller, f *excelize.File) error {
+	sw, err := s.stream(f)
+	if err != nil {
+		return err
+	}
+	if err := s.rows(cc, sw); err != nil {
+		return err
+	}
+	return sw.Flush()
+}
+
+// stream sets up the sheet and returns its stream writer.
+func (s cellsSheet) stream(f *excelize.File) (*excelize.StreamWriter, error) {
+	t, ncol, explain := s.t, s.ncol, s.explain
 	// Sheet setup the stream writer keeps: an autofilter over the whole
 	// table, printing fitted to the page width with the header repeated.
 	last, _ := excelize.CoordinatesToCellName(ncol, len(t.Cells)+1)
 	if err := f.AutoFilter(SheetCells, "A1:"+last, nil); err != nil {
-		return err
+		return nil, err
 	}
 	if err := printSetup(f, SheetCells); err != nil {
-		return err
+		return nil, err
 	}
 	sw, err := f.NewStreamWriter(SheetCells)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
-		return err
+		return nil, err
 	}
 	if err := sw.SetColWidth(1, ncol, 14); err != nil {
-		return err
+		return nil, err
 	}
 	if explain {
 		if err := sw.SetColWidth(ncol-1, ncol-1, 30); err != nil {
-			return err
+			return nil, err
 		}
 		if err := sw.SetColWidth(ncol, ncol, 80); err != nil {
-			return err
+			return nil, err
 		}
 	} else if err := sw.SetColWidth(ncol, ncol, 30); err != nil {
-		return err
+		return nil, err
 	}
-	dps := columnDecimals(t)
+	return sw, nil
+}
+
+// rows writes the header row and one row per cell.
+func (sh cellsSheet) rows(cc *canceller, sw *excelize.StreamWriter) error {
+	t, ncol, explain, header, styles, dps := sh.t, sh.ncol, sh.explain, sh.header, sh.styles, sh.dps
 	row := make([]any, 0, ncol)
 	for _, d := range t.Dims {
 		row = append(row, excelize.Cell{StyleID: header, Value: EscapeFormula(d)})
@@ -178,21 +229,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 			return err
 		}
 	}
-	if err := sw.Flush(); err != nil {
-		return err
-	}
-	if err := writeSummarySheet(f, t, header); err != nil {
-		return err
-	}
-	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
-		return err
-	}
-	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
-		return err
-	}
-	// The first sheet (the cells) is already the active one; setting it
-	// again would make excelize parse the streamed sheet back.
-	return f.Write(w)
+	return nil
 }
 
 // maxComments is the most cells the annotated workbook explains in
@@ -386,12 +423,7 @@ func annotatedStyles(f *excelize.File) (map[audit.Status]cellStyles, int, error)
 
 func strPtr(s string) *string { return &s }
 
-func statusOf(c *audit.Cell) audit.Status {
-	if c.Status == "" {
-		return audit.StatusOK
-	}
-	return c.Status
-}
+func statusOf(c *audit.Cell) audit.Status { return c.Status.Effective() }
 
 // columnDecimals gives each statistic column the decimals it is
 // published with: the most any of its cells shows.
@@ -491,7 +523,7 @@ func number(s string) (float64, bool) {
 func flaggedRules(c *audit.Cell) []string {
 	var out []string
 	for _, f := range c.Findings {
-		if f.Status == audit.Fail || f.Status == audit.Review {
+		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 			out = append(out, f.Rule)
 		}
 	}
@@ -501,7 +533,7 @@ func flaggedRules(c *audit.Cell) []string {
 // explained reports whether cellComment explains finding f: a failing or
 // reviewing rule, or the checker's override.
 func explained(f audit.Finding) bool {
-	return f.Status == audit.Fail || f.Status == audit.Review || f.Rule == "override"
+	return f.Outcome == audit.Fail || f.Outcome == audit.Review || f.Rule == "override"
 }
 
 // cellComment explains a flagged cell in plain sentences: each failing
@@ -537,7 +569,7 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 			verdict = " by the checker"
 		case f.Rule == "secondary":
 			verdict = ""
-		case f.Status == audit.Review:
+		case f.Outcome == audit.Review:
 			verdict = " needs review"
 		}
 		b = append(b, ruleTitle(f.Rule)...)
@@ -588,22 +620,22 @@ func ruleTitle(rule string) string {
 // groups writes one line per group.
 func appendFigure(b []byte, g audit.Figure) []byte {
 	if g.Kind == audit.KindList && len(g.Items) > 0 && g.Items[0].Kind == audit.KindGroup {
-		label := audit.Label(g.Name)
+		label := report.Label(g.Name)
 		for i, it := range g.Items {
 			b = append(b, "  "...)
 			b = append(b, label...)
 			b = append(b, ' ')
 			b = strconv.AppendInt(b, int64(i+1), 10)
 			b = append(b, ": "...)
-			b = it.AppendReadable(b)
+			b = report.AppendReadable(b, it)
 			b = append(b, '\n')
 		}
 		return b
 	}
 	b = append(b, "  "...)
-	b = append(b, audit.Label(g.Name)...)
+	b = append(b, report.Label(g.Name)...)
 	b = append(b, ": "...)
-	b = g.AppendReadable(b)
+	b = report.AppendReadable(b, g)
 	return append(b, '\n')
 }
 
@@ -795,5 +827,5 @@ func displayNumber(s audit.Stat, dp int) string {
 	if err != nil {
 		return s.Text
 	}
-	return audit.Thousands(decimal.RoundRat(d.Rat(), dp))
+	return report.Thousands(decimal.RoundRat(d.Rat(), dp))
 }

@@ -47,7 +47,7 @@ type cellCoverDim struct {
 // labels, code lists, roles, a negative figure, a shared cell with
 // different figures in two tables, or dimensions that no order joins
 // exactly (three tables crossing three dimensions pairwise).
-func buildCellCover(group []Member, role string, limit int) (*audit.Table, *coverCodes, string) {
+func buildCellCover(group []Member, role audit.Role, limit int) (*audit.Table, *coverCodes, string) {
 	members := tables(group)
 	tl := members[0].TotalLabel
 	for _, t := range members[1:] {
@@ -188,7 +188,7 @@ func buildCellCover(group []Member, role string, limit int) (*audit.Table, *cove
 		if !ok {
 			continue
 		}
-		if role == "count" {
+		if role == audit.RoleCount {
 			c.Total, c.HasTotal = o.c.Total, o.c.HasTotal
 		} else {
 			c.N, c.HasN = o.c.N, o.c.HasN
@@ -242,7 +242,7 @@ func joinOrder(members []*audit.Table) ([]int, string) {
 
 // finestCells are the cells of t at the leaf code of every dimension of
 // t, with their figure (an absent cell is zero).
-func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role string, m *coverCodes) ([]leafCell, string) {
+func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role audit.Role, m *coverCodes) ([]leafCell, string) {
 	var out []leafCell
 	for _, c := range t.Cells {
 		leaf := true
@@ -265,14 +265,14 @@ func finestCells(t *audit.Table, dims map[string]*cellCoverDim, role string, m *
 	return out, ""
 }
 
-func figureOf(role string, c *audit.Cell) (decimal.Dec, bool) {
-	if role == "count" {
+func figureOf(role audit.Role, c *audit.Cell) (decimal.Dec, bool) {
+	if role == audit.RoleCount {
 		return decimal.FromInt(c.N), c.HasN
 	}
 	return c.Total, c.HasTotal
 }
 
-func figureText(role string, c *audit.Cell) string {
+func figureText(role audit.Role, c *audit.Cell) string {
 	v, ok := figureOf(role, c)
 	if !ok {
 		return "empty"
@@ -366,7 +366,7 @@ func northWest(out []leafCell, rows, cols []leafCell, extra []int) []leafCell {
 // sumCover builds the cover's cells from its finest cells: every code
 // combination of the dimensions (the total included), each the sum of
 // the finest cells under it.
-func sumCover(members []*audit.Table, dimNames []string, dims map[string]*cellCoverDim, placed []string, leaves []leafCell, tl, role string, hier map[string]map[string]string) *audit.Table {
+func sumCover(members []*audit.Table, dimNames []string, dims map[string]*cellCoverDim, placed []string, leaves []leafCell, tl string, role audit.Role, hier map[string]map[string]string) *audit.Table {
 	nd := len(dimNames)
 	perm := make([]int, nd) // cover dimension -> position in placed
 	for d, name := range dimNames {
@@ -418,7 +418,7 @@ func sumCover(members []*audit.Table, dimNames []string, dims map[string]*cellCo
 		if d == nd {
 			v := sums[strings.Join(key, "\x00")]
 			c := &audit.Cell{Key: slices.Clone(key)}
-			if role == "count" {
+			if role == audit.RoleCount {
 				n, _ := v.Int64()
 				c.N, c.HasN = n, true
 			} else {
@@ -643,16 +643,16 @@ func (m *coverCodes) warnings(t *audit.Table, with string) []string {
 
 // roleOf is the figure the members' relations add up: "total" or
 // "count", as the first member's suppression options say.
-func roleOf(members []Member) string {
-	if v := members[0].Options.Value; v != "" {
+func roleOf(members []Member) audit.Role {
+	if v := members[0].Options.Role; v != "" {
 		return v
 	}
 	for _, c := range members[0].Table.Cells {
 		if c.HasTotal {
-			return "total"
+			return audit.RoleTotal
 		}
 	}
-	return "count"
+	return audit.RoleCount
 }
 
 // namesAt names the members at the indices.

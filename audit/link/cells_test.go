@@ -60,7 +60,7 @@ func TestLinksInferredMarginsDisagree(t *testing.T) {
 			{"M", "young", "16"}, {"M", "old", "15"}, {"M", "All ages", "31"},
 			{"P", "young", young}, {"P", "old", old}, {"P", "All ages", p}}, map[string]map[string]string{"age": {"young": "All ages", "old": "All ages"}})
 	}
-	opt := suppress.Options{Value: "count", Protection: suppress.Protection{Share: 0.1, Min: 1}}
+	opt := suppress.Options{Role: audit.RoleCount, Protection: suppress.Protection{Share: 0.1, Min: 1}}
 	for _, c := range []struct {
 		young, old, p string
 		exact         bool
@@ -117,7 +117,7 @@ func TestLinksInferredMarginsDisagree(t *testing.T) {
 // one table, into South in the other), and nested rows with margins (two
 // dimensions read as one axis).
 func TestLinksInferredMarginsRefused(t *testing.T) {
-	opt := suppress.Options{Value: "count", Protection: suppress.Protection{Share: 0.1, Min: 1}}
+	opt := suppress.Options{Role: audit.RoleCount, Protection: suppress.Protection{Share: 0.1, Min: 1}}
 	rows := [][]string{{"a", "x", "5"}, {"a", "y", "7"}, {"a", "All", "12"}, {"b", "x", "4"}, {"b", "y", "9"}, {"b", "All", "13"}, {"T", "x", "9"}, {"T", "y", "16"}, {"T", "All", "25"}}
 	one := handTable("one", []string{"area", "kind"}, rows, map[string]map[string]string{"area": {"a": "T", "b": "T"}, "kind": {"x": "All", "y": "All"}})
 	two := handTable("two", []string{"area", "kind"}, rows, map[string]map[string]string{"area": {"a": "b", "b": "T"}, "kind": {"x": "All", "y": "All"}})

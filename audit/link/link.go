@@ -90,7 +90,7 @@ func Apart(t *audit.Table, others []string, reason string) {
 	t.Warnings = append(t.Warnings, "not protected together with the linked tables "+strings.Join(others, ", ")+": "+reason+"; its primary cells need review")
 	for _, c := range t.Cells {
 		if c.Status == audit.StatusPrimary {
-			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Status: audit.Review, Text: msg})
+			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: audit.Review, Text: msg})
 		}
 	}
 }
@@ -288,8 +288,8 @@ func coverKey(cover *audit.Table, alias map[string]string, codes *coverCodes, t 
 
 // sameFigure reports whether two cells have the same figure of the ones
 // the relations add up.
-func sameFigure(role string, a, b *audit.Cell) bool {
-	if role == "count" {
+func sameFigure(role audit.Role, a, b *audit.Cell) bool {
+	if role == audit.RoleCount {
 		return a.HasN == b.HasN && a.N == b.N
 	}
 	return a.HasTotal == b.HasTotal && a.Total.Cmp(b.Total) == 0
@@ -302,10 +302,10 @@ func sameFigure(role string, a, b *audit.Cell) bool {
 func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, codes *coverCodes, group []Member) (string, error) {
 	members := tables(group)
 	opt := mergedOptions(cover, group)
-	role := opt.Value
+	role := opt.Role
 	if role == "" {
 		role = roleOf(group)
-		opt.Value = role
+		opt.Role = role
 	}
 	idx := make(map[string]int, len(cover.Cells))
 	for i, c := range cover.Cells {
@@ -330,22 +330,29 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	// done is the cover's audit when the suppression computed it on the
 	// way (a large cover); spreadSecondary changes only the members' cells
 	var done *audit.Intervals
+	var prot suppress.Result
 	if secondary {
 		var err error
-		if _, done, err = suppress.ProtectAudit(ctx, cover, opt); err != nil {
+		if prot, err = suppress.Protect(ctx, cover, opt); err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
 			return "secondary suppression of the cover table: " + err.Error(), nil
 		}
+		done = prot.Audit
 		spreadSecondary(cover, members, copies, with)
 	}
 	for _, w := range cover.Warnings {
-		if unprotectedWarning(w) {
+		for _, t := range members {
+			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
+		}
+	}
+	for _, u := range prot.Unprotected {
+		if u.Reason == suppress.NoPattern {
 			continue // the joint audit below tells which primaries are unprotected
 		}
 		for _, t := range members {
-			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
+			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+u.Warning(cover))
 		}
 	}
 	if done == nil {
@@ -365,24 +372,11 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 	return "", nil
 }
 
-// unprotectedWarning reports whether w is secondary suppression's
-// warning that no complementary pattern protects a primary cell of the
-// cover (named by its cover key, which the members do not have).
-//
-// TODO(suppress-split): this matches the text of the warning written by
-// audit/suppress/secondary.go; match on data instead once the split of
-// audit/suppress returns the unprotected primaries as data (issue 26.5).
-// suppress.ProtectAudit returns no such data today, and audit/suppress is
-// not edited on this branch.
-func unprotectedWarning(w string) bool {
-	return strings.HasPrefix(w, "secondary suppression: no complementary pattern protects")
-}
-
 // placeMembers finds each member cell's cover cell: where[m][ci] is the
 // cover index of cell ci of member m, copies[i] the member cells of cover
 // cell i. A non-empty reason names a member cell that is not a cover cell
 // or whose figure differs from it.
-func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, codes *coverCodes, members []*audit.Table, role string) ([][]int, [][]cellRef, string) {
+func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, codes *coverCodes, members []*audit.Table, role audit.Role) ([][]int, [][]cellRef, string) {
 	where := make([][]int, len(members))
 	copies := make([][]cellRef, len(cover.Cells))
 	for m, t := range members {
@@ -433,7 +427,7 @@ func unifyStatuses(cover *audit.Table, members []*audit.Table, copies [][]cellRe
 				fs = audit.Review
 			}
 			msg := fmt.Sprintf("the same cell is %s in the linked table %s", st, strings.Join(from, ", "))
-			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Status: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
+			c.Findings = append(c.Findings, audit.Finding{Rule: "linked", Outcome: fs, Text: msg, Figures: []audit.Figure{audit.TextsFig("tables", from)}})
 			c.Notes = append(c.Notes, msg)
 			c.Status = st
 		}

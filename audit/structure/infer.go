@@ -14,6 +14,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // Options are what the configuration says of a table's structure.
@@ -462,10 +463,10 @@ func (in *axisInference) run() {
 			in.setTotal(t, r, parent, "configuration")
 			assigned, first = true, t
 			if !holds {
-				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 			}
 		case !holds:
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), audit.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
 		default:
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
 		}
@@ -508,7 +509,7 @@ func (in *axisInference) run() {
 			c := found[0]
 			others := slices.DeleteFunc(r, func(x string) bool { return x == c })
 			in.setTotal(c, others, parent, "arithmetic")
-			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), audit.Plural(int64(len(others)), "code", "codes")))
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), report.Plural(int64(len(others)), "code", "codes")))
 		}
 	}
 	for c, p := range parent {
@@ -527,7 +528,7 @@ func (in *axisInference) run() {
 					n++
 				}
 			}
-			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", name, audit.CodeText(c), audit.Plural(int64(n), "code", "codes"), f))
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", name, audit.CodeText(c), report.Plural(int64(n), "code", "codes"), f))
 		}
 	}
 }
@@ -621,7 +622,7 @@ func (in *axisInference) confirmTree(parent map[string]string, members []string,
 		}
 		holds, _, _, diff, at := in.check(p, ch)
 		if !holds {
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s): not used as a margin", in.ax.Name(), audit.CodeText(p), audit.Plural(int64(len(ch)), "code", "codes"), how, diff, in.where(at)))
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s): not used as a margin", in.ax.Name(), audit.CodeText(p), report.Plural(int64(len(ch)), "code", "codes"), how, diff, in.where(at)))
 			for _, c := range ch {
 				delete(parent, c)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // BenchmarkAuditScale measures Audit on 50 x 40 x 10 tables with every
@@ -23,7 +24,7 @@ func BenchmarkAuditScale(b *testing.B) {
 		make    func() *audit.Table
 		protect bool
 	}
-	cases := []tcase{{"middle-20pct-audit-only", func() *audit.Table { return denseTable(11, 0.2) }, false}}
+	cases := []tcase{{"middle-20pct-audit-only", func() *audit.Table { return tabletest.DenseTable(11, 0.2) }, false}}
 	for _, share := range []float64{0.01, 0.05, 0.2, 0.5} {
 		cases = append(cases, tcase{fmt.Sprintf("hypercube-%gpct", share*100), func() *audit.Table {
 			return scaleTable(1, []int{50, 40, 10}, share)
@@ -36,7 +37,7 @@ func BenchmarkAuditScale(b *testing.B) {
 				tb := tc.make()
 				ctx := context.Background()
 				if tc.protect {
-					if err := Protect(ctx, tb, Options{Method: "hypercube"}); err != nil {
+					if _, err := Protect(ctx, tb, Options{Method: "hypercube"}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -48,18 +49,18 @@ func BenchmarkAuditScale(b *testing.B) {
 				}
 				nsup := 0
 				for i := range tb.Cells {
-					if s.isSuppressed(i) {
+					if s.IsSuppressed(i) {
 						nsup++
 					}
 				}
 				base := time.Since(t0)
 				t1 := time.Now()
-				c1 := cpuSeconds()
+				c1 := tabletest.CPUSeconds()
 				res, err := Audit(ctx, tb, Options{TimeLimit: 60 * time.Second})
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.ReportMetric(cpuSeconds()-c1, "cpu-s")
+				b.ReportMetric(tabletest.CPUSeconds()-c1, "cpu-s")
 				b.ReportMetric(base.Seconds(), "baseline-s")
 				b.ReportMetric(time.Since(t1).Seconds(), "audit-s")
 				b.ReportMetric(float64(nsup), "suppressed")

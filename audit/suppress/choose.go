@@ -7,10 +7,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 )
 
-// compareLarge enables protectBest (tests switch it off to see the lp
-// method's own pattern).
-var compareLarge = true
-
 // cellState is what Protect changes in a cell.
 type cellState struct {
 	status   audit.Status

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // TestProtectAuditReusesAudit checks that the audit ProtectAudit returns
@@ -44,7 +46,7 @@ func TestProtectAuditReusesAudit(t *testing.T) {
 			t.Errorf("seed %d: %d under-protected, %d exact, %d undetermined", seed, want.UnderProtected, want.ExactlyDisclosed, want.Undetermined)
 		}
 	}
-	if !raceEnabled && (!seen["lp"] || !seen["hypercube"]) {
+	if !tabletest.RaceEnabled && (!seen["lp"] || !seen["hypercube"]) {
 		t.Errorf("choices %v: want both lp and hypercube among the cases", seen)
 	}
 	// Small tables too: every size is audited to choose among the lp,

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // TestUnpublishedCoverCells: a 3-dimensional cover of two linked tables
@@ -20,7 +21,7 @@ func TestUnpublishedCoverCells(t *testing.T) {
 		cells := sizes[0] * sizes[1] * sizes[2]
 		vals := rapid.SliceOfN(rapid.IntRange(1, 40), cells, cells).Draw(rt, "vals")
 		k := 0
-		tb := gridTable(sizes, func([]int) int64 { k++; return int64(vals[(k-1)%cells]) }, func([]int) int64 { return 3 })
+		tb := tabletest.GridTable(sizes, func([]int) int64 { k++; return int64(vals[(k-1)%cells]) }, func([]int) int64 { return 3 })
 		unpub := make([]bool, len(tb.Cells))
 		hidden := 0
 		for i, c := range tb.Cells {
@@ -28,11 +29,11 @@ func TestUnpublishedCoverCells(t *testing.T) {
 			if unpub[i] {
 				hidden++
 			} else if c.Key[0] != "Total" && rapid.IntRange(0, 5).Draw(rt, "primary") == 0 {
-				markPrimary(c)
+				tabletest.MarkPrimary(c)
 			}
 		}
 		opt := Options{Unpublished: unpub}
-		if err := Protect(context.Background(), tb, opt); err != nil {
+		if _, err := Protect(context.Background(), tb, opt); err != nil {
 			rt.Fatal(err)
 		}
 		for i, c := range tb.Cells {
@@ -46,13 +47,13 @@ func TestUnpublishedCoverCells(t *testing.T) {
 		}
 		reported := map[string]bool{}
 		for _, r := range res.Cells {
-			reported[joinKey(r.Key)] = true
+			reported[tabletest.JoinKey(r.Key)] = true
 			if r.Status == audit.StatusPrimary && (r.Exact || !r.Protected && len(tb.Warnings) == 0) {
 				rt.Fatalf("primary %v: [%v, %v] exact=%v protected=%v", r.Key, r.Lo, r.Hi, r.Exact, r.Protected)
 			}
 		}
 		for i, c := range tb.Cells {
-			if unpub[i] && reported[joinKey(c.Key)] {
+			if unpub[i] && reported[tabletest.JoinKey(c.Key)] {
 				rt.Fatalf("interval reported for unpublished cell %v", c.Key)
 			}
 		}

@@ -232,8 +232,8 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
 	// over part of the component only chooses one.
 	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
-		for _, r := range s.cellRels[rowsCells[q]] {
-			for _, j := range s.relCells(int(r)) {
+		for _, r := range s.CellRels[rowsCells[q]] {
+			for _, j := range s.RelCells(int(r)) {
 				if y[j] > 0 && !inComp[j] {
 					inComp[j] = true
 					rowsCells = append(rowsCells, j)
@@ -245,7 +245,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	relVar := map[int32]int{}
 	var relList []int32
 	for _, i := range rowsCells {
-		for _, r := range s.cellRels[i] {
+		for _, r := range s.CellRels[i] {
 			if _, ok := relVar[r]; !ok {
 				relVar[r] = 2 * len(relList)
 				relList = append(relList, r)
@@ -261,7 +261,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	}
 	for n, i := range rowsCells {
 		v := ab{a: -1, b: nv}
-		costs = append(costs, s.val[i]*y[i])
+		costs = append(costs, s.Val[i]*y[i])
 		nv++
 		if y[i] < 1 {
 			v.a = nv
@@ -273,8 +273,8 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	rows := make([]lp.Row, len(rowsCells))
 	for n, i := range rowsCells {
 		var row lp.Row
-		for _, r := range s.cellRels[i] {
-			c := s.coef(int(r), i)
+		for _, r := range s.CellRels[i] {
+			c := s.Coef(int(r), i)
 			g := relVar[r]
 			row.Idx = append(row.Idx, g, g+1)
 			row.Coef = append(row.Coef, c, -c)
@@ -318,7 +318,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 		return 0, nil, err
 	}
 	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	if len(js.scratchT) != n {
 		js.scratchT = make([]float64, n)
 	}
@@ -332,8 +332,8 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 		if math.Abs(gam) < 1e-12 {
 			continue
 		}
-		for _, i := range s.relCells(int(r)) {
-			t[i] += s.coef(int(r), i) * gam
+		for _, i := range s.RelCells(int(r)) {
+			t[i] += s.Coef(int(r), i) * gam
 			if !mark[i] {
 				mark[i] = true
 				touched = append(touched, i)
@@ -355,7 +355,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 		case alpha > 1e-10:
 			coef = com.level
 		case beta > 1e-12:
-			coef = math.Min(com.level, beta*math.Abs(s.val[i])*(1+1e-9)+1e-12*js.tol)
+			coef = math.Min(com.level, beta*math.Abs(s.Val[i])*(1+1e-9)+1e-12*js.tol)
 		}
 		if coef <= 0 {
 			continue
@@ -404,14 +404,15 @@ func appendF(b []byte, v float64) []byte {
 
 func float32Round(v float64) float64 { return float64(float32(v)) }
 
-// node fixes cells: 1 suppressed, 0 published, -1 free.
+// fixing is what a search node fixes of each cell: 1 suppressed, 0
+// published, -1 free.
 type fixing []int8
 
 // master solves the LP relaxation of the cuts with the fixings fx; it
 // returns the objective (candidate cells only) and y over every cell
 // (fixed cells 1), or feasible false.
 func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
-	n := len(js.s.t.Cells)
+	n := len(js.s.T.Cells)
 	y := make([]float64, n)
 	base := 0.0
 	for i := range n {
@@ -701,7 +702,7 @@ type jointResult struct {
 // branch-and-bound, starting from the incumbent (cost incCost, +Inf when
 // none). It keeps the best verified pattern.
 func (js *jointSolver) solve(incCost float64) (jointResult, error) {
-	n := len(js.s.t.Cells)
+	n := len(js.s.T.Cells)
 	res := jointResult{cost: math.Inf(1), boundOK: true} // 0 is a bound
 	best := incCost
 	stop := func(err error) (jointResult, error) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // suiteCase is one table of the joint suite: a flat grid (sizes, every
@@ -80,10 +81,10 @@ var jointSuitePending = []suiteCase{
 // primary keeps [0, 400].
 func diagonalTable() *audit.Table {
 	vals := [][]int64{{100, 300, 150}, {300, 100, 160}, {170, 140, 200}}
-	tb := gridTable([]int{3, 3}, func(i []int) int64 { return vals[i[0]][i[1]] }, func([]int) int64 { return 3 })
+	tb := tabletest.GridTable([]int{3, 3}, func(i []int) int64 { return vals[i[0]][i[1]] }, func([]int) int64 { return 3 })
 	for _, c := range tb.Cells {
 		if c.Key[0] == "d0_0" && c.Key[1] == "d1_0" || c.Key[0] == "d0_1" && c.Key[1] == "d1_1" {
-			markPrimary(c)
+			tabletest.MarkPrimary(c)
 		}
 	}
 	return tb
@@ -95,7 +96,8 @@ func (sc suiteCase) build() (*audit.Table, Options) {
 		return diagonalTable(), Options{}
 	}
 	if sc.leaves > 0 {
-		tb, opt := hierTable(sc.seed, sc.leaves, sc.groups, sc.sizes, sc.share)
+		tb, h := tabletest.HierTable(sc.seed, sc.leaves, sc.groups, sc.sizes, sc.share)
+		opt := Options{Hierarchies: h}
 		ensurePrimary(tb, sc.seed)
 		return tb, opt
 	}
@@ -115,7 +117,7 @@ func (sc suiteCase) build() (*audit.Table, Options) {
 		}
 		return k
 	}
-	tb := gridTable(sc.sizes, func(i []int) int64 { return vals[at(i)] }, func([]int) int64 { return 3 })
+	tb := tabletest.GridTable(sc.sizes, func(i []int) int64 { return vals[at(i)] }, func([]int) int64 { return 3 })
 	var interior []*audit.Cell
 	for _, c := range tb.Cells {
 		if !c.IsMargin("Total") {
@@ -124,7 +126,7 @@ func (sc suiteCase) build() (*audit.Table, Options) {
 	}
 	np := max(1, int(math.Round(sc.share*float64(len(interior)))))
 	for _, k := range rng.Perm(len(interior))[:np] {
-		markPrimary(interior[k])
+		tabletest.MarkPrimary(interior[k])
 	}
 	return tb, Options{}
 }
@@ -147,7 +149,7 @@ func ensurePrimary(tb *audit.Table, seed uint64) {
 			interior = append(interior, c)
 		}
 	}
-	markPrimary(interior[rng.IntN(len(interior))])
+	tabletest.MarkPrimary(interior[rng.IntN(len(interior))])
 }
 
 // suiteOracleFile stores the oracle's results of the heavy cases (the
@@ -212,7 +214,7 @@ func TestJointSuite(t *testing.T) {
 		}
 		o := newOrTable(tb, opt.Hierarchies, 0.10)
 		t0 := time.Now()
-		run, err := ProtectRun(context.Background(), tb, opt)
+		run, err := protectRun(context.Background(), tb, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +383,7 @@ func BenchmarkJointSuite(b *testing.B) {
 					continue
 				}
 				opt.Method = method
-				run, err := ProtectRun(context.Background(), tb, opt)
+				run, err := protectRun(context.Background(), tb, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -419,13 +421,13 @@ func BenchmarkJointLarge3D(b *testing.B) {
 			for b.Loop() {
 				hc := scaleTable(7, []int{50, 40, 10}, share)
 				t0 := time.Now()
-				if err := Protect(context.Background(), hc, Options{Method: "hypercube"}); err != nil {
+				if _, err := Protect(context.Background(), hc, Options{Method: "hypercube"}); err != nil {
 					b.Fatal(err)
 				}
 				th := time.Since(t0)
 				tb := scaleTable(7, []int{50, 40, 10}, share)
 				t0 = time.Now()
-				run, err := ProtectRun(context.Background(), tb, Options{})
+				run, err := protectRun(context.Background(), tb, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -28,7 +28,7 @@ func statuses(tb *audit.Table) string {
 // = cost, gap 0) and each primary keeps [0, 400].
 func TestJointDiagonal(t *testing.T) {
 	tb := diagonalTable()
-	run, err := ProtectRun(context.Background(), tb, Options{})
+	run, err := protectRun(context.Background(), tb, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +68,10 @@ func TestJointNeverWorseThanHypercube(t *testing.T) {
 		hc, _ := sc.build()
 		hopt := opt
 		hopt.Method = "hypercube"
-		if err := Protect(context.Background(), hc, hopt); err != nil {
+		if _, err := Protect(context.Background(), hc, hopt); err != nil {
 			t.Fatal(err)
 		}
-		if err := Protect(context.Background(), tb, opt); err != nil {
+		if _, err := Protect(context.Background(), tb, opt); err != nil {
 			t.Fatal(err)
 		}
 		hAudit, err := Audit(context.Background(), hc, opt)
@@ -139,8 +139,8 @@ func TestDropRedundantHonoursDeadline(t *testing.T) {
 	sp := &suppressor{s: s, opt: opt, sup: make([]bool, len(tb.Cells)), cost: make([]float64, len(tb.Cells)), single: make([]bool, len(tb.Cells))}
 	var prim []int
 	for i, c := range tb.Cells {
-		sp.sup[i] = s.isSuppressed(i)
-		sp.cost[i] = s.val[i] + 1
+		sp.sup[i] = s.IsSuppressed(i)
+		sp.cost[i] = s.Val[i] + 1
 		if c.Status == audit.StatusPrimary {
 			prim = append(prim, i)
 		}
@@ -182,7 +182,7 @@ func TestJointDeterministic(t *testing.T) {
 		sc := jointSuite[13] // 15x10, 20% primaries
 		tb, opt := sc.build()
 		opt.Workers = tc.workers
-		run, err := ProtectRun(context.Background(), tb, opt)
+		run, err := protectRun(context.Background(), tb, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

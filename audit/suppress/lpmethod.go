@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
@@ -48,27 +49,16 @@ func MethodFor(t *audit.Table, opt Options) string {
 // larger tables use a box of candidate codes around each primary.
 const lpWholeTable = 400
 
-// lpBoxCells are the sizes (in cells) of the boxes around a primary in a
-// larger table, tried in turn until one holds a deviation: the box grows
-// only when the smaller one has none (the dense simplex's cost grows with
-// the square of the box).
-var lpBoxCells = []float64{40, 80, 150, 300}
-
-// redundancyLimit bounds the table size of the redundancy pass that
-// re-audits the whole table per candidate (larger tables use the local
-// pass, dropLocal), and redundancyBudget its number of interval audits.
-// A variable so that tests can reach the local pass on small tables.
-var redundancyLimit = 1200
-
-// localRedundancy enables dropLocal (tests switch it off to compare).
-var localRedundancy = true
-
+// redundancyBudget bounds the number of interval audits of the redundancy
+// pass that re-audits the whole table per candidate (tables up to
+// Tuning.RedundancyLimit).
 const redundancyBudget = 4000
 
 type lpMethod struct {
 	s      *structure
 	sp     *suppressor
 	opt    Options
+	tune   Tuning // opt.tuning()
 	margin []bool
 	// added lists the secondary cells chosen, in order; by[i] is the
 	// primary a cell protects and viaMargin whether it is a total chosen
@@ -80,7 +70,7 @@ type lpMethod struct {
 	fallback  int     // primaries given the hypercube move (no deviation found)
 	tol       float64 // flows below it are zero
 	// rec holds, per primary, the cells (other than itself) of the move or
-	// deviations that protect it, as a starting witness for dropLocal.
+	// deviations that protect it, as a starting support for dropLocal.
 	rec map[int][]int
 	// deadline is the user's hard stop (Options.TimeLimit; zero: none):
 	// every stage checks it, the redundancy passes too.
@@ -105,11 +95,11 @@ func (lm *lpMethod) remaining() time.Duration {
 }
 
 func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
-	lm := &lpMethod{s: s, sp: sp, opt: opt, margin: make([]bool, len(s.t.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}, rec: map[int][]int{}}
-	for _, r := range s.rels {
-		lm.margin[r.total] = true
+	lm := &lpMethod{s: s, sp: sp, opt: opt, tune: opt.tuning(), margin: make([]bool, len(s.T.Cells)), by: map[int]int{}, viaMargin: map[int]bool{}, hyper: map[int]bool{}, rec: map[int][]int{}}
+	for _, r := range s.Rels {
+		lm.margin[r.Total] = true
 	}
-	lm.tol = 1e-9 * s.scale()
+	lm.tol = 1e-9 * s.Scale()
 	return lm
 }
 
@@ -123,7 +113,7 @@ func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) err
 			return err
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
-			s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
+			s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
 				lm.opt.TimeLimit, len(prim)-k, len(prim)))
 			lm.finish()
 			return nil
@@ -142,7 +132,7 @@ func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) err
 // protect protects primary p on both sides.
 func (lm *lpMethod) protect(ctx context.Context, p int) error {
 	s, sp := lm.s, lm.sp
-	x := s.val[p]
+	x := s.Val[p]
 	up, low := s.levels(lm.opt, p, x)
 	if up <= 0 {
 		// No level (a zero cell without a minimum): the interval must
@@ -160,8 +150,8 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 	// only when totals are allowed at a weight).
 	limit := math.Inf(1)
 	var hm *move
-	if len(s.t.Cells) > lpWholeTable {
-		noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	if len(s.T.Cells) > lpWholeTable {
+		noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
 		if hm = sp.bestMove(p, up, low, noSingles); hm != nil {
 			limit = lm.moveCost(hm)
 		}
@@ -229,12 +219,12 @@ func (lm *lpMethod) moveCost(m *move) float64 {
 func (lm *lpMethod) protectedNow(p int, up, low float64) *move {
 	s, sp := lm.s, lm.sp
 	forbid := func(i int) bool {
-		return i != p && (!sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)))
+		return i != p && (!sp.sup[i] || (sp.singleton(i) && !s.Covers(i, p)))
 	}
 	return sp.bestMove(p, up, low, forbid)
 }
 
-// record adds cells to p's recorded witness (see rec).
+// record adds cells to p's recorded support (see rec).
 func (lm *lpMethod) record(p int, cells []int) {
 	for _, i := range cells {
 		if i != p {
@@ -245,7 +235,7 @@ func (lm *lpMethod) record(p int, cells []int) {
 
 // adoptHypercube records cells that the hypercube fallback suppressed.
 func (lm *lpMethod) adoptHypercube(p int) {
-	for i, c := range lm.s.t.Cells {
+	for i, c := range lm.s.T.Cells {
 		if c.Status == audit.StatusSecondary {
 			if _, ok := lm.by[i]; !ok {
 				lm.by[i] = p
@@ -264,16 +254,16 @@ type lpPhase struct{ margins, singles bool }
 // (the caller's hypercube move is no more costly).
 func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) (ok, hyper bool, err error) {
 	s, sp := lm.s, lm.sp
-	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	single := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
 	phases := []lpPhase{{false, false}, {false, true}, {true, false}, {true, true}}
 	if lm.opt.MarginWeight > 0 {
 		phases = []lpPhase{{true, false}, {true, true}}
 	}
 	var boxes [][]int
-	if len(s.t.Cells) <= lpWholeTable {
+	if len(s.T.Cells) <= lpWholeTable {
 		boxes = [][]int{lm.box(p, 0)}
 	} else {
-		for _, size := range lpBoxCells {
+		for _, size := range lm.tune.BoxCells {
 			boxes = append(boxes, lm.box(p, size))
 		}
 	}
@@ -327,7 +317,6 @@ func (lm *lpMethod) protectSide(ctx context.Context, p int, dev, limit float64) 
 // avoidSingleton gives p a second deviation that avoids singleton sg (its
 // contributor knows it), using margins only if needed (or already allowed).
 func (lm *lpMethod) avoidSingleton(ctx context.Context, p, sg int, dev float64, boxes [][]int, margins bool, single func(int) bool) error {
-	s := lm.s
 	for _, m := range []bool{margins, true} {
 		for _, box := range boxes {
 			avoid := func(i int) bool { return i != sg && (m || !lm.margin[i]) }
@@ -340,8 +329,7 @@ func (lm *lpMethod) avoidSingleton(ctx context.Context, p, sg int, dev float64, 
 			}
 		}
 	}
-	s.t.Warnings = append(s.t.Warnings, fmt.Sprintf("secondary suppression: %s can be recovered by the single contributor of %s",
-		s.t.KeyString(s.t.Cells[p].Key), s.t.KeyString(s.t.Cells[sg].Key)))
+	lm.sp.out = append(lm.sp.out, Unprotected{Cell: p, Reason: Singleton, By: sg})
 	return nil
 }
 
@@ -366,7 +354,7 @@ func (lm *lpMethod) apply(p int, f []int, viaMargin bool) {
 // children of p's code (so many that the box has about size cells).
 func (lm *lpMethod) box(p int, size float64) []int {
 	s, sp := lm.s, lm.sp
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	if n <= lpWholeTable {
 		out := make([]int, n)
 		for i := range out {
@@ -374,36 +362,36 @@ func (lm *lpMethod) box(p int, size float64) []int {
 		}
 		return out
 	}
-	nd := s.nd
-	key := s.keys[p]
-	up, _ := s.levels(lm.opt, p, s.val[p])
+	nd := s.NDim
+	key := s.Keys[p]
+	up, _ := s.levels(lm.opt, p, s.Val[p])
 	k := max(2, int(math.Pow(size, 1/float64(nd)))-1)
 	codes := make([][]int, nd)
 	tuple := append([]int(nil), key...)
 	for d := 0; d < nd; d++ {
-		for c := key[d]; c >= 0; c = s.parent[d][c] {
+		for c := key[d]; c >= 0; c = s.Parent[d][c] {
 			codes[d] = append(codes[d], c)
 		}
 		var cand []int
-		if par := s.parent[d][key[d]]; par >= 0 {
-			for _, c := range s.children[d][par] {
+		if par := s.Parent[d][key[d]]; par >= 0 {
+			for _, c := range s.Children[d][par] {
 				if c != key[d] {
 					cand = append(cand, c)
 				}
 			}
 		}
-		cand = append(cand, s.children[d][key[d]]...)
+		cand = append(cand, s.Children[d][key[d]]...)
 		score := make(map[int]float64, len(cand))
 		for _, c := range cand {
 			tuple[d] = c
-			j := s.lookup(tuple)
+			j := s.Lookup(tuple)
 			switch {
 			case j < 0:
 				score[c] = math.Inf(1)
 			case sp.sup[j]:
 				score[c] = 0
 			default:
-				score[c] = sp.cost[j] / math.Max(math.Min(s.val[j], up), lm.tol+1e-12)
+				score[c] = sp.cost[j] / math.Max(math.Min(s.Val[j], up), lm.tol+1e-12)
 			}
 		}
 		tuple[d] = key[d]
@@ -413,7 +401,7 @@ func (lm *lpMethod) box(p int, size float64) []int {
 		}
 		codes[d] = append(codes[d], cand...)
 	}
-	return s.boxCells(codes)
+	return s.BoxCells(codes)
 }
 
 // deviation solves p's deviation LP over the cells of box that allow
@@ -434,12 +422,12 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 	nv := 0
 	keep := lm.opt.Keep
 	for _, j := range box {
-		if j == p || !allow(j) || (keep != nil && !sp.sup[j] && keep(s.t.Cells[j])) {
+		if j == p || !allow(j) || (keep != nil && !sp.sup[j] && keep(s.T.Cells[j])) {
 			continue // a kept cell (Options.Keep) stays published: it cannot move
 		}
 		v := lpVars{a: nv, b: -1, slack: -1}
 		nv++
-		if x := s.val[j]; s.known[j] && x > 0 {
+		if x := s.Val[j]; s.Known[j] && x > 0 {
 			v.b, v.slack = nv, nv+1
 			nv += 2
 		}
@@ -453,7 +441,7 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 	cost := make([]float64, nv)
 	for _, j := range cells {
 		v := local[j]
-		rows = lm.capRow(rows, v.b, v.slack, s.val[j])
+		rows = lm.capRow(rows, v.b, v.slack, s.Val[j])
 		c := 0.0
 		switch {
 		case costOf != nil:
@@ -514,8 +502,8 @@ func (lm *lpMethod) relRows(p int, dev float64, cells []int, local func(int) (lp
 		}
 		seen[r] = true
 		var row lp.Row
-		for _, j := range s.relCells(int(r)) {
-			c := s.coef(int(r), j)
+		for _, j := range s.RelCells(int(r)) {
+			c := s.Coef(int(r), j)
 			if j == p {
 				row.RHS -= c * dev
 				continue
@@ -537,13 +525,13 @@ func (lm *lpMethod) relRows(p int, dev float64, cells []int, local func(int) (lp
 		rows = append(rows, row)
 		return true
 	}
-	for _, r := range s.cellRels[p] {
+	for _, r := range s.CellRels[p] {
 		if !addRel(r) {
 			return nil, false
 		}
 	}
 	for _, j := range cells {
-		for _, r := range s.cellRels[j] {
+		for _, r := range s.CellRels[j] {
 			if !addRel(r) {
 				return nil, false
 			}
@@ -569,8 +557,8 @@ func (lm *lpMethod) dropRedundant(ctx context.Context, prim []int) error {
 	if len(lm.added) == 0 {
 		return nil
 	}
-	if len(s.t.Cells) > redundancyLimit {
-		if !localRedundancy {
+	if len(s.T.Cells) > lm.tune.RedundancyLimit {
+		if !lm.tune.LocalRedundancy {
 			return nil
 		}
 		return lm.dropLocal(ctx, prim)
@@ -628,17 +616,17 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 		}
 		*budget--
 		lm.audits++
-		iv, err := s.intervals(ctx, sp.sup, Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
+		iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.Audit})
 		if err != nil {
 			return false, err
 		}
 		for _, p := range prim {
-			if p == except || (except >= 0 && s.covers(except, p)) {
+			if p == except || (except >= 0 && s.Covers(except, p)) {
 				continue
 			}
-			x := s.val[p]
+			x := s.Val[p]
 			up, down := s.levels(lm.opt, p, x)
-			if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol {
+			if !iv.Reaches(p, x, up, down) {
 				return false, nil
 			}
 		}
@@ -647,7 +635,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 	if ok, err := check(-1); !ok || err != nil {
 		return ok, err
 	}
-	for i := range s.t.Cells {
+	for i := range s.T.Cells {
 		if !sp.sup[i] || !sp.singleton(i) {
 			continue
 		}
@@ -665,28 +653,28 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 func (lm *lpMethod) finish() {
 	s := lm.s
 	for _, i := range lm.added {
-		c := s.t.Cells[i]
+		c := s.T.Cells[i]
 		if c.Status == audit.StatusSecondary {
 			continue // the hypercube fallback marked it
 		}
 		p := lm.by[i]
 		where := "(it carries part of the intruder's deviation of that cell)"
-		for _, r := range s.cellRels[i] {
-			if s.inRel(int(r), p) {
-				where = "in " + s.describe(int(r))
+		for _, r := range s.CellRels[i] {
+			if s.InRel(int(r), p) {
+				where = "in " + s.Describe(int(r))
 				break
 			}
 		}
-		pk := s.t.KeyString(s.t.Cells[p].Key)
+		pk := s.T.KeyString(s.T.Cells[p].Key)
 		msg := fmt.Sprintf("protects %s %s", pk, where)
 		if lm.viaMargin[i] {
-			if len(s.t.Cells) > lpWholeTable {
+			if len(s.T.Cells) > lpWholeTable {
 				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells among the candidate cells around %s protects it", pk)
 			} else {
 				msg += fmt.Sprintf("; a total, suppressed because no pattern of interior cells protects %s", pk)
 			}
 		}
-		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Status: audit.Fail, Text: msg,
+		c.Findings = append(c.Findings, audit.Finding{Rule: "secondary", Outcome: audit.Fail, Text: msg,
 			Figures: []audit.Figure{audit.TextFig("protects", pk)}})
 		c.Notes = append(c.Notes, msg)
 		c.Status = audit.StatusSecondary

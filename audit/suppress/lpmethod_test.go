@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -24,7 +25,7 @@ func gonumProtected(t testing.TB, s *structure, sup []bool, prim []int, opt Opti
 	t.Helper()
 	var vars []int
 	local := map[int]int{}
-	for i := range s.t.Cells {
+	for i := range s.T.Cells {
 		if sup[i] {
 			local[i] = len(vars)
 			vars = append(vars, i)
@@ -32,25 +33,25 @@ func gonumProtected(t testing.TB, s *structure, sup []bool, prim []int, opt Opti
 	}
 	n := len(vars)
 	big0 := 1.0
-	for _, v := range s.val {
+	for _, v := range s.Val {
 		big0 += v
 	}
 	var rows [][]*big.Rat
 	var rhs []*big.Rat
-	for r := range s.rels {
+	for r := range s.Rels {
 		row := make([]*big.Rat, 2*n)
 		for k := range row {
 			row[k] = new(big.Rat)
 		}
 		b := new(big.Rat)
 		any := false
-		for _, j := range s.relCells(r) {
-			c := big.NewRat(int64(s.coef(r, j)), 1)
+		for _, j := range s.RelCells(r) {
+			c := big.NewRat(int64(s.Coef(r, j)), 1)
 			if l, ok := local[j]; ok {
 				row[l].Add(row[l], c)
 				any = true
 			} else {
-				v, _ := new(big.Rat).SetString(s.dec[j].String())
+				v, _ := new(big.Rat).SetString(s.Dec[j].String())
 				b.Sub(b, v.Mul(v, c))
 			}
 		}
@@ -79,7 +80,7 @@ func gonumProtected(t testing.TB, s *structure, sup []bool, prim []int, opt Opti
 		b[r], _ = rhs[r].Float64()
 	}
 	for _, p := range prim {
-		x := s.val[p]
+		x := s.Val[p]
 		up, low := s.levels(opt, p, x)
 		for _, max := range []bool{false, true} {
 			c := make([]float64, 2*n)
@@ -151,13 +152,13 @@ func optimalPattern(t testing.TB, s *structure, prim []int, opt Options, margins
 		isPrim[p] = true
 	}
 	var items []int
-	for i := range s.t.Cells {
-		if !isPrim[i] && (margins || !s.t.Cells[i].IsMargin("Total")) {
+	for i := range s.T.Cells {
+		if !isPrim[i] && (margins || !s.T.Cells[i].IsMargin("Total")) {
 			items = append(items, i)
 		}
 	}
-	sort.SliceStable(items, func(a, b int) bool { return s.val[items[a]] < s.val[items[b]] })
-	sup := make([]bool, len(s.t.Cells))
+	sort.SliceStable(items, func(a, b int) bool { return s.Val[items[a]] < s.Val[items[b]] })
+	sup := make([]bool, len(s.T.Cells))
 	h := &subsetHeap{{cost: 0, last: -1}}
 	for steps := 0; h.Len() > 0; steps++ {
 		if steps > 3_000_000 {
@@ -178,12 +179,12 @@ func optimalPattern(t testing.TB, s *structure, prim []int, opt Options, margins
 		}
 		// Successors: add the next item; replace the last by the next.
 		if nx := cur.last + 1; nx < len(items) {
-			add := subset{cost: cur.cost + s.val[items[nx]], last: nx, items: append(append([]int(nil), cur.items...), nx)}
+			add := subset{cost: cur.cost + s.Val[items[nx]], last: nx, items: append(append([]int(nil), cur.items...), nx)}
 			heap.Push(h, add)
 			if cur.last >= 0 {
 				rep := append([]int(nil), cur.items...)
 				rep[len(rep)-1] = nx
-				heap.Push(h, subset{cost: cur.cost - s.val[items[cur.last]] + s.val[items[nx]], last: nx, items: rep})
+				heap.Push(h, subset{cost: cur.cost - s.Val[items[cur.last]] + s.Val[items[nx]], last: nx, items: rep})
 			}
 		}
 	}
@@ -194,9 +195,9 @@ func optimalPattern(t testing.TB, s *structure, prim []int, opt Options, margins
 // that is a primary (it is then given exactly).
 func lonely(s *structure, sup []bool, prim []int) bool {
 	for _, p := range prim {
-		for _, r := range s.cellRels[p] {
+		for _, r := range s.CellRels[p] {
 			cnt := 0
-			for _, j := range s.relCells(int(r)) {
+			for _, j := range s.RelCells(int(r)) {
 				if sup[j] {
 					cnt++
 				}
@@ -253,7 +254,7 @@ func optTable(seed uint64, sizes []int, nprim int) *audit.Table {
 		}
 		return k
 	}
-	tb := gridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func([]int) int64 { return 3 })
+	tb := tabletest.GridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func([]int) int64 { return 3 })
 	var interior []*audit.Cell
 	for _, c := range tb.Cells {
 		if !c.IsMargin("Total") {
@@ -261,7 +262,7 @@ func optTable(seed uint64, sizes []int, nprim int) *audit.Table {
 		}
 	}
 	for _, k := range rng.Perm(len(interior))[:nprim] {
-		markPrimary(interior[k])
+		tabletest.MarkPrimary(interior[k])
 	}
 	return tb
 }
@@ -323,15 +324,15 @@ func compareWithOptimum(t *testing.T, ci int, oc oracleCase, weight float64) flo
 	if !ok {
 		t.Fatalf("table %d: no pattern protects the primaries", ci)
 	}
-	if err := Protect(context.Background(), tb, opt); err != nil {
+	if _, err := Protect(context.Background(), tb, opt); err != nil {
 		t.Fatal(err)
 	}
 	sup := make([]bool, len(tb.Cells))
 	cost, totals, optTotals := 0.0, 0, 0
 	for i, c := range tb.Cells {
-		sup[i] = s.isSuppressed(i)
+		sup[i] = s.IsSuppressed(i)
 		if c.Status == audit.StatusSecondary {
-			cost += s.val[i]
+			cost += s.Val[i]
 			if c.IsMargin("Total") {
 				totals++
 			}

@@ -6,34 +6,33 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
 )
 
 // dropLocal is the redundancy pass of a table too large for a full
-// interval audit per candidate. Every primary p keeps a witness through
-// suppressed cells only and no singleton that could recover p: the move
+// interval audit per candidate. Every primary p keeps a support (the
+// cells whose suppression alone protects p; not the interval audit's
+// witness, a move that proves an interval wide) through suppressed cells
+// only and no singleton that could recover p: the move
 // or deviations that protected it (rec), else a balanced move
 // (protectedNow's check), else two feasible tables that differ from the
 // true one only in suppressed cells of a box around p, one with p at
 // x+U or more and one at x−L or less (reach: the sparse simplex from the
 // true values). The intruder's interval for p then reaches its levels
-// while the witness's cells stay suppressed, whatever else is published,
+// while the support's cells stay suppressed, whatever else is published,
 // and also when a singleton is published (its contributor knows it). The
 // secondary cells are tried most costly first: a cell is dropped when
-// every primary whose witness uses it finds another witness without it
-// (a local check: one box per primary, first the former witness's). The
+// every primary whose support uses it finds another support without it
+// (a local check: one box per primary, first the former support's). The
 // whole pattern is then audited once; should a primary that was
 // protected before the pass no longer be (the LPs are in floating
 // point), every dropped cell is put back.
 //
-// When some primary has no witness (before the pass), the pass does
-// nothing: its protection could depend on any cell.
-// localSearchBudget bounds the witness searches of one dropLocal pass:
-// the candidates are tried most costly first, so the pass stops where
-// the remaining ones are the cheapest. A count, not a clock, so that the
-// pattern does not depend on the machine.
-var localSearchBudget = 3000
-
+// When some primary has no support (before the pass), the pass does
+// nothing: its protection could depend on any cell. The support searches
+// are bounded by Tuning.LocalSearchBudget, a count, not a clock, so that
+// the pattern does not depend on the machine.
 func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 	sp := lm.sp
 	var cand []int
@@ -46,10 +45,10 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		return nil
 	}
 	sort.SliceStable(cand, func(a, b int) bool { return sp.cost[cand[a]] > sp.cost[cand[b]] })
-	wit := make(map[int][]int, len(prim)) // sorted cells of p's witness
-	users := map[int][]int{}              // cell -> primaries whose witness used it
+	supp := make(map[int][]int, len(prim)) // sorted cells of p's support
+	users := map[int][]int{}               // cell -> primaries whose support used it
 	setWit := func(p int, w []int) {
-		wit[p] = w
+		supp[p] = w
 		for _, c := range w {
 			users[c] = append(users[c], p)
 		}
@@ -61,7 +60,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		w, ok := lm.recorded(p)
 		var err error
 		if !ok {
-			w, ok, err = lm.witness(ctx, p, nil)
+			w, ok, err = lm.support(ctx, p, nil)
 		}
 		if err != nil {
 			return err
@@ -80,18 +79,18 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		if lm.expired() {
 			break // the user's hard stop: the cells not tried stay
 		}
-		if searches >= localSearchBudget {
+		if searches >= lm.tune.LocalSearchBudget {
 			break // the costliest candidates, most of the gain, were tried
 		}
 		sp.sup[c] = false
 		ok := true
 		for _, p := range users[c] {
-			w := wit[p]
+			w := supp[p]
 			if k := sort.SearchInts(w, c); k == len(w) || w[k] != c {
-				continue // a stale entry: p's witness no longer uses c
+				continue // a stale entry: p's support no longer uses c
 			}
 			searches++
-			nw, found, err := lm.witness(ctx, p, w)
+			nw, found, err := lm.support(ctx, p, w)
 			if err != nil {
 				sp.sup[c] = true
 				return err
@@ -103,7 +102,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 			setWit(p, nw)
 		}
 		if !ok {
-			// The witnesses found so far avoid c: they stay valid.
+			// The supports found so far avoid c: they stay valid.
 			sp.sup[c] = true
 			continue
 		}
@@ -148,7 +147,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 	return nil
 }
 
-// recorded returns p's recorded witness (rec), sorted, when every cell of
+// recorded returns p's recorded support (rec), sorted, when every cell of
 // it is suppressed and none is a singleton that could recover p.
 func (lm *lpMethod) recorded(p int) ([]int, bool) {
 	s, sp := lm.s, lm.sp
@@ -160,7 +159,7 @@ func (lm *lpMethod) recorded(p int) ([]int, bool) {
 	sort.Ints(w)
 	w = slices.Compact(w)
 	for _, i := range w {
-		if !sp.sup[i] || (sp.singleton(i) && !s.covers(i, p)) {
+		if !sp.sup[i] || (sp.singleton(i) && !s.Covers(i, p)) {
 			return nil, false
 		}
 	}
@@ -168,19 +167,19 @@ func (lm *lpMethod) recorded(p int) ([]int, bool) {
 }
 
 // hintBox is the box of the cells whose code in every dimension is p's,
-// an ancestor of it or the code of a cell of hint (p's former witness),
+// an ancestor of it or the code of a cell of hint (p's former support),
 // or nil when it would hold more than hintBoxCells cells.
 func (lm *lpMethod) hintBox(p int, hint []int) []int {
 	s := lm.s
-	codes := make([][]int, s.nd)
+	codes := make([][]int, s.NDim)
 	size := 1
-	for d := 0; d < s.nd; d++ {
+	for d := 0; d < s.NDim; d++ {
 		seen := map[int]bool{}
-		for c := s.keys[p][d]; c >= 0; c = s.parent[d][c] {
+		for c := s.Keys[p][d]; c >= 0; c = s.Parent[d][c] {
 			seen[c] = true
 		}
 		for _, i := range hint {
-			seen[s.keys[i][d]] = true
+			seen[s.Keys[i][d]] = true
 		}
 		for c := range seen {
 			codes[d] = append(codes[d], c)
@@ -191,22 +190,22 @@ func (lm *lpMethod) hintBox(p int, hint []int) []int {
 			return nil
 		}
 	}
-	return s.boxCells(codes)
+	return s.BoxCells(codes)
 }
 
 // hintBoxCells bounds the size of hintBox.
 const hintBoxCells = 400
 
-// witness returns the sorted cells other than p of a witness of p's
+// support returns the sorted cells other than p of a support of p's
 // protection through suppressed cells only (see dropLocal), or ok false.
-// hint, p's former witness, gives the first box to search.
-func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool, error) {
+// hint, p's former support, gives the first box to search.
+func (lm *lpMethod) support(ctx context.Context, p int, hint []int) ([]int, bool, error) {
 	s, sp := lm.s, lm.sp
-	up, low := s.levels(lm.opt, p, s.val[p])
+	up, low := s.levels(lm.opt, p, s.Val[p])
 	if up <= 0 {
 		up = 1000 * lm.tol
 	}
-	single := func(i int) bool { return i != p && sp.singleton(i) && !s.covers(i, p) }
+	single := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
 	forbid := func(i int) bool { return i != p && (!sp.sup[i] || single(i)) }
 	set := map[int]bool{}
 	if m := sp.bestMove(p, up, low, forbid); m != nil {
@@ -216,16 +215,16 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 			}
 		}
 	} else {
-		// Boxes, built when needed: the former witness's, then p's boxes
+		// Boxes, built when needed: the former support's, then p's boxes
 		// (as in protectSide) until one holds both sides.
 		var sizes []float64
 		switch {
-		case len(s.t.Cells) <= lpWholeTable:
+		case len(s.T.Cells) <= lpWholeTable:
 			sizes = []float64{0}
 		case len(hint) > 0:
-			sizes = append([]float64{-1}, lpBoxCells...)
+			sizes = append([]float64{-1}, lm.tune.BoxCells...)
 		default:
-			sizes = lpBoxCells
+			sizes = lm.tune.BoxCells
 		}
 		allow := func(i int) bool { return sp.sup[i] && !single(i) }
 		costOf := func(i int) float64 { return sp.cost[i] }
@@ -285,15 +284,15 @@ func (lm *lpMethod) witness(ctx context.Context, p int, hint []int) ([]int, bool
 // whose interval does not reach their levels.
 func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, error) {
 	s, sp := lm.s, lm.sp
-	iv, err := s.intervals(ctx, sp.sup, Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining()})
+	iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.Audit})
 	if err != nil {
 		return nil, err
 	}
 	out := map[int]bool{}
 	for _, p := range prim {
-		x := s.val[p]
+		x := s.Val[p]
 		up, down := s.levels(lm.opt, p, x)
-		if iv.undet[p] || iv.ohi[p]-iv.olo[p] <= iv.tol || iv.hi[p] < x+up-iv.tol || iv.lo[p] > x-down+iv.tol || math.IsNaN(iv.hi[p]) {
+		if !iv.Reaches(p, x, up, down) || iv.Failed(p) {
 			out[p] = true
 		}
 	}
@@ -316,7 +315,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	vars := []int{p}
 	for _, j := range box {
 		if j != p && allow(j) {
-			if !s.known[j] {
+			if !s.Known[j] {
 				return nil, false, true, nil
 			}
 			local[j] = len(vars)
@@ -326,18 +325,18 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	seen := map[int32]bool{}
 	var rows []lp.Row
 	for _, j := range vars {
-		for _, r := range s.cellRels[j] {
+		for _, r := range s.CellRels[j] {
 			if seen[r] {
 				continue
 			}
 			seen[r] = true
 			var row lp.Row
-			for _, k := range s.relCells(int(r)) {
+			for _, k := range s.RelCells(int(r)) {
 				if l, ok := local[k]; ok {
-					c := s.coef(int(r), k)
+					c := s.Coef(int(r), k)
 					row.Idx = append(row.Idx, l)
 					row.Coef = append(row.Coef, c)
-					row.RHS += c * s.val[k]
+					row.RHS += c * s.Val[k]
 				}
 			}
 			rows = append(rows, row)
@@ -345,7 +344,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	}
 	x0 := make([]float64, len(vars))
 	for l, j := range vars {
-		x0[l] = s.val[j]
+		x0[l] = s.Val[j]
 	}
 	base, err := lp.NewSparseAt(ctx, len(vars), rows, x0)
 	if err != nil {
@@ -354,7 +353,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 		}
 		return nil, false, true, nil
 	}
-	x := s.val[p]
+	x := s.Val[p]
 	changed := map[int]bool{}
 	down := base
 	if up != 0 && low != 0 {
@@ -380,7 +379,7 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 			return nil, false, false, nil
 		}
 		for l, j := range vars {
-			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.val[j]) > lm.tol) {
+			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.Val[j]) > lm.tol) {
 				changed[j] = true
 			}
 		}

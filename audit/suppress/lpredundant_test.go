@@ -2,11 +2,12 @@ package suppress
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // TestLPMethodLocalRedundancy: on tables above redundancyLimit the local
@@ -17,27 +18,27 @@ import (
 func TestLPMethodLocalRedundancy(t *testing.T) {
 	// The lp method's own pattern (not the cheaper of it and the
 	// hypercube method's).
-	compareLarge = false
-	defer func() { compareLarge = true }()
+	own := DefaultTuning()
+	own.CompareLarge = false
 	for _, tc := range []struct {
 		seed  uint64
 		sizes []int
 		share float64
 	}{{11, []int{20, 15, 6}, 0.05}} {
-		if n := len(scaleTable(tc.seed, tc.sizes, tc.share).Cells); n <= redundancyLimit {
-			t.Fatalf("%v: %d cells, not above redundancyLimit %d", tc.sizes, n, redundancyLimit)
+		if n := len(scaleTable(tc.seed, tc.sizes, tc.share).Cells); n <= own.RedundancyLimit {
+			t.Fatalf("%v: %d cells, not above Tuning.RedundancyLimit %d", tc.sizes, n, own.RedundancyLimit)
 		}
-		localRedundancy = false
+		noLocal := own
+		noLocal.LocalRedundancy = false
 		off := scaleTable(tc.seed, tc.sizes, tc.share)
-		err := Protect(context.Background(), off, Options{})
-		localRedundancy = true
+		_, err := Protect(context.Background(), off, Options{Tuning: &noLocal})
 		if err != nil {
 			t.Fatal(err)
 		}
 		costOff, nOff, _ := patternCost(off)
 
 		on := scaleTable(tc.seed, tc.sizes, tc.share)
-		protectLarge(t, on, true)
+		protectLarge(t, on, Options{Tuning: &own}, true)
 		costOn, nOn, _ := patternCost(on)
 		t.Logf("%v at %v: cost %v (%d cells) without the pass, %v (%d cells) with it", tc.sizes, tc.share, costOff, nOff, costOn, nOn)
 		if !(costOn < costOff) {
@@ -65,14 +66,14 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 		}{seed, "lp"}
 		sizes, share := []int{20, 15, 6}, 0.05
 		hc := scaleTable(tc.seed, sizes, share)
-		if _, err := ProtectRun(ctx, hc, Options{Method: "hypercube"}); err != nil {
+		if _, err := Protect(ctx, hc, Options{Method: "hypercube"}); err != nil {
 			t.Fatal(err)
 		}
 		hCost, _, _ := patternCost(hc)
-		compareLarge = false
+		own := DefaultTuning()
+		own.CompareLarge = false
 		lo := scaleTable(tc.seed, sizes, share)
-		_, err := ProtectRun(ctx, lo, Options{})
-		compareLarge = true
+		_, err := Protect(ctx, lo, Options{Tuning: &own})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,23 +87,21 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 		// patterns are certified by TestLPMethodLocalRedundancy; on seed
 		// 3 gonum's dense simplex takes a minute).
 		tb := scaleTable(tc.seed, sizes, share)
-		protectLarge(t, tb, tc.want == "hypercube")
+		protectLarge(t, tb, Options{}, tc.want == "hypercube")
 		cost, _, _ := patternCost(tb)
 		if cost > hCost || cost > lCost {
 			t.Errorf("seed %d: cost %v, hypercube %v, lp alone %v: want the lesser", tc.seed, cost, hCost, lCost)
 		}
 		again := scaleTable(tc.seed, sizes, share)
-		run, err := ProtectRun(ctx, again, Options{})
+		res, err := Protect(ctx, again, Options{})
+		run := res.Run
 		if err != nil {
 			t.Fatal(err)
 		}
 		if run.Chosen != tc.want || run.ChosenReason == "" || run.Method != "lp" {
 			t.Errorf("seed %d: method %q chosen %q (%q), want %q (hypercube %v, lp alone %v)", tc.seed, run.Method, run.Chosen, run.ChosenReason, tc.want, hCost, lCost)
 		}
-		js, err := json.Marshal(audit.Intervals{Suppression: &run})
-		if err != nil {
-			t.Fatal(err)
-		}
+		js := report.IntervalsJSON(audit.Intervals{Suppression: &run})
 		if !strings.Contains(string(js), `"chosen":"`+tc.want+`","chosen_reason":`) {
 			t.Errorf("seed %d: report %s: want chosen %q with its reason", tc.seed, js, tc.want)
 		}
@@ -121,7 +120,7 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 			}
 		}
 	}
-	if !raceEnabled && (!seen["lp"] || !seen["hypercube"]) {
+	if !tabletest.RaceEnabled && (!seen["lp"] || !seen["hypercube"]) {
 		t.Errorf("choices %v: want both lp and hypercube among the cases", seen)
 	}
 }

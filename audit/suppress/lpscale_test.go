@@ -2,49 +2,17 @@ package suppress
 
 import (
 	"context"
-	"math"
-	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
-// scaleTable is a table of the given sizes with every margin, skewed
-// values and share of the interior cells primary.
+// scaleTable is tabletest.ScaleTable.
 func scaleTable(seed uint64, sizes []int, share float64) *audit.Table {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	cells := 1
-	for _, n := range sizes {
-		cells *= n
-	}
-	vals := make([]int64, cells)
-	for i := range vals {
-		vals[i] = int64(math.Exp(rng.NormFloat64()*1.2 + 5))
-		if rng.IntN(20) == 0 {
-			vals[i] = 0
-		}
-	}
-	at := func(idx []int) int {
-		k := 0
-		for d, i := range idx {
-			k = k*sizes[d] + i
-		}
-		return k
-	}
-	tb := gridTable(sizes, func(i []int) int64 { return vals[at(i)] }, func(i []int) int64 {
-		if vals[at(i)] == 0 {
-			return 0
-		}
-		return 3
-	})
-	for _, c := range tb.Cells {
-		if !c.IsMargin("Total") && rng.Float64() < share {
-			markPrimary(c)
-		}
-	}
-	return tb
+	return tabletest.ScaleTable(seed, sizes, share)
 }
 
 // TestLPMethodScale protects medium tables with both methods, audits the
@@ -59,7 +27,7 @@ func TestLPMethodScale(t *testing.T) {
 				tb := scaleTable(1, sz, share)
 				opt := Options{Method: method}
 				t0 := time.Now()
-				if err := Protect(context.Background(), tb, opt); err != nil {
+				if _, err := Protect(context.Background(), tb, opt); err != nil {
 					t.Fatal(err)
 				}
 				d := time.Since(t0)

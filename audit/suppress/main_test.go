@@ -1,33 +1,28 @@
 package suppress
 
 import (
-	"flag"
-	"os"
+	"context"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
-// TestMain runs the property tests on fewer random tables under the race
-// detector (rapid.checks 20 instead of 100) unless the command line sets
-// rapid.checks: the suite must end within make test's per-package time
-// limit on a 2-core machine.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "rapid.checks" })
-	if raceEnabled && !set {
-		if err := flag.Set("rapid.checks", "20"); err != nil {
-			panic(err)
-		}
-	}
-	os.Exit(m.Run())
-}
+// TestMain: see tabletest.Main.
+func TestMain(m *testing.M) { tabletest.Main(m) }
 
 // heavySeeds are the seeds of the large-table tests: both under the
 // normal run (one table keeps the lp pattern, the other the hypercube
 // one), the first alone under the race detector.
 func heavySeeds() []uint64 {
-	if raceEnabled {
+	if tabletest.RaceEnabled {
 		return []uint64{6}
 	}
 	return []uint64{6, 3}
+}
+
+// protectRun is Protect's run (Result.Run).
+func protectRun(ctx context.Context, t *audit.Table, opt Options) (audit.SuppressionRun, error) {
+	res, err := Protect(ctx, t, opt)
+	return res.Run, err
 }

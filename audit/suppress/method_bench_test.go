@@ -64,7 +64,7 @@ func BenchmarkLPMethodVsOptimum(b *testing.B) {
 			logSum, worst, extraTotals := 0.0, 0.0, 0
 			for ci, oc := range oracleCases {
 				tb := optTable(uint64(ci+1), oc.sizes, oc.nprim)
-				if err := Protect(context.Background(), tb, Options{Method: method}); err != nil {
+				if _, err := Protect(context.Background(), tb, Options{Method: method}); err != nil {
 					b.Fatal(err)
 				}
 				cost, _, totals := patternCost(tb)
@@ -99,7 +99,7 @@ func BenchmarkLPMethod50x40x10(b *testing.B) {
 					b.StartTimer()
 					opt := Options{Method: method}
 					t0 := time.Now()
-					run, err := ProtectRun(context.Background(), tb, opt)
+					run, err := protectRun(context.Background(), tb, opt)
 					if err != nil {
 						b.Fatal(err)
 					}

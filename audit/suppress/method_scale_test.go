@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -26,10 +27,10 @@ import (
 // restriction does not prove it.
 func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k int, widen int) bool {
 	t.Helper()
-	codes := make([]map[int]bool, s.nd)
+	codes := make([]map[int]bool, s.NDim)
 	for d := range codes {
 		codes[d] = map[int]bool{}
-		for c := s.keys[p][d]; c >= 0; c = s.parent[d][c] {
+		for c := s.Keys[p][d]; c >= 0; c = s.Parent[d][c] {
 			codes[d][c] = true
 		}
 	}
@@ -37,7 +38,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 		if k < 0 {
 			return true // every suppressed cell
 		}
-		for d, c := range s.keys[j] {
+		for d, c := range s.Keys[j] {
 			if !codes[d][c] {
 				return false
 			}
@@ -46,20 +47,20 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	}
 	// The lines through p, and with widen also those through the
 	// suppressed margins of p (a deviation may run through a total).
-	lines := append([]int32(nil), s.cellRels[p]...)
+	lines := append([]int32(nil), s.CellRels[p]...)
 	if widen > 0 {
-		for i := range s.t.Cells {
-			if sup[i] && i != p && s.covers(i, p) {
-				lines = append(lines, s.cellRels[i]...)
+		for i := range s.T.Cells {
+			if sup[i] && i != p && s.Covers(i, p) {
+				lines = append(lines, s.CellRels[i]...)
 			}
 		}
 	}
 	for _, r := range lines {
 		taken := 0
-		for _, j := range s.relCells(int(r)) {
+		for _, j := range s.RelCells(int(r)) {
 			if sup[j] && j != p && (k == 0 || taken < k) {
 				taken++
-				for d, c := range s.keys[j] {
+				for d, c := range s.Keys[j] {
 					codes[d][c] = true
 				}
 			}
@@ -67,12 +68,12 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	}
 	if widen > 1 {
 		var more [][]int
-		for i := range s.t.Cells {
+		for i := range s.T.Cells {
 			if sup[i] && inBox(i) {
-				for _, r := range s.cellRels[i] {
-					for _, j := range s.relCells(int(r)) {
+				for _, r := range s.CellRels[i] {
+					for _, j := range s.RelCells(int(r)) {
 						if sup[j] {
-							more = append(more, s.keys[j])
+							more = append(more, s.Keys[j])
 						}
 					}
 				}
@@ -86,7 +87,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	}
 	local := map[int]int{p: 0}
 	vars := []int{p}
-	for i := range s.t.Cells {
+	for i := range s.T.Cells {
 		if i != p && sup[i] && inBox(i) {
 			local[i] = len(vars)
 			vars = append(vars, i)
@@ -101,20 +102,20 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	seen := map[int32]bool{}
 	var rows [][]float64
 	var rhs []float64
-	var ind independent
+	var ind tabletest.Independent
 	for _, i := range vars {
-		for _, r := range s.cellRels[i] {
+		for _, r := range s.CellRels[i] {
 			if seen[r] {
 				continue
 			}
 			seen[r] = true
 			row := make([]float64, n)
-			for _, j := range s.relCells(int(r)) {
+			for _, j := range s.RelCells(int(r)) {
 				if l, ok := local[j]; ok {
-					row[l] += s.coef(int(r), j)
+					row[l] += s.Coef(int(r), j)
 				}
 			}
-			if ind.keep(row, n) {
+			if ind.Keep(row, n) {
 				full := make([]float64, 3*n)
 				for l, c := range row {
 					full[l], full[n+l] = c, -c
@@ -126,18 +127,18 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 	// Scaled to values near 1 (gonum's tolerances are absolute).
 	scale := 1.0
 	for _, j := range vars {
-		scale = max(scale, s.val[j])
+		scale = max(scale, s.Val[j])
 	}
 	for l, j := range vars {
 		full := make([]float64, 3*n)
 		full[n+l], full[2*n+l] = 1, 1
-		rows, rhs = append(rows, full), append(rhs, s.val[j]/scale)
+		rows, rhs = append(rows, full), append(rhs, s.Val[j]/scale)
 	}
 	A := mat.NewDense(len(rows), 3*n, nil)
 	for r, row := range rows {
 		A.SetRow(r, row)
 	}
-	up, low := s.levels(opt, p, s.val[p])
+	up, low := s.levels(opt, p, s.Val[p])
 	up, low = up/scale, low/scale
 	tol := 1e-9
 	for _, maximise := range []bool{true, false} {
@@ -151,7 +152,7 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 		case maximise && errors.Is(err, lp.ErrUnbounded):
 			continue
 		case err != nil:
-			t.Logf("gonum on %s: %v", s.t.KeyString(s.t.Cells[p].Key), err)
+			t.Logf("gonum on %s: %v", s.T.KeyString(s.T.Cells[p].Key), err)
 			return false
 		case maximise && -f < up-tol, !maximise && f > -low+tol:
 			return false
@@ -165,12 +166,11 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 // under-protected or undetermined) and that gonum certifies each one on
 // a restriction of the joint system (neighbourhoods of 40, then 150,
 // suppressed cells).
-func protectLarge(t *testing.T, tb *audit.Table, certify bool) {
+func protectLarge(t *testing.T, tb *audit.Table, opt Options, certify bool) {
 	t.Helper()
 	ctx := context.Background()
-	opt := Options{}
 	t0 := time.Now()
-	if err := Protect(ctx, tb, opt); err != nil {
+	if _, err := Protect(ctx, tb, opt); err != nil {
 		t.Fatal(err)
 	}
 	ds := time.Since(t0)
@@ -185,7 +185,7 @@ func protectLarge(t *testing.T, tb *audit.Table, certify bool) {
 	sup := make([]bool, len(tb.Cells))
 	nprim, nsec := 0, 0
 	for i, c := range tb.Cells {
-		sup[i] = s.isSuppressed(i)
+		sup[i] = s.IsSuppressed(i)
 		if c.Status == audit.StatusSecondary {
 			nsec++
 		}
@@ -253,6 +253,6 @@ func TestLPMethodLargeTable(t *testing.T) {
 		if m := MethodFor(tb, Options{}); m != "lp" {
 			t.Errorf("%v: method %s, want lp", tc.sizes, m)
 		}
-		protectLarge(t, tb, tc.certify)
+		protectLarge(t, tb, Options{}, tc.certify)
 	}
 }

@@ -20,14 +20,14 @@ func TestBestMoveCostIndependentOfLevels(t *testing.T) {
 	n := len(tb.Cells)
 	sp := &suppressor{s: s, sup: make([]bool, n), cost: make([]float64, n), single: make([]bool, n)}
 	margin := make([]bool, n)
-	for _, r := range s.rels {
-		margin[r.total] = true
+	for _, r := range s.Rels {
+		margin[r.Total] = true
 	}
 	p := -1
 	for i := range tb.Cells {
-		sp.cost[i] = math.Abs(s.val[i]) + 1
+		sp.cost[i] = math.Abs(s.Val[i]) + 1
 		sp.sup[i] = !margin[i] // every interior cell suppressed
-		if p < 0 && !margin[i] && s.val[i] > 0 {
+		if p < 0 && !margin[i] && s.Val[i] > 0 {
 			p = i
 		}
 	}

@@ -25,6 +25,8 @@ type candidate struct {
 	totals bool
 	iv     *audit.Intervals
 	run    audit.SuppressionRun
+	// unprot are the primaries the method left unprotected (suppressor.out)
+	unprot []Unprotected
 }
 
 // protectBest is the lp method (the default) at every table size: it
@@ -52,10 +54,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 			if c.HasN {
 				objCost[i] = float64(c.N)
 			} else {
-				objCost[i] = math.Abs(s.val[i])
+				objCost[i] = math.Abs(s.Val[i])
 			}
 		default:
-			objCost[i] = math.Abs(s.val[i])
+			objCost[i] = math.Abs(s.Val[i])
 		}
 		if opt.CostOf != nil {
 			// a cell's own cost (tau-argus's cost variable, an a-priori
@@ -105,9 +107,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		for i, cell := range t.Cells {
 			totals = totals || cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary && lm0.margin[i]
 		}
-		cands = append(cands, candidate{name: name, state: snapshot(t), sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), bad: bad, totals: totals && opt.MarginWeight == 0, iv: iv, run: r})
+		cands = append(cands, candidate{name: name, state: snapshot(t), sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), bad: bad, totals: totals && opt.MarginWeight == 0, iv: iv, run: r, unprot: sp.out})
 		orig.restore(t)
 		copy(sp.sup, origSup)
+		sp.out = nil
 		return nil
 	}
 
@@ -134,9 +137,11 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	hopt := opt
 	hopt.Method = "hypercube"
 	hopt.TimeLimit = remaining()
-	if _, err := ProtectRun(ctx, t, hopt); err != nil {
+	hres, err := Protect(ctx, t, hopt)
+	if err != nil {
 		return run, nil, err
 	}
+	sp.out = hres.Unprotected
 	if err := add("hypercube", run); err != nil {
 		return run, nil, err
 	}
@@ -183,6 +188,7 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	best := cands[bi]
 	best.state.restore(t)
 	copy(sp.sup, best.sup)
+	sp.out = best.unprot
 	out := best.run
 	out.Chosen = best.name
 	var others []string
@@ -237,11 +243,11 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 // weight 0, interior (totals join only when no interior pattern
 // exists).
 func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64, boundOnly bool) (jointResult, *jointSolver, error) {
-	n := len(s.t.Cells)
+	n := len(s.T.Cells)
 	lm := newLPMethod(s, sp, opt)
-	js := &jointSolver{boundOnly: boundOnly, boundedLimit: jointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
+	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
 	for _, p := range prim {
-		up, low := s.levels(opt, p, s.val[p])
+		up, low := s.levels(opt, p, s.Val[p])
 		if up <= 0 {
 			up = 1000 * lm.tol
 		}
@@ -256,8 +262,8 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 		}
 	}
 	setCand := func(margins bool) {
-		for i, c := range s.t.Cells {
-			js.cand[i] = !origSup[i] && s.known[i] && (opt.Keep == nil || !opt.Keep(c)) && (margins || !margin[i])
+		for i, c := range s.T.Cells {
+			js.cand[i] = !origSup[i] && s.Known[i] && (opt.Keep == nil || !opt.Keep(c)) && (margins || !margin[i])
 		}
 	}
 	hasSingle := false
@@ -288,10 +294,6 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 	}
 	return res, js, err
 }
-
-// jointBounded: masters with at most this many variables keep the
-// bounds y ≤ 1 (a variable so that tests can compare).
-var jointBounded = 1000
 
 // protects1 names the primary a joint cell is recorded as protecting: the
 // first commodity whose cut uses it, else the first primary.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // benchTable is the benchmark's 50 x 40 x 10 magnitude table with every
@@ -28,7 +29,7 @@ func benchTable(seed uint64) *audit.Table {
 			}
 		}
 	}
-	tb := gridTable(sizes, func(i []int) int64 { return vals[[3]int{i[0], i[1], i[2]}] },
+	tb := tabletest.GridTable(sizes, func(i []int) int64 { return vals[[3]int{i[0], i[1], i[2]}] },
 		func(i []int) int64 {
 			if vals[[3]int{i[0], i[1], i[2]}] == 0 {
 				return 0
@@ -37,7 +38,7 @@ func benchTable(seed uint64) *audit.Table {
 		})
 	for _, c := range tb.Cells {
 		if !c.IsMargin("Total") && rng.IntN(20) == 0 {
-			markPrimary(c)
+			tabletest.MarkPrimary(c)
 		}
 	}
 	return tb
@@ -46,7 +47,7 @@ func benchTable(seed uint64) *audit.Table {
 func benchSuppressAudit(tb testing.TB, t *audit.Table) (time.Duration, time.Duration, audit.Intervals) {
 	ctx := context.Background()
 	t0 := time.Now()
-	if err := Protect(ctx, t, Options{}); err != nil {
+	if _, err := Protect(ctx, t, Options{}); err != nil {
 		tb.Fatal(err)
 	}
 	t1 := time.Now()

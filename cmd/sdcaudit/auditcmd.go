@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // auditFlags are the flags of `sdcaudit audit`.
@@ -70,11 +70,7 @@ configuration error, 3 the table could not be read, 4 interrupted.`,
 			}
 			out := cmd.OutOrStdout()
 			if f.json {
-				b, err := json.Marshal(res)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(out, string(b))
+				fmt.Fprintln(out, string(report.IntervalsJSON(*res)))
 			} else {
 				printAudit(out, t, res)
 			}
@@ -146,9 +142,9 @@ const auditNeeds = "audit needs the table's dimensions and value column: --dims 
 
 // printAudit prints one line per suppressed cell and the counts.
 func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
-	fmt.Fprintf(w, "%s in %s\n", audit.Plural(int64(len(r.Cells)), "suppressed cell", "suppressed cells"), t.Source)
+	fmt.Fprintf(w, "%s in %s\n", report.Plural(int64(len(r.Cells)), "suppressed cell", "suppressed cells"), t.Source)
 	for _, c := range r.Cells {
-		hi := audit.FloatText(c.Hi)
+		hi := report.FloatText(c.Hi)
 		if math.IsInf(c.Hi, 1) {
 			hi = "unbounded"
 		}
@@ -164,7 +160,7 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
 		if c.Approximate {
 			verdict += " (approximate interval)"
 		}
-		fmt.Fprintf(w, "  %-40s [%s, %s]  %s\n", t.KeyString(c.Key), audit.FloatText(c.Lo), hi, verdict)
+		fmt.Fprintf(w, "  %-40s [%s, %s]  %s\n", t.KeyString(c.Key), report.FloatText(c.Lo), hi, verdict)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(w, "warning:", warn)

@@ -27,9 +27,9 @@ type runFlags struct {
 	json      bool
 	quiet     bool
 	timestamp bool
-	linked    bool       // protect the tables that share cells together
-	linkedOff bool       // linking turned off by the release file (recorded)
-	links     [][]string // the release file's links: (tables protected together)
+	linked    bool              // --linked: protect the tables that share cells together
+	link      pipeline.LinkMode // the release file's choice (LinkNone: --linked decides)
+	links     [][]string        // the release file's links: (tables protected together)
 	// shard and shards: run only (registered by the run command).
 	shard, shards int
 }
@@ -97,7 +97,10 @@ func (f *runFlags) executeWith(cmd *cobra.Command, size int64, run func(context.
 		return usageErr(fmt.Errorf("--workers %d: want 0 (the number of CPUs) or more", f.workers))
 	}
 	ctx := cmd.Context()
-	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Linked: f.linked, LinkedOff: f.linkedOff, Links: f.links, Shard: f.shard, Shards: f.shards}
+	opt := pipeline.Options{Out: f.out, Workers: f.workers, Log: log, Version: version, Link: f.link, Links: f.links, Shard: f.shard, Shards: f.shards}
+	if f.linked && opt.Link == pipeline.LinkNone {
+		opt.Link = pipeline.LinkOn
+	}
 	if f.timestamp {
 		opt.Timestamp = time.Now().UTC().Format(time.RFC3339)
 	}
@@ -307,8 +310,10 @@ summary.html first, then each TABLE.annotated.xlsx.
 			if cmd.Flags().Changed("shard") != cmd.Flags().Changed("shards") || rf.shards < 0 || (rf.shards > 0 && (rf.shard < 0 || rf.shard >= rf.shards)) {
 				return usageErr(fmt.Errorf("--shard %d --shards %d: give both, with 0 <= shard < shards", rf.shard, rf.shards))
 			}
-			rf.linked = rel.Linked == nil || *rel.Linked
-			rf.linkedOff = !rf.linked
+			rf.link = pipeline.LinkOff
+			if rel.Linked == nil || *rel.Linked {
+				rf.link = pipeline.LinkOn
+			}
 			rf.links = rel.Links
 			return rf.execute(cmd, jobs)
 		},

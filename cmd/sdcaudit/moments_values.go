@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
-	"github.com/sdcaudit/sdcaudit/pipeline"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules/moments"
 )
@@ -26,7 +25,7 @@ func momentsFromValues(ctx context.Context, f *momentsFlags) (*momentsInput, err
 	if f.maxOrder < 1 || f.maxOrder > 1000 {
 		return nil, usageErr(fmt.Errorf("--max-order must be 1..1000, got %d", f.maxOrder))
 	}
-	col, err := pipeline.ReadColumn(ctx, f.values, f.column, true)
+	col, err := readColumn(ctx, f.values, f.column, true)
 	if err != nil {
 		return nil, err
 	}

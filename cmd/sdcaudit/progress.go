@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/pipeline"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // progress is the one-line display of a run on a terminal: the stage
@@ -108,7 +108,7 @@ func (p *progress) draw(force bool) {
 
 // line is the text of the display.
 func (p *progress) line(now time.Time) string {
-	rows := audit.Thousands(strconv.FormatInt(p.rows, 10))
+	rows := report.Thousands(strconv.FormatInt(p.rows, 10))
 	if p.stage != pipeline.StageRead {
 		return fmt.Sprintf("sdcaudit: %s  (%s rows read)", p.stage, rows)
 	}
@@ -123,7 +123,7 @@ func (p *progress) line(now time.Time) string {
 	}
 	s += "  " + rows + " rows"
 	if el > 0 {
-		s += "  " + audit.Thousands(strconv.FormatInt(int64(float64(p.rows)/el), 10)) + " rows/s"
+		s += "  " + report.Thousands(strconv.FormatInt(int64(float64(p.rows)/el), 10)) + " rows/s"
 	}
 	return s
 }

@@ -94,7 +94,7 @@ parameters means. --json prints every rule with its parameter values
 }
 
 // ruleInfos describes the named rules with their settings in s: the
-// parameter values as each rule decodes them (pipeline.RuleParams, as in
+// parameter values as each rule decodes them (rules.Params, as in
 // the audit trail).
 func ruleInfos(s *configs.Settings, names []string) ([]ruleInfo, error) {
 	settings := map[string]configs.RuleSetting{}
@@ -109,13 +109,13 @@ func ruleInfos(s *configs.Settings, names []string) ([]ruleInfo, error) {
 			info.ParamDocs = append(info.ParamDocs, paramDoc{p.Name, p.Doc})
 		}
 		if r, ok := settings[n]; ok {
-			p, err := pipeline.RuleParams(r)
+			p, err := rules.Params(r.Name, r.Decode)
 			if err != nil {
 				return nil, &configs.Error{File: "profile " + s.Profile, Err: err}
 			}
 			info.Enabled = r.Enabled
-			info.Params = pipeline.ParamValues(p)
-			info.text = pipeline.FormatParams(p)
+			info.Params = rules.ParamValues(p)
+			info.text = rules.FormatParams(p)
 		}
 		list = append(list, info)
 	}

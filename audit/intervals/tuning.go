@@ -1,0 +1,55 @@
+package intervals
+
+// Tuning bounds the interval audit's work by deterministic counts
+// (never a clock), so that its verdicts do not depend on the machine.
+// Options.Tuning nil means DefaultTuning; tests set their own to
+// reach a path on a small table.
+type Tuning struct {
+	// LargeComponent is the size above which a component whose true
+	// values are known is audited by witnesses and neighbourhoods rather
+	// than as one LP.
+	LargeComponent int
+	// Sparse enables the sparse whole-component LP of the large-component
+	// audit (off: the witnesses and neighbourhood LPs alone).
+	Sparse bool
+	// NbhdRounds are the neighbourhood LP rounds of the large-component
+	// audit; each round takes the cells the previous ones left unsettled.
+	NbhdRounds []NbhdRound
+	// ExactIters is the simplex iterations per target cell that a chunk
+	// may spend on exact bounds (pooled over the chunk's targets), and
+	// ExactBudget the iterations a whole component may spend on them
+	// (shared equally among its chunks). Cells whose bounds it does not
+	// reach keep their inner and outer bounds (approximate, their verdict
+	// proven by them or undetermined). The verdict LPs (to the protection
+	// levels) are not counted: only each LP's own iteration limit bounds
+	// them.
+	ExactIters, ExactBudget int
+	// Phase1Iters bounds the phase 1 of a component without a feasible
+	// start (received tables): beyond it the component's cells keep their
+	// outer bounds, undetermined, with a warning.
+	Phase1Iters int
+}
+
+// NbhdRound is one round of neighbourhood LPs: cells audited per LP
+// (Core) and cells free in the LP (Nbhd, core and halo).
+type NbhdRound struct{ Core, Nbhd int }
+
+// DefaultTuning returns the interval audit's work bounds.
+func DefaultTuning() Tuning {
+	return Tuning{
+		LargeComponent: 400,
+		Sparse:         true,
+		NbhdRounds:     []NbhdRound{{50, 450}, {15, 1200}},
+		ExactIters:     32,
+		ExactBudget:    20000,
+		Phase1Iters:    40000,
+	}
+}
+
+// tuning is opt.Tuning, or the defaults.
+func (o Options) tuning() Tuning {
+	if o.Tuning != nil {
+		return *o.Tuning
+	}
+	return DefaultTuning()
+}

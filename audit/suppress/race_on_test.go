@@ -1,8 +1,0 @@
-//go:build race
-
-package suppress
-
-// raceEnabled is true when the tests run under the race detector, which
-// makes the simplex several times slower: the heaviest tests then check
-// fewer random tables or seeds (each still asserts everything it checks).
-const raceEnabled = true

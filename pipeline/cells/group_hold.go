@@ -1,0 +1,477 @@
+package cells
+
+import (
+	"cmp"
+	"hash/maphash"
+	"math/big"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+)
+
+// Holdings of a cell (docs/performance.md, "Grouping"): a
+// slice of (holding id, sum, rows) instead of a map from id to a pointer.
+// A record appends an entry; merging a cell into a margin appends the
+// cell's entries; an entry's holding may thus be in the slice several
+// times until compactHoldings adds the entries
+// of each holding together (in the order of their first entries, through
+// microBuilder.holdPos: no sort). A cell compacts when its slice has doubled
+// since the last compaction, so that it holds at most about twice its
+// holdings, and always before its holdings are read. Sums are exact and
+// normalised (sum.value), so the order in which entries are added does
+// not change them.
+
+// holding is the sum of one holding's values in a cell: (hi:lo) ×
+// 10^-scale as in sum, or, when scale is bigScale, the big sum
+// microBuilder.holdBig[lo]. It holds no pointer, so that slices of
+// holdings are copied without write barriers and not scanned by the
+// collector.
+type holding struct {
+	id    uint32
+	scale int32
+	rows  int64
+	hi    int64
+	lo    uint64
+}
+
+// bigScale marks a holding whose sum is in microBuilder.holdBig.
+const bigScale = -1
+
+// holdSum returns the sum of a holding as a sum (sharing its big sum).
+func (b *microBuilder) holdSum(h *holding) sum {
+	if h.scale == bigScale {
+		return sum{big: b.holdBig[h.lo]}
+	}
+	return sum{hi: h.hi, lo: h.lo, scale: h.scale}
+}
+
+// setHoldSum stores s as the sum of h; a big sum not yet in holdBig is
+// added to it (own says it is h's already).
+func (b *microBuilder) setHoldSum(h *holding, s sum, own bool) {
+	if s.big == nil {
+		h.hi, h.lo, h.scale = s.hi, s.lo, s.scale
+		return
+	}
+	if own && h.scale == bigScale {
+		b.holdBig[h.lo] = s.big
+		return
+	}
+	h.hi, h.lo, h.scale = 0, uint64(len(b.holdBig)), bigScale
+	b.holdBig = append(b.holdBig, s.big)
+}
+
+// addHoldSum adds the sum of y (of builder yb) into x's.
+func (b *microBuilder) addHoldSum(x, y *holding, yb *microBuilder) {
+	xs := b.holdSum(x)
+	ys := yb.holdSum(y)
+	own := xs.big != nil
+	xs.merge(&ys) // adds into xs.big in place when it has one: x's own
+	b.setHoldSum(x, xs, own)
+}
+
+// minCompact is the fewest entries a cell compacts.
+const minCompact = 16
+
+// addHolding adds one record of holding id to a cell.
+func (b *microBuilder) addHolding(a *cellAcc, id uint32, v decimal.Dec, missing bool) {
+	a.holds = append(a.holds, holding{id: id})
+	if !missing {
+		h := &a.holds[len(a.holds)-1]
+		h.rows = 1
+		if m, ok := v.Mantissa(); ok {
+			h.hi, h.lo, h.scale = m>>63, uint64(m), int32(v.Scale())
+		} else {
+			b.setHoldSum(h, sum{big: v.Rat()}, false)
+		}
+	}
+	b.maybeCompact(a)
+}
+
+// mergeHoldings appends the holdings of src to dst. The big sums are
+// copied: compaction adds into them in place.
+func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
+	if need := len(dst.holds) + len(src.holds); need > cap(dst.holds) {
+		// compact before growing, and grow by doubling (append grows
+		// large slices by a quarter: five copies of a margin's holdings)
+		b.compactHoldings(dst)
+		if need = len(dst.holds) + len(src.holds); need > cap(dst.holds) {
+			h := make([]holding, len(dst.holds), max(2*need, minCompact))
+			copy(h, dst.holds)
+			dst.holds = h
+		}
+	}
+	n := len(dst.holds)
+	dst.holds = append(dst.holds, src.holds...)
+	for i := n; i < len(dst.holds); i++ {
+		if h := &dst.holds[i]; h.scale == bigScale {
+			b.setHoldSum(h, sum{big: new(big.Rat).Set(b.holdBig[h.lo])}, false)
+		}
+	}
+	b.maybeCompact(dst)
+}
+
+func (b *microBuilder) maybeCompact(a *cellAcc) {
+	if len(a.holds) >= max(a.compactAt, minCompact) {
+		b.compactHoldings(a)
+		a.compactAt = 2 * len(a.holds)
+	}
+}
+
+// compactHoldings adds the entries of each holding of a cell into its
+// first, in place.
+func (b *microBuilder) compactHoldings(a *cellAcc) {
+	if a.sorted == len(a.holds) {
+		return
+	}
+	for len(b.holdPos) < len(b.holdNames) {
+		b.holdPos = append(b.holdPos, -1)
+	}
+	pos := b.holdPos
+	h := a.holds
+	out := h[:0]
+	for i := range h {
+		x := &h[i]
+		if p := pos[x.id]; p >= 0 {
+			o := &out[p]
+			b.addHoldSum(o, x, b)
+			o.rows += x.rows
+			if x.scale == bigScale {
+				b.holdBig[x.lo] = nil // added into o's: let it go
+			}
+			continue
+		}
+		pos[x.id] = int32(len(out))
+		out = append(out, *x)
+	}
+	for _, x := range out {
+		pos[x.id] = -1
+	}
+	a.holds, a.sorted = out, len(out)
+}
+
+// finishHoldings turns the per-holding sums of a cell into contributions,
+// in the order of the holding ids' texts when power sums are kept (their
+// floating-point value depends on the order). Without power sums the order
+// does not matter: a holding's contribution is its exact sum, normalised,
+// so equal contributions are identical and every other statistic is exact.
+func (b *microBuilder) finishHoldings(a *cellAcc) {
+	b.compactHoldings(a)
+	if b.needs.Powers > 0 {
+		slices.SortFunc(a.holds, func(x, y holding) int { return cmp.Compare(b.holdRank[x.id], b.holdRank[y.id]) })
+	}
+	for i := range a.holds {
+		b.contributeHolding(a, &a.holds[i])
+	}
+	a.holds = nil
+}
+
+// finishLocalHoldings finishes, in their finest cell, the holdings found
+// in no other finest cell: such a holding's sum is the same in every
+// margin above the cell, so margins merge its contribution with the
+// cell's other contributions instead of merging its sum per margin. Only
+// holdings that span finest cells stay, for takeSpanning (or, with a
+// hierarchy, to be merged upward). It is not used
+// with power sums: their floating-point value depends on the order of the
+// contributions, which must stay that of the holdings' ids in every cell.
+func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
+	cells := make([]int32, len(b.holdNames))
+	for _, a := range finest {
+		b.compactHoldings(a)
+		for _, h := range a.holds {
+			cells[h.id]++
+		}
+	}
+	for _, a := range finest {
+		out := a.holds[:0]
+		for i := range a.holds {
+			if cells[a.holds[i].id] == 1 {
+				b.contributeHolding(a, &a.holds[i])
+			} else {
+				out = append(out, a.holds[i])
+			}
+		}
+		a.holds, a.sorted = out, len(out)
+	}
+}
+
+// Holdings that span cells (issue 28): instead of merging every cell's
+// holdings into its margins (each margin then holding a slice entry per
+// holding below it, all of them alive until the cells are finished), the
+// entries left in the finest cells by finishLocalHoldings are taken out,
+// grouped by holding (a counting sort: pairs of a finest cell and an
+// entry), and once the margins are derived without them each holding in
+// turn adds its sums over the finest cells below every cell it reaches
+// and contributes them to that cell at once. Memory: one entry per
+// (holding, finest cell) pair, none per (holding, margin) pair; two
+// int32s of scratch per cell. Without power sums a cell's statistics do
+// not depend on the order of its contributions (finishHoldings), so the
+// cells are those of the merges.
+
+// maxSpanDims bounds the dimensions for which spanning holdings are
+// contributed by holding (2^d cells per pair); beyond it, and with a
+// hierarchy or power sums, they are merged into the margins as before.
+const maxSpanDims = 10
+
+// spanDense lets tests index the cells by a map where an array would do;
+// spanOff, merge the spanning holdings into the margins as before.
+var spanDense, spanOff = true, false
+
+// spanEntry is a holding's sum in one finest cell.
+type spanEntry struct {
+	cell uint64 // the finest cell's key, packed (cellPacker)
+	h    holding
+}
+
+// spanning holds the spanning holdings' entries grouped by holding id:
+// entries[off[id]:off[id+1]].
+type spanning struct {
+	off     []int32
+	entries []spanEntry
+}
+
+// takeSpanning moves the holdings left in the finest cells into a
+// spanning, or returns nil where the holdings are merged into the margins
+// instead (see maxSpanDims) or where a cell's key cannot be packed.
+func (b *microBuilder) takeSpanning(finest []*cellAcc) *spanning {
+	if spanOff || b.needs.Powers > 0 || b.hier != nil || len(b.dimIdx) > maxSpanDims {
+		return nil
+	}
+	p := b.packCells()
+	if p == nil {
+		return nil
+	}
+	sp := &spanning{off: make([]int32, len(b.holdNames)+1)}
+	total := 0
+	for _, a := range finest {
+		b.compactHoldings(a)
+		for _, h := range a.holds {
+			sp.off[h.id+1]++
+		}
+		total += len(a.holds)
+	}
+	for i := 1; i < len(sp.off); i++ {
+		sp.off[i] += sp.off[i-1]
+	}
+	sp.entries = make([]spanEntry, total)
+	next := slices.Clone(sp.off[:len(sp.off)-1])
+	for _, a := range finest {
+		x := p.pack(a.key)
+		for _, h := range a.holds {
+			sp.entries[next[h.id]] = spanEntry{cell: x, h: h}
+			next[h.id]++
+		}
+		a.holds, a.sorted, a.compactAt = nil, 0, 0
+	}
+	return sp
+}
+
+// cellPacker gives each cell key (a level id or the total per dimension)
+// its index in mixed radix: level ids as they are, the total as the
+// dimension's number of levels.
+type cellPacker struct {
+	stride []uint64
+	total  []uint64 // the digit of the total in each dimension
+}
+
+// packCells returns the packer of the builder's keys, or nil when the
+// product of the radixes does not fit 62 bits.
+func (b *microBuilder) packCells() *cellPacker {
+	p := &cellPacker{stride: make([]uint64, len(b.names)), total: make([]uint64, len(b.names))}
+	s := uint64(1)
+	for d := len(b.names) - 1; d >= 0; d-- {
+		r := uint64(len(b.names[d])) + 1
+		p.stride[d], p.total[d] = s, r-1
+		hi, lo := bits.Mul64(s, r)
+		if hi != 0 || lo > 1<<62 {
+			return nil
+		}
+		s = lo
+	}
+	return p
+}
+
+func (p *cellPacker) pack(key []uint32) uint64 {
+	var k uint64
+	for d, id := range key {
+		v := uint64(id)
+		if id == 1<<32-1 {
+			v = p.total[d]
+		}
+		k += v * p.stride[d]
+	}
+	return k
+}
+
+// contributeSpanning contributes the spanning holdings to every cell they
+// reach; accs is every cell.
+func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
+	p := b.packCells()
+	var dense []int32
+	var index map[uint64]int32
+	size := uint64(1)
+	for d := range p.stride {
+		size *= p.total[d] + 1
+	}
+	if spanDense && size <= uint64(4*len(accs)+1024) {
+		dense = make([]int32, size)
+		for i, a := range accs {
+			dense[p.pack(a.key)] = int32(i)
+		}
+	} else {
+		index = make(map[uint64]int32, len(accs))
+		for i, a := range accs {
+			index[p.pack(a.key)] = int32(i)
+		}
+	}
+	nd := len(p.stride)
+	// mark[c] is 1 + the holding last added to cell c, slot[c] its sum in
+	// a worker's sums. Worker w adds the holdings into the cells whose set
+	// of total dimensions (a mask) is w modulo the workers: every cell is
+	// one worker's, which adds its holdings in the order of their ids.
+	mark := make([]int32, len(accs))
+	slot := make([]int32, len(accs))
+	workers := max(1, min(b.workers, 1<<nd))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			type target struct {
+				cell int32
+				rows int64
+				s    sum
+			}
+			var sums []target
+			var masks []int
+			for m := w; m < 1<<nd; m += workers {
+				masks = append(masks, m)
+			}
+			idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
+			delta := make([]uint64, nd)
+			for id := 0; id+1 < len(sp.off); id++ {
+				es := sp.entries[sp.off[id]:sp.off[id+1]]
+				if len(es) == 0 {
+					continue
+				}
+				sums = sums[:0]
+				for e := range es {
+					en := &es[e]
+					idx[0] = en.cell
+					for d := range delta { // the margin over d adds delta[d] to a cell's index
+						delta[d] = (p.total[d] - en.cell/p.stride[d]%(p.total[d]+1)) * p.stride[d]
+					}
+					for m := 1; m < len(idx); m++ {
+						idx[m] = idx[m&(m-1)] + delta[bits.TrailingZeros(uint(m))]
+					}
+					hs := b.holdSum(&en.h)
+					for _, m := range masks {
+						x := idx[m]
+						var c int32
+						if dense != nil {
+							c = dense[x]
+						} else {
+							c = index[x]
+						}
+						if mark[c] != int32(id)+1 {
+							mark[c], slot[c] = int32(id)+1, int32(len(sums))
+							sums = append(sums, target{cell: c})
+						}
+						t := &sums[slot[c]]
+						t.rows += en.h.rows
+						t.s.merge(&hs)
+					}
+				}
+				for i := range sums {
+					t := &sums[i]
+					if b.valIdx >= 0 && t.rows == 0 {
+						continue // every value of this holding is missing: not a contributor
+					}
+					b.contribute(accs[t.cell], t.s.value())
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// holdTable interns holding ids (issue 28: compact ids, no per-record
+// maps): an open-addressing table of two-word slots over the texts in
+// names. A slot holds the upper half of the text's hash with 1 + its
+// interned id, and the text itself when it has at most 7 bytes (its
+// bytes and length, inlineText), else its first 7 bytes and a mark: a
+// lookup of a short id reads one slot and no string, a long one compares
+// the text only when the hash tag and prefix agree. Ids are given in the
+// order texts are first seen, as the map of strings this replaces gave
+// them; the hash seed is random but only places slots, so ids do not
+// depend on it.
+type holdTable struct {
+	seed  maphash.Seed
+	slots []holdSlot
+	n     int
+}
+
+type holdSlot struct {
+	meta uint64 // hash tag | id+1; 0: empty
+	text uint64 // inlineText
+}
+
+func newHoldTable() *holdTable {
+	return &holdTable{seed: maphash.MakeSeed(), slots: make([]holdSlot, 1024)}
+}
+
+// inlineText packs the first 7 bytes of s with its length in the top
+// byte, or 0xFF there when s is longer than 7 bytes: two texts of at
+// most 7 bytes are equal exactly when their words are.
+func inlineText(s string) uint64 {
+	n := min(len(s), 7)
+	var w uint64
+	for i := range n {
+		w |= uint64(s[i]) << (8 * i)
+	}
+	if len(s) > 7 {
+		return w | 0xFF<<56
+	}
+	return w | uint64(len(s))<<56
+}
+
+// intern returns the id of s, adding it (cloned) to *names when new.
+func (t *holdTable) intern(s string, names *[]string) uint32 {
+	h := maphash.String(t.seed, s)
+	tag := h &^ (1<<32 - 1)
+	w := inlineText(s)
+	mask := uint64(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := &t.slots[i]
+		if v.meta == 0 {
+			id := uint32(len(*names))
+			*names = append(*names, strings.Clone(s)) // not the record's line
+			*v = holdSlot{meta: tag | uint64(id+1), text: w}
+			t.n++
+			if 2*t.n > len(t.slots) {
+				t.grow(*names)
+			}
+			return id
+		}
+		if v.meta&^(1<<32-1) == tag && v.text == w {
+			id := uint32(v.meta) - 1
+			if len(s) <= 7 || (*names)[id] == s {
+				return id
+			}
+		}
+	}
+}
+
+// grow doubles the table.
+func (t *holdTable) grow(names []string) {
+	t.slots = make([]holdSlot, 2*len(t.slots))
+	mask := uint64(len(t.slots) - 1)
+	for id, s := range names {
+		h := maphash.String(t.seed, s)
+		i := h & mask
+		for t.slots[i].meta != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = holdSlot{meta: h&^(1<<32-1) | uint64(id+1), text: inlineText(s)}
+	}
+}

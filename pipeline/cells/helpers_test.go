@@ -1,0 +1,126 @@
+package cells
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
+)
+
+// settings resolves a YAML configuration.
+func settings(t testing.TB, y string) *configs.Settings {
+	t.Helper()
+	c, err := configs.Parse("test.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := configs.Resolve(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// testRules is what the enabled rules of a configuration and its
+// published statistics need per cell: what the pipeline builds cells with.
+type testRules struct{ needs rules.Needs }
+
+func ruleNeeds(s *configs.Settings) (*testRules, error) {
+	var n rules.Needs
+	for _, r := range s.Rules {
+		if !r.Enabled {
+			continue
+		}
+		rule, err := rules.New(r.Name, r.Decode)
+		if err != nil {
+			return nil, err
+		}
+		if nr, ok := rule.(rules.Needer); ok {
+			n = n.Merge(nr.Needs())
+		}
+	}
+	return &testRules{PublishedNeeds(&s.Publish, n)}, nil
+}
+
+// loadSource builds the cells of a source as the pipeline does before
+// evaluating them (the rules' findings are a function of the cells).
+func loadSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int) (*audit.Table, error) {
+	rs, err := ruleNeeds(s)
+	if err != nil {
+		return nil, err
+	}
+	file, _ := src.Where()
+	sc, err := CompileSchema(s, file)
+	if err != nil {
+		return nil, err
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return Load(ctx, Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: workers})
+}
+
+// firstDiff is the first line where two outputs differ.
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range max(len(la), len(lb)) {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d\n want %s\n  got %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// recordSink writes Arrow records built in b to a Parquet file.
+type recordSink struct {
+	tb testing.TB
+	b  *array.RecordBuilder
+	w  *pqarrow.FileWriter
+}
+
+func newRecordSink(tb testing.TB, f io.Writer, schema *arrow.Schema, props *parquet.WriterProperties) *recordSink {
+	tb.Helper()
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &recordSink{tb: tb, b: array.NewRecordBuilder(memory.NewGoAllocator(), schema), w: w}
+}
+
+// flush writes the records built so far (a row group or more).
+func (s *recordSink) flush() {
+	rec := s.b.NewRecordBatch()
+	defer rec.Release()
+	if err := s.w.Write(rec); err != nil {
+		s.tb.Fatal(err)
+	}
+}
+
+// close writes the records left and the file's footer.
+func (s *recordSink) close() {
+	s.flush()
+	if err := s.w.Close(); err != nil {
+		s.tb.Fatal(err)
+	}
+	s.b.Release()
+}

@@ -1,0 +1,336 @@
+package cells
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
+)
+
+// builder turns batches of rows into a table's cells.
+type builder interface {
+	add(*readers.Batch) error
+	finish() error
+}
+
+// shardable builders can build parts of the input in parallel.
+type shardable interface {
+	builder
+	newShard() builder
+	absorb(shard builder)
+}
+
+// firstError returns the input error at the smallest row, so that the
+// error reported does not depend on which shard met it first.
+func firstError(errs []error) error {
+	var best error
+	bestRow := -1
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		row := 1 << 62
+		var re *readers.Error
+		if errors.As(err, &re) && re.Row > 0 {
+			row = re.Row
+		}
+		if best == nil || row < bestRow {
+			best, bestRow = err, row
+		}
+	}
+	return best
+}
+
+// Input is one table to build: its source, its settings compiled into a
+// schema, and what the rules need of each cell.
+type Input struct {
+	Src      readers.Source
+	Settings *configs.Settings
+	Schema   *Schema
+	// Needs is what the rules and the published statistics need per cell
+	// (PublishedNeeds).
+	Needs rules.Needs
+	// Workers bounds the goroutines that build the cells (0: one).
+	Workers int
+	// Rows, when set, is told how many rows have been read.
+	Rows func(n int64)
+	// Finishing, when set, is called when reading ends and the cells are
+	// merged and finished.
+	Finishing func()
+}
+
+// A Builder reads the rows of one table's source to its end and returns
+// the table's cells: every cell of the table (margins and hierarchy
+// parents included) with the figures the rules need, and the table's
+// warnings. Errors are input errors (*readers.Error naming the file,
+// sheet, row and column) or configuration errors (*configs.Error).
+type Builder interface {
+	Build(ctx context.Context, in Input) (*audit.Table, error)
+}
+
+// Microdata builds the cells of microdata: one record per contributor,
+// summed into every cell of the dimensions' cross (margins derived).
+type Microdata struct{}
+
+// Summary builds the cells of a cell summary of microdata (docs/cells.md):
+// one row per finest cell or margin, checked against each other.
+type Summary struct{}
+
+// Aggregate builds the cells of a published table, long or wide
+// (crosstab), and infers its structure (margins, rows that are sums).
+type Aggregate struct{}
+
+// For is the builder a schema asks for.
+func For(sc *Schema) Builder {
+	switch {
+	case sc.cells:
+		return Summary{}
+	case sc.mode == audit.Microdata:
+		return Microdata{}
+	}
+	return Aggregate{}
+}
+
+// Load builds a table with the builder its schema asks for.
+func Load(ctx context.Context, in Input) (*audit.Table, error) {
+	return For(in.Schema).Build(ctx, in)
+}
+
+// newTable is the empty table of an input.
+func (in Input) newTable() *audit.Table {
+	file, sheet := in.Src.Where()
+	t := in.Schema.newTable(in.Src.Name(), file, sheet, in.Settings)
+	t.Input = inputInfo(in.Src)
+	return t
+}
+
+// Build implements Builder.
+func (Summary) Build(ctx context.Context, in Input) (*audit.Table, error) {
+	t := in.newTable()
+	file, _ := in.Src.Where()
+	cb, err := newCellsBuilder(t, file, in.Src.Header(), in.Schema, in.Needs)
+	if err != nil {
+		return nil, atHeaderRow(err, in.Src)
+	}
+	cb.limits = limitsOf(in.Settings)
+	return t, in.run(ctx, t, cb)
+}
+
+// Build implements Builder.
+func (Microdata) Build(ctx context.Context, in Input) (*audit.Table, error) {
+	t := in.newTable()
+	src, s := in.Src, in.Settings
+	file, _ := src.Where()
+	mb, err := newMicroBuilder(t, file, src.Header(), in.Schema.value, in.Schema.holding, in.Needs)
+	if err != nil {
+		return nil, classify(atHeaderRow(err, src))
+	}
+	if mb.hier, err = newMicroHier(t, s, file, src.Header()); err != nil {
+		return nil, atHeaderRow(err, src)
+	}
+	mb.limits = limitsOf(s)
+	if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
+		typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
+	}
+	return t, in.run(ctx, t, mb)
+}
+
+// Build implements Builder.
+func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
+	t := in.newTable()
+	src, s := in.Src, in.Settings
+	file, _ := src.Where()
+	ab, err := newAggBuilder(t, file, src.Header(), in.Schema, s.Markers)
+	if err != nil {
+		return nil, classify(atHeaderRow(err, src))
+	}
+	if err := build(ctx, src, ab, in); err != nil {
+		return nil, wideError(src, err)
+	}
+	text := map[string]bool{}
+	for j, i := range ab.extra {
+		text[ab.header[i]] = ab.extraText[j]
+	}
+	if err := inferStructure(t, s, src.Header(), text); err != nil {
+		return nil, err
+	}
+	in.sourceWarnings(t)
+	return t, nil
+}
+
+// run builds t's cells with b and adds the source's warnings.
+func (in Input) run(ctx context.Context, t *audit.Table, b builder) error {
+	if err := build(ctx, in.Src, b, in); err != nil {
+		return wideError(in.Src, err)
+	}
+	in.sourceWarnings(t)
+	return nil
+}
+
+// sourceWarnings adds the warnings of the source (readers.Warner) to t.
+func (in Input) sourceWarnings(t *audit.Table) {
+	if w, ok := readers.As[readers.Warner](in.Src); ok {
+		t.Warnings = append(t.Warnings, w.Warnings()...)
+		if t.Structure != nil {
+			t.Structure.Layout = append(t.Structure.Layout, w.Warnings()...)
+		}
+	}
+}
+
+// build is the stage that reads batches concurrently with building cells.
+// Microdata is built by several shards (batch i goes to shard i mod n, so
+// the partition is deterministic; n is the number of workers, see
+// partitions) that are merged in a fixed order. When
+// the source can cut its text into chunks of whole records
+// (readers.Chunker, delimited files), the reading goroutine only cuts
+// them and each shard parses its chunks itself (parse_chunks.go): chunk i
+// holds the records of batch i, so the partition and the results are the
+// same. Every error is kept with its row and the smallest row wins; an
+// error does not cancel the shards, so that an earlier row still being
+// built is not lost. in.Finishing, when not nil, is called when reading
+// ends and the shards' cells are merged and finished.
+func build(ctx context.Context, src readers.Source, b builder, in Input) error {
+	_, sheet := src.Where()
+	progress, cellsStage, workers := in.Rows, in.Finishing, max(1, in.Workers)
+	shards := []builder{b}
+	var chunks *chunkReader
+	if sb, ok := b.(shardable); ok {
+		for len(shards) < partitions(b, workers) {
+			shards = append(shards, sb.newShard())
+		}
+		chunks = newChunkReader(src)
+	}
+	if mb, ok := b.(*microBuilder); ok {
+		mb.workers = workers
+	}
+	// One goroutine per worker (at most one per shard); goroutine k builds
+	// the shards k, k+n, k+2n, ... (see partitions).
+	chans := make([]chan work, min(workers, len(shards)))
+	for i := range chans {
+		chans[i] = make(chan work, 2)
+	}
+	errs := make([]error, len(shards))
+	var readErr error
+	var records int64 // data records read (by the reading goroutine)
+	var failed atomic.Bool
+	g, gctx := errgroup.WithContext(ctx)
+	if chunks == nil {
+		skipUnread(src, b)
+		decodeInParallel(gctx, src, workers)
+	}
+	g.Go(func() error {
+		defer func() {
+			for _, c := range chans {
+				close(c)
+			}
+		}()
+		for i := 0; !failed.Load(); i++ {
+			var w work
+			var err error
+			if chunks != nil {
+				w.chunk, err = chunks.next()
+			} else {
+				w.batch, err = src.Next()
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				readErr = withSheet(err, sheet)
+				failed.Store(true)
+				return nil
+			}
+			if w.chunk != nil {
+				records += int64(w.chunk.Rows())
+			} else {
+				records += int64(len(w.batch.Rows))
+			}
+			if w.batch != nil && progress != nil {
+				progress(int64(len(w.batch.Rows)))
+			}
+			w.shard = i % len(shards)
+			select {
+			case chans[w.shard%len(chans)] <- w:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	for _, ch := range chans {
+		g.Go(func() error {
+			for w := range ch {
+				k := w.shard
+				if errs[k] != nil {
+					continue // drain: the reader stops soon
+				}
+				bt, err := w.batch, error(nil)
+				if w.chunk != nil {
+					if bt, err = chunks.parse(w.chunk, progress); err != nil {
+						errs[k] = withSheet(err, sheet)
+						failed.Store(true)
+						continue
+					}
+				}
+				if err := shards[k].add(bt); err != nil {
+					errs[k] = withSheet(err, sheet)
+					failed.Store(true)
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	waitErr := g.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := firstError(append(errs, readErr, waitErr)); err != nil {
+		return err
+	}
+	if records == 0 {
+		// an empty export is not a table without risk: nothing was audited
+		file, _ := src.Where()
+		return &readers.Error{File: file, Sheet: sheet, Err: fmt.Errorf("%w: the input has a header and no records, so there is nothing to audit", readers.ErrNoRows)}
+	}
+	if cellsStage != nil {
+		cellsStage()
+	}
+	if sb, ok := b.(shardable); ok {
+		for _, sh := range shards[1:] {
+			sb.absorb(sh)
+		}
+	}
+	if err := b.finish(); err != nil {
+		return withSheet(err, sheet)
+	}
+	return nil
+}
+
+func withSheet(err error, sheet string) error {
+	var re *readers.Error
+	if sheet != "" && errors.As(err, &re) && re.Sheet == "" {
+		re.Sheet = sheet
+	}
+	return err
+}
+
+// classify marks builder set-up errors that are not input errors as
+// configuration errors.
+func classify(err error) error {
+	var re *readers.Error
+	if errors.As(err, &re) {
+		return err
+	}
+	return &configs.Error{Err: err}
+}

@@ -1,0 +1,270 @@
+package cells
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/structure"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/report"
+)
+
+// inferStructure finds the structure of an aggregate table once
+// (audit/structure) and records it in the table: its margins, nested
+// rows, and the role of every input column (header: the long table's
+// columns as read).
+func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool) error {
+	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims)}
+	if len(opt.TotalLabels) == 0 && s.TotalLabel != "" {
+		opt.TotalLabels = []string{s.TotalLabel}
+	}
+	if IsWide(s.Columns) {
+		opt.Wide, opt.RowDims = true, len(s.Columns.Dims)
+	}
+	for d := range s.Totals {
+		if !slices.Contains(t.Dims, d) {
+			return &configs.Error{Msg: fmt.Sprintf("totals: %q is not a dimension of the table (dimensions %s)", d, strings.Join(t.Dims, ", ")), Err: configs.ErrInvalid}
+		}
+	}
+	res, err := structure.Infer(t, opt)
+	if err != nil {
+		return err
+	}
+	t.Structure = res.Structure
+	t.Warnings = append(t.Warnings, res.Warnings...)
+	if !IsWide(s.Columns) {
+		roles, err := columnRoles(t, s.Columns, header, text)
+		if err != nil {
+			return err
+		}
+		t.Structure.Columns = roles
+		// the columns not written are not published: their figures leave
+		// the cells; a blank derived or safe figure is no statistic
+		for _, c := range roles {
+			key := ExtraStat(c.Column)
+			for _, cell := range t.Cells {
+				st, ok := cell.Stats[key]
+				if ok && (!c.Written || (c.Role == audit.RoleDerived || c.Role == audit.RolePublished) && st.Missing && !st.Marker) {
+					delete(cell.Stats, key)
+				}
+			}
+		}
+		for _, c := range roles {
+			if c.Written && c.Role != audit.RoleDimension && !slices.Contains(t.ColumnLabels, c.Column) {
+				t.Columns = append(t.Columns, ExtraStat(c.Column))
+				t.ColumnLabels = append(t.ColumnLabels, c.Column)
+			}
+		}
+		var lost []string
+		for _, c := range t.Structure.Columns {
+			if c.Role == audit.RoleUnderstood {
+				lost = append(lost, fmt.Sprintf("%q", c.Column))
+			}
+		}
+		if len(lost) > 0 {
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", report.Plural(int64(len(lost)), "column", "columns"), strings.Join(lost, ", "), pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
+		}
+	}
+	return nil
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// rateWords mark a column derived from a count: a rate, a share.
+var rateWords = []string{"rate", "per ", "%", "percent", "share", "ratio", "proportion"}
+
+// columnRoles is the role of every column of a long aggregate table: the
+// configuration's dimensions and statistics; columns.counts (other counts
+// of the same cells), columns.derived (a rate or share of a count) and
+// columns.safe (published as they are); then, found from the numbers and
+// names, whole-number columns that add up with the count (workers =
+// employees + self-employed) as other counts, and numeric columns named
+// as rates or shares as derived; every other column is not understood.
+func columnRoles(t *audit.Table, c *configs.Columns, header []string, text map[string]bool) ([]audit.ColumnRole, error) {
+	role := map[string]audit.ColumnRole{}
+	if c == nil {
+		c = &configs.Columns{}
+	}
+	for _, d := range c.Dims {
+		role[d] = audit.ColumnRole{Column: d, Role: audit.RoleDimension, Written: true}
+	}
+	count := ""
+	for _, r := range c.Roles() {
+		kind := audit.RoleStatistic
+		switch r[0] {
+		case "count":
+			kind, count = audit.RoleCount, r[1]
+		case "total":
+			kind = audit.RoleTotal
+		}
+		role[r[1]] = audit.ColumnRole{Column: r[1], Role: kind, Audited: true, Written: true}
+	}
+	for _, top := range c.Top {
+		role[top] = audit.ColumnRole{Column: top, Role: audit.RoleStatistic, Audited: true}
+	}
+	has := func(col string) bool { return slices.Contains(header, col) }
+	bad := func(key, col, why string) error {
+		return &configs.Error{Msg: fmt.Sprintf("columns.%s: %q %s (columns %s)", key, col, why, strings.Join(header, ", ")), Err: configs.ErrInvalid}
+	}
+	for _, k := range c.Counts {
+		if _, taken := role[k]; taken || !has(k) {
+			return nil, bad("counts", k, "is not a column of the table that no other key maps")
+		}
+		if text[k] {
+			return nil, bad("counts", k, "holds values that are not numbers")
+		}
+		role[k] = audit.ColumnRole{Column: k, Role: audit.RoleCount, Audited: true, Written: true}
+	}
+	for k, of := range c.Derived {
+		if _, taken := role[k]; taken || !has(k) {
+			return nil, bad("derived", k, "is not a column of the table that no other key maps")
+		}
+		if r, ok := role[of]; !ok || (r.Role != audit.RoleCount && r.Role != audit.RoleTotal) {
+			return nil, bad("derived", k, fmt.Sprintf("is derived from %q, which is not a count or total column", of))
+		}
+		role[k] = audit.ColumnRole{Column: k, Role: audit.RoleDerived, Of: of, Written: true}
+	}
+	for _, k := range c.Safe {
+		if _, taken := role[k]; taken || !has(k) {
+			return nil, bad("safe", k, "is not a column of the table that no other key maps")
+		}
+		role[k] = audit.ColumnRole{Column: k, Role: audit.RolePublished, Written: true}
+	}
+	// other counts found by arithmetic: whole-number columns that, two or
+	// three of them, add up to the count on every row
+	if count != "" && len(c.Counts) == 0 {
+		var whole []string
+		for _, h := range header {
+			if _, taken := role[h]; !taken && !text[h] && wholeColumn(t, h) {
+				whole = append(whole, h)
+			}
+		}
+		if parts := sumOf(t, "count", whole); parts != nil {
+			for _, k := range parts {
+				role[k] = audit.ColumnRole{Column: k, Role: audit.RoleCount, Audited: true, Written: true}
+			}
+			t.Structure.Notes = append(t.Structure.Notes, fmt.Sprintf("columns %s add up to %q on every row: audited as counts of the same cells", quoted(parts), count))
+		}
+	}
+	// derived columns found by name: numeric, named as a rate or share
+	var counts []string
+	for _, h := range header {
+		if r, ok := role[h]; ok && (r.Role == audit.RoleCount || r.Role == audit.RoleTotal) {
+			counts = append(counts, h)
+		}
+	}
+	for _, h := range header {
+		if _, taken := role[h]; taken || text[h] || len(counts) == 0 {
+			continue
+		}
+		n := strings.ToLower(h)
+		if !slices.ContainsFunc(rateWords, func(w string) bool { return strings.Contains(n, w) }) {
+			continue
+		}
+		of, best := counts[0], 0
+		for _, k := range counts {
+			if lk := strings.ToLower(k); strings.Contains(n, lk) && len(lk) > best {
+				of, best = k, len(lk)
+			}
+		}
+		role[h] = audit.ColumnRole{Column: h, Role: audit.RoleDerived, Of: of, Written: true}
+		t.Structure.Notes = append(t.Structure.Notes, fmt.Sprintf("column %q is named as a rate or share: derived from %q, withheld wherever its row is (declare columns.derived otherwise)", h, of))
+	}
+	var out []audit.ColumnRole
+	for _, h := range header {
+		r, ok := role[h]
+		if !ok {
+			r = audit.ColumnRole{Column: h, Role: audit.RoleUnderstood}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// wholeColumn reports whether an extra column holds only non-negative
+// whole numbers (or markers and blanks), at least one.
+func wholeColumn(t *audit.Table, col string) bool {
+	key, any := ExtraStat(col), false
+	for _, c := range t.Cells {
+		st := c.Stats[key]
+		if st.Missing {
+			continue
+		}
+		if n, ok := st.Value.Int64(); !ok || n < 0 {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
+// sumOf returns the two or three columns (in header order) that add up
+// to the statistic stat on every row where all are known, with at least
+// one such row where two are nonzero; nil when none or several sets do.
+func sumOf(t *audit.Table, stat string, cols []string) []string {
+	if len(cols) < 2 || len(cols) > 12 {
+		return nil
+	}
+	var found [][]string
+	try := func(set []string) {
+		rows, nontrivial := 0, false
+		for _, c := range t.Cells {
+			total, ok := c.Stats[stat]
+			if !ok || total.Missing {
+				continue
+			}
+			var sum decimal.Dec
+			nonzero, complete := 0, true
+			for _, k := range set {
+				st := c.Stats[ExtraStat(k)]
+				if st.Missing {
+					complete = false
+					break
+				}
+				if !st.Value.IsZero() {
+					nonzero++
+				}
+				sum = sum.Add(st.Value)
+			}
+			if !complete {
+				continue
+			}
+			if sum.Cmp(total.Value) != 0 {
+				return
+			}
+			rows++
+			nontrivial = nontrivial || nonzero >= 2
+		}
+		if rows > 0 && nontrivial {
+			found = append(found, slices.Clone(set))
+		}
+	}
+	for i := range cols {
+		for j := i + 1; j < len(cols); j++ {
+			try([]string{cols[i], cols[j]})
+			for k := j + 1; k < len(cols); k++ {
+				try([]string{cols[i], cols[j], cols[k]})
+			}
+		}
+	}
+	if len(found) != 1 {
+		return nil
+	}
+	return found[0]
+}

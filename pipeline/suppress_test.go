@@ -1,0 +1,41 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/readers"
+)
+
+// Frequency or magnitude is one fact of the table (audit.Table.Frequency):
+// an aggregate table whose total column is suppressed in every cell has no
+// magnitude to protect, so its suppression options protect the counts
+// with the protection a count needs (at least 1), as for any frequency
+// table; a total published in one cell makes it a magnitude table.
+func TestSuppressOptionsFrequencyOneFact(t *testing.T) {
+	s := settings(t, "columns: {dims: [region], count: n, total: x}\ntotal_label: Total\nmarkers: [c]\n")
+	for _, tc := range []struct {
+		csv  string
+		want string
+	}{
+		{"region,n,x\nA,3,c\nB,4,c\nTotal,7,c\n", "count"},
+		{"region,n,x\nA,3,c\nB,4,10\nTotal,7,c\n", ""},
+	} {
+		src, err := readers.NewCSV("in.csv", strings.NewReader(tc.csv), readers.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab, err := LoadTable(context.Background(), src, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := SuppressOptions(tab, s, 1)
+		if string(opt.Role) != tc.want || (tc.want == "count") != (opt.Protection.Min == 1) {
+			t.Errorf("%q: value %q, minimum protection %v; want %q", tc.csv, opt.Role, opt.Protection.Min, tc.want)
+		}
+		if tab.Frequency() != (tc.want == "count") {
+			t.Errorf("%q: Frequency() = %v", tc.csv, tab.Frequency())
+		}
+	}
+}
