@@ -55,11 +55,6 @@ func buildCellCover(group []Member, role audit.Role, limit int) (*audit.Table, *
 			return nil, nil, fmt.Sprintf("tables %s and %s have different total labels (%q, %q)", members[0].Name, t.Name, tl, t.TotalLabel)
 		}
 	}
-	// The shared cells: one figure in every table that has them.
-	type copyOf struct {
-		t *audit.Table
-		c *audit.Cell
-	}
 	hier := map[string]map[string]string{}
 	for _, m := range group {
 		addHierarchies(hier, m.Hierarchies)
@@ -71,70 +66,15 @@ func buildCellCover(group []Member, role audit.Role, limit int) (*audit.Table, *
 	if reason != "" {
 		return nil, nil, reason
 	}
-	seen := map[string]copyOf{}
-	for _, t := range members {
-		for _, c := range t.Cells {
-			g := cm.globalKey(t, c)
-			if o, ok := seen[g]; ok {
-				if !sameFigure(role, o.c, c) {
-					return nil, nil, fmt.Sprintf("cell %s is %s in table %s but %s in table %s", t.KeyString(c.Key), figureText(role, o.c), o.t.Name, figureText(role, c), t.Name)
-				}
-				continue
-			}
-			seen[g] = copyOf{t, c}
-		}
+	// The shared cells: one figure in every table that has them.
+	seen, reason := sharedCells(members, cm, role)
+	if reason != "" {
+		return nil, nil, reason
 	}
 	dimNames := CoverDims(members)
-	dims := map[string]*cellCoverDim{}
-	size := 1.0
-	for _, name := range dimNames {
-		var cd *cellCoverDim
-		var from string
-		for _, t := range members {
-			di := slices.Index(t.Dims, name)
-			if di < 0 {
-				continue
-			}
-			set := map[string]bool{}
-			for _, c := range t.Cells {
-				if code := cm.code(name, c.Key[di]); code != tl {
-					set[code] = true
-				}
-			}
-			codes := slices.Sorted(maps.Keys(set))
-			if cd == nil {
-				cd, from = &cellCoverDim{name: name, codes: codes}, t.Name
-				continue
-			}
-			if !slices.Equal(cd.codes, codes) {
-				return nil, nil, fmt.Sprintf("tables %s and %s list different codes of %s", from, t.Name, name)
-			}
-		}
-		cd.parent, cd.leaf = map[string]string{}, map[string]bool{}
-		present := map[string]bool{}
-		for _, c := range cd.codes {
-			present[c], cd.leaf[c] = true, true
-		}
-		for _, c := range cd.codes {
-			p, cur := tl, c
-			for guard := 0; guard < 64; guard++ {
-				up, ok := hier[name][cur]
-				if !ok {
-					break
-				}
-				if present[up] {
-					p = up
-					break
-				}
-				cur = up
-			}
-			cd.parent[c] = p
-			if p != tl {
-				cd.leaf[p] = false
-			}
-		}
-		dims[name] = cd
-		size *= float64(len(cd.codes) + 1)
+	dims, size, reason := cellCoverDims(members, dimNames, tl, hier, cm)
+	if reason != "" {
+		return nil, nil, reason
 	}
 	if size > float64(limit) {
 		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, limit)
@@ -195,6 +135,90 @@ func buildCellCover(group []Member, role audit.Role, limit int) (*audit.Table, *
 		}
 	}
 	return cover, cm, ""
+}
+
+// copyOf is a cell and its table.
+type copyOf struct {
+	t *audit.Table
+	c *audit.Cell
+}
+
+// sharedCells indexes the members' cells by global key (one copy of each
+// shared cell); a reason names a shared cell whose figures differ.
+func sharedCells(members []*audit.Table, cm *coverCodes, role audit.Role) (map[string]copyOf, string) {
+	seen := map[string]copyOf{}
+	for _, t := range members {
+		for _, c := range t.Cells {
+			g := cm.globalKey(t, c)
+			if o, ok := seen[g]; ok {
+				if !sameFigure(role, o.c, c) {
+					return nil, fmt.Sprintf("cell %s is %s in table %s but %s in table %s", t.KeyString(c.Key), figureText(role, o.c), o.t.Name, figureText(role, c), t.Name)
+				}
+				continue
+			}
+			seen[g] = copyOf{t, c}
+		}
+	}
+	return seen, ""
+}
+
+// cellCoverDims are the cover's dimensions from the members' codes (the
+// same list in every member that has the dimension, else a reason), each
+// code's parent (nearest ancestor of hier present, else the total) and
+// leaves, and the number of cells they imply.
+func cellCoverDims(members []*audit.Table, dimNames []string, tl string, hier map[string]map[string]string, cm *coverCodes) (map[string]*cellCoverDim, float64, string) {
+	dims := map[string]*cellCoverDim{}
+	size := 1.0
+	for _, name := range dimNames {
+		var cd *cellCoverDim
+		var from string
+		for _, t := range members {
+			di := slices.Index(t.Dims, name)
+			if di < 0 {
+				continue
+			}
+			set := map[string]bool{}
+			for _, c := range t.Cells {
+				if code := cm.code(name, c.Key[di]); code != tl {
+					set[code] = true
+				}
+			}
+			codes := slices.Sorted(maps.Keys(set))
+			if cd == nil {
+				cd, from = &cellCoverDim{name: name, codes: codes}, t.Name
+				continue
+			}
+			if !slices.Equal(cd.codes, codes) {
+				return nil, 0, fmt.Sprintf("tables %s and %s list different codes of %s", from, t.Name, name)
+			}
+		}
+		cd.parent, cd.leaf = map[string]string{}, map[string]bool{}
+		present := map[string]bool{}
+		for _, c := range cd.codes {
+			present[c], cd.leaf[c] = true, true
+		}
+		for _, c := range cd.codes {
+			p, cur := tl, c
+			for guard := 0; guard < 64; guard++ {
+				up, ok := hier[name][cur]
+				if !ok {
+					break
+				}
+				if present[up] {
+					p = up
+					break
+				}
+				cur = up
+			}
+			cd.parent[c] = p
+			if p != tl {
+				cd.leaf[p] = false
+			}
+		}
+		dims[name] = cd
+		size *= float64(len(cd.codes) + 1)
+	}
+	return dims, size, ""
 }
 
 // joinOrder orders the members so that the dimensions each shares with
@@ -450,6 +474,9 @@ type coverCodes struct {
 	found []marginNote
 }
 
+// marginFrom is a code's parent and the table whose structure found it.
+type marginFrom struct{ parent, table string }
+
 type marginNote struct {
 	dim, code, in string
 	not           []string
@@ -496,8 +523,7 @@ func (m *coverCodes) globalKey(t *audit.Table, c *audit.Cell) string {
 // give one code different parents.
 func inferredMargins(members []*audit.Table, tl string, hier map[string]map[string]string) (*coverCodes, string) {
 	m := &coverCodes{tl: tl, rename: map[string]map[string]string{}}
-	type from struct{ parent, table string }
-	got := map[string]map[string]from{}
+	got := map[string]map[string]marginFrom{}
 	var dimOrder []string
 	for _, t := range members {
 		if t.Structure == nil {
@@ -512,7 +538,7 @@ func inferredMargins(members []*audit.Table, tl string, hier map[string]map[stri
 			}
 			dim := ax.Names[0]
 			if got[dim] == nil {
-				got[dim] = map[string]from{}
+				got[dim] = map[string]marginFrom{}
 				dimOrder = append(dimOrder, dim)
 			}
 			for _, c := range ax.Codes {
@@ -528,7 +554,7 @@ func inferredMargins(members []*audit.Table, tl string, hier map[string]map[stri
 						return nil, fmt.Sprintf("%s %q adds up into %q in table %s but into %q in table %s", dim, c, o.parent, o.table, p, t.Name)
 					}
 				}
-				got[dim][c] = from{p, t.Name}
+				got[dim][c] = marginFrom{p, t.Name}
 			}
 		}
 	}
@@ -573,7 +599,15 @@ func inferredMargins(members []*audit.Table, tl string, hier map[string]map[stri
 		}
 		delete(hier[dim], root)
 	}
-	// Margins one member found and another with the same codes did not.
+	m.found = missedMargins(members, got, dimOrder)
+	return m, ""
+}
+
+// missedMargins are the margins one member's structure found (got:
+// dimension -> code -> parent and table) that another member listing the
+// same codes did not find.
+func missedMargins(members []*audit.Table, got map[string]map[string]marginFrom, dimOrder []string) []marginNote {
+	var found []marginNote
 	for _, dim := range dimOrder {
 		for _, c := range slices.Sorted(maps.Keys(got[dim])) {
 			f := got[dim][c]
@@ -591,14 +625,13 @@ func inferredMargins(members []*audit.Table, tl string, hier map[string]map[stri
 				not = append(not, t.Name)
 			}
 			if len(not) > 0 {
-				m.found = append(m.found, marginNote{dim: dim, code: f.parent, in: f.table, not: not})
+				found = append(found, marginNote{dim: dim, code: f.parent, in: f.table, not: not})
 			}
 		}
 	}
-	m.found = slices.CompactFunc(m.found, func(a, b marginNote) bool {
+	return slices.CompactFunc(found, func(a, b marginNote) bool {
 		return a.dim == b.dim && a.code == b.code && a.in == b.in && slices.Equal(a.not, b.not)
 	})
-	return m, ""
 }
 
 // hasAncestor reports whether code c has an ancestor among codes.
