@@ -401,14 +401,31 @@ func Decide(c *Cell) {
 	for _, f := range c.Findings {
 		switch f.Outcome {
 		case Fail:
-			st = StatusPrimary
+			st = Stricter(st, StatusPrimary)
 		case Review:
-			if st == StatusOK {
-				st = StatusReview
-			}
+			st = Stricter(st, StatusReview)
 		}
 	}
 	c.Status = st
+}
+
+// Stricter is the stricter of two statuses a cell's findings give:
+// primary over review over ok (one cell's copies in linked tables get
+// the strictest of their statuses).
+func Stricter(a, b Status) Status {
+	rank := func(s Status) int {
+		switch s {
+		case StatusPrimary:
+			return 2
+		case StatusReview:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
 }
 
 // SortCells orders cells by key, dimension by dimension, with the total

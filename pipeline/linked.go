@@ -3,16 +3,15 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
-	"github.com/sdcaudit/sdcaudit/audit/suppress"
+	"github.com/sdcaudit/sdcaudit/audit/link"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/internal/unionfind"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -44,7 +43,7 @@ type linkGroup struct {
 	names []string
 	exact bool
 	why   string
-	cells bool // the cover is built from the members' cells (links_cells.go)
+	cells bool // the cover is built from the members' cells (link.Options.Records nil)
 }
 
 // linkUnit is what planning needs of one input table.
@@ -79,22 +78,8 @@ func planLinks(jobs []Job, units []linkUnit, opt Options) (*linkPlan, error) {
 		return lp, nil
 	}
 	// Union-find over the units: the same microdata, then links:.
-	root := make([]int, len(units))
-	for k := range root {
-		root[k] = k
-	}
-	find := func(k int) int {
-		for root[k] != k {
-			root[k] = root[root[k]]
-			k = root[k]
-		}
-		return k
-	}
-	union := func(a, b int) {
-		if ra, rb := find(a), find(b); ra != rb {
-			root[max(ra, rb)] = min(ra, rb)
-		}
-	}
+	sets := unionfind.New(len(units))
+	find, union := sets.Find, sets.Union
 	keys := make([]string, len(units))
 	firstOf := map[string]int{}
 	for k, u := range units {
@@ -176,8 +161,8 @@ func (lp *linkPlan) summary() []writers.LinkGroup {
 	return out
 }
 
-// protectLinked protects every group of the plan together: the evaluated
-// tables of the run are in tables (by unit).
+// protectLinked protects every group of the plan together (link.Protect):
+// the evaluated tables of the run are in tables (by unit).
 func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkUnit, tables []*audit.Table, workers int) error {
 	if !lp.on {
 		return nil
@@ -194,25 +179,21 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 		if !wantsProtection(settings) {
 			continue
 		}
-		var cover *audit.Table
-		var alias map[string]string
-		var reason string
-		var err error
-		if g.cells {
-			cover, reason = buildCellCover(members, settings, memberRole(members, settings, workers))
-			alias = map[string]string{}
-		} else {
+		group := make([]link.Member, len(members))
+		for a, t := range members {
+			s := settings[a]
+			group[a] = link.Member{Table: t, Options: suppressOptions(t, s, workers), Hierarchies: s.Suppression.Hierarchies, Secondary: s.Suppression.Secondary, Keep: protectedCells(t)}
+		}
+		opt := link.Options{MaxCells: maxCoverCells}
+		if !g.cells {
 			u := units[g.units[0]]
-			cover, alias, reason, err = buildCover(ctx, jobs[u.job].Path, u.page, settings, members, workers)
-			if err != nil {
-				return err
+			opt.Records = func(ctx context.Context, dims []string) (*audit.Table, string, error) {
+				return readCover(ctx, jobs[u.job].Path, u.page, settings[0], dims, workers)
 			}
 		}
-		if reason == "" {
-			reason, err = protectCover(ctx, cover, alias, members, settings, workers)
-			if err != nil {
-				return err
-			}
+		reason, err := link.Protect(ctx, group, opt)
+		if err != nil {
+			return err
 		}
 		if reason != "" {
 			g.exact = false
@@ -234,46 +215,32 @@ func wantsProtection(ss []*configs.Settings) bool {
 	return false
 }
 
-// coverDims is the union of the members' dimensions, in order of first
-// appearance.
-func coverDims(members []*audit.Table) []string {
-	var dims []string
-	for _, t := range members {
-		for _, d := range t.Dims {
-			if !slices.Contains(dims, d) {
-				dims = append(dims, d)
-			}
-		}
-	}
-	return dims
-}
-
-// buildCover reads the group's records again into the cover table. A
-// non-empty reason says why the group cannot be linked exactly.
-func buildCover(ctx context.Context, path, page string, settings []*configs.Settings, members []*audit.Table, workers int) (*audit.Table, map[string]string, string, error) {
-	s := settings[0]
-	dims := coverDims(members)
-	size := 1.0
-	for _, d := range dims {
-		levels := 0
-		for _, t := range members {
-			di := slices.Index(t.Dims, d)
-			if di < 0 {
-				continue
-			}
-			seen := map[string]bool{}
-			for _, c := range t.Cells {
-				if c.Key[di] != t.TotalLabel {
-					seen[c.Key[di]] = true
-				}
-			}
-			levels = max(levels, len(seen))
-		}
-		size *= float64(levels + 1)
-	}
-	if size > float64(maxCoverCells) {
-		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dims, " x "), size, maxCoverCells), nil
-	}
+// readCover reads the group's records again into the microdata table over
+// dims, the cover table of link.Protect. A non-empty reason says why it
+// cannot.
+//
+// The members' cells are the cover's margins, yet the cover of tables cut
+// from one microdata file is read from the records, not built from those
+// cells as for links: (link's cover from cells), because the records tell
+// what the cells do not:
+//   - nesting an intruder knows: a district lies within one region. No
+//     member crosses district and region, so only the records show it;
+//     the cover merges such pairs into one hierarchical dimension
+//     (mergeNested). A cover from cells would leave the district x region
+//     cells free unknowns: an intruder weaker than the real one, who
+//     knows the geography, and primaries called protected that are not;
+//   - an exact cover for every shape: tables crossing in a cycle (region
+//     x sector, region x size, sector x size) have no cover from cells
+//     (the group would be protected apart, its primaries to review);
+//   - a check of every member cell (count and total) against the records.
+//
+// Holdings and largest contributions are not among the reasons: the
+// cover's protection levels come from the members' cells (equal to the
+// cover's), and its unpublished cells need none. Keeping the records of
+// the first read instead would hold every record of the group in memory
+// (the builders aggregate as they read); the second read costs the time
+// of one more pass over the file (docs/suppression.md, "Linked tables").
+func readCover(ctx context.Context, path, page string, s *configs.Settings, dims []string, workers int) (*audit.Table, string, error) {
 	cs := *s
 	md := *s.Microdata
 	md.Dims = dims
@@ -282,7 +249,7 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 	cs.Publish = configs.Publish{}
 	srcs, err := readers.Open(path, cells.ReaderOptions(&cs))
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	defer func() {
 		for _, src := range srcs {
@@ -296,379 +263,17 @@ func buildCover(ctx context.Context, path, page string, settings []*configs.Sett
 		}
 	}
 	if src == nil {
-		return nil, nil, fmt.Sprintf("the sheet %q of %s could not be read again for the cover table", page, path), nil
+		return nil, fmt.Sprintf("the sheet %q of %s could not be read again for the cover table", page, path), nil
 	}
 	sc, err := cells.CompileSchema(&cs, path)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	cover, err := cells.Load(ctx, cells.Input{Src: src, Settings: &cs, Schema: sc, Workers: workers, Finishing: cellsStage(ctx)})
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
-	if len(cover.Cells) > maxCoverCells {
-		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) has %d cells, more than the limit of %d", strings.Join(dims, " x "), len(cover.Cells), maxCoverCells), nil
-	}
-	cover.Name = "cover(" + strings.Join(tableNames(members), ", ") + ")"
-	cover.Hierarchies = map[string]map[string]string{}
-	for _, ms := range settings {
-		for d, h := range ms.Suppression.Hierarchies {
-			if cover.Hierarchies[d] == nil {
-				cover.Hierarchies[d] = map[string]string{}
-			}
-			maps.Copy(cover.Hierarchies[d], h)
-		}
-	}
-	alias := map[string]string{}
-	for mergeNested(cover, alias, members) {
-	}
-	return cover, alias, "", nil
-}
-
-// mergeNested finds two dimensions a and b of the cover where every code
-// of a lies within one code of b (district within region, read from the
-// records) and merges b into a (alias[b] = a): b's codes become parent codes of a's
-// (Hierarchies[a]), and the cross cells of a and b are dropped (each is a
-// copy of an a cell or empty). A nested pair crossed as two dimensions is
-// exact too, but its structural zeros leave secondary suppression few
-// usable patterns. A pair that some member crosses is kept. It reports
-// whether it merged a pair.
-func mergeNested(cover *audit.Table, alias map[string]string, members []*audit.Table) bool {
-	tl := cover.TotalLabel
-	nd := len(cover.Dims)
-	for a := 0; a < nd; a++ {
-	pairs:
-		for b := 0; b < nd; b++ {
-			if a == b {
-				continue
-			}
-			for _, t := range members {
-				if slices.Contains(t.Dims, cover.Dims[a]) && slices.Contains(t.Dims, cover.Dims[b]) {
-					continue pairs // a member crosses them: keep both
-				}
-			}
-			up := map[string]string{}
-			codesA, codesB := map[string]bool{}, map[string]bool{}
-			for _, c := range cover.Cells {
-				codesA[c.Key[a]], codesB[c.Key[b]] = true, true
-				other := false
-				for d, v := range c.Key {
-					other = other || d != a && d != b && v != tl
-				}
-				if other || c.Key[a] == tl || c.Key[b] == tl || c.N == 0 {
-					continue
-				}
-				if p, ok := up[c.Key[a]]; ok && p != c.Key[b] {
-					continue pairs
-				}
-				up[c.Key[a]] = c.Key[b]
-			}
-			if len(up) == 0 {
-				continue
-			}
-			for code := range codesB {
-				if code != tl && codesA[code] {
-					continue pairs // a code in both: ambiguous
-				}
-			}
-			for code := range codesA {
-				if _, ok := up[code]; !ok && code != tl {
-					continue pairs // a code of a without records
-				}
-			}
-			// Merge b into a.
-			var cells []*audit.Cell
-			for _, c := range cover.Cells {
-				if c.Key[a] != tl && c.Key[b] != tl {
-					continue
-				}
-				k := slices.Clone(c.Key)
-				if k[b] != tl {
-					k[a] = k[b]
-				}
-				c.Key = slices.Delete(k, b, b+1)
-				cells = append(cells, c)
-			}
-			h := cover.Hierarchies[cover.Dims[a]]
-			if h == nil {
-				h = map[string]string{}
-			}
-			maps.Copy(h, up)
-			maps.Copy(h, cover.Hierarchies[cover.Dims[b]])
-			cover.Hierarchies[cover.Dims[a]] = h
-			delete(cover.Hierarchies, cover.Dims[b])
-			for from, to := range alias {
-				if to == cover.Dims[b] {
-					alias[from] = cover.Dims[a]
-				}
-			}
-			alias[cover.Dims[b]] = cover.Dims[a]
-			cover.Dims = slices.Delete(slices.Clone(cover.Dims), b, b+1)
-			cover.Cells = cells
-			return true
-		}
-	}
-	return false
-}
-
-func tableNames(ts []*audit.Table) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.Name
-	}
-	return out
-}
-
-// coverKey is the cover key of a member's cell: its codes in the member's
-// dimensions (a dimension merged into another by nesting, alias, gives
-// its code there), the total label in the others.
-func coverKey(cover *audit.Table, alias map[string]string, t *audit.Table, c *audit.Cell) string {
-	k := make([]string, len(cover.Dims))
-	for d := range k {
-		k[d] = cover.TotalLabel
-	}
-	for i, dim := range t.Dims {
-		if a, ok := alias[dim]; ok {
-			dim = a
-		}
-		if d := slices.Index(cover.Dims, dim); d >= 0 && c.Key[i] != t.TotalLabel {
-			k[d] = c.Key[i]
-		}
-	}
-	return strings.Join(k, "\x00")
-}
-
-// sameFigure reports whether two cells have the same figure of the ones
-// the relations add up.
-func sameFigure(role audit.Role, a, b *audit.Cell) bool {
-	if role == audit.RoleCount {
-		return a.HasN == b.HasN && a.N == b.N
-	}
-	return a.HasTotal == b.HasTotal && a.Total.Cmp(b.Total) == 0
-}
-
-// protectCover maps the members' statuses onto the cover, runs secondary
-// suppression and the interval audit on it and maps the results back. A
-// non-empty reason says why the group cannot be linked exactly (nothing is
-// changed then).
-func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, members []*audit.Table, settings []*configs.Settings, workers int) (string, error) {
-	opt := mergedOptions(cover, members, settings, workers)
-	role := opt.Role
-	if role == "" {
-		role = memberRole(members, settings, workers)
-		opt.Role = role
-	}
-	idx := make(map[string]int, len(cover.Cells))
-	for i, c := range cover.Cells {
-		idx[strings.Join(c.Key, "\x00")] = i
-	}
-	where, copies, reason := placeMembers(cover, idx, alias, members, role)
-	if reason != "" {
-		return reason, nil
-	}
-	opt.Unpublished = unifyStatuses(cover, members, copies)
-	if keep := coverKeep(cover, members, where); len(keep) > 0 {
-		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
-	}
-	secondary := false
-	for _, s := range settings {
-		secondary = secondary || s.Suppression.Secondary
-	}
-	with := strings.Join(tableNames(members), ", ")
-	// done is the cover's audit when the suppression computed it on the
-	// way (a large cover); spreadSecondary changes only the members' cells
-	var done *audit.Intervals
-	var prot suppress.Result
-	if secondary {
-		var err error
-		if prot, err = suppress.Protect(ctx, cover, opt); err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			return "secondary suppression of the cover table: " + err.Error(), nil
-		}
-		done = prot.Audit
-		spreadSecondary(cover, members, copies, with)
-	}
-	for _, w := range cover.Warnings {
-		for _, t := range members {
-			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+w)
-		}
-	}
-	for _, u := range prot.Unprotected {
-		if u.Reason == suppress.NoPattern {
-			continue // the joint audit below tells which primaries are unprotected
-		}
-		for _, t := range members {
-			t.Warnings = append(t.Warnings, "linked tables ("+with+"): "+u.Warning(cover))
-		}
-	}
-	if done == nil {
-		res, err := suppress.Audit(ctx, cover, opt)
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			for _, t := range members {
-				t.Warnings = append(t.Warnings, "interval audit of the linked tables ("+with+") not possible: "+err.Error())
-			}
-			return "", nil
-		}
-		done = &res
-	}
-	spreadAudit(*done, idx, members, where, with)
-	return "", nil
-}
-
-// placeMembers finds each member cell's cover cell: where[m][ci] is the
-// cover index of cell ci of member m, copies[i] the member cells of cover
-// cell i. A non-empty reason names a member cell that is not a cover cell
-// or whose figure differs from it.
-func placeMembers(cover *audit.Table, idx map[string]int, alias map[string]string, members []*audit.Table, role audit.Role) ([][]int, [][]cellRef, string) {
-	where := make([][]int, len(members))
-	copies := make([][]cellRef, len(cover.Cells))
-	for m, t := range members {
-		where[m] = make([]int, len(t.Cells))
-		for ci, c := range t.Cells {
-			i, ok := idx[coverKey(cover, alias, t, c)]
-			if !ok {
-				return nil, nil, fmt.Sprintf("cell %s of table %s is not a cell of the cover table", t.KeyString(c.Key), t.Name)
-			}
-			if !sameFigure(role, c, cover.Cells[i]) {
-				return nil, nil, fmt.Sprintf("cell %s of table %s does not equal the same cell of the cover table of the linked tables", t.KeyString(c.Key), t.Name)
-			}
-			where[m][ci] = i
-			copies[i] = append(copies[i], cellRef{m, ci})
-		}
-	}
-	return where, copies, ""
-}
-
-// unifyStatuses gives every cover cell and all its copies the strictest
-// status of the copies, noting the change on the copies it tightens, and
-// returns which cover cells no member publishes.
-func unifyStatuses(cover *audit.Table, members []*audit.Table, copies [][]cellRef) []bool {
-	unpub := make([]bool, len(cover.Cells))
-	for i, cc := range copies {
-		unpub[i] = len(cc) == 0
-		st := audit.StatusOK
-		for _, r := range cc {
-			switch members[r.m].Cells[r.c].Status {
-			case audit.StatusPrimary:
-				st = audit.StatusPrimary
-			case audit.StatusReview:
-				if st == audit.StatusOK {
-					st = audit.StatusReview
-				}
-			}
-		}
-		cover.Cells[i].Status = st
-		if st == audit.StatusOK {
-			continue
-		}
-		for _, r := range cc {
-			c := members[r.m].Cells[r.c]
-			if c.Status == st || c.Status == audit.StatusPrimary {
-				continue
-			}
-			var from []string
-			for _, o := range cc {
-				if members[o.m].Cells[o.c].Status == st {
-					from = append(from, members[o.m].Name)
-				}
-			}
-			fs := audit.Fail
-			if st == audit.StatusReview {
-				fs = audit.Review
-			}
-			msg := fmt.Sprintf("the same cell is %s in the linked table %s", st, strings.Join(from, ", "))
-			c.Findings = append(c.Findings, audit.Said("linked", fs, msg, []audit.Figure{audit.TextsFig("tables", from)}))
-			c.Notes = append(c.Notes, msg)
-			c.Status = st
-		}
-	}
-	return unpub
-}
-
-// spreadSecondary marks the copies of the cover's secondary suppressions
-// secondary in the members, with the cover's finding.
-func spreadSecondary(cover *audit.Table, members []*audit.Table, copies [][]cellRef, with string) {
-	for i, cc := range copies {
-		cv := cover.Cells[i]
-		if cv.Status != audit.StatusSecondary {
-			continue
-		}
-		for _, r := range cc {
-			c := members[r.m].Cells[r.c]
-			if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
-				continue
-			}
-			for _, f := range cv.Findings {
-				if f.Rule == "secondary" {
-					msg := f.Message() + " (protected together with " + with + ")"
-					c.Findings = append(c.Findings, audit.Said(f.Rule, f.Outcome, msg, f.FigureList()))
-					c.Notes = append(c.Notes, msg)
-				}
-			}
-			c.Status = audit.StatusSecondary
-		}
-	}
-}
-
-// spreadAudit gives each member the cover's interval audit of its cells,
-// counted and annotated as its own.
-func spreadAudit(res audit.Intervals, idx map[string]int, members []*audit.Table, where [][]int, with string) {
-	byCover := make(map[int]audit.Interval, len(res.Cells))
-	for _, r := range res.Cells {
-		byCover[idx[strings.Join(r.Key, "\x00")]] = r
-	}
-	for m, t := range members {
-		ir := audit.Intervals{Dims: t.Dims}
-		for _, w := range res.Warnings {
-			ir.Warnings = append(ir.Warnings, "linked tables ("+with+"): "+w)
-		}
-		for ci, c := range t.Cells {
-			r, ok := byCover[where[m][ci]]
-			if !ok {
-				continue
-			}
-			r.Key, r.Status = c.Key, c.Status
-			switch {
-			case r.Exact:
-				ir.ExactlyDisclosed++
-			case r.Undetermined:
-				ir.Undetermined++
-			case !r.Protected:
-				ir.UnderProtected++
-			}
-			if r.Approximate {
-				ir.Approximate++
-			}
-			ir.Cells = append(ir.Cells, r)
-		}
-		t.Audit = &ir
-		t.Warnings = append(t.Warnings, ir.Warnings...)
-		suppress.Annotate(t, &ir)
-	}
-}
-
-type cellRef struct{ m, c int }
-
-// mergedOptions are the strictest of the members' suppression options on
-// the cover: the largest protection share and minimum, the longest time
-// limit; the cover's hierarchies; cost as the first member asks.
-func mergedOptions(cover *audit.Table, members []*audit.Table, settings []*configs.Settings, workers int) suppress.Options {
-	opt := suppressOptions(members[0], settings[0], workers)
-	for a := range members {
-		o := suppressOptions(members[a], settings[a], workers)
-		opt.Protection.Share = math.Max(opt.Protection.Share, o.Protection.Share)
-		opt.Protection.Min = math.Max(opt.Protection.Min, o.Protection.Min)
-		if opt.TimeLimit > 0 && (o.TimeLimit == 0 || o.TimeLimit > opt.TimeLimit) {
-			opt.TimeLimit = o.TimeLimit
-		}
-	}
-	opt.Hierarchies = cover.Hierarchies
-	return opt
+	return cover, "", nil
 }
 
 // protectApart protects every member on its own (the group cannot be
@@ -678,14 +283,13 @@ func protectApart(ctx context.Context, members []*audit.Table, settings []*confi
 		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t), nil); err != nil {
 			return err
 		}
-		others := slices.DeleteFunc(tableNames(members), func(n string) bool { return n == t.Name })
-		msg := fmt.Sprintf("protected on its own, not together with the linked tables %s (%s): an intruder combining them may narrow this cell", strings.Join(others, ", "), reason)
-		t.Warnings = append(t.Warnings, "not protected together with the linked tables "+strings.Join(others, ", ")+": "+reason+"; its primary cells need review")
-		for _, c := range t.Cells {
-			if c.Status == audit.StatusPrimary {
-				c.Findings = append(c.Findings, audit.Said("linked", audit.Review, msg, nil))
+		var others []string
+		for _, o := range members {
+			if o.Name != t.Name {
+				others = append(others, o.Name)
 			}
 		}
+		link.Apart(t, others, reason)
 	}
 	return nil
 }
@@ -716,23 +320,45 @@ func finishLinked(ctx context.Context, lp *linkPlan, jobs []Job, units []linkUni
 	return nil
 }
 
-// coverKeep maps the members' protected overrides onto the cover: a cover
-// cell that any member protects is never chosen as a secondary cell.
-func coverKeep(cover *audit.Table, members []*audit.Table, where [][]int) map[*audit.Cell]bool {
-	var keep map[*audit.Cell]bool
-	for m, t := range members {
-		cells := protectedCells(t)
-		if len(cells) == 0 {
-			continue
-		}
-		if keep == nil {
-			keep = map[*audit.Cell]bool{}
-		}
-		for ci, c := range t.Cells {
-			if cells[c] {
-				keep[cover.Cells[where[m][ci]]] = true
+// explicitLinks maps the links: groups to units. A name that is no table
+// of the run is a configuration error naming it.
+func explicitLinks(units []linkUnit, links [][]string) ([][]int, error) {
+	if len(links) == 0 {
+		return nil, nil
+	}
+	byName := make(map[string]int, len(units))
+	var names []string
+	for k, u := range units {
+		byName[u.name] = k
+		names = append(names, u.name)
+	}
+	var out [][]int
+	for i, g := range links {
+		var ks []int
+		for _, name := range g {
+			k, ok := byName[name]
+			if !ok {
+				msg := fmt.Sprintf("links[%d]: %q is not a table of the release (tables: %s)", i, name, strings.Join(names, ", "))
+				if s := configs.Suggest(name, names); s != "" {
+					msg += "; did you mean " + s + "?"
+				}
+				return nil, &configs.Error{Msg: msg, Err: configs.ErrInvalid}
+			}
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
 			}
 		}
+		out = append(out, ks)
 	}
-	return keep
+	return out, nil
+}
+
+// mayLinkJob reports whether a link name may be a table of job j (its
+// output name, or a sheet of it): sharding keeps such jobs together.
+func mayLinkJob(name string, j Job) bool {
+	base := j.Name
+	if base == "" {
+		base = strings.TrimSuffix(filepath.Base(j.Path), filepath.Ext(j.Path))
+	}
+	return name == base || strings.HasPrefix(name, base+"_")
 }
