@@ -109,7 +109,7 @@ func (r Intervals) NeedsPerson() bool {
 
 // MarshalJSON writes the contract's form: {"cells": [{"key": {dim: value},
 // "lo", "hi", "exact", "protected"}], "exactly_disclosed",
-// "under_protected"}; an unbounded hi is null. True values are not written.
+// "under_protected"}; an unbounded hi (or lo, of a cell that may be negative) is null. True values are not written.
 func (r Intervals) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"cells":[`)
@@ -131,7 +131,11 @@ func (r Intervals) MarshalJSON() ([]byte, error) {
 			writeJSON(&b, v)
 		}
 		b.WriteString(`},"lo":`)
-		writeJSON(&b, c.Lo)
+		if math.IsInf(c.Lo, -1) {
+			b.WriteString("null") // a cell that may be negative, unbounded below
+		} else {
+			writeJSON(&b, c.Lo)
+		}
 		b.WriteString(`,"hi":`)
 		if math.IsInf(c.Hi, 1) {
 			b.WriteString("null")

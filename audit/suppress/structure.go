@@ -152,6 +152,7 @@ type structure struct {
 	val      []float64 // value per cell (0 when unknown)
 	dec      []decimal.Dec
 	known    []bool // the cell's value is present in the table
+	signed   []bool // the cell may be negative (nil: none; audit_rounded.go)
 	unpub    []bool // Options.Unpublished (nil when not set)
 	relName  func(r int) string
 
@@ -223,6 +224,7 @@ func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	}
 	s.buildRelations()
 	s.loadValues()
+	s.loadSigned()
 	return s, nil
 }
 
