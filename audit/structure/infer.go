@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -647,13 +648,21 @@ func (in *axisInference) signedElsewhere(l int, code string) bool {
 
 // ratioWords label codes that are ratios of others (a percentage, a
 // rate, a share): never parts of a margin.
-var ratioWords = []string{"percentage", "percent", "%", "rate", "proportion", "share", "ratio"}
+var ratioWords = []string{"percentage", "percent", "per cent", "rate", "rates", "proportion", "share", "ratio"}
 
+// ratioLabel reports whether a code is labelled as a ratio: one of
+// ratioWords as a whole word, or a "%" sign.
 func ratioLabel(code string) bool {
 	for _, p := range label(code) {
 		n := normal(p)
+		if strings.Contains(n, "%") {
+			return true
+		}
+		words := " " + strings.Join(strings.FieldsFunc(n, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), " ") + " "
 		for _, w := range ratioWords {
-			if strings.Contains(n, w) {
+			if strings.Contains(words, " "+w+" ") {
 				return true
 			}
 		}

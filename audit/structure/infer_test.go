@@ -278,3 +278,16 @@ func TestBlockWorkBound(t *testing.T) {
 		t.Errorf("notes %q", res.Structure.Notes)
 	}
 }
+
+// TestRatioLabel: percentages, rates and shares are no parts of a
+// margin; words that merely contain "ratio" or "rate" are.
+func TestRatioLabel(t *testing.T) {
+	for code, want := range map[string]bool{
+		"Percentage to/from the EU": true, "Employment rate": true, "Share of total": true, "CV (%)": true,
+		"Sole registration": false, "Joint registration": false, "Corporate": false, "Separated": false, "Migration": false,
+	} {
+		if got := ratioLabel(code); got != want {
+			t.Errorf("ratioLabel(%q) = %v, want %v", code, got, want)
+		}
+	}
+}
