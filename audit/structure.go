@@ -22,6 +22,12 @@ type Structure struct {
 	Margins bool `json:"margins"`
 	// Notes say what was found and how, for the checker.
 	Notes []string `json:"notes,omitempty"`
+	// Unconfirmed are labelled totals not used as margins because they
+	// add up only within the rounding of a table whose rounding base the
+	// configuration does not give (input.rounded): the relations are
+	// incomplete, so the interval audit cannot call a suppressed cell
+	// protected (it is undetermined, a person decides).
+	Unconfirmed []string `json:"unconfirmed,omitempty"`
 	// Layout says how the table was found in its file (the reader's
 	// account: header rows, label columns, labels carried down, sheets
 	// skipped), labels and positions only.
@@ -44,6 +50,12 @@ type Axis struct {
 	// Found says, per margin code, how it was found: "configuration",
 	// "label", "label and arithmetic", "arithmetic", "GSS codes".
 	Found map[string]string `json:"found,omitempty"`
+	// Signed are the codes whose cells may be negative (a balance or net
+	// row found as a difference of two others, or a row or column with
+	// negative published values), with how each was found: a suppressed
+	// cell with such a code has no lower bound 0 in secondary suppression
+	// and the audit. Every other cell is non-negative.
+	Signed map[string]string `json:"signed,omitempty"`
 }
 
 // ColumnRole is the role of one input column.
@@ -131,6 +143,20 @@ func (s *Structure) AxisOf(d int) *Axis {
 		}
 	}
 	return nil
+}
+
+// IsSigned reports whether a cell may be negative: its code along some
+// axis is signed (Axis.Signed).
+func (s *Structure) IsSigned(key []string) bool {
+	for i := range s.Axes {
+		if len(s.Axes[i].Signed) == 0 {
+			continue
+		}
+		if _, ok := s.Axes[i].Signed[s.Axes[i].AxisCode(key)]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // IsMargin reports whether a cell is a margin in some axis.

@@ -12,7 +12,7 @@ import (
 // IntervalsJSON writes an interval audit in the contract's form (report.json's
 // "audit", the audit command's --json): {"cells": [{"key": {dim: value},
 // "lo", "hi", "exact", "protected"}], "exactly_disclosed",
-// "under_protected"}; an unbounded hi is null. True values are not written.
+// "under_protected"}; an unbounded hi (or lo, of a cell that may be negative) is null. True values are not written.
 func IntervalsJSON(r audit.Intervals) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"cells":[`)
@@ -34,7 +34,11 @@ func IntervalsJSON(r audit.Intervals) []byte {
 			writeJSON(&b, v)
 		}
 		b.WriteString(`},"lo":`)
-		writeJSON(&b, c.Lo)
+		if math.IsInf(c.Lo, -1) {
+			b.WriteString("null") // a cell that may be negative, unbounded below
+		} else {
+			writeJSON(&b, c.Lo)
+		}
 		b.WriteString(`,"hi":`)
 		if math.IsInf(c.Hi, 1) {
 			b.WriteString("null")

@@ -74,8 +74,13 @@ func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) 
 			return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
 		}
 		for _, p := range ps {
-			if p[0] < 1 || p[0] > len(out) || p[1] >= len(out[p[0]-1]) {
+			if p[0] < 1 || p[0] > len(out) || p[1] < 0 {
 				return nil, fmt.Errorf("cell %s has no place in the crosstab", t.KeyString(c.Key))
+			}
+			if n := len(out[p[0]-1]); p[1] >= n {
+				// a row whose last cells are blank in the input (a derived
+				// column left empty on Balance rows)
+				out[p[0]-1] = append(out[p[0]-1], make([]string, p[1]+1-n)...)
 			}
 			if Suppressed(c) {
 				out[p[0]-1][p[1]] = marker

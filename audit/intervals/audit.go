@@ -60,6 +60,9 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 		return res, err
 	}
 	res.Warnings = iv.warnings
+	if st := t.Structure; st != nil && len(st.Unconfirmed) > 0 {
+		res.Warnings = append(res.Warnings, unconfirmedWarning(st.Unconfirmed))
+	}
 	for i, c := range t.Cells {
 		if !sup[i] || s.Unpublished(i) {
 			continue
@@ -79,6 +82,9 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 			r.Value, r.HasValue = s.Val[i], true
 			if needs {
 				r.Upper, r.Lower = s.levels(opt, i, r.Value)
+				if s.isSigned(i) {
+					r.Lower = r.Upper // no floor at 0 below a cell that may be negative
+				}
 				r.Protected = !r.Exact && r.Hi >= r.Value+r.Upper-iv.tol && r.Lo <= r.Value-r.Lower+iv.tol
 			} else {
 				r.Protected = !r.Exact && r.Hi-r.Lo > iv.tol
@@ -90,8 +96,14 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 			// the protection range around its midpoint.
 			mid := (r.Lo + r.Hi) / 2
 			up, low := opt.Protection.Levels(nil, mid)
+			if s.isSigned(i) {
+				low = up // no floor at 0 below a cell that may be negative
+			}
 			r.Upper, r.Lower = up, low
 			r.Protected = !r.Exact && r.Hi-r.Lo >= up+low-iv.tol
+		}
+		if st := t.Structure; st != nil && len(st.Unconfirmed) > 0 && !r.Exact {
+			r.Undetermined = true // relations missing (rounded totals not confirmed): audit_rounded.go
 		}
 		if r.Undetermined {
 			r.Protected, r.Approximate = false, false
@@ -166,7 +178,7 @@ func (iv *intervalSet) outerFails(i int, x, up, down float64) bool {
 
 // intervals computes the bounds of every cell with sup set.
 func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
-	if opt.Rounded > 0 {
+	if opt.Rounded > 0 || s.hasSigned(sup) {
 		return s.roundedIntervals(ctx, sup, opt)
 	}
 	workers := opt.Workers
@@ -507,7 +519,7 @@ func (s *structure) solveRange(ctx context.Context, comp []int, env *auditEnv, r
 	lo, hi, lps, err := rangeLP(ctx, len(comp), rows, x0, targets, iv.tol, split)
 	if err != nil {
 		if errors.Is(err, lp.ErrInfeasible) {
-			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
+			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s (if the table is rounded, say so with input.rounded)",
 				s.T.Name, ErrInconsistent, s.T.KeyString(s.T.Cells[comp[0]].Key), s.Describe(rowRel[0]))
 		}
 		return 0, fmt.Errorf("table %s: audit LP around %s: %w", s.T.Name, s.T.KeyString(s.T.Cells[comp[0]].Key), err)

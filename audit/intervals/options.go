@@ -75,12 +75,23 @@ func (o Options) relations() relations.Options {
 }
 
 // structure is a table's relations with the audit's methods.
-type structure struct{ *relations.Structure }
+type structure struct {
+	*relations.Structure
+	signed []bool // the cell may be negative (nil: none; rounded.go)
+}
 
 func newStructure(t *audit.Table, opt Options) (*structure, error) {
 	r, err := relations.New(t, opt.relations())
 	if err != nil {
 		return nil, err
 	}
-	return &structure{r}, nil
+	return wrap(r), nil
+}
+
+// wrap gives the audit's methods to the relations r, with the cells that
+// may be negative.
+func wrap(r *relations.Structure) *structure {
+	s := &structure{Structure: r}
+	s.loadSigned()
+	return s
 }

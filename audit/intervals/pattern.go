@@ -15,7 +15,7 @@ type Pattern struct{ iv *intervalSet }
 // for a suppression method. Only the verdicts are settled: large
 // components get no exact bounds beyond them (Audit's do).
 func Check(ctx context.Context, s *relations.Structure, sup []bool, opt Options) (*Pattern, error) {
-	iv, err := (&structure{s}).intervals(ctx, sup, opt)
+	iv, err := wrap(s).intervals(ctx, sup, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (p *Pattern) Failed(i int) bool { return math.IsNaN(p.iv.hi[i]) }
 // value x: a magnitude table's cells by their contributors, a frequency
 // table's by the count alone.
 func Levels(s *relations.Structure, p Protection, i int, x float64) (upper, lower float64) {
-	return (&structure{s}).levels(Options{Protection: p}, i, x)
+	return wrap(s).levels(Options{Protection: p}, i, x)
 }
 
 // Exact reports whether cell i's value is disclosed: its outer bounds

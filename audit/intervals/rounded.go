@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -21,11 +23,33 @@ import (
 // bounds, inner = outer), from a phase 1 (no point is known: the
 // published values need not add up). Work is bounded by the simplex's
 // iteration limits, never by a clock.
+//
+// A table with signed cells (audit.Structure.IsSigned: a balance row, a
+// row with negative values) is audited here too, also when it is not
+// rounded (half = 0): a published signed cell is [v − B/2, v + B/2], not
+// cut at 0, and a suppressed one is y − K with y ≥ 0 and K = 16·(1 + the
+// sum of the published magnitudes), a bound below every value a vertex of
+// the relations reaches in practice; an interval whose minimum meets it is
+// unbounded below (Lo −Inf). Cutting there narrows no verdict: an interval
+// reaching −K reaches every protection level.
 func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Options) (*intervalSet, error) {
 	n := len(s.T.Cells)
 	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), olo: make([]float64, n), ohi: make([]float64, n), undet: make([]bool, n)}
 	half := opt.Rounded / 2
 	iv.tol = 1e-9 * (s.Scale() + half)
+	shift := 0.0 // K, when a suppressed cell is signed
+	for i := 0; i < n; i++ {
+		if sup[i] && s.isSigned(i) {
+			shift = 1
+			for j := 0; j < n; j++ {
+				if !sup[j] {
+					shift += math.Abs(s.Val[j]) + half
+				}
+			}
+			shift *= 16
+			break
+		}
+	}
 	// Variables: per cell, x (suppressed) or s (published), then the
 	// slacks t of the published cells.
 	nv := n
@@ -34,24 +58,45 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 	for i := 0; i < n; i++ {
 		if sup[i] {
 			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
-			iv.lo[i], iv.hi[i] = 0, math.Inf(1)
+			if s.isSigned(i) {
+				iv.olo[i] = math.Inf(-1)
+			}
+			iv.lo[i], iv.hi[i] = iv.olo[i], math.Inf(1)
 			iv.undet[i] = !s.Unpublished(i)
 			continue
 		}
 		v := s.Val[i]
-		lo[i] = math.Max(0, v-half)
+		lo[i] = v - half
+		if !s.isSigned(i) {
+			lo[i] = math.Max(0, lo[i])
+		}
+		if half == 0 {
+			continue // exact: a constant
+		}
 		// s + t = hi − lo
 		rows = append(rows, lp.Row{Idx: []int{i, nv}, Coef: []float64{1, 1}, RHS: v + half - lo[i]})
 		nv++
 	}
 	for r := range s.Rels {
+		if half == 0 && !slices.ContainsFunc(s.RelCells(r), func(j int) bool { return sup[j] }) {
+			// exact published values: a relation without a suppressed
+			// cell says nothing of one (the consistency rule reports
+			// one that does not add up)
+			continue
+		}
 		row := lp.Row{}
 		for _, j := range s.RelCells(r) {
 			c := s.Coef(r, j)
+			if !sup[j] && half == 0 {
+				row.RHS -= c * s.Val[j] // exact: a constant
+				continue
+			}
 			row.Idx = append(row.Idx, j)
 			row.Coef = append(row.Coef, c)
 			if !sup[j] {
 				row.RHS -= c * lo[j]
+			} else if s.isSigned(j) {
+				row.RHS += c * shift // x = y − K
 			}
 		}
 		rows = append(rows, row)
@@ -85,17 +130,68 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, lp.ErrInfeasible) {
+			if half == 0 {
+				return nil, fmt.Errorf("table %s: %w: no values of the suppressed cells (those that may be negative included) satisfy the margins with the published values; if the table is rounded, say so with input.rounded", s.T.Name, ErrInconsistent)
+			}
 			return nil, fmt.Errorf("table %s: %w: no values within the rounding (base %v) of the published cells satisfy the margins", s.T.Name, ErrInconsistent, opt.Rounded)
 		}
 		return nil, fmt.Errorf("table %s: audit LP of the rounded table: %w", s.T.Name, err)
 	}
 	for a, i := range targets {
+		if s.isSigned(i) {
+			if tlo[a] <= iv.tol*16 {
+				tlo[a] = math.Inf(-1)
+			} else {
+				tlo[a] -= shift
+			}
+			thi[a] -= shift
+		}
 		iv.lo[i], iv.hi[i] = tlo[a], thi[a]
 		iv.olo[i], iv.ohi[i] = tlo[a], thi[a]
 		iv.undet[i] = false
 	}
 	s.snapAll(sup, iv)
 	return iv, nil
+}
+
+// unconfirmedWarning says why the audit leaves every suppressed cell
+// that is not exact undetermined: labelled totals were not used as
+// margins because they add up only within a rounding base the
+// configuration does not give.
+func unconfirmedWarning(totals []string) string {
+	return fmt.Sprintf("interval audit: %s add up only within the rounding and were not used as margins (the table looks rounded): the audit cannot confirm any suppressed cell protected; set input.rounded to the base the table is rounded to", strings.Join(totals, ", "))
+}
+
+// isSigned reports whether cell i may be negative (the table's structure
+// says so: audit.Structure.IsSigned).
+func (s *structure) isSigned(i int) bool { return s.signed != nil && s.signed[i] }
+
+// hasSigned reports whether some suppressed cell may be negative: such a
+// table's intervals come from roundedIntervals, the one LP that gives
+// cells other lower bounds than 0.
+func (s *structure) hasSigned(sup []bool) bool {
+	for i, on := range s.signed {
+		if on && sup[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// loadSigned sets which cells may be negative from the table's structure.
+func (s *structure) loadSigned() {
+	st := s.T.Structure
+	if st == nil {
+		return
+	}
+	for i, c := range s.T.Cells {
+		if st.IsSigned(c.Key) {
+			if s.signed == nil {
+				s.signed = make([]bool, len(s.T.Cells))
+			}
+			s.signed[i] = true
+		}
+	}
 }
 
 // rangeSparse returns the minimum and maximum of each target variable over

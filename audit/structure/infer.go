@@ -8,9 +8,11 @@ package structure
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -34,6 +36,13 @@ type Options struct {
 	// is printed, so rows that are not every combination of the row
 	// labels are nesting, not empty cells.
 	Wide bool
+	// Rounded is the base B the published values are rounded to
+	// (input.rounded, confirmed by the user; zero: not rounded). A total
+	// within (n+1)·B/2 of the sum of its n parts on every line is a
+	// margin "within rounding". Without it a labelled total that misses
+	// by no more than the rounding is not used, and the warning proposes
+	// the base.
+	Rounded decimal.Dec
 }
 
 // MaxCells bounds the cells whose structure is inferred by arithmetic;
@@ -126,17 +135,28 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 	if big {
 		st.Notes = append(st.Notes, fmt.Sprintf("more than %d cells: margins are those of the configuration only (total_label, totals, suppression.hierarchies)", MaxCells))
 	}
+	// codes that may be negative first: a negative value they explain
+	// (a Balance row) does not keep the other axes' codes from being
+	// parts of a margin
+	var diffs []difference
+	if !big {
+		var notes []string
+		notes, diffs = findSigned(t, figs, st, opt)
+		st.Notes = append(st.Notes, notes...)
+	}
 	for a := range st.Axes {
 		ax := &st.Axes[a]
 		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big}
 		in.lines()
 		in.run()
 		st.Notes = append(st.Notes, in.notes...)
+		st.Unconfirmed = append(st.Unconfirmed, in.unconfirmed...)
 		res.Warnings = append(res.Warnings, in.warnings...)
 		if len(ax.Parent) > 0 {
 			st.Margins = true
 		}
 	}
+	st.Notes = append(st.Notes, applyDifferences(st, diffs)...)
 	if !st.Margins {
 		st.Notes = append(st.Notes, "no margins found: no row or column is labelled as a total or adds up to others")
 	}
@@ -240,6 +260,31 @@ type axisInference struct {
 	// negative: a sum found by arithmetic alone with a negative part is a
 	// derived difference (Balance = Exports - Imports), not a margin.
 	negative bool
+	// inexact is set by check (and sumOfOthers) when a line held only
+	// within the rounding (Options.Rounded).
+	inexact bool
+	// unconfirmed are labelled totals refused as margins because they
+	// add up only within the rounding (audit.Structure.Unconfirmed).
+	unconfirmed []string
+}
+
+// within reports whether a total that differs from the sum of its n
+// parts by diff holds: exactly, or within (n+1)·B/2 for a table rounded
+// to base B (Options.Rounded); the second sets inexact.
+func (in *axisInference) within(diff decimal.Dec, n int) bool {
+	if diff.IsZero() {
+		return true
+	}
+	if in.opt.Rounded.Sign() <= 0 {
+		return false
+	}
+	// |diff|·2 <= (n+1)·B
+	lim := in.opt.Rounded.Mul(decimal.FromInt(int64(n + 1)))
+	if diff.Abs().Add(diff.Abs()).Cmp(lim) <= 0 {
+		in.inexact = true
+		return true
+	}
+	return false
 }
 
 // upper reports whether a code has letters, all upper case.
@@ -287,7 +332,7 @@ func (in *axisInference) value(l int, code string) figure {
 // difference met.
 func (in *axisInference) check(total string, parts []string) (holds bool, checked int, nontrivial bool, diff decimal.Dec, at int) {
 	holds, at = true, -1
-	in.negative = false
+	in.negative, in.inexact = false, false
 	for l := range in.cells {
 		if _, ok := in.cells[l][total]; !ok {
 			continue
@@ -319,7 +364,7 @@ func (in *axisInference) check(total string, parts []string) (holds bool, checke
 		if nonzero >= 2 {
 			nontrivial = true
 		}
-		if tv.v.Cmp(sum) != 0 && holds {
+		if !in.within(tv.v.Sub(sum), len(parts)) && holds {
 			holds, diff, at = false, tv.v.Sub(sum), l
 		}
 	}
@@ -361,9 +406,13 @@ func (in *axisInference) run() {
 	}
 	var totals, members []string
 	for _, c := range ax.Codes {
-		if in.declared(c) || in.labelled(c) {
+		switch {
+		case in.declared(c) || in.labelled(c):
 			totals = append(totals, c)
-		} else {
+		case ratioLabel(c):
+			// a percentage or rate beside the counts: not a part
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a ratio of other codes: not a part of a margin", name, audit.CodeText(c)))
+		default:
 			members = append(members, c)
 		}
 	}
@@ -457,6 +506,12 @@ func (in *axisInference) run() {
 			if declared {
 				found = "configuration and arithmetic"
 			}
+			if in.inexact {
+				found = "label, within rounding"
+				if declared {
+					found = "configuration, within rounding"
+				}
+			}
 			in.setTotal(t, r, parent, found)
 			assigned, first = true, t
 		case declared:
@@ -466,6 +521,9 @@ func (in *axisInference) run() {
 				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 			}
 		case !holds:
+			if in.rounding(diff, len(r)) != "" {
+				in.unconfirmed = append(in.unconfirmed, name+"="+audit.CodeText(t))
+			}
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
 		default:
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
@@ -508,7 +566,16 @@ func (in *axisInference) run() {
 		if len(found) == 1 {
 			c := found[0]
 			others := slices.DeleteFunc(r, func(x string) bool { return x == c })
-			in.setTotal(c, others, parent, "arithmetic")
+			how := "arithmetic"
+			if in.opt.Rounded.Sign() > 0 {
+				// confirm on the chosen parts, and say whether only
+				// within the rounding
+				in.check(c, others)
+				if in.inexact {
+					how = "arithmetic, within rounding"
+				}
+			}
+			in.setTotal(c, others, parent, how)
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), report.Plural(int64(len(others)), "code", "codes")))
 		}
 	}
@@ -551,12 +618,57 @@ func (in *axisInference) mayBePart(codes []string) bool {
 			}
 		}
 		for l := range in.cells {
-			if v := in.value(l, c); v.known && v.v.Sign() < 0 {
+			if v := in.value(l, c); v.known && v.v.Sign() < 0 && !in.signedElsewhere(l, c) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// signedElsewhere reports whether the cell of code on line l may be
+// negative by another axis's signed code (a Balance row explains the
+// negative values of an area's cells).
+func (in *axisInference) signedElsewhere(l int, code string) bool {
+	i, ok := in.cells[l][code]
+	if !ok {
+		return false
+	}
+	key := in.t.Cells[i].Key
+	for a := range in.axes {
+		ax := &in.axes[a]
+		if slices.Equal(ax.Dims, in.ax.Dims) || len(ax.Signed) == 0 {
+			continue
+		}
+		if _, ok := ax.Signed[ax.AxisCode(key)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ratioWords label codes that are ratios of others (a percentage, a
+// rate, a share): never parts of a margin.
+var ratioWords = []string{"percentage", "percent", "per cent", "rate", "rates", "proportion", "share", "ratio"}
+
+// ratioLabel reports whether a code is labelled as a ratio: one of
+// ratioWords as a whole word, or a "%" sign.
+func ratioLabel(code string) bool {
+	for _, p := range label(code) {
+		n := normal(p)
+		if strings.Contains(n, "%") {
+			return true
+		}
+		words := " " + strings.Join(strings.FieldsFunc(n, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), " ") + " "
+		for _, w := range ratioWords {
+			if strings.Contains(words, " "+w+" ") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rounding says when a difference is within the rounding of n parts
@@ -571,10 +683,31 @@ func (in *axisInference) rounding(diff decimal.Dec, n int) string {
 	}
 	// |diff| <= n/2 units of 10^-scale
 	lim := decimal.Scaled(int64(n)*5, scale+1)
-	if diff.Abs().Cmp(lim) <= 0 {
-		return fmt.Sprintf(", within the rounding of %d parts: the table looks rounded", n)
+	if diff.Abs().Cmp(lim) <= 0 && in.opt.Rounded.Sign() <= 0 {
+		return fmt.Sprintf(", within the rounding of %d parts: the table looks rounded; if its values are rounded to base %s, say so with input.rounded: %s", n, in.base(scale), in.base(scale))
 	}
 	return ""
+}
+
+// base proposes the base the table's values look rounded to: the largest
+// of 10, 5, 2 and 1 units of the finest decimal place (scale) that every
+// published value is a multiple of. Proposed in a warning only: a base is
+// never assumed.
+func (in *axisInference) base(scale int) decimal.Dec {
+	for _, m := range []int64{10, 5, 2} {
+		b := decimal.Scaled(m, scale)
+		all := true
+		for _, f := range in.figs {
+			if f.known && !new(big.Rat).Quo(f.v.Rat(), b.Rat()).IsInt() {
+				all = false
+				break
+			}
+		}
+		if all {
+			return b
+		}
+	}
+	return decimal.Scaled(1, scale)
 }
 
 // where names the line of a difference for messages.
@@ -644,6 +777,13 @@ func (in *axisInference) sumOfOthers(codes []string) []string {
 	sums := make([]lineSum, len(in.cells))
 	for l := range in.cells {
 		ls := lineSum{complete: true}
+		if len(codes) > 0 && in.signedElsewhere(l, codes[0]) {
+			// a line that may be negative (a Balance row): its sums are
+			// not those of non-negative parts; it confirms nothing
+			ls.complete = false
+			sums[l] = ls
+			continue
+		}
 		for _, c := range codes {
 			v := in.value(l, c)
 			if !v.known {
@@ -668,7 +808,7 @@ func (in *axisInference) sumOfOthers(codes []string) []string {
 				continue
 			}
 			v := in.value(l, c).v
-			if v.Add(v).Cmp(ls.sum) != 0 {
+			if !in.within(v.Add(v).Sub(ls.sum), len(codes)-1) {
 				holds = false
 				break
 			}

@@ -137,10 +137,12 @@ func TestUpperCaseParents(t *testing.T) {
 	}
 }
 
-// TestDerivedDifferenceNotAMargin: Exports = Imports + Balance holds on
-// every line, but Balance (Exports - Imports) is negative: a derived
-// row, not a margin (the audit's parts are non-negative).
-func TestDerivedDifferenceNotAMargin(t *testing.T) {
+// TestDerivedDifferenceSigned: Balance = Exports − Imports on every line
+// and negative somewhere: Balance may be negative (Axis.Signed) and the
+// difference is the relation Exports = Imports + Balance; no area is
+// signed, and the parts of no sum of non-negative parts are balances
+// (issue 24, item 2).
+func TestDerivedDifferenceSigned(t *testing.T) {
 	tab := &audit.Table{Name: "t", Dims: []string{"area", "flow"}, Mode: audit.Aggregate}
 	for _, r := range []struct {
 		a    string
@@ -157,11 +159,19 @@ func TestDerivedDifferenceNotAMargin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Structure.Margins {
-		t.Errorf("a derived difference read as a margin: %+v", res.Structure.Axes)
+	st := res.Structure
+	flow := st.Axes[1]
+	if _, ok := flow.Signed["Balance"]; !ok || len(flow.Signed) != 1 || len(st.Axes[0].Signed) != 0 {
+		t.Errorf("signed: area %v, flow %v", st.Axes[0].Signed, flow.Signed)
 	}
-	// the negative balance withheld, or every balance positive: its
-	// label says it is a difference
+	if flow.Parent["Balance"] != "Exports" || flow.Parent["Imports"] != "Exports" || !st.Margins {
+		t.Errorf("want Exports = Imports + Balance: %+v", flow)
+	}
+	if !st.IsSigned([]string{"North", "Balance"}) || st.IsSigned([]string{"North", "Imports"}) {
+		t.Errorf("IsSigned wrong")
+	}
+	// the negative balance withheld: no negative value left, nothing is
+	// signed, and a balance is still no part of a sum
 	for _, c := range tab.Cells {
 		if c.Key[1] == "Balance" && c.Total.Sign() < 0 {
 			c.HasTotal = false
@@ -173,6 +183,60 @@ func TestDerivedDifferenceNotAMargin(t *testing.T) {
 	}
 	if res.Structure.Margins {
 		t.Errorf("a balance read as a part of a margin: %+v", res.Structure.Axes)
+	}
+}
+
+// TestNegativeValuesSigned: negative values that no difference explains
+// sign the codes of the axis where they fall in the fewest codes.
+func TestNegativeValuesSigned(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"area", "item"}, Mode: audit.Aggregate}
+	for _, a := range []string{"North", "South", "East"} {
+		for k, it := range []string{"Sales", "Stocks", "Change in stocks"} {
+			v := int64(10 + k)
+			if it == "Change in stocks" && a != "East" {
+				v = -3
+			}
+			tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{a, it}, HasTotal: true, Total: decimal.FromInt(v)})
+		}
+	}
+	res, err := Infer(tab, Options{RowDims: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Structure
+	if len(st.Axes[0].Signed) != 0 || len(st.Axes[1].Signed) != 1 || st.Axes[1].Signed["Change in stocks"] == "" {
+		t.Errorf("signed: area %v, item %v", st.Axes[0].Signed, st.Axes[1].Signed)
+	}
+}
+
+// TestRoundedTotalMargin: with the rounding base confirmed
+// (input.rounded), a labelled total within (n+1)·B/2 of its n parts is a
+// margin "within rounding"; a miss beyond the rounding is not; without
+// the base it is unconfirmed (no margin, the audit cannot confirm).
+func TestRoundedTotalMargin(t *testing.T) {
+	tab := counts("age", []string{"All ages", "0-15", "16-64", "65+"}, []int64{96, 20, 50, 25})
+	res, err := Infer(tab, Options{Rounded: decimal.FromInt(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	if !res.Structure.Margins || ax.Found["All ages"] != "label, within rounding" || ax.Parent["0-15"] != "All ages" {
+		t.Errorf("found %v, parents %v, warnings %q", ax.Found, ax.Parent, res.Warnings)
+	}
+	// 98 − 95 = 3 > (3+1)·1/2
+	tab = counts("age", []string{"All ages", "0-15", "16-64", "65+"}, []int64{98, 20, 50, 25})
+	if res, err = Infer(tab, Options{Rounded: decimal.FromInt(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins {
+		t.Errorf("a total 3 off its parts read as a margin within the rounding of base 1")
+	}
+	tab = counts("age", []string{"All ages", "0-15", "16-64", "65+"}, []int64{96, 20, 50, 25})
+	if res, err = Infer(tab, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins || len(res.Structure.Unconfirmed) != 1 || !strings.Contains(res.Warnings[0], "input.rounded: 1") {
+		t.Errorf("unconfirmed %q, warnings %q", res.Structure.Unconfirmed, res.Warnings)
 	}
 }
 
@@ -212,5 +276,18 @@ func TestBlockWorkBound(t *testing.T) {
 	}
 	if !slices.ContainsFunc(res.Structure.Notes, func(s string) bool { return strings.Contains(s, "work bound") }) {
 		t.Errorf("notes %q", res.Structure.Notes)
+	}
+}
+
+// TestRatioLabel: percentages, rates and shares are no parts of a
+// margin; words that merely contain "ratio" or "rate" are.
+func TestRatioLabel(t *testing.T) {
+	for code, want := range map[string]bool{
+		"Percentage to/from the EU": true, "Employment rate": true, "Share of total": true, "CV (%)": true,
+		"Sole registration": false, "Joint registration": false, "Corporate": false, "Separated": false, "Migration": false,
+	} {
+		if got := ratioLabel(code); got != want {
+			t.Errorf("ratioLabel(%q) = %v, want %v", code, got, want)
+		}
 	}
 }

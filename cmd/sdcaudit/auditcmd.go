@@ -148,6 +148,10 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
 		if math.IsInf(c.Hi, 1) {
 			hi = "unbounded"
 		}
+		lo := report.FloatText(c.Lo)
+		if math.IsInf(c.Lo, -1) {
+			lo = "unbounded" // a cell that may be negative
+		}
 		verdict := "protected"
 		switch {
 		case c.Undetermined:
@@ -160,7 +164,7 @@ func printAudit(w io.Writer, t *audit.Table, r *audit.Intervals) {
 		if c.Approximate {
 			verdict += " (approximate interval)"
 		}
-		fmt.Fprintf(w, "  %-40s [%s, %s]  %s\n", t.KeyString(c.Key), report.FloatText(c.Lo), hi, verdict)
+		fmt.Fprintf(w, "  %-40s [%s, %s]  %s\n", t.KeyString(c.Key), lo, hi, verdict)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintln(w, "warning:", warn)

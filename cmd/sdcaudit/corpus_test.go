@@ -15,17 +15,10 @@ import (
 )
 
 // corpusKnown are corpus tables that `check` reads but cannot yet audit to
-// the end, with the error it gives: the Balance rows (Exports − Imports)
-// are negative and derived, and secondary suppression takes every
-// suppressed cell for non-negative (issue 24, items 2 and 4). When that is
-// fixed this list shrinks.
-var corpusKnown = map[string]string{
-	"itis2018-t2": "published cells contradict the margins",
-	"itis2018-t5": "published cells contradict the margins",
-	// table 6's city regions are found to add up (structure inference),
-	// Balance rows included: the same limit
-	"itis2018-t6": "published cells contradict the margins",
-}
+// the end, with the error it gives. Empty since the Balance rows
+// (Exports − Imports, negative) are found as differences and their
+// suppressed cells have no lower bound 0 (issue 24).
+var corpusKnown = map[string]string{}
 
 // TestCheckCorpus: `sdcaudit check FILE --sheet S --value KIND` reads
 // every readable table of testdata/corpus (exit 0 or 1, a report with the

@@ -24,6 +24,9 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 	if IsWide(s.Columns) {
 		opt.Wide, opt.RowDims = true, len(s.Columns.Dims)
 	}
+	if s.Input.Rounded != nil {
+		opt.Rounded = *s.Input.Rounded // margins within the rounding
+	}
 	for d := range s.Totals {
 		if !slices.Contains(t.Dims, d) {
 			return &configs.Error{Msg: fmt.Sprintf("totals: %q is not a dimension of the table (dimensions %s)", d, strings.Join(t.Dims, ", ")), Err: configs.ErrInvalid}
