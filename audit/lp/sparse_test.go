@@ -94,6 +94,8 @@ func TestSparseAgainstGonum(t *testing.T) {
 		if err != nil {
 			rt.Fatalf("NewSparseAt: %v", err)
 		}
+		// Both pricings: devex (the default) and Dantzig (the baseline).
+		s.Dantzig = rapid.Bool().Draw(rt, "dantzig")
 		ab := mat.NewDense(len(rows), nv, nil)
 		b := make([]float64, len(rows))
 		for r, row := range rows {
@@ -288,10 +290,11 @@ func TestSparseUnbounded(t *testing.T) {
 // ErrIterations.
 func TestSparsePhase1AgainstDense(t *testing.T) {
 	ctx := context.Background()
-	for seed := uint64(4); seed <= 6; seed++ {
+	for seed := uint64(4); seed <= 7; seed++ {
 		rows, x0 := gridRows(seed, [3]int{8, 7, 5}, 0.35)
 		n := len(x0)
-		sp, err := NewSparse(ctx, n, rows, 0)
+		// Seed 7: the baseline simplex (Dantzig pricing).
+		sp, err := NewSparseOpt(ctx, n, rows, 0, SparseOptions{Dantzig: seed == 7})
 		if err != nil {
 			t.Fatal(err)
 		}
