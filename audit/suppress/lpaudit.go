@@ -234,7 +234,7 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		up, down = s.levels(opt, i, s.val[i])
 		return up, down, false
 	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, lpBaseline: opt.lpBaseline}
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -439,7 +439,9 @@ type auditEnv struct {
 	need       func(i int) (up, down float64, sec bool)
 	// exact asks for exact bounds beyond the verdicts (Options.exact).
 	exact bool
-	mu    sync.Mutex
+	// lpBaseline: Options.lpBaseline.
+	lpBaseline bool
+	mu         sync.Mutex
 }
 
 // warn adds a warning to the audit (safe for concurrent use).

@@ -76,6 +76,10 @@ type Options struct {
 	// within the work budget (the internal audits of the suppression
 	// methods need only verdicts).
 	exact bool
+	// lpBaseline runs the sparse LPs of the audit with the simplex of
+	// before (Dantzig pricing, lp.SparseOptions): the baseline of the
+	// benchmarks.
+	lpBaseline bool
 	// Keep, when set, marks cells that secondary suppression must never
 	// choose (cells an output checker protected); they may still be
 	// primary.
