@@ -17,6 +17,16 @@ type devexState struct {
 	mark     []bool
 }
 
+// devexBland is the number of consecutive degenerate pivots after which
+// minimizeDevex falls back to Bland's rule (smallest eligible variable
+// enters; it cannot cycle) until a pivot makes progress. The Dantzig
+// simplex falls back after 30; on the exact bounds of a received 50 x 40 x
+// 10 table at 20% that spent 193,365 of 227,123 iterations in Bland's
+// rule (173 LPs); with devex and no fallback, 955 LPs in 210,726
+// iterations (17,014 degenerate), the same work. The threshold only
+// guards against cycling.
+const devexBland = 1000
+
 // minimizeDevex is the primal simplex with devex pricing (Forrest and
 // Goldfarb's approximation of steepest edge: the entering column maximises
 // d_j²/γ_j) and reduced costs updated from the pivot row. The pivot row
@@ -82,7 +92,7 @@ func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() b
 			price()
 			fresh = true
 		}
-		bland := degenerate > 30
+		bland := degenerate > devexBland
 		q, dir, best := -1, 0.0, 0.0
 		for j := 0; j < s.n; j++ {
 			if s.pos[j] >= 0 || s.noEnter != nil && s.noEnter[j] && s.x[j] == 0 {
