@@ -156,29 +156,61 @@ func cpuSeconds() float64 {
 }
 
 // BenchmarkAuditExact50x40x10 audits received 50 x 40 x 10 tables (10% and
-// 20% of the interior cells marked) and reports the cells left
-// approximate and undetermined with the time.
+// 20% of the interior cells marked) and the hypercube method's patterns
+// at 1%, 5%, 20% and 50% primaries (scaleTable), each with the sparse
+// simplex of before (Dantzig pricing, Options.lpBaseline: the baseline, in
+// the same run) and with the current one, and reports the cells left
+// approximate and undetermined with the time (60 s hard stop).
 //
 //	go test ./audit/suppress -run XXX -bench AuditExact50x40x10 -benchtime 1x
 func BenchmarkAuditExact50x40x10(b *testing.B) {
+	type tcase struct {
+		name string
+		make func() *audit.Table
+		opt  Options
+	}
+	var cases []tcase
 	for _, share := range []float64{0.1, 0.2} {
-		b.Run(fmt.Sprintf("received-%gpct", share*100), func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				tb := receivedTable(1, []int{50, 40, 10}, share)
-				b.StartTimer()
-				t0 := time.Now()
-				c0 := cpuSeconds()
-				res, err := Audit(context.Background(), tb, Options{Value: "total", TimeLimit: 60 * time.Second})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(time.Since(t0).Seconds(), "audit-s")
-				b.ReportMetric(cpuSeconds()-c0, "cpu-s")
-				b.ReportMetric(float64(len(res.Cells)), "cells")
-				b.ReportMetric(float64(res.Undetermined), "undetermined")
-				b.ReportMetric(float64(res.Approximate), "approximate")
+		cases = append(cases, tcase{fmt.Sprintf("received-%gpct", share*100), func() *audit.Table {
+			return receivedTable(1, []int{50, 40, 10}, share)
+		}, Options{Value: "total"}})
+	}
+	for _, share := range []float64{0.01, 0.05, 0.2, 0.5} {
+		cases = append(cases, tcase{fmt.Sprintf("hypercube-%gpct", share*100), func() *audit.Table {
+			tb := scaleTable(1, []int{50, 40, 10}, share)
+			if err := Protect(context.Background(), tb, Options{Method: "hypercube"}); err != nil {
+				b.Fatal(err)
 			}
-		})
+			return tb
+		}, Options{}})
+	}
+	for _, tc := range cases {
+		for _, baseline := range []bool{true, false} {
+			name := tc.name + "/devex"
+			if baseline {
+				name = tc.name + "/dantzig-baseline"
+			}
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					b.StopTimer()
+					tb := tc.make()
+					b.StartTimer()
+					opt := tc.opt
+					opt.TimeLimit = 60 * time.Second
+					opt.lpBaseline = baseline
+					t0 := time.Now()
+					c0 := cpuSeconds()
+					res, err := Audit(context.Background(), tb, opt)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(time.Since(t0).Seconds(), "audit-s")
+					b.ReportMetric(cpuSeconds()-c0, "cpu-s")
+					b.ReportMetric(float64(len(res.Cells)), "cells")
+					b.ReportMetric(float64(res.Undetermined), "undetermined")
+					b.ReportMetric(float64(res.Approximate), "approximate")
+				}
+			})
+		}
 	}
 }
