@@ -49,6 +49,9 @@ type Sparse struct {
 	// the pivot row and devex weights pick the entering column
 	// (devex.go).
 	Dantzig bool
+	// rowGather makes devex gather every pivot row through the rows of A
+	// (tests: both paths).
+	rowGather bool
 	// scratch
 	y, w, cb, wb []float64
 	cost         []float64 // objective of the current run, by variable

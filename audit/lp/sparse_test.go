@@ -96,6 +96,7 @@ func TestSparseAgainstGonum(t *testing.T) {
 		}
 		// Both pricings: devex (the default) and Dantzig (the baseline).
 		s.Dantzig = rapid.Bool().Draw(rt, "dantzig")
+		s.rowGather = rapid.Bool().Draw(rt, "rowGather")
 		ab := mat.NewDense(len(rows), nv, nil)
 		b := make([]float64, len(rows))
 		for r, row := range rows {
@@ -234,6 +235,9 @@ func TestSparseAgainstDenseOnTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Seed 2: devex gathers every pivot row through the rows of A;
+		// seed 3: the Dantzig simplex (the baseline).
+		sp.rowGather, sp.Dantzig = seed == 2, seed == 3
 		de, err := NewAt(ctx, n, rows, x0)
 		if err != nil {
 			t.Fatal(err)
