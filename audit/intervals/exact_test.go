@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -139,30 +138,3 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 	}
 }
 
-// BenchmarkAuditExact50x40x10 audits received 50 x 40 x 10 tables (10% and
-// 20% of the interior cells marked) and reports the cells left
-// approximate and undetermined with the time.
-//
-//	go test ./audit/suppress -run XXX -bench AuditExact50x40x10 -benchtime 1x
-func BenchmarkAuditExact50x40x10(b *testing.B) {
-	for _, share := range []float64{0.1, 0.2} {
-		b.Run(fmt.Sprintf("received-%gpct", share*100), func(b *testing.B) {
-			for b.Loop() {
-				b.StopTimer()
-				tb := receivedTable(1, []int{50, 40, 10}, share)
-				b.StartTimer()
-				t0 := time.Now()
-				c0 := tabletest.CPUSeconds()
-				res, err := Audit(context.Background(), tb, Options{Role: "total", TimeLimit: 60 * time.Second, Tuning: benchTuning()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(time.Since(t0).Seconds(), "audit-s")
-				b.ReportMetric(tabletest.CPUSeconds()-c0, "cpu-s")
-				b.ReportMetric(float64(len(res.Cells)), "cells")
-				b.ReportMetric(float64(res.Undetermined), "undetermined")
-				b.ReportMetric(float64(res.Approximate), "approximate")
-			}
-		})
-	}
-}

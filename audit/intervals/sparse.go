@@ -61,8 +61,11 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	var err error
 	if x0 != nil {
 		base, err = lp.NewSparseAt(ctx, len(comp), rows, x0)
+		if err == nil {
+			base.Dantzig = env.tune.Dantzig
+		}
 	} else {
-		base, err = lp.NewSparse(ctx, len(comp), rows, env.tune.Phase1Iters)
+		base, err = lp.NewSparseOpt(ctx, len(comp), rows, env.tune.Phase1Iters, lp.SparseOptions{Dantzig: env.tune.Dantzig})
 	}
 	if err != nil {
 		if ctx.Err() != nil {

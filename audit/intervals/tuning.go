@@ -28,6 +28,10 @@ type Tuning struct {
 	// start (received tables): beyond it the component's cells keep their
 	// outer bounds, undetermined, with a warning.
 	Phase1Iters int
+	// Dantzig prices the sparse LPs by Dantzig's rule, the simplex
+	// before devex pricing (lp.SparseOptions): the baseline of the
+	// benchmarks, not for use.
+	Dantzig bool
 }
 
 // NbhdRound is one round of neighbourhood LPs: cells audited per LP

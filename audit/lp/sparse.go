@@ -23,6 +23,8 @@ type Sparse struct {
 	m, n   int
 	colIdx [][]int32 // A by column: rows (after redundant rows are dropped)
 	colVal [][]float64
+	rowIdx [][]int32 // A by row: columns (read-only, shared by clones)
+	rowVal [][]float64
 	rhs    []float64
 	head   []int // variable basic at each position
 	pos    []int // position of a basic variable, -1 when non-basic
@@ -41,8 +43,21 @@ type Sparse struct {
 	// noEnter marks variables that never enter the basis once they are
 	// non-basic at zero (the artificial variables of NewSparse's phase 1).
 	noEnter []bool
+	// Dantzig selects the simplex of before (the baseline of benchmarks):
+	// every column priced afresh each iteration, the largest reduced cost
+	// entering. Without it (the default) reduced costs are updated from
+	// the pivot row and devex weights pick the entering column
+	// (devex.go).
+	Dantzig bool
+	// rowGather makes devex gather every pivot row through the rows of A
+	// (tests: both paths).
+	rowGather bool
 	// scratch
 	y, w, cb, wb []float64
+	cost         []float64 // objective of the current run, by variable
+	cidx         [1]int
+	cval         [1]float64
+	dx           *devexState
 }
 
 // eta is one product-form update: the basis column at position p replaced,
@@ -125,6 +140,14 @@ func NewSparseAt(ctx context.Context, n int, rows []Row, x0 []float64) (*Sparse,
 			}
 		}
 	}
+	s.rowIdx = make([][]int32, s.m)
+	s.rowVal = make([][]float64, s.m)
+	for j := range s.colIdx {
+		for k, r := range s.colIdx[j] {
+			s.rowIdx[r] = append(s.rowIdx[r], int32(j))
+			s.rowVal[r] = append(s.rowVal[r], s.colVal[j][k])
+		}
+	}
 	s.pos = make([]int, n)
 	for j := range s.pos {
 		s.pos[j] = -1
@@ -148,7 +171,7 @@ func (s *Sparse) Clone() *Sparse {
 	c.pos = append([]int(nil), s.pos...)
 	c.x = append([]float64(nil), s.x...)
 	c.etas = append([]eta(nil), s.etas...)
-	c.y, c.w, c.cb, c.wb = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m), nil
+	c.y, c.w, c.cb, c.wb, c.cost, c.dx = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m), nil, nil, nil
 	return &c
 }
 
@@ -246,30 +269,67 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 		}
 		return s.x[v] <= target
 	}
+	s.cidx[0], s.cval[0] = v, sign
+	unb, err := s.minimize(ctx, s.cidx[:1], s.cval[:1], reached)
+	if err != nil {
+		return 0, err
+	}
+	if unb {
+		return math.Inf(1), nil
+	}
+	return s.x[v], nil
+}
+
+// minimize runs the primal simplex on min Σ cval[k]·x[cidx[k]] until it is
+// optimal (false), unbounded (true) or reached reports true (false).
+func (s *Sparse) minimize(ctx context.Context, cidx []int, cval []float64, reached func() bool) (bool, error) {
+	if len(s.cost) != s.n {
+		s.cost = make([]float64, s.n)
+	}
+	for k, j := range cidx {
+		s.cost[j] += cval[k]
+	}
+	defer func() {
+		for _, j := range cidx {
+			s.cost[j] = 0
+		}
+	}()
+	if s.Dantzig {
+		return s.minimizeDantzig(ctx, cidx, reached)
+	}
+	return s.minimizeDevex(ctx, cidx, reached)
+}
+
+// minimizeDantzig is the simplex as it was before devex pricing (kept as
+// the baseline, Sparse.Dantzig): every iteration prices every column afresh
+// (BTRAN of the basic costs) and takes the largest reduced cost.
+func (s *Sparse) minimizeDantzig(ctx context.Context, cidx []int, reached func() bool) (bool, error) {
 	limit := 50*(s.m+s.n) + 1000
 	degenerate := 0
 	for it := 0; ; it++ {
 		if reached() {
-			return s.x[v], nil
+			return false, nil
 		}
 		if it > limit || s.IterLimit > 0 && s.Iters >= s.IterLimit {
-			return 0, ErrIterations
+			return false, ErrIterations
 		}
 		s.Iters++
 		if it&15 == 15 {
 			if err := ctx.Err(); err != nil {
-				return 0, err
+				return false, err
 			}
 		}
 		if len(s.etas) >= refactorEvery {
 			if err := s.refactor(ctx); err != nil {
-				return 0, err
+				return false, err
 			}
 		}
 		// Prices: y solves yᵀB = c_B; reduced cost d_j = c_j − yᵀA_j.
 		clear(s.cb)
-		if p := s.pos[v]; p >= 0 {
-			s.cb[p] = sign
+		for _, j := range cidx {
+			if p := s.pos[j]; p >= 0 {
+				s.cb[p] = s.cost[j]
+			}
 		}
 		s.btran(s.cb, s.y)
 		bland := degenerate > 30
@@ -278,10 +338,7 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 			if s.pos[j] >= 0 || s.noEnter != nil && s.noEnter[j] && s.x[j] == 0 {
 				continue
 			}
-			dj := 0.0
-			if j == v {
-				dj = sign
-			}
+			dj := s.cost[j]
 			for k, i := range s.colIdx[j] {
 				dj -= s.y[i] * s.colVal[j][k]
 			}
@@ -305,93 +362,118 @@ func (s *Sparse) OptimizeTo(ctx context.Context, v int, max bool, target float64
 			}
 		}
 		if q < 0 {
-			return s.x[v], nil
+			return false, nil
 		}
-		// w = B⁻¹ A_q; moving x_q by t·dir moves x_B by −t·dir·w.
-		a := s.w
-		clear(a)
-		for k, i := range s.colIdx[q] {
-			a[i] = s.colVal[q][k]
-		}
-		if len(s.wb) != s.m {
-			s.wb = make([]float64, s.m)
-		}
-		w := s.wb
-		s.ftran(a, w)
-		p := -1
-		pr := math.Inf(1)
-		var pa float64
-		if dir < 0 {
-			pr = s.x[q]
-		}
-		for r := 0; r < s.m; r++ {
-			a := w[r] * dir
-			if a <= pivTol {
-				continue
-			}
-			b := math.Max(s.x[s.head[r]], 0)
-			ratio := b / a
-			switch {
-			case math.IsInf(pr, 1) || ratio < pr-1e-12*math.Max(1, pr):
-				p, pr, pa = r, ratio, a
-			case p >= 0 && ratio <= pr+1e-12*math.Max(1, pr):
-				if bland {
-					if s.head[r] < s.head[p] {
-						p, pr, pa = r, ratio, a
-					}
-				} else if a > pa {
-					p, pr, pa = r, ratio, a
-				}
-			}
-		}
+		w := s.column(q)
+		p, pr := s.ratio(w, q, dir, bland)
 		if math.IsInf(pr, 1) {
-			return math.Inf(1), nil
+			return true, nil
 		}
 		if pr <= s.Tol {
 			degenerate++
 		} else {
 			degenerate = 0
 		}
-		delta := dir * pr
-		if delta != 0 {
-			for r := 0; r < s.m; r++ {
-				if w[r] != 0 {
-					j := s.head[r]
-					s.x[j] -= w[r] * delta
-				}
-			}
-			s.x[q] += delta
-		}
+		s.move(w, q, dir*pr)
 		if p < 0 {
 			s.x[q] = 0 // the entering variable reached zero
 			continue
 		}
-		// Basis change: q enters at position p.
-		leave := s.head[p]
-		s.x[leave] = 0
-		e := eta{p: p, wp: w[p]}
-		nz := 0
-		for r, wv := range w {
-			if r != p && math.Abs(wv) > 1e-12 {
-				nz++
+		s.exchange(p, q, w)
+	}
+}
+
+// column returns w = B⁻¹ A_q (over positions; scratch, valid until the
+// next call): moving x_q by t moves x_B by −t·w.
+func (s *Sparse) column(q int) []float64 {
+	a := s.w
+	clear(a)
+	for k, i := range s.colIdx[q] {
+		a[i] = s.colVal[q][k]
+	}
+	if len(s.wb) != s.m {
+		s.wb = make([]float64, s.m)
+	}
+	w := s.wb
+	s.ftran(a, w)
+	return w
+}
+
+// ratio is the ratio test for moving x_q in direction dir (w its column):
+// the step pr ≥ 0 until a basic variable (position p) or, moving down,
+// x_q itself (p = −1) reaches zero; pr = +Inf when nothing limits it.
+// Ties go to the largest pivot, or (bland) the smallest variable.
+func (s *Sparse) ratio(w []float64, q int, dir float64, bland bool) (int, float64) {
+	p := -1
+	pr := math.Inf(1)
+	var pa float64
+	if dir < 0 {
+		pr = s.x[q]
+	}
+	for r := 0; r < s.m; r++ {
+		a := w[r] * dir
+		if a <= pivTol {
+			continue
+		}
+		b := math.Max(s.x[s.head[r]], 0)
+		ratio := b / a
+		switch {
+		case math.IsInf(pr, 1) || ratio < pr-1e-12*math.Max(1, pr):
+			p, pr, pa = r, ratio, a
+		case p >= 0 && ratio <= pr+1e-12*math.Max(1, pr):
+			if bland {
+				if s.head[r] < s.head[p] {
+					p, pr, pa = r, ratio, a
+				}
+			} else if a > pa {
+				p, pr, pa = r, ratio, a
 			}
 		}
-		e.idx, e.val = make([]int32, 0, nz), make([]float64, 0, nz)
-		for r, wv := range w {
-			if r != p && math.Abs(wv) > 1e-12 {
-				e.idx = append(e.idx, int32(r))
-				e.val = append(e.val, wv)
-			}
+	}
+	return p, pr
+}
+
+// move moves x_q by delta and the basic variables with it.
+func (s *Sparse) move(w []float64, q int, delta float64) {
+	if delta == 0 {
+		return
+	}
+	for r := 0; r < s.m; r++ {
+		if w[r] != 0 {
+			j := s.head[r]
+			s.x[j] -= w[r] * delta
 		}
-		s.etas = append(s.etas, e)
-		s.head[p] = q
-		s.pos[q] = p
-		s.pos[leave] = -1
-		s.Pivots++
-		for _, r := range e.idx {
-			if j := s.head[r]; s.x[j] < 0 && s.x[j] > -s.Tol {
-				s.x[j] = 0
-			}
+	}
+	s.x[q] += delta
+}
+
+// exchange makes q basic at position p (w its column), the variable
+// there leaving at zero, with a product-form update.
+func (s *Sparse) exchange(p, q int, w []float64) {
+	leave := s.head[p]
+	s.x[leave] = 0
+	e := eta{p: p, wp: w[p]}
+	nz := 0
+	for r, wv := range w {
+		if r != p && math.Abs(wv) > 1e-12 {
+			nz++
+		}
+	}
+	e.idx, e.val = make([]int32, 0, nz), make([]float64, 0, nz)
+	for r, wv := range w {
+		if r != p && math.Abs(wv) > 1e-12 {
+			e.idx = append(e.idx, int32(r))
+			e.val = append(e.val, wv)
+		}
+	}
+	s.etas = append(s.etas, e)
+	s.head[p] = q
+	s.pos[q] = p
+	s.pos[leave] = -1
+	s.Pivots++
+	for _, r := range e.idx {
+		if j := s.head[r]; s.x[j] < 0 && s.x[j] > -s.Tol {
+			s.x[j] = 0
 		}
 	}
 }
@@ -690,6 +772,19 @@ func sortColVals(a []colVal) {
 // iteration limit and by iterLimit (> 0: at most that many iterations in
 // the phase 1; ErrIterations), never by a clock.
 func NewSparse(ctx context.Context, n int, rows []Row, iterLimit int) (*Sparse, error) {
+	return NewSparseOpt(ctx, n, rows, iterLimit, SparseOptions{})
+}
+
+// SparseOptions select variants of the sparse simplex; the zero value is
+// the default.
+type SparseOptions struct {
+	// Dantzig: see Sparse.Dantzig (the simplex of before, the baseline of
+	// benchmarks), for the phase 1 and the solver returned.
+	Dantzig bool
+}
+
+// NewSparseOpt is NewSparse with options.
+func NewSparseOpt(ctx context.Context, n int, rows []Row, iterLimit int, opt SparseOptions) (*Sparse, error) {
 	m := len(rows)
 	ext := make([]Row, 0, m+1)
 	x0 := make([]float64, n+m+1)
@@ -723,6 +818,7 @@ func NewSparse(ctx context.Context, n int, rows []Row, iterLimit int) (*Sparse, 
 		p1.noEnter[n+r] = true
 	}
 	p1.IterLimit = iterLimit
+	p1.Dantzig = opt.Dantzig
 	v, err := p1.Optimize(ctx, z, false)
 	if err != nil {
 		return nil, err
@@ -739,5 +835,6 @@ func NewSparse(ctx context.Context, n int, rows []Row, iterLimit int) (*Sparse, 
 		return nil, err
 	}
 	s.Pivots += p1.Pivots
+	s.Dantzig = opt.Dantzig
 	return s, nil
 }

@@ -1,0 +1,36 @@
+package intervals
+
+import (
+	"context"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// For the external tests of this directory (package intervals_test),
+// which may import the suppression method.
+var (
+	ReceivedTable = receivedTable
+	BenchTuning   = benchTuning
+)
+
+// CertifiedIntervals is certifiedIntervals (oracle_test.go).
+var CertifiedIntervals = certifiedIntervals
+
+// SparseCells audits the pattern of tb with exact bounds, as Audit does,
+// and returns how many cells went through the sparse LP.
+func SparseCells(tb *audit.Table, opt Options) (int, error) {
+	s, err := newStructure(tb, opt)
+	if err != nil {
+		return 0, err
+	}
+	sup := make([]bool, len(tb.Cells))
+	for i := range tb.Cells {
+		sup[i] = s.IsSuppressed(i)
+	}
+	opt.exact = true
+	iv, err := s.intervals(context.Background(), sup, opt)
+	if err != nil {
+		return 0, err
+	}
+	return iv.sparse, nil
+}
