@@ -137,4 +137,3 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 		})
 	}
 }
-
