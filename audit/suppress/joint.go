@@ -174,6 +174,7 @@ type jointSolver struct {
 	// verify reports whether a pattern (sup) protects every primary,
 	// also against singletons (the interval audit); nil: trust the cuts.
 	verify func(sup []bool) (bool, error)
+	warm   *warmCache // the separation's warm LPs (jointwarm.go)
 }
 
 // spend adds an LP's work (pivots times the tableau's size m×n, the
@@ -552,7 +553,7 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 func (js *jointSolver) separate(y []float64) (int, error) {
 	added := 0
 	for k := range js.coms {
-		_, c, err := js.attack(k, y, false)
+		c, err := js.separateOne(k, y)
 		if err != nil {
 			return added, err
 		}
