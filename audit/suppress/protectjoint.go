@@ -230,8 +230,14 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 			others = append(others, fmt.Sprintf("%s %s (%d unprotected)", c.name, fmtCost(c.cost), c.bad))
 		}
 	}
-	out.ChosenReason = fmt.Sprintf("the %s pattern costs %s with %d primary cells the interval audit does not call protected; the others: %s (all checked by the interval audit)",
-		best.name, fmtCost(best.cost), best.bad, joinComma(others))
+	checked := "all checked by the interval audit"
+	for _, c := range cands {
+		if c.bad < 0 {
+			checked = "every pattern that could be kept checked by the interval audit"
+		}
+	}
+	out.ChosenReason = fmt.Sprintf("the %s pattern costs %s with %d primary cells the interval audit does not call protected; the others: %s (%s)",
+		best.name, fmtCost(best.cost), best.bad, joinComma(others), checked)
 	pc := best.cost
 	out.PatternCost = &pc
 	if jres != nil && jres.boundOK {
