@@ -174,7 +174,6 @@ type jointSolver struct {
 	// verify reports whether a pattern (sup) protects every primary,
 	// also against singletons (the interval audit); nil: trust the cuts.
 	verify func(sup []bool) (bool, error)
-	warm   *warmCache // the separation's warm LPs (jointwarm.go)
 }
 
 // spend adds an LP's work (pivots times the tableau's size m×n, the
@@ -553,7 +552,7 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 func (js *jointSolver) separate(y []float64) (int, error) {
 	added := 0
 	for k := range js.coms {
-		c, err := js.separateOne(k, y)
+		_, c, err := js.attack(k, y, false)
 		if err != nil {
 			return added, err
 		}

@@ -333,7 +333,7 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 		// of this search suppresses a total, so it can win only by
 		// costing less than every verified pattern (inc[1]).
 		setCand(true)
-		js.cuts, js.cutSeen, js.warm = nil, map[string]bool{}, nil
+		js.cuts, js.cutSeen = nil, map[string]bool{}
 		res, err = js.solve(inc[1])
 	}
 	return res, js, err
