@@ -61,3 +61,27 @@ func unprotectedPrimaries(ctx context.Context, t *audit.Table, opt Options) (*au
 	}
 	return &res, n, nil
 }
+
+// sameStatuses reports whether t's cells have the statuses of st: the
+// same pattern, so that its interval audit is st's.
+func sameStatuses(t *audit.Table, st tableState) bool {
+	for i, c := range t.Cells {
+		if c.Status != st.cells[i].status {
+			return false
+		}
+	}
+	return true
+}
+
+// dominated reports whether pattern c cannot be kept by protectBest
+// whatever its audit finds: an audited pattern protects every primary,
+// costs no more (ties go to the earlier pattern) and suppresses a total
+// only if c does.
+func dominated(cands []candidate, c candidate) bool {
+	for _, b := range cands {
+		if b.bad == 0 && (!b.totals || c.totals) && b.cost <= c.cost {
+			return true
+		}
+	}
+	return false
+}

@@ -712,6 +712,11 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		}
 		return res, err
 	}
+	if incCost <= 0 && !js.boundOnly {
+		// Nothing is cheaper than a pattern that costs nothing (the
+		// bound 0 holds).
+		return res, nil
+	}
 	root := make(fixing, n)
 	for i := range root {
 		root[i] = -1
@@ -750,6 +755,14 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		}
 	}
 	if js.boundOnly {
+		return res, nil
+	}
+	if res.lowerBound >= best-1e-9*math.Max(1, best) {
+		// The relaxation's bound proves that no pattern is cheaper than
+		// the incumbent: the rounding and the branch-and-bound could not
+		// offer one (both keep only cheaper patterns), and the bound is
+		// the incumbent's cost, as a finished branch-and-bound has it.
+		res.lowerBound = math.Max(res.lowerBound, best)
 		return res, nil
 	}
 	try := func(sup []bool) error {

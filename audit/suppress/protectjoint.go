@@ -98,16 +98,40 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		return o
 	}
 	var cands []candidate
+	// add audits the table's pattern and offers it. The audit is done
+	// once per pattern: a pattern equal to one already offered (the
+	// methods often agree) takes its audit. A pattern that cannot win
+	// (dominated: some offered pattern protects every primary, costs no
+	// more and suppresses a total only if this one does) is not audited:
+	// bad is then -1 and it is never kept.
 	add := func(name string, r audit.SuppressionRun) error {
-		iv, bad, err := unprotectedPrimaries(ctx, t, auditOpt())
-		if err != nil {
-			return err
-		}
 		totals := false
 		for i, cell := range t.Cells {
 			totals = totals || cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary && lm0.margin[i]
 		}
-		cands = append(cands, candidate{name: name, state: snapshot(t), sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), bad: bad, totals: totals && opt.MarginWeight == 0, iv: iv, run: r, unprot: sp.out})
+		totals = totals && opt.MarginWeight == 0
+		c := candidate{name: name, sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), totals: totals, run: r, unprot: sp.out}
+		var prev *candidate
+		for k := range cands {
+			if cands[k].bad >= 0 && sameStatuses(t, cands[k].state) {
+				prev = &cands[k]
+				break
+			}
+		}
+		switch {
+		case prev != nil:
+			c.iv, c.bad = prev.iv, prev.bad
+		case dominated(cands, c):
+			c.bad = -1
+		default:
+			iv, bad, err := unprotectedPrimaries(ctx, t, auditOpt())
+			if err != nil {
+				return err
+			}
+			c.iv, c.bad = iv, bad
+		}
+		c.state = snapshot(t)
+		cands = append(cands, c)
 		orig.restore(t)
 		copy(sp.sup, origSup)
 		sp.out = nil
@@ -146,13 +170,21 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		return run, nil, err
 	}
 	if jointTried {
-		inc := math.Inf(1)
+		// inc: the cheapest verified pattern of interior cells, the
+		// incumbent of the search over interior cells; incAll: the
+		// cheapest verified pattern, the incumbent of the search with
+		// totals (its patterns suppress a total, so they win only by
+		// costing less).
+		inc, incAll := math.Inf(1), math.Inf(1)
 		for _, c := range cands {
-			if c.bad == 0 && !c.totals {
-				inc = math.Min(inc, c.cost)
+			if c.bad == 0 {
+				incAll = math.Min(incAll, c.cost)
+				if !c.totals {
+					inc = math.Min(inc, c.cost)
+				}
 			}
 		}
-		res, js, err := runJoint(ctx, s, sp, opt, prim, origSup, objCost, lm0.margin, deadline, inc, boundOnly)
+		res, js, err := runJoint(ctx, s, sp, opt, prim, origSup, objCost, lm0.margin, deadline, [2]float64{inc, incAll}, boundOnly)
 		if err != nil {
 			return run, nil, err
 		}
@@ -181,6 +213,9 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	bi := 0
 	for k, c := range cands {
 		b := cands[bi]
+		if c.bad < 0 {
+			continue // dominated, not audited (add): never the best
+		}
 		if c.bad < b.bad || c.bad == b.bad && (!c.totals && b.totals || c.totals == b.totals && c.cost < b.cost-1e-9*math.Max(1, b.cost)) {
 			bi = k
 		}
@@ -193,12 +228,22 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	out.Chosen = best.name
 	var others []string
 	for k, c := range cands {
-		if k != bi {
+		switch {
+		case k == bi:
+		case c.bad < 0:
+			others = append(others, fmt.Sprintf("%s %s (not audited: no cheaper than a pattern that protects every primary)", c.name, fmtCost(c.cost)))
+		default:
 			others = append(others, fmt.Sprintf("%s %s (%d unprotected)", c.name, fmtCost(c.cost), c.bad))
 		}
 	}
-	out.ChosenReason = fmt.Sprintf("the %s pattern costs %s with %d primary cells the interval audit does not call protected; the others: %s (all checked by the interval audit)",
-		best.name, fmtCost(best.cost), best.bad, joinComma(others))
+	checked := "all checked by the interval audit"
+	for _, c := range cands {
+		if c.bad < 0 {
+			checked = "every pattern that could be kept checked by the interval audit"
+		}
+	}
+	out.ChosenReason = fmt.Sprintf("the %s pattern costs %s with %d primary cells the interval audit does not call protected; the others: %s (%s)",
+		best.name, fmtCost(best.cost), best.bad, joinComma(others), checked)
 	pc := best.cost
 	out.PatternCost = &pc
 	if jres != nil && jres.boundOK {
@@ -242,7 +287,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 // not yet suppressed, known, not kept (Options.Keep) and, with margin
 // weight 0, interior (totals join only when no interior pattern
 // exists).
-func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc float64, boundOnly bool) (jointResult, *jointSolver, error) {
+//
+// inc[0] is the incumbent's cost for the search over interior cells,
+// inc[1] for the search with totals (+Inf: none).
+func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc [2]float64, boundOnly bool) (jointResult, *jointSolver, error) {
 	n := len(s.T.Cells)
 	lm := newLPMethod(s, sp, opt)
 	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
@@ -285,12 +333,14 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 		}
 	}
 	setCand(opt.MarginWeight > 0)
-	res, err := js.solve(inc)
+	res, err := js.solve(inc[0])
 	if err == nil && res.infeasible && opt.MarginWeight == 0 && res.stopped == nil {
-		// No interior pattern: totals join at their cost.
+		// No interior pattern: totals join at their cost. Every pattern
+		// of this search suppresses a total, so it can win only by
+		// costing less than every verified pattern (inc[1]).
 		setCand(true)
 		js.cuts, js.cutSeen = nil, map[string]bool{}
-		res, err = js.solve(inc)
+		res, err = js.solve(inc[1])
 	}
 	return res, js, err
 }
