@@ -63,11 +63,6 @@ type Intervals struct {
 
 // Add appends a cell's interval and counts it: exactly disclosed,
 // undetermined or under-protected (at most one), and approximate.
-//
-// TODO(suppress-split, simplex): the interval audit counts its cells with
-// the same switch in audit/intervals/audit.go (was
-// audit/suppress/lpaudit.go); call Add there (not edited on the linked
-// branch: another engineer's area).
 func (r *Intervals) Add(c Interval) {
 	if c.Approximate {
 		r.Approximate++

@@ -13,6 +13,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/lp"
+	"github.com/sdcaudit/sdcaudit/internal/unionfind"
 )
 
 // ErrInconsistent reports a table whose published cells admit no
@@ -111,18 +112,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 		if r.Status.Effective() == audit.StatusOK || r.Status == audit.StatusReview {
 			r.Status = audit.StatusMarked
 		}
-		if r.Approximate {
-			res.Approximate++
-		}
-		switch {
-		case r.Exact:
-			res.ExactlyDisclosed++
-		case r.Undetermined:
-			res.Undetermined++
-		case !r.Protected:
-			res.UnderProtected++
-		}
-		res.Cells = append(res.Cells, r)
+		res.Add(r)
 	}
 	return res, nil
 }
@@ -376,7 +366,7 @@ func (s *structure) prepass(sup []bool, iv *intervalSet, warn func(string, ...an
 func (s *structure) components(sup, fixed []bool, free []int) [][]int {
 	n := len(s.T.Cells)
 	// Components of the remaining unknown cells.
-	uf := newUnionFind(n)
+	uf := unionfind.New(n)
 	for r := range s.Rels {
 		if free[r] < 2 {
 			continue
@@ -387,7 +377,7 @@ func (s *structure) components(sup, fixed []bool, free []int) [][]int {
 				if first < 0 {
 					first = i
 				} else {
-					uf.union(first, i)
+					uf.Union(first, i)
 				}
 			}
 		}
@@ -395,7 +385,7 @@ func (s *structure) components(sup, fixed []bool, free []int) [][]int {
 	comps := map[int][]int{}
 	for i := 0; i < n; i++ {
 		if sup[i] && !fixed[i] {
-			root := uf.find(i)
+			root := uf.Find(i)
 			comps[root] = append(comps[root], i)
 		}
 	}
@@ -689,28 +679,4 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	}
 	err = g.Wait()
 	return lo, hi, lps, err
-}
-
-type unionFind []int
-
-func newUnionFind(n int) unionFind {
-	u := make(unionFind, n)
-	for i := range u {
-		u[i] = i
-	}
-	return u
-}
-
-func (u unionFind) find(i int) int {
-	for u[i] != i {
-		u[i] = u[u[i]]
-		i = u[i]
-	}
-	return i
-}
-
-func (u unionFind) union(a, b int) {
-	if ra, rb := u.find(a), u.find(b); ra != rb {
-		u[ra] = rb
-	}
 }

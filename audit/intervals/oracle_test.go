@@ -10,6 +10,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/internal/unionfind"
 	"github.com/sdcaudit/sdcaudit/report"
 
 	"gonum.org/v1/gonum/floats"
@@ -89,7 +90,7 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 			vars = append(vars, i)
 		}
 	}
-	uf := newUnionFind(len(tb.Cells))
+	uf := unionfind.New(len(tb.Cells))
 	for r := range s.Rels {
 		first := -1
 		for _, j := range s.RelCells(r) {
@@ -97,14 +98,14 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 				if first < 0 {
 					first = j
 				} else {
-					uf.union(first, j)
+					uf.Union(first, j)
 				}
 			}
 		}
 	}
 	blocks := map[int][]int{}
 	for _, i := range vars {
-		blocks[uf.find(i)] = append(blocks[uf.find(i)], i)
+		blocks[uf.Find(i)] = append(blocks[uf.Find(i)], i)
 	}
 	for _, block := range blocks {
 		local := map[int]int{}

@@ -1,11 +1,6 @@
 // Package unionfind is a disjoint-set forest over 0..n-1, for grouping
 // things that are linked pairwise (tables that share cells, cells linked
 // by a relation).
-//
-// TODO(suppress-split, simplex): audit/intervals/audit.go (was
-// audit/suppress/lpaudit.go) has its own unionFind (the audit's
-// connected components); switch it to this package (not edited on the
-// linked branch: another engineer's area).
 package unionfind
 
 // Sets is a disjoint-set forest: Sets[i] is i's parent, a root its own.
