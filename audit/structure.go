@@ -28,6 +28,12 @@ type Structure struct {
 	// incomplete, so the interval audit cannot call a suppressed cell
 	// protected (it is undetermined, a person decides).
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	// MarginWarnings are the warnings of the margin inference (a label
+	// that reads as a total but does not add up, a declared total that
+	// does not, a code above others that is not their sum). They are
+	// also among the table's warnings; the audit of a received table
+	// repeats them, since they change what bounds a suppressed cell.
+	MarginWarnings []string `json:"-"`
 	// Layout says how the table was found in its file (the reader's
 	// account: header rows, label columns, labels carried down, sheets
 	// skipped), labels and positions only.

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -142,11 +141,8 @@ func auditTable(ctx context.Context, path string, t *audit.Table, s *configs.Set
 			res.NoMargins = true
 			res.Warnings = append(res.Warnings, "no margins were found: no row or column is labelled as a total (total_label, totals:) or is the sum of others, so nothing bounds a suppressed cell; if the table has margins, declare them; a person must confirm it has none")
 		}
-		for _, w := range t.Warnings {
-			if strings.Contains(w, "reads as a total") || strings.Contains(w, "declared total") || strings.Contains(w, "is above") {
-				res.Warnings = append(res.Warnings, w) // what the structure found affects the audit
-			}
-		}
+		// what the structure found affects the audit
+		res.Warnings = append(res.Warnings, t.Structure.MarginWarnings...)
 	}
 	return t, &res, nil
 }

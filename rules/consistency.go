@@ -7,7 +7,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/relations"
-	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/report"
 )
 
@@ -79,7 +78,7 @@ var consistencyFigures = []struct {
 // relationProblems checks every margin relation on each figure all of its
 // cells know: problems[i] are the relations of cell i that do not add up,
 // checked[i] whether some relation of cell i could be checked.
-func relationProblems(t *audit.Table, rels []suppress.Relation) (problems [][]consistencyProblem, checked []bool) {
+func relationProblems(t *audit.Table, rels []relations.Relation) (problems [][]consistencyProblem, checked []bool) {
 	problems = make([][]consistencyProblem, len(t.Cells))
 	checked = make([]bool, len(t.Cells))
 	for _, r := range rels {

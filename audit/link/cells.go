@@ -680,12 +680,10 @@ func roleOf(members []Member) audit.Role {
 	if v := members[0].Options.Role; v != "" {
 		return v
 	}
-	for _, c := range members[0].Table.Cells {
-		if c.HasTotal {
-			return audit.RoleTotal
-		}
+	if members[0].Table.Frequency() {
+		return audit.RoleCount
 	}
-	return audit.RoleCount
+	return audit.RoleTotal
 }
 
 // namesAt names the members at the indices.

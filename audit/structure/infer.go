@@ -152,6 +152,7 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 		st.Notes = append(st.Notes, in.notes...)
 		st.Unconfirmed = append(st.Unconfirmed, in.unconfirmed...)
 		res.Warnings = append(res.Warnings, in.warnings...)
+		st.MarginWarnings = append(st.MarginWarnings, in.warnings...)
 		if len(ax.Parent) > 0 {
 			st.Margins = true
 		}
