@@ -215,10 +215,6 @@ func (b *microBuilder) finishLocalHoldings(finest []*cellAcc) {
 // hierarchy or power sums, they are merged into the margins as before.
 const maxSpanDims = 10
 
-// spanDense lets tests index the cells by a map where an array would do;
-// spanOff, merge the spanning holdings into the margins as before.
-var spanDense, spanOff = true, false
-
 // spanEntry is a holding's sum in one finest cell.
 type spanEntry struct {
 	cell uint64 // the finest cell's key, packed (cellPacker)
@@ -236,7 +232,7 @@ type spanning struct {
 // spanning, or returns nil where the holdings are merged into the margins
 // instead (see maxSpanDims) or where a cell's key cannot be packed.
 func (b *microBuilder) takeSpanning(finest []*cellAcc) *spanning {
-	if spanOff || b.needs.Powers > 0 || b.hier != nil || len(b.dimIdx) > maxSpanDims {
+	if b.tune.SpanOff || b.needs.Powers > 0 || b.hier != nil || len(b.dimIdx) > maxSpanDims {
 		return nil
 	}
 	p := b.packCells()
@@ -315,7 +311,7 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 	for d := range p.stride {
 		size *= p.total[d] + 1
 	}
-	if spanDense && size <= uint64(4*len(accs)+1024) {
+	if !b.tune.SpanMap && size <= uint64(4*len(accs)+1024) {
 		dense = make([]int32, size)
 		for i, a := range accs {
 			dense[p.pack(a.key)] = int32(i)

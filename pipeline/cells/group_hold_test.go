@@ -163,18 +163,12 @@ func TestSpanningHoldingsMatchMerges(t *testing.T) {
 		cfg := "microdata: {dims: [region, \"sec\\ntor\"], value: v, holding: h}\nsuppression: {secondary: false, audit: false}\n"
 		opt := readers.Options{BatchSize: 1 + r.IntN(60)}
 		workers := 1 + 2*(iter%2)
-		want, wantSafe, err := func() ([]byte, []byte, error) {
-			spanOff = true
-			defer func() { spanOff = false }()
-			return auditBytes(t, data, cfg, opt, workers, true)
-		}()
+		want, wantSafe, err := auditBytesTuned(t, data, cfg, opt, workers, true, Tuning{SpanOff: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, dense := range []bool{true, false} {
-			spanDense = dense
-			got, gotSafe, err := auditBytes(t, data, cfg, opt, workers, true)
-			spanDense = true
+			got, gotSafe, err := auditBytesTuned(t, data, cfg, opt, workers, true, Tuning{SpanMap: !dense})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,6 +58,11 @@ func ruleNeeds(s *configs.Settings) (*testRules, error) {
 // loadSource builds the cells of a source as the pipeline does before
 // evaluating them (the rules' findings are a function of the cells).
 func loadSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int) (*audit.Table, error) {
+	return loadTuned(ctx, src, s, workers, Tuning{})
+}
+
+// loadTuned is loadSource with fast paths turned off (Input.Tuning).
+func loadTuned(ctx context.Context, src readers.Source, s *configs.Settings, workers int, tune Tuning) (*audit.Table, error) {
 	rs, err := ruleNeeds(s)
 	if err != nil {
 		return nil, err
@@ -70,7 +75,7 @@ func loadSource(ctx context.Context, src readers.Source, s *configs.Settings, wo
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return Load(ctx, Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: workers})
+	return Load(ctx, Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: workers, Tuning: tune})
 }
 
 // firstDiff is the first line where two outputs differ.

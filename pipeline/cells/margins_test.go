@@ -205,6 +205,12 @@ func checkAgainstOracle(t *testing.T, tab *audit.Table, want map[string]*oracleC
 // per-record margin update on random inputs (holdings spanning cells,
 // ties, negatives, missing values), with 1 to 4 shards.
 func TestMarginsAgreeWithPerRecordOracle(t *testing.T) {
+	marginsAgreeWithOracle(t, Tuning{})
+}
+
+// marginsAgreeWithOracle is TestMarginsAgreeWithPerRecordOracle with the
+// builders' tuning.
+func marginsAgreeWithOracle(t *testing.T, tune Tuning) {
 	r := rand.New(rand.NewPCG(15, 15))
 	for iter := 0; iter < 40; iter++ {
 		nd := 1 + r.IntN(3)
@@ -248,7 +254,7 @@ func TestMarginsAgreeWithPerRecordOracle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab, err := loadSource(context.Background(), src, s, workers)
+			tab, err := loadTuned(context.Background(), src, s, workers, tune)
 			if err != nil {
 				t.Fatalf("iteration %d: %v", iter, err)
 			}

@@ -28,6 +28,7 @@ type microBuilder struct {
 	valIdx  int // -1 for a frequency table
 	holdIdx int // -1 without holdings
 	needs   rules.Needs
+	tune    Tuning // fast paths off, for tests (Input.Tuning)
 	levels  []map[string]uint32
 	names   [][]string
 	cells   map[string]*cellAcc
@@ -637,7 +638,7 @@ func (b *microBuilder) deriveMargins(finest []*cellAcc) []*cellAcc {
 	cur := slices.Clone(finest)
 	for d := range b.dimIdx {
 		n := len(cur)
-		idx := newMarginIndex(b.names, d)
+		idx := newMarginIndex(b.names, d, b.tune.maxPackedBits())
 		for _, a := range cur[:n] {
 			m := idx.get(a.key)
 			if m == nil {
@@ -653,10 +654,6 @@ func (b *microBuilder) deriveMargins(finest []*cellAcc) []*cellAcc {
 	return cur
 }
 
-// maxPackedBits is the most bits a packed margin key has (a variable
-// so that the tests reach the string keys too).
-var maxPackedBits uint = 64
-
 // marginIndex finds the margin over one dimension of a cell by the cell's
 // key without that dimension: packed into a uint64 when the levels fit
 // (two dimensions of a million levels do), else as a string.
@@ -669,7 +666,7 @@ type marginIndex struct {
 	buf    []byte
 }
 
-func newMarginIndex(names [][]string, d int) *marginIndex {
+func newMarginIndex(names [][]string, d int, maxPackedBits uint) *marginIndex {
 	x := &marginIndex{d: d, shift: make([]uint, len(names)), total: make([]uint64, len(names))}
 	var used uint
 	for i, n := range names {
@@ -909,7 +906,7 @@ func eachCross[T any](opts [][]T, fn func(key []T, idx []int)) {
 // newShard returns an empty builder with the same settings, for building
 // part of the records in parallel; absorb merges it back.
 func (b *microBuilder) newShard() builder {
-	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs,
+	s := &microBuilder{t: b.t, file: b.file, dimIdx: b.dimIdx, valIdx: b.valIdx, holdIdx: b.holdIdx, needs: b.needs, tune: b.tune,
 		measure: b.measure, cells: map[string]*cellAcc{}, warnings: map[string]int{}, keyBuf: make([]byte, len(b.keyBuf)),
 		num: b.num, empty: newEmptyLevels(len(b.dimIdx)), hier: b.hier.forShard()}
 	if b.holdIDs != nil {

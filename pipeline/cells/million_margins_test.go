@@ -6,8 +6,5 @@ import "testing"
 // when the levels of a table's dimensions do not pack into 64 bits, agree
 // with the per-record oracle as the packed keys do.
 func TestMarginsAgreeWithOracleTextKeys(t *testing.T) {
-	old := maxPackedBits
-	maxPackedBits = 0
-	defer func() { maxPackedBits = old }()
-	TestMarginsAgreeWithPerRecordOracle(t)
+	marginsAgreeWithOracle(t, Tuning{TextKeys: true})
 }

@@ -108,14 +108,18 @@ func abs(x int64) int64 {
 // safe.csv, or the error.
 func auditParquet(t *testing.T, p, cfg string, batch, workers int, parallel bool) ([]byte, []byte, error) {
 	t.Helper()
-	defer func(old bool) { parallelDecode = old }(parallelDecode)
-	parallelDecode = parallel
+	return auditParquetTuned(t, p, cfg, batch, workers, Tuning{SerialDecode: !parallel})
+}
+
+// auditParquetTuned is auditParquet with the builders' tuning.
+func auditParquetTuned(t *testing.T, p, cfg string, batch, workers int, tune Tuning) ([]byte, []byte, error) {
+	t.Helper()
 	srcs, err := readers.Open(p, readers.Options{BatchSize: batch})
 	if err != nil {
 		return nil, nil, err
 	}
 	defer srcs[0].Close()
-	tab, err := loadSource(context.Background(), srcs[0], settings(t, cfg), workers)
+	tab, err := loadTuned(context.Background(), srcs[0], settings(t, cfg), workers, tune)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -289,9 +293,7 @@ func TestParquetSkippedColumnsMatchAllColumns(t *testing.T) {
 }
 
 func auditSkipping(t *testing.T, p, cfg string, workers int, skip bool) ([]byte, []byte, error) {
-	defer func(old bool) { skipColumns = old }(skipColumns)
-	skipColumns = skip
-	return auditParquet(t, p, cfg, 512, workers, true)
+	return auditParquetTuned(t, p, cfg, 512, workers, Tuning{AllColumns: !skip})
 }
 
 // The columns the audit does not read are not read at all: a file whose

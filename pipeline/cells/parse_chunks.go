@@ -10,9 +10,6 @@ import (
 // shards parse their chunks with encoding/csv and group the records at
 // once, so that parsing runs on every core.
 
-// parallelParse lets tests compare the parallel parse with Next.
-var parallelParse = true
-
 // work is what the reading goroutine hands a shard: a batch already
 // parsed, or a chunk for the shard to parse.
 type work struct {
@@ -32,9 +29,6 @@ type chunkReader struct {
 // run's row counter) cuts chunks, else nil. Other wrappers look at every
 // batch and keep src read by Next.
 func newChunkReader(src readers.Source) *chunkReader {
-	if !parallelParse {
-		return nil
-	}
 	counter, _ := src.(*RowCounter)
 	if counter != nil {
 		src = counter.Source

@@ -103,6 +103,12 @@ func chunkCSV(r *rand.Rand, rows int, delim byte, latin1, utf8 bool, bad int) []
 // safe.csv, or the error.
 func auditBytes(t *testing.T, data []byte, cfg string, opt readers.Options, workers int, parallel bool) ([]byte, []byte, error) {
 	t.Helper()
+	return auditBytesTuned(t, data, cfg, opt, workers, parallel, Tuning{})
+}
+
+// auditBytesTuned is auditBytes with the builders' tuning.
+func auditBytesTuned(t *testing.T, data []byte, cfg string, opt readers.Options, workers int, parallel bool, tune Tuning) ([]byte, []byte, error) {
+	t.Helper()
 	src, err := readers.NewCSV("in.csv", bytes.NewReader(data), opt)
 	if err != nil {
 		return nil, nil, err
@@ -113,7 +119,7 @@ func auditBytes(t *testing.T, data []byte, cfg string, opt readers.Options, work
 	if !parallel {
 		src = sequential{src}
 	}
-	tab, err := loadSource(context.Background(), src, settings(t, cfg), workers)
+	tab, err := loadTuned(context.Background(), src, settings(t, cfg), workers, tune)
 	if err != nil {
 		return nil, nil, err
 	}

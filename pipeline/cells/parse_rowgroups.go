@@ -12,15 +12,10 @@ import (
 // out batches already decoded, in the order of the sequential reader, so
 // that batch i still goes to shard i mod n and every result is the same.
 
-// parallelDecode and skipColumns let tests compare the parallel decoding
-// with the sequential one, and reading the columns the audit needs with
-// reading all.
-var parallelDecode, skipColumns = true, true
-
 // decodeInParallel asks src, or the source under its wrappers (which see
 // the same batches), for n decoders until ctx is done.
 func decodeInParallel(ctx context.Context, src readers.Source, n int) {
-	if !parallelDecode || n < 2 {
+	if n < 2 {
 		return
 	}
 	if p, ok := readers.As[readers.ParallelDecoder](src); ok {
@@ -37,7 +32,7 @@ func decodeInParallel(ctx context.Context, src readers.Source, n int) {
 // beyond these (statistics, markers) and keep them all.
 func skipUnread(src readers.Source, b builder) {
 	mb, ok := b.(*microBuilder)
-	if !ok || !skipColumns {
+	if !ok {
 		return
 	}
 	if c, ok := src.(*RowCounter); ok {
