@@ -424,62 +424,14 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 			base += js.cost[i]
 		}
 	}
-	varOf := map[int]int{}
-	var active []int
-	var rows []lp.Row
-	type pending struct {
-		idx  []int
-		coef []float64
-		rhs  float64
-	}
-	var cs []pending
-	for _, c := range js.cuts {
-		p := pending{rhs: c.rhs}
-		for k, i := range c.idx {
-			switch {
-			case fx[i] == 1:
-				p.rhs -= c.coef[k]
-			case fx[i] == 0:
-			default:
-				p.idx = append(p.idx, i)
-				p.coef = append(p.coef, c.coef[k])
-			}
-		}
-		if p.rhs <= js.tol {
-			continue
-		}
-		if len(p.idx) == 0 {
-			return 0, nil, false, nil
-		}
-		if js.boundOnly {
-			// Only the cuts that fit the tableau (a subset of valid cuts
-			// is still a relaxation: its optimum still a lower bound).
-			added := 0
-			for _, i := range p.idx {
-				if _, ok := varOf[i]; !ok {
-					added++
-				}
-			}
-			k, na := len(cs)+1, len(active)+added
-			if float64(k)*float64(na+k) > float64(js.jo.maxTableau()) {
-				continue
-			}
-		}
-		cs = append(cs, p)
-		for _, i := range p.idx {
-			if _, ok := varOf[i]; !ok {
-				varOf[i] = -1
-				active = append(active, i)
-			}
-		}
+	cs, active, varOf, ok := js.restrictCuts(fx)
+	if !ok {
+		return 0, nil, false, nil
 	}
 	if len(cs) == 0 {
 		return base, y, true, nil
 	}
-	slices.Sort(active)
-	for k, i := range active {
-		varOf[i] = k
-	}
+	var rows []lp.Row
 	na := len(active)
 	// The bounds y ≤ 1 only on small masters: without them the LP is a
 	// relaxation still (its optimum a lower bound), with a smaller tableau.
@@ -546,6 +498,71 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 		y[i] = v
 	}
 	return base + z, y, true, nil
+}
+
+// pendingCut is a cut restricted to the free cells of a search node: its
+// cells and coefficients, and the level left once the cells fixed
+// suppressed are counted.
+type pendingCut struct {
+	idx  []int
+	coef []float64
+	rhs  float64
+}
+
+// restrictCuts restricts the cuts to the free cells of fx for master: the
+// cuts not yet met (on a bound-only solve, those that fit the tableau),
+// the free cells they use (sorted), and each such cell's variable. It
+// reports false when a cut not met has no free cell: the node is
+// infeasible.
+func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int, bool) {
+	varOf := map[int]int{}
+	var active []int
+	var cs []pendingCut
+	for _, c := range js.cuts {
+		p := pendingCut{rhs: c.rhs}
+		for k, i := range c.idx {
+			switch {
+			case fx[i] == 1:
+				p.rhs -= c.coef[k]
+			case fx[i] == 0:
+			default:
+				p.idx = append(p.idx, i)
+				p.coef = append(p.coef, c.coef[k])
+			}
+		}
+		if p.rhs <= js.tol {
+			continue
+		}
+		if len(p.idx) == 0 {
+			return nil, nil, nil, false
+		}
+		if js.boundOnly {
+			// Only the cuts that fit the tableau (a subset of valid cuts
+			// is still a relaxation: its optimum still a lower bound).
+			added := 0
+			for _, i := range p.idx {
+				if _, ok := varOf[i]; !ok {
+					added++
+				}
+			}
+			k, na := len(cs)+1, len(active)+added
+			if float64(k)*float64(na+k) > float64(js.jo.maxTableau()) {
+				continue
+			}
+		}
+		cs = append(cs, p)
+		for _, i := range p.idx {
+			if _, ok := varOf[i]; !ok {
+				varOf[i] = -1
+				active = append(active, i)
+			}
+		}
+	}
+	slices.Sort(active)
+	for k, i := range active {
+		varOf[i] = k
+	}
+	return cs, active, varOf, true
 }
 
 // separate adds the cuts that y violates (every commodity); it returns how
