@@ -222,8 +222,63 @@ func (js *jointSolver) fits(m, n int) error {
 // +Inf when unbounded) and the capacity cut of its dual solution (nil when
 // it brings nothing: rhs ≤ 0).
 func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, error) {
-	s := js.s
 	com := js.coms[k]
+	d := js.dualLP(com, y, exact)
+	nv, rows, costs := d.nv, d.rows, d.costs
+	if err := js.fits(len(rows), nv); err != nil {
+		return 0, nil, err
+	}
+	solver, err := lp.New(js.ctx, nv, rows)
+	if errors.Is(err, lp.ErrInfeasible) {
+		// The dual is infeasible: the intruder's deviation is unbounded.
+		return math.Inf(1), nil, js.spend(len(rows), len(rows), nv)
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, js.ctx.Err()
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	val, err := solver.Minimize(js.ctx, costs)
+	if err == nil && (math.IsNaN(val) || math.IsInf(val, -1)) {
+		err = errors.New("no finite optimum")
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, js.ctx.Err()
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
+		return 0, nil, err
+	}
+	c := js.capacityCut(k, d, solver)
+	if c.rhs <= js.tol {
+		return val, nil, nil
+	}
+	return val, c, nil
+}
+
+// attackDual is the dual of a commodity's intruder LP as attack builds it:
+// one row per cell that may move (p first, then sorted), one pair of
+// variables (γ⁺, γ⁻) per relation of those cells (relVar: the first's
+// index, in relList's order), then β and, for cells not surely
+// suppressed, α per row.
+type attackDual struct {
+	rowsCells []int
+	relVar    map[int32]int
+	relList   []int32
+	nv        int
+	costs     []float64
+	rows      []lp.Row
+}
+
+// dualLP builds the dual of commodity com's intruder LP for the pattern y:
+// its rows are the cells that may move (y > 0) linked to p through
+// relations, all of p's component when exact, else a neighbourhood of p
+// (cutRows).
+func (js *jointSolver) dualLP(com commodity, y []float64, exact bool) *attackDual {
+	s := js.s
 	// Rows: the cells that may move (y > 0) linked to p through relations
 	// (p's component: the other cells' rows are met by γ = 0), p first.
 	rowsCells := []int{com.p}
@@ -290,33 +345,16 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 		}
 		rows[n] = row
 	}
-	if err := js.fits(len(rows), nv); err != nil {
-		return 0, nil, err
-	}
-	solver, err := lp.New(js.ctx, nv, rows)
-	if errors.Is(err, lp.ErrInfeasible) {
-		// The dual is infeasible: the intruder's deviation is unbounded.
-		return math.Inf(1), nil, js.spend(len(rows), len(rows), nv)
-	}
-	if err != nil {
-		if js.ctx.Err() != nil {
-			return 0, nil, js.ctx.Err()
-		}
-		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
-	}
-	val, err := solver.Minimize(js.ctx, costs)
-	if err == nil && (math.IsNaN(val) || math.IsInf(val, -1)) {
-		err = errors.New("no finite optimum")
-	}
-	if err != nil {
-		if js.ctx.Err() != nil {
-			return 0, nil, js.ctx.Err()
-		}
-		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
-	}
-	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
-		return 0, nil, err
-	}
+	return &attackDual{rowsCells: rowsCells, relVar: relVar, relList: relList, nv: nv, costs: costs, rows: rows}
+}
+
+// capacityCut returns the capacity cut of commodity k from the dual
+// solution of d (solver, solved): c_i = level where α_i > 0, else
+// min(level, β_i·|x_i|) (with a margin), fixed cells' terms subtracted
+// from the level. Its rhs may be ≤ 0 (the cut brings nothing).
+func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver) *cut {
+	s := js.s
+	com := js.coms[k]
 	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
 	n := len(s.T.Cells)
 	if len(js.scratchT) != n {
@@ -326,8 +364,8 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	var touched []int
 	mark := map[int]bool{com.p: true}
 	touched = append(touched, com.p)
-	for _, r := range relList {
-		g := relVar[r]
+	for _, r := range d.relList {
+		g := d.relVar[r]
 		gam := solver.Value(g) - solver.Value(g+1)
 		if math.Abs(gam) < 1e-12 {
 			continue
@@ -368,10 +406,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 			c.coef = append(c.coef, coef)
 		}
 	}
-	if c.rhs <= js.tol {
-		return val, nil, nil
-	}
-	return val, c, nil
+	return c
 }
 
 // cutRows bounds the rows of a cut-generation LP (see attack).
