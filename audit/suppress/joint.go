@@ -755,34 +755,83 @@ type jointResult struct {
 // none). It keeps the best verified pattern.
 func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 	n := len(js.s.T.Cells)
-	res := jointResult{cost: math.Inf(1), boundOK: true} // 0 is a bound
-	best := incCost
-	stop := func(err error) (jointResult, error) {
-		if graceful(err) {
-			res.stopped = err
-			return res, nil
-		}
-		return res, err
+	sr := &jointSearch{
+		js:        js,
+		n:         n,
+		res:       jointResult{cost: math.Inf(1), boundOK: true}, // 0 is a bound
+		best:      incCost,
+		openBound: math.Inf(1),
 	}
 	if incCost <= 0 && !js.boundOnly {
 		// Nothing is cheaper than a pattern that costs nothing (the
 		// bound 0 holds).
-		return res, nil
+		return sr.res, nil
 	}
 	root := make(fixing, n)
 	for i := range root {
 		root[i] = -1
 	}
-	// Root cut loop.
+	y, feasible, err := sr.rootCuts(root)
+	if err != nil {
+		return sr.stop(err)
+	}
+	if !feasible {
+		sr.res.infeasible = true
+		return sr.res, nil
+	}
+	if js.boundOnly {
+		return sr.res, nil
+	}
+	best := sr.best
+	if sr.res.lowerBound >= best-1e-9*math.Max(1, best) {
+		// The relaxation's bound proves that no pattern is cheaper than
+		// the incumbent: the rounding and the branch-and-bound could not
+		// offer one (both keep only cheaper patterns), and the bound is
+		// the incumbent's cost, as a finished branch-and-bound has it.
+		sr.res.lowerBound = math.Max(sr.res.lowerBound, best)
+		return sr.res, nil
+	}
+	// Rounding heuristic at the root.
+	if err := sr.round(y, root); err != nil {
+		return sr.stop(err)
+	}
+	return sr.branch(root)
+}
+
+// jointSearch is the state of one solve: the result so far, the cost of
+// the best pattern (the incumbent's, until a cheaper one is verified) and
+// the smallest bound among the nodes left unexplored.
+type jointSearch struct {
+	js        *jointSolver
+	n         int // cells
+	res       jointResult
+	best      float64
+	openBound float64
+}
+
+// stop ends the search on err: a graceful stop keeps the result, with
+// the reason in res.stopped.
+func (sr *jointSearch) stop(err error) (jointResult, error) {
+	if graceful(err) {
+		sr.res.stopped = err
+		return sr.res, nil
+	}
+	return sr.res, err
+}
+
+// rootCuts is the root's cut loop: master LPs and separation rounds until
+// no cut is violated or JointOptions.Rounds, raising res.lowerBound. It
+// returns the last master's y, or feasible false.
+func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
+	js, res := sr.js, &sr.res
 	var y []float64
 	for round := 0; ; round++ {
 		z, yy, feasible, err := js.master(root)
 		if err != nil {
-			return stop(err)
+			return nil, false, err
 		}
 		if !feasible {
-			res.infeasible = true
-			return res, nil
+			return nil, false, nil
 		}
 		y = yy
 		res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
@@ -800,61 +849,59 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 			js.final = false
 		}
 		if err != nil {
-			return stop(err)
+			return nil, false, err
 		}
 		if added == 0 {
 			break
 		}
 	}
-	if js.boundOnly {
-		return res, nil
-	}
-	if res.lowerBound >= best-1e-9*math.Max(1, best) {
-		// The relaxation's bound proves that no pattern is cheaper than
-		// the incumbent: the rounding and the branch-and-bound could not
-		// offer one (both keep only cheaper patterns), and the bound is
-		// the incumbent's cost, as a finished branch-and-bound has it.
-		res.lowerBound = math.Max(res.lowerBound, best)
-		return res, nil
-	}
-	try := func(sup []bool) error {
-		c := js.costOf(sup)
-		if c >= best-1e-9*math.Max(1, best) {
-			return nil
-		}
-		if js.verify != nil {
-			ok, err := js.verify(sup)
-			if err != nil || !ok {
-				return err
-			}
-		}
-		best = c
-		res.sup = slices.Clone(sup)
-		res.cost = c
+	return y, true, nil
+}
+
+// try keeps sup when it is cheaper than the best pattern and verified.
+func (sr *jointSearch) try(sup []bool) error {
+	js := sr.js
+	c := js.costOf(sup)
+	if c >= sr.best-1e-9*math.Max(1, sr.best) {
 		return nil
 	}
-	// Rounding heuristic at the root.
-	round := func(y []float64, fx fixing) error {
-		sup := make([]bool, n)
-		for i := range n {
-			if js.cand[i] && (y[i] >= 0.5 || fx[i] == 1) {
-				sup[i] = true
-			}
-		}
-		ok, err := js.repair(sup, fx)
+	if js.verify != nil {
+		ok, err := js.verify(sup)
 		if err != nil || !ok {
 			return err
 		}
-		return try(sup)
 	}
-	if err := round(y, root); err != nil {
-		return stop(err)
+	sr.best = c
+	sr.res.sup = slices.Clone(sup)
+	sr.res.cost = c
+	return nil
+}
+
+// round is the rounding heuristic: the candidates at y ≥ 0.5 or fixed
+// suppressed in fx, repaired, then tried.
+func (sr *jointSearch) round(y []float64, fx fixing) error {
+	js := sr.js
+	sup := make([]bool, sr.n)
+	for i := range sr.n {
+		if js.cand[i] && (y[i] >= 0.5 || fx[i] == 1) {
+			sup[i] = true
+		}
 	}
-	// Branch and bound, depth first, y = 1 branch first.
+	ok, err := js.repair(sup, fx)
+	if err != nil || !ok {
+		return err
+	}
+	return sr.try(sup)
+}
+
+// branch is the branch-and-bound from root, depth first, y = 1 branch
+// first, within JointOptions.Nodes; when it finishes it sets the bound,
+// optimal and infeasible.
+func (sr *jointSearch) branch(root fixing) (jointResult, error) {
+	js, res := sr.js, &sr.res
 	type node struct{ fx fixing }
 	stack := []node{{root}}
 	nodes := 0
-	openBound := math.Inf(1) // smallest bound among nodes left unexplored
 	complete := true
 	for len(stack) > 0 {
 		if nodes >= js.jo.nodes() {
@@ -865,75 +912,38 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nodes++
-		var z float64
-		var feasible bool
-		var err error
-		for r := 0; r < 20; r++ {
-			z, y, feasible, err = js.master(nd.fx)
-			if err != nil || !feasible || z >= best-1e-9*math.Max(1, best) {
-				break
-			}
-			var added int
-			if added, err = js.separate(y); err != nil || added == 0 {
-				break
-			}
-		}
+		z, y, feasible, err := sr.relax(nd.fx)
 		if err != nil {
 			complete = false
 			res.stopped = err
 			if !graceful(err) {
-				return res, err
+				return *res, err
 			}
-			openBound = math.Inf(-1) // unknown for the nodes left
+			sr.openBound = math.Inf(-1) // unknown for the nodes left
 			break
 		}
-		if !feasible || z >= best-1e-9*math.Max(1, best) {
+		if !feasible || z >= sr.best-1e-9*math.Max(1, sr.best) {
 			continue
 		}
-		// Most fractional candidate.
-		bi, bf := -1, 0.0
-		for i := range n {
-			if js.cand[i] && nd.fx[i] < 0 {
-				f := math.Min(y[i], 1-y[i])
-				if f > bf+1e-9 {
-					bi, bf = i, f
-				}
-			}
-		}
+		bi := sr.mostFractional(nd.fx, y)
 		if bi < 0 {
-			// Integral and no cut violated: a pattern.
-			sup := make([]bool, n)
-			for i := range n {
-				sup[i] = js.cand[i] && y[i] > 0.5
-			}
-			ok, err := js.protects(sup, false)
+			again, err := sr.integral(y)
 			if err != nil {
 				res.stopped = err
 				complete = false
-				openBound = math.Inf(-1)
+				sr.openBound = math.Inf(-1)
 				break
 			}
-			if ok {
-				if err := try(sup); err != nil {
-					res.stopped = err
-					complete = false
-					openBound = math.Inf(-1)
-					break
-				}
-				if js.costOf(sup) < best-1e-9*math.Max(1, best) {
-					// Verified false (a singleton): the bound stays below.
-					openBound = math.Min(openBound, js.costOf(sup))
-				}
-			} else {
+			if again {
 				stack = append(stack, nd) // new cuts: solve again
 			}
 			continue
 		}
 		if nodes%8 == 0 {
-			if err := round(y, nd.fx); err != nil {
+			if err := sr.round(y, nd.fx); err != nil {
 				res.stopped = err
 				complete = false
-				openBound = math.Inf(-1)
+				sr.openBound = math.Inf(-1)
 				break
 			}
 		}
@@ -944,6 +954,7 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		stack = append(stack, node{zero}, node{one})
 	}
 	if complete && len(stack) == 0 {
+		best, openBound := sr.best, sr.openBound
 		lb := math.Min(best, openBound)
 		if !math.IsInf(lb, 1) && lb > res.lowerBound {
 			res.lowerBound = lb
@@ -954,7 +965,67 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		}
 	}
 	if res.stopped != nil && !graceful(res.stopped) {
-		return res, res.stopped
+		return *res, res.stopped
 	}
-	return res, nil
+	return *res, nil
+}
+
+// relax solves a node's relaxation: master LPs and separation rounds (at
+// most 20) while the node is feasible, below the best cost and some cut
+// is violated.
+func (sr *jointSearch) relax(fx fixing) (z float64, y []float64, feasible bool, err error) {
+	js := sr.js
+	for r := 0; r < 20; r++ {
+		z, y, feasible, err = js.master(fx)
+		if err != nil || !feasible || z >= sr.best-1e-9*math.Max(1, sr.best) {
+			break
+		}
+		var added int
+		if added, err = js.separate(y); err != nil || added == 0 {
+			break
+		}
+	}
+	return z, y, feasible, err
+}
+
+// mostFractional returns the free candidate of fx whose y is the most
+// fractional (the first of equals), or -1 when y is integral on them.
+func (sr *jointSearch) mostFractional(fx fixing, y []float64) int {
+	js := sr.js
+	bi, bf := -1, 0.0
+	for i := range sr.n {
+		if js.cand[i] && fx[i] < 0 {
+			f := math.Min(y[i], 1-y[i])
+			if f > bf+1e-9 {
+				bi, bf = i, f
+			}
+		}
+	}
+	return bi
+}
+
+// integral handles an integral node with no cut violated: its pattern is
+// tried when every intruder LP reaches its level; otherwise new cuts were
+// added and the node is to be solved again (again true).
+func (sr *jointSearch) integral(y []float64) (again bool, err error) {
+	js := sr.js
+	sup := make([]bool, sr.n)
+	for i := range sr.n {
+		sup[i] = js.cand[i] && y[i] > 0.5
+	}
+	ok, err := js.protects(sup, false)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return true, nil
+	}
+	if err := sr.try(sup); err != nil {
+		return false, err
+	}
+	if js.costOf(sup) < sr.best-1e-9*math.Max(1, sr.best) {
+		// Verified false (a singleton): the bound stays below.
+		sr.openBound = math.Min(sr.openBound, js.costOf(sup))
+	}
+	return false, nil
 }
