@@ -120,25 +120,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 		}
 	}
 	nd := s.NDim
-	key := s.Keys[p]
-	ms := make([][]relations.Move1, nd)
-	counts := make([]int, nd)
-	total := 1
-	for d := 0; d < nd; d++ {
-		counts[d] = s.Count1D(d, key[d])
-		total = min(total*counts[d], maxCombos+1) // every count is at least 1
-	}
-	k := math.MaxInt // no pruning
-	if total > maxCombos {
-		k = max(2, int(math.Pow(maxCombos, 1/float64(nd))))
-	}
-	for d := 0; d < nd; d++ {
-		if counts[d] > k {
-			ms[d] = sp.prune(p, d, up, low, k, forbid)
-		} else {
-			ms[d] = s.Moves1D(d, key[d])
-		}
-	}
+	ms := sp.movesThrough(p, up, low, forbid)
 	var cands []*move
 	idx := make([]int, nd)
 	tuple := make([]int, nd)
@@ -212,6 +194,35 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 		}
 	}
 	return nil
+}
+
+// movesThrough returns, per dimension, the one-dimensional moves through
+// p's code that bestMove combines: all of them, or, when their
+// combinations would exceed maxCombos, the k most promising of each
+// dimension with more than k (prune).
+func (sp *suppressor) movesThrough(p int, up, low float64, forbid func(int) bool) [][]relations.Move1 {
+	s := sp.s
+	nd := s.NDim
+	key := s.Keys[p]
+	ms := make([][]relations.Move1, nd)
+	counts := make([]int, nd)
+	total := 1
+	for d := 0; d < nd; d++ {
+		counts[d] = s.Count1D(d, key[d])
+		total = min(total*counts[d], maxCombos+1) // every count is at least 1
+	}
+	k := math.MaxInt // no pruning
+	if total > maxCombos {
+		k = max(2, int(math.Pow(maxCombos, 1/float64(nd))))
+	}
+	for d := 0; d < nd; d++ {
+		if counts[d] > k {
+			ms[d] = sp.prune(p, d, up, low, k, forbid)
+		} else {
+			ms[d] = s.Moves1D(d, key[d])
+		}
+	}
+	return ms
 }
 
 // prune keeps the k most promising one-dimensional moves through p's code

@@ -222,8 +222,63 @@ func (js *jointSolver) fits(m, n int) error {
 // +Inf when unbounded) and the capacity cut of its dual solution (nil when
 // it brings nothing: rhs ≤ 0).
 func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, error) {
-	s := js.s
 	com := js.coms[k]
+	d := js.dualLP(com, y, exact)
+	nv, rows, costs := d.nv, d.rows, d.costs
+	if err := js.fits(len(rows), nv); err != nil {
+		return 0, nil, err
+	}
+	solver, err := lp.New(js.ctx, nv, rows)
+	if errors.Is(err, lp.ErrInfeasible) {
+		// The dual is infeasible: the intruder's deviation is unbounded.
+		return math.Inf(1), nil, js.spend(len(rows), len(rows), nv)
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, js.ctx.Err()
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	val, err := solver.Minimize(js.ctx, costs)
+	if err == nil && (math.IsNaN(val) || math.IsInf(val, -1)) {
+		err = errors.New("no finite optimum")
+	}
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return 0, nil, js.ctx.Err()
+		}
+		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
+	}
+	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
+		return 0, nil, err
+	}
+	c := js.capacityCut(k, d, solver)
+	if c.rhs <= js.tol {
+		return val, nil, nil
+	}
+	return val, c, nil
+}
+
+// attackDual is the dual of a commodity's intruder LP as attack builds it:
+// one row per cell that may move (p first, then sorted), one pair of
+// variables (γ⁺, γ⁻) per relation of those cells (relVar: the first's
+// index, in relList's order), then β and, for cells not surely
+// suppressed, α per row.
+type attackDual struct {
+	rowsCells []int
+	relVar    map[int32]int
+	relList   []int32
+	nv        int
+	costs     []float64
+	rows      []lp.Row
+}
+
+// dualLP builds the dual of commodity com's intruder LP for the pattern y:
+// its rows are the cells that may move (y > 0) linked to p through
+// relations, all of p's component when exact, else a neighbourhood of p
+// (cutRows).
+func (js *jointSolver) dualLP(com commodity, y []float64, exact bool) *attackDual {
+	s := js.s
 	// Rows: the cells that may move (y > 0) linked to p through relations
 	// (p's component: the other cells' rows are met by γ = 0), p first.
 	rowsCells := []int{com.p}
@@ -290,33 +345,16 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 		}
 		rows[n] = row
 	}
-	if err := js.fits(len(rows), nv); err != nil {
-		return 0, nil, err
-	}
-	solver, err := lp.New(js.ctx, nv, rows)
-	if errors.Is(err, lp.ErrInfeasible) {
-		// The dual is infeasible: the intruder's deviation is unbounded.
-		return math.Inf(1), nil, js.spend(len(rows), len(rows), nv)
-	}
-	if err != nil {
-		if js.ctx.Err() != nil {
-			return 0, nil, js.ctx.Err()
-		}
-		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
-	}
-	val, err := solver.Minimize(js.ctx, costs)
-	if err == nil && (math.IsNaN(val) || math.IsInf(val, -1)) {
-		err = errors.New("no finite optimum")
-	}
-	if err != nil {
-		if js.ctx.Err() != nil {
-			return 0, nil, js.ctx.Err()
-		}
-		return 0, nil, fmt.Errorf("%w: %v", errLPFail, err)
-	}
-	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
-		return 0, nil, err
-	}
+	return &attackDual{rowsCells: rowsCells, relVar: relVar, relList: relList, nv: nv, costs: costs, rows: rows}
+}
+
+// capacityCut returns the capacity cut of commodity k from the dual
+// solution of d (solver, solved): c_i = level where α_i > 0, else
+// min(level, β_i·|x_i|) (with a margin), fixed cells' terms subtracted
+// from the level. Its rhs may be ≤ 0 (the cut brings nothing).
+func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver) *cut {
+	s := js.s
+	com := js.coms[k]
 	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
 	n := len(s.T.Cells)
 	if len(js.scratchT) != n {
@@ -326,8 +364,8 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	var touched []int
 	mark := map[int]bool{com.p: true}
 	touched = append(touched, com.p)
-	for _, r := range relList {
-		g := relVar[r]
+	for _, r := range d.relList {
+		g := d.relVar[r]
 		gam := solver.Value(g) - solver.Value(g+1)
 		if math.Abs(gam) < 1e-12 {
 			continue
@@ -368,10 +406,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 			c.coef = append(c.coef, coef)
 		}
 	}
-	if c.rhs <= js.tol {
-		return val, nil, nil
-	}
-	return val, c, nil
+	return c
 }
 
 // cutRows bounds the rows of a cut-generation LP (see attack).
@@ -424,62 +459,14 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 			base += js.cost[i]
 		}
 	}
-	varOf := map[int]int{}
-	var active []int
-	var rows []lp.Row
-	type pending struct {
-		idx  []int
-		coef []float64
-		rhs  float64
-	}
-	var cs []pending
-	for _, c := range js.cuts {
-		p := pending{rhs: c.rhs}
-		for k, i := range c.idx {
-			switch {
-			case fx[i] == 1:
-				p.rhs -= c.coef[k]
-			case fx[i] == 0:
-			default:
-				p.idx = append(p.idx, i)
-				p.coef = append(p.coef, c.coef[k])
-			}
-		}
-		if p.rhs <= js.tol {
-			continue
-		}
-		if len(p.idx) == 0 {
-			return 0, nil, false, nil
-		}
-		if js.boundOnly {
-			// Only the cuts that fit the tableau (a subset of valid cuts
-			// is still a relaxation: its optimum still a lower bound).
-			added := 0
-			for _, i := range p.idx {
-				if _, ok := varOf[i]; !ok {
-					added++
-				}
-			}
-			k, na := len(cs)+1, len(active)+added
-			if float64(k)*float64(na+k) > float64(js.jo.maxTableau()) {
-				continue
-			}
-		}
-		cs = append(cs, p)
-		for _, i := range p.idx {
-			if _, ok := varOf[i]; !ok {
-				varOf[i] = -1
-				active = append(active, i)
-			}
-		}
+	cs, active, varOf, ok := js.restrictCuts(fx)
+	if !ok {
+		return 0, nil, false, nil
 	}
 	if len(cs) == 0 {
 		return base, y, true, nil
 	}
-	slices.Sort(active)
-	for k, i := range active {
-		varOf[i] = k
-	}
+	var rows []lp.Row
 	na := len(active)
 	// The bounds y ≤ 1 only on small masters: without them the LP is a
 	// relaxation still (its optimum a lower bound), with a smaller tableau.
@@ -546,6 +533,71 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 		y[i] = v
 	}
 	return base + z, y, true, nil
+}
+
+// pendingCut is a cut restricted to the free cells of a search node: its
+// cells and coefficients, and the level left once the cells fixed
+// suppressed are counted.
+type pendingCut struct {
+	idx  []int
+	coef []float64
+	rhs  float64
+}
+
+// restrictCuts restricts the cuts to the free cells of fx for master: the
+// cuts not yet met (on a bound-only solve, those that fit the tableau),
+// the free cells they use (sorted), and each such cell's variable. It
+// reports false when a cut not met has no free cell: the node is
+// infeasible.
+func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int, bool) {
+	varOf := map[int]int{}
+	var active []int
+	var cs []pendingCut
+	for _, c := range js.cuts {
+		p := pendingCut{rhs: c.rhs}
+		for k, i := range c.idx {
+			switch {
+			case fx[i] == 1:
+				p.rhs -= c.coef[k]
+			case fx[i] == 0:
+			default:
+				p.idx = append(p.idx, i)
+				p.coef = append(p.coef, c.coef[k])
+			}
+		}
+		if p.rhs <= js.tol {
+			continue
+		}
+		if len(p.idx) == 0 {
+			return nil, nil, nil, false
+		}
+		if js.boundOnly {
+			// Only the cuts that fit the tableau (a subset of valid cuts
+			// is still a relaxation: its optimum still a lower bound).
+			added := 0
+			for _, i := range p.idx {
+				if _, ok := varOf[i]; !ok {
+					added++
+				}
+			}
+			k, na := len(cs)+1, len(active)+added
+			if float64(k)*float64(na+k) > float64(js.jo.maxTableau()) {
+				continue
+			}
+		}
+		cs = append(cs, p)
+		for _, i := range p.idx {
+			if _, ok := varOf[i]; !ok {
+				varOf[i] = -1
+				active = append(active, i)
+			}
+		}
+	}
+	slices.Sort(active)
+	for k, i := range active {
+		varOf[i] = k
+	}
+	return cs, active, varOf, true
 }
 
 // separate adds the cuts that y violates (every commodity); it returns how
@@ -703,34 +755,83 @@ type jointResult struct {
 // none). It keeps the best verified pattern.
 func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 	n := len(js.s.T.Cells)
-	res := jointResult{cost: math.Inf(1), boundOK: true} // 0 is a bound
-	best := incCost
-	stop := func(err error) (jointResult, error) {
-		if graceful(err) {
-			res.stopped = err
-			return res, nil
-		}
-		return res, err
+	sr := &jointSearch{
+		js:        js,
+		n:         n,
+		res:       jointResult{cost: math.Inf(1), boundOK: true}, // 0 is a bound
+		best:      incCost,
+		openBound: math.Inf(1),
 	}
 	if incCost <= 0 && !js.boundOnly {
 		// Nothing is cheaper than a pattern that costs nothing (the
 		// bound 0 holds).
-		return res, nil
+		return sr.res, nil
 	}
 	root := make(fixing, n)
 	for i := range root {
 		root[i] = -1
 	}
-	// Root cut loop.
+	y, feasible, err := sr.rootCuts(root)
+	if err != nil {
+		return sr.stop(err)
+	}
+	if !feasible {
+		sr.res.infeasible = true
+		return sr.res, nil
+	}
+	if js.boundOnly {
+		return sr.res, nil
+	}
+	best := sr.best
+	if sr.res.lowerBound >= best-1e-9*math.Max(1, best) {
+		// The relaxation's bound proves that no pattern is cheaper than
+		// the incumbent: the rounding and the branch-and-bound could not
+		// offer one (both keep only cheaper patterns), and the bound is
+		// the incumbent's cost, as a finished branch-and-bound has it.
+		sr.res.lowerBound = math.Max(sr.res.lowerBound, best)
+		return sr.res, nil
+	}
+	// Rounding heuristic at the root.
+	if err := sr.round(y, root); err != nil {
+		return sr.stop(err)
+	}
+	return sr.branch(root)
+}
+
+// jointSearch is the state of one solve: the result so far, the cost of
+// the best pattern (the incumbent's, until a cheaper one is verified) and
+// the smallest bound among the nodes left unexplored.
+type jointSearch struct {
+	js        *jointSolver
+	n         int // cells
+	res       jointResult
+	best      float64
+	openBound float64
+}
+
+// stop ends the search on err: a graceful stop keeps the result, with
+// the reason in res.stopped.
+func (sr *jointSearch) stop(err error) (jointResult, error) {
+	if graceful(err) {
+		sr.res.stopped = err
+		return sr.res, nil
+	}
+	return sr.res, err
+}
+
+// rootCuts is the root's cut loop: master LPs and separation rounds until
+// no cut is violated or JointOptions.Rounds, raising res.lowerBound. It
+// returns the last master's y, or feasible false.
+func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
+	js, res := sr.js, &sr.res
 	var y []float64
 	for round := 0; ; round++ {
 		z, yy, feasible, err := js.master(root)
 		if err != nil {
-			return stop(err)
+			return nil, false, err
 		}
 		if !feasible {
-			res.infeasible = true
-			return res, nil
+			return nil, false, nil
 		}
 		y = yy
 		res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
@@ -748,61 +849,59 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 			js.final = false
 		}
 		if err != nil {
-			return stop(err)
+			return nil, false, err
 		}
 		if added == 0 {
 			break
 		}
 	}
-	if js.boundOnly {
-		return res, nil
-	}
-	if res.lowerBound >= best-1e-9*math.Max(1, best) {
-		// The relaxation's bound proves that no pattern is cheaper than
-		// the incumbent: the rounding and the branch-and-bound could not
-		// offer one (both keep only cheaper patterns), and the bound is
-		// the incumbent's cost, as a finished branch-and-bound has it.
-		res.lowerBound = math.Max(res.lowerBound, best)
-		return res, nil
-	}
-	try := func(sup []bool) error {
-		c := js.costOf(sup)
-		if c >= best-1e-9*math.Max(1, best) {
-			return nil
-		}
-		if js.verify != nil {
-			ok, err := js.verify(sup)
-			if err != nil || !ok {
-				return err
-			}
-		}
-		best = c
-		res.sup = slices.Clone(sup)
-		res.cost = c
+	return y, true, nil
+}
+
+// try keeps sup when it is cheaper than the best pattern and verified.
+func (sr *jointSearch) try(sup []bool) error {
+	js := sr.js
+	c := js.costOf(sup)
+	if c >= sr.best-1e-9*math.Max(1, sr.best) {
 		return nil
 	}
-	// Rounding heuristic at the root.
-	round := func(y []float64, fx fixing) error {
-		sup := make([]bool, n)
-		for i := range n {
-			if js.cand[i] && (y[i] >= 0.5 || fx[i] == 1) {
-				sup[i] = true
-			}
-		}
-		ok, err := js.repair(sup, fx)
+	if js.verify != nil {
+		ok, err := js.verify(sup)
 		if err != nil || !ok {
 			return err
 		}
-		return try(sup)
 	}
-	if err := round(y, root); err != nil {
-		return stop(err)
+	sr.best = c
+	sr.res.sup = slices.Clone(sup)
+	sr.res.cost = c
+	return nil
+}
+
+// round is the rounding heuristic: the candidates at y ≥ 0.5 or fixed
+// suppressed in fx, repaired, then tried.
+func (sr *jointSearch) round(y []float64, fx fixing) error {
+	js := sr.js
+	sup := make([]bool, sr.n)
+	for i := range sr.n {
+		if js.cand[i] && (y[i] >= 0.5 || fx[i] == 1) {
+			sup[i] = true
+		}
 	}
-	// Branch and bound, depth first, y = 1 branch first.
+	ok, err := js.repair(sup, fx)
+	if err != nil || !ok {
+		return err
+	}
+	return sr.try(sup)
+}
+
+// branch is the branch-and-bound from root, depth first, y = 1 branch
+// first, within JointOptions.Nodes; when it finishes it sets the bound,
+// optimal and infeasible.
+func (sr *jointSearch) branch(root fixing) (jointResult, error) {
+	js, res := sr.js, &sr.res
 	type node struct{ fx fixing }
 	stack := []node{{root}}
 	nodes := 0
-	openBound := math.Inf(1) // smallest bound among nodes left unexplored
 	complete := true
 	for len(stack) > 0 {
 		if nodes >= js.jo.nodes() {
@@ -813,75 +912,38 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nodes++
-		var z float64
-		var feasible bool
-		var err error
-		for r := 0; r < 20; r++ {
-			z, y, feasible, err = js.master(nd.fx)
-			if err != nil || !feasible || z >= best-1e-9*math.Max(1, best) {
-				break
-			}
-			var added int
-			if added, err = js.separate(y); err != nil || added == 0 {
-				break
-			}
-		}
+		z, y, feasible, err := sr.relax(nd.fx)
 		if err != nil {
 			complete = false
 			res.stopped = err
 			if !graceful(err) {
-				return res, err
+				return *res, err
 			}
-			openBound = math.Inf(-1) // unknown for the nodes left
+			sr.openBound = math.Inf(-1) // unknown for the nodes left
 			break
 		}
-		if !feasible || z >= best-1e-9*math.Max(1, best) {
+		if !feasible || z >= sr.best-1e-9*math.Max(1, sr.best) {
 			continue
 		}
-		// Most fractional candidate.
-		bi, bf := -1, 0.0
-		for i := range n {
-			if js.cand[i] && nd.fx[i] < 0 {
-				f := math.Min(y[i], 1-y[i])
-				if f > bf+1e-9 {
-					bi, bf = i, f
-				}
-			}
-		}
+		bi := sr.mostFractional(nd.fx, y)
 		if bi < 0 {
-			// Integral and no cut violated: a pattern.
-			sup := make([]bool, n)
-			for i := range n {
-				sup[i] = js.cand[i] && y[i] > 0.5
-			}
-			ok, err := js.protects(sup, false)
+			again, err := sr.integral(y)
 			if err != nil {
 				res.stopped = err
 				complete = false
-				openBound = math.Inf(-1)
+				sr.openBound = math.Inf(-1)
 				break
 			}
-			if ok {
-				if err := try(sup); err != nil {
-					res.stopped = err
-					complete = false
-					openBound = math.Inf(-1)
-					break
-				}
-				if js.costOf(sup) < best-1e-9*math.Max(1, best) {
-					// Verified false (a singleton): the bound stays below.
-					openBound = math.Min(openBound, js.costOf(sup))
-				}
-			} else {
+			if again {
 				stack = append(stack, nd) // new cuts: solve again
 			}
 			continue
 		}
 		if nodes%8 == 0 {
-			if err := round(y, nd.fx); err != nil {
+			if err := sr.round(y, nd.fx); err != nil {
 				res.stopped = err
 				complete = false
-				openBound = math.Inf(-1)
+				sr.openBound = math.Inf(-1)
 				break
 			}
 		}
@@ -892,6 +954,7 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		stack = append(stack, node{zero}, node{one})
 	}
 	if complete && len(stack) == 0 {
+		best, openBound := sr.best, sr.openBound
 		lb := math.Min(best, openBound)
 		if !math.IsInf(lb, 1) && lb > res.lowerBound {
 			res.lowerBound = lb
@@ -902,7 +965,67 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		}
 	}
 	if res.stopped != nil && !graceful(res.stopped) {
-		return res, res.stopped
+		return *res, res.stopped
 	}
-	return res, nil
+	return *res, nil
+}
+
+// relax solves a node's relaxation: master LPs and separation rounds (at
+// most 20) while the node is feasible, below the best cost and some cut
+// is violated.
+func (sr *jointSearch) relax(fx fixing) (z float64, y []float64, feasible bool, err error) {
+	js := sr.js
+	for r := 0; r < 20; r++ {
+		z, y, feasible, err = js.master(fx)
+		if err != nil || !feasible || z >= sr.best-1e-9*math.Max(1, sr.best) {
+			break
+		}
+		var added int
+		if added, err = js.separate(y); err != nil || added == 0 {
+			break
+		}
+	}
+	return z, y, feasible, err
+}
+
+// mostFractional returns the free candidate of fx whose y is the most
+// fractional (the first of equals), or -1 when y is integral on them.
+func (sr *jointSearch) mostFractional(fx fixing, y []float64) int {
+	js := sr.js
+	bi, bf := -1, 0.0
+	for i := range sr.n {
+		if js.cand[i] && fx[i] < 0 {
+			f := math.Min(y[i], 1-y[i])
+			if f > bf+1e-9 {
+				bi, bf = i, f
+			}
+		}
+	}
+	return bi
+}
+
+// integral handles an integral node with no cut violated: its pattern is
+// tried when every intruder LP reaches its level; otherwise new cuts were
+// added and the node is to be solved again (again true).
+func (sr *jointSearch) integral(y []float64) (again bool, err error) {
+	js := sr.js
+	sup := make([]bool, sr.n)
+	for i := range sr.n {
+		sup[i] = js.cand[i] && y[i] > 0.5
+	}
+	ok, err := js.protects(sup, false)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return true, nil
+	}
+	if err := sr.try(sup); err != nil {
+		return false, err
+	}
+	if js.costOf(sup) < sr.best-1e-9*math.Max(1, sr.best) {
+		// Verified false (a singleton): the bound stays below.
+		sr.openBound = math.Min(sr.openBound, js.costOf(sup))
+	}
+	return false, nil
 }

@@ -45,31 +45,11 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		return nil
 	}
 	sort.SliceStable(cand, func(a, b int) bool { return sp.cost[cand[a]] > sp.cost[cand[b]] })
-	supp := make(map[int][]int, len(prim)) // sorted cells of p's support
-	users := map[int][]int{}               // cell -> primaries whose support used it
-	setWit := func(p int, w []int) {
-		supp[p] = w
-		for _, c := range w {
-			users[c] = append(users[c], p)
-		}
+	ls, ok, err := lm.initialSupports(ctx, prim)
+	if err != nil || !ok {
+		return err
 	}
-	for _, p := range prim {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		w, ok := lm.recorded(p)
-		var err error
-		if !ok {
-			w, ok, err = lm.support(ctx, p, nil)
-		}
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		setWit(p, w)
-	}
+	supp, users := ls.supp, ls.users
 	var dropped []int
 	searches := 0
 	for _, c := range cand {
@@ -99,7 +79,7 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 				ok = false
 				break
 			}
-			setWit(p, nw)
+			ls.set(p, nw)
 		}
 		if !ok {
 			// The supports found so far avoid c: they stay valid.
@@ -112,6 +92,58 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 	if len(dropped) == 0 {
 		return nil
 	}
+	return lm.commitDropped(ctx, prim, dropped)
+}
+
+// localSupports are dropLocal's supports: the sorted cells of each
+// primary's support, and for each cell the primaries whose support used
+// it (entries may be stale: a support found later may avoid the cell).
+type localSupports struct {
+	supp  map[int][]int // sorted cells of p's support
+	users map[int][]int // cell -> primaries whose support used it
+}
+
+// set records w as p's support.
+func (ls *localSupports) set(p int, w []int) {
+	ls.supp[p] = w
+	for _, c := range w {
+		ls.users[c] = append(ls.users[c], p)
+	}
+}
+
+// initialSupports finds a support for every primary of prim, in order:
+// the recorded one, else a search (support). It reports false, and no
+// error, when some primary has none: dropLocal then does nothing.
+func (lm *lpMethod) initialSupports(ctx context.Context, prim []int) (*localSupports, bool, error) {
+	ls := &localSupports{
+		supp:  make(map[int][]int, len(prim)),
+		users: map[int][]int{},
+	}
+	for _, p := range prim {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		w, ok := lm.recorded(p)
+		var err error
+		if !ok {
+			w, ok, err = lm.support(ctx, p, nil)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			return nil, false, nil
+		}
+		ls.set(p, w)
+	}
+	return ls, true, nil
+}
+
+// commitDropped audits the pattern without the dropped cells once: should
+// a primary protected before the pass no longer be, every dropped cell is
+// put back; otherwise the dropped cells leave lm's records and lm.added.
+func (lm *lpMethod) commitDropped(ctx context.Context, prim, dropped []int) error {
+	sp := lm.sp
 	after, err := lm.unprotected(ctx, prim)
 	if err != nil {
 		return err

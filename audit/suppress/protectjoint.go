@@ -43,6 +43,60 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	orig := snapshot(t)
 	origSup := slices.Clone(sp.sup)
 	lm0 := newLPMethod(s, sp, opt)
+	po := &patternOffers{
+		ctx: ctx, t: t, opt: opt, sp: sp, orig: orig, origSup: origSup,
+		objCost: objectiveCosts(t, opt, s, lm0.margin), margin: lm0.margin, deadline: deadline,
+	}
+
+	// The lp method's pattern.
+	lm := newLPMethod(s, sp, opt)
+	if err := lm.run(ctx, prim, deadline); err != nil {
+		return run, nil, err
+	}
+	lrun := run
+	if lm.fallback > 0 {
+		lrun.Fallback = lm.fallback
+		lrun.FallbackReason = fallbackReason(lm.fallback)
+	}
+	if err := po.add("lp", lrun); err != nil {
+		return run, nil, err
+	}
+
+	// The joint search, from the better of the two others as incumbent.
+	var jres *jointResult
+	var js0 *jointSolver
+	jointTried := !opt.Joint.Off && len(prim) > 0
+	boundOnly := len(t.Cells) > opt.Joint.maxCells()
+	// The hypercube method's pattern (the incumbent).
+	hopt := opt
+	hopt.Method = "hypercube"
+	hopt.TimeLimit = po.remaining()
+	hres, err := Protect(ctx, t, hopt)
+	if err != nil {
+		return run, nil, err
+	}
+	sp.out = hres.Unprotected
+	if err := po.add("hypercube", run); err != nil {
+		return run, nil, err
+	}
+	if jointTried {
+		jres, js0, err = po.joint(s, prim, boundOnly, run)
+		if err != nil {
+			return run, nil, err
+		}
+	}
+
+	best, out := po.keep()
+	jointReport(&out, best, jres, js0, opt, deadline)
+	return out, best.iv, nil
+}
+
+// objectiveCosts returns each cell's cost in protectBest's objective: the
+// plain cost of the cost model (no tie-break for empty cells: the bound
+// and the reported cost are in the cost model's units), Options.CostOf's
+// where it has one, times the margin weight on margin cells when it is
+// positive.
+func objectiveCosts(t *audit.Table, opt Options, s *structure, margin []bool) []float64 {
 	objCost := make([]float64, len(t.Cells))
 	for i, c := range t.Cells {
 		// The plain cost (no tie-break for empty cells): the bound and the
@@ -66,150 +120,154 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 				objCost[i] = math.Max(v, 0)
 			}
 		}
-		if lm0.margin[i] && opt.MarginWeight > 0 {
+		if margin[i] && opt.MarginWeight > 0 {
 			objCost[i] *= opt.MarginWeight
 		}
 	}
-	costOf := func() float64 {
-		c := 0.0
-		for i, cell := range t.Cells {
-			if cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary {
-				c += objCost[i]
-			}
-		}
-		return c
-	}
-	supNow := func() []bool {
-		out := make([]bool, len(t.Cells))
-		for i, cell := range t.Cells {
-			out[i] = origSup[i] || cell.Status == audit.StatusSecondary
-		}
-		return out
-	}
-	remaining := func() time.Duration {
-		if deadline.IsZero() {
-			return 0
-		}
-		return max(time.Until(deadline), time.Nanosecond)
-	}
-	auditOpt := func() Options {
-		o := opt
-		o.TimeLimit = remaining()
-		return o
-	}
-	var cands []candidate
-	// add audits the table's pattern and offers it. The audit is done
-	// once per pattern: a pattern equal to one already offered (the
-	// methods often agree) takes its audit. A pattern that cannot win
-	// (dominated: some offered pattern protects every primary, costs no
-	// more and suppresses a total only if this one does) is not audited:
-	// bad is then -1 and it is never kept.
-	add := func(name string, r audit.SuppressionRun) error {
-		totals := false
-		for i, cell := range t.Cells {
-			totals = totals || cell.Status == audit.StatusSecondary && orig.cells[i].status != audit.StatusSecondary && lm0.margin[i]
-		}
-		totals = totals && opt.MarginWeight == 0
-		c := candidate{name: name, sup: supNow(), cost: costOf(), plain: addedCost(t, orig, sp.cost), totals: totals, run: r, unprot: sp.out}
-		var prev *candidate
-		for k := range cands {
-			if cands[k].bad >= 0 && sameStatuses(t, cands[k].state) {
-				prev = &cands[k]
-				break
-			}
-		}
-		switch {
-		case prev != nil:
-			c.iv, c.bad = prev.iv, prev.bad
-		case dominated(cands, c):
-			c.bad = -1
-		default:
-			iv, bad, err := unprotectedPrimaries(ctx, t, auditOpt())
-			if err != nil {
-				return err
-			}
-			c.iv, c.bad = iv, bad
-		}
-		c.state = snapshot(t)
-		cands = append(cands, c)
-		orig.restore(t)
-		copy(sp.sup, origSup)
-		sp.out = nil
-		return nil
-	}
+	return objCost
+}
 
-	// The lp method's pattern.
-	lm := newLPMethod(s, sp, opt)
-	if err := lm.run(ctx, prim, deadline); err != nil {
-		return run, nil, err
-	}
-	lrun := run
-	if lm.fallback > 0 {
-		lrun.Fallback = lm.fallback
-		lrun.FallbackReason = fallbackReason(lm.fallback)
-	}
-	if err := add("lp", lrun); err != nil {
-		return run, nil, err
-	}
+// patternOffers are the patterns protectBest has been offered (cands),
+// each audited against the table as it was before (orig, origSup), which
+// add restores after each.
+type patternOffers struct {
+	ctx      context.Context
+	t        *audit.Table
+	opt      Options
+	sp       *suppressor
+	orig     tableState
+	origSup  []bool
+	objCost  []float64 // objectiveCosts
+	margin   []bool    // the lp method's margin cells
+	deadline time.Time
+	cands    []candidate
+}
 
-	// The joint search, from the better of the two others as incumbent.
-	var jres *jointResult
-	var js0 *jointSolver
-	jointTried := !opt.Joint.Off && len(prim) > 0
-	boundOnly := len(t.Cells) > opt.Joint.maxCells()
-	// The hypercube method's pattern (the incumbent).
-	hopt := opt
-	hopt.Method = "hypercube"
-	hopt.TimeLimit = remaining()
-	hres, err := Protect(ctx, t, hopt)
-	if err != nil {
-		return run, nil, err
-	}
-	sp.out = hres.Unprotected
-	if err := add("hypercube", run); err != nil {
-		return run, nil, err
-	}
-	if jointTried {
-		// inc: the cheapest verified pattern of interior cells, the
-		// incumbent of the search over interior cells; incAll: the
-		// cheapest verified pattern, the incumbent of the search with
-		// totals (its patterns suppress a total, so they win only by
-		// costing less).
-		inc, incAll := math.Inf(1), math.Inf(1)
-		for _, c := range cands {
-			if c.bad == 0 {
-				incAll = math.Min(incAll, c.cost)
-				if !c.totals {
-					inc = math.Min(inc, c.cost)
-				}
-			}
+// costOf is the objective cost of the secondary cells the table's pattern
+// adds.
+func (po *patternOffers) costOf() float64 {
+	c := 0.0
+	for i, cell := range po.t.Cells {
+		if cell.Status == audit.StatusSecondary && po.orig.cells[i].status != audit.StatusSecondary {
+			c += po.objCost[i]
 		}
-		res, js, err := runJoint(ctx, s, sp, opt, prim, origSup, objCost, lm0.margin, deadline, [2]float64{inc, incAll}, boundOnly)
+	}
+	return c
+}
+
+// supNow returns the cells the table's pattern suppresses.
+func (po *patternOffers) supNow() []bool {
+	out := make([]bool, len(po.t.Cells))
+	for i, cell := range po.t.Cells {
+		out[i] = po.origSup[i] || cell.Status == audit.StatusSecondary
+	}
+	return out
+}
+
+// remaining is the time left to the deadline (0: none).
+func (po *patternOffers) remaining() time.Duration {
+	if po.deadline.IsZero() {
+		return 0
+	}
+	return max(time.Until(po.deadline), time.Nanosecond)
+}
+
+// auditOpt are the options of an interval audit, within the time left.
+func (po *patternOffers) auditOpt() Options {
+	o := po.opt
+	o.TimeLimit = po.remaining()
+	return o
+}
+
+// add audits the table's pattern and offers it. The audit is done
+// once per pattern: a pattern equal to one already offered (the
+// methods often agree) takes its audit. A pattern that cannot win
+// (dominated: some offered pattern protects every primary, costs no
+// more and suppresses a total only if this one does) is not audited:
+// bad is then -1 and it is never kept.
+func (po *patternOffers) add(name string, r audit.SuppressionRun) error {
+	t, sp := po.t, po.sp
+	totals := false
+	for i, cell := range t.Cells {
+		totals = totals || cell.Status == audit.StatusSecondary && po.orig.cells[i].status != audit.StatusSecondary && po.margin[i]
+	}
+	totals = totals && po.opt.MarginWeight == 0
+	c := candidate{name: name, sup: po.supNow(), cost: po.costOf(), plain: addedCost(t, po.orig, sp.cost), totals: totals, run: r, unprot: sp.out}
+	var prev *candidate
+	for k := range po.cands {
+		if po.cands[k].bad >= 0 && sameStatuses(t, po.cands[k].state) {
+			prev = &po.cands[k]
+			break
+		}
+	}
+	switch {
+	case prev != nil:
+		c.iv, c.bad = prev.iv, prev.bad
+	case dominated(po.cands, c):
+		c.bad = -1
+	default:
+		iv, bad, err := unprotectedPrimaries(po.ctx, t, po.auditOpt())
 		if err != nil {
-			return run, nil, err
+			return err
 		}
-		jres = &res
-		js0 = js
-		if res.sup != nil {
-			lj := newLPMethod(s, sp, opt)
-			for i, v := range res.sup {
-				if v && !origSup[i] {
-					sp.sup[i] = true
-					lj.added = append(lj.added, i)
-					lj.by[i] = js.protects1(i, prim)
-					if lm0.margin[i] && opt.MarginWeight == 0 {
-						lj.viaMargin[i] = true
-					}
-				}
-			}
-			lj.finish()
-			if err := add("joint", run); err != nil {
-				return run, nil, err
+		c.iv, c.bad = iv, bad
+	}
+	c.state = snapshot(t)
+	po.cands = append(po.cands, c)
+	po.orig.restore(t)
+	copy(sp.sup, po.origSup)
+	sp.out = nil
+	return nil
+}
+
+// joint runs the joint search from the patterns offered (the cheapest
+// verified ones as incumbents) and offers its pattern, if any, as
+// "joint" with run.
+func (po *patternOffers) joint(s *structure, prim []int, boundOnly bool, run audit.SuppressionRun) (*jointResult, *jointSolver, error) {
+	opt, sp, origSup := po.opt, po.sp, po.origSup
+	// inc: the cheapest verified pattern of interior cells, the
+	// incumbent of the search over interior cells; incAll: the
+	// cheapest verified pattern, the incumbent of the search with
+	// totals (its patterns suppress a total, so they win only by
+	// costing less).
+	inc, incAll := math.Inf(1), math.Inf(1)
+	for _, c := range po.cands {
+		if c.bad == 0 {
+			incAll = math.Min(incAll, c.cost)
+			if !c.totals {
+				inc = math.Min(inc, c.cost)
 			}
 		}
 	}
+	res, js, err := runJoint(po.ctx, s, sp, opt, prim, origSup, po.objCost, po.margin, po.deadline, [2]float64{inc, incAll}, boundOnly)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.sup != nil {
+		lj := newLPMethod(s, sp, opt)
+		for i, v := range res.sup {
+			if v && !origSup[i] {
+				sp.sup[i] = true
+				lj.added = append(lj.added, i)
+				lj.by[i] = js.protects1(i, prim)
+				if po.margin[i] && opt.MarginWeight == 0 {
+					lj.viaMargin[i] = true
+				}
+			}
+		}
+		lj.finish()
+		if err := po.add("joint", run); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &res, js, nil
+}
 
-	// Keep the best: fewest unprotected, then cheapest; ties to the first.
+// keep restores the best pattern offered (fewest unprotected, then
+// cheapest; ties to the first) on the table and sp and returns it with
+// its run, which says why it was chosen over the others.
+func (po *patternOffers) keep() (candidate, audit.SuppressionRun) {
+	t, sp, cands := po.t, po.sp, po.cands
 	bi := 0
 	for k, c := range cands {
 		b := cands[bi]
@@ -246,6 +304,14 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 		best.name, fmtCost(best.cost), best.bad, joinComma(others), checked)
 	pc := best.cost
 	out.PatternCost = &pc
+	return best, out
+}
+
+// jointReport adds to out the joint search's lower bound and gap against
+// the kept pattern best (jres nil: not run), whether best is optimal, and
+// why the search, or the whole run, stopped early.
+func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, js0 *jointSolver, opt Options, deadline time.Time) {
+	pc := *out.PatternCost
 	if jres != nil && jres.boundOK {
 		lb := jres.lowerBound
 		lb = lb - 1e-9*math.Max(1, math.Abs(lb)) // float LP: round down
@@ -280,7 +346,6 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	if !deadline.IsZero() && time.Now().After(deadline) && out.Stopped == "" {
 		out.Stopped = fmt.Sprintf("time limit %v reached: the best verified pattern found is kept; primaries it does not protect go to review", opt.TimeLimit)
 	}
-	return out, best.iv, nil
 }
 
 // runJoint sets up and runs the joint search: candidates are the cells
