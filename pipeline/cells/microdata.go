@@ -249,51 +249,15 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 // addRows groups the rows of a batch, leaving the values for the hot slab
 // in b.pend.
 func (b *microBuilder) addRows(batch *readers.Batch) error {
-	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
 		if b.hier != nil && b.hier.found != nil {
 			if err := b.hier.record(b.file, row, batch.Lines[r]); err != nil {
 				return err
 			}
 		}
-		var pk uint64
-		gi, fits := 0, b.useGrid
-		for d, i := range b.dimIdx {
-			v := b.empty.level(d, row[i], batch.Lines[r])
-			id, ok := b.levels[d][v]
-			if !ok {
-				if v == total {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Dims[d], Value: v, Err: fmt.Errorf("a dimension value equals the margin label %q (set total_label in the config)", total)}
-				}
-				if b.hier != nil {
-					if err := b.hier.check(b.file, d, v, batch.Lines[r]); err != nil {
-						return err
-					}
-				}
-				id = uint32(len(b.names[d]))
-				b.levels[d][v] = id
-				b.names[d] = append(b.names[d], v)
-			}
-			binary.LittleEndian.PutUint32(b.keyBuf[4*d:], id)
-			if id >= 1<<16 {
-				b.usePack = false
-			}
-			pk = pk<<16 | uint64(id)
-			if fits {
-				if id>>b.gridBits[d] != 0 {
-					fits = false
-				}
-				gi = gi<<b.gridBits[d] | int(id)
-			}
-		}
-		if b.useGrid && !fits {
-			b.growGrid()
-			if b.useGrid {
-				gi = 0
-				for d := range b.dimIdx {
-					gi = gi<<b.gridBits[d] | int(binary.LittleEndian.Uint32(b.keyBuf[4*d:]))
-				}
-			}
+		pk, gi, err := b.cellKey(row, batch.Lines[r])
+		if err != nil {
+			return err
 		}
 		// the cell's slot; its cellAcc is loaded only off the hot path
 		var a *cellAcc
@@ -343,39 +307,97 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 		if a == nil {
 			a = b.accs[slot]
 		}
-		a.rows++
-		var v decimal.Dec
-		missing := false
-		if b.valIdx >= 0 {
-			s := row[b.valIdx]
-			if s == readers.NumberField { // a typed number (Arrow, Parquet)
-				v = batch.Numbers[b.valIdx][r]
-			} else if m, sc, ok := plainDecimal(s, b.num.Comma); ok {
-				v = decimal.Scaled(m, int(sc)) // as b.num.Parse reads it, without its checks
-			} else if configs.IsMissing(s) {
-				missing = true
-				a.missing++
-			} else {
-				d, err := b.num.Parse(s)
-				if err != nil {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
-				}
-				v = d
-			}
+		if err := b.addValue(a, row, batch, r); err != nil {
+			return err
 		}
-		if b.holdIdx >= 0 {
-			h := row[b.holdIdx]
-			if h == "" {
-				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
-			}
-			b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
-			continue
-		}
-		if missing {
-			continue
-		}
-		b.contribute(a, v)
 	}
+	return nil
+}
+
+// cellKey reads the dimension levels of a record (at line) into b.keyBuf,
+// adding the levels not seen yet (checked against the margin label and
+// the hierarchies). It returns the key packed 16 bits a dimension (valid
+// while b.usePack) and the record's index in the grid (valid while
+// b.useGrid), growing the grid when a level outgrows it.
+func (b *microBuilder) cellKey(row []string, line int) (pk uint64, gi int, err error) {
+	total := b.t.TotalLabel
+	fits := b.useGrid
+	for d, i := range b.dimIdx {
+		v := b.empty.level(d, row[i], line)
+		id, ok := b.levels[d][v]
+		if !ok {
+			if v == total {
+				return 0, 0, &readers.Error{File: b.file, Row: line, Column: b.t.Dims[d], Value: v, Err: fmt.Errorf("a dimension value equals the margin label %q (set total_label in the config)", total)}
+			}
+			if b.hier != nil {
+				if err := b.hier.check(b.file, d, v, line); err != nil {
+					return 0, 0, err
+				}
+			}
+			id = uint32(len(b.names[d]))
+			b.levels[d][v] = id
+			b.names[d] = append(b.names[d], v)
+		}
+		binary.LittleEndian.PutUint32(b.keyBuf[4*d:], id)
+		if id >= 1<<16 {
+			b.usePack = false
+		}
+		pk = pk<<16 | uint64(id)
+		if fits {
+			if id>>b.gridBits[d] != 0 {
+				fits = false
+			}
+			gi = gi<<b.gridBits[d] | int(id)
+		}
+	}
+	if b.useGrid && !fits {
+		b.growGrid()
+		if b.useGrid {
+			gi = 0
+			for d := range b.dimIdx {
+				gi = gi<<b.gridBits[d] | int(binary.LittleEndian.Uint32(b.keyBuf[4*d:]))
+			}
+		}
+	}
+	return pk, gi, nil
+}
+
+// addValue adds the value of record r of batch (row) to its cell a, or
+// the value to the record's holding: the path of the values that the hot
+// slab does not take (missing, not plain, or with holdings).
+func (b *microBuilder) addValue(a *cellAcc, row []string, batch *readers.Batch, r int) error {
+	a.rows++
+	var v decimal.Dec
+	missing := false
+	if b.valIdx >= 0 {
+		s := row[b.valIdx]
+		if s == readers.NumberField { // a typed number (Arrow, Parquet)
+			v = batch.Numbers[b.valIdx][r]
+		} else if m, sc, ok := plainDecimal(s, b.num.Comma); ok {
+			v = decimal.Scaled(m, int(sc)) // as b.num.Parse reads it, without its checks
+		} else if configs.IsMissing(s) {
+			missing = true
+			a.missing++
+		} else {
+			d, err := b.num.Parse(s)
+			if err != nil {
+				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
+			}
+			v = d
+		}
+	}
+	if b.holdIdx >= 0 {
+		h := row[b.holdIdx]
+		if h == "" {
+			return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
+		}
+		b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
+		return nil
+	}
+	if missing {
+		return nil
+	}
+	b.contribute(a, v)
 	return nil
 }
 
