@@ -517,16 +517,7 @@ func (b *microBuilder) finish() error {
 	if err := b.checkImplied(); err != nil {
 		return err
 	}
-	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
-	var all map[string]*cellAcc // by keyOf, when built through eachMargin
-	keyOf := func(k []uint32) string {
-		buf := make([]byte, 4*len(k))
-		for d, v := range k {
-			binary.LittleEndian.PutUint32(buf[4*d:], v)
-		}
-		return string(buf)
-	}
 	// Iterate finest cells in a fixed order so that merges (and with them
 	// float power sums) are deterministic.
 	b.addEmptyCells()
@@ -558,11 +549,39 @@ func (b *microBuilder) finish() error {
 			b.contributeSpanning(span, accs)
 			span = nil
 		}
-		finest = nil // done
 		// accs holds every cell now: the finest cells' indexes let go
 		b.cells, b.packed = nil, nil
 	} else {
-		all = make(map[string]*cellAcc, len(b.cells)*2)
+		accs = b.mergeMargins(finest, totalID)
+	}
+	cells := make([]*audit.Cell, 0, len(accs))
+	for i, a := range accs {
+		accs[i] = nil // the cell replaces it: let the collector have it
+		if b.holdIdx >= 0 {
+			b.finishHoldings(a)
+		}
+		c := b.newCell(a, totalID)
+		publishStats(b.t, c)
+		cells = append(cells, c)
+	}
+	b.t.Cells = cells
+	b.t.SortCells()
+	b.finishWarnings()
+	return nil
+}
+
+// mergeMargins merges each of the finest cells (in their fixed order)
+// into every margin above it, a margin level of a dimension being each
+// ancestor of the code in its hierarchy and the total (totalID). It
+// returns the finest cells and the margins, in no particular order.
+func (b *microBuilder) mergeMargins(finest []*cellAcc, totalID uint32) []*cellAcc {
+	all := make(map[string]*cellAcc, len(b.cells)*2) // by keyOf
+	keyOf := func(k []uint32) string {
+		buf := make([]byte, 4*len(k))
+		for d, v := range k {
+			binary.LittleEndian.PutUint32(buf[4*d:], v)
+		}
+		return string(buf)
 	}
 	for _, a := range finest {
 		all[keyOf(a.key)] = a
@@ -578,62 +597,61 @@ func (b *microBuilder) finish() error {
 			b.merge(m, a)
 		})
 	}
-	if accs == nil {
-		accs = make([]*cellAcc, 0, len(all))
-		for _, a := range all {
-			accs = append(accs, a)
-		}
-		clear(all)
+	accs := make([]*cellAcc, 0, len(all))
+	for _, a := range all {
+		accs = append(accs, a)
 	}
-	cells := make([]*audit.Cell, 0, len(accs))
-	for i, a := range accs {
-		accs[i] = nil // the cell replaces it: let the collector have it
-		if b.holdIdx >= 0 {
-			b.finishHoldings(a)
+	clear(all)
+	return accs
+}
+
+// newCell is the table's cell of the accumulator a (its key's totalID
+// levels are the total), with the figures the rules need; values off the
+// measure grid are counted in b.warnings.
+func (b *microBuilder) newCell(a *cellAcc, totalID uint32) *audit.Cell {
+	c := &audit.Cell{Key: make([]string, len(b.dimIdx)), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
+	for d, id := range a.key {
+		if id == totalID {
+			c.Key[d] = b.t.TotalLabel
+		} else {
+			c.Key[d] = b.names[d][id]
 		}
-		c := &audit.Cell{Key: make([]string, nd), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
-		for d, id := range a.key {
-			if id == totalID {
-				c.Key[d] = b.t.TotalLabel
-			} else {
-				c.Key[d] = b.names[d][id]
-			}
-		}
-		if b.valIdx >= 0 {
-			c.HasTotal = true
-			c.Total = a.total.value()
-			c.Top = a.top.v
-			c.AllTop = int64(len(a.top.v)) >= a.n
-			if b.needs.Absolute {
-				c.HasAbs, c.AbsTotal, c.AbsTop = true, a.absTotal.value(), a.absTop.v
-			}
-			c.HasRange = a.hasRange
-			c.Min, c.Max = a.min, a.max
-			if b.needs.SumSq {
-				c.HasSumSq = true
-				c.SumSq = a.sumsq.value()
-			}
-			if a.pow.v != nil {
-				c.Pow, c.PowScale = a.pow.v, a.pow.scale
-			}
-			if a.hist != nil && a.offGrid == 0 {
-				c.Hist = a.hist
-			}
-			if a.offGrid > 0 {
-				b.warnings[fmt.Sprintf("values off the measure grid %s..%s step %s; the histogram is not used", b.t.Measure.Min, b.t.Measure.Max, b.t.Measure.Step)] += int(a.offGrid)
-			}
-		}
-		publishStats(b.t, c)
-		cells = append(cells, c)
 	}
-	b.t.Cells = cells
-	b.t.SortCells()
+	if b.valIdx >= 0 {
+		c.HasTotal = true
+		c.Total = a.total.value()
+		c.Top = a.top.v
+		c.AllTop = int64(len(a.top.v)) >= a.n
+		if b.needs.Absolute {
+			c.HasAbs, c.AbsTotal, c.AbsTop = true, a.absTotal.value(), a.absTop.v
+		}
+		c.HasRange = a.hasRange
+		c.Min, c.Max = a.min, a.max
+		if b.needs.SumSq {
+			c.HasSumSq = true
+			c.SumSq = a.sumsq.value()
+		}
+		if a.pow.v != nil {
+			c.Pow, c.PowScale = a.pow.v, a.pow.scale
+		}
+		if a.hist != nil && a.offGrid == 0 {
+			c.Hist = a.hist
+		}
+		if a.offGrid > 0 {
+			b.warnings[fmt.Sprintf("values off the measure grid %s..%s step %s; the histogram is not used", b.t.Measure.Min, b.t.Measure.Max, b.t.Measure.Step)] += int(a.offGrid)
+		}
+	}
+	return c
+}
+
+// finishWarnings adds the builder's counted warnings and the empty
+// levels' warnings to the table's, sorted.
+func (b *microBuilder) finishWarnings() {
 	for w, n := range b.warnings {
 		b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("%s (%d values)", w, n))
 	}
 	b.t.Warnings = append(b.t.Warnings, b.empty.warnings(b.t.Dims)...)
 	sortStrings(b.t.Warnings)
-	return nil
 }
 
 // deriveMargins returns the finest cells and every margin cell, derived
