@@ -398,23 +398,58 @@ func (in *axisInference) labelled(code string) bool {
 
 // run finds the axis's margins.
 func (in *axisInference) run() {
-	ax := in.ax
-	name := ax.Name()
-	// declared hierarchies of a single dimension
-	var hier map[string]string
-	if len(ax.Dims) == 1 {
-		hier = in.opt.Hierarchies[ax.Names[0]]
+	tr := in.splitCodes()
+	assigned := in.assignTotals(tr)
+	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
+		in.caseTree(tr)
 	}
-	var totals, members []string
+	if !assigned && in.arithmetic {
+		in.unlabelledTotal(tr)
+	}
+	in.recordTree(tr)
+}
+
+// axisTree is what run's steps find on an axis: its codes split into
+// totals and members, and the tree among them.
+type axisTree struct {
+	name string // the axis's name
+	// hier is the declared hierarchy of the axis's single dimension.
+	hier            map[string]string
+	totals, members []string
+	parent          map[string]string // a code -> its margin
+	how             string            // how parent was found
+}
+
+// roots are the members without a parent.
+func (tr *axisTree) roots() []string {
+	var r []string
+	for _, c := range tr.members {
+		if _, ok := tr.parent[c]; !ok {
+			r = append(r, c)
+		}
+	}
+	return r
+}
+
+// splitCodes splits the axis's codes into totals (declared or labelled),
+// ratios (noted, not parts) and members, and finds the tree among the
+// members: declared, else from GSS codes (confirmed by arithmetic).
+func (in *axisInference) splitCodes() *axisTree {
+	ax := in.ax
+	tr := &axisTree{name: ax.Name()}
+	// declared hierarchies of a single dimension
+	if len(ax.Dims) == 1 {
+		tr.hier = in.opt.Hierarchies[ax.Names[0]]
+	}
 	for _, c := range ax.Codes {
 		switch {
 		case in.declared(c) || in.labelled(c):
-			totals = append(totals, c)
+			tr.totals = append(tr.totals, c)
 		case ratioLabel(c):
 			// a percentage or rate beside the counts: not a part
-			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a ratio of other codes: not a part of a margin", name, audit.CodeText(c)))
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a ratio of other codes: not a part of a margin", tr.name, audit.CodeText(c)))
 		default:
-			members = append(members, c)
+			tr.members = append(tr.members, c)
 		}
 	}
 	present := map[string]bool{}
@@ -422,41 +457,41 @@ func (in *axisInference) run() {
 		present[c] = true
 	}
 	// the tree among the members: declared, else GSS codes
-	parent := map[string]string{}
-	how := "configuration"
-	if len(hier) > 0 {
-		for _, c := range members {
+	tr.parent = map[string]string{}
+	tr.how = "configuration"
+	if len(tr.hier) > 0 {
+		for _, c := range tr.members {
 			for cur, guard := c, 0; guard < 64; guard++ {
-				p, ok := hier[cur]
+				p, ok := tr.hier[cur]
 				if !ok {
 					break
 				}
-				if present[p] && !slices.Contains(totals, p) {
-					parent[c] = p
+				if present[p] && !slices.Contains(tr.totals, p) {
+					tr.parent[c] = p
 					break
 				}
 				cur = p
 			}
 		}
 	} else if in.arithmetic {
-		if g := gssTree(members); g != nil {
-			parent, how = g, "GSS codes"
+		if g := gssTree(tr.members); g != nil {
+			tr.parent, tr.how = g, "GSS codes"
 		}
 	}
-	if how == "GSS codes" {
-		in.confirmTree(parent, members, how)
+	if tr.how == "GSS codes" {
+		in.confirmTree(tr.parent, tr.members, tr.how)
 	}
-	roots := func() []string {
-		var r []string
-		for _, c := range members {
-			if _, ok := parent[c]; !ok {
-				r = append(r, c)
-			}
-		}
-		return r
-	}
+	return tr
+}
+
+// assignTotals takes the first total that holds (or is declared) as the
+// margin of the roots, looking for subtotals among the members when it
+// does not hold; a later total equal to it is its margin. Totals refused
+// are warned about. It reports whether a total was assigned.
+func (in *axisInference) assignTotals(tr *axisTree) bool {
+	ax, name, parent := in.ax, tr.name, tr.parent
 	assigned, first := false, ""
-	for _, t := range totals {
+	for _, t := range tr.totals {
 		if assigned {
 			// a second total: equal to the first on every line, it is
 			// its margin (published, it gives the first away)
@@ -470,7 +505,7 @@ func (in *axisInference) run() {
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but %q is already the total and they differ; it is not used as a margin (declare the totals with totals:)", name, audit.CodeText(t), audit.CodeText(first)))
 			continue
 		}
-		r := roots()
+		r := tr.roots()
 		if len(r) == 0 {
 			continue
 		}
@@ -483,16 +518,16 @@ func (in *axisInference) run() {
 			continue
 		}
 		holds, checked, _, diff, at := in.check(t, r)
-		if !holds && len(hier) == 0 && how != "GSS codes" {
+		if !holds && len(tr.hier) == 0 && tr.how != "GSS codes" {
 			// subtotals among the members: a row that is the sum of a
 			// contiguous block beside it
-			if p := in.blocks(members, nil); len(p) > 0 {
+			if p := in.blocks(tr.members, nil); len(p) > 0 {
 				for c, q := range p {
 					parent[c] = q
 				}
-				r2 := roots()
+				r2 := tr.roots()
 				if h2, c2, _, _, _ := in.check(t, r2); h2 && c2 > 0 {
-					holds, checked, r, how = true, c2, r2, "arithmetic"
+					holds, checked, r, tr.how = true, c2, r2, "arithmetic"
 					in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(p)))
 				} else {
 					for c := range p {
@@ -530,61 +565,71 @@ func (in *axisInference) run() {
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
 		}
 	}
-	if !assigned && in.arithmetic && len(hier) == 0 && how != "GSS codes" {
-		// a hierarchy by case: an upper-case code that is the sum of the
-		// codes below it (an area above its authorities)
-		var p map[string]string
-		if slices.ContainsFunc(members, upper) {
-			p = in.blocks(members, upper)
-		}
-		for c := range p {
-			if upper(c) {
-				delete(p, c)
-			}
-		}
-		if len(p) > 0 {
-			for c, q := range p {
-				parent[c] = q
-				ax.Found[q] = "case and arithmetic"
-			}
-			in.notes = append(in.notes, fmt.Sprintf("%s: upper-case codes that are the sum of the codes below them: %s", name, describeTree(p)))
+	return assigned
+}
+
+// caseTree finds a hierarchy by case: an upper-case code that is the sum
+// of the codes below it (an area above its authorities).
+func (in *axisInference) caseTree(tr *axisTree) {
+	var p map[string]string
+	if slices.ContainsFunc(tr.members, upper) {
+		p = in.blocks(tr.members, upper)
+	}
+	for c := range p {
+		if upper(c) {
+			delete(p, c)
 		}
 	}
-	if !assigned && in.arithmetic {
-		// an unlabelled total: a code that is the sum of all the others
-		r := roots()
-		var found []string
-		if len(r) >= 3 {
-			for _, c := range in.sumOfOthers(r) {
-				others := slices.DeleteFunc(slices.Clone(r), func(x string) bool { return x == c })
-				if in.mayBePart(others) {
-					found = append(found, c)
-				}
-			}
+	if len(p) > 0 {
+		for c, q := range p {
+			tr.parent[c] = q
+			in.ax.Found[q] = "case and arithmetic"
 		}
-		// with non-negative parts, two codes cannot each be the sum of
-		// all the others on a line where two parts are nonzero
-		if len(found) == 1 {
-			c := found[0]
-			others := slices.DeleteFunc(r, func(x string) bool { return x == c })
-			how := "arithmetic"
-			if in.opt.Rounded.Sign() > 0 {
-				// confirm on the chosen parts, and say whether only
-				// within the rounding
-				in.check(c, others)
-				if in.inexact {
-					how = "arithmetic, within rounding"
-				}
+		in.notes = append(in.notes, fmt.Sprintf("%s: upper-case codes that are the sum of the codes below them: %s", tr.name, describeTree(p)))
+	}
+}
+
+// unlabelledTotal finds an unlabelled total: a root that is the sum of
+// all the other roots (which may be parts) on every line.
+func (in *axisInference) unlabelledTotal(tr *axisTree) {
+	r := tr.roots()
+	var found []string
+	if len(r) >= 3 {
+		for _, c := range in.sumOfOthers(r) {
+			others := slices.DeleteFunc(slices.Clone(r), func(x string) bool { return x == c })
+			if in.mayBePart(others) {
+				found = append(found, c)
 			}
-			in.setTotal(c, others, parent, how)
-			in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", name, audit.CodeText(c), report.Plural(int64(len(others)), "code", "codes")))
 		}
 	}
-	for c, p := range parent {
+	// with non-negative parts, two codes cannot each be the sum of
+	// all the others on a line where two parts are nonzero
+	if len(found) == 1 {
+		c := found[0]
+		others := slices.DeleteFunc(r, func(x string) bool { return x == c })
+		how := "arithmetic"
+		if in.opt.Rounded.Sign() > 0 {
+			// confirm on the chosen parts, and say whether only
+			// within the rounding
+			in.check(c, others)
+			if in.inexact {
+				how = "arithmetic, within rounding"
+			}
+		}
+		in.setTotal(c, others, tr.parent, how)
+		in.notes = append(in.notes, fmt.Sprintf("%s: %q is not labelled as a total but is the sum of the other %s on every line: read as the total", tr.name, audit.CodeText(c), report.Plural(int64(len(others)), "code", "codes")))
+	}
+}
+
+// recordTree adds the tree's parents the axis does not have yet (found
+// as tr.how) and notes each margin of the axis with its count of codes.
+func (in *axisInference) recordTree(tr *axisTree) {
+	ax := in.ax
+	for c, p := range tr.parent {
 		if _, ok := ax.Parent[c]; !ok {
 			ax.Parent[c] = p
 			if _, ok := ax.Found[p]; !ok {
-				ax.Found[p] = how
+				ax.Found[p] = tr.how
 			}
 		}
 	}
@@ -596,7 +641,7 @@ func (in *axisInference) run() {
 					n++
 				}
 			}
-			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", name, audit.CodeText(c), report.Plural(int64(n), "code", "codes"), f))
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q is the margin of %s (%s)", tr.name, audit.CodeText(c), report.Plural(int64(n), "code", "codes"), f))
 		}
 	}
 }

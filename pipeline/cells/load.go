@@ -201,33 +201,13 @@ func (in Input) sourceWarnings(t *audit.Table) {
 // ends and the shards' cells are merged and finished.
 func build(ctx context.Context, src readers.Source, b builder, in Input) error {
 	_, sheet := src.Where()
-	progress, cellsStage, workers := in.Rows, in.Finishing, max(1, in.Workers)
-	shards := []builder{b}
-	var chunks *chunkReader
+	workers := max(1, in.Workers)
 	if mb, ok := b.(*microBuilder); ok {
-		mb.tune = in.Tuning
+		mb.tune = in.Tuning // before the shards, which copy it
 	}
-	if sb, ok := b.(shardable); ok {
-		for len(shards) < partitions(b, workers) {
-			shards = append(shards, sb.newShard())
-		}
-		chunks = newChunkReader(src)
-	}
-	if mb, ok := b.(*microBuilder); ok {
-		mb.workers = workers
-	}
-	// One goroutine per worker (at most one per shard); goroutine k builds
-	// the shards k, k+n, k+2n, ... (see partitions).
-	chans := make([]chan work, min(workers, len(shards)))
-	for i := range chans {
-		chans[i] = make(chan work, 2)
-	}
-	errs := make([]error, len(shards))
-	var readErr error
-	var records int64 // data records read (by the reading goroutine)
-	var failed atomic.Bool
+	r := newBuildRun(src, sheet, b, in.Rows, workers)
 	g, gctx := errgroup.WithContext(ctx)
-	if chunks == nil {
+	if r.chunks == nil {
 		if !in.Tuning.AllColumns {
 			skipUnread(src, b)
 		}
@@ -235,93 +215,143 @@ func build(ctx context.Context, src readers.Source, b builder, in Input) error {
 			decodeInParallel(gctx, src, workers)
 		}
 	}
-	g.Go(func() error {
-		defer func() {
-			for _, c := range chans {
-				close(c)
-			}
-		}()
-		for i := 0; !failed.Load(); i++ {
-			var w work
-			var err error
-			if chunks != nil {
-				w.chunk, err = chunks.next()
-			} else {
-				w.batch, err = src.Next()
-			}
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				readErr = withSheet(err, sheet)
-				failed.Store(true)
-				return nil
-			}
-			if w.chunk != nil {
-				records += int64(w.chunk.Rows())
-			} else {
-				records += int64(len(w.batch.Rows))
-			}
-			if w.batch != nil && progress != nil {
-				progress(int64(len(w.batch.Rows)))
-			}
-			w.shard = i % len(shards)
-			select {
-			case chans[w.shard%len(chans)] <- w:
-			case <-gctx.Done():
-				return gctx.Err()
-			}
-		}
-		return nil
-	})
-	for _, ch := range chans {
-		g.Go(func() error {
-			for w := range ch {
-				k := w.shard
-				if errs[k] != nil {
-					continue // drain: the reader stops soon
-				}
-				bt, err := w.batch, error(nil)
-				if w.chunk != nil {
-					if bt, err = chunks.parse(w.chunk, progress); err != nil {
-						errs[k] = withSheet(err, sheet)
-						failed.Store(true)
-						continue
-					}
-				}
-				if err := shards[k].add(bt); err != nil {
-					errs[k] = withSheet(err, sheet)
-					failed.Store(true)
-				}
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	g.Go(func() error { return r.read(gctx) })
+	for _, ch := range r.chans {
+		g.Go(func() error { return r.buildShards(gctx, ch) })
 	}
 	waitErr := g.Wait()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err := firstError(append(errs, readErr, waitErr)); err != nil {
+	if err := firstError(append(r.errs, r.readErr, waitErr)); err != nil {
 		return err
 	}
-	if records == 0 {
+	if r.records == 0 {
 		// an empty export is not a table without risk: nothing was audited
 		file, _ := src.Where()
 		return &readers.Error{File: file, Sheet: sheet, Err: fmt.Errorf("%w: the input has a header and no records, so there is nothing to audit", readers.ErrNoRows)}
 	}
-	if cellsStage != nil {
-		cellsStage()
+	if in.Finishing != nil {
+		in.Finishing()
 	}
 	if sb, ok := b.(shardable); ok {
-		for _, sh := range shards[1:] {
+		for _, sh := range r.shards[1:] {
 			sb.absorb(sh)
 		}
 	}
 	if err := b.finish(); err != nil {
 		return withSheet(err, sheet)
+	}
+	return nil
+}
+
+// buildRun is what build's reading goroutine and its shard goroutines
+// share.
+type buildRun struct {
+	src      readers.Source
+	sheet    string
+	progress func(n int64) // Input.Rows
+	chunks   *chunkReader  // nil: the source is read in batches
+	shards   []builder     // shards[0] is the builder itself
+	// chans: one per shard goroutine; goroutine k builds the shards k,
+	// k+n, k+2n, ... (see partitions).
+	chans   []chan work
+	errs    []error // per shard, its first error
+	readErr error   // the reading goroutine's error
+	records int64   // data records read (by the reading goroutine)
+	failed  atomic.Bool
+}
+
+// newBuildRun makes b's shards (one per partition when b is shardable,
+// reading the source in chunks then) and the channels of the shard
+// goroutines: one per worker, at most one per shard.
+func newBuildRun(src readers.Source, sheet string, b builder, progress func(int64), workers int) *buildRun {
+	r := &buildRun{src: src, sheet: sheet, progress: progress, shards: []builder{b}}
+	if sb, ok := b.(shardable); ok {
+		for len(r.shards) < partitions(b, workers) {
+			r.shards = append(r.shards, sb.newShard())
+		}
+		r.chunks = newChunkReader(src)
+	}
+	if mb, ok := b.(*microBuilder); ok {
+		mb.workers = workers
+	}
+	r.chans = make([]chan work, min(workers, len(r.shards)))
+	for i := range r.chans {
+		r.chans[i] = make(chan work, 2)
+	}
+	r.errs = make([]error, len(r.shards))
+	return r
+}
+
+// read is the reading goroutine: it reads the source's batches (or cuts
+// its chunks), counts the records and sends batch i to shard i mod n,
+// until the end, a read error or a shard's error; then it closes the
+// channels.
+func (r *buildRun) read(gctx context.Context) error {
+	defer func() {
+		for _, c := range r.chans {
+			close(c)
+		}
+	}()
+	for i := 0; !r.failed.Load(); i++ {
+		var w work
+		var err error
+		if r.chunks != nil {
+			w.chunk, err = r.chunks.next()
+		} else {
+			w.batch, err = r.src.Next()
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			r.readErr = withSheet(err, r.sheet)
+			r.failed.Store(true)
+			return nil
+		}
+		if w.chunk != nil {
+			r.records += int64(w.chunk.Rows())
+		} else {
+			r.records += int64(len(w.batch.Rows))
+		}
+		if w.batch != nil && r.progress != nil {
+			r.progress(int64(len(w.batch.Rows)))
+		}
+		w.shard = i % len(r.shards)
+		select {
+		case r.chans[w.shard%len(r.chans)] <- w:
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+	}
+	return nil
+}
+
+// buildShards is a shard goroutine: it parses the chunks it receives and
+// adds the batches to their shards, keeping each shard's first error
+// (and draining the shard's later work).
+func (r *buildRun) buildShards(gctx context.Context, ch chan work) error {
+	for w := range ch {
+		k := w.shard
+		if r.errs[k] != nil {
+			continue // drain: the reader stops soon
+		}
+		bt, err := w.batch, error(nil)
+		if w.chunk != nil {
+			if bt, err = r.chunks.parse(w.chunk, r.progress); err != nil {
+				r.errs[k] = withSheet(err, r.sheet)
+				r.failed.Store(true)
+				continue
+			}
+		}
+		if err := r.shards[k].add(bt); err != nil {
+			r.errs[k] = withSheet(err, r.sheet)
+			r.failed.Store(true)
+		}
+		if err := gctx.Err(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -250,51 +250,15 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 // addRows groups the rows of a batch, leaving the values for the hot slab
 // in b.pend.
 func (b *microBuilder) addRows(batch *readers.Batch) error {
-	total := b.t.TotalLabel
 	for r, row := range batch.Rows {
 		if b.hier != nil && b.hier.found != nil {
 			if err := b.hier.record(b.file, row, batch.Lines[r]); err != nil {
 				return err
 			}
 		}
-		var pk uint64
-		gi, fits := 0, b.useGrid
-		for d, i := range b.dimIdx {
-			v := b.empty.level(d, row[i], batch.Lines[r])
-			id, ok := b.levels[d][v]
-			if !ok {
-				if v == total {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Dims[d], Value: v, Err: fmt.Errorf("a dimension value equals the margin label %q (set total_label in the config)", total)}
-				}
-				if b.hier != nil {
-					if err := b.hier.check(b.file, d, v, batch.Lines[r]); err != nil {
-						return err
-					}
-				}
-				id = uint32(len(b.names[d]))
-				b.levels[d][v] = id
-				b.names[d] = append(b.names[d], v)
-			}
-			binary.LittleEndian.PutUint32(b.keyBuf[4*d:], id)
-			if id >= 1<<16 {
-				b.usePack = false
-			}
-			pk = pk<<16 | uint64(id)
-			if fits {
-				if id>>b.gridBits[d] != 0 {
-					fits = false
-				}
-				gi = gi<<b.gridBits[d] | int(id)
-			}
-		}
-		if b.useGrid && !fits {
-			b.growGrid()
-			if b.useGrid {
-				gi = 0
-				for d := range b.dimIdx {
-					gi = gi<<b.gridBits[d] | int(binary.LittleEndian.Uint32(b.keyBuf[4*d:]))
-				}
-			}
+		pk, gi, err := b.cellKey(row, batch.Lines[r])
+		if err != nil {
+			return err
 		}
 		// the cell's slot; its cellAcc is loaded only off the hot path
 		var a *cellAcc
@@ -344,39 +308,97 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 		if a == nil {
 			a = b.accs[slot]
 		}
-		a.rows++
-		var v decimal.Dec
-		missing := false
-		if b.valIdx >= 0 {
-			s := row[b.valIdx]
-			if s == readers.NumberField { // a typed number (Arrow, Parquet)
-				v = batch.Numbers[b.valIdx][r]
-			} else if m, sc, ok := plainDecimal(s, b.num.Comma); ok {
-				v = decimal.Scaled(m, int(sc)) // as b.num.Parse reads it, without its checks
-			} else if configs.IsMissing(s) {
-				missing = true
-				a.missing++
-			} else {
-				d, err := b.num.Parse(s)
-				if err != nil {
-					return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
-				}
-				v = d
-			}
+		if err := b.addValue(a, row, batch, r); err != nil {
+			return err
 		}
-		if b.holdIdx >= 0 {
-			h := row[b.holdIdx]
-			if h == "" {
-				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
-			}
-			b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
-			continue
-		}
-		if missing {
-			continue
-		}
-		b.contribute(a, v)
 	}
+	return nil
+}
+
+// cellKey reads the dimension levels of a record (at line) into b.keyBuf,
+// adding the levels not seen yet (checked against the margin label and
+// the hierarchies). It returns the key packed 16 bits a dimension (valid
+// while b.usePack) and the record's index in the grid (valid while
+// b.useGrid), growing the grid when a level outgrows it.
+func (b *microBuilder) cellKey(row []string, line int) (pk uint64, gi int, err error) {
+	total := b.t.TotalLabel
+	fits := b.useGrid
+	for d, i := range b.dimIdx {
+		v := b.empty.level(d, row[i], line)
+		id, ok := b.levels[d][v]
+		if !ok {
+			if v == total {
+				return 0, 0, &readers.Error{File: b.file, Row: line, Column: b.t.Dims[d], Value: v, Err: fmt.Errorf("a dimension value equals the margin label %q (set total_label in the config)", total)}
+			}
+			if b.hier != nil {
+				if err := b.hier.check(b.file, d, v, line); err != nil {
+					return 0, 0, err
+				}
+			}
+			id = uint32(len(b.names[d]))
+			b.levels[d][v] = id
+			b.names[d] = append(b.names[d], v)
+		}
+		binary.LittleEndian.PutUint32(b.keyBuf[4*d:], id)
+		if id >= 1<<16 {
+			b.usePack = false
+		}
+		pk = pk<<16 | uint64(id)
+		if fits {
+			if id>>b.gridBits[d] != 0 {
+				fits = false
+			}
+			gi = gi<<b.gridBits[d] | int(id)
+		}
+	}
+	if b.useGrid && !fits {
+		b.growGrid()
+		if b.useGrid {
+			gi = 0
+			for d := range b.dimIdx {
+				gi = gi<<b.gridBits[d] | int(binary.LittleEndian.Uint32(b.keyBuf[4*d:]))
+			}
+		}
+	}
+	return pk, gi, nil
+}
+
+// addValue adds the value of record r of batch (row) to its cell a, or
+// the value to the record's holding: the path of the values that the hot
+// slab does not take (missing, not plain, or with holdings).
+func (b *microBuilder) addValue(a *cellAcc, row []string, batch *readers.Batch, r int) error {
+	a.rows++
+	var v decimal.Dec
+	missing := false
+	if b.valIdx >= 0 {
+		s := row[b.valIdx]
+		if s == readers.NumberField { // a typed number (Arrow, Parquet)
+			v = batch.Numbers[b.valIdx][r]
+		} else if m, sc, ok := plainDecimal(s, b.num.Comma); ok {
+			v = decimal.Scaled(m, int(sc)) // as b.num.Parse reads it, without its checks
+		} else if configs.IsMissing(s) {
+			missing = true
+			a.missing++
+		} else {
+			d, err := b.num.Parse(s)
+			if err != nil {
+				return &readers.Error{File: b.file, Row: batch.Lines[r], Column: b.t.Value, Value: s, Err: err}
+			}
+			v = d
+		}
+	}
+	if b.holdIdx >= 0 {
+		h := row[b.holdIdx]
+		if h == "" {
+			return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
+		}
+		b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
+		return nil
+	}
+	if missing {
+		return nil
+	}
+	b.contribute(a, v)
 	return nil
 }
 
@@ -496,16 +518,7 @@ func (b *microBuilder) finish() error {
 	if err := b.checkImplied(); err != nil {
 		return err
 	}
-	nd := len(b.dimIdx)
 	totalID := uint32(1<<32 - 1)
-	var all map[string]*cellAcc // by keyOf, when built through eachMargin
-	keyOf := func(k []uint32) string {
-		buf := make([]byte, 4*len(k))
-		for d, v := range k {
-			binary.LittleEndian.PutUint32(buf[4*d:], v)
-		}
-		return string(buf)
-	}
 	// Iterate finest cells in a fixed order so that merges (and with them
 	// float power sums) are deterministic.
 	b.addEmptyCells()
@@ -537,11 +550,39 @@ func (b *microBuilder) finish() error {
 			b.contributeSpanning(span, accs)
 			span = nil
 		}
-		finest = nil // done
 		// accs holds every cell now: the finest cells' indexes let go
 		b.cells, b.packed = nil, nil
 	} else {
-		all = make(map[string]*cellAcc, len(b.cells)*2)
+		accs = b.mergeMargins(finest, totalID)
+	}
+	cells := make([]*audit.Cell, 0, len(accs))
+	for i, a := range accs {
+		accs[i] = nil // the cell replaces it: let the collector have it
+		if b.holdIdx >= 0 {
+			b.finishHoldings(a)
+		}
+		c := b.newCell(a, totalID)
+		publishStats(b.t, c)
+		cells = append(cells, c)
+	}
+	b.t.Cells = cells
+	b.t.SortCells()
+	b.finishWarnings()
+	return nil
+}
+
+// mergeMargins merges each of the finest cells (in their fixed order)
+// into every margin above it, a margin level of a dimension being each
+// ancestor of the code in its hierarchy and the total (totalID). It
+// returns the finest cells and the margins, in no particular order.
+func (b *microBuilder) mergeMargins(finest []*cellAcc, totalID uint32) []*cellAcc {
+	all := make(map[string]*cellAcc, len(b.cells)*2) // by keyOf
+	keyOf := func(k []uint32) string {
+		buf := make([]byte, 4*len(k))
+		for d, v := range k {
+			binary.LittleEndian.PutUint32(buf[4*d:], v)
+		}
+		return string(buf)
 	}
 	for _, a := range finest {
 		all[keyOf(a.key)] = a
@@ -557,62 +598,61 @@ func (b *microBuilder) finish() error {
 			b.merge(m, a)
 		})
 	}
-	if accs == nil {
-		accs = make([]*cellAcc, 0, len(all))
-		for _, a := range all {
-			accs = append(accs, a)
-		}
-		clear(all)
+	accs := make([]*cellAcc, 0, len(all))
+	for _, a := range all {
+		accs = append(accs, a)
 	}
-	cells := make([]*audit.Cell, 0, len(accs))
-	for i, a := range accs {
-		accs[i] = nil // the cell replaces it: let the collector have it
-		if b.holdIdx >= 0 {
-			b.finishHoldings(a)
+	clear(all)
+	return accs
+}
+
+// newCell is the table's cell of the accumulator a (its key's totalID
+// levels are the total), with the figures the rules need; values off the
+// measure grid are counted in b.warnings.
+func (b *microBuilder) newCell(a *cellAcc, totalID uint32) *audit.Cell {
+	c := &audit.Cell{Key: make([]string, len(b.dimIdx)), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
+	for d, id := range a.key {
+		if id == totalID {
+			c.Key[d] = b.t.TotalLabel
+		} else {
+			c.Key[d] = b.names[d][id]
 		}
-		c := &audit.Cell{Key: make([]string, nd), HasN: true, N: a.n, Rows: a.rows, Missing: a.missing, Negative: a.negative}
-		for d, id := range a.key {
-			if id == totalID {
-				c.Key[d] = b.t.TotalLabel
-			} else {
-				c.Key[d] = b.names[d][id]
-			}
-		}
-		if b.valIdx >= 0 {
-			c.HasTotal = true
-			c.Total = a.total.value()
-			c.Top = a.top.v
-			c.AllTop = int64(len(a.top.v)) >= a.n
-			if b.needs.Absolute {
-				c.HasAbs, c.AbsTotal, c.AbsTop = true, a.absTotal.value(), a.absTop.v
-			}
-			c.HasRange = a.hasRange
-			c.Min, c.Max = a.min, a.max
-			if b.needs.SumSq {
-				c.HasSumSq = true
-				c.SumSq = a.sumsq.value()
-			}
-			if a.pow.v != nil {
-				c.Pow, c.PowScale = a.pow.v, a.pow.scale
-			}
-			if a.hist != nil && a.offGrid == 0 {
-				c.Hist = a.hist
-			}
-			if a.offGrid > 0 {
-				b.warnings[fmt.Sprintf("values off the measure grid %s..%s step %s; the histogram is not used", b.t.Measure.Min, b.t.Measure.Max, b.t.Measure.Step)] += int(a.offGrid)
-			}
-		}
-		publishStats(b.t, c)
-		cells = append(cells, c)
 	}
-	b.t.Cells = cells
-	b.t.SortCells()
+	if b.valIdx >= 0 {
+		c.HasTotal = true
+		c.Total = a.total.value()
+		c.Top = a.top.v
+		c.AllTop = int64(len(a.top.v)) >= a.n
+		if b.needs.Absolute {
+			c.HasAbs, c.AbsTotal, c.AbsTop = true, a.absTotal.value(), a.absTop.v
+		}
+		c.HasRange = a.hasRange
+		c.Min, c.Max = a.min, a.max
+		if b.needs.SumSq {
+			c.HasSumSq = true
+			c.SumSq = a.sumsq.value()
+		}
+		if a.pow.v != nil {
+			c.Pow, c.PowScale = a.pow.v, a.pow.scale
+		}
+		if a.hist != nil && a.offGrid == 0 {
+			c.Hist = a.hist
+		}
+		if a.offGrid > 0 {
+			b.warnings[fmt.Sprintf("values off the measure grid %s..%s step %s; the histogram is not used", b.t.Measure.Min, b.t.Measure.Max, b.t.Measure.Step)] += int(a.offGrid)
+		}
+	}
+	return c
+}
+
+// finishWarnings adds the builder's counted warnings and the empty
+// levels' warnings to the table's, sorted.
+func (b *microBuilder) finishWarnings() {
 	for w, n := range b.warnings {
 		b.t.Warnings = append(b.t.Warnings, fmt.Sprintf("%s (%d values)", w, n))
 	}
 	b.t.Warnings = append(b.t.Warnings, b.empty.warnings(b.t.Dims)...)
 	sortStrings(b.t.Warnings)
-	return nil
 }
 
 // deriveMargins returns the finest cells and every margin cell, derived

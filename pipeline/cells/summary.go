@@ -418,6 +418,18 @@ func (b *cellsBuilder) parseValues(sr *summaryRow, row []string, name string) er
 		return b.fail(sr.line, "min", "", "%s: min and max must be given exactly when n > 0", name)
 	}
 	sr.min, sr.max = minV, maxV
+	if err := b.parseTop(sr, row, name); err != nil {
+		return err
+	}
+	if sr.n == 0 && sr.total.Sign() != 0 {
+		return b.fail(sr.line, "total", "", "%s: the total of an empty cell is not 0", name)
+	}
+	return b.parsePowers(sr, row, name)
+}
+
+// parseTop reads a row's top column (its largest values, at most
+// min(k, n) of them) and checks them against the row's n, min and max.
+func (b *cellsBuilder) parseTop(sr *summaryRow, row []string, name string) error {
 	if s := strings.TrimSpace(row[b.col.top]); s != "" {
 		if c := strings.Count(s, ";") + 1; int64(c) > min(int64(b.k), sr.n) {
 			return b.fail(sr.line, "top", "", "%s: top has %d values, want min(k=%d, n=%d)", name, c, b.k, sr.n)
@@ -445,9 +457,12 @@ func (b *cellsBuilder) parseValues(sr *summaryRow, row []string, name string) er
 	if sr.n > 0 && sr.top[0].Cmp(sr.max) != 0 {
 		return b.fail(sr.line, "top", "", "%s: the largest top value is not max", name)
 	}
-	if sr.n == 0 && sr.total.Sign() != 0 {
-		return b.fail(sr.line, "total", "", "%s: the total of an empty cell is not 0", name)
-	}
+	return nil
+}
+
+// parsePowers reads a row's power sums (whole, or from their limbs) into
+// sr.pow and checks that sum_pow_1 is the total times 10^scale.
+func (b *cellsBuilder) parsePowers(sr *summaryRow, row []string, name string) error {
 	for p, cols := range b.col.pow {
 		v := new(big.Int)
 		base := new(big.Int).Lsh(big.NewInt(1), uint(b.limbBits))
