@@ -580,26 +580,7 @@ func (s *structure) compRows(comp []int, sup, fixed []bool, resid []decimal.Dec,
 // settles the variables it puts at zero or at a bound that one row alone
 // implies, so most targets need fewer than two LPs.
 func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []int, tol float64, split int) (lo, hi []float64, lps int, err error) {
-	// Outer upper bounds: a row whose other variables all have the same
-	// sign as v bounds v by its right-hand side.
-	ub := make([]float64, k)
-	for j := range ub {
-		ub[j] = math.Inf(1)
-	}
-	for _, row := range rows {
-		for a, j := range row.Idx {
-			same := true
-			for b := range row.Idx {
-				if row.Coef[b] != row.Coef[a] {
-					same = false
-					break
-				}
-			}
-			if same {
-				ub[j] = math.Min(ub[j], row.RHS*row.Coef[a])
-			}
-		}
-	}
+	ub := outerUpperBounds(k, rows)
 	var base *lp.Solver
 	if x0 != nil {
 		base, err = lp.NewAt(ctx, k, rows, x0)
@@ -629,54 +610,99 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(split, 1))
 	for c, part := range parts {
-		sv := solvers[c]
+		rc := rangeChunk{sv: solvers[c], part: part, targets: targets, ub: ub, tol: tol, lo: lo, hi: hi}
 		g.Go(func() error {
-			loDone := make([]bool, nt)
-			hiDone := make([]bool, nt)
-			scan := func() {
-				for a := part[0]; a < part[1]; a++ {
-					v := sv.Value(targets[a])
-					if !loDone[a] && v <= tol {
-						loDone[a], lo[a] = true, 0
-					}
-					if u := ub[targets[a]]; !hiDone[a] && v >= u-tol {
-						hiDone[a], hi[a] = true, u
-					}
-				}
-			}
-			scan()
-			n := 0
-			defer func() {
-				mu.Lock()
-				lps += n
-				mu.Unlock()
-			}()
-			for a := part[0]; a < part[1]; a++ {
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				for _, max := range []bool{true, false} {
-					if max && hiDone[a] || !max && loDone[a] {
-						continue
-					}
-					v, err := sv.Optimize(gctx, targets[a], max)
-					n++
-					if err != nil {
-						return err
-					}
-					if max {
-						hiDone[a], hi[a] = true, v
-					} else {
-						loDone[a], lo[a] = true, math.Max(v, 0)
-					}
-					if !math.IsInf(v, 1) {
-						scan()
-					}
-				}
-			}
-			return nil
+			n, err := rc.solve(gctx)
+			mu.Lock()
+			lps += n
+			mu.Unlock()
+			return err
 		})
 	}
 	err = g.Wait()
 	return lo, hi, lps, err
+}
+
+// outerUpperBounds returns, for each of the k variables, the smallest
+// upper bound a single row implies: a row whose other variables all have
+// the same sign as v bounds v by its right-hand side. Variables no row
+// bounds get +Inf.
+func outerUpperBounds(k int, rows []lp.Row) []float64 {
+	ub := make([]float64, k)
+	for j := range ub {
+		ub[j] = math.Inf(1)
+	}
+	for _, row := range rows {
+		for a, j := range row.Idx {
+			same := true
+			for b := range row.Idx {
+				if row.Coef[b] != row.Coef[a] {
+					same = false
+					break
+				}
+			}
+			if same {
+				ub[j] = math.Min(ub[j], row.RHS*row.Coef[a])
+			}
+		}
+	}
+	return ub
+}
+
+// rangeChunk is one fixed chunk of rangeLP's targets, solved on its own
+// solver; lo and hi are the shared result slices, of which the chunk
+// writes only the entries part[0] <= a < part[1].
+type rangeChunk struct {
+	sv      *lp.Solver
+	part    [2]int
+	targets []int
+	ub      []float64
+	tol     float64
+	lo, hi  []float64
+}
+
+// solve minimizes and maximizes each target of the chunk in turn, after
+// each finite optimum settling every target that the current vertex
+// already puts at zero or at its outer upper bound. It returns the number
+// of LPs solved, counted also when it fails.
+func (rc *rangeChunk) solve(ctx context.Context) (n int, err error) {
+	nt := len(rc.targets)
+	loDone := make([]bool, nt)
+	hiDone := make([]bool, nt)
+	scan := func() {
+		for a := rc.part[0]; a < rc.part[1]; a++ {
+			v := rc.sv.Value(rc.targets[a])
+			if !loDone[a] && v <= rc.tol {
+				loDone[a], rc.lo[a] = true, 0
+			}
+			if u := rc.ub[rc.targets[a]]; !hiDone[a] && v >= u-rc.tol {
+				hiDone[a], rc.hi[a] = true, u
+			}
+		}
+	}
+	scan()
+	for a := rc.part[0]; a < rc.part[1]; a++ {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		for _, max := range []bool{true, false} {
+			if max && hiDone[a] || !max && loDone[a] {
+				continue
+			}
+			v, err := rc.sv.Optimize(ctx, rc.targets[a], max)
+			n++
+			if err != nil {
+				return n, err
+			}
+			if max {
+				hiDone[a], rc.hi[a] = true, v
+			} else {
+				loDone[a], rc.lo[a] = true, math.Max(v, 0)
+			}
+			if !math.IsInf(v, 1) {
+				scan()
+			}
+		}
+	}
+	return n, nil
 }
