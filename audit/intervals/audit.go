@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -191,9 +192,40 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		}
 	}
 	resid, free, fixed := s.prepass(sup, iv, warn)
-	// Outer bounds by interval propagation; inner bounds start at the true
-	// value (or, unknown, at the outer bounds, reported only while the
-	// cell is undetermined).
+	residF := s.startBounds(sup, fixed, free, resid, iv)
+	list := s.components(sup, fixed, free)
+	iv.components = len(list)
+	if len(list) > 0 {
+		iv.largest = len(list[0])
+	}
+	need := func(i int) (up, down float64, sec bool) {
+		if s.T.Cells[i].Status == audit.StatusSecondary || s.Unpublished(i) {
+			return 0, 0, true
+		}
+		up, down = s.levels(opt, i, s.Val[i])
+		return up, down, false
+	}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.tuning()}
+	serr := s.solveComponents(bctx, list, env, workers)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
+		return nil, serr
+	}
+	if bctx.Err() != nil {
+		iv.noteHardStop(opt.TimeLimit)
+	}
+	s.snapAll(sup, iv)
+	return iv, nil
+}
+
+// startBounds sets the starting bounds of every suppressed cell not fixed
+// by the prepass: outer bounds by interval propagation, inner bounds at the
+// true value (or, unknown, at the outer bounds, reported only while the
+// cell is undetermined). It returns the residuals as floats.
+func (s *structure) startBounds(sup, fixed []bool, free []int, resid []decimal.Dec, iv *intervalSet) []float64 {
+	n := len(s.T.Cells)
 	residF := make([]float64, len(s.Rels))
 	for r := range resid {
 		residF[r] = resid[r].Float64()
@@ -214,19 +246,16 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 			}
 		}
 	}
-	list := s.components(sup, fixed, free)
-	iv.components = len(list)
-	if len(list) > 0 {
-		iv.largest = len(list[0])
-	}
-	need := func(i int) (up, down float64, sec bool) {
-		if s.T.Cells[i].Status == audit.StatusSecondary || s.Unpublished(i) {
-			return 0, 0, true
-		}
-		up, down = s.levels(opt, i, s.Val[i])
-		return up, down, false
-	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.tuning()}
+	return residF
+}
+
+// solveComponents solves the components of list (largest first) under
+// bctx: small ones concurrently on up to workers goroutines, each with one
+// worker inside; large ones (200 cells or more, when workers > 1) one at a
+// time in order with every worker inside. It adds the LPs solved to
+// env.iv.lps and returns the first error met, if any.
+func (s *structure) solveComponents(bctx context.Context, list [][]int, env *auditEnv, workers int) error {
+	iv := env.iv
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -255,29 +284,24 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 	if err := g.Wait(); err != nil && serr == nil {
 		serr = err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
-		return nil, serr
-	}
-	if bctx.Err() != nil {
-		// The user's hard stop fired: what it cut depends on the machine,
-		// and the report says so.
-		open := 0
-		for i := range iv.undet {
-			if iv.undet[i] {
-				open++
-			}
-		}
-		msg := fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells not settled by then are undetermined (on another machine the audit may settle more)", opt.TimeLimit, open)
-		iv.warnings = append([]string{msg}, iv.warnings...)
-		if len(iv.warnings) > 20 {
-			iv.warnings = iv.warnings[:20]
+	return serr
+}
+
+// noteHardStop puts first among the warnings (at most 20 kept) that the
+// user's hard stop, the time limit limit, fired: what it cut depends on the
+// machine, and the report says so.
+func (iv *intervalSet) noteHardStop(limit time.Duration) {
+	open := 0
+	for i := range iv.undet {
+		if iv.undet[i] {
+			open++
 		}
 	}
-	s.snapAll(sup, iv)
-	return iv, nil
+	msg := fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells not settled by then are undetermined (on another machine the audit may settle more)", limit, open)
+	iv.warnings = append([]string{msg}, iv.warnings...)
+	if len(iv.warnings) > 20 {
+		iv.warnings = iv.warnings[:20]
+	}
 }
 
 // prepass computes the residual of every relation over the published cells
