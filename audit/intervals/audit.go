@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -191,9 +192,40 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 		}
 	}
 	resid, free, fixed := s.prepass(sup, iv, warn)
-	// Outer bounds by interval propagation; inner bounds start at the true
-	// value (or, unknown, at the outer bounds, reported only while the
-	// cell is undetermined).
+	residF := s.startBounds(sup, fixed, free, resid, iv)
+	list := s.components(sup, fixed, free)
+	iv.components = len(list)
+	if len(list) > 0 {
+		iv.largest = len(list[0])
+	}
+	need := func(i int) (up, down float64, sec bool) {
+		if s.T.Cells[i].Status == audit.StatusSecondary || s.Unpublished(i) {
+			return 0, 0, true
+		}
+		up, down = s.levels(opt, i, s.Val[i])
+		return up, down, false
+	}
+	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.tuning()}
+	serr := s.solveComponents(bctx, list, env, workers)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
+		return nil, serr
+	}
+	if bctx.Err() != nil {
+		iv.noteHardStop(opt.TimeLimit)
+	}
+	s.snapAll(sup, iv)
+	return iv, nil
+}
+
+// startBounds sets the starting bounds of every suppressed cell not fixed
+// by the prepass: outer bounds by interval propagation, inner bounds at the
+// true value (or, unknown, at the outer bounds, reported only while the
+// cell is undetermined). It returns the residuals as floats.
+func (s *structure) startBounds(sup, fixed []bool, free []int, resid []decimal.Dec, iv *intervalSet) []float64 {
+	n := len(s.T.Cells)
 	residF := make([]float64, len(s.Rels))
 	for r := range resid {
 		residF[r] = resid[r].Float64()
@@ -214,19 +246,16 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 			}
 		}
 	}
-	list := s.components(sup, fixed, free)
-	iv.components = len(list)
-	if len(list) > 0 {
-		iv.largest = len(list[0])
-	}
-	need := func(i int) (up, down float64, sec bool) {
-		if s.T.Cells[i].Status == audit.StatusSecondary || s.Unpublished(i) {
-			return 0, 0, true
-		}
-		up, down = s.levels(opt, i, s.Val[i])
-		return up, down, false
-	}
-	env := &auditEnv{sup: sup, fixed: fixed, resid: resid, residF: residF, free: free, iv: iv, need: need, exact: opt.exact, tune: opt.tuning()}
+	return residF
+}
+
+// solveComponents solves the components of list (largest first) under
+// bctx: small ones concurrently on up to workers goroutines, each with one
+// worker inside; large ones (200 cells or more, when workers > 1) one at a
+// time in order with every worker inside. It adds the LPs solved to
+// env.iv.lps and returns the first error met, if any.
+func (s *structure) solveComponents(bctx context.Context, list [][]int, env *auditEnv, workers int) error {
+	iv := env.iv
 	var mu sync.Mutex
 	solve := func(ctx context.Context, comp []int, split int) error {
 		lps, err := s.solveComponent(ctx, comp, env, split)
@@ -255,29 +284,24 @@ func (s *structure) intervals(ctx context.Context, sup []bool, opt Options) (*in
 	if err := g.Wait(); err != nil && serr == nil {
 		serr = err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if serr != nil && !(bctx.Err() != nil && errors.Is(serr, context.DeadlineExceeded)) {
-		return nil, serr
-	}
-	if bctx.Err() != nil {
-		// The user's hard stop fired: what it cut depends on the machine,
-		// and the report says so.
-		open := 0
-		for i := range iv.undet {
-			if iv.undet[i] {
-				open++
-			}
-		}
-		msg := fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells not settled by then are undetermined (on another machine the audit may settle more)", opt.TimeLimit, open)
-		iv.warnings = append([]string{msg}, iv.warnings...)
-		if len(iv.warnings) > 20 {
-			iv.warnings = iv.warnings[:20]
+	return serr
+}
+
+// noteHardStop puts first among the warnings (at most 20 kept) that the
+// user's hard stop, the time limit limit, fired: what it cut depends on the
+// machine, and the report says so.
+func (iv *intervalSet) noteHardStop(limit time.Duration) {
+	open := 0
+	for i := range iv.undet {
+		if iv.undet[i] {
+			open++
 		}
 	}
-	s.snapAll(sup, iv)
-	return iv, nil
+	msg := fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells not settled by then are undetermined (on another machine the audit may settle more)", limit, open)
+	iv.warnings = append([]string{msg}, iv.warnings...)
+	if len(iv.warnings) > 20 {
+		iv.warnings = iv.warnings[:20]
+	}
 }
 
 // prepass computes the residual of every relation over the published cells
@@ -580,26 +604,7 @@ func (s *structure) compRows(comp []int, sup, fixed []bool, resid []decimal.Dec,
 // settles the variables it puts at zero or at a bound that one row alone
 // implies, so most targets need fewer than two LPs.
 func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []int, tol float64, split int) (lo, hi []float64, lps int, err error) {
-	// Outer upper bounds: a row whose other variables all have the same
-	// sign as v bounds v by its right-hand side.
-	ub := make([]float64, k)
-	for j := range ub {
-		ub[j] = math.Inf(1)
-	}
-	for _, row := range rows {
-		for a, j := range row.Idx {
-			same := true
-			for b := range row.Idx {
-				if row.Coef[b] != row.Coef[a] {
-					same = false
-					break
-				}
-			}
-			if same {
-				ub[j] = math.Min(ub[j], row.RHS*row.Coef[a])
-			}
-		}
-	}
+	ub := outerUpperBounds(k, rows)
 	var base *lp.Solver
 	if x0 != nil {
 		base, err = lp.NewAt(ctx, k, rows, x0)
@@ -629,54 +634,99 @@ func rangeLP(ctx context.Context, k int, rows []lp.Row, x0 []float64, targets []
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(split, 1))
 	for c, part := range parts {
-		sv := solvers[c]
+		rc := rangeChunk{sv: solvers[c], part: part, targets: targets, ub: ub, tol: tol, lo: lo, hi: hi}
 		g.Go(func() error {
-			loDone := make([]bool, nt)
-			hiDone := make([]bool, nt)
-			scan := func() {
-				for a := part[0]; a < part[1]; a++ {
-					v := sv.Value(targets[a])
-					if !loDone[a] && v <= tol {
-						loDone[a], lo[a] = true, 0
-					}
-					if u := ub[targets[a]]; !hiDone[a] && v >= u-tol {
-						hiDone[a], hi[a] = true, u
-					}
-				}
-			}
-			scan()
-			n := 0
-			defer func() {
-				mu.Lock()
-				lps += n
-				mu.Unlock()
-			}()
-			for a := part[0]; a < part[1]; a++ {
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				for _, max := range []bool{true, false} {
-					if max && hiDone[a] || !max && loDone[a] {
-						continue
-					}
-					v, err := sv.Optimize(gctx, targets[a], max)
-					n++
-					if err != nil {
-						return err
-					}
-					if max {
-						hiDone[a], hi[a] = true, v
-					} else {
-						loDone[a], lo[a] = true, math.Max(v, 0)
-					}
-					if !math.IsInf(v, 1) {
-						scan()
-					}
-				}
-			}
-			return nil
+			n, err := rc.solve(gctx)
+			mu.Lock()
+			lps += n
+			mu.Unlock()
+			return err
 		})
 	}
 	err = g.Wait()
 	return lo, hi, lps, err
+}
+
+// outerUpperBounds returns, for each of the k variables, the smallest
+// upper bound a single row implies: a row whose other variables all have
+// the same sign as v bounds v by its right-hand side. Variables no row
+// bounds get +Inf.
+func outerUpperBounds(k int, rows []lp.Row) []float64 {
+	ub := make([]float64, k)
+	for j := range ub {
+		ub[j] = math.Inf(1)
+	}
+	for _, row := range rows {
+		for a, j := range row.Idx {
+			same := true
+			for b := range row.Idx {
+				if row.Coef[b] != row.Coef[a] {
+					same = false
+					break
+				}
+			}
+			if same {
+				ub[j] = math.Min(ub[j], row.RHS*row.Coef[a])
+			}
+		}
+	}
+	return ub
+}
+
+// rangeChunk is one fixed chunk of rangeLP's targets, solved on its own
+// solver; lo and hi are the shared result slices, of which the chunk
+// writes only the entries part[0] <= a < part[1].
+type rangeChunk struct {
+	sv      *lp.Solver
+	part    [2]int
+	targets []int
+	ub      []float64
+	tol     float64
+	lo, hi  []float64
+}
+
+// solve minimizes and maximizes each target of the chunk in turn, after
+// each finite optimum settling every target that the current vertex
+// already puts at zero or at its outer upper bound. It returns the number
+// of LPs solved, counted also when it fails.
+func (rc *rangeChunk) solve(ctx context.Context) (n int, err error) {
+	nt := len(rc.targets)
+	loDone := make([]bool, nt)
+	hiDone := make([]bool, nt)
+	scan := func() {
+		for a := rc.part[0]; a < rc.part[1]; a++ {
+			v := rc.sv.Value(rc.targets[a])
+			if !loDone[a] && v <= rc.tol {
+				loDone[a], rc.lo[a] = true, 0
+			}
+			if u := rc.ub[rc.targets[a]]; !hiDone[a] && v >= u-rc.tol {
+				hiDone[a], rc.hi[a] = true, u
+			}
+		}
+	}
+	scan()
+	for a := rc.part[0]; a < rc.part[1]; a++ {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		for _, max := range []bool{true, false} {
+			if max && hiDone[a] || !max && loDone[a] {
+				continue
+			}
+			v, err := rc.sv.Optimize(ctx, rc.targets[a], max)
+			n++
+			if err != nil {
+				return n, err
+			}
+			if max {
+				hiDone[a], rc.hi[a] = true, v
+			} else {
+				loDone[a], rc.lo[a] = true, math.Max(v, 0)
+			}
+			if !math.IsInf(v, 1) {
+				scan()
+			}
+		}
+	}
+	return n, nil
 }

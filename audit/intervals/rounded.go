@@ -37,6 +37,60 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 	iv := &intervalSet{lo: make([]float64, n), hi: make([]float64, n), olo: make([]float64, n), ohi: make([]float64, n), undet: make([]bool, n)}
 	half := opt.Rounded / 2
 	iv.tol = 1e-9 * (s.Scale() + half)
+	shift := s.signedShift(sup, half)
+	rows, nv := s.roundedRows(sup, half, shift, iv)
+	var targets []int
+	for i := 0; i < n; i++ {
+		if sup[i] && !s.Unpublished(i) {
+			targets = append(targets, i)
+		}
+	}
+	if len(targets) == 0 {
+		return iv, nil
+	}
+	bctx := ctx
+	if opt.TimeLimit > 0 {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
+		defer cancel()
+	}
+	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1), opt.tuning().Phase1Iters)
+	if err != nil && ctx.Err() == nil && bctx.Err() != nil {
+		// The user's hard stop fired: every target stays undetermined.
+		for _, i := range targets {
+			iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
+		}
+		iv.warnings = append(iv.warnings, fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells are undetermined (on another machine the audit may settle more)", opt.TimeLimit, len(targets)))
+		return iv, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, s.roundedLPError(err, half, opt.Rounded)
+	}
+	for a, i := range targets {
+		if s.isSigned(i) {
+			if tlo[a] <= iv.tol*16 {
+				tlo[a] = math.Inf(-1)
+			} else {
+				tlo[a] -= shift
+			}
+			thi[a] -= shift
+		}
+		iv.lo[i], iv.hi[i] = tlo[a], thi[a]
+		iv.olo[i], iv.ohi[i] = tlo[a], thi[a]
+		iv.undet[i] = false
+	}
+	s.snapAll(sup, iv)
+	return iv, nil
+}
+
+// signedShift returns K, the shift of the signed suppressed cells (x =
+// y − K with y ≥ 0): 16·(1 + the sum of the published magnitudes, each
+// widened by half), or 0 when no suppressed cell is signed.
+func (s *structure) signedShift(sup []bool, half float64) float64 {
+	n := len(s.T.Cells)
 	shift := 0.0 // K, when a suppressed cell is signed
 	for i := 0; i < n; i++ {
 		if sup[i] && s.isSigned(i) {
@@ -50,11 +104,18 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 			break
 		}
 	}
-	// Variables: per cell, x (suppressed) or s (published), then the
-	// slacks t of the published cells.
-	nv := n
+	return shift
+}
+
+// roundedRows builds the LP of roundedIntervals over nv variables: per
+// cell, x (suppressed, shifted by shift when signed) or s (published, its
+// value less its lower end), then the slacks t of the published cells
+// (none when half is 0: published values are then constants). It also
+// sets the starting bounds in iv of every suppressed cell.
+func (s *structure) roundedRows(sup []bool, half, shift float64, iv *intervalSet) (rows []lp.Row, nv int) {
+	n := len(s.T.Cells)
+	nv = n
 	lo := make([]float64, n)
-	var rows []lp.Row
 	for i := 0; i < n; i++ {
 		if sup[i] {
 			iv.olo[i], iv.ohi[i] = 0, math.Inf(1)
@@ -101,57 +162,20 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 		}
 		rows = append(rows, row)
 	}
-	var targets []int
-	for i := 0; i < n; i++ {
-		if sup[i] && !s.Unpublished(i) {
-			targets = append(targets, i)
+	return rows, nv
+}
+
+// roundedLPError wraps err, the failure of the LP of roundedIntervals
+// (rounding base, half of it half), naming the table: an infeasible LP is
+// an inconsistent table.
+func (s *structure) roundedLPError(err error, half, base float64) error {
+	if errors.Is(err, lp.ErrInfeasible) {
+		if half == 0 {
+			return fmt.Errorf("table %s: %w: no values of the suppressed cells (those that may be negative included) satisfy the margins with the published values; if the table is rounded, say so with input.rounded", s.T.Name, ErrInconsistent)
 		}
+		return fmt.Errorf("table %s: %w: no values within the rounding (base %v) of the published cells satisfy the margins", s.T.Name, ErrInconsistent, base)
 	}
-	if len(targets) == 0 {
-		return iv, nil
-	}
-	bctx := ctx
-	if opt.TimeLimit > 0 {
-		var cancel context.CancelFunc
-		bctx, cancel = context.WithTimeout(ctx, opt.TimeLimit)
-		defer cancel()
-	}
-	tlo, thi, err := rangeSparse(bctx, nv, rows, targets, iv.tol, max(opt.Workers, 1), opt.tuning().Phase1Iters)
-	if err != nil && ctx.Err() == nil && bctx.Err() != nil {
-		// The user's hard stop fired: every target stays undetermined.
-		for _, i := range targets {
-			iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
-		}
-		iv.warnings = append(iv.warnings, fmt.Sprintf("interval audit: the time limit of %v (a hard stop) ran out; %d suppressed cells are undetermined (on another machine the audit may settle more)", opt.TimeLimit, len(targets)))
-		return iv, nil
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(err, lp.ErrInfeasible) {
-			if half == 0 {
-				return nil, fmt.Errorf("table %s: %w: no values of the suppressed cells (those that may be negative included) satisfy the margins with the published values; if the table is rounded, say so with input.rounded", s.T.Name, ErrInconsistent)
-			}
-			return nil, fmt.Errorf("table %s: %w: no values within the rounding (base %v) of the published cells satisfy the margins", s.T.Name, ErrInconsistent, opt.Rounded)
-		}
-		return nil, fmt.Errorf("table %s: audit LP of the rounded table: %w", s.T.Name, err)
-	}
-	for a, i := range targets {
-		if s.isSigned(i) {
-			if tlo[a] <= iv.tol*16 {
-				tlo[a] = math.Inf(-1)
-			} else {
-				tlo[a] -= shift
-			}
-			thi[a] -= shift
-		}
-		iv.lo[i], iv.hi[i] = tlo[a], thi[a]
-		iv.olo[i], iv.ohi[i] = tlo[a], thi[a]
-		iv.undet[i] = false
-	}
-	s.snapAll(sup, iv)
-	return iv, nil
+	return fmt.Errorf("table %s: audit LP of the rounded table: %w", s.T.Name, err)
 }
 
 // unconfirmedWarning says why the audit leaves every suppressed cell

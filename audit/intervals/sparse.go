@@ -47,7 +47,6 @@ func chunks(n, size int) [][2]int {
 // verdict then rests on the bounds known) and is reported as a warning;
 // a failure to start is returned as errSparse.
 func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, env *auditEnv, workers int, x0 []float64) (int, error) {
-	iv := env.iv
 	inF := func(int) bool { return true }
 	rows, rowRel := s.compRows(comp, env.sup, env.fixed, env.resid, env.free, inF, false)
 	if len(rows) == 0 {
@@ -57,6 +56,36 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	for l, i := range comp {
 		local[i] = l
 	}
+	base, err := s.sparseStart(ctx, comp, rows, rowRel, env, x0)
+	if err != nil {
+		return 0, err
+	}
+	r := newSparseRun(s, comp, targets, local, env, base, x0)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(workers, 1))
+	parts := chunks(len(r.tl), exactChunk)
+	for _, ch := range parts {
+		g.Go(func() error {
+			return r.newChunk(ch, len(parts)).solve(gctx)
+		})
+	}
+	werr := g.Wait()
+	r.finish(comp)
+	if werr != nil {
+		return r.lps, werr
+	}
+	if r.failed > 0 {
+		env.warn(fmt.Sprintf("interval audit: %d of the LPs around %s failed (%v); those bounds are inner bounds only",
+			r.failed, s.T.KeyString(s.T.Cells[comp[0]].Key), r.firstErr))
+	}
+	return r.lps, nil
+}
+
+// sparseStart returns the starting solver of sparseComponent over the rows
+// of comp: at x0 when given, else after a phase 1. A start that fails is
+// the context's error, an inconsistent table (no feasible point, found by
+// phase 1) or errSparse.
+func (s *structure) sparseStart(ctx context.Context, comp []int, rows []lp.Row, rowRel []int, env *auditEnv, x0 []float64) (*lp.Sparse, error) {
 	var base *lp.Sparse
 	var err error
 	if x0 != nil {
@@ -69,202 +98,271 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, ctx.Err()
+			return nil, ctx.Err()
 		}
 		if x0 == nil && errors.Is(err, lp.ErrInfeasible) {
-			return 0, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
+			return nil, fmt.Errorf("table %s: %w: no non-negative values of the suppressed cells around %s satisfy %s",
 				s.T.Name, ErrInconsistent, s.T.KeyString(s.T.Cells[comp[0]].Key), s.Describe(rowRel[0]))
 		}
-		return 0, fmt.Errorf("%w: %w", errSparse, err)
+		return nil, fmt.Errorf("%w: %w", errSparse, err)
 	}
+	return base, nil
+}
+
+// sparseRun is the state sparseComponent's chunks share, indexed by the
+// local number of a cell of the component: what is known before the
+// chunks (read only while they run) and what they accumulate (under mu).
+type sparseRun struct {
+	s   *structure
+	env *auditEnv
+	// base is the starting solver, each chunk working on a clone.
+	base *lp.Sparse
+	// verdicts is set when the start is the true values (x0): the
+	// undetermined targets' verdicts are then settled first.
+	verdicts bool
+	targets  []int
+	// tl holds the local number of each target.
+	tl []int
+	// Bounds known before the chunks: inner [slo, shi] (the starting
+	// point included) and outer [solo, sohi].
+	slo, shi, solo, sohi []float64
+
+	mu sync.Mutex
+	// Accumulated results: inner hull over every chunk, outer optima of
+	// each target (NaN: not solved), LPs, failures and the first one.
+	alo, ahi, aolo, aohi []float64
+	lps, failed          int
+	firstErr             error
+}
+
+// newSparseRun sets up the shared state of sparseComponent's chunks over
+// comp (local: the local number of each cell) from base and the bounds in
+// env.iv.
+func newSparseRun(s *structure, comp, targets []int, local map[int]int, env *auditEnv, base *lp.Sparse, x0 []float64) *sparseRun {
+	iv := env.iv
 	n := len(comp)
-	// Bounds known before the chunks: inner [slo, shi] (the starting point
-	// included) and outer [solo, sohi].
-	slo, shi := make([]float64, n), make([]float64, n)
-	solo, sohi := make([]float64, n), make([]float64, n)
+	r := &sparseRun{s: s, env: env, base: base, verdicts: x0 != nil, targets: targets}
+	r.slo, r.shi = make([]float64, n), make([]float64, n)
+	r.solo, r.sohi = make([]float64, n), make([]float64, n)
 	for l, i := range comp {
 		v := base.Value(l)
 		if x0 != nil {
-			slo[l], shi[l] = math.Min(iv.lo[i], v), math.Max(iv.hi[i], v)
+			r.slo[l], r.shi[l] = math.Min(iv.lo[i], v), math.Max(iv.hi[i], v)
 		} else {
-			slo[l], shi[l] = v, v // iv.lo/hi hold outer bounds only
+			r.slo[l], r.shi[l] = v, v // iv.lo/hi hold outer bounds only
 		}
-		solo[l], sohi[l] = iv.olo[i], iv.ohi[i]
+		r.solo[l], r.sohi[l] = iv.olo[i], iv.ohi[i]
 	}
-	// Accumulated results: inner hull over every chunk, outer optima of
-	// each target (NaN: not solved).
-	alo, ahi := append([]float64(nil), slo...), append([]float64(nil), shi...)
-	aolo, aohi := make([]float64, n), make([]float64, n)
-	for l := range aolo {
-		aolo[l], aohi[l] = math.NaN(), math.NaN()
+	r.alo, r.ahi = append([]float64(nil), r.slo...), append([]float64(nil), r.shi...)
+	r.aolo, r.aohi = make([]float64, n), make([]float64, n)
+	for l := range r.aolo {
+		r.aolo[l], r.aohi[l] = math.NaN(), math.NaN()
 	}
-	tl := make([]int, len(targets))
+	r.tl = make([]int, len(targets))
 	for a, i := range targets {
-		tl[a] = local[i]
+		r.tl[a] = local[i]
 	}
-	var mu sync.Mutex
-	lps, failed := 0, 0
-	var firstErr error
-	tol := iv.tol
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(workers, 1))
-	parts := chunks(len(tl), exactChunk)
-	for _, ch := range parts {
-		g.Go(func() error {
-			sv := base.Clone()
-			lo, hi := append([]float64(nil), slo...), append([]float64(nil), shi...)
-			olo, ohi := map[int]float64{}, map[int]float64{}
-			nlp, nfail := 0, 0
-			var ferr error
-			hull := func() {
-				for l := range lo {
-					v := sv.Value(l)
-					lo[l] = math.Min(lo[l], v)
-					hi[l] = math.Max(hi[l], v)
-				}
-			}
-			merge := func() {
-				mu.Lock()
-				defer mu.Unlock()
-				for l := range lo {
-					alo[l] = math.Min(alo[l], lo[l])
-					ahi[l] = math.Max(ahi[l], hi[l])
-				}
-				for l, v := range olo {
-					aolo[l] = v
-				}
-				for l, v := range ohi {
-					aohi[l] = v
-				}
-				lps += nlp
-				failed += nfail
-				if firstErr == nil && ferr != nil {
-					firstErr = ferr
-				}
-			}
-			budget := min(env.tune.ExactIters*(ch[1]-ch[0]), env.tune.ExactBudget/len(parts))
-			if x0 != nil && !env.exact {
-				budget = 0 // verdicts only
-			}
-			spent := 0
-			// lp runs one objective to target (NaN: the optimum) and
-			// widens the bounds by the point reached; limited, it counts
-			// against the chunk's budget. It reports false when the
-			// objective did not finish (budget or failure).
-			run := func(l int, max bool, target float64, limited bool) (float64, bool) {
-				sv.IterLimit = 0
-				if limited {
-					if spent >= budget {
-						return 0, false
-					}
-					sv.IterLimit = sv.Iters + budget - spent
-				}
-				before := sv.Iters
-				v, err := sv.OptimizeTo(gctx, l, max, target)
-				nlp++
-				if limited {
-					spent += sv.Iters - before
-				}
-				if err != nil {
-					if gctx.Err() != nil || errors.Is(err, lp.ErrIterations) && limited {
-						hull() // the point reached is feasible
-						return 0, false
-					}
-					// This objective failed: start afresh.
-					nfail++
-					if ferr == nil {
-						ferr = err
-					}
-					sv = base.Clone()
-					return 0, false
-				}
-				if !math.IsInf(v, 1) {
-					hull()
-				}
-				return v, true
-			}
-			for a, l := range tl[ch[0]:ch[1]] {
-				if err := gctx.Err(); err != nil {
-					merge()
-					return err
-				}
-				i := targets[ch[0]+a]
-				if x0 != nil && iv.undet[i] {
-					// Verdict first (not counted against the budget):
-					// each side to its protection level, a feasible
-					// point there proves it, or to the optimum.
-					x := s.Val[i]
-					up, down, sec := env.need(i)
-					if sec || iv.outerFails(i, x, up, down) {
-						up, down, sec = 0, 0, true
-					}
-					tU := x + math.Max(up, 2*tol)
-					tD := x - math.Max(down, 2*tol)
-					if hi[l] < tU && hi[l] < sohi[l]-tol {
-						if v, ok := run(l, true, tU, false); ok && v < tU {
-							ohi[l] = v
-						} else if ok && math.IsInf(v, 1) {
-							hi[l], ohi[l] = v, v
-						}
-					}
-					if !(sec && hi[l] >= tU) && lo[l] > tD && lo[l] > solo[l]+tol {
-						if v, ok := run(l, false, tD, false); ok && v > tD {
-							olo[l] = math.Max(v, 0)
-						}
-					}
-				}
-				// Then the exact bounds, within the chunk's budget.
-				for _, max := range []bool{true, false} {
-					if max {
-						if _, done := ohi[l]; done || hi[l] >= sohi[l]-tol {
-							continue
-						}
-					} else if _, done := olo[l]; done || lo[l] <= solo[l]+tol {
-						continue
-					}
-					// Stop at the outer bound when reached: a proof.
-					target := solo[l]
-					if max {
-						target = sohi[l]
-						if math.IsInf(target, 1) {
-							target = math.NaN()
-						}
-					}
-					v, ok := run(l, max, target, true)
-					switch {
-					case !ok:
-					case math.IsInf(v, 1):
-						hi[l], ohi[l] = v, v
-					case max:
-						ohi[l] = v
-					default:
-						olo[l] = math.Max(v, 0)
-					}
-				}
-			}
-			merge()
-			return nil
-		})
-	}
-	werr := g.Wait()
+	return r
+}
+
+// finish writes the accumulated bounds of the cells of comp into env.iv:
+// outer bounds tightened by the optima found (never inside the inner
+// hull), inner bounds the hull cut to the outer bounds.
+func (r *sparseRun) finish(comp []int) {
+	iv := r.env.iv
 	for l, i := range comp {
-		if !math.IsNaN(aolo[l]) {
-			iv.olo[i] = math.Max(iv.olo[i], math.Min(aolo[l], alo[l]))
+		if !math.IsNaN(r.aolo[l]) {
+			iv.olo[i] = math.Max(iv.olo[i], math.Min(r.aolo[l], r.alo[l]))
 		}
-		if !math.IsNaN(aohi[l]) {
-			iv.ohi[i] = math.Min(iv.ohi[i], math.Max(aohi[l], ahi[l]))
+		if !math.IsNaN(r.aohi[l]) {
+			iv.ohi[i] = math.Min(iv.ohi[i], math.Max(r.aohi[l], r.ahi[l]))
 		}
-		iv.lo[i] = math.Max(alo[l], iv.olo[i])
-		iv.hi[i] = math.Min(ahi[l], iv.ohi[i])
+		iv.lo[i] = math.Max(r.alo[l], iv.olo[i])
+		iv.hi[i] = math.Min(r.ahi[l], iv.ohi[i])
 	}
-	if werr != nil {
-		return lps, werr
+}
+
+// sparseChunk is one fixed chunk of sparseComponent's targets,
+// tl[ch[0]:ch[1]], solved on its own clone of the starting solver: its
+// inner bounds lo, hi (starting from those known before the chunks), the
+// outer optima it found, its LPs and failures, and its iteration budget.
+type sparseChunk struct {
+	r             *sparseRun
+	ch            [2]int
+	sv            *lp.Sparse
+	lo, hi        []float64
+	olo, ohi      map[int]float64
+	nlp, nfail    int
+	ferr          error
+	budget, spent int
+}
+
+// newChunk starts chunk ch of the nparts chunks: a clone of the starting
+// solver and an iteration budget of ExactIters per target, at most an
+// equal share of ExactBudget (none when the start is the true values and
+// only verdicts are asked for).
+func (r *sparseRun) newChunk(ch [2]int, nparts int) *sparseChunk {
+	c := &sparseChunk{r: r, ch: ch, sv: r.base.Clone(),
+		lo: append([]float64(nil), r.slo...), hi: append([]float64(nil), r.shi...),
+		olo: map[int]float64{}, ohi: map[int]float64{}}
+	c.budget = min(r.env.tune.ExactIters*(ch[1]-ch[0]), r.env.tune.ExactBudget/nparts)
+	if r.verdicts && !r.env.exact {
+		c.budget = 0 // verdicts only
 	}
-	if failed > 0 {
-		env.warn(fmt.Sprintf("interval audit: %d of the LPs around %s failed (%v); those bounds are inner bounds only",
-			failed, s.T.KeyString(s.T.Cells[comp[0]].Key), firstErr))
+	return c
+}
+
+// hull widens the chunk's inner bounds by the solver's current point.
+func (c *sparseChunk) hull() {
+	for l := range c.lo {
+		v := c.sv.Value(l)
+		c.lo[l] = math.Min(c.lo[l], v)
+		c.hi[l] = math.Max(c.hi[l], v)
 	}
-	return lps, nil
+}
+
+// merge adds the chunk's results to the shared ones.
+func (c *sparseChunk) merge() {
+	r := c.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for l := range c.lo {
+		r.alo[l] = math.Min(r.alo[l], c.lo[l])
+		r.ahi[l] = math.Max(r.ahi[l], c.hi[l])
+	}
+	for l, v := range c.olo {
+		r.aolo[l] = v
+	}
+	for l, v := range c.ohi {
+		r.aohi[l] = v
+	}
+	r.lps += c.nlp
+	r.failed += c.nfail
+	if r.firstErr == nil && c.ferr != nil {
+		r.firstErr = c.ferr
+	}
+}
+
+// solve settles the chunk's targets in order: for an undetermined target
+// of a run started at the true values, its verdict first, then its exact
+// bounds within the chunk's budget. It merges its results also when ctx
+// ends it.
+func (c *sparseChunk) solve(ctx context.Context) error {
+	r := c.r
+	for a, l := range r.tl[c.ch[0]:c.ch[1]] {
+		if err := ctx.Err(); err != nil {
+			c.merge()
+			return err
+		}
+		i := r.targets[c.ch[0]+a]
+		if r.verdicts && r.env.iv.undet[i] {
+			c.verdict(ctx, l, i)
+		}
+		c.exact(ctx, l)
+	}
+	c.merge()
+	return nil
+}
+
+// run runs one objective on local variable l to target (NaN: the optimum)
+// and widens the bounds by the point reached; limited, it counts against
+// the chunk's budget. It reports false when the objective did not finish
+// (budget or failure); a failure other than the budget or ctx is counted
+// and the chunk starts afresh from a new clone.
+func (c *sparseChunk) run(ctx context.Context, l int, max bool, target float64, limited bool) (float64, bool) {
+	c.sv.IterLimit = 0
+	if limited {
+		if c.spent >= c.budget {
+			return 0, false
+		}
+		c.sv.IterLimit = c.sv.Iters + c.budget - c.spent
+	}
+	before := c.sv.Iters
+	v, err := c.sv.OptimizeTo(ctx, l, max, target)
+	c.nlp++
+	if limited {
+		c.spent += c.sv.Iters - before
+	}
+	if err != nil {
+		if ctx.Err() != nil || errors.Is(err, lp.ErrIterations) && limited {
+			c.hull() // the point reached is feasible
+			return 0, false
+		}
+		// This objective failed: start afresh.
+		c.nfail++
+		if c.ferr == nil {
+			c.ferr = err
+		}
+		c.sv = c.r.base.Clone()
+		return 0, false
+	}
+	if !math.IsInf(v, 1) {
+		c.hull()
+	}
+	return v, true
+}
+
+// verdict settles the verdict of target cell i (local l), not counted
+// against the budget: each side to its protection level, a feasible point
+// there proves it, or to the optimum.
+func (c *sparseChunk) verdict(ctx context.Context, l, i int) {
+	r := c.r
+	iv := r.env.iv
+	tol := iv.tol
+	x := r.s.Val[i]
+	up, down, sec := r.env.need(i)
+	if sec || iv.outerFails(i, x, up, down) {
+		up, down, sec = 0, 0, true
+	}
+	tU := x + math.Max(up, 2*tol)
+	tD := x - math.Max(down, 2*tol)
+	if c.hi[l] < tU && c.hi[l] < r.sohi[l]-tol {
+		if v, ok := c.run(ctx, l, true, tU, false); ok && v < tU {
+			c.ohi[l] = v
+		} else if ok && math.IsInf(v, 1) {
+			c.hi[l], c.ohi[l] = v, v
+		}
+	}
+	if !(sec && c.hi[l] >= tU) && c.lo[l] > tD && c.lo[l] > r.solo[l]+tol {
+		if v, ok := c.run(ctx, l, false, tD, false); ok && v > tD {
+			c.olo[l] = math.Max(v, 0)
+		}
+	}
+}
+
+// exact solves the maximum and then the minimum of local variable l
+// within the chunk's budget, each side not yet known and not already at
+// its outer bound; it stops at the outer bound when reached (a proof).
+func (c *sparseChunk) exact(ctx context.Context, l int) {
+	r := c.r
+	tol := r.env.iv.tol
+	for _, max := range []bool{true, false} {
+		if max {
+			if _, done := c.ohi[l]; done || c.hi[l] >= r.sohi[l]-tol {
+				continue
+			}
+		} else if _, done := c.olo[l]; done || c.lo[l] <= r.solo[l]+tol {
+			continue
+		}
+		// Stop at the outer bound when reached: a proof.
+		target := r.solo[l]
+		if max {
+			target = r.sohi[l]
+			if math.IsInf(target, 1) {
+				target = math.NaN()
+			}
+		}
+		v, ok := c.run(ctx, l, max, target, true)
+		switch {
+		case !ok:
+		case math.IsInf(v, 1):
+			c.hi[l], c.ohi[l] = v, v
+		case max:
+			c.ohi[l] = v
+		default:
+			c.olo[l] = math.Max(v, 0)
+		}
+	}
 }
 
 // errSparse marks a failure of the sparse solver (not of the table): the

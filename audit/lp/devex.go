@@ -39,36 +39,8 @@ const devexBland = 1000
 // in the updates can neither stop the run early nor send it astray for
 // long.
 func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() bool) (bool, error) {
-	dx := s.dx
-	if dx == nil {
-		dx = &devexState{d: make([]float64, s.n), gamma: make([]float64, s.n), rho: make([]float64, s.m),
-			alpha: make([]float64, s.n), mark: make([]bool, s.n)}
-		s.dx = dx
-	}
-	d, gamma := dx.d, dx.gamma
-	for j := range gamma {
-		gamma[j] = 1
-	}
-	price := func() {
-		clear(s.cb)
-		for _, j := range cidx {
-			if p := s.pos[j]; p >= 0 {
-				s.cb[p] = s.cost[j]
-			}
-		}
-		s.btran(s.cb, s.y)
-		for j := 0; j < s.n; j++ {
-			if s.pos[j] >= 0 {
-				d[j] = 0
-				continue
-			}
-			dj := s.cost[j]
-			for k, i := range s.colIdx[j] {
-				dj -= s.y[i] * s.colVal[j][k]
-			}
-			d[j] = dj
-		}
-	}
+	d, gamma := s.devexStart()
+	price := func() { s.devexPrice(cidx, d) }
 	price()
 	fresh := true
 	limit := 50*(s.m+s.n) + 1000
@@ -94,29 +66,7 @@ func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() b
 			fresh = true
 		}
 		bland := degenerate > devexBland
-		q, dir, best := -1, 0.0, 0.0
-		for j := 0; j < s.n; j++ {
-			if s.pos[j] >= 0 || s.noEnter != nil && s.noEnter[j] && s.x[j] == 0 {
-				continue
-			}
-			dj := d[j]
-			var dd float64
-			switch {
-			case dj < -pivTol:
-				dd = 1
-			case dj > pivTol && s.x[j] > 0:
-				dd = -1
-			default:
-				continue
-			}
-			if bland {
-				q, dir = j, dd
-				break
-			}
-			if sc := dj * dj / gamma[j]; sc > best {
-				q, dir, best = j, dd, sc
-			}
-		}
+		q, dir := s.devexEntering(d, gamma, bland)
 		if q < 0 {
 			if fresh {
 				return false, nil
@@ -145,6 +95,76 @@ func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() b
 		s.exchange(p, q, w)
 		fresh = false
 	}
+}
+
+// devexStart makes the devex workspace on first use and returns its
+// reduced costs d and reference weights gamma, every weight reset to 1.
+func (s *Sparse) devexStart() (d, gamma []float64) {
+	dx := s.dx
+	if dx == nil {
+		dx = &devexState{d: make([]float64, s.n), gamma: make([]float64, s.n), rho: make([]float64, s.m),
+			alpha: make([]float64, s.n), mark: make([]bool, s.n)}
+		s.dx = dx
+	}
+	d, gamma = dx.d, dx.gamma
+	for j := range gamma {
+		gamma[j] = 1
+	}
+	return d, gamma
+}
+
+// devexPrice computes the reduced costs d from scratch for the objective
+// that costs the variables of cidx: the duals y by one BTRAN, then
+// d_j = c_j - yᵀA_j for every non-basic j (0 for basic ones).
+func (s *Sparse) devexPrice(cidx []int, d []float64) {
+	clear(s.cb)
+	for _, j := range cidx {
+		if p := s.pos[j]; p >= 0 {
+			s.cb[p] = s.cost[j]
+		}
+	}
+	s.btran(s.cb, s.y)
+	for j := 0; j < s.n; j++ {
+		if s.pos[j] >= 0 {
+			d[j] = 0
+			continue
+		}
+		dj := s.cost[j]
+		for k, i := range s.colIdx[j] {
+			dj -= s.y[i] * s.colVal[j][k]
+		}
+		d[j] = dj
+	}
+}
+
+// devexEntering chooses the entering column q and its direction dir (+1
+// to increase, -1 to decrease): the eligible column maximising d_j²/γ_j,
+// or, under bland, the first eligible one. q < 0 when none is eligible.
+func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float64) {
+	q, dir, best := -1, 0.0, 0.0
+	for j := 0; j < s.n; j++ {
+		if s.pos[j] >= 0 || s.noEnter != nil && s.noEnter[j] && s.x[j] == 0 {
+			continue
+		}
+		dj := d[j]
+		var dd float64
+		switch {
+		case dj < -pivTol:
+			dd = 1
+		case dj > pivTol && s.x[j] > 0:
+			dd = -1
+		default:
+			continue
+		}
+		if bland {
+			q, dir = j, dd
+			break
+		}
+		if sc := dj * dj / gamma[j]; sc > best {
+			q, dir, best = j, dd, sc
+		}
+	}
+	return q, dir
 }
 
 // pivotRow updates the reduced costs and devex weights for q entering at

@@ -514,197 +514,275 @@ type colVal struct {
 // dependent (skipped, crash) or make the matrix singular; rows left
 // without a pivot are dependent on the others.
 func factorize(ctx context.Context, m int, cols [][]entry, pref []float64, crash bool) (*luFactor, error) {
-	n := len(cols)
-	// Active matrix by rows (column, value) and, per column, the rows
-	// that may hold it (stale entries are skipped) and its count.
-	rc := make([][]int32, m)
-	rv := make([][]float64, m)
-	colRows := make([][]int32, n)
-	cnt := make([]int, n)
-	for j, c := range cols {
-		for _, e := range c {
-			if e.v == 0 {
-				continue
-			}
-			rc[e.row] = append(rc[e.row], int32(j))
-			rv[e.row] = append(rv[e.row], e.v)
-			colRows[j] = append(colRows[j], e.row)
-			cnt[j]++
-		}
-	}
-	find := func(r int32, c int32) int {
-		for k, j := range rc[r] {
-			if j == c {
-				return k
-			}
-		}
-		return -1
-	}
-	rowDone := make([]bool, m)
-	mark := make([]int, m)
-	f := &luFactor{m: m}
-	active := make([]int, 0, n)
-	for j := range cols {
-		active = append(active, j)
-	}
-	var targets []int32
-	var tl []float64
-	// buckets[b] holds columns whose count was b when pushed.
-	buckets := make([][]int32, m+2)
-	push := func(j int32) {
-		if c := cnt[j]; c > 0 && pref == nil {
-			if c >= len(buckets) {
-				c = len(buckets) - 1
-			}
-			buckets[c] = append(buckets[c], j)
-		}
-	}
-	for j := n - 1; j >= 0; j-- {
-		push(int32(j))
-	}
-	for step := 1; len(f.order) < m; step++ {
+	z := newMarkowitz(m, cols, pref, crash)
+	for step := 1; len(z.f.order) < m; step++ {
 		if step&63 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		// The active column with the fewest non-zeros: from the count
-		// buckets (stale entries skipped), or, for the crash (which
-		// breaks ties by pref), a scan.
-		bestC, bestN := -1, math.MaxInt
-		for b := 1; pref == nil && b < len(buckets) && bestC < 0; b++ {
-			for len(buckets[b]) > 0 {
-				j := buckets[b][len(buckets[b])-1]
-				buckets[b] = buckets[b][:len(buckets[b])-1]
-				if cnt[j] == b {
-					bestC, bestN = int(j), b
-					break
-				}
-			}
-		}
-		if bestC < 0 {
-			k := 0
-			for a, j := range active {
-				if cnt[j] < 0 {
-					continue
-				}
-				if cnt[j] == 0 {
-					if !crash {
-						return nil, ErrSingular
-					}
-					cnt[j] = -1
-					continue
-				}
-				active[k] = j
-				k++
-				if cnt[j] < bestN || cnt[j] == bestN && pref != nil && pref[j] > pref[bestC] {
-					bestC, bestN = j, cnt[j]
-					if bestN == 1 && pref == nil {
-						k += copy(active[k:], active[a+1:])
-						break
-					}
-				}
-			}
-			active = active[:k]
+		bestC, err := z.nextColumn()
+		if err != nil {
+			return nil, err
 		}
 		if bestC < 0 {
 			break
 		}
 		c := int32(bestC)
-		// Rows holding c (deduplicated), and the largest magnitude.
-		targets, tl = targets[:0], tl[:0]
-		amax := 0.0
-		for _, r := range colRows[c] {
-			if rowDone[r] || mark[r] == step {
-				continue
-			}
-			if p := find(r, c); p >= 0 {
-				mark[r] = step
-				targets = append(targets, r)
-				tl = append(tl, rv[r][p])
-				amax = math.Max(amax, math.Abs(rv[r][p]))
-			}
-		}
+		amax := z.gather(c, step)
 		if amax <= pivTol {
 			// Numerically empty column.
 			if !crash {
 				return nil, ErrSingular
 			}
-			for _, r := range targets {
-				p := find(r, c)
-				last := len(rc[r]) - 1
-				rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
-				rc[r], rv[r] = rc[r][:last], rv[r][:last]
-			}
-			cnt[c] = -1
+			z.dropColumn(c)
 			continue
 		}
-		// Pivot row: threshold partial pivoting, sparsest row.
-		pi := -1
-		for t, r := range targets {
-			if math.Abs(tl[t]) >= amax/10 && (pi < 0 || len(rc[r]) < len(rc[targets[pi]]) || len(rc[r]) == len(rc[targets[pi]]) && r < targets[pi]) {
-				pi = t
-			}
-		}
-		pr, alpha := targets[pi], tl[pi]
-		up := []colVal{{c, alpha}}
-		for a, j := range rc[pr] {
-			if j != c {
-				up = append(up, colVal{j, rv[pr][a]})
-			}
-		}
-		sortColVals(up[1:])
-		var low []entry
-		for t, r := range targets {
-			if r == pr {
+		z.eliminate(c, z.pivotRow(amax))
+	}
+	return z.f, nil
+}
+
+// markowitz is the state of factorize's elimination: the active matrix by
+// rows (rc, rv: column and value), per column the rows that may hold it
+// (colRows; stale entries are skipped) and its count (cnt; -1 once
+// eliminated or dropped), the rows holding the current column (targets,
+// with their entries tl), and the factor built so far.
+type markowitz struct {
+	m       int
+	pref    []float64
+	crash   bool
+	rc      [][]int32
+	rv      [][]float64
+	colRows [][]int32
+	cnt     []int
+	rowDone []bool
+	mark    []int
+	// active lists the columns not yet eliminated, for the scan.
+	active  []int
+	targets []int32
+	tl      []float64
+	// buckets[b] holds columns whose count was b when pushed.
+	buckets [][]int32
+	f       *luFactor
+}
+
+// newMarkowitz loads the columns cols (over m rows) into the active
+// matrix, zero entries left out, every column active and in its bucket.
+func newMarkowitz(m int, cols [][]entry, pref []float64, crash bool) *markowitz {
+	n := len(cols)
+	z := &markowitz{m: m, pref: pref, crash: crash,
+		rc: make([][]int32, m), rv: make([][]float64, m),
+		colRows: make([][]int32, n), cnt: make([]int, n),
+		rowDone: make([]bool, m), mark: make([]int, m),
+		active: make([]int, 0, n), buckets: make([][]int32, m+2),
+		f: &luFactor{m: m}}
+	for j, c := range cols {
+		for _, e := range c {
+			if e.v == 0 {
 				continue
 			}
-			l := tl[t] / alpha
-			low = append(low, entry{r, l})
-			// Drop c from row r.
-			p := find(r, c)
-			last := len(rc[r]) - 1
-			rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
-			rc[r], rv[r] = rc[r][:last], rv[r][:last]
-			for _, u := range up[1:] {
-				p := find(r, u.col)
-				if p < 0 {
-					v := -l * u.v
-					if math.Abs(v) < 1e-11 {
-						continue
-					}
-					rc[r] = append(rc[r], u.col)
-					rv[r] = append(rv[r], v)
-					colRows[u.col] = append(colRows[u.col], r)
-					cnt[u.col]++
-					push(u.col)
-					continue
-				}
-				v := rv[r][p] - l*u.v
-				if math.Abs(v) < 1e-11 {
-					last := len(rc[r]) - 1
-					rc[r][p], rv[r][p] = rc[r][last], rv[r][last]
-					rc[r], rv[r] = rc[r][:last], rv[r][:last]
-					cnt[u.col]--
-					push(u.col)
-					continue
-				}
-				rv[r][p] = v
+			z.rc[e.row] = append(z.rc[e.row], int32(j))
+			z.rv[e.row] = append(z.rv[e.row], e.v)
+			z.colRows[j] = append(z.colRows[j], e.row)
+			z.cnt[j]++
+		}
+	}
+	for j := range cols {
+		z.active = append(z.active, j)
+	}
+	for j := n - 1; j >= 0; j-- {
+		z.push(int32(j))
+	}
+	return z
+}
+
+// find returns the position of column c in row r of the active matrix, or
+// -1.
+func (z *markowitz) find(r int32, c int32) int {
+	for k, j := range z.rc[r] {
+		if j == c {
+			return k
+		}
+	}
+	return -1
+}
+
+// push puts column j in the bucket of its count (the last bucket holding
+// every larger count); not for the crash, nor for a column without
+// entries.
+func (z *markowitz) push(j int32) {
+	if c := z.cnt[j]; c > 0 && z.pref == nil {
+		if c >= len(z.buckets) {
+			c = len(z.buckets) - 1
+		}
+		z.buckets[c] = append(z.buckets[c], j)
+	}
+}
+
+// remove drops the entry at position p of row r of the active matrix (the
+// row's last entry takes its place).
+func (z *markowitz) remove(r int32, p int) {
+	last := len(z.rc[r]) - 1
+	z.rc[r][p], z.rv[r][p] = z.rc[r][last], z.rv[r][last]
+	z.rc[r], z.rv[r] = z.rc[r][:last], z.rv[r][:last]
+}
+
+// nextColumn returns the active column with the fewest non-zeros: from the
+// count buckets (stale entries skipped), or, for the crash (which breaks
+// ties by pref), a scan of the active columns that also drops the empty
+// ones (ErrSingular when not a crash). It returns -1 when no column is
+// left.
+func (z *markowitz) nextColumn() (int, error) {
+	bestC, bestN := -1, math.MaxInt
+	for b := 1; z.pref == nil && b < len(z.buckets) && bestC < 0; b++ {
+		for len(z.buckets[b]) > 0 {
+			j := z.buckets[b][len(z.buckets[b])-1]
+			z.buckets[b] = z.buckets[b][:len(z.buckets[b])-1]
+			if z.cnt[j] == b {
+				bestC, bestN = int(j), b
+				break
 			}
 		}
-		for _, u := range up[1:] {
-			cnt[u.col]--
-			push(u.col)
-		}
-		cnt[c] = -1
-		colRows[c] = nil
-		rc[pr], rv[pr] = nil, nil
-		rowDone[pr] = true
-		f.order = append(f.order, pivotRC{pr, int(c)})
-		f.lower = append(f.lower, low)
-		f.upper = append(f.upper, up)
 	}
-	return f, nil
+	if bestC >= 0 {
+		return bestC, nil
+	}
+	cnt, pref, active := z.cnt, z.pref, z.active
+	k := 0
+	for a, j := range active {
+		if cnt[j] < 0 {
+			continue
+		}
+		if cnt[j] == 0 {
+			if !z.crash {
+				return -1, ErrSingular
+			}
+			cnt[j] = -1
+			continue
+		}
+		active[k] = j
+		k++
+		if cnt[j] < bestN || cnt[j] == bestN && pref != nil && pref[j] > pref[bestC] {
+			bestC, bestN = j, cnt[j]
+			if bestN == 1 && pref == nil {
+				k += copy(active[k:], active[a+1:])
+				break
+			}
+		}
+	}
+	z.active = active[:k]
+	return bestC, nil
+}
+
+// gather collects the rows holding column c (deduplicated through mark,
+// step being the elimination step) into targets and their entries into
+// tl, and returns the largest magnitude.
+func (z *markowitz) gather(c int32, step int) float64 {
+	z.targets, z.tl = z.targets[:0], z.tl[:0]
+	amax := 0.0
+	for _, r := range z.colRows[c] {
+		if z.rowDone[r] || z.mark[r] == step {
+			continue
+		}
+		if p := z.find(r, c); p >= 0 {
+			z.mark[r] = step
+			z.targets = append(z.targets, r)
+			z.tl = append(z.tl, z.rv[r][p])
+			amax = math.Max(amax, math.Abs(z.rv[r][p]))
+		}
+	}
+	return amax
+}
+
+// dropColumn removes column c, numerically empty, from the rows of
+// targets and from the active columns (the crash skips it).
+func (z *markowitz) dropColumn(c int32) {
+	for _, r := range z.targets {
+		z.remove(r, z.find(r, c))
+	}
+	z.cnt[c] = -1
+}
+
+// pivotRow chooses the pivot among targets by threshold partial pivoting:
+// of the entries within a factor 10 of amax, the one of the sparsest row
+// (ties: lower row). It returns its index in targets.
+func (z *markowitz) pivotRow(amax float64) int {
+	rc, targets := z.rc, z.targets
+	pi := -1
+	for t, r := range targets {
+		if math.Abs(z.tl[t]) >= amax/10 && (pi < 0 || len(rc[r]) < len(rc[targets[pi]]) || len(rc[r]) == len(rc[targets[pi]]) && r < targets[pi]) {
+			pi = t
+		}
+	}
+	return pi
+}
+
+// eliminate pivots column c on targets[pi]: it records the pivot, its row
+// (the upper factor) and the multipliers of the other rows (the lower
+// factor), subtracts the pivot row from those rows, and retires the pivot
+// row and column.
+func (z *markowitz) eliminate(c int32, pi int) {
+	targets, tl := z.targets, z.tl
+	pr, alpha := targets[pi], tl[pi]
+	up := []colVal{{c, alpha}}
+	for a, j := range z.rc[pr] {
+		if j != c {
+			up = append(up, colVal{j, z.rv[pr][a]})
+		}
+	}
+	sortColVals(up[1:])
+	var low []entry
+	for t, r := range targets {
+		if r == pr {
+			continue
+		}
+		l := tl[t] / alpha
+		low = append(low, entry{r, l})
+		// Drop c from row r.
+		z.remove(r, z.find(r, c))
+		z.subtractRow(r, l, up[1:])
+	}
+	for _, u := range up[1:] {
+		z.cnt[u.col]--
+		z.push(u.col)
+	}
+	z.cnt[c] = -1
+	z.colRows[c] = nil
+	z.rc[pr], z.rv[pr] = nil, nil
+	z.rowDone[pr] = true
+	z.f.order = append(z.f.order, pivotRC{pr, int(c)})
+	z.f.lower = append(z.f.lower, low)
+	z.f.upper = append(z.f.upper, up)
+}
+
+// subtractRow sets row r to row r − l·up (up: the pivot row without the
+// pivot's column), dropping entries that fall below 1e-11 in magnitude and
+// keeping the column counts and buckets up to date.
+func (z *markowitz) subtractRow(r int32, l float64, up []colVal) {
+	for _, u := range up {
+		p := z.find(r, u.col)
+		if p < 0 {
+			v := -l * u.v
+			if math.Abs(v) < 1e-11 {
+				continue
+			}
+			z.rc[r] = append(z.rc[r], u.col)
+			z.rv[r] = append(z.rv[r], v)
+			z.colRows[u.col] = append(z.colRows[u.col], r)
+			z.cnt[u.col]++
+			z.push(u.col)
+			continue
+		}
+		v := z.rv[r][p] - l*u.v
+		if math.Abs(v) < 1e-11 {
+			z.remove(r, p)
+			z.cnt[u.col]--
+			z.push(u.col)
+			continue
+		}
+		z.rv[r][p] = v
+	}
 }
 
 // ftran solves B z = a for the factorised square matrix (a over rows,
