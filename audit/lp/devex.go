@@ -46,22 +46,11 @@ func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() b
 	limit := 50*(s.m+s.n) + 1000
 	degenerate := 0
 	for it := 0; ; it++ {
-		if reached() {
-			return false, nil
+		done, refactored, err := s.iteration(ctx, it, limit, reached)
+		if done || err != nil {
+			return false, err
 		}
-		if it > limit || s.IterLimit > 0 && s.Iters >= s.IterLimit {
-			return false, ErrIterations
-		}
-		s.Iters++
-		if it&15 == 15 {
-			if err := ctx.Err(); err != nil {
-				return false, err
-			}
-		}
-		if len(s.etas) >= refactorEvery {
-			if err := s.refactor(ctx); err != nil {
-				return false, err
-			}
+		if refactored {
 			price()
 			fresh = true
 		}

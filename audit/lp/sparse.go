@@ -300,6 +300,33 @@ func (s *Sparse) minimize(ctx context.Context, cidx []int, cval []float64, reach
 	return s.minimizeDevex(ctx, cidx, reached)
 }
 
+// iteration starts iteration it of a simplex loop (both pricings): done
+// when the target is reached (reached) or the iterations run out
+// (ErrIterations: it past limit, or Sparse.IterLimit spent), the
+// context checked every 16 iterations, and the basis refactored when its
+// eta file is full (refactored: reduced costs must be priced afresh).
+func (s *Sparse) iteration(ctx context.Context, it, limit int, reached func() bool) (done, refactored bool, err error) {
+	if reached() {
+		return true, false, nil
+	}
+	if it > limit || s.IterLimit > 0 && s.Iters >= s.IterLimit {
+		return true, false, ErrIterations
+	}
+	s.Iters++
+	if it&15 == 15 {
+		if err := ctx.Err(); err != nil {
+			return true, false, err
+		}
+	}
+	if len(s.etas) >= refactorEvery {
+		if err := s.refactor(ctx); err != nil {
+			return true, false, err
+		}
+		return false, true, nil
+	}
+	return false, false, nil
+}
+
 // minimizeDantzig is the simplex as it was before devex pricing (kept as
 // the baseline, Sparse.Dantzig): every iteration prices every column afresh
 // (BTRAN of the basic costs) and takes the largest reduced cost.
@@ -307,22 +334,8 @@ func (s *Sparse) minimizeDantzig(ctx context.Context, cidx []int, reached func()
 	limit := 50*(s.m+s.n) + 1000
 	degenerate := 0
 	for it := 0; ; it++ {
-		if reached() {
-			return false, nil
-		}
-		if it > limit || s.IterLimit > 0 && s.Iters >= s.IterLimit {
-			return false, ErrIterations
-		}
-		s.Iters++
-		if it&15 == 15 {
-			if err := ctx.Err(); err != nil {
-				return false, err
-			}
-		}
-		if len(s.etas) >= refactorEvery {
-			if err := s.refactor(ctx); err != nil {
-				return false, err
-			}
+		if done, _, err := s.iteration(ctx, it, limit, reached); done || err != nil {
+			return false, err
 		}
 		// Prices: y solves yᵀB = c_B; reduced cost d_j = c_j − yᵀA_j.
 		clear(s.cb)
