@@ -65,20 +65,12 @@ func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() b
 			fresh = true
 			continue
 		}
-		w := s.column(q)
-		p, pr := s.ratio(w, q, dir, bland)
-		if math.IsInf(pr, 1) {
+		w, p, unbounded := s.step(q, dir, bland, &degenerate)
+		if unbounded {
 			return true, nil
 		}
-		if pr <= s.Tol {
-			degenerate++
-		} else {
-			degenerate = 0
-		}
-		s.move(w, q, dir*pr)
 		if p < 0 {
-			s.x[q] = 0 // the entering variable reached zero
-			continue
+			continue // the entering variable reached zero: no exchange
 		}
 		s.pivotRow(p, q, w[p])
 		s.exchange(p, q, w)

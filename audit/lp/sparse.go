@@ -300,6 +300,29 @@ func (s *Sparse) minimize(ctx context.Context, cidx []int, cval []float64, reach
 	return s.minimizeDevex(ctx, cidx, reached)
 }
 
+// step moves along the entering column q (direction dir) as far as the
+// ratio test allows: unbounded when nothing stops it; otherwise the
+// basic variables move, p is the leaving row (-1 when the entering
+// variable itself reached zero) and w the entering column for the
+// exchange. degenerate counts consecutive degenerate steps.
+func (s *Sparse) step(q int, dir float64, bland bool, degenerate *int) (w []float64, p int, unbounded bool) {
+	w = s.column(q)
+	p, pr := s.ratio(w, q, dir, bland)
+	if math.IsInf(pr, 1) {
+		return w, p, true
+	}
+	if pr <= s.Tol {
+		*degenerate++
+	} else {
+		*degenerate = 0
+	}
+	s.move(w, q, dir*pr)
+	if p < 0 {
+		s.x[q] = 0 // the entering variable reached zero
+	}
+	return w, p, false
+}
+
 // iteration starts iteration it of a simplex loop (both pricings): done
 // when the target is reached (reached) or the iterations run out
 // (ErrIterations: it past limit, or Sparse.IterLimit spent), the
@@ -377,20 +400,12 @@ func (s *Sparse) minimizeDantzig(ctx context.Context, cidx []int, reached func()
 		if q < 0 {
 			return false, nil
 		}
-		w := s.column(q)
-		p, pr := s.ratio(w, q, dir, bland)
-		if math.IsInf(pr, 1) {
+		w, p, unbounded := s.step(q, dir, bland, &degenerate)
+		if unbounded {
 			return true, nil
 		}
-		if pr <= s.Tol {
-			degenerate++
-		} else {
-			degenerate = 0
-		}
-		s.move(w, q, dir*pr)
 		if p < 0 {
-			s.x[q] = 0 // the entering variable reached zero
-			continue
+			continue // the entering variable reached zero: no exchange
 		}
 		s.exchange(p, q, w)
 	}
