@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/sdcaudit/sdcaudit/internal/parquettest"
 )
 
 // genMicroParquet writes the records of genMicrodata as Parquet (as
@@ -53,8 +54,8 @@ func writeMicroParquet(tb testing.TB, src string, f io.Writer, dec bool) {
 	}
 	defer in.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithCompression(compress.Codecs.Snappy), parquet.WithMaxRowGroupLength(128<<10))
-	sink := newRecordSink(tb, f, schema, props)
-	b, flush := sink.b, sink.flush
+	sink := parquettest.NewSink(tb, f, schema, props)
+	b, flush := sink.B, sink.Flush
 	r := csv.NewReader(bufio.NewReaderSize(in, 1<<20))
 	r.ReuseRecord = true
 	r.Read() // header
@@ -85,7 +86,7 @@ func writeMicroParquet(tb testing.TB, src string, f io.Writer, dec bool) {
 			flush()
 		}
 	}
-	sink.close()
+	sink.Close()
 }
 
 // BenchmarkCheckParquet measures `check` on 1 M microdata records (those

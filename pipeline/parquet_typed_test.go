@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,11 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/internal/parquettest"
 )
 
 // microRecord is one generated record; v is the value as text ("" for a
@@ -68,40 +66,6 @@ func writeTypedCSV(t testing.TB, p string, recs []microRecord) {
 	f.Close()
 }
 
-// recordSink writes Arrow records built in b to a Parquet file.
-type recordSink struct {
-	tb testing.TB
-	b  *array.RecordBuilder
-	w  *pqarrow.FileWriter
-}
-
-func newRecordSink(tb testing.TB, f io.Writer, schema *arrow.Schema, props *parquet.WriterProperties) *recordSink {
-	tb.Helper()
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &recordSink{tb: tb, b: array.NewRecordBuilder(memory.NewGoAllocator(), schema), w: w}
-}
-
-// flush writes the records built so far (a row group or more).
-func (s *recordSink) flush() {
-	rec := s.b.NewRecordBatch()
-	defer rec.Release()
-	if err := s.w.Write(rec); err != nil {
-		s.tb.Fatal(err)
-	}
-}
-
-// close writes the records left and the file's footer.
-func (s *recordSink) close() {
-	s.flush()
-	if err := s.w.Close(); err != nil {
-		s.tb.Fatal(err)
-	}
-	s.b.Release()
-}
-
 // writeTypedParquet writes the records with v of type typ (float64,
 // decimal128 with scale 2, int64 of whole values) in row groups of
 // rowGroup rows, strings dictionary-encoded.
@@ -117,8 +81,8 @@ func writeTypedParquet(t testing.TB, p string, recs []microRecord, typ arrow.Dat
 	}
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	sink := newRecordSink(t, f, schema, props)
-	b, flush := sink.b, sink.flush
+	sink := parquettest.NewSink(t, f, schema, props)
+	b, flush := sink.B, sink.Flush
 	for i, r := range recs {
 		b.Field(0).(*array.StringBuilder).Append(r.region)
 		b.Field(1).(*array.StringBuilder).Append(r.size)
@@ -142,7 +106,7 @@ func writeTypedParquet(t testing.TB, p string, recs []microRecord, typ arrow.Dat
 			flush()
 		}
 	}
-	sink.close()
+	sink.Close()
 }
 
 // TestParquetTypedMatchesCSV: microdata read from Parquet (value typed as

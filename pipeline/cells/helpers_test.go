@@ -3,16 +3,9 @@ package cells
 import (
 	"context"
 	"fmt"
-	"io"
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
@@ -94,38 +87,4 @@ func firstDiff(a, b []byte) string {
 		}
 	}
 	return ""
-}
-
-// recordSink writes Arrow records built in b to a Parquet file.
-type recordSink struct {
-	tb testing.TB
-	b  *array.RecordBuilder
-	w  *pqarrow.FileWriter
-}
-
-func newRecordSink(tb testing.TB, f io.Writer, schema *arrow.Schema, props *parquet.WriterProperties) *recordSink {
-	tb.Helper()
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &recordSink{tb: tb, b: array.NewRecordBuilder(memory.NewGoAllocator(), schema), w: w}
-}
-
-// flush writes the records built so far (a row group or more).
-func (s *recordSink) flush() {
-	rec := s.b.NewRecordBatch()
-	defer rec.Release()
-	if err := s.w.Write(rec); err != nil {
-		s.tb.Fatal(err)
-	}
-}
-
-// close writes the records left and the file's footer.
-func (s *recordSink) close() {
-	s.flush()
-	if err := s.w.Close(); err != nil {
-		s.tb.Fatal(err)
-	}
-	s.b.Release()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
+	"github.com/sdcaudit/sdcaudit/internal/parquettest"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -44,8 +45,8 @@ func writeRandomMicroParquet(t *testing.T, p string, r *rand.Rand, rows int, typ
 	}
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	sink := newRecordSink(t, f, schema, props)
-	b, flush := sink.b, sink.flush
+	sink := parquettest.NewSink(t, f, schema, props)
+	b, flush := sink.B, sink.Flush
 	label := func(fb array.Builder, prefix string, n int) {
 		if r.IntN(40) == 0 {
 			fb.AppendNull()
@@ -93,7 +94,7 @@ func writeRandomMicroParquet(t *testing.T, p string, r *rand.Rand, rows int, typ
 			flush()
 		}
 	}
-	sink.close()
+	sink.Close()
 }
 
 func abs(x int64) int64 {
@@ -246,8 +247,8 @@ func writeHierParquet(t *testing.T, p string, r *rand.Rand, rows int, rowGroup i
 	}
 	defer f.Close()
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	sink := newRecordSink(t, f, schema, props)
-	b := sink.b
+	sink := parquettest.NewSink(t, f, schema, props)
+	b := sink.B
 	str := func(i int, s string) { b.Field(i).(*array.StringBuilder).Append(s) }
 	for i := range rows {
 		d := r.IntN(12)
@@ -260,7 +261,7 @@ func writeHierParquet(t *testing.T, p string, r *rand.Rand, rows int, rowGroup i
 		b.Field(6).(*array.Float64Builder).Append(float64(int64(math.Exp(5+2*r.NormFloat64())*100)) / 100)
 		str(7, fmt.Sprintf("note %d", r.IntN(1000)))
 	}
-	sink.close()
+	sink.Close()
 }
 
 // Leaving unread the columns of a Parquet file that the microdata audit
