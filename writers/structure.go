@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/report"
 )
 
@@ -25,6 +26,9 @@ type structureJSON struct {
 	// they add up only within the rounding (audit.Structure.Unconfirmed):
 	// labels only, never the difference.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	// Rounded is the base the published values are rounded to
+	// (input.rounded), absent when they are exact.
+	Rounded *decimal.Dec `json:"rounded,omitempty"`
 }
 
 type axisJSON struct {
@@ -54,6 +58,10 @@ func structureBlock(t *audit.Table) *structureJSON {
 		return nil
 	}
 	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout, Unconfirmed: st.Unconfirmed}
+	if st.Rounded.Sign() > 0 {
+		b := st.Rounded
+		out.Rounded = &b
+	}
 	for i := range st.Axes {
 		ax := &st.Axes[i]
 		a := axisJSON{Dims: ax.Names, Nested: len(ax.Dims) > 1}
@@ -89,6 +97,10 @@ func StructureLines(t *audit.Table) []string {
 		return nil
 	}
 	out := append([]string(nil), st.Layout...)
+	if b := st.Rounded; b.Sign() > 0 {
+		h := b.Mul(decimal.Scaled(5, 1))
+		out = append(out, fmt.Sprintf("values rounded to base %s (input.rounded): a published count or total v stands for v - %s to v + %s (never below 0); margins are confirmed within the rounding, and the rules and the interval audit judge every value", report.DecText(b), report.DecText(h), report.DecText(h)))
+	}
 	for i := range st.Axes {
 		ax := &st.Axes[i]
 		children := ax.Children()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -26,12 +27,14 @@ func structuredTable() *audit.Table {
 				Signed: map[string]string{"small": "negative published values"}},
 		},
 		Unconfirmed: []string{"=size=Total"},
+		Rounded:     decimal.FromInt(5),
 	}
 	return tab
 }
 
 const (
 	signedLine      = `may be negative: =size "small" (negative published values): a suppressed cell of it has no lower bound 0`
+	roundedLine     = "values rounded to base 5 (input.rounded): a published count or total v stands for v - 2.5 to v + 2.5 (never below 0); margins are confirmed within the rounding, and the rules and the interval audit judge every value"
 	unconfirmedLine = "totals not confirmed: =size=Total add up only within the rounding and are not used as margins, so the audit cannot confirm a suppressed cell protected; if the table is rounded, set input.rounded to its base"
 )
 
@@ -39,7 +42,8 @@ const (
 // may be negative (Axis.Signed) and the totals not confirmed
 // (Structure.Unconfirmed) are in report.json's structure block
 // (axes[].signed, unconfirmed), on summary.html and on the workbook's
-// Summary sheet.
+// Summary sheet; so is the base of a table read as rounded
+// (input.rounded: structure.rounded).
 func TestStructureSignedUnconfirmed(t *testing.T) {
 	tab := structuredTable()
 	var rep struct {
@@ -52,6 +56,7 @@ func TestStructureSignedUnconfirmed(t *testing.T) {
 				} `json:"signed"`
 			} `json:"axes"`
 			Unconfirmed []string `json:"unconfirmed"`
+			Rounded     json.RawMessage `json:"rounded"`
 		} `json:"structure"`
 	}
 	if err := json.Unmarshal(render(t, writers.Report{}, tab), &rep); err != nil {
@@ -65,10 +70,13 @@ func TestStructureSignedUnconfirmed(t *testing.T) {
 	if !reflect.DeepEqual(st.Unconfirmed, []string{"=size=Total"}) {
 		t.Errorf("report.json unconfirmed %q", st.Unconfirmed)
 	}
+	if string(st.Rounded) != "5" {
+		t.Errorf("report.json rounded %s, want 5", st.Rounded)
+	}
 
 	_, _, page := verdictOf(t, tab, nil)
 	page = html.UnescapeString(page)
-	for _, l := range []string{signedLine, unconfirmedLine} {
+	for _, l := range []string{signedLine, unconfirmedLine, roundedLine} {
 		if !strings.Contains(page, "<li>"+l+"</li>") {
 			t.Errorf("summary.html lacks %q", l)
 		}
@@ -78,7 +86,7 @@ func TestStructureSignedUnconfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range []string{signedLine, unconfirmedLine} {
+	for _, l := range []string{signedLine, unconfirmedLine, roundedLine} {
 		if !containsRow(sum, []string{"structure", l}) {
 			t.Errorf("Summary sheet lacks %q: %q", l, sum)
 		}
