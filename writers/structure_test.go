@@ -55,7 +55,7 @@ func TestStructureSignedUnconfirmed(t *testing.T) {
 					Found string `json:"found"`
 				} `json:"signed"`
 			} `json:"axes"`
-			Unconfirmed []string `json:"unconfirmed"`
+			Unconfirmed []string        `json:"unconfirmed"`
 			Rounded     json.RawMessage `json:"rounded"`
 		} `json:"structure"`
 	}
