@@ -225,24 +225,28 @@ func (r *roundedRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 		xs = []decimal.Dec{c.Total}
 		g.hasX = false // the rule reads no total: its findings say nothing of it
 	}
-	var first audit.Finding
-	var firstN int64
-	var firstX decimal.Dec
+	// One scratch cell for every value tried: a finding on it is kept
+	// only as its outcome (its facts may read the cell, which the next
+	// value changes).
+	scratch := new(audit.Cell)
+	var first audit.Outcome
+	var firstN, firstCandN int64
+	var firstX, firstCandX decimal.Dec
 	for i, n := range ns {
 		for j, x := range xs {
-			cc := r.variant(c, n, x)
-			f := r.inner.Check(t, cc)
+			r.variant(scratch, c, n, x)
+			o := r.inner.Check(t, scratch).Outcome
 			if i == 0 && j == 0 {
-				first, firstN, firstX = f, n, x
+				first, firstN, firstX, firstCandN, firstCandX = o, scratch.N, scratch.Total, n, x
 				continue
 			}
-			if f.Outcome != first.Outcome {
-				figs := []audit.Figure{audit.TextFig("outcome_a", first.Outcome.String()), audit.TextFig("outcome_b", f.Outcome.String())}
+			if o != first {
+				figs := []audit.Figure{audit.TextFig("outcome_a", first.String()), audit.TextFig("outcome_b", o.String())}
 				if g.hasN {
-					figs = append(figs, audit.IntFig("n_a", firstN), audit.IntFig("n_b", n))
+					figs = append(figs, audit.IntFig("n_a", firstN), audit.IntFig("n_b", scratch.N))
 				}
 				if g.hasX {
-					figs = append(figs, audit.DecFig("X_a", firstX), audit.DecFig("X_b", x))
+					figs = append(figs, audit.DecFig("X_a", firstX), audit.DecFig("X_b", scratch.Total))
 				}
 				figs = g.figures(figs)
 				if th, ok := r.inner.(threshold); ok {
@@ -252,15 +256,17 @@ func (r *roundedRule) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 			}
 		}
 	}
-	if p == planEnumerate && !xFree && g.xWidth && first.Outcome != audit.NotApplicable {
+	if p == planEnumerate && !xFree && g.xWidth && first != audit.NotApplicable {
 		return said(r.Name(), audit.Review, sayRoundedNotOnInterval, g.figures(nil))
 	}
 	// The same outcome for every value: the finding on the published
 	// figures when it is that outcome (its figures and message read the
-	// published cell), else the first value tried.
+	// published cell), else on the first value tried (a cell of its own).
 	f := r.inner.Check(t, c)
-	if f.Outcome != first.Outcome {
-		f = first
+	if f.Outcome != first {
+		cc := new(audit.Cell)
+		r.variant(cc, c, firstCandN, firstCandX)
+		f = r.inner.Check(t, cc)
 	}
 	if !r.says(f.Outcome) {
 		return f
@@ -280,9 +286,10 @@ func (r *roundedRule) says(o audit.Outcome) bool {
 	return o == audit.Pass || o == audit.Fail
 }
 
-// variant is the cell with count n and total x, as the rules read it.
-func (r *roundedRule) variant(c *audit.Cell, n int64, x decimal.Dec) *audit.Cell {
-	cc := *c
+// variant sets cc to the cell c with count n and total x, as the rules
+// read it.
+func (r *roundedRule) variant(cc, c *audit.Cell, n int64, x decimal.Dec) {
+	*cc = *c
 	cc.Findings = nil
 	if c.HasN {
 		cc.N = n
@@ -299,7 +306,6 @@ func (r *roundedRule) variant(c *audit.Cell, n int64, x decimal.Dec) *audit.Cell
 			cc.Total = s
 		}
 	}
-	return &cc
 }
 
 // figures returns the figures of the ranges, after more.
