@@ -60,12 +60,21 @@ const maxRoundedCounts = 1001
 // as it is.
 func ForRounded(r CellRule, base decimal.Dec) CellRule {
 	half := base.Mul(decimal.Scaled(5, 1))
-	return &roundedRule{inner: r, base: base, half: half}
+	rr := &roundedRule{inner: r, base: base, half: half}
+	if b, ok := base.Int64(); ok && base.Scale() == 0 {
+		// an integer base: a count v stands for v ± ⌊B/2⌋ (B odd: the
+		// ends v ± B/2 are not integers)
+		rr.intHalf, rr.hasIntHalf = b/2, true
+	}
+	return rr
 }
 
 type roundedRule struct {
 	inner      CellRule
 	base, half decimal.Dec
+	// intHalf is ⌊B/2⌋ when B is an integer (hasIntHalf).
+	intHalf    int64
+	hasIntHalf bool
 }
 
 func (r *roundedRule) Name() string { return r.inner.Name() }
@@ -106,7 +115,10 @@ type roundedRange struct {
 // for.
 func (r *roundedRule) rangeOf(c *audit.Cell) roundedRange {
 	g := roundedRange{base: r.base, hasN: c.HasN, hasX: c.HasTotal, n: c.N, x: c.Total}
-	if c.HasN {
+	if c.HasN && r.hasIntHalf {
+		g.nlo, g.nhi = max(0, c.N-r.intHalf), c.N+r.intHalf
+		g.nWidth = g.nlo != g.nhi || g.nlo != c.N
+	} else if c.HasN {
 		h := r.half.Rat()
 		v := new(big.Rat).SetInt64(c.N)
 		lo := new(big.Rat).Sub(v, h)

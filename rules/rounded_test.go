@@ -113,7 +113,8 @@ func TestRoundedUnknownRule(t *testing.T) {
 // TestRoundedAgainstEnumeration checks ForRounded against brute force:
 // every rule evaluated as it is at every integer n of the count's range
 // and at every total of the range on a grid of quarters (the range's ends
-// included), on random aggregate cells rounded to bases 3, 4, 5 and 10.
+// included), on random aggregate cells rounded to bases 3, 4, 5, 10 and
+// 2.5.
 // The expected outcome is the common outcome of them all, or review when
 // they differ; ForRounded tries only a few values per cell.
 func TestRoundedAgainstEnumeration(t *testing.T) {
@@ -132,11 +133,15 @@ func TestRoundedAgainstEnumeration(t *testing.T) {
 		cells = 40
 	}
 	quarter := decimal.Must("0.25")
-	for _, base := range []int64{3, 4, 5, 10} {
-		b := decimal.FromInt(base)
-		half := decimal.FromInt(base).Mul(decimal.Must("0.5"))
+	for _, bs := range []struct {
+		base  string
+		floor int64 // ⌊B/2⌋: a count v stands for v ± floor
+		step  int64 // published counts are multiples of step
+	}{{"3", 1, 3}, {"4", 2, 4}, {"5", 2, 5}, {"10", 5, 10}, {"2.5", 1, 1}} {
+		b := decimal.Must(bs.base)
+		half := b.Mul(decimal.Must("0.5"))
 		for range cells {
-			c := &audit.Cell{HasN: true, N: base * rng.Int64N(5), HasTotal: true, Total: decimal.FromInt(base * rng.Int64N(30))}
+			c := &audit.Cell{HasN: true, N: bs.step * rng.Int64N(5), HasTotal: true, Total: b.Mul(decimal.FromInt(rng.Int64N(30)))}
 			for k := rng.IntN(4); k > 0; k-- {
 				c.Top = append(c.Top, decimal.FromInt(rng.Int64N(40)))
 			}
@@ -147,7 +152,7 @@ func TestRoundedAgainstEnumeration(t *testing.T) {
 			}
 			c.AllTop = int64(len(c.Top)) >= c.N
 			// The values the figures stand for, written out here.
-			nlo, nhi := max(0, c.N-base/2), c.N+base/2 // base 5: v ± 2.5 holds v−2..v+2
+			nlo, nhi := max(0, c.N-bs.floor), c.N+bs.floor // base 5: v ± 2.5 holds v−2..v+2
 			xlo, xhi := c.Total.Sub(half), c.Total.Add(half)
 			if xlo.Sign() < 0 {
 				xlo = decimal.Dec{}
@@ -186,7 +191,7 @@ func TestRoundedAgainstEnumeration(t *testing.T) {
 				}
 				got := rules.ForRounded(r, b).Check(aggregateTable, c)
 				if got.Outcome != want {
-					t.Fatalf("%s base %d n %d X %s top %v: %v %q, want %v", r.Name(), base, c.N, c.Total, c.Top, got.Outcome, got.Message(), want)
+					t.Fatalf("%s base %s n %d X %s top %v: %v %q, want %v", r.Name(), bs.base, c.N, c.Total, c.Top, got.Outcome, got.Message(), want)
 				}
 			}
 		}
@@ -293,5 +298,27 @@ func TestRoundedClass(t *testing.T) {
 				t.Errorf("base %q %v: %v %q, want %v %q", tc.base, c.Key, f.Outcome, f.Message(), want, text)
 			}
 		}
+	}
+}
+
+// BenchmarkRounded: the threshold and dominance rules on an aggregate
+// cell, as they are (plain) and on a table rounded to base 5.
+func BenchmarkRounded(b *testing.B) {
+	th := mustRule(b, "threshold", "min: 10").(rules.CellRule)
+	dom := mustRule(b, "dominance", "sets: [{n: 1, k: 60}, {n: 2, k: 85}]").(rules.CellRule)
+	c := &audit.Cell{HasN: true, N: 20, HasTotal: true, Total: decimal.FromInt(1000),
+		Top: []decimal.Dec{decimal.FromInt(300), decimal.FromInt(200)}}
+	for _, r := range []rules.CellRule{th, dom} {
+		b.Run(r.Name()+"/plain", func(b *testing.B) {
+			for b.Loop() {
+				_ = r.Check(aggregateTable, c)
+			}
+		})
+		rr := rules.ForRounded(r, decimal.FromInt(5))
+		b.Run(r.Name()+"/rounded", func(b *testing.B) {
+			for b.Loop() {
+				_ = rr.Check(aggregateTable, c)
+			}
+		})
 	}
 }
