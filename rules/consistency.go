@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "consistency", Quality: true, Doc: "aggregate tables: every margin (total label, declared hierarchies) must equal the sum of its cells, for totals and counts, and an empty cell (n = 0) must have a zero total; otherwise the cells involved are review, since no audit of the table can be trusted", New: newConsistency})
+	Register(Spec{Name: "consistency", Quality: true, Doc: "aggregate tables: every margin (total label, declared hierarchies) must equal the sum of its cells (within the rounding with input.rounded), for totals and counts, and an empty cell (n = 0) must have a zero total; otherwise the cells involved are review, since no audit of the table can be trusted", New: newConsistency})
 }
 
 // consistency checks that an aggregate table is internally consistent,
