@@ -1,6 +1,10 @@
 package audit
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+)
 
 // Structure is what a table's layout means, found once per table (from the
 // configuration, the labels and the numbers; package audit/structure) and
@@ -38,6 +42,11 @@ type Structure struct {
 	// account: header rows, label columns, labels carried down, sheets
 	// skipped), labels and positions only.
 	Layout []string `json:"layout,omitempty"`
+	// Rounded is the base B the published values are rounded to
+	// (input.rounded; zero: exact): margins were confirmed within the
+	// rounding, and the rules and the audit judge every value a
+	// published figure stands for.
+	Rounded decimal.Dec `json:"-"`
 }
 
 // Axis is one or more dimensions of a table read as one for margins.

@@ -324,8 +324,9 @@ type Input struct {
 	MaxCellsPerRecord int64 `yaml:"max_cells_per_record"`
 	// Rounded is the base B the table's published values are already
 	// rounded to (e.g. 5): each published value stands for the interval
-	// [v − B/2, v + B/2]; the interval audit uses those intervals. Unset
-	// or 0: values are exact.
+	// [v − B/2, v + B/2]; the rules judge every value of it
+	// (rules.ForRounded) and the interval audit uses those intervals.
+	// Unset or 0: values are exact.
 	Rounded *decimal.Dec `yaml:"rounded"`
 }
 

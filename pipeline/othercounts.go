@@ -7,6 +7,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
+	"github.com/sdcaudit/sdcaudit/rules"
 )
 
 // otherCount is a count column of a long table besides its count:
@@ -59,18 +60,21 @@ func shadowTable(t *audit.Table, k otherCount) *audit.Table {
 // evaluateOtherCounts runs the rules on every other count column and
 // gives each cell the findings that failed or ask for review there,
 // named after the column: a cell is primary when any of its counts is.
-func evaluateOtherCounts(ctx context.Context, t *audit.Table, rs *RuleSet) error {
+// cellRules and tableRules are the table's rules (RuleSet.cellRules,
+// RuleSet.tableRules: rounded counts judged as the intervals they stand
+// for).
+func evaluateOtherCounts(ctx context.Context, t *audit.Table, cellRules []rules.CellRule, tableRules []rules.TableRule) error {
 	for _, k := range otherCounts(t) {
 		s := shadowTable(t, k)
 		for _, c := range s.Cells {
-			for _, r := range rs.cell {
+			for _, r := range cellRules {
 				c.Findings = append(c.Findings, r.Check(s, c))
 			}
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for _, r := range rs.table {
+		for _, r := range tableRules {
 			r.CheckTable(s)
 		}
 		for i, c := range s.Cells {

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -499,6 +500,45 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 	return rs, nil
 }
 
+// cellRules are the cell rules as they judge t: on an aggregate table
+// whose published values are rounded (input.rounded: B), at every value
+// the rounded count and total stand for (rules.ForRounded).
+func (rs *RuleSet) cellRules(t *audit.Table, s *configs.Settings) []rules.CellRule {
+	b := roundedBase(t, s)
+	if b == nil {
+		return rs.cell
+	}
+	out := make([]rules.CellRule, len(rs.cell))
+	for i, r := range rs.cell {
+		out[i] = rules.ForRounded(r, *b)
+	}
+	return out
+}
+
+// tableRules are the table rules as they judge t: on a rounded
+// aggregate table, within the rounding (rules.ForRoundedTable).
+func (rs *RuleSet) tableRules(t *audit.Table, s *configs.Settings) []rules.TableRule {
+	b := roundedBase(t, s)
+	if b == nil {
+		return rs.table
+	}
+	out := make([]rules.TableRule, len(rs.table))
+	for i, r := range rs.table {
+		out[i] = rules.ForRoundedTable(r, *b)
+	}
+	return out
+}
+
+// roundedBase is the base t's published values are rounded to
+// (input.rounded, aggregate tables only), nil when they are exact.
+func roundedBase(t *audit.Table, s *configs.Settings) *decimal.Dec {
+	b := s.Input.Rounded
+	if t.Mode != audit.Aggregate || b == nil || b.Sign() <= 0 {
+		return nil
+	}
+	return b
+}
+
 // LoadTable reads a source into a table of cells per the settings, with
 // what the enabled rules need.
 func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*audit.Table, error) {
@@ -520,6 +560,7 @@ func LoadTable(ctx context.Context, src readers.Source, s *configs.Settings) (*a
 // does not protect the table: Protect does, with what Evaluate returns.
 func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Settings, workers int) (*Evaluation, error) {
 	enterStage(ctx, StageRules)
+	cellRules, tableRules := rs.cellRules(t, s), rs.tableRules(t, s)
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
@@ -538,7 +579,7 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 			slab := make([]audit.Finding, (hi-lo)*k)
 			for i, c := range t.Cells[lo:hi] {
 				c.Findings = slab[i*k : i*k : (i+1)*k]
-				for _, r := range rs.cell {
+				for _, r := range cellRules {
 					c.Findings = append(c.Findings, r.Check(t, c))
 				}
 			}
@@ -551,10 +592,10 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for _, r := range rs.table {
+	for _, r := range tableRules {
 		r.CheckTable(t)
 	}
-	if err := evaluateOtherCounts(ctx, t, rs); err != nil {
+	if err := evaluateOtherCounts(ctx, t, cellRules, tableRules); err != nil {
 		return nil, err
 	}
 	for _, c := range t.Cells {

@@ -173,6 +173,21 @@ var figureLabels = map[string]string{
 	"upper_level":   "upper protection level",
 	"lower_level":   "lower protection level",
 	"protects":      "protects",
+	// the ranges of an already-rounded table (input.rounded)
+	"rounding_base": "rounding base",
+	"n_published":   "published count",
+	"n_low":         "lowest count it stands for",
+	"n_high":        "highest count it stands for",
+	"X_published":   "published total",
+	"X_low":         "lowest total it stands for",
+	"X_high":        "highest total it stands for",
+	"outcome_a":     "outcome at the first value",
+	"n_a":           "count at the first value",
+	"X_a":           "total at the first value",
+	"outcome_b":     "outcome at the second value",
+	"n_b":           "count at the second value",
+	"X_b":           "total at the second value",
+	"zero_high":     "most contributors a published 0 stands for",
 }
 
 // Readable renders a figure for a person: decimals and integers with

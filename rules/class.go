@@ -2,10 +2,14 @@ package rules
 
 import (
 	"fmt"
+	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 func init() {
@@ -28,7 +32,16 @@ func init() {
 // Cells whose count is unknown make their lines undecidable; those lines
 // are skipped. Combinations absent from an aggregate table count as empty,
 // as a reader of the published table would take them.
-type class struct{ magnitude bool }
+//
+// On a table whose counts are rounded to base B (input.rounded,
+// ForRoundedTable) with B >= 2, a published 0 stands for 0 to ⌊B/2⌋
+// contributors: a line whose only non-zero published count is the cell
+// discloses only if its zeros are true zeros, so the cell is review (it
+// cannot be assessed on the rounded figures), not primary.
+type class struct {
+	magnitude bool
+	rounded   decimal.Dec // B; zero: exact counts
+}
 
 func newClass(decode Decoder) (Rule, error) {
 	var p struct {
@@ -37,7 +50,7 @@ func newClass(decode Decoder) (Rule, error) {
 	if err := decodeParams("class", decode, &p); err != nil {
 		return nil, err
 	}
-	return class{p.Magnitude}, nil
+	return class{magnitude: p.Magnitude}, nil
 }
 
 func (class) Name() string { return "class" }
@@ -114,11 +127,16 @@ func (r class) CheckTable(t *audit.Table) {
 			hits[c] = append(hits[c], classHit{along: t.Dims[d], group: groupString(t, c.Key, d), n: c.N})
 		}
 	}
-	classFindings(t, hits)
+	classFindings(t, hits, r.rounded)
 }
 
 // classFindings gives every cell its class finding from the hits.
-func classFindings(t *audit.Table, hits map[*audit.Cell][]classHit) {
+func classFindings(t *audit.Table, hits map[*audit.Cell][]classHit, rounded decimal.Dec) {
+	// zeroHigh is the most contributors a published 0 stands for.
+	var zeroHigh int64
+	if rounded.Sign() > 0 {
+		zeroHigh = floorRat(new(big.Rat).Quo(rounded.Rat(), big.NewRat(2, 1)))
+	}
 	for _, c := range t.Cells {
 		h := hits[c]
 		if len(h) == 0 {
@@ -139,6 +157,11 @@ func classFindings(t *audit.Table, hits map[*audit.Cell][]classHit) {
 			}
 			msgs = append(msgs, fmt.Sprintf("all %d of %s have %s=%s", x.n, x.group, x.along, code))
 			lines = append(lines, audit.GroupFig("", audit.TextFig("along", x.along), audit.TextFig("group", x.group), audit.IntFig("n", x.n)))
+		}
+		if zeroHigh > 0 {
+			c.Findings = append(c.Findings, finding("class", audit.Review, "group disclosure if the other cells published 0 are empty: "+strings.Join(msgs, "; ")+"; rounded to base "+report.DecText(rounded)+", a published 0 stands for 0 to "+strconv.FormatInt(zeroHigh, 10)+": the cell cannot be assessed on the rounded figures",
+				[]audit.Figure{audit.IntFig("n", c.N), audit.ListFig("lines", lines...), audit.DecFig("rounding_base", rounded), audit.IntFig("zero_high", zeroHigh)}))
+			continue
 		}
 		c.Findings = append(c.Findings, finding("class", audit.Fail, "group disclosure: "+strings.Join(msgs, "; ")+": publishing this cell reveals the category of every member", []audit.Figure{audit.IntFig("n", c.N), audit.ListFig("lines", lines...)}))
 	}
@@ -259,7 +282,7 @@ func (r class) checkStructure(t *audit.Table) {
 			hits[c] = append(hits[c], classHit{along: along, code: code, group: group, n: c.N})
 		}
 	}
-	classFindings(t, hits)
+	classFindings(t, hits, r.rounded)
 }
 
 // splitByGroup splits sets of nested axis codes by their outer values.

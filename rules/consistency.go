@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	Register(Spec{Name: "consistency", Quality: true, Doc: "aggregate tables: every margin (total label, declared hierarchies) must equal the sum of its cells, for totals and counts, and an empty cell (n = 0) must have a zero total; otherwise the cells involved are review, since no audit of the table can be trusted", New: newConsistency})
+	Register(Spec{Name: "consistency", Quality: true, Doc: "aggregate tables: every margin (total label, declared hierarchies) must equal the sum of its cells (within the rounding with input.rounded), for totals and counts, and an empty cell (n = 0) must have a zero total; otherwise the cells involved are review, since no audit of the table can be trusted", New: newConsistency})
 }
 
 // consistency checks that an aggregate table is internally consistent,
@@ -24,7 +24,16 @@ func init() {
 // and a cell with n = 0 and a non-zero total, get review with the
 // difference. Cells built from records (microdata mode) add up by
 // construction and are not checked.
-type consistency struct{}
+//
+// On a table whose published values are rounded to base B
+// (input.rounded, ForRoundedTable), a margin of n cells adds up when it
+// is within (n+1)·B/2 of their sum, the most n+1 roundings can move it
+// (the tolerance of the structure inference); an empty cell's total is
+// checked only when a published count of 0 cannot stand for a
+// contributor (B < 2) and the total cannot stand for 0.
+type consistency struct {
+	rounded decimal.Dec // B; zero: exact values
+}
 
 func newConsistency(decode Decoder) (Rule, error) {
 	var p struct{}
@@ -37,7 +46,7 @@ func newConsistency(decode Decoder) (Rule, error) {
 func (consistency) Name() string { return "consistency" }
 
 // CheckTable implements TableRule.
-func (consistency) CheckTable(t *audit.Table) {
+func (r consistency) CheckTable(t *audit.Table) {
 	const name = "consistency"
 	if t.Mode != audit.Aggregate {
 		for _, c := range t.Cells {
@@ -52,9 +61,9 @@ func (consistency) CheckTable(t *audit.Table) {
 		}
 		return
 	}
-	problems, checked := relationProblems(t, rels)
+	problems, checked := relationProblems(t, rels, r.rounded)
 	for i, c := range t.Cells {
-		c.Findings = append(c.Findings, consistencyFinding(c, problems[i], checked[i]))
+		c.Findings = append(c.Findings, consistencyFinding(c, problems[i], checked[i], r.rounded))
 	}
 }
 
@@ -76,9 +85,10 @@ var consistencyFigures = []struct {
 }
 
 // relationProblems checks every margin relation on each figure all of its
-// cells know: problems[i] are the relations of cell i that do not add up,
-// checked[i] whether some relation of cell i could be checked.
-func relationProblems(t *audit.Table, rels []relations.Relation) (problems [][]consistencyProblem, checked []bool) {
+// cells know: problems[i] are the relations of cell i that do not add up
+// (within the rounding to base rounded when it is not zero), checked[i]
+// whether some relation of cell i could be checked.
+func relationProblems(t *audit.Table, rels []relations.Relation, rounded decimal.Dec) (problems [][]consistencyProblem, checked []bool) {
 	problems = make([][]consistencyProblem, len(t.Cells))
 	checked = make([]bool, len(t.Cells))
 	for _, r := range rels {
@@ -108,9 +118,18 @@ func relationProblems(t *audit.Table, rels []relations.Relation) (problems [][]c
 				continue
 			}
 			diff := mv.Sub(sum)
+			var within string
+			if rounded.Sign() > 0 {
+				// n+1 published values, each within B/2 of its value
+				lim := rounded.Mul(decimal.FromInt(int64(len(r.Parts) + 1))).Mul(decimal.Scaled(5, 1))
+				if diff.Abs().Cmp(lim) <= 0 {
+					continue
+				}
+				within = fmt.Sprintf(", more than the %s the rounding to base %s allows", lim, rounded)
+			}
 			along := r.Along
 			p := consistencyProblem{
-				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s)", fig.name, t.KeyString(margin.Key), mv, report.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff),
+				msg: fmt.Sprintf("the %s of %s is %s but its %s along %s sum to %s (difference %s%s)", fig.name, t.KeyString(margin.Key), mv, report.Plural(int64(len(r.Parts)), "cell", "cells"), along, sum, diff, within),
 				v: audit.GroupFig("", audit.TextFig("figure", fig.name), audit.TextFig("margin", t.KeyString(margin.Key)), audit.TextFig("along", along),
 					audit.DecFig("margin_value", mv), audit.DecFig("sum", sum), audit.DecFig("difference", diff)),
 			}
@@ -125,7 +144,7 @@ func relationProblems(t *audit.Table, rels []relations.Relation) (problems [][]c
 
 // consistencyFinding is the rule's finding on c given the problems of its
 // relations and whether one of them was checked.
-func consistencyFinding(c *audit.Cell, problems []consistencyProblem, checked bool) audit.Finding {
+func consistencyFinding(c *audit.Cell, problems []consistencyProblem, checked bool, rounded decimal.Dec) audit.Finding {
 	const name = "consistency"
 	var v []audit.Figure
 	if c.HasN {
@@ -137,7 +156,7 @@ func consistencyFinding(c *audit.Cell, problems []consistencyProblem, checked bo
 	var msgs []string
 	if c.HasN && c.HasTotal {
 		checked = true
-		if c.N == 0 && !c.Total.IsZero() {
+		if c.N == 0 && !c.Total.IsZero() && roundedEmpty(rounded, c.Total) {
 			msgs = append(msgs, fmt.Sprintf("no contributors (n = 0) but a total of %s", c.Total))
 		}
 	}
@@ -155,5 +174,37 @@ func consistencyFinding(c *audit.Cell, problems []consistencyProblem, checked bo
 	case !checked:
 		return finding(name, audit.NotApplicable, "no margin relation or count and total to check", nil)
 	}
+	if rounded.Sign() > 0 {
+		return finding(name, audit.Pass, "the margins it belongs to add up within the rounding to base "+rounded.String()+" and its total fits its count", v)
+	}
 	return finding(name, audit.Pass, "the margins it belongs to add up and its total fits its count", v)
+}
+
+// roundedEmpty reports whether a published count of 0 with the non-zero
+// total x is a cell without contributors and with a total: always on
+// exact values; rounded to base B only when the count cannot stand for 1
+// (B < 2) and the total cannot stand for 0 (|x| > B/2).
+func roundedEmpty(base, x decimal.Dec) bool {
+	if base.Sign() <= 0 {
+		return true
+	}
+	half := base.Mul(decimal.Scaled(5, 1))
+	return base.Cmp(decimal.FromInt(2)) < 0 && x.Abs().Cmp(half) > 0
+}
+
+// ForRoundedTable returns the table rule r judging a table whose
+// published counts and totals are rounded to base (> 0): the
+// consistency rule accepts margins within the rounding, the class rule
+// sends a line whose other cells are published 0 to review when a 0 may
+// stand for a contributor. Other table rules are returned as they are.
+func ForRoundedTable(r TableRule, base decimal.Dec) TableRule {
+	switch in := r.(type) {
+	case consistency:
+		in.rounded = base
+		return in
+	case class:
+		in.rounded = base
+		return in
+	}
+	return r
 }

@@ -67,7 +67,8 @@ type htmlTable struct {
 	SafeFiles string
 	Overrides []audit.Override
 	// Structure describes the table's structure (StructureLines: labels
-	// only, never a figure).
+	// only, never a figure; a difference quoted is replaced as in
+	// Warnings, pageWarnings).
 	Structure []string
 	Rules     []htmlBar
 	Crosstabs []htmlCrosstab
@@ -189,7 +190,7 @@ func (h SummaryHTML) WriteRunContext(ctx context.Context, w io.Writer, r *RunSum
 			continue
 		}
 		s := t.Summarize()
-		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides, Warnings: pageWarnings(t.Warnings), Structure: StructureLines(t)}
+		ht := htmlTable{Name: t.Name, Source: t.Source, Mode: string(t.Mode), Summary: s, Needs: s.NeedsPerson(), Dims: t.Dims, Overrides: t.Overrides, Warnings: pageWarnings(t.Warnings), Structure: pageWarnings(StructureLines(t))}
 		if outputs.has(t.Name, ".annotated.xlsx") {
 			ht.Workbook = t.Name + ".annotated.xlsx"
 		}

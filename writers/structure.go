@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/report"
 )
 
@@ -21,12 +22,27 @@ type structureJSON struct {
 	Notes []string `json:"notes,omitempty"`
 	// Layout is how the table was found in its file.
 	Layout []string `json:"layout,omitempty"`
+	// Unconfirmed are the labelled totals not used as margins because
+	// they add up only within the rounding (audit.Structure.Unconfirmed):
+	// labels only, never the difference.
+	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	// Rounded is the base the published values are rounded to
+	// (input.rounded), absent when they are exact.
+	Rounded *decimal.Dec `json:"rounded,omitempty"`
 }
 
 type axisJSON struct {
 	Dims    []string     `json:"dims"`
 	Nested  bool         `json:"nested,omitempty"`
 	Margins []marginJSON `json:"margins,omitempty"`
+	// Signed are the codes whose cells may be negative (Axis.Signed), in
+	// the axis's code order, with how each was found.
+	Signed []signedJSON `json:"signed,omitempty"`
+}
+
+type signedJSON struct {
+	Code  string `json:"code"`
+	Found string `json:"found"`
 }
 
 type marginJSON struct {
@@ -41,7 +57,11 @@ func structureBlock(t *audit.Table) *structureJSON {
 	if st == nil {
 		return nil
 	}
-	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout}
+	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout, Unconfirmed: st.Unconfirmed}
+	if st.Rounded.Sign() > 0 {
+		b := st.Rounded
+		out.Rounded = &b
+	}
 	for i := range st.Axes {
 		ax := &st.Axes[i]
 		a := axisJSON{Dims: ax.Names, Nested: len(ax.Dims) > 1}
@@ -57,20 +77,30 @@ func structureBlock(t *audit.Table) *structureJSON {
 			}
 			a.Margins = append(a.Margins, m)
 		}
+		for _, c := range ax.Codes {
+			if how, ok := ax.Signed[c]; ok {
+				a.Signed = append(a.Signed, signedJSON{Code: audit.CodeText(c), Found: how})
+			}
+		}
 		out.Axes = append(out.Axes, a)
 	}
 	return out
 }
 
 // StructureLines describe t's structure for people, one line each: the
-// margins of every axis, nested rows, the columns audited and not, and
-// the notes.
+// margins of every axis, nested rows, the codes whose cells may be
+// negative, the totals not confirmed, and the columns audited and not.
+// They name labels and how things were found, never a value.
 func StructureLines(t *audit.Table) []string {
 	st := t.Structure
 	if st == nil {
 		return nil
 	}
 	out := append([]string(nil), st.Layout...)
+	if b := st.Rounded; b.Sign() > 0 {
+		h := b.Mul(decimal.Scaled(5, 1))
+		out = append(out, fmt.Sprintf("values rounded to base %s (input.rounded): a published count or total v stands for v - %s to v + %s (never below 0); margins are confirmed within the rounding, and the rules and the interval audit judge every value", report.DecText(b), report.DecText(h), report.DecText(h)))
+	}
 	for i := range st.Axes {
 		ax := &st.Axes[i]
 		children := ax.Children()
@@ -98,9 +128,17 @@ func StructureLines(t *audit.Table) []string {
 		if n == 0 {
 			out = append(out, fmt.Sprintf("%s: no margin", ax.Name()))
 		}
+		for _, c := range ax.Codes {
+			if how, ok := ax.Signed[c]; ok {
+				out = append(out, fmt.Sprintf("may be negative: %s %q (%s): a suppressed cell of it has no lower bound 0", ax.Name(), audit.CodeText(c), how))
+			}
+		}
 	}
 	if !st.Margins {
 		out = append(out, "no margins were found")
+	}
+	if len(st.Unconfirmed) > 0 {
+		out = append(out, fmt.Sprintf("totals not confirmed: %s add up only within the rounding and are not used as margins, so the audit cannot confirm a suppressed cell protected; if the table is rounded, set input.rounded to its base", strings.Join(st.Unconfirmed, ", ")))
 	}
 	var audited, not []string
 	for _, c := range st.Columns {

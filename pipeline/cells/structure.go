@@ -37,6 +37,7 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 		return err
 	}
 	t.Structure = res.Structure
+	t.Structure.Rounded = opt.Rounded
 	t.Warnings = append(t.Warnings, res.Warnings...)
 	if !IsWide(s.Columns) {
 		roles, err := columnRoles(t, s.Columns, header, text)
