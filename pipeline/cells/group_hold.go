@@ -2,7 +2,9 @@ package cells
 
 import (
 	"cmp"
+	"fmt"
 	"hash/maphash"
+	"math"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -10,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 // Holdings of a cell (docs/performance.md, "Grouping"): a
@@ -90,6 +94,66 @@ func (b *microBuilder) addHolding(a *cellAcc, id uint32, v decimal.Dec, missing 
 	b.maybeCompact(a)
 }
 
+// holdRec is a record waiting in microBuilder.holdPend for its cell:
+// its holding and its value m × 10^-sc, or sc < 0 when the value is
+// missing.
+type holdRec struct {
+	slot int32
+	id   uint32
+	sc   int32
+	m    int64
+}
+
+// pendHolding leaves record r of batch (row), of the cell in slot, for
+// applyHoldings when its value is a plain decimal, a typed number with an
+// int64 mantissa, or missing (ok); any other value takes addValue. An
+// empty holding id is an error.
+func (b *microBuilder) pendHolding(slot int32, row []string, batch *readers.Batch, r int) (ok bool, err error) {
+	p := holdRec{slot: slot, id: b.holdBatch[r]}
+	if p.id == noHolding {
+		return false, &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
+	}
+	if b.valIdx >= 0 {
+		s := row[b.valIdx]
+		if s == readers.NumberField {
+			d := batch.Numbers[b.valIdx][r]
+			if p.m, ok = d.Mantissa(); !ok {
+				return false, nil
+			}
+			p.sc = int32(d.Scale())
+		} else if p.m, p.sc, ok = plainDecimal(s, b.num.Comma); !ok {
+			if !configs.IsMissing(s) {
+				return false, nil
+			}
+			p.sc = -1
+		}
+	}
+	b.holdPend = append(b.holdPend, p)
+	return true, nil
+}
+
+// applyHoldings adds the records pendHolding left to their cells, in
+// their order, as addValue and addHolding would have. They are added
+// after the batch's other work, in a loop that does nothing else, so
+// that the processor overlaps the cache misses of cells far apart (as
+// applyPending does the hot slab's).
+func (b *microBuilder) applyHoldings() {
+	for i := range b.holdPend {
+		p := &b.holdPend[i]
+		a := b.accs[p.slot]
+		a.rows++
+		h := holding{id: p.id}
+		if p.sc < 0 {
+			a.missing++
+		} else {
+			h.rows, h.hi, h.lo, h.scale = 1, p.m>>63, uint64(p.m), p.sc
+		}
+		a.holds = append(a.holds, h)
+		b.maybeCompact(a)
+	}
+	b.holdPend = b.holdPend[:0]
+}
+
 // mergeHoldings appends the holdings of src to dst. The big sums are
 // copied: compaction adds into them in place.
 func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
@@ -114,9 +178,9 @@ func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
 }
 
 func (b *microBuilder) maybeCompact(a *cellAcc) {
-	if len(a.holds) >= max(a.compactAt, minCompact) {
+	if len(a.holds) >= max(int(a.compactAt), minCompact) {
 		b.compactHoldings(a)
-		a.compactAt = 2 * len(a.holds)
+		a.compactAt = int32(min(2*len(a.holds), math.MaxInt32))
 	}
 }
 
@@ -329,6 +393,7 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 	// one worker's, which adds its holdings in the order of their ids.
 	mark := make([]int32, len(accs))
 	slot := make([]int32, len(accs))
+	sl := b.spanSlab(sp, len(accs))
 	workers := max(1, min(b.workers, 1<<nd))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -383,12 +448,122 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 					if b.valIdx >= 0 && t.rows == 0 {
 						continue // every value of this holding is missing: not a contributor
 					}
+					if sl != nil {
+						if m, ok := sl.mant(&t.s); ok {
+							sl.add(b, accs[t.cell], t.cell, m)
+							continue
+						}
+					}
 					b.contribute(accs[t.cell], t.s.value())
 				}
 			}
 		})
 	}
 	wg.Wait()
+	if sl != nil {
+		for c, a := range accs {
+			if h := sl.cell(int32(c)); h[hotN] > 0 {
+				b.mergeSlab(a, h, sl.scale)
+			}
+		}
+	}
+}
+
+// contribSlab keeps the contributions of the spanning holdings to every
+// cell as the hot slab keeps a finest cell's values (group_hot.go): count,
+// negatives, sum, sum of squares, range and largest values as int64
+// mantissas at one scale, one cache line per cell for the default rules,
+// instead of on the cell's cellAcc, whose fields are spread over several
+// lines behind a pointer: a holding's contributions go to cells far
+// apart. A contribution that does not fit (a big sum, more decimals than
+// the scale, beyond the bound) takes the exact path (contribute); the
+// slab is merged into the cells once every holding has contributed (or a
+// cell's slab when its sum would overflow). Both paths are exact and
+// every Dec normalised, so the cells are the same whichever way each
+// contribution went (TestSpanningHoldingsMatchMerges,
+// TestHoldingsAgreeWithOracle).
+type contribSlab struct {
+	h      []int64
+	stride int
+	scale  int32
+	limit  int64
+	sumSq  bool
+}
+
+// spanSlab returns the slab for cells cells, or nil when the rules need
+// more per contribution than it keeps (as useHot) or there is no value.
+func (b *microBuilder) spanSlab(sp *spanning, cells int) *contribSlab {
+	n := b.needs
+	if b.tune.SpanExact || b.valIdx < 0 || n.Powers > 0 || n.Hist || n.Absolute || b.measure != nil || n.Top > maxHotTop {
+		return nil
+	}
+	sl := &contribSlab{stride: hotTop + n.Top, limit: math.MaxInt64, sumSq: n.SumSq}
+	if n.SumSq {
+		sl.limit = 3037000499 // m² fits int64
+	}
+	for i := range sp.entries {
+		if sc := sp.entries[i].h.scale; sc != bigScale {
+			sl.scale = max(sl.scale, min(sc, maxHotScale))
+		}
+	}
+	sl.h = make([]int64, cells*sl.stride)
+	return sl
+}
+
+// cell is the slab of cell c.
+func (sl *contribSlab) cell(c int32) []int64 {
+	base := int(c) * sl.stride
+	return sl.h[base : base+sl.stride : base+sl.stride]
+}
+
+// mant returns s as a mantissa at the slab's scale, when it fits.
+func (sl *contribSlab) mant(s *sum) (int64, bool) {
+	if s.big != nil || s.hi != int64(s.lo)>>63 || s.scale > sl.scale {
+		return 0, false
+	}
+	m := int64(s.lo)
+	if k := sl.scale - s.scale; k > 0 {
+		f := decimal.Pow10(int(k))
+		if m > sl.limit/f || m < -sl.limit/f {
+			return 0, false
+		}
+		m *= f
+	}
+	if m > sl.limit || m < -sl.limit {
+		return 0, false
+	}
+	return m, true
+}
+
+// add adds the contribution m (from mant) to cell c, whose cellAcc is a.
+func (sl *contribSlab) add(b *microBuilder, a *cellAcc, c int32, m int64) {
+	h := sl.cell(c)
+	if !slabAdd(h, m, sl.sumSq) {
+		b.mergeSlab(a, h, sl.scale)
+		clear(h)
+		slabAdd(h, m, sl.sumSq)
+	}
+}
+
+// noHolding is the id internBatch gives a record whose holding id is
+// empty (an error, reported by addValue in the record's turn).
+const noHolding = 1<<32 - 1
+
+// internBatch interns the holding ids of a batch's records, in their
+// order, into b.holdBatch: in a loop that does nothing else, so that the
+// processor overlaps the table's cache misses of records far apart, as
+// applyPending does the hot slab's. Ids are given in the order texts are
+// first seen, as when each record interned its own.
+func (b *microBuilder) internBatch(batch *readers.Batch) {
+	ids := b.holdBatch[:0]
+	for _, row := range batch.Rows {
+		id := uint32(noHolding)
+		if h := row[b.holdIdx]; h != "" {
+			id = b.holdIDs.intern(h, &b.holdNames)
+		}
+		ids = append(ids, id)
+	}
+	b.holdBatch = ids
 }
 
 // holdTable interns holding ids (issue 28: compact ids, no per-record
