@@ -3,12 +3,18 @@ package cells
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -152,7 +158,8 @@ func TestHoldingsBigSumsLetGo(t *testing.T) {
 }
 
 // Spanning holdings are contributed by holding (contributeSpanning) with
-// the cells indexed by an array or, for sparse tables, by a map: both give
+// the cells indexed by an array or, for sparse tables, by a map, through
+// the contribution slab or on the exact path: each gives
 // the reports of merging the holdings into the margins (the path kept for
 // power sums and hierarchies, forced here by taking no spanning holdings
 // out), byte for byte, at 1 and 3 shards.
@@ -167,13 +174,13 @@ func TestSpanningHoldingsMatchMerges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, dense := range []bool{true, false} {
-			got, gotSafe, err := auditBytesTuned(t, data, cfg, opt, workers, true, Tuning{SpanMap: !dense})
+		for _, tune := range []Tuning{{}, {SpanMap: true}, {SpanExact: true}} {
+			got, gotSafe, err := auditBytesTuned(t, data, cfg, opt, workers, true, tune)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(want, got) || !bytes.Equal(wantSafe, gotSafe) {
-				t.Fatalf("iteration %d (dense %v): holdings contributed by holding differ from merged\n%s", iter, dense, firstDiff(want, got))
+				t.Fatalf("iteration %d (%+v): holdings contributed by holding differ from merged\n%s", iter, tune, firstDiff(want, got))
 			}
 		}
 	}
@@ -215,6 +222,102 @@ func TestHoldTableInterns(t *testing.T) {
 	for s, id := range want {
 		if names[id] != s {
 			t.Fatalf("names[%d] = %q, want %q", id, names[id], s)
+		}
+	}
+}
+
+// The spanning holdings' contribution slab (contribSlab) gives a cell the
+// contributors the exact path gives it (contribute): count, negatives,
+// sum, sum of squares, range and largest values, whatever the sums'
+// scales and magnitudes: sums beyond int64 or with more decimals than the
+// slab's scale take the exact path, and a cell whose slab sum (or sum of
+// squares) would overflow is merged on the way.
+func TestContribSlabMatchesContribute(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		needs := rules.Needs{Top: rapid.IntRange(0, maxHotTop).Draw(t, "top"), SumSq: rapid.Bool().Draw(t, "sumsq")}
+		b := &microBuilder{valIdx: 0, needs: needs}
+		scale := int32(rapid.IntRange(0, 12).Draw(t, "slab scale"))
+		sl := b.spanSlab(&spanning{entries: []spanEntry{{h: holding{scale: scale}}}}, 2)
+		exact, viaSlab := b.newAcc(nil), b.newAcc(nil)
+		n := rapid.IntRange(1, 60).Draw(t, "n")
+		took, merged := 0, 0
+		for i := 0; i < n; i++ {
+			var s sum
+			for range rapid.IntRange(1, 3).Draw(t, "parts") {
+				var m int64
+				switch rapid.IntRange(0, 3).Draw(t, "size") {
+				case 0:
+					m = rapid.Int64().Draw(t, "m") // sums past int64, slab sums that overflow
+				case 1:
+					m = rapid.Int64Range(-3037000600, 3037000600).Draw(t, "m") // about the bound of m²
+				default:
+					m = rapid.Int64Range(-1e6, 1e6).Draw(t, "m")
+				}
+				d := decimal.Scaled(m, rapid.IntRange(0, 12).Draw(t, "scale"))
+				if rapid.IntRange(0, 20).Draw(t, "big") == 0 {
+					d = d.Mul(decimal.Must("10000000000000000000"))
+				}
+				s.add(d)
+			}
+			b.contribute(exact, s.value())
+			if m, ok := sl.mant(&s); ok {
+				if h := sl.cell(1); !slabAdd(slices.Clone(h), m, sl.sumSq) {
+					merged++
+				}
+				sl.add(b, viaSlab, 1, m)
+				took++
+				continue
+			}
+			b.contribute(viaSlab, s.value())
+		}
+		if h := sl.cell(1); h[hotN] > 0 {
+			b.mergeSlab(viaSlab, h, sl.scale)
+		}
+		if sl.cell(0)[hotN] != 0 {
+			t.Fatalf("cell 0 of the slab was written")
+		}
+		t.Logf("%d of %d through the slab, %d merges on the way", took, n, merged)
+		eq := func(what string, x, y any) {
+			if fmt.Sprint(x) != fmt.Sprint(y) {
+				t.Fatalf("%s: slab %v, exact %v", what, y, x)
+			}
+		}
+		eq("n", exact.n, viaSlab.n)
+		eq("negative", exact.negative, viaSlab.negative)
+		eq("total", exact.total.value(), viaSlab.total.value())
+		if needs.SumSq {
+			eq("sum of squares", exact.sumsq.value(), viaSlab.sumsq.value())
+		}
+		eq("range", []any{exact.hasRange, exact.min, exact.max}, []any{viaSlab.hasRange, viaSlab.min, viaSlab.max})
+		eq("top", exact.top.v, viaSlab.top.v)
+	})
+}
+
+// A record with an empty holding id is an error naming its row and the
+// holding column, wherever it falls in a batch, after records whose
+// holdings wait for applyHoldings and records that take the exact path.
+func TestEmptyHoldingIDNamesItsRow(t *testing.T) {
+	s := settings(t, "microdata: {dims: [d], value: v, holding: h}\nsuppression: {secondary: false, audit: false}\n")
+	for _, bad := range []int{0, 1, 5, 37} {
+		var b strings.Builder
+		b.WriteString("d,h,v\n")
+		for i := range 40 {
+			h, v := fmt.Sprintf("H%d", i%7), []string{"1.5", "1e3", "", "12345678901234567890123"}[i%4]
+			if i == bad {
+				h = ""
+			}
+			fmt.Fprintf(&b, "A%d,%s,%s\n", i%3, h, v)
+		}
+		for _, batch := range []int{1, 8, 100} {
+			src, err := readers.NewCSV("in.csv", strings.NewReader(b.String()), readers.Options{BatchSize: batch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = loadSource(context.Background(), src, s, 1)
+			var re *readers.Error
+			if !errors.As(err, &re) || re.Row != bad+2 || re.Column != "holding" {
+				t.Fatalf("empty id in record %d, batches of %d: %v, want an error at row %d, column holding", bad, batch, err, bad+2)
+			}
 		}
 	}
 }
