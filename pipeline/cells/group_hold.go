@@ -550,21 +550,39 @@ func (sl *contribSlab) add(b *microBuilder, a *cellAcc, c int32, m int64) {
 const noHolding = 1<<32 - 1
 
 // internBatch interns the holding ids of a batch's records, in their
-// order, into b.holdBatch: in a loop that does nothing else, so that the
-// processor overlaps the table's cache misses of records far apart, as
-// applyPending does the hot slab's. Ids are given in the order texts are
+// order, into b.holdBatch. It works internAhead records at a time: it
+// hashes their ids and loads each one's first slot in a loop of
+// independent loads, so that the processor overlaps their cache misses
+// (the table of a million ids is tens of megabytes), and then interns
+// them, finding the slots in cache. Ids are given in the order texts are
 // first seen, as when each record interned its own.
 func (b *microBuilder) internBatch(batch *readers.Batch) {
+	t := b.holdIDs
 	ids := b.holdBatch[:0]
-	for _, row := range batch.Rows {
-		id := uint32(noHolding)
-		if h := row[b.holdIdx]; h != "" {
-			id = b.holdIDs.intern(h, &b.holdNames)
+	var hashes [internAhead]uint64
+	for start := 0; start < len(batch.Rows); start += internAhead {
+		part := batch.Rows[start:min(start+internAhead, len(batch.Rows))]
+		mask := uint64(len(t.slots) - 1)
+		var touch uint64
+		for i, row := range part {
+			h := maphash.String(t.seed, row[b.holdIdx])
+			hashes[i] = h
+			touch += t.slots[h&mask].meta
 		}
-		ids = append(ids, id)
+		t.touched += touch
+		for i, row := range part {
+			id := uint32(noHolding)
+			if s := row[b.holdIdx]; s != "" {
+				id = t.internHash(s, hashes[i], &b.holdNames)
+			}
+			ids = append(ids, id)
+		}
 	}
 	b.holdBatch = ids
 }
+
+// internAhead is how many records' slots internBatch loads ahead.
+const internAhead = 256
 
 // holdTable interns holding ids (issue 28: compact ids, no per-record
 // maps): an open-addressing table of two-word slots over the texts in
@@ -577,9 +595,10 @@ func (b *microBuilder) internBatch(batch *readers.Batch) {
 // them; the hash seed is random but only places slots, so ids do not
 // depend on it.
 type holdTable struct {
-	seed  maphash.Seed
-	slots []holdSlot
-	n     int
+	seed    maphash.Seed
+	slots   []holdSlot
+	n       int
+	touched uint64 // the sum of internBatch's early loads, kept so that they are not left out
 }
 
 type holdSlot struct {
@@ -608,7 +627,11 @@ func inlineText(s string) uint64 {
 
 // intern returns the id of s, adding it (cloned) to *names when new.
 func (t *holdTable) intern(s string, names *[]string) uint32 {
-	h := maphash.String(t.seed, s)
+	return t.internHash(s, maphash.String(t.seed, s), names)
+}
+
+// internHash is intern with h, the hash of s.
+func (t *holdTable) internHash(s string, h uint64, names *[]string) uint32 {
 	tag := h &^ (1<<32 - 1)
 	w := inlineText(s)
 	mask := uint64(len(t.slots) - 1)
