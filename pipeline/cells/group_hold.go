@@ -387,20 +387,24 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 		}
 	}
 	nd := len(p.stride)
-	// mark[c] is 1 + the holding last added to cell c, slot[c] its sum in
-	// a worker's sums. Worker w adds the holdings into the cells whose set
-	// of total dimensions (a mask) is w modulo the workers: every cell is
-	// one worker's, which adds its holdings in the order of their ids.
-	mark := make([]int32, len(accs))
+	// mark[c] is the pass (of its worker) that last added a holding to
+	// cell c, slot[c] its sum in the worker's sums. Worker w adds the
+	// holdings into the cells whose set of total dimensions (a mask) is w
+	// modulo the workers: every cell is one worker's, which adds its
+	// holdings in the order of their ids.
+	mark := make([]uint32, len(accs))
 	slot := make([]int32, len(accs))
 	sl := b.spanSlab(sp, len(accs))
 	workers := max(1, min(b.workers, 1<<nd))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			// target is a holding's sum in one cell: m, a mantissa at the
+			// slab's scale, on the fast pass, else s.
 			type target struct {
 				cell int32
 				rows int64
+				m    int64
 				s    sum
 			}
 			var sums []target
@@ -410,11 +414,13 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 			}
 			idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
 			delta := make([]uint64, nd)
-			for id := 0; id+1 < len(sp.off); id++ {
-				es := sp.entries[sp.off[id]:sp.off[id+1]]
-				if len(es) == 0 {
-					continue
-				}
+			var ms []int64 // the entries' sums as mantissas at the slab's scale
+			pass := uint32(0)
+			// gather adds the entries es of a holding into sums, one per
+			// cell they reach: as int64 mantissas (ms) when fast, false when
+			// such a sum would overflow.
+			gather := func(es []spanEntry, fast bool) bool {
+				pass++
 				sums = sums[:0]
 				for e := range es {
 					en := &es[e]
@@ -425,7 +431,10 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 					for m := 1; m < len(idx); m++ {
 						idx[m] = idx[m&(m-1)] + delta[bits.TrailingZeros(uint(m))]
 					}
-					hs := b.holdSum(&en.h)
+					var hs sum
+					if !fast {
+						hs = b.holdSum(&en.h)
+					}
 					for _, m := range masks {
 						x := idx[m]
 						var c int32
@@ -434,19 +443,58 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 						} else {
 							c = index[x]
 						}
-						if mark[c] != int32(id)+1 {
-							mark[c], slot[c] = int32(id)+1, int32(len(sums))
+						if mark[c] != pass {
+							mark[c], slot[c] = pass, int32(len(sums))
 							sums = append(sums, target{cell: c})
 						}
 						t := &sums[slot[c]]
 						t.rows += en.h.rows
-						t.s.merge(&hs)
+						if !fast {
+							t.s.merge(&hs)
+							continue
+						}
+						s, ovf := addInt64(t.m, ms[e])
+						if ovf {
+							return false
+						}
+						t.m = s
 					}
+				}
+				return true
+			}
+			for id := 0; id+1 < len(sp.off); id++ {
+				es := sp.entries[sp.off[id]:sp.off[id+1]]
+				if len(es) == 0 {
+					continue
+				}
+				// fast: every entry's sum is a mantissa at the slab's scale
+				fast := sl != nil
+				ms = ms[:0]
+				for e := 0; fast && e < len(es); e++ {
+					h := &es[e].h
+					m, ok := int64(0), false
+					if h.scale != bigScale {
+						m, ok = sl.mant(&sum{hi: h.hi, lo: h.lo, scale: h.scale})
+					}
+					ms = append(ms, m)
+					fast = ok
+				}
+				if !gather(es, fast) {
+					fast = false
+					gather(es, false)
 				}
 				for i := range sums {
 					t := &sums[i]
 					if b.valIdx >= 0 && t.rows == 0 {
 						continue // every value of this holding is missing: not a contributor
+					}
+					if fast {
+						if t.m <= sl.limit && t.m >= -sl.limit {
+							sl.add(b, accs[t.cell], t.cell, t.m)
+						} else {
+							b.contribute(accs[t.cell], decimal.Scaled(t.m, int(sl.scale)))
+						}
+						continue
 					}
 					if sl != nil {
 						if m, ok := sl.mant(&t.s); ok {

@@ -321,3 +321,65 @@ func TestEmptyHoldingIDNamesItsRow(t *testing.T) {
 		}
 	}
 }
+
+// Spanning holdings whose sums in a cell leave int64 (the slab's fast
+// pass gives up and adds them as exact sums) or the slab's bound (with
+// the sum of squares: |m| <= 3037000499), reach -2^63, or have more
+// decimals than others: the cells agree with the per-record oracle and
+// with merging the holdings into the margins, at 1 and 3 shards.
+func TestSpanningHoldingsNearInt64(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 9))
+	for iter := range 40 {
+		cfg := "microdata: {dims: [d0, d1], value: v, holding: h}\nsuppression: {secondary: false, audit: false}\n"
+		vals := []string{"4611686018427387904", "4611686018427387903", "-4611686018427387904", "9223372036854775807", "-9223372036854775807", "3", "-7", ""}
+		if iter%2 == 0 {
+			cfg += "rules: {moments: {enabled: false}}\n" // no sum of squares: the bound is int64's
+		} else {
+			vals = []string{"3037000499", "3037000500", "-3037000499", "1518500250", "-1518500249", "3", "-7", ""}
+		}
+		if iter%4 >= 2 {
+			vals = append(vals, "0.5", "-1.25")
+		}
+		var b strings.Builder
+		b.WriteString("d0,d1,h,v\n")
+		var recs [][]string
+		// about one record per holding and finest cell: the holdings'
+		// sums in the finest cells fit int64, those in the margins often not
+		for range 10 + r.IntN(60) {
+			rec := []string{fmt.Sprintf("A%d", r.IntN(3)), fmt.Sprintf("B%d", r.IntN(3)), fmt.Sprintf("H%d", r.IntN(12)), vals[r.IntN(len(vals))]}
+			recs = append(recs, rec)
+			b.WriteString(strings.Join(rec, ",") + "\n")
+		}
+		rs, err := ruleNeeds(settings(t, cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.needs.SumSq != (iter%2 == 1) || rs.needs.Powers > 0 {
+			t.Fatalf("needs %+v with %q", rs.needs, cfg)
+		}
+		want := microOracle(recs, 2, true)
+		for _, workers := range []int{1, 3} {
+			opt := readers.Options{BatchSize: 1 + r.IntN(50)}
+			src, err := readers.NewCSV("in.csv", strings.NewReader(b.String()), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := loadTuned(context.Background(), src, settings(t, cfg), workers, Tuning{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstOracle(t, tab, want, rs.needs.Top)
+			merged, mergedSafe, err := auditBytesTuned(t, []byte(b.String()), cfg, opt, workers, true, Tuning{SpanOff: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gotSafe, err := auditBytesTuned(t, []byte(b.String()), cfg, opt, workers, true, Tuning{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(merged, got) || !bytes.Equal(mergedSafe, gotSafe) {
+				t.Fatalf("iteration %d, %d shards: holdings contributed by holding differ from merged\n%s", iter, workers, firstDiff(merged, got))
+			}
+		}
+	}
+}
