@@ -598,35 +598,45 @@ func (sl *contribSlab) add(b *microBuilder, a *cellAcc, c int32, m int64) {
 const noHolding = 1<<32 - 1
 
 // internBatch interns the holding ids of a batch's records, in their
-// order, into b.holdBatch. It works internAhead records at a time: it
-// hashes their ids and loads each one's first slot in a loop of
-// independent loads, so that the processor overlaps their cache misses
-// (the table of a million ids is tens of megabytes), and then interns
-// them, finding the slots in cache. Ids are given in the order texts are
-// first seen, as when each record interned its own.
+// order, into b.holdBatch (internTexts).
 func (b *microBuilder) internBatch(batch *readers.Batch) {
-	t := b.holdIDs
-	ids := b.holdBatch[:0]
+	texts := b.holdTexts[:0]
+	for _, row := range batch.Rows {
+		texts = append(texts, row[b.holdIdx])
+	}
+	b.holdBatch = b.holdIDs.internTexts(texts, &b.holdNames, b.holdBatch[:0])
+	clear(texts) // not the records' lines
+	b.holdTexts = texts
+}
+
+// internTexts appends the ids of texts to ids, interned in their order,
+// and returns ids; an empty text has the id noHolding. It works
+// internAhead texts at a time: it hashes them and loads each one's first
+// slot in a loop of independent loads, so that the processor overlaps
+// their cache misses (the table of a million ids is tens of megabytes),
+// and then interns them, finding the slots in cache. Ids are given in
+// the order texts are first seen, as when each was interned alone.
+func (t *holdTable) internTexts(texts []string, names *[]string, ids []uint32) []uint32 {
 	var hashes [internAhead]uint64
-	for start := 0; start < len(batch.Rows); start += internAhead {
-		part := batch.Rows[start:min(start+internAhead, len(batch.Rows))]
+	for start := 0; start < len(texts); start += internAhead {
+		part := texts[start:min(start+internAhead, len(texts))]
 		mask := uint64(len(t.slots) - 1)
 		var touch uint64
-		for i, row := range part {
-			h := maphash.String(t.seed, row[b.holdIdx])
+		for i, s := range part {
+			h := maphash.String(t.seed, s)
 			hashes[i] = h
 			touch += t.slots[h&mask].meta
 		}
 		t.touched += touch
-		for i, row := range part {
+		for i, s := range part {
 			id := uint32(noHolding)
-			if s := row[b.holdIdx]; s != "" {
-				id = t.internHash(s, hashes[i], &b.holdNames)
+			if s != "" {
+				id = t.internHash(s, hashes[i], names)
 			}
 			ids = append(ids, id)
 		}
 	}
-	b.holdBatch = ids
+	return ids
 }
 
 // internAhead is how many records' slots internBatch loads ahead.
@@ -646,7 +656,7 @@ type holdTable struct {
 	seed    maphash.Seed
 	slots   []holdSlot
 	n       int
-	touched uint64 // the sum of internBatch's early loads, kept so that they are not left out
+	touched uint64 // the sum of internTexts' early loads, kept so that they are not left out
 }
 
 type holdSlot struct {

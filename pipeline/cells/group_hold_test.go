@@ -195,6 +195,7 @@ func TestHoldTableInterns(t *testing.T) {
 	tab := newHoldTable()
 	var names []string
 	want := map[string]uint32{}
+	var texts []string // every text but "", for internTexts
 	for range 200_000 {
 		s := fmt.Sprintf("G%d", r.IntN(60_000))
 		switch r.IntN(6) {
@@ -215,6 +216,9 @@ func TestHoldTableInterns(t *testing.T) {
 		if got := tab.intern(s, &names); got != id {
 			t.Fatalf("%q: id %d, want %d", s, got, id)
 		}
+		if s != "" {
+			texts = append(texts, s)
+		}
 	}
 	if len(names) != len(want) {
 		t.Fatalf("%d names, want %d", len(names), len(want))
@@ -223,6 +227,33 @@ func TestHoldTableInterns(t *testing.T) {
 		if names[id] != s {
 			t.Fatalf("names[%d] = %q, want %q", id, names[id], s)
 		}
+	}
+	// internTexts, in runs of any length (across internAhead), with ""
+	// among them: the ids of interning one text at a time, "" none
+	tab2 := newHoldTable()
+	var names2 []string
+	seen := map[string]uint32{}
+	for len(texts) > 0 {
+		n := min(len(texts), r.IntN(3*internAhead))
+		run := append(slices.Clone(texts[:n]), "")
+		texts = texts[n:]
+		ids := tab2.internTexts(run, &names2, nil)
+		for i, s := range run {
+			want, ok := seen[s]
+			switch {
+			case s == "":
+				want = noHolding
+			case !ok:
+				want = uint32(len(seen))
+				seen[s] = want
+			}
+			if ids[i] != want {
+				t.Fatalf("internTexts: %q has id %d, want %d", s, ids[i], want)
+			}
+		}
+	}
+	if !slices.Equal(names2, slices.DeleteFunc(slices.Clone(names), func(s string) bool { return s == "" })) {
+		t.Fatalf("internTexts named %d texts, intern %d", len(names2), len(names))
 	}
 }
 

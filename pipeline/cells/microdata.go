@@ -72,6 +72,7 @@ type microBuilder struct {
 	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
 	holdBig   []*big.Rat // the big sums of holdings (holding.lo)
 	holdBatch []uint32   // the interned ids of a batch's records (internBatch)
+	holdTexts []string   // scratch of internBatch
 	holdPend  []holdRec  // records for applyHoldings
 	// workers is how many goroutines finish may use (set by build).
 	workers int
@@ -1000,10 +1001,7 @@ func (b *microBuilder) absorb(other builder) {
 	}
 	sortAccs(accs)
 	// the shard's holding ids, as b's
-	holdID := make([]uint32, len(o.holdNames))
-	for i, h := range o.holdNames {
-		holdID[i] = b.holdIDs.intern(h, &b.holdNames)
-	}
+	holdID := b.holdIDs.internTexts(o.holdNames, &b.holdNames, make([]uint32, 0, len(o.holdNames)))
 	for _, a := range accs {
 		for i := range a.holds {
 			h := &a.holds[i]
