@@ -3,12 +3,17 @@
 // encoding/csv read of it.
 //
 //	scaletool gen -rows N -out FILE   write N records (fixed seed)
+//	scaletool gen -rows N -holdings H -out FILE
+//	                                  the same with a holding column (bench/holdings.sh)
 //	scaletool read FILE               read FILE with encoding/csv, print records
 //
 // The file is the one pipeline.BenchmarkCheckMicrodata generates: an id,
 // three dimensions of 50, 40 and 10 levels and a lognormal turnover with
 // two decimals, from the same seed, so that figures compare with the
-// benchmark's.
+// benchmark's. With -holdings it is the one BenchmarkCheckHoldings
+// generates (its 1 M records and 100,000 holdings included): a holding id
+// "group" (H of them), half the records in their holding's home cell and
+// half anywhere, so that nearly every holding spans cells.
 package main
 
 import (
@@ -30,12 +35,17 @@ func main() {
 	case "gen":
 		fs := flag.NewFlagSet("gen", flag.ExitOnError)
 		rows := fs.Int("rows", 10_000_000, "records to write")
+		holdings := fs.Int("holdings", 0, "holdings (0: no holding column)")
 		out := fs.String("out", "", "file to write")
 		fs.Parse(os.Args[2:])
-		if *out == "" || *rows < 1 {
+		if *out == "" || *rows < 1 || *holdings < 0 {
 			usage()
 		}
-		if err := gen(*out, *rows); err != nil {
+		write := func(w io.Writer) { genMicro(w, *rows) }
+		if *holdings > 0 {
+			write = func(w io.Writer) { genHoldings(w, *rows, *holdings) }
+		}
+		if err := gen(*out, write); err != nil {
 			fmt.Fprintln(os.Stderr, "scaletool gen:", err)
 			os.Exit(1)
 		}
@@ -55,25 +65,20 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: scaletool gen -rows N -out FILE | scaletool read FILE")
+	fmt.Fprintln(os.Stderr, "usage: scaletool gen -rows N [-holdings H] -out FILE | scaletool read FILE")
 	os.Exit(2)
 }
 
-// gen writes rows records as pipeline's genMicrodata does, into a
-// temporary file renamed to out when complete.
-func gen(out string, rows int) error {
+// gen writes the records write writes into a temporary file renamed to
+// out when complete.
+func gen(out string, write func(io.Writer)) error {
 	tmp := out + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	r := rand.New(rand.NewPCG(42, uint64(rows)))
-	fmt.Fprintln(w, "id,region,industry,size,turnover")
-	for i := 0; i < rows; i++ {
-		v := math.Exp(10 + 1.5*r.NormFloat64())
-		fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
-	}
+	write(w)
 	if err := w.Flush(); err != nil {
 		f.Close()
 		return err
@@ -82,6 +87,33 @@ func gen(out string, rows int) error {
 		return err
 	}
 	return os.Rename(tmp, out)
+}
+
+// genMicro writes rows records as pipeline's genMicrodata does.
+func genMicro(w io.Writer, rows int) {
+	r := rand.New(rand.NewPCG(42, uint64(rows)))
+	fmt.Fprintln(w, "id,region,industry,size,turnover")
+	for i := 0; i < rows; i++ {
+		v := math.Exp(10 + 1.5*r.NormFloat64())
+		fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
+	}
+}
+
+// genHoldings writes rows records of holdings holdings as pipeline's
+// genHoldings does (with 100,000 holdings, the same file).
+func genHoldings(w io.Writer, rows, holdings int) {
+	r := rand.New(rand.NewPCG(43, uint64(rows)))
+	fmt.Fprintln(w, "id,group,region,industry,size,turnover")
+	for i := 0; i < rows; i++ {
+		h := r.IntN(holdings)
+		reg, ind, size := r.IntN(50), r.IntN(40), r.IntN(10)
+		if r.IntN(2) == 0 {
+			home := rand.New(rand.NewPCG(uint64(h), 1))
+			reg, ind, size = home.IntN(50), home.IntN(40), home.IntN(10)
+		}
+		v := math.Exp(10 + 1.5*r.NormFloat64())
+		fmt.Fprintf(w, "%d,G%06d,R%02d,I%02d,S%d,%.2f\n", i, h, reg, ind, size, v)
+	}
 }
 
 // read is the baseline of the benchmarks: encoding/csv over a 256 KiB

@@ -2,7 +2,9 @@ package cells
 
 import (
 	"cmp"
+	"fmt"
 	"hash/maphash"
+	"math"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -10,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 )
 
 // Holdings of a cell (docs/performance.md, "Grouping"): a
@@ -90,6 +94,66 @@ func (b *microBuilder) addHolding(a *cellAcc, id uint32, v decimal.Dec, missing 
 	b.maybeCompact(a)
 }
 
+// holdRec is a record waiting in microBuilder.holdPend for its cell:
+// its holding and its value m × 10^-sc, or sc < 0 when the value is
+// missing.
+type holdRec struct {
+	slot int32
+	id   uint32
+	sc   int32
+	m    int64
+}
+
+// pendHolding leaves record r of batch (row), of the cell in slot, for
+// applyHoldings when its value is a plain decimal, a typed number with an
+// int64 mantissa, or missing (ok); any other value takes addValue. An
+// empty holding id is an error.
+func (b *microBuilder) pendHolding(slot int32, row []string, batch *readers.Batch, r int) (ok bool, err error) {
+	p := holdRec{slot: slot, id: b.holdBatch[r]}
+	if p.id == noHolding {
+		return false, &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
+	}
+	if b.valIdx >= 0 {
+		s := row[b.valIdx]
+		if s == readers.NumberField {
+			d := batch.Numbers[b.valIdx][r]
+			if p.m, ok = d.Mantissa(); !ok {
+				return false, nil
+			}
+			p.sc = int32(d.Scale())
+		} else if p.m, p.sc, ok = plainDecimal(s, b.num.Comma); !ok {
+			if !configs.IsMissing(s) {
+				return false, nil
+			}
+			p.sc = -1
+		}
+	}
+	b.holdPend = append(b.holdPend, p)
+	return true, nil
+}
+
+// applyHoldings adds the records pendHolding left to their cells, in
+// their order, as addValue and addHolding would have. They are added
+// after the batch's other work, in a loop that does nothing else, so
+// that the processor overlaps the cache misses of cells far apart (as
+// applyPending does the hot slab's).
+func (b *microBuilder) applyHoldings() {
+	for i := range b.holdPend {
+		p := &b.holdPend[i]
+		a := b.accs[p.slot]
+		a.rows++
+		h := holding{id: p.id}
+		if p.sc < 0 {
+			a.missing++
+		} else {
+			h.rows, h.hi, h.lo, h.scale = 1, p.m>>63, uint64(p.m), p.sc
+		}
+		a.holds = append(a.holds, h)
+		b.maybeCompact(a)
+	}
+	b.holdPend = b.holdPend[:0]
+}
+
 // mergeHoldings appends the holdings of src to dst. The big sums are
 // copied: compaction adds into them in place.
 func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
@@ -114,9 +178,9 @@ func (b *microBuilder) mergeHoldings(dst, src *cellAcc) {
 }
 
 func (b *microBuilder) maybeCompact(a *cellAcc) {
-	if len(a.holds) >= max(a.compactAt, minCompact) {
+	if len(a.holds) >= max(int(a.compactAt), minCompact) {
 		b.compactHoldings(a)
-		a.compactAt = 2 * len(a.holds)
+		a.compactAt = int32(min(2*len(a.holds), math.MaxInt32))
 	}
 }
 
@@ -323,19 +387,24 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 		}
 	}
 	nd := len(p.stride)
-	// mark[c] is 1 + the holding last added to cell c, slot[c] its sum in
-	// a worker's sums. Worker w adds the holdings into the cells whose set
-	// of total dimensions (a mask) is w modulo the workers: every cell is
-	// one worker's, which adds its holdings in the order of their ids.
-	mark := make([]int32, len(accs))
+	// mark[c] is the pass (of its worker) that last added a holding to
+	// cell c, slot[c] its sum in the worker's sums. Worker w adds the
+	// holdings into the cells whose set of total dimensions (a mask) is w
+	// modulo the workers: every cell is one worker's, which adds its
+	// holdings in the order of their ids.
+	mark := make([]uint32, len(accs))
 	slot := make([]int32, len(accs))
+	sl := b.spanSlab(sp, len(accs))
 	workers := max(1, min(b.workers, 1<<nd))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
+			// target is a holding's sum in one cell: m, a mantissa at the
+			// slab's scale, on the fast pass, else s.
 			type target struct {
 				cell int32
 				rows int64
+				m    int64
 				s    sum
 			}
 			var sums []target
@@ -345,11 +414,13 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 			}
 			idx := make([]uint64, 1<<nd) // the index of each margin of a cell, by the set of its total dimensions
 			delta := make([]uint64, nd)
-			for id := 0; id+1 < len(sp.off); id++ {
-				es := sp.entries[sp.off[id]:sp.off[id+1]]
-				if len(es) == 0 {
-					continue
-				}
+			var ms []int64 // the entries' sums as mantissas at the slab's scale
+			pass := uint32(0)
+			// gather adds the entries es of a holding into sums, one per
+			// cell they reach: as int64 mantissas (ms) when fast, false when
+			// such a sum would overflow.
+			gather := func(es []spanEntry, fast bool) bool {
+				pass++
 				sums = sums[:0]
 				for e := range es {
 					en := &es[e]
@@ -360,7 +431,10 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 					for m := 1; m < len(idx); m++ {
 						idx[m] = idx[m&(m-1)] + delta[bits.TrailingZeros(uint(m))]
 					}
-					hs := b.holdSum(&en.h)
+					var hs sum
+					if !fast {
+						hs = b.holdSum(&en.h)
+					}
 					for _, m := range masks {
 						x := idx[m]
 						var c int32
@@ -369,19 +443,64 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 						} else {
 							c = index[x]
 						}
-						if mark[c] != int32(id)+1 {
-							mark[c], slot[c] = int32(id)+1, int32(len(sums))
+						if mark[c] != pass {
+							mark[c], slot[c] = pass, int32(len(sums))
 							sums = append(sums, target{cell: c})
 						}
 						t := &sums[slot[c]]
 						t.rows += en.h.rows
-						t.s.merge(&hs)
+						if !fast {
+							t.s.merge(&hs)
+							continue
+						}
+						s, ovf := addInt64(t.m, ms[e])
+						if ovf {
+							return false
+						}
+						t.m = s
 					}
+				}
+				return true
+			}
+			for id := 0; id+1 < len(sp.off); id++ {
+				es := sp.entries[sp.off[id]:sp.off[id+1]]
+				if len(es) == 0 {
+					continue
+				}
+				// fast: every entry's sum is a mantissa at the slab's scale
+				fast := sl != nil
+				ms = ms[:0]
+				for e := 0; fast && e < len(es); e++ {
+					h := &es[e].h
+					m, ok := int64(0), false
+					if h.scale != bigScale {
+						m, ok = sl.mant(&sum{hi: h.hi, lo: h.lo, scale: h.scale})
+					}
+					ms = append(ms, m)
+					fast = ok
+				}
+				if !gather(es, fast) {
+					fast = false
+					gather(es, false)
 				}
 				for i := range sums {
 					t := &sums[i]
 					if b.valIdx >= 0 && t.rows == 0 {
 						continue // every value of this holding is missing: not a contributor
+					}
+					if fast {
+						if t.m <= sl.limit && t.m >= -sl.limit {
+							sl.add(b, accs[t.cell], t.cell, t.m)
+						} else {
+							b.contribute(accs[t.cell], decimal.Scaled(t.m, int(sl.scale)))
+						}
+						continue
+					}
+					if sl != nil {
+						if m, ok := sl.mant(&t.s); ok {
+							sl.add(b, accs[t.cell], t.cell, m)
+							continue
+						}
 					}
 					b.contribute(accs[t.cell], t.s.value())
 				}
@@ -389,7 +508,139 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 		})
 	}
 	wg.Wait()
+	if sl != nil {
+		for c, a := range accs {
+			if h := sl.cell(int32(c)); h[hotN] > 0 {
+				b.mergeSlab(a, h, sl.scale)
+			}
+		}
+	}
 }
+
+// contribSlab keeps the contributions of the spanning holdings to every
+// cell as the hot slab keeps a finest cell's values (group_hot.go): count,
+// negatives, sum, sum of squares, range and largest values as int64
+// mantissas at one scale, one cache line per cell for the default rules,
+// instead of on the cell's cellAcc, whose fields are spread over several
+// lines behind a pointer: a holding's contributions go to cells far
+// apart. A contribution that does not fit (a big sum, more decimals than
+// the scale, beyond the bound) takes the exact path (contribute); the
+// slab is merged into the cells once every holding has contributed (or a
+// cell's slab when its sum would overflow). Both paths are exact and
+// every Dec normalised, so the cells are the same whichever way each
+// contribution went (TestSpanningHoldingsMatchMerges,
+// TestHoldingsAgreeWithOracle).
+type contribSlab struct {
+	h      []int64
+	stride int
+	scale  int32
+	limit  int64
+	sumSq  bool
+}
+
+// spanSlab returns the slab for cells cells, or nil when the rules need
+// more per contribution than it keeps (as useHot) or there is no value.
+func (b *microBuilder) spanSlab(sp *spanning, cells int) *contribSlab {
+	n := b.needs
+	if b.tune.SpanExact || b.valIdx < 0 || n.Powers > 0 || n.Hist || n.Absolute || b.measure != nil || n.Top > maxHotTop {
+		return nil
+	}
+	sl := &contribSlab{stride: hotTop + n.Top, limit: math.MaxInt64, sumSq: n.SumSq}
+	if n.SumSq {
+		sl.limit = 3037000499 // m² fits int64
+	}
+	for i := range sp.entries {
+		if sc := sp.entries[i].h.scale; sc != bigScale {
+			sl.scale = max(sl.scale, min(sc, maxHotScale))
+		}
+	}
+	sl.h = make([]int64, cells*sl.stride)
+	return sl
+}
+
+// cell is the slab of cell c.
+func (sl *contribSlab) cell(c int32) []int64 {
+	base := int(c) * sl.stride
+	return sl.h[base : base+sl.stride : base+sl.stride]
+}
+
+// mant returns s as a mantissa at the slab's scale, when it fits.
+func (sl *contribSlab) mant(s *sum) (int64, bool) {
+	if s.big != nil || s.hi != int64(s.lo)>>63 || s.scale > sl.scale {
+		return 0, false
+	}
+	m := int64(s.lo)
+	if k := sl.scale - s.scale; k > 0 {
+		f := decimal.Pow10(int(k))
+		if m > sl.limit/f || m < -sl.limit/f {
+			return 0, false
+		}
+		m *= f
+	}
+	if m > sl.limit || m < -sl.limit {
+		return 0, false
+	}
+	return m, true
+}
+
+// add adds the contribution m (from mant) to cell c, whose cellAcc is a.
+func (sl *contribSlab) add(b *microBuilder, a *cellAcc, c int32, m int64) {
+	h := sl.cell(c)
+	if !slabAdd(h, m, sl.sumSq) {
+		b.mergeSlab(a, h, sl.scale)
+		clear(h)
+		slabAdd(h, m, sl.sumSq)
+	}
+}
+
+// noHolding is the id internBatch gives a record whose holding id is
+// empty (an error, reported by addValue in the record's turn).
+const noHolding = 1<<32 - 1
+
+// internBatch interns the holding ids of a batch's records, in their
+// order, into b.holdBatch (internTexts).
+func (b *microBuilder) internBatch(batch *readers.Batch) {
+	texts := b.holdTexts[:0]
+	for _, row := range batch.Rows {
+		texts = append(texts, row[b.holdIdx])
+	}
+	b.holdBatch = b.holdIDs.internTexts(texts, &b.holdNames, b.holdBatch[:0])
+	clear(texts) // not the records' lines
+	b.holdTexts = texts
+}
+
+// internTexts appends the ids of texts to ids, interned in their order,
+// and returns ids; an empty text has the id noHolding. It works
+// internAhead texts at a time: it hashes them and loads each one's first
+// slot in a loop of independent loads, so that the processor overlaps
+// their cache misses (the table of a million ids is tens of megabytes),
+// and then interns them, finding the slots in cache. Ids are given in
+// the order texts are first seen, as when each was interned alone.
+func (t *holdTable) internTexts(texts []string, names *[]string, ids []uint32) []uint32 {
+	var hashes [internAhead]uint64
+	for start := 0; start < len(texts); start += internAhead {
+		part := texts[start:min(start+internAhead, len(texts))]
+		mask := uint64(len(t.slots) - 1)
+		var touch uint64
+		for i, s := range part {
+			h := maphash.String(t.seed, s)
+			hashes[i] = h
+			touch += t.slots[h&mask].meta
+		}
+		t.touched += touch
+		for i, s := range part {
+			id := uint32(noHolding)
+			if s != "" {
+				id = t.internHash(s, hashes[i], names)
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// internAhead is how many records' slots internBatch loads ahead.
+const internAhead = 256
 
 // holdTable interns holding ids (issue 28: compact ids, no per-record
 // maps): an open-addressing table of two-word slots over the texts in
@@ -402,9 +653,10 @@ func (b *microBuilder) contributeSpanning(sp *spanning, accs []*cellAcc) {
 // them; the hash seed is random but only places slots, so ids do not
 // depend on it.
 type holdTable struct {
-	seed  maphash.Seed
-	slots []holdSlot
-	n     int
+	seed    maphash.Seed
+	slots   []holdSlot
+	n       int
+	touched uint64 // the sum of internTexts' early loads, kept so that they are not left out
 }
 
 type holdSlot struct {
@@ -433,7 +685,11 @@ func inlineText(s string) uint64 {
 
 // intern returns the id of s, adding it (cloned) to *names when new.
 func (t *holdTable) intern(s string, names *[]string) uint32 {
-	h := maphash.String(t.seed, s)
+	return t.internHash(s, maphash.String(t.seed, s), names)
+}
+
+// internHash is intern with h, the hash of s.
+func (t *holdTable) internHash(s string, h uint64, names *[]string) uint32 {
 	tag := h &^ (1<<32 - 1)
 	w := inlineText(s)
 	mask := uint64(len(t.slots) - 1)

@@ -3,12 +3,18 @@ package cells
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -152,7 +158,8 @@ func TestHoldingsBigSumsLetGo(t *testing.T) {
 }
 
 // Spanning holdings are contributed by holding (contributeSpanning) with
-// the cells indexed by an array or, for sparse tables, by a map: both give
+// the cells indexed by an array or, for sparse tables, by a map, through
+// the contribution slab or on the exact path: each gives
 // the reports of merging the holdings into the margins (the path kept for
 // power sums and hierarchies, forced here by taking no spanning holdings
 // out), byte for byte, at 1 and 3 shards.
@@ -167,13 +174,13 @@ func TestSpanningHoldingsMatchMerges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, dense := range []bool{true, false} {
-			got, gotSafe, err := auditBytesTuned(t, data, cfg, opt, workers, true, Tuning{SpanMap: !dense})
+		for _, tune := range []Tuning{{}, {SpanMap: true}, {SpanExact: true}} {
+			got, gotSafe, err := auditBytesTuned(t, data, cfg, opt, workers, true, tune)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(want, got) || !bytes.Equal(wantSafe, gotSafe) {
-				t.Fatalf("iteration %d (dense %v): holdings contributed by holding differ from merged\n%s", iter, dense, firstDiff(want, got))
+				t.Fatalf("iteration %d (%+v): holdings contributed by holding differ from merged\n%s", iter, tune, firstDiff(want, got))
 			}
 		}
 	}
@@ -188,6 +195,7 @@ func TestHoldTableInterns(t *testing.T) {
 	tab := newHoldTable()
 	var names []string
 	want := map[string]uint32{}
+	var texts []string // every text but "", for internTexts
 	for range 200_000 {
 		s := fmt.Sprintf("G%d", r.IntN(60_000))
 		switch r.IntN(6) {
@@ -208,6 +216,9 @@ func TestHoldTableInterns(t *testing.T) {
 		if got := tab.intern(s, &names); got != id {
 			t.Fatalf("%q: id %d, want %d", s, got, id)
 		}
+		if s != "" {
+			texts = append(texts, s)
+		}
 	}
 	if len(names) != len(want) {
 		t.Fatalf("%d names, want %d", len(names), len(want))
@@ -215,6 +226,191 @@ func TestHoldTableInterns(t *testing.T) {
 	for s, id := range want {
 		if names[id] != s {
 			t.Fatalf("names[%d] = %q, want %q", id, names[id], s)
+		}
+	}
+	// internTexts, in runs of any length (across internAhead), with ""
+	// among them: the ids of interning one text at a time, "" none
+	tab2 := newHoldTable()
+	var names2 []string
+	seen := map[string]uint32{}
+	for len(texts) > 0 {
+		n := min(len(texts), r.IntN(3*internAhead))
+		run := append(slices.Clone(texts[:n]), "")
+		texts = texts[n:]
+		ids := tab2.internTexts(run, &names2, nil)
+		for i, s := range run {
+			want, ok := seen[s]
+			switch {
+			case s == "":
+				want = noHolding
+			case !ok:
+				want = uint32(len(seen))
+				seen[s] = want
+			}
+			if ids[i] != want {
+				t.Fatalf("internTexts: %q has id %d, want %d", s, ids[i], want)
+			}
+		}
+	}
+	if !slices.Equal(names2, slices.DeleteFunc(slices.Clone(names), func(s string) bool { return s == "" })) {
+		t.Fatalf("internTexts named %d texts, intern %d", len(names2), len(names))
+	}
+}
+
+// The spanning holdings' contribution slab (contribSlab) gives a cell the
+// contributors the exact path gives it (contribute): count, negatives,
+// sum, sum of squares, range and largest values, whatever the sums'
+// scales and magnitudes: sums beyond int64 or with more decimals than the
+// slab's scale take the exact path, and a cell whose slab sum (or sum of
+// squares) would overflow is merged on the way.
+func TestContribSlabMatchesContribute(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		needs := rules.Needs{Top: rapid.IntRange(0, maxHotTop).Draw(t, "top"), SumSq: rapid.Bool().Draw(t, "sumsq")}
+		b := &microBuilder{valIdx: 0, needs: needs}
+		scale := int32(rapid.IntRange(0, 12).Draw(t, "slab scale"))
+		sl := b.spanSlab(&spanning{entries: []spanEntry{{h: holding{scale: scale}}}}, 2)
+		exact, viaSlab := b.newAcc(nil), b.newAcc(nil)
+		n := rapid.IntRange(1, 60).Draw(t, "n")
+		took, merged := 0, 0
+		for i := 0; i < n; i++ {
+			var s sum
+			for range rapid.IntRange(1, 3).Draw(t, "parts") {
+				var m int64
+				switch rapid.IntRange(0, 3).Draw(t, "size") {
+				case 0:
+					m = rapid.Int64().Draw(t, "m") // sums past int64, slab sums that overflow
+				case 1:
+					m = rapid.Int64Range(-3037000600, 3037000600).Draw(t, "m") // about the bound of m²
+				default:
+					m = rapid.Int64Range(-1e6, 1e6).Draw(t, "m")
+				}
+				d := decimal.Scaled(m, rapid.IntRange(0, 12).Draw(t, "scale"))
+				if rapid.IntRange(0, 20).Draw(t, "big") == 0 {
+					d = d.Mul(decimal.Must("10000000000000000000"))
+				}
+				s.add(d)
+			}
+			b.contribute(exact, s.value())
+			if m, ok := sl.mant(&s); ok {
+				if h := sl.cell(1); !slabAdd(slices.Clone(h), m, sl.sumSq) {
+					merged++
+				}
+				sl.add(b, viaSlab, 1, m)
+				took++
+				continue
+			}
+			b.contribute(viaSlab, s.value())
+		}
+		if h := sl.cell(1); h[hotN] > 0 {
+			b.mergeSlab(viaSlab, h, sl.scale)
+		}
+		if sl.cell(0)[hotN] != 0 {
+			t.Fatalf("cell 0 of the slab was written")
+		}
+		t.Logf("%d of %d through the slab, %d merges on the way", took, n, merged)
+		eq := func(what string, x, y any) {
+			if fmt.Sprint(x) != fmt.Sprint(y) {
+				t.Fatalf("%s: slab %v, exact %v", what, y, x)
+			}
+		}
+		eq("n", exact.n, viaSlab.n)
+		eq("negative", exact.negative, viaSlab.negative)
+		eq("total", exact.total.value(), viaSlab.total.value())
+		if needs.SumSq {
+			eq("sum of squares", exact.sumsq.value(), viaSlab.sumsq.value())
+		}
+		eq("range", []any{exact.hasRange, exact.min, exact.max}, []any{viaSlab.hasRange, viaSlab.min, viaSlab.max})
+		eq("top", exact.top.v, viaSlab.top.v)
+	})
+}
+
+// A record with an empty holding id is an error naming its row and the
+// holding column, wherever it falls in a batch, after records whose
+// holdings wait for applyHoldings and records that take the exact path.
+func TestEmptyHoldingIDNamesItsRow(t *testing.T) {
+	s := settings(t, "microdata: {dims: [d], value: v, holding: h}\nsuppression: {secondary: false, audit: false}\n")
+	for _, bad := range []int{0, 1, 5, 37} {
+		var b strings.Builder
+		b.WriteString("d,h,v\n")
+		for i := range 40 {
+			h, v := fmt.Sprintf("H%d", i%7), []string{"1.5", "1e3", "", "12345678901234567890123"}[i%4]
+			if i == bad {
+				h = ""
+			}
+			fmt.Fprintf(&b, "A%d,%s,%s\n", i%3, h, v)
+		}
+		for _, batch := range []int{1, 8, 100} {
+			src, err := readers.NewCSV("in.csv", strings.NewReader(b.String()), readers.Options{BatchSize: batch})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = loadSource(context.Background(), src, s, 1)
+			var re *readers.Error
+			if !errors.As(err, &re) || re.Row != bad+2 || re.Column != "holding" {
+				t.Fatalf("empty id in record %d, batches of %d: %v, want an error at row %d, column holding", bad, batch, err, bad+2)
+			}
+		}
+	}
+}
+
+// Spanning holdings whose sums in a cell leave int64 (the slab's fast
+// pass gives up and adds them as exact sums) or the slab's bound (with
+// the sum of squares: |m| <= 3037000499), reach -2^63, or have more
+// decimals than others: the cells agree with the per-record oracle and
+// with merging the holdings into the margins, at 1 and 3 shards.
+func TestSpanningHoldingsNearInt64(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 9))
+	for iter := range 40 {
+		cfg := "microdata: {dims: [d0, d1], value: v, holding: h}\nsuppression: {secondary: false, audit: false}\n"
+		vals := []string{"4611686018427387904", "4611686018427387903", "-4611686018427387904", "9223372036854775807", "-9223372036854775807", "3", "-7", ""}
+		if iter%2 == 0 {
+			cfg += "rules: {moments: {enabled: false}}\n" // no sum of squares: the bound is int64's
+		} else {
+			vals = []string{"3037000499", "3037000500", "-3037000499", "1518500250", "-1518500249", "3", "-7", ""}
+		}
+		if iter%4 >= 2 {
+			vals = append(vals, "0.5", "-1.25")
+		}
+		var b strings.Builder
+		b.WriteString("d0,d1,h,v\n")
+		var recs [][]string
+		// about one record per holding and finest cell: the holdings'
+		// sums in the finest cells fit int64, those in the margins often not
+		for range 10 + r.IntN(60) {
+			rec := []string{fmt.Sprintf("A%d", r.IntN(3)), fmt.Sprintf("B%d", r.IntN(3)), fmt.Sprintf("H%d", r.IntN(12)), vals[r.IntN(len(vals))]}
+			recs = append(recs, rec)
+			b.WriteString(strings.Join(rec, ",") + "\n")
+		}
+		rs, err := ruleNeeds(settings(t, cfg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.needs.SumSq != (iter%2 == 1) || rs.needs.Powers > 0 {
+			t.Fatalf("needs %+v with %q", rs.needs, cfg)
+		}
+		want := microOracle(recs, 2, true)
+		for _, workers := range []int{1, 3} {
+			opt := readers.Options{BatchSize: 1 + r.IntN(50)}
+			src, err := readers.NewCSV("in.csv", strings.NewReader(b.String()), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tab, err := loadTuned(context.Background(), src, settings(t, cfg), workers, Tuning{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstOracle(t, tab, want, rs.needs.Top)
+			merged, mergedSafe, err := auditBytesTuned(t, []byte(b.String()), cfg, opt, workers, true, Tuning{SpanOff: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gotSafe, err := auditBytesTuned(t, []byte(b.String()), cfg, opt, workers, true, Tuning{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(merged, got) || !bytes.Equal(mergedSafe, gotSafe) {
+				t.Fatalf("iteration %d, %d shards: holdings contributed by holding differ from merged\n%s", iter, workers, firstDiff(merged, got))
+			}
 		}
 	}
 }

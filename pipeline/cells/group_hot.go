@@ -166,19 +166,27 @@ func (b *microBuilder) hotAdd(slot int32, m int64) {
 	b.hotVals++
 	base := int(slot) * b.hotStride
 	h := b.hot[base : base+b.hotStride : base+b.hotStride]
+	if !slabAdd(h, m, b.needs.SumSq) {
+		b.flushSlot(slot)
+		slabAdd(h, m, b.needs.SumSq)
+	}
+}
+
+// slabAdd adds one value (a mantissa at the slab's scale) to the slab h of
+// one cell (the hot slab's layout, hotStride int64s). It returns false,
+// leaving h as it was, when the sum or (with sumSq) the sum of squares
+// would overflow: the caller merges the slab into the cell and adds the
+// value to the emptied slab, where it fits.
+func slabAdd(h []int64, m int64, sumSq bool) bool {
 	s, ovf := addInt64(h[hotSum], m)
 	var sq uint64
-	if b.needs.SumSq {
+	if sumSq {
 		var carry uint64
 		sq, carry = bits.Add64(uint64(h[hotSq]), uint64(m*m), 0)
 		ovf = ovf || carry != 0 || sq > math.MaxInt64
 	}
 	if ovf {
-		b.flushSlot(slot)
-		s = m
-		if b.needs.SumSq {
-			sq = uint64(m * m)
-		}
+		return false
 	}
 	n := h[hotN]
 	h[hotN] = n + 1
@@ -196,13 +204,13 @@ func (b *microBuilder) hotAdd(slot int32, m int64) {
 	}
 	k := len(h) - hotTop
 	if k == 0 {
-		return
+		return true
 	}
 	top := h[hotTop:]
 	i := int(min(n, int64(k)))
 	if i == k {
 		if m <= top[k-1] {
-			return
+			return true
 		}
 		i--
 	}
@@ -211,6 +219,7 @@ func (b *microBuilder) hotAdd(slot int32, m int64) {
 		i--
 	}
 	top[i] = m
+	return true
 }
 
 // hotRec is a value waiting in microBuilder.pend for its cell's slab.
@@ -244,19 +253,26 @@ func (b *microBuilder) flushSlot(slot int32) {
 		return
 	}
 	a := b.accs[slot]
-	sc := int(b.hotScale)
 	a.rows += n
+	b.mergeSlab(a, h, b.hotScale)
+	clear(h)
+}
+
+// mergeSlab adds the values of a slab h at scale sc (hotStride int64s,
+// holding at least one value) to a's contributors: count, negatives, sum,
+// sum of squares, range and largest values; not its rows.
+func (b *microBuilder) mergeSlab(a *cellAcc, h []int64, sc int32) {
+	n := h[hotN]
 	a.n += n
 	a.negative += h[hotNeg]
-	a.total.addWide(h[hotSum]>>63, uint64(h[hotSum]), int32(sc))
+	a.total.addWide(h[hotSum]>>63, uint64(h[hotSum]), sc)
 	if b.needs.SumSq {
-		a.sumsq.addWide(0, uint64(h[hotSq]), int32(2*sc))
+		a.sumsq.addWide(0, uint64(h[hotSq]), 2*sc)
 	}
-	a.widen(decimal.Scaled(h[hotMin], sc), decimal.Scaled(h[hotMax], sc))
+	a.widen(decimal.Scaled(h[hotMin], int(sc)), decimal.Scaled(h[hotMax], int(sc)))
 	for _, m := range h[hotTop : hotTop+int(min(n, int64(len(h)-hotTop)))] {
-		a.top.add(decimal.Scaled(m, sc))
+		a.top.add(decimal.Scaled(m, int(sc)))
 	}
-	clear(h)
 }
 
 // flushHot merges every cell's slab into its cellAcc.

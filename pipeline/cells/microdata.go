@@ -71,34 +71,40 @@ type microBuilder struct {
 	holdRank  []uint32   // set by finish: see rankHoldings
 	holdPos   []int32    // by holding id, -1: scratch of compactHoldings
 	holdBig   []*big.Rat // the big sums of holdings (holding.lo)
+	holdBatch []uint32   // the interned ids of a batch's records (internBatch)
+	holdTexts []string   // scratch of internBatch
+	holdPend  []holdRec  // records for applyHoldings
 	// workers is how many goroutines finish may use (set by build).
 	workers int
 }
 
 // cellAcc accumulates one cell.
 type cellAcc struct {
-	key      []uint32
-	slot     int32 // in microBuilder.accs, or -1
-	rows     int64
-	missing  int64
-	n        int64
-	negative int64
-	total    sum
-	sumsq    sum
-	top      topK
-	absTotal sum
-	absTop   topK
-	hasRange bool
-	min, max decimal.Dec
-	pow      powSums
-	hist     []int64
-	offGrid  int64
 	// holds are the cell's holdings (group_hold.go): sums by interned id
 	// (microBuilder.holdNames), each id once in holds[:sorted];
-	// compactAt is the length at which they are compacted next.
+	// compactAt is the length at which they are compacted next. They
+	// come first, with rows, so that a record with a holding reaches
+	// one or two cache lines of its cell (the cell's fields are 32-byte
+	// aligned).
 	holds     []holding
+	rows      int64
+	compactAt int32
+	slot      int32 // in microBuilder.accs, or -1
 	sorted    int
-	compactAt int
+	missing   int64
+	key       []uint32
+	n         int64
+	negative  int64
+	total     sum
+	sumsq     sum
+	top       topK
+	absTotal  sum
+	absTop    topK
+	hasRange  bool
+	min, max  decimal.Dec
+	pow       powSums
+	hist      []int64
+	offGrid   int64
 }
 
 // domainGrid maps values onto the measure grid.
@@ -241,15 +247,20 @@ func (b *microBuilder) add(batch *readers.Batch) error {
 	err := b.addRows(batch)
 	if err != nil {
 		b.pend = b.pend[:0] // the run fails: nothing more is read
+		b.holdPend = b.holdPend[:0]
 		return err
 	}
 	b.applyPending()
+	b.applyHoldings()
 	return nil
 }
 
 // addRows groups the rows of a batch, leaving the values for the hot slab
 // in b.pend.
 func (b *microBuilder) addRows(batch *readers.Batch) error {
+	if b.holdIdx >= 0 {
+		b.internBatch(batch)
+	}
 	for r, row := range batch.Rows {
 		if b.hier != nil && b.hier.found != nil {
 			if err := b.hier.record(b.file, row, batch.Lines[r]); err != nil {
@@ -304,6 +315,16 @@ func (b *microBuilder) addRows(batch *readers.Batch) error {
 				b.pend = append(b.pend, hotRec{slot, m})
 				continue
 			}
+		}
+		if b.holdIdx >= 0 {
+			ok, err := b.pendHolding(slot, row, batch, r)
+			if err != nil {
+				return err
+			}
+			if ok {
+				continue
+			}
+			b.applyHoldings() // the records before this one first, in order
 		}
 		if a == nil {
 			a = b.accs[slot]
@@ -388,11 +409,11 @@ func (b *microBuilder) addValue(a *cellAcc, row []string, batch *readers.Batch, 
 		}
 	}
 	if b.holdIdx >= 0 {
-		h := row[b.holdIdx]
-		if h == "" {
+		id := b.holdBatch[r]
+		if id == noHolding {
 			return &readers.Error{File: b.file, Row: batch.Lines[r], Column: header(b, b.holdIdx), Err: fmt.Errorf("the holding id is empty")}
 		}
-		b.addHolding(a, b.holdIDs.intern(h, &b.holdNames), v, missing)
+		b.addHolding(a, id, v, missing)
 		return nil
 	}
 	if missing {
@@ -980,10 +1001,7 @@ func (b *microBuilder) absorb(other builder) {
 	}
 	sortAccs(accs)
 	// the shard's holding ids, as b's
-	holdID := make([]uint32, len(o.holdNames))
-	for i, h := range o.holdNames {
-		holdID[i] = b.holdIDs.intern(h, &b.holdNames)
-	}
+	holdID := b.holdIDs.internTexts(o.holdNames, &b.holdNames, make([]uint32, 0, len(o.holdNames)))
 	for _, a := range accs {
 		for i := range a.holds {
 			h := &a.holds[i]

@@ -14,6 +14,9 @@ type Tuning struct {
 	// array would do; SpanOff merges the spanning holdings into the
 	// margins instead (the path kept for power sums and hierarchies).
 	SpanMap, SpanOff bool
+	// SpanExact contributes the spanning holdings on the cells' exact
+	// path instead of through a slab (contribSlab).
+	SpanExact bool
 	// TextKeys finds the margins by string keys, as when the levels of
 	// a table's dimensions do not pack into 64 bits (marginIndex).
 	TextKeys bool
