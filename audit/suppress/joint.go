@@ -222,7 +222,19 @@ func (js *jointSolver) fits(m, n int) error {
 // +Inf when unbounded) and the capacity cut of its dual solution (nil when
 // it brings nothing: rhs ≤ 0).
 func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, error) {
+	return js.attackPublished(k, y, exact, -1)
+}
+
+// attackPublished is attack with cell pub (-1: none) published in the
+// intruder's LP whatever y says, and its term left out of the cut (see
+// singletonScenarios).
+func (js *jointSolver) attackPublished(k int, y []float64, exact bool, pub int) (float64, *cut, error) {
 	com := js.coms[k]
+	if pub >= 0 && y[pub] != 0 {
+		saved := y[pub]
+		y[pub] = 0
+		defer func() { y[pub] = saved }()
+	}
 	d := js.dualLP(com, y, exact)
 	nv, rows, costs := d.nv, d.rows, d.costs
 	if err := js.fits(len(rows), nv); err != nil {
@@ -252,7 +264,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
 		return 0, nil, err
 	}
-	c := js.capacityCut(k, d, solver)
+	c := js.capacityCut(k, d, solver, pub)
 	if c.rhs <= js.tol {
 		return val, nil, nil
 	}
@@ -279,24 +291,7 @@ type attackDual struct {
 // (cutRows).
 func (js *jointSolver) dualLP(com commodity, y []float64, exact bool) *attackDual {
 	s := js.s
-	// Rows: the cells that may move (y > 0) linked to p through relations
-	// (p's component: the other cells' rows are met by γ = 0), p first.
-	rowsCells := []int{com.p}
-	inComp := map[int]bool{com.p: true}
-	// Without exact (cut generation), a neighbourhood of p (breadth first,
-	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
-	// over part of the component only chooses one.
-	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
-		for _, r := range s.CellRels[rowsCells[q]] {
-			for _, j := range s.RelCells(int(r)) {
-				if y[j] > 0 && !inComp[j] {
-					inComp[j] = true
-					rowsCells = append(rowsCells, j)
-				}
-			}
-		}
-	}
-	slices.Sort(rowsCells[1:])
+	rowsCells := js.moving(com.p, y, exact)
 	relVar := map[int32]int{}
 	var relList []int32
 	for _, i := range rowsCells {
@@ -348,11 +343,37 @@ func (js *jointSolver) dualLP(com commodity, y []float64, exact bool) *attackDua
 	return &attackDual{rowsCells: rowsCells, relVar: relVar, relList: relList, nv: nv, costs: costs, rows: rows}
 }
 
+// moving returns the rows of a commodity's dual LP: the cells that may
+// move (y > 0) linked to p through relations (p's component: the other
+// cells' rows are met by γ = 0), p first, the others sorted.
+func (js *jointSolver) moving(p int, y []float64, exact bool) []int {
+	s := js.s
+	rowsCells := []int{p}
+	inComp := map[int]bool{p: true}
+	// Without exact (cut generation), a neighbourhood of p (breadth first,
+	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
+	// over part of the component only chooses one.
+	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
+		for _, r := range s.CellRels[rowsCells[q]] {
+			for _, j := range s.RelCells(int(r)) {
+				if y[j] > 0 && !inComp[j] {
+					inComp[j] = true
+					rowsCells = append(rowsCells, j)
+				}
+			}
+		}
+	}
+	slices.Sort(rowsCells[1:])
+	return rowsCells
+}
+
 // capacityCut returns the capacity cut of commodity k from the dual
 // solution of d (solver, solved): c_i = level where α_i > 0, else
 // min(level, β_i·|x_i|) (with a margin), fixed cells' terms subtracted
-// from the level. Its rhs may be ≤ 0 (the cut brings nothing).
-func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver) *cut {
+// from the level; cell pub (-1: none), published in the intruder's LP
+// whatever the pattern, has no term. Its rhs may be ≤ 0 (the cut brings
+// nothing).
+func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub int) *cut {
 	s := js.s
 	com := js.coms[k]
 	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
@@ -395,7 +416,7 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver) *cut
 		case beta > 1e-12:
 			coef = math.Min(com.level, beta*math.Abs(s.Val[i])*(1+1e-9)+1e-12*js.tol)
 		}
-		if coef <= 0 {
+		if coef <= 0 || i == pub {
 			continue
 		}
 		switch {
@@ -648,6 +669,58 @@ func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
 		}
 		if first {
 			return false, nil
+		}
+	}
+	if !ok {
+		return false, nil
+	}
+	return js.singletonScenarios(y, first)
+}
+
+// singletonScenarios checks the integral pattern y against the singleton
+// rule, as the interval audit does (lpMethod.allProtected): the
+// contributor of a suppressed singleton s knows its value, so with s
+// published every commodity whose primary s neither is nor covers must
+// still reach its level. A commodity left short gives the capacity cut
+// of its intruder LP with s published, s's term left out, which every
+// protected pattern satisfies: with s published it is the commodity's own
+// cut, and with s suppressed the singleton rule asks for it. Without these
+// cuts the search knows no singleton, and every pattern it offers may fail
+// the audit's check one after another until the work budget is spent. It
+// reports whether every scenario reached its level (first: stop at the
+// first failure); the cuts of those that did not are added to the pool.
+func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error) {
+	var singles []int
+	for i, v := range js.single {
+		if v && y[i] > 0 {
+			singles = append(singles, i)
+		}
+	}
+	if len(singles) == 0 {
+		return true, nil
+	}
+	ok := true
+	for k, com := range js.coms {
+		// Publishing a cell outside p's component changes nothing.
+		comp := js.moving(com.p, y, true)
+		for _, sg := range singles {
+			if sg == com.p || js.s.Covers(sg, com.p) || !slices.Contains(comp, sg) {
+				continue
+			}
+			val, c, err := js.attackPublished(k, y, true, sg)
+			if err != nil {
+				return false, err
+			}
+			if val >= com.level-1e-7*com.level-js.tol {
+				continue
+			}
+			ok = false
+			if c != nil {
+				js.addCut(c)
+			}
+			if first {
+				return false, nil
+			}
 		}
 	}
 	return ok, nil
