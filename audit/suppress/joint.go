@@ -159,6 +159,8 @@ type jointSolver struct {
 	coms     []commodity
 	cuts     []cut
 	cutSeen  map[string]bool
+	// scenCell: the cell is in a cut of a singleton scenario (see drop)
+	scenCell []bool
 	// boundOnly: the root's cut loop only (the lower bound; tables above
 	// JointOptions.MaxCells)
 	boundOnly bool
@@ -648,12 +650,24 @@ func (js *jointSolver) separate(y []float64) (int, error) {
 // plus fixed cells) lets every intruder LP reach its level; violated cuts
 // are added to the pool. first stops at the first failure.
 func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
+	return js.protectsScen(sup, first, true)
+}
+
+// patternY is the integral y of the pattern sup (candidates chosen plus
+// fixed cells).
+func (js *jointSolver) patternY(sup []bool) []float64 {
 	y := make([]float64, len(sup))
 	for i, v := range sup {
 		if v || js.fixed[i] {
 			y[i] = 1
 		}
 	}
+	return y
+}
+
+// protectsScen is protects, with the singleton scenarios only when scen.
+func (js *jointSolver) protectsScen(sup []bool, first, scen bool) (bool, error) {
+	y := js.patternY(sup)
 	ok := true
 	for k := range js.coms {
 		val, c, err := js.attack(k, y, true)
@@ -671,8 +685,8 @@ func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
 			return false, nil
 		}
 	}
-	if !ok {
-		return false, nil
+	if !ok || !scen {
+		return ok, nil
 	}
 	return js.singletonScenarios(y, first)
 }
@@ -689,6 +703,9 @@ func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
 // the audit's check one after another until the work budget is spent. It
 // reports whether every scenario reached its level (first: stop at the
 // first failure); the cuts of those that did not are added to the pool.
+// Each singleton's scenarios are first decided by one primal LP
+// (primalReach); only a commodity it finds short gets its dual LP, which
+// confirms it and gives the cut.
 func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error) {
 	var singles []int
 	for i, v := range js.single {
@@ -700,13 +717,24 @@ func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error)
 		return true, nil
 	}
 	ok := true
-	for k, com := range js.coms {
-		// Publishing a cell outside p's component changes nothing.
-		comp := js.moving(com.p, y, true)
-		for _, sg := range singles {
-			if sg == com.p || js.s.Covers(sg, com.p) || !slices.Contains(comp, sg) {
+	for _, sg := range singles {
+		var ks []int
+		for k, com := range js.coms {
+			if com.p != sg && !js.s.Covers(sg, com.p) {
+				ks = append(ks, k)
+			}
+		}
+		reach, err := js.primalReach(y, sg, ks)
+		if err != nil {
+			return false, err
+		}
+		for n, k := range ks {
+			if reach[n] {
 				continue
 			}
+			// Short in the primal LP: the dual LP confirms it and gives
+			// the cut.
+			com := js.coms[k]
 			val, c, err := js.attackPublished(k, y, true, sg)
 			if err != nil {
 				return false, err
@@ -715,8 +743,10 @@ func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error)
 				continue
 			}
 			ok = false
-			if c != nil {
-				js.addCut(c)
+			if c != nil && js.addCut(c) {
+				for _, i := range c.idx {
+					js.scenCell[i] = true
+				}
 			}
 			if first {
 				return false, nil
@@ -724,6 +754,81 @@ func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error)
 		}
 	}
 	return ok, nil
+}
+
+// primalReach reports, for the integral pattern y with cell pub published
+// (-1: none), whether each commodity of ks reaches its level, from one
+// intruder's LP in primal form: the suppressed cells' values x ≥ 0 under
+// every relation (the published cells' values moved to the right-hand
+// side), started at the true table (lp.NewAt: no phase 1), each
+// commodity's primary minimised or maximised from the previous optimal
+// basis. One LP and a few pivots per commodity instead of one dual LP per
+// commodity (attack), whose dual solution is needed only for a cut.
+func (js *jointSolver) primalReach(y []float64, pub int, ks []int) ([]bool, error) {
+	s := js.s
+	n := len(y)
+	varOf := make([]int, n)
+	var cells []int
+	for i := range n {
+		varOf[i] = -1
+		if y[i] > 0 && i != pub {
+			varOf[i] = len(cells)
+			cells = append(cells, i)
+		}
+	}
+	seen := make([]bool, len(s.Rels))
+	var rows []lp.Row
+	for _, i := range cells {
+		for _, r := range s.CellRels[i] {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			var row lp.Row
+			for _, j := range s.RelCells(int(r)) {
+				c := s.Coef(int(r), j)
+				if v := varOf[j]; v >= 0 {
+					row.Idx = append(row.Idx, v)
+					row.Coef = append(row.Coef, c)
+				} else {
+					row.RHS -= c * s.Val[j]
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	if err := js.fits(len(rows), len(cells)); err != nil {
+		return nil, err
+	}
+	x0 := make([]float64, len(cells))
+	for v, i := range cells {
+		x0[v] = s.Val[i]
+	}
+	reach := make([]bool, len(ks))
+	solver, err := lp.NewAt(js.ctx, len(cells), rows, x0)
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return nil, js.ctx.Err()
+		}
+		// No verdict from this LP: every commodity goes to the dual LPs.
+		return reach, nil
+	}
+	for m, k := range ks {
+		com := js.coms[k]
+		v := varOf[com.p]
+		if v < 0 {
+			continue
+		}
+		val, err := solver.Optimize(js.ctx, v, com.sign > 0)
+		if err != nil {
+			if js.ctx.Err() != nil {
+				return nil, js.ctx.Err()
+			}
+			break // the dual LPs decide the rest
+		}
+		reach[m] = com.sign*(val-s.Val[com.p]) >= com.level-1e-7*com.level-js.tol
+	}
+	return reach, js.spend(solver.Pivots, len(rows), len(cells))
 }
 
 // costOf is the objective cost of the candidates chosen in sup.
@@ -742,9 +847,15 @@ func (js *jointSolver) costOf(sup []bool) float64 {
 // then it drops chosen cells, most costly first, while every intruder LP
 // still reaches its level. ok is false when some cut cannot be met.
 func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
+	ok := false
 	for range 50 {
 		before := len(js.cuts)
-		ok, err := js.protects(sup, false)
+		// The singleton scenarios (many LPs) once every commodity is met;
+		// the cuts of those left short are repaired like the others.
+		var err error
+		if ok, err = js.protectsScen(sup, false, false); err == nil && ok {
+			ok, err = js.singletonScenarios(js.patternY(sup), false)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -782,14 +893,17 @@ func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
 			}
 		}
 	}
-	if ok, err := js.protects(sup, true); err != nil || !ok {
-		return false, err
+	if !ok {
+		return false, nil
 	}
 	return true, js.drop(sup, fx)
 }
 
 // drop unsuppresses chosen cells, most costly first, while every intruder
-// LP still reaches its level (fx: cells fixed to 1 stay).
+// LP still reaches its level (fx: cells fixed to 1 stay). The singleton
+// scenarios are checked again only when the cell dropped is in one of
+// their cuts (js.scenCell): they are many LPs, and a pattern that breaks
+// one otherwise fails the final check (verify) and is not kept.
 func (js *jointSolver) drop(sup []bool, fx fixing) error {
 	var chosen []int
 	for i, v := range sup {
@@ -800,7 +914,7 @@ func (js *jointSolver) drop(sup []bool, fx fixing) error {
 	sort.SliceStable(chosen, func(a, b int) bool { return js.cost[chosen[a]] > js.cost[chosen[b]] })
 	for _, i := range chosen {
 		sup[i] = false
-		ok, err := js.protects(sup, true)
+		ok, err := js.protectsScen(sup, true, js.scenCell[i])
 		if err != nil {
 			sup[i] = true
 			return err
