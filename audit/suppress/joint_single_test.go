@@ -144,7 +144,7 @@ func fmtGap(g *float64) any {
 // not prove optimality.
 func TestJointSingletons(t *testing.T) {
 	seeds := 24
-	if raceEnabled {
+	if tabletest.RaceEnabled {
 		seeds = 8
 	}
 	missed := 0
