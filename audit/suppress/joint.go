@@ -159,6 +159,8 @@ type jointSolver struct {
 	coms     []commodity
 	cuts     []cut
 	cutSeen  map[string]bool
+	// scenCell: the cell is in a cut of a singleton scenario (see drop)
+	scenCell []bool
 	// boundOnly: the root's cut loop only (the lower bound; tables above
 	// JointOptions.MaxCells)
 	boundOnly bool
@@ -222,7 +224,19 @@ func (js *jointSolver) fits(m, n int) error {
 // +Inf when unbounded) and the capacity cut of its dual solution (nil when
 // it brings nothing: rhs ≤ 0).
 func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, error) {
+	return js.attackPublished(k, y, exact, -1)
+}
+
+// attackPublished is attack with cell pub (-1: none) published in the
+// intruder's LP whatever y says, and its term left out of the cut (see
+// singletonScenarios).
+func (js *jointSolver) attackPublished(k int, y []float64, exact bool, pub int) (float64, *cut, error) {
 	com := js.coms[k]
+	if pub >= 0 && y[pub] != 0 {
+		saved := y[pub]
+		y[pub] = 0
+		defer func() { y[pub] = saved }()
+	}
 	d := js.dualLP(com, y, exact)
 	nv, rows, costs := d.nv, d.rows, d.costs
 	if err := js.fits(len(rows), nv); err != nil {
@@ -252,7 +266,7 @@ func (js *jointSolver) attack(k int, y []float64, exact bool) (float64, *cut, er
 	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
 		return 0, nil, err
 	}
-	c := js.capacityCut(k, d, solver)
+	c := js.capacityCut(k, d, solver, pub)
 	if c.rhs <= js.tol {
 		return val, nil, nil
 	}
@@ -279,24 +293,7 @@ type attackDual struct {
 // (cutRows).
 func (js *jointSolver) dualLP(com commodity, y []float64, exact bool) *attackDual {
 	s := js.s
-	// Rows: the cells that may move (y > 0) linked to p through relations
-	// (p's component: the other cells' rows are met by γ = 0), p first.
-	rowsCells := []int{com.p}
-	inComp := map[int]bool{com.p: true}
-	// Without exact (cut generation), a neighbourhood of p (breadth first,
-	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
-	// over part of the component only chooses one.
-	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
-		for _, r := range s.CellRels[rowsCells[q]] {
-			for _, j := range s.RelCells(int(r)) {
-				if y[j] > 0 && !inComp[j] {
-					inComp[j] = true
-					rowsCells = append(rowsCells, j)
-				}
-			}
-		}
-	}
-	slices.Sort(rowsCells[1:])
+	rowsCells := js.moving(com.p, y, exact)
 	relVar := map[int32]int{}
 	var relList []int32
 	for _, i := range rowsCells {
@@ -348,11 +345,37 @@ func (js *jointSolver) dualLP(com commodity, y []float64, exact bool) *attackDua
 	return &attackDual{rowsCells: rowsCells, relVar: relVar, relList: relList, nv: nv, costs: costs, rows: rows}
 }
 
+// moving returns the rows of a commodity's dual LP: the cells that may
+// move (y > 0) linked to p through relations (p's component: the other
+// cells' rows are met by γ = 0), p first, the others sorted.
+func (js *jointSolver) moving(p int, y []float64, exact bool) []int {
+	s := js.s
+	rowsCells := []int{p}
+	inComp := map[int]bool{p: true}
+	// Without exact (cut generation), a neighbourhood of p (breadth first,
+	// at most cutRows cells) is enough: any γ gives a valid cut, the LP
+	// over part of the component only chooses one.
+	for q := 0; q < len(rowsCells) && (exact || len(rowsCells) < cutRows); q++ {
+		for _, r := range s.CellRels[rowsCells[q]] {
+			for _, j := range s.RelCells(int(r)) {
+				if y[j] > 0 && !inComp[j] {
+					inComp[j] = true
+					rowsCells = append(rowsCells, j)
+				}
+			}
+		}
+	}
+	slices.Sort(rowsCells[1:])
+	return rowsCells
+}
+
 // capacityCut returns the capacity cut of commodity k from the dual
 // solution of d (solver, solved): c_i = level where α_i > 0, else
 // min(level, β_i·|x_i|) (with a margin), fixed cells' terms subtracted
-// from the level. Its rhs may be ≤ 0 (the cut brings nothing).
-func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver) *cut {
+// from the level; cell pub (-1: none), published in the intruder's LP
+// whatever the pattern, has no term. Its rhs may be ≤ 0 (the cut brings
+// nothing).
+func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub int) *cut {
 	s := js.s
 	com := js.coms[k]
 	// (Mᵀγ)_i over every cell of a relation with γ ≠ 0.
@@ -395,7 +418,7 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver) *cut
 		case beta > 1e-12:
 			coef = math.Min(com.level, beta*math.Abs(s.Val[i])*(1+1e-9)+1e-12*js.tol)
 		}
-		if coef <= 0 {
+		if coef <= 0 || i == pub {
 			continue
 		}
 		switch {
@@ -627,12 +650,24 @@ func (js *jointSolver) separate(y []float64) (int, error) {
 // plus fixed cells) lets every intruder LP reach its level; violated cuts
 // are added to the pool. first stops at the first failure.
 func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
+	return js.protectsScen(sup, first, true)
+}
+
+// patternY is the integral y of the pattern sup (candidates chosen plus
+// fixed cells).
+func (js *jointSolver) patternY(sup []bool) []float64 {
 	y := make([]float64, len(sup))
 	for i, v := range sup {
 		if v || js.fixed[i] {
 			y[i] = 1
 		}
 	}
+	return y
+}
+
+// protectsScen is protects, with the singleton scenarios only when scen.
+func (js *jointSolver) protectsScen(sup []bool, first, scen bool) (bool, error) {
+	y := js.patternY(sup)
 	ok := true
 	for k := range js.coms {
 		val, c, err := js.attack(k, y, true)
@@ -650,7 +685,150 @@ func (js *jointSolver) protects(sup []bool, first bool) (bool, error) {
 			return false, nil
 		}
 	}
+	if !ok || !scen {
+		return ok, nil
+	}
+	return js.singletonScenarios(y, first)
+}
+
+// singletonScenarios checks the integral pattern y against the singleton
+// rule, as the interval audit does (lpMethod.allProtected): the
+// contributor of a suppressed singleton s knows its value, so with s
+// published every commodity whose primary s neither is nor covers must
+// still reach its level. A commodity left short gives the capacity cut
+// of its intruder LP with s published, s's term left out, which every
+// protected pattern satisfies: with s published it is the commodity's own
+// cut, and with s suppressed the singleton rule asks for it. Without these
+// cuts the search knows no singleton, and every pattern it offers may fail
+// the audit's check one after another until the work budget is spent. It
+// reports whether every scenario reached its level (first: stop at the
+// first failure); the cuts of those that did not are added to the pool.
+// Each singleton's scenarios are first decided by one primal LP
+// (primalReach); only a commodity it finds short gets its dual LP, which
+// confirms it and gives the cut.
+func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error) {
+	var singles []int
+	for i, v := range js.single {
+		if v && y[i] > 0 {
+			singles = append(singles, i)
+		}
+	}
+	if len(singles) == 0 {
+		return true, nil
+	}
+	ok := true
+	for _, sg := range singles {
+		var ks []int
+		for k, com := range js.coms {
+			if com.p != sg && !js.s.Covers(sg, com.p) {
+				ks = append(ks, k)
+			}
+		}
+		reach, err := js.primalReach(y, sg, ks)
+		if err != nil {
+			return false, err
+		}
+		for n, k := range ks {
+			if reach[n] {
+				continue
+			}
+			// Short in the primal LP: the dual LP confirms it and gives
+			// the cut.
+			com := js.coms[k]
+			val, c, err := js.attackPublished(k, y, true, sg)
+			if err != nil {
+				return false, err
+			}
+			if val >= com.level-1e-7*com.level-js.tol {
+				continue
+			}
+			ok = false
+			if c != nil && js.addCut(c) {
+				for _, i := range c.idx {
+					js.scenCell[i] = true
+				}
+			}
+			if first {
+				return false, nil
+			}
+		}
+	}
 	return ok, nil
+}
+
+// primalReach reports, for the integral pattern y with cell pub published
+// (-1: none), whether each commodity of ks reaches its level, from one
+// intruder's LP in primal form: the suppressed cells' values x ≥ 0 under
+// every relation (the published cells' values moved to the right-hand
+// side), started at the true table (lp.NewAt: no phase 1), each
+// commodity's primary minimised or maximised from the previous optimal
+// basis. One LP and a few pivots per commodity instead of one dual LP per
+// commodity (attack), whose dual solution is needed only for a cut.
+func (js *jointSolver) primalReach(y []float64, pub int, ks []int) ([]bool, error) {
+	s := js.s
+	n := len(y)
+	varOf := make([]int, n)
+	var cells []int
+	for i := range n {
+		varOf[i] = -1
+		if y[i] > 0 && i != pub {
+			varOf[i] = len(cells)
+			cells = append(cells, i)
+		}
+	}
+	seen := make([]bool, len(s.Rels))
+	var rows []lp.Row
+	for _, i := range cells {
+		for _, r := range s.CellRels[i] {
+			if seen[r] {
+				continue
+			}
+			seen[r] = true
+			var row lp.Row
+			for _, j := range s.RelCells(int(r)) {
+				c := s.Coef(int(r), j)
+				if v := varOf[j]; v >= 0 {
+					row.Idx = append(row.Idx, v)
+					row.Coef = append(row.Coef, c)
+				} else {
+					row.RHS -= c * s.Val[j]
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	if err := js.fits(len(rows), len(cells)); err != nil {
+		return nil, err
+	}
+	x0 := make([]float64, len(cells))
+	for v, i := range cells {
+		x0[v] = s.Val[i]
+	}
+	reach := make([]bool, len(ks))
+	solver, err := lp.NewAt(js.ctx, len(cells), rows, x0)
+	if err != nil {
+		if js.ctx.Err() != nil {
+			return nil, js.ctx.Err()
+		}
+		// No verdict from this LP: every commodity goes to the dual LPs.
+		return reach, nil
+	}
+	for m, k := range ks {
+		com := js.coms[k]
+		v := varOf[com.p]
+		if v < 0 {
+			continue
+		}
+		val, err := solver.Optimize(js.ctx, v, com.sign > 0)
+		if err != nil {
+			if js.ctx.Err() != nil {
+				return nil, js.ctx.Err()
+			}
+			break // the dual LPs decide the rest
+		}
+		reach[m] = com.sign*(val-s.Val[com.p]) >= com.level-1e-7*com.level-js.tol
+	}
+	return reach, js.spend(solver.Pivots, len(rows), len(cells))
 }
 
 // costOf is the objective cost of the candidates chosen in sup.
@@ -669,9 +847,15 @@ func (js *jointSolver) costOf(sup []bool) float64 {
 // then it drops chosen cells, most costly first, while every intruder LP
 // still reaches its level. ok is false when some cut cannot be met.
 func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
+	ok := false
 	for range 50 {
 		before := len(js.cuts)
-		ok, err := js.protects(sup, false)
+		// The singleton scenarios (many LPs) once every commodity is met;
+		// the cuts of those left short are repaired like the others.
+		var err error
+		if ok, err = js.protectsScen(sup, false, false); err == nil && ok {
+			ok, err = js.singletonScenarios(js.patternY(sup), false)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -709,14 +893,17 @@ func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
 			}
 		}
 	}
-	if ok, err := js.protects(sup, true); err != nil || !ok {
-		return false, err
+	if !ok {
+		return false, nil
 	}
 	return true, js.drop(sup, fx)
 }
 
 // drop unsuppresses chosen cells, most costly first, while every intruder
-// LP still reaches its level (fx: cells fixed to 1 stay).
+// LP still reaches its level (fx: cells fixed to 1 stay). The singleton
+// scenarios are checked again only when the cell dropped is in one of
+// their cuts (js.scenCell): they are many LPs, and a pattern that breaks
+// one otherwise fails the final check (verify) and is not kept.
 func (js *jointSolver) drop(sup []bool, fx fixing) error {
 	var chosen []int
 	for i, v := range sup {
@@ -727,7 +914,7 @@ func (js *jointSolver) drop(sup []bool, fx fixing) error {
 	sort.SliceStable(chosen, func(a, b int) bool { return js.cost[chosen[a]] > js.cost[chosen[b]] })
 	for _, i := range chosen {
 		sup[i] = false
-		ok, err := js.protects(sup, true)
+		ok, err := js.protectsScen(sup, true, js.scenCell[i])
 		if err != nil {
 			sup[i] = true
 			return err

@@ -358,7 +358,7 @@ func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, j
 func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, prim []int, origSup []bool, objCost []float64, margin []bool, deadline time.Time, inc [2]float64, boundOnly bool) (jointResult, *jointSolver, error) {
 	n := len(s.T.Cells)
 	lm := newLPMethod(s, sp, opt)
-	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
+	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), scenCell: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
 	for _, p := range prim {
 		up, low := s.levels(opt, p, s.Val[p])
 		if up <= 0 {
