@@ -35,26 +35,12 @@ RUNS=${RUNS:-3}
 DIR=${SCALE_DIR:-/tmp/sdcaudit-scale}
 mkdir -p "$DIR"
 
-if [ ! -f go.mod ] || [ ! -d cmd/sdcaudit ]; then
-	echo "bench/holdings.sh: run it from the repository root" >&2
-	exit 2
-fi
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+bench_tools holdings.sh
 if [ ! -x /usr/bin/time ]; then
 	echo "bench/holdings.sh: needs GNU time (/usr/bin/time)" >&2
 	exit 2
-fi
-
-BIN=${SDCAUDIT_BIN:-}
-if [ -z "$BIN" ]; then
-	BIN="$DIR/sdcaudit"
-	echo "building sdcaudit -> $BIN" >&2
-	go build -trimpath -o "$BIN" ./cmd/sdcaudit
-fi
-GEN=${GEN_BIN:-}
-if [ -z "$GEN" ]; then
-	GEN="$DIR/scaletool"
-	echo "building bench/scaletool -> $GEN" >&2
-	go build -trimpath -o "$GEN" ./bench/scaletool
 fi
 
 NAME="holdings_${ROWS}_${HOLDINGS}"

@@ -7,8 +7,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,20 +16,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sdcaudit/sdcaudit/internal/benchdata"
 )
 
 // genMicrodata writes rows records with three dimensions of 50, 40 and 10
 // levels and a lognormal value, with a fixed seed.
 func genMicrodata(tb testing.TB, dir string, rows int) string {
 	tb.Helper()
-	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("micro_%d.csv", rows)), func(w io.Writer) {
-		r := rand.New(rand.NewPCG(42, uint64(rows)))
-		fmt.Fprintln(w, "id,region,industry,size,turnover")
-		for i := 0; i < rows; i++ {
-			v := math.Exp(10 + 1.5*r.NormFloat64())
-			fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
-		}
-	})
+	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("micro_%d.csv", rows)), func(w io.Writer) { benchdata.Microdata(w, rows) })
 }
 
 // genOnce returns p, first written by write (through a buffer, into a
@@ -208,20 +201,7 @@ func benchCheck(b *testing.B, path string, rows int, extra string) {
 // many holdings span cells and many do not.
 func genHoldings(tb testing.TB, dir string, rows int) string {
 	tb.Helper()
-	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("holdings_%d.csv", rows)), func(w io.Writer) {
-		r := rand.New(rand.NewPCG(43, uint64(rows)))
-		fmt.Fprintln(w, "id,group,region,industry,size,turnover")
-		for i := 0; i < rows; i++ {
-			h := r.IntN(100_000)
-			reg, ind, size := r.IntN(50), r.IntN(40), r.IntN(10)
-			if r.IntN(2) == 0 {
-				home := rand.New(rand.NewPCG(uint64(h), 1))
-				reg, ind, size = home.IntN(50), home.IntN(40), home.IntN(10)
-			}
-			v := math.Exp(10 + 1.5*r.NormFloat64())
-			fmt.Fprintf(w, "%d,G%06d,R%02d,I%02d,S%d,%.2f\n", i, h, reg, ind, size, v)
-		}
-	})
+	return genOnce(tb, filepath.Join(dir, fmt.Sprintf("holdings_%d.csv", rows)), func(w io.Writer) { benchdata.Holdings(w, rows, 100_000) })
 }
 
 // BenchmarkCheckHoldings measures `check` (report and safe CSV, no

@@ -504,27 +504,24 @@ func BuildRules(s *configs.Settings) (*RuleSet, error) {
 // whose published values are rounded (input.rounded: B), at every value
 // the rounded count and total stand for (rules.ForRounded).
 func (rs *RuleSet) cellRules(t *audit.Table, s *configs.Settings) []rules.CellRule {
-	b := roundedBase(t, s)
-	if b == nil {
-		return rs.cell
-	}
-	out := make([]rules.CellRule, len(rs.cell))
-	for i, r := range rs.cell {
-		out[i] = rules.ForRounded(r, *b)
-	}
-	return out
+	return forRounded(rs.cell, roundedBase(t, s), rules.ForRounded)
 }
 
 // tableRules are the table rules as they judge t: on a rounded
 // aggregate table, within the rounding (rules.ForRoundedTable).
 func (rs *RuleSet) tableRules(t *audit.Table, s *configs.Settings) []rules.TableRule {
-	b := roundedBase(t, s)
+	return forRounded(rs.table, roundedBase(t, s), rules.ForRoundedTable)
+}
+
+// forRounded returns rs, each wrapped for the rounding base b (rs itself
+// when b is nil: the table is not rounded).
+func forRounded[R any](rs []R, b *decimal.Dec, wrap func(R, decimal.Dec) R) []R {
 	if b == nil {
-		return rs.table
+		return rs
 	}
-	out := make([]rules.TableRule, len(rs.table))
-	for i, r := range rs.table {
-		out[i] = rules.ForRoundedTable(r, *b)
+	out := make([]R, len(rs))
+	for i, r := range rs {
+		out[i] = wrap(r, *b)
 	}
 	return out
 }

@@ -22,9 +22,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
+
+	"github.com/sdcaudit/sdcaudit/internal/benchdata"
 )
 
 func main() {
@@ -41,9 +41,9 @@ func main() {
 		if *out == "" || *rows < 1 || *holdings < 0 {
 			usage()
 		}
-		write := func(w io.Writer) { genMicro(w, *rows) }
+		write := func(w io.Writer) { benchdata.Microdata(w, *rows) }
 		if *holdings > 0 {
-			write = func(w io.Writer) { genHoldings(w, *rows, *holdings) }
+			write = func(w io.Writer) { benchdata.Holdings(w, *rows, *holdings) }
 		}
 		if err := gen(*out, write); err != nil {
 			fmt.Fprintln(os.Stderr, "scaletool gen:", err)
@@ -87,33 +87,6 @@ func gen(out string, write func(io.Writer)) error {
 		return err
 	}
 	return os.Rename(tmp, out)
-}
-
-// genMicro writes rows records as pipeline's genMicrodata does.
-func genMicro(w io.Writer, rows int) {
-	r := rand.New(rand.NewPCG(42, uint64(rows)))
-	fmt.Fprintln(w, "id,region,industry,size,turnover")
-	for i := 0; i < rows; i++ {
-		v := math.Exp(10 + 1.5*r.NormFloat64())
-		fmt.Fprintf(w, "%d,R%02d,I%02d,S%d,%.2f\n", i, r.IntN(50), r.IntN(40), r.IntN(10), v)
-	}
-}
-
-// genHoldings writes rows records of holdings holdings as pipeline's
-// genHoldings does (with 100,000 holdings, the same file).
-func genHoldings(w io.Writer, rows, holdings int) {
-	r := rand.New(rand.NewPCG(43, uint64(rows)))
-	fmt.Fprintln(w, "id,group,region,industry,size,turnover")
-	for i := 0; i < rows; i++ {
-		h := r.IntN(holdings)
-		reg, ind, size := r.IntN(50), r.IntN(40), r.IntN(10)
-		if r.IntN(2) == 0 {
-			home := rand.New(rand.NewPCG(uint64(h), 1))
-			reg, ind, size = home.IntN(50), home.IntN(40), home.IntN(10)
-		}
-		v := math.Exp(10 + 1.5*r.NormFloat64())
-		fmt.Fprintf(w, "%d,G%06d,R%02d,I%02d,S%d,%.2f\n", i, h, reg, ind, size, v)
-	}
 }
 
 // read is the baseline of the benchmarks: encoding/csv over a 256 KiB
