@@ -16,6 +16,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/internal/testutil"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -26,19 +27,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // the repository so that a test never skips for want of it.
 const shared = "../testdata/reference/"
 
-// settings resolves a YAML config over the embedded default profile.
-func settings(t testing.TB, y string) *configs.Settings {
-	t.Helper()
-	c, err := configs.Parse("test.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// settings resolves a YAML config over the embedded default profile;
+// firstDiff is the first line where two outputs differ. The cell
+// builders' tests (pipeline/cells) use the same.
+var (
+	settings  = testutil.Settings
+	firstDiff = testutil.FirstDiff
+)
 
 // noClock lifts the default profile's wall-clock limit of secondary
 // suppression (suppression.time_limit, 60 s) unless the test sets one, for
