@@ -98,15 +98,7 @@ func testCellsEngine(t *testing.T, d sqlgen.Dialect, run summarise) {
 		t.Run(fmt.Sprintf("%s_dims%d_holding%v_n%d", c.name, c.nd, c.holding, len(c.recs)), func(t *testing.T) {
 			dir := t.TempDir()
 			dims := dimNames[:c.nd]
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dims, ",") + ",hold,value\n")
-			for _, r := range c.recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dims, c.recs)
 			y := fmt.Sprintf("microdata: {dims: [%s], value: value", strings.Join(dims, ", "))
 			if c.holding {
 				y += ", holding: hold"
@@ -242,15 +234,7 @@ func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_n%d", seed, nd, holding, len(recs)), func(t *testing.T) {
 			dir := t.TempDir()
 			dimNames := []string{"district", "sector", "size"}[:nd]
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dimNames, ",") + ",hold,value\n")
-			for _, r := range recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dimNames, recs)
 			y := fmt.Sprintf("microdata: {dims: [%s], value: value", strings.Join(dimNames, ", "))
 			if holding {
 				y += ", holding: hold"

@@ -56,6 +56,40 @@ func randomCellsRecords(rng *rand.Rand, nd, nrec int) []cellsRecord {
 	return out
 }
 
+// writeCellsCSV writes recs as the microdata file micro.csv in dir
+// (columns dims, hold, value; a missing value empty) and returns its path.
+func writeCellsCSV(t *testing.T, dir string, dims []string, recs []cellsRecord) string {
+	t.Helper()
+	var csv strings.Builder
+	csv.WriteString(strings.Join(dims, ",") + ",hold,value\n")
+	for _, r := range recs {
+		fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
+	}
+	micro := filepath.Join(dir, "micro.csv")
+	if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return micro
+}
+
+// cellsValues is the VALUES list of an INSERT of recs into a table of
+// three dimension columns, hold and value: the dimensions a record lacks
+// and a missing value are NULL.
+func cellsValues(recs []cellsRecord) string {
+	var rows []string
+	for _, r := range recs {
+		cols := []string{"NULL", "NULL", "NULL", "'" + r.holding + "'", "NULL"}
+		for d, l := range r.dims {
+			cols[d] = "'" + l + "'"
+		}
+		if r.value != "" {
+			cols[4] = r.value
+		}
+		rows = append(rows, "("+strings.Join(cols, ", ")+")")
+	}
+	return strings.Join(rows, ",\n")
+}
+
 // TestCellsMatchMicrodataPostgres: the postgres query of sqlgen run on a
 // real server, its result exported as CSV (COPY ... TO STDOUT) and read
 // with Job.Cells, gives exactly the statuses and the safe CSV of the audit
@@ -79,15 +113,7 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_value%v_n%d", seed, nd, holding, value, nrec), func(t *testing.T) {
 			dir := t.TempDir()
 			// the microdata file
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dimNames[:nd], ",") + ",hold,value\n")
-			for _, r := range recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dimNames[:nd], recs)
 			y := fmt.Sprintf("microdata: {dims: [%s]", strings.Join(dimNames[:nd], ", "))
 			if value {
 				y += ", value: value"
@@ -103,18 +129,7 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 			// the summary, computed by PostgreSQL
 			exec(`DROP TABLE IF EXISTS recs`)
 			exec(`CREATE TABLE recs (region text, sex text, size text, hold text, value numeric(20, 3))`)
-			var rows []string
-			for _, r := range recs {
-				cols := []string{"NULL", "NULL", "NULL", "'" + r.holding + "'", "NULL"}
-				for d, l := range r.dims {
-					cols[d] = "'" + l + "'"
-				}
-				if r.value != "" {
-					cols[4] = r.value
-				}
-				rows = append(rows, "("+strings.Join(cols, ", ")+")")
-			}
-			exec(`INSERT INTO recs VALUES ` + strings.Join(rows, ",\n"))
+			exec(`INSERT INTO recs VALUES ` + cellsValues(recs))
 			rs, err := BuildRules(s)
 			if err != nil {
 				t.Fatal(err)
