@@ -88,6 +88,23 @@ func runReleaseWith(t testing.TB, path string, dims [][]string, opt Options) *Re
 	return res
 }
 
+// sameOutputs checks that the unlinked run's outputs (at least four files)
+// in dir unlinked are those of the linked run in dir linked, byte for byte.
+func sameOutputs(t *testing.T, unlinked, linked string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(unlinked, "*"))
+	if len(files) < 4 {
+		t.Fatalf("outputs %v", files)
+	}
+	for _, f := range files {
+		x, _ := os.ReadFile(f)
+		y, err := os.ReadFile(filepath.Join(linked, filepath.Base(f)))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between linked and unlinked runs (%v)", filepath.Base(f), err)
+		}
+	}
+}
+
 // globalKey identifies a cell across tables: its non-total codes by
 // dimension name.
 func globalKey(t *audit.Table, c *audit.Cell) string {
@@ -462,17 +479,7 @@ func TestLinkedNoSharedCellsIdentical(t *testing.T) {
 		}
 		outs[linked] = out
 	}
-	files, _ := filepath.Glob(filepath.Join(outs[false], "*"))
-	if len(files) < 4 {
-		t.Fatalf("outputs %v", files)
-	}
-	for _, f := range files {
-		x, _ := os.ReadFile(f)
-		y, err := os.ReadFile(filepath.Join(outs[true], filepath.Base(f)))
-		if err != nil || !bytes.Equal(x, y) {
-			t.Errorf("%s differs between linked and unlinked runs (%v)", filepath.Base(f), err)
-		}
-	}
+	sameOutputs(t, outs[false], outs[true])
 }
 
 // TestLinkedTooLargeGoesToReview: a group whose cover table exceeds the

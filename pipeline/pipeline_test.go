@@ -17,6 +17,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/internal/testutil"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -47,17 +48,19 @@ func noClock(s *configs.Settings, y string) {
 	}
 }
 
+// auditFile audits one table file with the settings of the YAML text y,
+// read as check reads it (cells.ReaderOptions).
 func auditFile(t testing.TB, path, y string) *audit.Table {
 	t.Helper()
 	s := settings(t, y)
-	srcs, err := readers.Open(path, readers.Options{})
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srcs[0].Close()
 	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return tab
 }

@@ -17,8 +17,6 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
-	"github.com/sdcaudit/sdcaudit/pipeline/cells"
-	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -30,22 +28,6 @@ const (
 	stillbirthsMAA   = "Mothers All ages"
 	stillbirthsNotSt = "Age not stated"
 )
-
-// checkFile audits one table file with the settings, as check does.
-func checkFile(t *testing.T, path, y string) *audit.Table {
-	t.Helper()
-	s := settings(t, y)
-	srcs, err := readers.Open(path, cells.ReaderOptions(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return tab
-}
 
 // lpAttack is an intruder's LP written apart from the tool: the relations
 // are given by hand as lists of cell names (the first is the sum of the
@@ -197,7 +179,7 @@ func stillbirthsRelations(rows, cols []string) [][]string {
 // the suppressed (Fathers All ages, Age not stated) = 3 was recoverable.
 func TestStillbirthsProtected(t *testing.T) {
 	path := structureDir + "stillbirths.csv"
-	tab := checkFile(t, path, stillbirthsYAML)
+	tab := auditFile(t, path, stillbirthsYAML)
 	if tab.Structure == nil || !tab.Structure.Margins {
 		t.Fatalf("no margins found: %+v", tab.Structure)
 	}
@@ -323,7 +305,7 @@ var injuriesTree = map[string][]string{
 // dropped unaudited, and no margin was found.
 func TestInjuriesHierarchy(t *testing.T) {
 	path := structureDir + "injuries.csv"
-	tab := checkFile(t, path, injuriesYAML)
+	tab := auditFile(t, path, injuriesYAML)
 	st := tab.Structure
 	if st == nil || len(st.Axes) != 1 {
 		t.Fatalf("structure %+v", st)
@@ -461,7 +443,7 @@ func TestNoMarginsWarning(t *testing.T) {
 // is a configuration error naming the columns.
 func TestColumnKeys(t *testing.T) {
 	y := "columns: {dims: [Area code, Area], count: Workers, counts: [Employees, Self-employed], derived: {\"Rate per 100,000 workers\": Workers}, safe: [Employment (thousands)]}\n"
-	tab := checkFile(t, structureDir+"injuries.csv", y)
+	tab := auditFile(t, structureDir+"injuries.csv", y)
 	roles := map[string]audit.ColumnRole{}
 	for _, c := range tab.Structure.Columns {
 		roles[c.Column] = c
