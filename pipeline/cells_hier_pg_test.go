@@ -90,13 +90,9 @@ func TestCellsHierarchyMatchMicrodataPostgres(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+			cells, err := copyCells(ctx, t, conn, q, dir)
+			if err != nil {
 				t.Fatalf("%v\n%s", err, q)
-			}
-			cells := filepath.Join(dir, "cells.csv")
-			if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
 			}
 			run := func(path string, isCells bool, out string) *Result {
 				t.Helper()

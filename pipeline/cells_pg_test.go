@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sdcaudit/sdcaudit/internal/pgtest"
 	"github.com/sdcaudit/sdcaudit/sqlgen"
@@ -90,6 +91,22 @@ func cellsValues(recs []cellsRecord) string {
 	return strings.Join(rows, ",\n")
 }
 
+// copyCells runs the cell-summary query q on conn and writes its
+// result, as CSV with a header (COPY ... TO STDOUT), to cells.csv in
+// dir; it returns the file's path, or the query's error.
+func copyCells(ctx context.Context, t *testing.T, conn *pgx.Conn, q, dir string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+		return "", err
+	}
+	cells := filepath.Join(dir, "cells.csv")
+	if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cells, nil
+}
+
 // TestCellsMatchMicrodataPostgres: the postgres query of sqlgen run on a
 // real server, its result exported as CSV (COPY ... TO STDOUT) and read
 // with Job.Cells, gives exactly the statuses and the safe CSV of the audit
@@ -146,17 +163,17 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+			cells, err := copyCells(ctx, t, conn, q, dir)
+			if err != nil {
 				t.Fatalf("%v\n%s", err, q)
-			}
-			cells := filepath.Join(dir, "cells.csv")
-			if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
 			}
 			// the same summary as Arrow and Parquet, with exact decimal
 			// columns (as an engine exports them)
-			paths := append([]string{cells}, summaryFormats(t, dir, out.Bytes())...)
+			summary, err := os.ReadFile(cells)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths := append([]string{cells}, summaryFormats(t, dir, summary)...)
 			run := func(path string, isCells bool, out string) *Result {
 				t.Helper()
 				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 4})
