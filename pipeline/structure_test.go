@@ -36,6 +36,16 @@ const (
 // (hi = +Inf when unbounded).
 func lpAttack(t *testing.T, rels [][]string, known map[string]float64) map[string][2]float64 {
 	t.Helper()
+	exact := make(map[string]*big.Rat, len(known))
+	for k, v := range known {
+		exact[k] = new(big.Rat).SetFloat64(v)
+	}
+	return lpAttackExact(t, rels, exact)
+}
+
+// lpAttackExact is lpAttack with the published values given exactly.
+func lpAttackExact(t *testing.T, rels [][]string, known map[string]*big.Rat) map[string][2]float64 {
+	t.Helper()
 	var vars []string
 	idx := map[string]int{}
 	for _, r := range rels {
@@ -65,7 +75,7 @@ func lpAttack(t *testing.T, rels [][]string, known map[string]float64) map[strin
 				coef = big.NewRat(1, 1)
 			}
 			if v, ok := known[k]; ok {
-				b.Sub(b, new(big.Rat).Mul(coef, new(big.Rat).SetFloat64(v)))
+				b.Sub(b, new(big.Rat).Mul(coef, v))
 			} else {
 				row[idx[k]].Add(row[idx[k]], coef)
 				unknown = true
