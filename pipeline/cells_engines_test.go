@@ -92,7 +92,6 @@ type summarise func(t *testing.T, dir, micro string, dims []string, typ, q strin
 // CSV bytes of check on the microdata, or that the query refuses what it
 // cannot read exactly.
 func testCellsEngine(t *testing.T, d sqlgen.Dialect, run summarise) {
-	ctx := context.Background()
 	dimNames := []string{"region", "sex", "size"}
 	for _, c := range engineCases() {
 		t.Run(fmt.Sprintf("%s_dims%d_holding%v_n%d", c.name, c.nd, c.holding, len(c.recs)), func(t *testing.T) {
@@ -129,12 +128,7 @@ func testCellsEngine(t *testing.T, d sqlgen.Dialect, run summarise) {
 				t.Fatalf("%v\n%s", err, q)
 			}
 			runJob := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 2)
 			}
 			want := runJob(micro, false, filepath.Join(dir, "micro"))
 			for _, path := range paths {
@@ -207,7 +201,6 @@ func TestCellsMatchMicrodataPostgresEngineCases(t *testing.T) {
 // statuses and safe CSV of check on the microdata.
 func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
 	db := duckdbtest.Start(t)
-	ctx := context.Background()
 	hrc, err := filepath.Abs("../testdata/hierarchy/districts.hrc")
 	if err != nil {
 		t.Fatal(err)
@@ -258,12 +251,7 @@ func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
 CREATE TABLE hrecs AS SELECT * FROM read_csv(%s, header = true, all_varchar = true);
 COPY (%s) TO %s (HEADER)`, duckdbtest.Quote(micro), q, duckdbtest.Quote(cells)))
 			runJob := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 2)
 			}
 			want := runJob(micro, false, filepath.Join(dir, "micro"))
 			got := runJob(cells, true, filepath.Join(dir, "out-csv"))

@@ -95,12 +95,7 @@ func TestCellsHierarchyMatchMicrodataPostgres(t *testing.T) {
 				t.Fatalf("%v\n%s", err, q)
 			}
 			run := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 4})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 4)
 			}
 			want := run(micro, false, filepath.Join(dir, "micro"))
 			// the subtotal levels are cells

@@ -91,6 +91,16 @@ func cellsValues(recs []cellsRecord) string {
 	return strings.Join(rows, ",\n")
 }
 
+// runOne runs the job alone into out with workers workers.
+func runOne(t *testing.T, job Job, out string, workers int) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), []Job{job}, Options{Out: out, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // copyCells runs the cell-summary query q on conn and writes its
 // result, as CSV with a header (COPY ... TO STDOUT), to cells.csv in
 // dir; it returns the file's path, or the query's error.
@@ -175,12 +185,7 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 			}
 			paths := append([]string{cells}, summaryFormats(t, dir, summary)...)
 			run := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 4})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 4)
 			}
 			want := run(micro, false, filepath.Join(dir, "micro"))
 			for _, path := range paths {
