@@ -16,8 +16,8 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
-	"github.com/sdcaudit/sdcaudit/internal/testutil"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
+	"github.com/sdcaudit/sdcaudit/pipeline/internal/pipelinetest"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -32,8 +32,8 @@ const shared = "../testdata/reference/"
 // firstDiff is the first line where two outputs differ. The cell
 // builders' tests (pipeline/cells) use the same.
 var (
-	settings  = testutil.Settings
-	firstDiff = testutil.FirstDiff
+	settings  = pipelinetest.Settings
+	firstDiff = pipelinetest.FirstDiff
 )
 
 // noClock lifts the default profile's wall-clock limit of secondary

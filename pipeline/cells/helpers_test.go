@@ -8,7 +8,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
-	"github.com/sdcaudit/sdcaudit/internal/testutil"
+	"github.com/sdcaudit/sdcaudit/pipeline/internal/pipelinetest"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
 	"github.com/sdcaudit/sdcaudit/writers"
@@ -17,8 +17,8 @@ import (
 // settings resolves a YAML configuration; firstDiff is the first line
 // where two outputs differ. The pipeline package's tests use the same.
 var (
-	settings  = testutil.Settings
-	firstDiff = testutil.FirstDiff
+	settings  = pipelinetest.Settings
+	firstDiff = pipelinetest.FirstDiff
 )
 
 // testRules is what the enabled rules of a configuration and its

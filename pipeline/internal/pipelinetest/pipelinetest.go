@@ -1,7 +1,7 @@
-// Package testutil holds the helpers that the tests of several packages
-// (pipeline, pipeline/cells) share: settings resolved from a YAML text,
-// and the first line where two outputs differ.
-package testutil
+// Package pipelinetest holds what the tests of pipeline and pipeline/cells
+// share: settings resolved from a YAML text, and the first line where two
+// outputs differ.
+package pipelinetest
 
 import (
 	"fmt"
