@@ -72,9 +72,11 @@ func under(c, level string) bool {
 	}
 }
 
-func loadHierData(t *testing.T, cfg, data string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
+// settingsFile resolves the config file path, with the layers extra over
+// it, as a run does.
+func settingsFile(t *testing.T, path string, extra ...*configs.Config) *configs.Settings {
 	t.Helper()
-	c, err := configs.Load(hierDir + cfg)
+	c, err := configs.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +84,14 @@ func loadHierData(t *testing.T, cfg, data string, extra ...*configs.Config) (*au
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// loadHierData audits the hierarchy test data file data with the config
+// file cfg (and the layers extra over it).
+func loadHierData(t *testing.T, cfg, data string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
+	t.Helper()
+	s := settingsFile(t, hierDir+cfg, extra...)
 	srcs, err := readers.Open(hierDir+data, readers.Options{BatchSize: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -151,14 +161,7 @@ func TestMicrodataHierarchyCells(t *testing.T) {
 // or that carries a parent code, is an input error naming the row, column
 // and code; never a level of its own.
 func TestHierarchyInputErrors(t *testing.T) {
-	c, err := configs.Load(hierDir + "hrc.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := settingsFile(t, hierDir + "hrc.yaml")
 	for _, tc := range []struct{ data, want string }{
 		{"district,sector,enterprise,turnover\nN11,A,e1,5\nN13,A,e2,7\n", `row 3, column "district": code "N13" is not in the hierarchy file`},
 		{"district,sector,enterprise,turnover\nN11,A,e1,5\nN11,B,e2,5\nN1,A,e3,7\n", `row 4, column "district": code "N1" is a parent code in`},
@@ -179,14 +182,7 @@ func TestHierarchyInputErrors(t *testing.T) {
 // record whose code is another record's parent code, are input errors
 // naming the row and column.
 func TestParentColumnErrors(t *testing.T) {
-	c, err := configs.Load(hierDir + "parents.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := settingsFile(t, hierDir + "parents.yaml")
 	const head = "region,province,district,sector,enterprise,turnover\n"
 	for _, tc := range []struct{ data, want string }{
 		{head + "N,N1,N11,A,e1,5\nN,N1,N12,A,e2,5\nS,N1,N11,B,e3,7\nN,N2,N11,A,e4,7\n", `row 4, column "region": code "N1" has parent "S" here but "N" on row 2`},
@@ -377,14 +373,7 @@ func TestAggregateTableHRC(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("columns: {dims: [district], count: n, total: x}\nsuppression: {hierarchy_files: {district: d.hrc}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := configs.Load(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := settingsFile(t, cfg)
 	data := "district,n,x\nN11,12,100\nN12,15,50\nN1,27,150\nN,27,150\nS,11,20\nTotal,38,170\n"
 	src, err := readers.NewCSV("in.csv", strings.NewReader(data), readers.Options{})
 	if err != nil {
