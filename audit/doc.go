@@ -1,6 +1,15 @@
-// Package audit holds the domain model of sdcaudit — tables, cells, findings
-// and statuses — and the table-level decisions taken after every cell has
-// been evaluated (primary marking, secondary suppression, interval audit).
+// Package audit holds the domain model of sdcaudit: tables and their
+// cells, findings with the figures behind them, statuses and how a cell's
+// findings decide its status (Decide), a table's structure (axes, margins,
+// column roles), the published statistics, the results of secondary
+// suppression and of the interval audit, overrides and the run's trail.
+//
+// The algorithms that act on the model live in its subpackages: the
+// suppression method (audit/suppress), the interval audit
+// (audit/intervals) over the table's relations (audit/relations), linked
+// tables (audit/link), structure inference (audit/structure), the simplex
+// (audit/lp). Open this package to add a field to a table, a cell or a
+// finding, or to change how findings decide a status.
 //
 // A Table is built by the pipeline from a reader (microdata grouped into
 // cells, or an aggregate table mapped to roles), every Cell is evaluated by

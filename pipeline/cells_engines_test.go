@@ -92,21 +92,12 @@ type summarise func(t *testing.T, dir, micro string, dims []string, typ, q strin
 // CSV bytes of check on the microdata, or that the query refuses what it
 // cannot read exactly.
 func testCellsEngine(t *testing.T, d sqlgen.Dialect, run summarise) {
-	ctx := context.Background()
 	dimNames := []string{"region", "sex", "size"}
 	for _, c := range engineCases() {
 		t.Run(fmt.Sprintf("%s_dims%d_holding%v_n%d", c.name, c.nd, c.holding, len(c.recs)), func(t *testing.T) {
 			dir := t.TempDir()
 			dims := dimNames[:c.nd]
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dims, ",") + ",hold,value\n")
-			for _, r := range c.recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dims, c.recs)
 			y := fmt.Sprintf("microdata: {dims: [%s], value: value", strings.Join(dims, ", "))
 			if c.holding {
 				y += ", holding: hold"
@@ -137,12 +128,7 @@ func testCellsEngine(t *testing.T, d sqlgen.Dialect, run summarise) {
 				t.Fatalf("%v\n%s", err, q)
 			}
 			runJob := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 2)
 			}
 			want := runJob(micro, false, filepath.Join(dir, "micro"))
 			for _, path := range paths {
@@ -200,13 +186,9 @@ func TestCellsMatchMicrodataPostgresEngineCases(t *testing.T) {
 		if _, err := conn.PgConn().CopyFrom(ctx, bytes.NewReader(data), "COPY recs FROM STDIN WITH CSV HEADER"); err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
-		if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+		cells, err := copyCells(ctx, t, conn, q, dir)
+		if err != nil {
 			return nil, err
-		}
-		cells := filepath.Join(dir, "cells.csv")
-		if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
 		}
 		return []string{cells}, nil
 	})
@@ -219,7 +201,6 @@ func TestCellsMatchMicrodataPostgresEngineCases(t *testing.T) {
 // statuses and safe CSV of check on the microdata.
 func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
 	db := duckdbtest.Start(t)
-	ctx := context.Background()
 	hrc, err := filepath.Abs("../testdata/hierarchy/districts.hrc")
 	if err != nil {
 		t.Fatal(err)
@@ -242,15 +223,7 @@ func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_n%d", seed, nd, holding, len(recs)), func(t *testing.T) {
 			dir := t.TempDir()
 			dimNames := []string{"district", "sector", "size"}[:nd]
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dimNames, ",") + ",hold,value\n")
-			for _, r := range recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dimNames, recs)
 			y := fmt.Sprintf("microdata: {dims: [%s], value: value", strings.Join(dimNames, ", "))
 			if holding {
 				y += ", holding: hold"
@@ -278,12 +251,7 @@ func TestCellsHierarchyMatchMicrodataDuckDB(t *testing.T) {
 CREATE TABLE hrecs AS SELECT * FROM read_csv(%s, header = true, all_varchar = true);
 COPY (%s) TO %s (HEADER)`, duckdbtest.Quote(micro), q, duckdbtest.Quote(cells)))
 			runJob := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 2)
 			}
 			want := runJob(micro, false, filepath.Join(dir, "micro"))
 			got := runJob(cells, true, filepath.Join(dir, "out-csv"))

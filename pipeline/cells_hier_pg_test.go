@@ -51,15 +51,7 @@ func TestCellsHierarchyMatchMicrodataPostgres(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_value%v_n%d", seed, nd, holding, value, len(recs)), func(t *testing.T) {
 			dir := t.TempDir()
 			dimNames := []string{"district", "sector", "size"}[:nd]
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dimNames, ",") + ",hold,value\n")
-			for _, r := range recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dimNames, recs)
 			y := fmt.Sprintf("microdata: {dims: [%s]", strings.Join(dimNames, ", "))
 			if value {
 				y += ", value: value"
@@ -80,18 +72,7 @@ func TestCellsHierarchyMatchMicrodataPostgres(t *testing.T) {
 			s := settings(t, y)
 			exec(`DROP TABLE IF EXISTS hrecs`)
 			exec(`CREATE TABLE hrecs (district text, sector text, size text, hold text, value numeric(20, 3))`)
-			var rows []string
-			for _, r := range recs {
-				cols := []string{"NULL", "NULL", "NULL", "'" + r.holding + "'", "NULL"}
-				for d, l := range r.dims {
-					cols[d] = "'" + l + "'"
-				}
-				if r.value != "" {
-					cols[4] = r.value
-				}
-				rows = append(rows, "("+strings.Join(cols, ", ")+")")
-			}
-			exec(`INSERT INTO hrecs VALUES ` + strings.Join(rows, ",\n"))
+			exec(`INSERT INTO hrecs VALUES ` + cellsValues(recs))
 			rs, err := BuildRules(s)
 			if err != nil {
 				t.Fatal(err)
@@ -109,21 +90,12 @@ func TestCellsHierarchyMatchMicrodataPostgres(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+			cells, err := copyCells(ctx, t, conn, q, dir)
+			if err != nil {
 				t.Fatalf("%v\n%s", err, q)
 			}
-			cells := filepath.Join(dir, "cells.csv")
-			if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
 			run := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 4})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 4)
 			}
 			want := run(micro, false, filepath.Join(dir, "micro"))
 			// the subtotal levels are cells

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/sdcaudit/sdcaudit/internal/pgtest"
 	"github.com/sdcaudit/sdcaudit/sqlgen"
@@ -56,6 +57,66 @@ func randomCellsRecords(rng *rand.Rand, nd, nrec int) []cellsRecord {
 	return out
 }
 
+// writeCellsCSV writes recs as the microdata file micro.csv in dir
+// (columns dims, hold, value; a missing value empty) and returns its path.
+func writeCellsCSV(t *testing.T, dir string, dims []string, recs []cellsRecord) string {
+	t.Helper()
+	var csv strings.Builder
+	csv.WriteString(strings.Join(dims, ",") + ",hold,value\n")
+	for _, r := range recs {
+		fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
+	}
+	micro := filepath.Join(dir, "micro.csv")
+	if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return micro
+}
+
+// cellsValues is the VALUES list of an INSERT of recs into a table of
+// three dimension columns, hold and value: the dimensions a record lacks
+// and a missing value are NULL.
+func cellsValues(recs []cellsRecord) string {
+	var rows []string
+	for _, r := range recs {
+		cols := []string{"NULL", "NULL", "NULL", "'" + r.holding + "'", "NULL"}
+		for d, l := range r.dims {
+			cols[d] = "'" + l + "'"
+		}
+		if r.value != "" {
+			cols[4] = r.value
+		}
+		rows = append(rows, "("+strings.Join(cols, ", ")+")")
+	}
+	return strings.Join(rows, ",\n")
+}
+
+// runOne runs the job alone into out with workers workers.
+func runOne(t *testing.T, job Job, out string, workers int) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), []Job{job}, Options{Out: out, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// copyCells runs the cell-summary query q on conn and writes its
+// result, as CSV with a header (COPY ... TO STDOUT), to cells.csv in
+// dir; it returns the file's path, or the query's error.
+func copyCells(ctx context.Context, t *testing.T, conn *pgx.Conn, q, dir string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+		return "", err
+	}
+	cells := filepath.Join(dir, "cells.csv")
+	if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cells, nil
+}
+
 // TestCellsMatchMicrodataPostgres: the postgres query of sqlgen run on a
 // real server, its result exported as CSV (COPY ... TO STDOUT) and read
 // with Job.Cells, gives exactly the statuses and the safe CSV of the audit
@@ -79,15 +140,7 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 		t.Run(fmt.Sprintf("seed%d_dims%d_holding%v_value%v_n%d", seed, nd, holding, value, nrec), func(t *testing.T) {
 			dir := t.TempDir()
 			// the microdata file
-			var csv strings.Builder
-			csv.WriteString(strings.Join(dimNames[:nd], ",") + ",hold,value\n")
-			for _, r := range recs {
-				fmt.Fprintf(&csv, "%s,%s,%s\n", strings.Join(r.dims, ","), r.holding, r.value)
-			}
-			micro := filepath.Join(dir, "micro.csv")
-			if err := os.WriteFile(micro, []byte(csv.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			micro := writeCellsCSV(t, dir, dimNames[:nd], recs)
 			y := fmt.Sprintf("microdata: {dims: [%s]", strings.Join(dimNames[:nd], ", "))
 			if value {
 				y += ", value: value"
@@ -103,18 +156,7 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 			// the summary, computed by PostgreSQL
 			exec(`DROP TABLE IF EXISTS recs`)
 			exec(`CREATE TABLE recs (region text, sex text, size text, hold text, value numeric(20, 3))`)
-			var rows []string
-			for _, r := range recs {
-				cols := []string{"NULL", "NULL", "NULL", "'" + r.holding + "'", "NULL"}
-				for d, l := range r.dims {
-					cols[d] = "'" + l + "'"
-				}
-				if r.value != "" {
-					cols[4] = r.value
-				}
-				rows = append(rows, "("+strings.Join(cols, ", ")+")")
-			}
-			exec(`INSERT INTO recs VALUES ` + strings.Join(rows, ",\n"))
+			exec(`INSERT INTO recs VALUES ` + cellsValues(recs))
 			rs, err := BuildRules(s)
 			if err != nil {
 				t.Fatal(err)
@@ -131,24 +173,19 @@ func TestCellsMatchMicrodataPostgres(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
-			if _, err := conn.PgConn().CopyTo(ctx, &out, "COPY ("+q+") TO STDOUT WITH CSV HEADER"); err != nil {
+			cells, err := copyCells(ctx, t, conn, q, dir)
+			if err != nil {
 				t.Fatalf("%v\n%s", err, q)
-			}
-			cells := filepath.Join(dir, "cells.csv")
-			if err := os.WriteFile(cells, out.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
 			}
 			// the same summary as Arrow and Parquet, with exact decimal
 			// columns (as an engine exports them)
-			paths := append([]string{cells}, summaryFormats(t, dir, out.Bytes())...)
+			summary, err := os.ReadFile(cells)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths := append([]string{cells}, summaryFormats(t, dir, summary)...)
 			run := func(path string, isCells bool, out string) *Result {
-				t.Helper()
-				res, err := Run(ctx, []Job{{Path: path, Name: "t", Settings: s, Cells: isCells}}, Options{Out: out, Workers: 4})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return res
+				return runOne(t, Job{Path: path, Name: "t", Settings: s, Cells: isCells}, out, 4)
 			}
 			want := run(micro, false, filepath.Join(dir, "micro"))
 			for _, path := range paths {

@@ -309,23 +309,6 @@ func TestFormatsRoundTrip(t *testing.T) {
 	}
 }
 
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := range max(len(la), len(lb)) {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d\n want %s\n  got %s", i+1, x, y)
-		}
-	}
-	return ""
-}
-
 const businessesXLSX = "../testdata/xlsx/businesses.xlsx"
 
 // TestBusinessWorkbook audits the realistic workbook (title rows, merged

@@ -26,11 +26,6 @@ import (
 // dimensions the member lacks). Cover cells that no member publishes are
 // unpublished: free for the intruder, never suppressed in any output.
 
-// maxCoverCells bounds the cells of a cover table. A group whose cover
-// would be larger is protected table by table and its primary cells go to
-// review (the joint system is not checked).
-var maxCoverCells = 250_000
-
 // linkPlan is the link groups of a run.
 type linkPlan struct {
 	groups []*linkGroup
@@ -163,7 +158,8 @@ func (lp *linkPlan) summary() []writers.LinkGroup {
 
 // protectLinked protects every group of the plan together (link.Protect):
 // the evaluated tables of the run are in tables (by unit).
-func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkUnit, tables []*audit.Table, workers int) error {
+func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkUnit, tables []*audit.Table, opt Options) error {
+	workers := opt.workers()
 	if !lp.on {
 		return nil
 	}
@@ -184,14 +180,14 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 			s := settings[a]
 			group[a] = link.Member{Table: t, Options: suppressOptions(t, s, workers), Hierarchies: s.Suppression.Hierarchies, Secondary: s.Suppression.Secondary, Keep: protectedCells(t)}
 		}
-		opt := link.Options{MaxCells: maxCoverCells}
+		lo := link.Options{MaxCells: opt.maxCoverCells()}
 		if !g.cells {
 			u := units[g.units[0]]
-			opt.Records = func(ctx context.Context, dims []string) (*audit.Table, string, error) {
+			lo.Records = func(ctx context.Context, dims []string) (*audit.Table, string, error) {
 				return readCover(ctx, jobs[u.job].Path, u.page, settings[0], dims, workers)
 			}
 		}
-		reason, err := link.Protect(ctx, group, opt)
+		reason, err := link.Protect(ctx, group, lo)
 		if err != nil {
 			return err
 		}
@@ -297,7 +293,7 @@ func protectApart(ctx context.Context, members []*audit.Table, settings []*confi
 // finishLinked protects the deferred tables of the run together and writes
 // their outputs.
 func finishLinked(ctx context.Context, lp *linkPlan, jobs []Job, units []linkUnit, dir string, res *Result, outputs [][]string, opt Options) error {
-	if err := lp.protectLinked(ctx, jobs, units, res.Tables, opt.workers()); err != nil {
+	if err := lp.protectLinked(ctx, jobs, units, res.Tables, opt); err != nil {
 		return err
 	}
 	for k, t := range res.Tables {

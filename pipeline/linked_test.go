@@ -65,7 +65,15 @@ func linkIf(on bool) LinkMode {
 	return LinkNone
 }
 
+// runRelease audits the microdata of path as one table per entry of dims
+// into out, the tables protected together when linked.
 func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *Result {
+	t.Helper()
+	return runReleaseWith(t, path, dims, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked)})
+}
+
+// runReleaseWith is runRelease under the run options opt.
+func runReleaseWith(t testing.TB, path string, dims [][]string, opt Options) *Result {
 	t.Helper()
 	var jobs []Job
 	for _, d := range dims {
@@ -73,11 +81,28 @@ func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *R
 		noClock(s, "")
 		jobs = append(jobs, Job{Path: path, Name: strings.Join(d, "_x_"), Settings: s})
 	}
-	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked)})
+	res, err := Run(context.Background(), jobs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// sameOutputs checks that the unlinked run's outputs (at least four files)
+// in dir unlinked are those of the linked run in dir linked, byte for byte.
+func sameOutputs(t *testing.T, unlinked, linked string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(unlinked, "*"))
+	if len(files) < 4 {
+		t.Fatalf("outputs %v", files)
+	}
+	for _, f := range files {
+		x, _ := os.ReadFile(f)
+		y, err := os.ReadFile(filepath.Join(linked, filepath.Base(f)))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between linked and unlinked runs (%v)", filepath.Base(f), err)
+		}
+	}
 }
 
 // globalKey identifies a cell across tables: its non-total codes by
@@ -454,29 +479,16 @@ func TestLinkedNoSharedCellsIdentical(t *testing.T) {
 		}
 		outs[linked] = out
 	}
-	files, _ := filepath.Glob(filepath.Join(outs[false], "*"))
-	if len(files) < 4 {
-		t.Fatalf("outputs %v", files)
-	}
-	for _, f := range files {
-		x, _ := os.ReadFile(f)
-		y, err := os.ReadFile(filepath.Join(outs[true], filepath.Base(f)))
-		if err != nil || !bytes.Equal(x, y) {
-			t.Errorf("%s differs between linked and unlinked runs (%v)", filepath.Base(f), err)
-		}
-	}
+	sameOutputs(t, outs[false], outs[true])
 }
 
 // TestLinkedTooLargeGoesToReview: a group whose cover table exceeds the
 // limit is protected apart, says so, and its primary cells go to review.
 func TestLinkedTooLargeGoesToReview(t *testing.T) {
-	old := maxCoverCells
-	maxCoverCells = 10
-	defer func() { maxCoverCells = old }()
 	dir := t.TempDir()
 	path, _ := firmRelease(t, dir, 5)
 	out := filepath.Join(dir, "out")
-	res := runRelease(t, path, out, releaseShapes[0], true)
+	res := runReleaseWith(t, path, releaseShapes[0], Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: LinkOn, MaxCoverCells: 10})
 	g := res.Summary.LinkGroups
 	if len(g) != 1 || g[0].Exact || !strings.Contains(g[0].Reason, "more than the limit") {
 		t.Fatalf("groups %+v", g)

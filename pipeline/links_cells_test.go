@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -179,17 +178,7 @@ func TestLinksAggregateUnlinkedIdentical(t *testing.T) {
 		}
 		outs[linked] = out
 	}
-	files, _ := filepath.Glob(filepath.Join(outs[false], "*"))
-	if len(files) < 4 {
-		t.Fatalf("outputs %v", files)
-	}
-	for _, f := range files {
-		x, _ := os.ReadFile(f)
-		y, err := os.ReadFile(filepath.Join(outs[true], filepath.Base(f)))
-		if err != nil || !bytes.Equal(x, y) {
-			t.Errorf("%s differs between linked and unlinked runs (%v)", filepath.Base(f), err)
-		}
-	}
+	sameOutputs(t, outs[false], outs[true])
 }
 
 // TestLinksAggregateMismatchAndUnknown: a shared cell with different

@@ -117,7 +117,7 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 	}
 	lay := ws0.Layout()
 	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
-		UnzipLimit: readers.MaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.MaxXLSXUnzipSize)}
+		UnzipLimit: readers.DefaultMaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.DefaultMaxXLSXUnzipSize)}
 	x.Top, x.Bottom, x.Left = tableWindow(lay)
 	for i, k := range lay.Keys {
 		key := strings.Join(k, "\x00")

@@ -13,7 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/internal/parquettest"
@@ -75,13 +74,7 @@ func writeTypedParquet(t testing.TB, p string, recs []microRecord, typ arrow.Dat
 		{Name: "size", Type: arrow.BinaryTypes.String},
 		{Name: "v", Type: typ, Nullable: true},
 	}, nil)
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	sink := parquettest.NewSink(t, f, schema, props)
+	sink := parquettest.Create(t, p, schema, rowGroup)
 	b, flush := sink.B, sink.Flush
 	for i, r := range recs {
 		b.Field(0).(*array.StringBuilder).Append(r.region)

@@ -82,6 +82,19 @@ type Options struct {
 	// (the release file's links:), such as aggregate tables from
 	// elsewhere; see links_cells.go.
 	Links [][]string
+	// MaxCoverCells bounds the cells of a link group's cover table (0:
+	// 250,000). A group whose cover would be larger is protected table by
+	// table and its primary cells go to review (the joint system is not
+	// checked); tests lower it to reach that path on a small release.
+	MaxCoverCells int
+}
+
+// maxCoverCells is o.MaxCoverCells or its default.
+func (o Options) maxCoverCells() int {
+	if o.MaxCoverCells > 0 {
+		return o.MaxCoverCells
+	}
+	return 250_000
 }
 
 // LinkMode is what a run does with tables that share cells.

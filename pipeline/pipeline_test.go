@@ -16,6 +16,8 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/cells"
+	"github.com/sdcaudit/sdcaudit/pipeline/internal/pipelinetest"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
@@ -26,19 +28,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // the repository so that a test never skips for want of it.
 const shared = "../testdata/reference/"
 
-// settings resolves a YAML config over the embedded default profile.
-func settings(t testing.TB, y string) *configs.Settings {
-	t.Helper()
-	c, err := configs.Parse("test.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// settings resolves a YAML config over the embedded default profile;
+// firstDiff is the first line where two outputs differ. The cell
+// builders' tests (pipeline/cells) use the same.
+var (
+	settings  = pipelinetest.Settings
+	firstDiff = pipelinetest.FirstDiff
+)
 
 // noClock lifts the default profile's wall-clock limit of secondary
 // suppression (suppression.time_limit, 60 s) unless the test sets one, for
@@ -52,17 +48,19 @@ func noClock(s *configs.Settings, y string) {
 	}
 }
 
+// auditFile audits one table file with the settings of the YAML text y,
+// read as check reads it (cells.ReaderOptions).
 func auditFile(t testing.TB, path, y string) *audit.Table {
 	t.Helper()
 	s := settings(t, y)
-	srcs, err := readers.Open(path, readers.Options{})
+	srcs, err := readers.Open(path, cells.ReaderOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srcs[0].Close()
 	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return tab
 }

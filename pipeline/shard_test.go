@@ -19,20 +19,10 @@ import (
 // shards hold several tables.
 func demoJobs(t *testing.T) []Job {
 	t.Helper()
-	rel, err := configs.LoadRelease("../configs/demo.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var jobs []Job
-	for i := range rel.Tables {
-		tb := &rel.Tables[i]
-		s, err := configs.Resolve(rel.Base(), tb.Layer())
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Output.ACRO = true
-		noClock(s, "")
-		jobs = append(jobs, Job{Path: rel.Path(*tb), Name: tb.Name, Settings: s})
+	jobs := loadJobs(t, "../configs/demo.yaml")
+	for _, j := range jobs {
+		j.Settings.Output.ACRO = true
+		noClock(j.Settings, "")
 	}
 	jobs = append(jobs, Job{Path: jobs[0].Path, Name: "businesses_again", Settings: jobs[0].Settings},
 		Job{Path: jobs[1].Path, Name: "survey_again", Settings: jobs[1].Settings})

@@ -29,6 +29,13 @@ func releaseJobs(t *testing.T, dir, release string, files map[string]string) []J
 	if err := os.WriteFile(path, []byte(release), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return loadJobs(t, path)
+}
+
+// loadJobs reads the release file path and returns its jobs, one per
+// table, as `sdcaudit run` builds them.
+func loadJobs(t *testing.T, path string) []Job {
+	t.Helper()
 	rel, err := configs.LoadRelease(path)
 	if err != nil {
 		t.Fatal(err)
@@ -249,21 +256,7 @@ func TestConfigDigest(t *testing.T) {
 	release := strings.ReplaceAll(trustRelease, "%MIN%", "3") +
 		"overrides:\n  - {table: a, cell: {g: x}, action: safe, reason: known, by: K. Lee}\n"
 	jobs := releaseJobs(t, dir, release, trustFiles)
-	load := func(path string) []Job {
-		rel, err := configs.LoadRelease(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []Job
-		for i := range rel.Tables {
-			s, err := configs.Resolve(rel.Base(), rel.Tables[i].Layer())
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, Job{Path: rel.Path(rel.Tables[i]), Name: rel.Tables[i].Name, Settings: s})
-		}
-		return out
-	}
+	load := func(path string) []Job { return loadJobs(t, path) }
 	// the same directory mounted elsewhere
 	mount := filepath.Join(t.TempDir(), "mount")
 	if err := os.Symlink(dir, mount); err != nil {

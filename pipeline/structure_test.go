@@ -17,8 +17,6 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
-	"github.com/sdcaudit/sdcaudit/pipeline/cells"
-	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/writers"
 )
 
@@ -31,28 +29,22 @@ const (
 	stillbirthsNotSt = "Age not stated"
 )
 
-// checkFile audits one table file with the settings, as check does.
-func checkFile(t *testing.T, path, y string) *audit.Table {
-	t.Helper()
-	s := settings(t, y)
-	srcs, err := readers.Open(path, cells.ReaderOptions(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return tab
-}
-
 // lpAttack is an intruder's LP written apart from the tool: the relations
 // are given by hand as lists of cell names (the first is the sum of the
 // others); known maps published cells to their values, and every other
 // cell named is an unknown >= 0. It returns, per unknown, [lo, hi]
 // (hi = +Inf when unbounded).
 func lpAttack(t *testing.T, rels [][]string, known map[string]float64) map[string][2]float64 {
+	t.Helper()
+	exact := make(map[string]*big.Rat, len(known))
+	for k, v := range known {
+		exact[k] = new(big.Rat).SetFloat64(v)
+	}
+	return lpAttackExact(t, rels, exact)
+}
+
+// lpAttackExact is lpAttack with the published values given exactly.
+func lpAttackExact(t *testing.T, rels [][]string, known map[string]*big.Rat) map[string][2]float64 {
 	t.Helper()
 	var vars []string
 	idx := map[string]int{}
@@ -83,7 +75,7 @@ func lpAttack(t *testing.T, rels [][]string, known map[string]float64) map[strin
 				coef = big.NewRat(1, 1)
 			}
 			if v, ok := known[k]; ok {
-				b.Sub(b, new(big.Rat).Mul(coef, new(big.Rat).SetFloat64(v)))
+				b.Sub(b, new(big.Rat).Mul(coef, v))
 			} else {
 				row[idx[k]].Add(row[idx[k]], coef)
 				unknown = true
@@ -197,7 +189,7 @@ func stillbirthsRelations(rows, cols []string) [][]string {
 // the suppressed (Fathers All ages, Age not stated) = 3 was recoverable.
 func TestStillbirthsProtected(t *testing.T) {
 	path := structureDir + "stillbirths.csv"
-	tab := checkFile(t, path, stillbirthsYAML)
+	tab := auditFile(t, path, stillbirthsYAML)
 	if tab.Structure == nil || !tab.Structure.Margins {
 		t.Fatalf("no margins found: %+v", tab.Structure)
 	}
@@ -323,7 +315,7 @@ var injuriesTree = map[string][]string{
 // dropped unaudited, and no margin was found.
 func TestInjuriesHierarchy(t *testing.T) {
 	path := structureDir + "injuries.csv"
-	tab := checkFile(t, path, injuriesYAML)
+	tab := auditFile(t, path, injuriesYAML)
 	st := tab.Structure
 	if st == nil || len(st.Axes) != 1 {
 		t.Fatalf("structure %+v", st)
@@ -461,7 +453,7 @@ func TestNoMarginsWarning(t *testing.T) {
 // is a configuration error naming the columns.
 func TestColumnKeys(t *testing.T) {
 	y := "columns: {dims: [Area code, Area], count: Workers, counts: [Employees, Self-employed], derived: {\"Rate per 100,000 workers\": Workers}, safe: [Employment (thousands)]}\n"
-	tab := checkFile(t, structureDir+"injuries.csv", y)
+	tab := auditFile(t, structureDir+"injuries.csv", y)
 	roles := map[string]audit.ColumnRole{}
 	for _, c := range tab.Structure.Columns {
 		roles[c.Column] = c

@@ -273,16 +273,7 @@ const (
 // the warnings (the wide layout detected) left out.
 func wideReport(t *testing.T, path, y string) []byte {
 	t.Helper()
-	s := settings(t, y)
-	srcs, err := readers.Open(path, cells.ReaderOptions(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	tab := auditFile(t, path, y)
 	tab.Source, tab.Input, tab.Warnings, tab.Name = "", nil, nil, ""
 	if tab.Structure != nil {
 		tab.Structure.Columns, tab.Structure.Layout = nil, nil // a long table's columns; a wide one's are its body, its layout in the sheet
@@ -330,16 +321,7 @@ func TestWideRoundTrip(t *testing.T) {
 
 // TestWideLayoutDetected: the report says where the table was found.
 func TestWideLayoutDetected(t *testing.T) {
-	s := settings(t, wideConfig2)
-	srcs, err := readers.Open(wideDir+"region_sector_size.xlsx", cells.ReaderOptions(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := auditFile(t, wideDir+"region_sector_size.xlsx", wideConfig2)
 	want := `sheet "Table 1": wide layout: header rows 4-5 (sector, size across), row labels in column A (region), body rows 6-10 x columns B-M, titles rows 1-2, notes rows 12-13`
 	if len(tab.Warnings) == 0 || tab.Warnings[0] != want {
 		t.Errorf("warnings %q, want %q", tab.Warnings, want)
@@ -902,16 +884,7 @@ func TestWideTotalMismatch(t *testing.T) {
 		{"B", "50", "60", "110"},
 		{"Total", "80", "100", "181"},
 	}
-	s := settings(t, wideConfig1)
-	srcs, err := readers.Open(wideSheet(t, rows), cells.ReaderOptions(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tab := auditFile(t, wideSheet(t, rows), wideConfig1)
 	for _, c := range tab.Cells {
 		if c.Key[0] != "A" || c.Key[1] != "Total" {
 			continue

@@ -37,18 +37,19 @@ import (
 // dictionary-encoded strings as they are; nulls as "". Other types use
 // Arrow's own text form.
 //
-// Memory taken by a file is capped (MaxArrowMemory plus a multiple of the
-// file size) so that a corrupt length cannot exhaust memory; exceeding it is
-// ErrTooLarge. Corrupt files are ErrCorrupt, never a panic.
+// Memory taken by a file is capped (Options.MaxArrowMemory plus a
+// multiple of the file size) so that a corrupt length cannot exhaust
+// memory; exceeding it is ErrTooLarge. Corrupt files are ErrCorrupt, never a panic.
 
 func init() {
 	RegisterFormat("arrow", OpenArrow, ".arrow", ".feather", ".ipc")
 	RegisterFormat("arrows", OpenArrowStream, ".arrows")
 }
 
-// MaxArrowMemory is the base memory budget of one Arrow or Parquet file in
-// bytes; the budget is this plus 32 times the file size.
-var MaxArrowMemory int64 = 1 << 30
+// DefaultMaxArrowMemory is the default base memory budget of one Arrow or
+// Parquet file in bytes (Options.MaxArrowMemory); the budget is this plus
+// 32 times the file size.
+const DefaultMaxArrowMemory int64 = 1 << 30
 
 // OpenArrow opens an Arrow IPC file (random-access format).
 func OpenArrow(path string, opt Options) (srcs []Source, err error) {
@@ -62,7 +63,7 @@ func OpenArrow(path string, opt Options) (srcs []Source, err error) {
 		}
 	}()
 	defer recoverCorrupt(path, "", 0, &err)
-	mem := newLimitAlloc(f)
+	mem := newLimitAlloc(f, opt)
 	s, err := arrowFileSource(path, f, mem.size, mem, opt, f.Close)
 	if err != nil {
 		return nil, err
@@ -81,7 +82,7 @@ func OpenArrowStream(path string, opt Options) (srcs []Source, err error) {
 			f.Close()
 		}
 	}()
-	mem := newLimitAlloc(f)
+	mem := newLimitAlloc(f, opt)
 	src, err := newArrowStream(path, newIPCGuard(f, mem.size, mem.limit), mem, opt)
 	if err != nil {
 		return nil, err
@@ -98,7 +99,7 @@ func OpenArrowStream(path string, opt Options) (srcs []Source, err error) {
 // NewArrowStream reads an Arrow IPC stream from r; path is used in messages
 // and for the table name.
 func NewArrowStream(path string, r io.Reader, opt Options) (src Source, err error) {
-	mem := &limitAlloc{limit: MaxArrowMemory}
+	mem := newBudget(opt, 0)
 	return newArrowStream(path, newIPCGuard(r, -1, mem.limit), mem, opt)
 }
 
@@ -129,7 +130,7 @@ func newArrowStream(path string, r *ipcGuard, mem *limitAlloc, opt Options) (src
 // NewArrowFile reads an Arrow IPC file held in memory (for tests and fuzzing).
 func NewArrowFile(path string, data []byte, opt Options) (src Source, err error) {
 	defer recoverCorrupt(path, "", 0, &err)
-	mem := &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data)), size: int64(len(data))}
+	mem := newBudget(opt, int64(len(data)))
 	return arrowFileSource(path, strings.NewReader(string(data)), mem.size, mem, opt, func() error { return nil })
 }
 
@@ -420,8 +421,9 @@ func arrowErr(path string, row int, err error) error {
 	if errors.As(err, &claim) {
 		return &Error{File: path, Row: row, Err: claim.err}
 	}
-	if errors.Is(err, errArrowMemory) {
-		return &Error{File: path, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, MaxArrowMemory)}
+	var over *arrowMemoryError
+	if errors.As(err, &over) {
+		return &Error{File: path, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, over.base)}
 	}
 	return &Error{File: path, Row: row, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 }
@@ -433,8 +435,9 @@ func recoverCorrupt(path, sheet string, row int, err *error) {
 	if r == nil {
 		return
 	}
-	if e, ok := r.(error); ok && errors.Is(e, errArrowMemory) {
-		*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, MaxArrowMemory)}
+	var over *arrowMemoryError
+	if e, ok := r.(error); ok && errors.As(e, &over) {
+		*err = &Error{File: path, Sheet: sheet, Row: row, Err: fmt.Errorf("%w: more than the memory budget of %d bytes", ErrTooLarge, over.base)}
 		return
 	}
 	if debugPanics {
@@ -452,31 +455,45 @@ func recoverCorrupt(path, sheet string, row int, err *error) {
 // debugPanics prints the stack of recovered panics (SDCAUDIT_DEBUG_PANIC=1).
 var debugPanics = os.Getenv("SDCAUDIT_DEBUG_PANIC") != ""
 
-var errArrowMemory = errors.New("arrow memory budget exceeded")
+// arrowMemoryError is what limitAlloc panics with when its budget runs
+// out; base is the budget's base (Options.MaxArrowMemory), which the
+// message names.
+type arrowMemoryError struct{ base int64 }
 
-// limitAlloc is a Go allocator that panics with errArrowMemory when the
-// live bytes would exceed limit.
+func (*arrowMemoryError) Error() string { return "arrow memory budget exceeded" }
+
+// limitAlloc is a Go allocator that panics with an *arrowMemoryError
+// when the live bytes would exceed limit.
 type limitAlloc struct {
 	mu    sync.Mutex
-	limit int64
+	base  int64 // Options.MaxArrowMemory
+	limit int64 // base plus 32 times the file's size
 	size  int64 // the file's size
 	used  int64
 	mem   memory.GoAllocator
 }
 
-func newLimitAlloc(f *os.File) *limitAlloc {
+// newLimitAlloc is the budget of reading file f under opt.
+func newLimitAlloc(f *os.File, opt Options) *limitAlloc {
 	size := int64(0)
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
 	}
-	return &limitAlloc{limit: MaxArrowMemory + 32*size, size: size}
+	return newBudget(opt, size)
+}
+
+// newBudget is the budget of reading a file of size bytes under opt
+// (size 0 for a stream): Options.MaxArrowMemory plus 32 times the size.
+func newBudget(opt Options, size int64) *limitAlloc {
+	base := opt.maxArrowMemory()
+	return &limitAlloc{base: base, limit: base + 32*size, size: size}
 }
 
 func (a *limitAlloc) take(n int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if n > 0 && a.used+n > a.limit {
-		panic(errArrowMemory)
+		panic(&arrowMemoryError{base: a.base})
 	}
 	a.used += n
 }

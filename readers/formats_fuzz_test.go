@@ -23,11 +23,8 @@ func FuzzXLSX(f *testing.F) {
 	x.Write(&buf)
 	f.Add(buf.Bytes())
 	f.Add([]byte("PK\x03\x04"))
-	old := MaxXLSXUnzipSize
-	MaxXLSXUnzipSize = 32 << 20
-	defer func() { MaxXLSXUnzipSize = old }()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opt := range []Options{{Sheet: "*", BatchSize: 2}, {Range: "A1:C9"}} {
+		for _, opt := range []Options{{Sheet: "*", BatchSize: 2, MaxXLSXUnzipSize: 32 << 20}, {Range: "A1:C9", MaxXLSXUnzipSize: 32 << 20}} {
 			srcs, err := NewXLSX("fuzz.xlsx", data, opt)
 			if err != nil {
 				checkErr(t, err)
@@ -64,21 +61,19 @@ func FuzzArrow(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	old := MaxArrowMemory
-	MaxArrowMemory = 64 << 20
-	defer func() { MaxArrowMemory = old }()
+	opt := Options{BatchSize: 2, MaxArrowMemory: 64 << 20}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if src, err := NewArrowFile("fuzz.arrow", data, Options{BatchSize: 2}); err != nil {
+		if src, err := NewArrowFile("fuzz.arrow", data, opt); err != nil {
 			checkErr(t, err)
 		} else if _, err := drainText(src); err != nil {
 			checkErr(t, err)
 		}
-		if src, err := NewArrowStream("fuzz.arrows", bytes.NewReader(data), Options{BatchSize: 2}); err != nil {
+		if src, err := NewArrowStream("fuzz.arrows", bytes.NewReader(data), opt); err != nil {
 			checkErr(t, err)
 		} else if _, err := drainText(src); err != nil {
 			checkErr(t, err)
 		}
-		if src, err := NewParquet("fuzz.parquet", data, Options{BatchSize: 2}); err != nil {
+		if src, err := NewParquet("fuzz.parquet", data, opt); err != nil {
 			checkErr(t, err)
 		} else if _, err := drainText(src); err != nil {
 			checkErr(t, err)

@@ -1,8 +1,12 @@
 package readers
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -149,4 +153,49 @@ func TestErrorQuotesAnExcerpt(t *testing.T) {
 	if got := ColumnList(strings.Split(strings.Repeat("c,", 1000)+big, ",")); len(got) > 400 {
 		t.Errorf("ColumnList gives %d bytes", len(got))
 	}
+}
+
+// TestArrowMemoryBudget: an Arrow stream whose batch claims more than its
+// memory budget (Options.MaxArrowMemory; a stream's budget is the base
+// alone) is refused with a positioned ErrTooLarge naming the budget, and
+// an allocation beyond a file's budget (base plus 32 times its size)
+// turns into the same error; under the default budget the stream reads.
+func TestArrowMemoryBudget(t *testing.T) {
+	rec := typedRecord(t)
+	defer rec.Release()
+	p := filepath.Join(t.TempDir(), "a.arrows")
+	writeArrowStream(t, p, rec)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(opt Options) error {
+		src, err := NewArrowStream("a.arrows", bytes.NewReader(data), opt)
+		if err == nil {
+			_, err = drainText(src)
+		}
+		return err
+	}
+	if err := read(Options{}); err != nil {
+		t.Fatalf("under the default budget: %v", err)
+	}
+	want := func(err error, file string, budget int64) {
+		t.Helper()
+		var re *Error
+		if !errors.As(err, &re) || re.File != file || !errors.Is(err, ErrTooLarge) ||
+			!strings.Contains(err.Error(), fmt.Sprintf("memory budget of %d bytes", budget)) {
+			t.Errorf("%s under a budget of %d bytes: %v, want a positioned ErrTooLarge naming the budget", file, budget, err)
+		}
+	}
+	want(read(Options{MaxArrowMemory: 200}), "a.arrows", 200)
+	alloc := func(opt Options, size int64, n int) (err error) {
+		defer recoverCorrupt("f.parquet", "", 0, &err)
+		mem := newBudget(opt, size)
+		mem.Free(mem.Allocate(n))
+		return nil
+	}
+	if err := alloc(Options{MaxArrowMemory: 100}, 10, 420); err != nil {
+		t.Errorf("an allocation within the budget: %v", err)
+	}
+	want(alloc(Options{MaxArrowMemory: 100}, 10, 421), "f.parquet", 100)
 }

@@ -59,7 +59,7 @@ func OpenParquet(path string, opt Options) (srcs []Source, err error) {
 			f.Close()
 		}
 	}()
-	src, err := newParquet(path, f, newLimitAlloc(f), opt)
+	src, err := newParquet(path, f, newLimitAlloc(f, opt), opt)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func OpenParquet(path string, opt Options) (srcs []Source, err error) {
 // NewParquet reads a Parquet file held in memory; path is used in messages
 // and for the table name.
 func NewParquet(path string, data []byte, opt Options) (Source, error) {
-	src, err := newParquet(path, bytes.NewReader(data), &limitAlloc{limit: MaxArrowMemory + 32*int64(len(data)), size: int64(len(data))}, opt)
+	src, err := newParquet(path, bytes.NewReader(data), newBudget(opt, int64(len(data))), opt)
 	if err != nil {
 		return nil, err
 	}

@@ -97,7 +97,7 @@ func (s *parquetSource) decoder(k, n int) (d *parquetSource, err error) {
 	// the error, and whether there is one, would depend on scheduling
 	// (DecodeParallel decodes in parallel only when n row groups' claims
 	// fit in one budget together)
-	mem := &limitAlloc{limit: s.mem.limit, size: s.mem.size}
+	mem := &limitAlloc{base: s.mem.base, limit: s.mem.limit, size: s.mem.size}
 	pf, err := file.NewParquetReader(s.ra, file.WithReadProps(parquet.NewReaderProperties(mem)), file.WithMetadata(s.pf.MetaData()))
 	if err != nil {
 		return nil, arrowErr(s.path, 0, err)

@@ -148,6 +148,30 @@ type Options struct {
 	// MaxFieldBytes bounds one field of a delimited file (0:
 	// DefaultMaxFieldBytes).
 	MaxFieldBytes int64
+	// MaxXLSXUnzipSize bounds the bytes a workbook's parts unzip to (0:
+	// DefaultMaxXLSXUnzipSize); a larger workbook is refused with
+	// ErrTooLarge (a zip bomb).
+	MaxXLSXUnzipSize int64
+	// MaxArrowMemory is the base memory budget of one Arrow or Parquet
+	// file in bytes (0: DefaultMaxArrowMemory); the budget is this plus
+	// 32 times the file size.
+	MaxArrowMemory int64
+}
+
+// maxXLSXUnzipSize is o.MaxXLSXUnzipSize or its default.
+func (o Options) maxXLSXUnzipSize() int64 {
+	if o.MaxXLSXUnzipSize > 0 {
+		return o.MaxXLSXUnzipSize
+	}
+	return DefaultMaxXLSXUnzipSize
+}
+
+// maxArrowMemory is o.MaxArrowMemory or its default.
+func (o Options) maxArrowMemory() int64 {
+	if o.MaxArrowMemory > 0 {
+		return o.MaxArrowMemory
+	}
+	return DefaultMaxArrowMemory
 }
 
 func (o Options) batchSize() int {

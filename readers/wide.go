@@ -282,8 +282,8 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 	defer fh.Close()
 	f, err := excelize.OpenReader(fh, excelize.Options{
 		RawCellValue:      true,
-		UnzipSizeLimit:    MaxXLSXUnzipSize,
-		UnzipXMLSizeLimit: min(MaxXLSXInMemory, MaxXLSXUnzipSize),
+		UnzipSizeLimit:    opt.maxXLSXUnzipSize(),
+		UnzipXMLSizeLimit: min(MaxXLSXInMemory, opt.maxXLSXUnzipSize()),
 	})
 	if err != nil {
 		return nil, xlsxErr(path, "", 0, err)

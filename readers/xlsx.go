@@ -55,19 +55,23 @@ import (
 // reads them. Suppression markers ("c", "x", "..", ...) are text. Dates are
 // serial numbers. Errors (#DIV/0!) are text and fail as numbers.
 //
-// Limits: a workbook whose parts unzip to more than MaxXLSXUnzipSize bytes
-// in total is refused with ErrTooLarge (a zip bomb); worksheets larger than
-// MaxXLSXInMemory bytes are unpacked to a temporary file instead of memory.
+// Limits: a workbook whose parts unzip to more than
+// Options.MaxXLSXUnzipSize bytes in total (default
+// DefaultMaxXLSXUnzipSize) is refused with ErrTooLarge (a zip bomb);
+// worksheets larger than MaxXLSXInMemory bytes are unpacked to a
+// temporary file instead of memory.
 // A corrupt workbook is ErrCorrupt, never a panic.
 
 func init() {
 	RegisterFormat("xlsx", OpenXLSX, ".xlsx", ".xlsm")
 }
 
-// Size limits of workbooks, in bytes of unzipped XML.
-var (
-	MaxXLSXUnzipSize int64 = 2 << 30
-	MaxXLSXInMemory  int64 = 16 << 20
+// Size limits of workbooks, in bytes of unzipped XML: the default of
+// Options.MaxXLSXUnzipSize, and the size above which a worksheet is
+// unpacked to a temporary file.
+const (
+	DefaultMaxXLSXUnzipSize int64 = 2 << 30
+	MaxXLSXInMemory         int64 = 16 << 20
 )
 
 // Warner is implemented by sources with remarks for the checker's report,
@@ -138,13 +142,14 @@ func openXLSX(path string, r io.ReaderAt, size int64, opt Options) (srcs []Sourc
 	for _, zf := range zr.File {
 		total += zf.UncompressedSize64
 	}
-	if total > uint64(MaxXLSXUnzipSize) {
-		return nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook unzips to %d bytes, more than the limit of %d (a zip bomb?)", ErrTooLarge, total, MaxXLSXUnzipSize)}
+	unzip := opt.maxXLSXUnzipSize()
+	if total > uint64(unzip) {
+		return nil, &Error{File: path, Err: fmt.Errorf("%w: the workbook unzips to %d bytes, more than the limit of %d (a zip bomb?)", ErrTooLarge, total, unzip)}
 	}
 	f, err := excelize.OpenReader(io.NewSectionReader(r, 0, size), excelize.Options{
 		RawCellValue:      true,
-		UnzipSizeLimit:    MaxXLSXUnzipSize,
-		UnzipXMLSizeLimit: min(MaxXLSXInMemory, MaxXLSXUnzipSize),
+		UnzipSizeLimit:    unzip,
+		UnzipXMLSizeLimit: min(MaxXLSXInMemory, unzip),
 	})
 	if err != nil {
 		if f != nil {

@@ -322,10 +322,7 @@ func TestXLSXCorrupt(t *testing.T) {
 		}
 		sw.Flush()
 	})
-	old := MaxXLSXUnzipSize
-	MaxXLSXUnzipSize = 50_000
-	defer func() { MaxXLSXUnzipSize = old }()
-	_, err = Open(p, Options{})
+	_, err = Open(p, Options{MaxXLSXUnzipSize: 50_000})
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), p) {
 		t.Errorf("bomb: %v", err)
 	}

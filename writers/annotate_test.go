@@ -71,10 +71,18 @@ func readableTable(t *testing.T) *audit.Table {
 	return tab
 }
 
+// openAnnotated writes tab's annotated workbook with the default limits
+// and opens it.
 func openAnnotated(t *testing.T, tab *audit.Table) *excelize.File {
 	t.Helper()
+	return openAnnotatedWith(t, writers.Annotated{}, tab)
+}
+
+// openAnnotatedWith writes tab's annotated workbook by w and opens it.
+func openAnnotatedWith(t *testing.T, w writers.Annotated, tab *audit.Table) *excelize.File {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := (writers.Annotated{}).Write(&buf, tab); err != nil {
+	if err := w.Write(&buf, tab); err != nil {
 		t.Fatal(err)
 	}
 	f, err := excelize.OpenReader(&buf)

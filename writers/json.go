@@ -18,7 +18,12 @@ import (
 // Report writes NAME.report.json, the checker's report: every cell with its
 // status, the findings of every rule with the figures behind them, and the
 // table summary. It may contain confidential numbers.
-type Report struct{}
+type Report struct {
+	// Options shape the rendering of the cells (ReportWorkers,
+	// ReportChunk; the zero value: the defaults). The bytes written do
+	// not depend on them.
+	Options Options
+}
 
 // File implements TableWriter.
 func (Report) File(t *audit.Table) string { return t.Name + ".report.json" }
@@ -70,14 +75,6 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *report.Scratch) ([]b
 	}
 	return append(b, '}'), nil
 }
-
-// reportChunk is the number of cells rendered into one buffer by one
-// goroutine; reportWorkers the number of goroutines (0: GOMAXPROCS).
-// Tests set both to reach every chunk boundary.
-var (
-	reportChunk   = 1024
-	reportWorkers = 0
-)
 
 // errStopped is what a rendering goroutine returns when another one has
 // seen the cancellation: the writer returns that cancellation instead.
@@ -316,7 +313,7 @@ func (r Report) Write(w io.Writer, t *audit.Table) error {
 // WriteContext implements TableWriter. The document is one JSON object;
 // each cell is written compactly on its own line so that large reports
 // stay fast to write and easy to grep.
-func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+func (r Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -327,7 +324,7 @@ func (Report) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) err
 	}
 	bw.Write(head[:len(head)-1]) // without the closing brace
 	bw.WriteString(",\n\"cells\": [")
-	if err := writeCells(ctx, bw, t, reportWorkers, reportChunk); err != nil {
+	if err := writeCells(ctx, bw, t, r.Options.ReportWorkers, r.Options.reportChunk()); err != nil {
 		return err
 	}
 	bw.WriteString("\n],\n\"summary\": ")

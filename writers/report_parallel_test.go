@@ -15,13 +15,10 @@ import (
 	"github.com/sdcaudit/sdcaudit/report"
 )
 
-// withReportShape runs f with report.json rendered by workers goroutines
-// in chunks of chunk cells.
-func withReportShape(workers, chunk int, f func()) {
-	w, c := reportWorkers, reportChunk
-	reportWorkers, reportChunk = workers, chunk
-	defer func() { reportWorkers, reportChunk = w, c }()
-	f()
+// reportShaped is the report.json writer rendering the cells on workers
+// goroutines in chunks of chunk cells.
+func reportShaped(workers, chunk int) Report {
+	return Report{Options: Options{ReportWorkers: workers, ReportChunk: chunk}}
 }
 
 // sequentialCells is the reference: every cell rendered and written in
@@ -60,13 +57,11 @@ func TestReportParallelEqualsSequential(t *testing.T) {
 		}
 		want := sequentialCells(tab)
 		var whole []byte
-		withReportShape(1, 1, func() {
-			var out bytes.Buffer
-			if err := (Report{}).Write(&out, tab); err != nil {
-				t.Fatal(err)
-			}
-			whole = out.Bytes()
-		})
+		var out bytes.Buffer
+		if err := reportShaped(1, 1).Write(&out, tab); err != nil {
+			t.Fatal(err)
+		}
+		whole = out.Bytes()
 		if !bytes.Contains(whole, want) {
 			t.Fatalf("table %d: the sequential document does not hold the reference cells", it)
 		}
@@ -81,15 +76,13 @@ func TestReportParallelEqualsSequential(t *testing.T) {
 				if !bytes.Equal(out.Bytes(), want) {
 					t.Fatalf("table %d (%d cells), %d workers, chunks of %d: cells differ from the sequential rendering", it, len(tab.Cells), workers, chunk)
 				}
-				withReportShape(workers, chunk, func() {
-					var doc bytes.Buffer
-					if err := (Report{}).Write(&doc, tab); err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(doc.Bytes(), whole) {
-						t.Fatalf("table %d, %d workers, chunks of %d: report.json differs from the sequential one", it, workers, chunk)
-					}
-				})
+				var doc bytes.Buffer
+				if err := reportShaped(workers, chunk).Write(&doc, tab); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(doc.Bytes(), whole) {
+					t.Fatalf("table %d, %d workers, chunks of %d: report.json differs from the sequential one", it, workers, chunk)
+				}
 			}
 		}
 	}
@@ -119,23 +112,21 @@ func TestReportParallelCancelled(t *testing.T) {
 	}
 	for workers := 1; workers <= 4; workers++ {
 		for _, chunk := range []int{1, 7, 100, 1024} {
-			withReportShape(workers, chunk, func() {
-				// WriteAtomic and WriteContext look once each before the
-				// cells; the cells look every CheckEvery cells.
-				for _, k := range []int64{0, 2, 3, 7, 15} {
-					ctx := &lookCounter{Context: context.Background()}
-					ctx.left.Store(k)
-					dir := t.TempDir()
-					err := WriteTable(ctx, dir, Report{}, tab)
-					if !errors.Is(err, context.Canceled) {
-						t.Fatalf("%d workers, chunks of %d, cancelled after %d looks: err = %v", workers, chunk, k, err)
-					}
-					ents, _ := os.ReadDir(dir)
-					for _, e := range ents {
-						t.Errorf("%d workers, chunks of %d: left %s", workers, chunk, filepath.Join(dir, e.Name()))
-					}
+			// WriteAtomic and WriteContext look once each before the
+			// cells; the cells look every CheckEvery cells.
+			for _, k := range []int64{0, 2, 3, 7, 15} {
+				ctx := &lookCounter{Context: context.Background()}
+				ctx.left.Store(k)
+				dir := t.TempDir()
+				err := WriteTable(ctx, dir, reportShaped(workers, chunk), tab)
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%d workers, chunks of %d, cancelled after %d looks: err = %v", workers, chunk, k, err)
 				}
-			})
+				ents, _ := os.ReadDir(dir)
+				for _, e := range ents {
+					t.Errorf("%d workers, chunks of %d: left %s", workers, chunk, filepath.Join(dir, e.Name()))
+				}
+			}
 		}
 	}
 }

@@ -44,9 +44,7 @@ func TestAnnotatedExplanationColumn(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		restore := writers.SetMaxComments(len(comments) - 1)
-		data := render(t, writers.Annotated{}, tab)
-		restore()
+		data := render(t, writers.Annotated{Options: writers.Options{MaxComments: len(comments) - 1}}, tab)
 		big, err := excelize.OpenReader(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
@@ -99,9 +97,7 @@ func TestAnnotatedCrosstabBounded(t *testing.T) {
 	if len(rows) < 3 {
 		t.Fatalf("setup: the crosstab has %d rows", len(rows))
 	}
-	restore := writers.SetMaxCrosstabValues(1)
-	defer restore()
-	f = openAnnotated(t, tab)
+	f = openAnnotatedWith(t, writers.Annotated{Options: writers.Options{MaxCrosstabValues: 1}}, tab)
 	rows, _ = f.GetRows(writers.SheetCrosstab)
 	if len(rows) != 1 || !strings.Contains(rows[0][0], "too large to show as a crosstab") {
 		t.Errorf("crosstab above the limit: %q", rows)
@@ -136,9 +132,8 @@ func joinRows(rows [][]string) string {
 // deflated entries, stops soon after its context is cancelled, at any
 // point of the write, and leaves no file behind.
 func TestAnnotatedExplanationHonoursCancellation(t *testing.T) {
-	defer writers.SetMaxComments(10)()
 	tab := bigTable(6000)
-	w := writers.Annotated{}
+	w := writers.Annotated{Options: writers.Options{MaxComments: 10}}
 	full := newCountdown(1 << 40)
 	dir := t.TempDir()
 	if err := writers.WriteTable(full, dir, w, tab); err != nil {

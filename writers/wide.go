@@ -281,7 +281,7 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
-	if err := writeLegendSheet(f, styles, header, t.Name, false); err != nil {
+	if err := writeLegendSheet(f, styles, header, t.Name, 0); err != nil {
 		return err
 	}
 	return f.Write(w)
@@ -296,19 +296,14 @@ const SheetCrosstab = "Crosstab"
 // instead.
 const maxCrosstabCols = 16000
 
-// maxCrosstabValues bounds the values of the crosstab sheet (levels
-// across, times rows down, times statistics), so that the sheet of a
-// table of a million cells, which the Cells sheet already lists, does not
-// double the workbook.
-var maxCrosstabValues = 1_000_000
-
 // writeCrosstabSheet shows the table in crosstab form, one block per
 // published statistic: the last dimension across, the others down (their
 // margins as Total rows and the Total column where the table has them),
 // each body cell filled by its status. The one-row-per-cell sheet stays
 // the one the checker filters on. dps are the columns' decimals
-// (columnDecimals), computed once by the caller.
-func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, styles map[audit.Status]cellStyles, header int, dps map[string]int) error {
+// (columnDecimals), computed once by the caller; lim bounds the sheet's
+// values and comments (Options.MaxCrosstabValues, MaxComments).
+func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, styles map[audit.Status]cellStyles, header int, dps map[string]int, lim Options) error {
 	if len(t.Dims) == 0 || len(t.Cells) == 0 || len(t.Columns) == 0 {
 		return nil
 	}
@@ -322,8 +317,9 @@ func writeCrosstabSheet(ctx context.Context, f *excelize.File, t *audit.Table, s
 		return err
 	}
 	g.order(t.TotalLabel)
+	g.maxComments = lim.maxComments()
 	if len(g.across)+nd > maxCrosstabCols || (len(g.downKeys)+3)*len(t.Columns) > 1_000_000 ||
-		len(g.across)*len(g.downKeys)*len(t.Columns) > maxCrosstabValues {
+		len(g.across)*len(g.downKeys)*len(t.Columns) > lim.maxCrosstabValues() {
 		return f.SetCellStr(SheetCrosstab, "A1", fmt.Sprintf("The table is too large to show as a crosstab (%d levels of %s across, %d rows down): see the %s sheet.", len(g.across), t.Dims[nd-1], len(g.downKeys), SheetCells))
 	}
 	// Comments first: the stream writer keeps the sheet's drawing part.
@@ -398,10 +394,10 @@ func (g *crosstabGrid) addComments(cc *canceller, f *excelize.File, t *audit.Tab
 }
 
 // commented reports whether the Crosstab sheet carries comments: when
-// the Cells sheet does and all the blocks' comments fit maxComments.
+// the Cells sheet does and all the blocks' comments fit g.maxComments.
 func (g *crosstabGrid) commented(t *audit.Table) bool {
 	n := commentedCells(t)
-	return n <= maxComments && n*len(t.Columns) <= maxComments
+	return n <= g.maxComments && n*len(t.Columns) <= g.maxComments
 }
 
 // widths sizes the sheet's columns to what they show: each label column
@@ -465,6 +461,9 @@ type crosstabGrid struct {
 	// order (nil where the table has no such cell), looked up once for
 	// every statistic's block (see grid).
 	cells [][]*audit.Cell
+	// maxComments is the workbook's comment budget (Options.MaxComments),
+	// set by writeCrosstabSheet.
+	maxComments int
 }
 
 // grid returns the cells by row key and level across, in the grid's

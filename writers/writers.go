@@ -66,10 +66,50 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 	return c.w.Write(p)
 }
 
-// Options are the settings writers share.
+// Options are the settings writers share. The zero value of each limit
+// is its default; tests lower them to reach the paths of large tables on
+// small ones.
 type Options struct {
 	// Marker replaces suppressed values in publishable outputs.
 	Marker string
+	// MaxComments is the most cells the annotated workbook explains in
+	// comments; a table with more gets an explanation column instead
+	// (0: 10,000).
+	MaxComments int
+	// MaxCrosstabValues bounds the values of the annotated workbook's
+	// Crosstab sheet (levels across, times rows down, times statistics),
+	// so that the sheet of a table of a million cells, which the Cells
+	// sheet already lists, does not double the workbook (0: 1,000,000).
+	MaxCrosstabValues int
+	// ReportChunk is the number of cells of report.json rendered into one
+	// buffer by one goroutine (0: 1,024); ReportWorkers the number of
+	// goroutines rendering them (0: GOMAXPROCS). The bytes written do not
+	// depend on either.
+	ReportChunk, ReportWorkers int
+}
+
+// maxComments is o.MaxComments or its default.
+func (o Options) maxComments() int {
+	if o.MaxComments > 0 {
+		return o.MaxComments
+	}
+	return 10_000
+}
+
+// reportChunk is o.ReportChunk or its default.
+func (o Options) reportChunk() int {
+	if o.ReportChunk > 0 {
+		return o.ReportChunk
+	}
+	return 1024
+}
+
+// maxCrosstabValues is o.MaxCrosstabValues or its default.
+func (o Options) maxCrosstabValues() int {
+	if o.MaxCrosstabValues > 0 {
+		return o.MaxCrosstabValues
+	}
+	return 1_000_000
 }
 
 // writeBuffer is the size of WriteAtomic's buffer: 1 MiB, so that a large

@@ -56,10 +56,14 @@ var statusMeaning = map[audit.Status]string{
 //
 // Excelize's comments cost time quadratic in their number (each one is
 // checked against the sheet's others), so a table with more than
-// maxComments cells to explain gets no comments: the Cells sheet then has
-// one more column, "explanation", holding for every flagged cell the text
-// its comment would hold, and the Legend says so.
-type Annotated struct{}
+// Options.MaxComments cells to explain gets no comments: the Cells sheet
+// then has one more column, "explanation", holding for every flagged cell
+// the text its comment would hold, and the Legend says so.
+type Annotated struct {
+	// Options bound the comments and the Crosstab sheet (MaxComments,
+	// MaxCrosstabValues; the zero value: the defaults).
+	Options Options
+}
 
 // File implements TableWriter.
 func (Annotated) File(t *audit.Table) string { return t.Name + ".annotated.xlsx" }
@@ -77,7 +81,7 @@ func (a Annotated) Write(w io.Writer, t *audit.Table) error {
 }
 
 // WriteContext implements TableWriter.
-func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
+func (a Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -100,6 +104,7 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	nd := len(t.Dims)
 	ncol := nd + len(t.Columns) + 2
 	statusCol := nd + len(t.Columns) + 1
+	maxComments := a.Options.maxComments()
 	explain := commentedCells(t) > maxComments
 	if explain {
 		ncol++
@@ -117,10 +122,14 @@ func (Annotated) WriteContext(ctx context.Context, w io.Writer, t *audit.Table) 
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
-	if err := writeLegendSheet(f, styles, header, t.Name, explain); err != nil {
+	explainAbove := 0
+	if explain {
+		explainAbove = maxComments
+	}
+	if err := writeLegendSheet(f, styles, header, t.Name, explainAbove); err != nil {
 		return err
 	}
-	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps); err != nil {
+	if err := writeCrosstabSheet(ctx, f, t, styles, header, dps, a.Options); err != nil {
 		return err
 	}
 	// The first sheet (the cells) is already the active one; setting it
@@ -231,10 +240,6 @@ func (sh cellsSheet) rows(cc *canceller, sw *excelize.StreamWriter) error {
 	}
 	return nil
 }
-
-// maxComments is the most cells the annotated workbook explains in
-// comments; a table with more gets an explanation column instead.
-var maxComments = 10_000
 
 // commentedCells counts the cells with a comment: those cellComment
 // explains (a failing, reviewing or override finding, or a note).
@@ -704,7 +709,11 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	return f.SetColWidth(SheetSummary, "A", "B", 28)
 }
 
-func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, header int, name string, explain bool) error {
+// writeLegendSheet writes the Legend sheet: each status's fill and
+// meaning, and where a flagged cell's explanation is (its comment, or,
+// when explainAbove > 0, the explanation column of a table with more than
+// explainAbove flagged cells).
+func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, header int, name string, explainAbove int) error {
 	if err := f.SetSheetRow(SheetLegend, "A1", &[]any{"status", "meaning"}); err != nil {
 		return err
 	}
@@ -723,8 +732,8 @@ func writeLegendSheet(f *excelize.File, styles map[audit.Status]cellStyles, head
 		}
 	}
 	how := "The status cell of a flagged row carries a comment: the rules, their reasons and figures."
-	if explain {
-		how = fmt.Sprintf("More than %d cells are flagged, too many for comments: the explanation column of a flagged row gives the rules, their reasons and figures.", maxComments)
+	if explainAbove > 0 {
+		how = fmt.Sprintf("More than %d cells are flagged, too many for comments: the explanation column of a flagged row gives the rules, their reasons and figures.", explainAbove)
 	}
 	notes := []string{
 		"Each row of the Cells sheet is one cell of the table, filled by its status.",

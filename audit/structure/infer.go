@@ -43,6 +43,19 @@ type Options struct {
 	// by no more than the rounding is not used, and the warning proposes
 	// the base.
 	Rounded decimal.Dec
+	// MaxBlockWork bounds the work (cells compared) of the search for
+	// subtotals by arithmetic in one axis (0: 20,000,000): a
+	// deterministic bound, so that a large table without labels costs a
+	// bounded time and gives the same structure on every machine.
+	MaxBlockWork int
+}
+
+// maxBlockWork is o.MaxBlockWork or its default.
+func (o Options) maxBlockWork() int {
+	if o.MaxBlockWork > 0 {
+		return o.MaxBlockWork
+	}
+	return 20_000_000
 }
 
 // MaxCells bounds the cells whose structure is inferred by arithmetic;
@@ -879,20 +892,16 @@ func (in *axisInference) sumOfOthers(codes []string) []string {
 	return out
 }
 
-// maxBlockWork bounds the work (cells compared) of the search for
-// subtotals by arithmetic in one axis: a deterministic bound, so that a
-// large table without labels costs a bounded time and gives the same
-// structure on every machine.
-var maxBlockWork = 20_000_000
-
 // blocks finds subtotals: a member (one that parent accepts, when
 // given) that is the sum of a contiguous block of two or more members
 // right below it, on every complete line with at least one line where
 // two of them are nonzero. The block grows one member at a time with
 // running sums per line, and stops as soon as the sum exceeds the
-// candidate on a complete line (the parts are never negative).
+// candidate on a complete line (the parts are never negative). The
+// search stops, with a note, at Options.MaxBlockWork cells compared.
 func (in *axisInference) blocks(members []string, parent func(string) bool) map[string]string {
 	out := map[string]string{}
+	maxWork := in.opt.maxBlockWork()
 	nl := len(in.cells)
 	sums := make([]decimal.Dec, nl)
 	unknown := make([]bool, nl)
@@ -927,8 +936,8 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 					}
 				}
 			}
-			if work += nl; work > maxBlockWork {
-				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxBlockWork))
+			if work += nl; work > maxWork {
+				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxWork))
 				return out
 			}
 			if over {

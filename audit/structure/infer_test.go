@@ -268,9 +268,7 @@ func TestBlockWorkBound(t *testing.T) {
 		n[0] += v
 	}
 	n[0]++ // the total does not add up: subtotals are searched
-	defer func(w int) { maxBlockWork = w }(maxBlockWork)
-	maxBlockWork = 100
-	res, err := Infer(counts("k", codes, n), Options{TotalLabels: []string{"Total"}})
+	res, err := Infer(counts("k", codes, n), Options{TotalLabels: []string{"Total"}, MaxBlockWork: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,9 @@
 package parquettest
 
 import (
+	"errors"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,9 +17,10 @@ import (
 
 // Sink writes the Arrow records built in B to a Parquet file.
 type Sink struct {
-	tb testing.TB
-	B  *array.RecordBuilder
-	w  *pqarrow.FileWriter
+	tb   testing.TB
+	B    *array.RecordBuilder
+	w    *pqarrow.FileWriter
+	file *os.File // closed by Close when the sink created it
 }
 
 // NewSink starts a Parquet file of the schema on f.
@@ -28,6 +31,21 @@ func NewSink(tb testing.TB, f io.Writer, schema *arrow.Schema, props *parquet.Wr
 		tb.Fatal(err)
 	}
 	return &Sink{tb: tb, B: array.NewRecordBuilder(memory.NewGoAllocator(), schema), w: w}
+}
+
+// Create starts the Parquet file path of the schema, strings
+// dictionary-encoded, in row groups of at most rowGroup rows; Close
+// closes the file.
+func Create(tb testing.TB, path string, schema *arrow.Schema, rowGroup int64) *Sink {
+	tb.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
+	s := NewSink(tb, f, schema, props)
+	s.file = f
+	return s
 }
 
 // Flush writes the records built so far (a row group or more).
@@ -46,4 +64,10 @@ func (s *Sink) Close() {
 		s.tb.Fatal(err)
 	}
 	s.B.Release()
+	if s.file != nil {
+		// the Parquet writer may have closed it already
+		if err := s.file.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
+			s.tb.Fatal(err)
+		}
+	}
 }

@@ -1,31 +1,25 @@
 package cells
 
 import (
+	"bytes"
 	"context"
-	"fmt"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/pipeline/internal/pipelinetest"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
+	"github.com/sdcaudit/sdcaudit/writers"
 )
 
-// settings resolves a YAML configuration.
-func settings(t testing.TB, y string) *configs.Settings {
-	t.Helper()
-	c, err := configs.Parse("test.yaml", []byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.Resolve(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
+// settings resolves a YAML configuration; firstDiff is the first line
+// where two outputs differ. The pipeline package's tests use the same.
+var (
+	settings  = pipelinetest.Settings
+	firstDiff = pipelinetest.FirstDiff
+)
 
 // testRules is what the enabled rules of a configuration and its
 // published statistics need per cell: what the pipeline builds cells with.
@@ -71,20 +65,21 @@ func loadTuned(ctx context.Context, src readers.Source, s *configs.Settings, wor
 	return Load(ctx, Input{Src: src, Settings: s, Schema: sc, Needs: rs.needs, Workers: workers, Tuning: tune})
 }
 
-// firstDiff is the first line where two outputs differ.
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := range max(len(la), len(lb)) {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d\n want %s\n  got %s", i+1, x, y)
-		}
+// outputsOf builds the cells of src under the configuration cfg with the
+// builders' tuning, evaluates nothing, and returns the report.json and
+// safe.csv of the cells, or the error of building them.
+func outputsOf(t *testing.T, src readers.Source, cfg string, workers int, tune Tuning) ([]byte, []byte, error) {
+	t.Helper()
+	tab, err := loadTuned(context.Background(), src, settings(t, cfg), workers, tune)
+	if err != nil {
+		return nil, nil, err
 	}
-	return ""
+	var rep, safe bytes.Buffer
+	if err := (writers.Report{}).Write(&rep, tab); err != nil {
+		t.Fatal(err)
+	}
+	if err := (writers.SafeCSV{}).Write(&safe, tab); err != nil {
+		t.Fatal(err)
+	}
+	return rep.Bytes(), safe.Bytes(), nil
 }

@@ -14,12 +14,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
 	"github.com/sdcaudit/sdcaudit/internal/parquettest"
 	"github.com/sdcaudit/sdcaudit/readers"
-	"github.com/sdcaudit/sdcaudit/writers"
 )
 
 // writeRandomMicroParquet writes rows random records (id int64, region
@@ -39,13 +37,7 @@ func writeRandomMicroParquet(t *testing.T, p string, r *rand.Rand, rows int, typ
 		{Name: "h", Type: arrow.BinaryTypes.String},
 		{Name: "v", Type: typ, Nullable: true},
 	}, nil)
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	sink := parquettest.NewSink(t, f, schema, props)
+	sink := parquettest.Create(t, p, schema, rowGroup)
 	b, flush := sink.B, sink.Flush
 	label := func(fb array.Builder, prefix string, n int) {
 		if r.IntN(40) == 0 {
@@ -120,18 +112,7 @@ func auditParquetTuned(t *testing.T, p, cfg string, batch, workers int, tune Tun
 		return nil, nil, err
 	}
 	defer srcs[0].Close()
-	tab, err := loadTuned(context.Background(), srcs[0], settings(t, cfg), workers, tune)
-	if err != nil {
-		return nil, nil, err
-	}
-	var rep, safe bytes.Buffer
-	if err := (writers.Report{}).Write(&rep, tab); err != nil {
-		t.Fatal(err)
-	}
-	if err := (writers.SafeCSV{}).Write(&safe, tab); err != nil {
-		t.Fatal(err)
-	}
-	return rep.Bytes(), safe.Bytes(), nil
+	return outputsOf(t, srcs[0], cfg, workers, tune)
 }
 
 // Decoding the row groups of a Parquet file in parallel gives the same
@@ -241,13 +222,7 @@ func writeHierParquet(t *testing.T, p string, r *rand.Rand, rows int, rowGroup i
 	fields[0].Type = arrow.PrimitiveTypes.Int64
 	fields[6].Type = arrow.PrimitiveTypes.Float64
 	schema := arrow.NewSchema(fields, nil)
-	f, err := os.Create(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(true), parquet.WithMaxRowGroupLength(rowGroup))
-	sink := parquettest.NewSink(t, f, schema, props)
+	sink := parquettest.Create(t, p, schema, rowGroup)
 	b := sink.B
 	str := func(i int, s string) { b.Field(i).(*array.StringBuilder).Append(s) }
 	for i := range rows {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/readers"
-	"github.com/sdcaudit/sdcaudit/writers"
 )
 
 // sequential hides a source's NextChunk, so that build reads it by Next.
@@ -119,18 +118,7 @@ func auditBytesTuned(t *testing.T, data []byte, cfg string, opt readers.Options,
 	if !parallel {
 		src = sequential{src}
 	}
-	tab, err := loadTuned(context.Background(), src, settings(t, cfg), workers, tune)
-	if err != nil {
-		return nil, nil, err
-	}
-	var rep, safe bytes.Buffer
-	if err := (writers.Report{}).Write(&rep, tab); err != nil {
-		t.Fatal(err)
-	}
-	if err := (writers.SafeCSV{}).Write(&safe, tab); err != nil {
-		t.Fatal(err)
-	}
-	return rep.Bytes(), safe.Bytes(), nil
+	return outputsOf(t, src, cfg, workers, tune)
 }
 
 // Parsing chunks in the shards gives the same report.json and safe.csv as
