@@ -161,7 +161,7 @@ func TestMicrodataHierarchyCells(t *testing.T) {
 // or that carries a parent code, is an input error naming the row, column
 // and code; never a level of its own.
 func TestHierarchyInputErrors(t *testing.T) {
-	s := settingsFile(t, hierDir + "hrc.yaml")
+	s := settingsFile(t, hierDir+"hrc.yaml")
 	for _, tc := range []struct{ data, want string }{
 		{"district,sector,enterprise,turnover\nN11,A,e1,5\nN13,A,e2,7\n", `row 3, column "district": code "N13" is not in the hierarchy file`},
 		{"district,sector,enterprise,turnover\nN11,A,e1,5\nN11,B,e2,5\nN1,A,e3,7\n", `row 4, column "district": code "N1" is a parent code in`},
@@ -182,7 +182,7 @@ func TestHierarchyInputErrors(t *testing.T) {
 // record whose code is another record's parent code, are input errors
 // naming the row and column.
 func TestParentColumnErrors(t *testing.T) {
-	s := settingsFile(t, hierDir + "parents.yaml")
+	s := settingsFile(t, hierDir+"parents.yaml")
 	const head = "region,province,district,sector,enterprise,turnover\n"
 	for _, tc := range []struct{ data, want string }{
 		{head + "N,N1,N11,A,e1,5\nN,N1,N12,A,e2,5\nS,N1,N11,B,e3,7\nN,N2,N11,A,e4,7\n", `row 4, column "region": code "N1" has parent "S" here but "N" on row 2`},
