@@ -53,16 +53,34 @@ var jointSuite = []suiteCase{
 	{name: "3x3x2-20", sizes: []int{3, 3, 2}, share: 0.2, seed: 21},
 	{name: "4x3x3-10", sizes: []int{4, 3, 3}, share: 0.1, seed: 22},
 	{name: "h6/2x4-15", leaves: 6, groups: 2, sizes: []int{4}, share: 0.15, seed: 29},
+	// Added with CBC's results (bench/joint_oracle_cbc.sh): seconds to
+	// minutes of protection each, left out under the race detector.
+	{name: "6x5x4-5", sizes: []int{6, 5, 4}, share: 0.05, seed: 25, heavy: true},
+	{name: "8x6x5-3", sizes: []int{8, 6, 5}, share: 0.03, seed: 26, heavy: true},
+	{name: "h8/3x5-10", leaves: 8, groups: 3, sizes: []int{5}, share: 0.1, seed: 30, heavy: true},
+	{name: "h12/4x6-5", leaves: 12, groups: 4, sizes: []int{6}, share: 0.05, seed: 31, heavy: true},
+	{name: "h20/5x10-3", leaves: 20, groups: 5, sizes: []int{10}, share: 0.03, seed: 33, heavy: true},
 }
 
-// jointSuiteOff: none yet.
-var jointSuiteOff = []suiteCase{}
+// jointSuiteOff are tables with a stored oracle result that
+// TestJointSuite leaves out because the product fails a check on them
+// (measured with bench/joint_oracle_cbc.sh's results, 2026-11-27):
+//   - h9/3x3x3-10 (208 cells, 9 primaries): cost 2,306 (joint), lower
+//     bound 1,903; CBC's best 2,272, bound 2,053 (ratio 1.015, within the
+//     targets), but the pattern leaves the secondary cell [a2 b0_1 b1_1]
+//     (value 34) exactly disclosed: the product's own audit and gonum's
+//     both find [34, 34], so the audit needs a person.
+var jointSuiteOff = []suiteCase{
+	{name: "h9/3x3x3-10", leaves: 9, groups: 3, sizes: []int{3, 3}, share: 0.1, seed: 32, heavy: true},
+}
 
 // jointSuitePending are tables whose oracle result is not stored yet
 // (the oracle, gonum's dense simplex in a branch-and-bound, needs minutes
-// to hours each on a loaded 2-core machine): JOINT_ORACLE=write computes
-// them too (see suiteOracleFile); move each to jointSuite once its result
-// is in the file.
+// to hours each on a loaded 2-core machine; CBC, bench/joint_oracle_cbc.sh,
+// given 150 s each on that machine, found no pattern or bound worth
+// storing: see docs/suppression.md): JOINT_ORACLE=write computes them
+// too (see suiteOracleFile); move each to jointSuite once its result is
+// in the file.
 var jointSuitePending = []suiteCase{
 	{name: "20x20-50", sizes: []int{20, 20}, share: 0.5, seed: 15},
 	{name: "25x20-3", sizes: []int{25, 20}, share: 0.03, seed: 16},
@@ -71,14 +89,8 @@ var jointSuitePending = []suiteCase{
 	{name: "44x43-1", sizes: []int{44, 43}, share: 0.01, seed: 19},
 	{name: "5x4x3-15", sizes: []int{5, 4, 3}, share: 0.15, seed: 23},
 	{name: "5x5x5-50", sizes: []int{5, 5, 5}, share: 0.5, seed: 24},
-	{name: "6x5x4-5", sizes: []int{6, 5, 4}, share: 0.05, seed: 25},
-	{name: "8x6x5-3", sizes: []int{8, 6, 5}, share: 0.03, seed: 26},
 	{name: "10x8x6-2", sizes: []int{10, 8, 6}, share: 0.02, seed: 27},
 	{name: "12x10x12-1", sizes: []int{12, 10, 12}, share: 0.01, seed: 28},
-	{name: "h8/3x5-10", leaves: 8, groups: 3, sizes: []int{5}, share: 0.1, seed: 30},
-	{name: "h12/4x6-5", leaves: 12, groups: 4, sizes: []int{6}, share: 0.05, seed: 31},
-	{name: "h9/3x3x3-10", leaves: 9, groups: 3, sizes: []int{3, 3}, share: 0.1, seed: 32},
-	{name: "h20/5x10-3", leaves: 20, groups: 5, sizes: []int{10}, share: 0.03, seed: 33},
 }
 
 // diagonalTable is issue 25's 3x3 case: two primaries on the diagonal
@@ -311,6 +323,12 @@ func TestJointSuite(t *testing.T) {
 			t.Errorf("%s: lower bound %v above the pattern's cost %v", sc.name, lb, cost)
 		}
 		ref := or.Best
+		if !or.Proven {
+			// Unproven: the reference is the best known pattern, the
+			// product's when the oracle found none cheaper (a weaker
+			// oracle pattern must not flatter the mean).
+			ref = math.Min(ref, cost)
+		}
 		ratio := 1.0
 		if ref > 0 {
 			ratio = cost / ref
