@@ -8,19 +8,20 @@
 # (source "cbc"). Run from the repository root:
 #
 #   bench/joint_oracle_cbc.sh                 # every case, compare only
-#   STORE=1 ONLY=20x20-50,44x43-1 bench/joint_oracle_cbc.sh   # store some
+#   STORE=1 ONLY=6x5x4-5,h8/3x5-10 SEC=1800 bench/joint_oracle_cbc.sh
 #
 # Steps: (1) `JOINT_ORACLE=lp go test ./audit/suppress -run
 # TestJointOracleCBC` writes each case's compact Fischetti-Salazar model
 # (writeCBCModel in audit/suppress/joint_oracle_test.go: binary y per
 # candidate cell, one flow per primary and side, the relations, levels
 # and candidates of the branch-and-bound oracle's orTable) as
-# NAME-interior.lp (margins not candidates) and NAME-margins.lp;
-# Where gonum's attack finds the primaries alone protected, the optimum
-# is 0 and no model is written (NAME.zero). (2) CBC solves the interior model with a time limit of SEC seconds,
-# and the model with margins only where the interior one is infeasible
-# (the suite's rule: totals only when no interior pattern exists); the
-# limit is wall time (timeMode elapsed);
+# NAME-interior.lp (margins not candidates) and NAME-margins.lp; where
+# gonum's attack finds the primaries alone protected, the optimum is 0
+# and no model is written (NAME.zero). (2) CBC solves the interior model
+# with a wall-time limit of SEC seconds (timeMode elapsed; CBC checks it
+# only between phases, so a large model can run well past it), and the
+# model with margins only where the interior one is infeasible (the
+# suite's rule: totals only when no interior pattern exists).
 # (3) `JOINT_ORACLE=cbc go test ... -run TestJointOracleCBC` reads the
 # logs and solutions, attacks each pattern with gonum (no big-M), checks
 # it against the branch-and-bound's stored result where there is one
@@ -78,7 +79,7 @@ export -f solve case_one
 export SEC
 
 # smallest models first; none for the cases the primaries alone protect
-ls -Sr "$DIR"/*-interior.lp 2>/dev/null | sed 's/-interior\.lp$//' | xargs -P "$JOBS" -I{} bash -c 'case_one "$@"' _ {}
+{ ls -Sr "$DIR"/*-interior.lp 2>/dev/null || true; } | sed 's/-interior\.lp$//' | xargs -P "$JOBS" -I{} bash -c 'case_one "$@"' _ {}
 
 JOINT_ORACLE=cbc JOINT_ORACLE_DIR="$DIR" JOINT_SUITE_ONLY="$ONLY" JOINT_ORACLE_STORE="${STORE:-}" \
 	go test ./audit/suppress -run '^TestJointOracleCBC$' -count=1 -timeout 60m -v | grep -v '^=== RUN'
