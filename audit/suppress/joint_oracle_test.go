@@ -791,7 +791,8 @@ func readCBC(logPath, solPath string) (cbcRun, error) {
 		return r, err
 	}
 	lines := strings.Split(string(sb), "\n")
-	if len(lines) == 0 || strings.Contains(strings.ToLower(lines[0]), "no feasible") || strings.Contains(strings.ToLower(lines[0]), "infeasible") || !haveObj {
+	head := strings.ToLower(lines[0])
+	if strings.Contains(head, "no feasible") || strings.Contains(head, "no integer solution") || strings.Contains(head, "infeasible") || !haveObj {
 		r.status = "none"
 		return r, nil
 	}

@@ -620,3 +620,75 @@ func cbcCase(o *orTable, base string) (jointOracleResult, error) {
 	}
 	return cbcResult(o, &in, mg)
 }
+
+// TestReadCBC: the script's reading of CBC 2.10's output (no CBC
+// needed): the 3x3 case solved (the two corners, 600, proven,
+// attacked by gonum), a pattern that does not protect (refused), an
+// objective that is not the cells' cost (refused), the presolve's
+// infeasibility, a run stopped without a pattern (bound only: refused).
+func TestReadCBC(t *testing.T) {
+	tb, opt := suiteCase{name: "3x3-diagonal"}.build()
+	o := newOrTable(tb, opt.Hierarchies, 0.10)
+	dir := t.TempDir()
+	write := func(name, log, sol string) string {
+		base := filepath.Join(dir, name)
+		if err := os.WriteFile(base+".log", []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(base+".sol", []byte(sol), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return base
+	}
+	optimal := "Cbc0001I Search completed\n\nResult - Optimal solution found\n\nObjective value:                600.00000000\nEnumerated nodes:               0\n"
+	read := func(base string) cbcRun {
+		r, err := readCBC(base+".log", base+".sol")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// y1 and y4: the corners [d0_0 d1_1] and [d0_1 d1_0] (300 each).
+	good := write("good", optimal, "Optimal - objective value 600.00000000\n      0 y1                     1                     300\n      1 y2                     0                     150\n      2 y4                     1                     300\n      7 f0_0                  10                       0\n")
+	r := read(good)
+	res, err := cbcResult(o, &r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Best != 600 || res.Bound != 600 || !res.Proven || !res.Interior || !slices.Equal(res.Cells, []int{1, 4}) || res.Source != "cbc" {
+		t.Errorf("solved: %+v", res)
+	}
+	// y1 alone: the second primary's rectangle is open.
+	bad := write("bad", strings.Replace(optimal, "600.", "300.", 1), "Optimal - objective value 300.00000000\n      0 y1                     1                     300\n")
+	r = read(bad)
+	if _, err := cbcResult(o, &r, nil); err == nil || !strings.Contains(err.Error(), "gonum") {
+		t.Errorf("an unprotected pattern: %v", err)
+	}
+	wrong := write("wrong", strings.Replace(optimal, "600.", "500.", 1), "Optimal - objective value 500.00000000\n      0 y1                     1                     300\n      2 y4                     1                     300\n")
+	r = read(wrong)
+	if _, err := cbcResult(o, &r, nil); err == nil || !strings.Contains(err.Error(), "objective") {
+		t.Errorf("the objective is not the cells' cost: %v", err)
+	}
+	inf := write("inf", "integerTolerance was changed from 1e-07 to 1e-09\nProblem is infeasible - 0.00 seconds\n", "Infeasible - objective value 0.00000000\n")
+	if r := read(inf); r.status != "infeasible" {
+		t.Errorf("presolve infeasible: %+v", r)
+	}
+	if _, err := cbcResult(o, &cbcRun{status: "infeasible"}, nil); err == nil {
+		t.Error("no interior pattern and no model with margins: no error")
+	}
+	none := write("none", "Result - Stopped on time limit\n\nLower bound:                    279.700\n", "Stopped on time (no integer solution - continuous used) - objective value 279.70000000\n")
+	r = read(none)
+	if r.status != "none" || r.lowerBound != 279.7 {
+		t.Errorf("stopped without a pattern: %+v", r)
+	}
+	if _, err := cbcResult(o, &r, nil); err == nil {
+		t.Error("stopped without a pattern: no error")
+	}
+	// Stopped with a pattern: unproven, the bound rounded up.
+	stopped := write("stopped", "Result - Stopped on time limit\n\nObjective value:                600.00000000\nLower bound:                    529.811\nGap:                            0.13\n", "Stopped on time - objective value 600.00000000\n      0 y1                     1                     300\n      2 y4                     1                     300\n")
+	r = read(stopped)
+	res, err = cbcResult(o, &r, nil)
+	if err != nil || res.Proven || res.Bound != 530 || res.Best != 600 {
+		t.Errorf("stopped: %+v, %v", res, err)
+	}
+}
