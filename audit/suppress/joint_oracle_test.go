@@ -23,10 +23,14 @@ package suppress
 // when the tree is exhausted) or the best pattern and a bound.
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -451,6 +455,11 @@ type jointOracleResult struct {
 	// Interior: an interior pattern exists (the oracle then solved the
 	// interior-only problem, as the default margin weight 0 asks).
 	Interior bool `json:"interior"`
+	// Source: "cbc" when computed by CBC (bench/joint_oracle_cbc.sh),
+	// "zero" when gonum's attack finds the primaries alone protected,
+	// "bb+cbc" for this file's pattern with the better of its bound and
+	// CBC's, empty for this file's branch-and-bound alone.
+	Source string `json:"source,omitempty"`
 }
 
 // solveOracle finds the cheapest pattern of the candidates (interior
@@ -589,4 +598,276 @@ func oracleProtected(o *orTable, sup []bool) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// The second oracle: the compact Fischetti-Salazar model of an orTable,
+// written in CPLEX LP format for an external MIP solver (CBC, run by
+// bench/joint_oracle_cbc.sh; never by a test). One flow per commodity
+// (primary p, side s): f^k_i for every candidate cell and every primary,
+// Σ_i a_ri·f^k_i = 0 for every relation r, −x_i·y_i ≤ f^k_i ≤ M·y_i on
+// the candidates, −x_p ≤ f^k_p ≤ M on the primaries (suppressed), and
+// s·f^k_p ≥ level on the commodity's own primary; minimise Σ x_i·y_i
+// over the candidates (the primaries are fixed, as in solveOracle).
+// Cells that are neither candidates nor primaries are published: their
+// flow is 0 and they leave the relations.
+//
+// M: without margins the grand total is published, every cell is a
+// sub-sum of it over nonnegative cells, so no cell can rise above it and
+// M = the grand total is exact. With margins (only when no interior
+// pattern exists) M = the sum of all cell values; an unbounded
+// deviation reaches any level through the cells of one leaf and its
+// aggregates (each moving by the level alone), a bounded one is no
+// larger than a vertex of the intruder's polyhedron, taken here to be
+// within that sum. Every pattern CBC returns is attacked again by gonum
+// (oracleProtected, with no M) before it is stored.
+func writeCBCModel(w io.Writer, o *orTable, margins bool) (ncand int, err error) {
+	bw := bufio.NewWriter(w)
+	prim := make([]bool, o.n)
+	for _, p := range o.prim {
+		prim[p] = true
+	}
+	cand := make([]bool, o.n)
+	varCell := make([]bool, o.n)
+	for i := range o.n {
+		cand[i] = !prim[i] && (margins || !o.margin[i])
+		varCell[i] = cand[i] || prim[i]
+		if cand[i] {
+			ncand++
+		}
+	}
+	bigM := 0.0
+	if margins {
+		for _, v := range o.val {
+			bigM += v
+		}
+	} else {
+		for i := range o.n {
+			if o.margin[i] {
+				bigM = math.Max(bigM, o.val[i]) // the grand total: the largest margin
+			}
+		}
+		if bigM == 0 {
+			for _, v := range o.val {
+				bigM += v
+			}
+		}
+	}
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	line := 0
+	term := func(s string) {
+		// CoinLpIO reads tokens: wrap long rows for readability only.
+		if line >= 8 {
+			bw.WriteString("\n  ")
+			line = 0
+		}
+		bw.WriteString(s)
+		line++
+	}
+	fmt.Fprintf(bw, "\\ compact Fischetti-Salazar model, %d cells, %d primaries, margins %v, M %s\nMinimize\n obj:", o.n, len(o.prim), margins, num(bigM))
+	line = 0
+	first := true
+	for i := range o.n {
+		if cand[i] {
+			term(fmt.Sprintf(" + %s y%d", num(o.val[i]), i))
+			first = false
+		}
+	}
+	if first {
+		bw.WriteString(" 0 y_none")
+	}
+	bw.WriteString("\nSubject To\n")
+	coms := o.coms()
+	for k, c := range coms {
+		for r, rel := range o.rels {
+			nt := 0
+			for _, t := range rel {
+				if varCell[t.cell] {
+					nt++
+				}
+			}
+			if nt == 0 {
+				continue
+			}
+			fmt.Fprintf(bw, " r%d_%d:", k, r)
+			line = 0
+			for _, t := range rel {
+				if varCell[t.cell] {
+					term(fmt.Sprintf(" + %s f%d_%d", num(t.coef), k, t.cell))
+				}
+			}
+			bw.WriteString(" = 0\n")
+		}
+		for i := range o.n {
+			if !cand[i] {
+				continue
+			}
+			fmt.Fprintf(bw, " lo%d_%d: f%d_%d + %s y%d >= 0\n", k, i, k, i, num(o.val[i]), i)
+			fmt.Fprintf(bw, " up%d_%d: f%d_%d - %s y%d <= 0\n", k, i, k, i, num(bigM), i)
+		}
+		_ = c
+	}
+	bw.WriteString("Bounds\n")
+	if first {
+		bw.WriteString(" y_none = 0\n")
+	}
+	for k, c := range coms {
+		for i := range o.n {
+			switch {
+			case cand[i]:
+				fmt.Fprintf(bw, " f%d_%d free\n", k, i)
+			case prim[i] && i == c.p && c.sign > 0:
+				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(c.level), k, i, num(bigM))
+			case prim[i] && i == c.p:
+				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(-o.val[i]), k, i, num(-c.level))
+			case prim[i]:
+				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(-o.val[i]), k, i, num(bigM))
+			}
+		}
+	}
+	if ncand > 0 {
+		bw.WriteString("Binaries\n")
+		line = 0
+		for i := range o.n {
+			if cand[i] {
+				term(fmt.Sprintf(" y%d", i))
+			}
+		}
+		bw.WriteString("\n")
+	}
+	bw.WriteString("End\n")
+	return ncand, bw.Flush()
+}
+
+// cbcRun is what bench/joint_oracle_cbc.sh left of one CBC run: its log
+// (stdout) and its solution file.
+type cbcRun struct {
+	status     string // optimal, stopped, infeasible, none (stopped without a pattern)
+	objective  float64
+	lowerBound float64
+	cells      []int // y = 1
+}
+
+// readCBC parses CBC 2.10's log ("Result - ...", "Objective value:",
+// "Lower bound:") and solution file (rows "index name value reduced").
+func readCBC(logPath, solPath string) (cbcRun, error) {
+	var r cbcRun
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		return r, err
+	}
+	result := ""
+	haveBound, haveObj := false, false
+	for _, ln := range strings.Split(string(b), "\n") {
+		ln = strings.TrimSpace(ln)
+		switch {
+		case strings.HasPrefix(ln, "Problem is infeasible"): // the presolve's
+			result = "infeasible"
+		case strings.HasPrefix(ln, "Result - "):
+			result = strings.TrimPrefix(ln, "Result - ")
+		case strings.HasPrefix(ln, "Objective value:"):
+			_, err := fmt.Sscan(strings.TrimPrefix(ln, "Objective value:"), &r.objective)
+			haveObj = err == nil
+		case strings.HasPrefix(ln, "Lower bound:"):
+			_, err := fmt.Sscan(strings.TrimPrefix(ln, "Lower bound:"), &r.lowerBound)
+			haveBound = err == nil
+		}
+	}
+	lr := strings.ToLower(result)
+	switch {
+	case result == "":
+		return r, fmt.Errorf("%s: no \"Result - \" line (did CBC finish?)", logPath)
+	case strings.Contains(lr, "infeasible"):
+		r.status = "infeasible"
+		return r, nil
+	case strings.HasPrefix(lr, "optimal solution found"):
+		r.status = "optimal"
+	case strings.HasPrefix(lr, "stopped"):
+		r.status = "stopped"
+	default:
+		return r, fmt.Errorf("%s: unknown result %q", logPath, result)
+	}
+	sb, err := os.ReadFile(solPath)
+	if err != nil {
+		return r, err
+	}
+	lines := strings.Split(string(sb), "\n")
+	head := strings.ToLower(lines[0])
+	if strings.Contains(head, "no feasible") || strings.Contains(head, "no integer solution") || strings.Contains(head, "infeasible") || !haveObj {
+		r.status = "none"
+		return r, nil
+	}
+	for _, ln := range lines[1:] {
+		fs := strings.Fields(ln)
+		if len(fs) < 3 || !strings.HasPrefix(fs[1], "y") || fs[1] == "y_none" {
+			continue
+		}
+		v, err := strconv.ParseFloat(fs[2], 64)
+		if err != nil {
+			return r, fmt.Errorf("%s: %q: %v", solPath, ln, err)
+		}
+		if v > 0.5 {
+			i, err := strconv.Atoi(fs[1][1:])
+			if err != nil {
+				return r, fmt.Errorf("%s: %q: %v", solPath, ln, err)
+			}
+			r.cells = append(r.cells, i)
+		}
+	}
+	if r.status == "optimal" && !haveBound {
+		r.lowerBound = r.objective
+	}
+	return r, nil
+}
+
+// cbcResult turns CBC's runs of a case (the interior model, and the
+// model with margins when the interior one is infeasible) into the
+// oracle's result, after gonum attacked the pattern (no big-M there).
+// The costs are integers, so the bound is rounded up.
+func cbcResult(o *orTable, interior, withMargins *cbcRun) (jointOracleResult, error) {
+	run := interior
+	res := jointOracleResult{Interior: true, Source: "cbc"}
+	switch interior.status {
+	case "infeasible":
+		if withMargins == nil {
+			return res, fmt.Errorf("no interior pattern: the model with margins is needed")
+		}
+		res.Interior = false
+		run = withMargins
+	case "none":
+		return res, fmt.Errorf("CBC stopped without an interior pattern and without proving there is none")
+	}
+	switch run.status {
+	case "infeasible":
+		return res, fmt.Errorf("CBC: no pattern at all")
+	case "none":
+		return res, fmt.Errorf("CBC stopped without a pattern")
+	}
+	sup := make([]bool, o.n)
+	for _, p := range o.prim {
+		sup[p] = true
+	}
+	for _, i := range run.cells {
+		if i < 0 || i >= o.n {
+			return res, fmt.Errorf("cell %d out of range", i)
+		}
+		sup[i] = true
+		res.Best += o.val[i]
+		if o.margin[i] {
+			res.Totals++
+		}
+	}
+	res.Cells = slices.Clone(run.cells)
+	slices.Sort(res.Cells)
+	if math.Abs(res.Best-run.objective) > 1e-6*math.Max(1, res.Best) {
+		return res, fmt.Errorf("the pattern's cells cost %v, CBC's objective %v", res.Best, run.objective)
+	}
+	if ok, why := oracleProtected(o, sup); !ok {
+		return res, fmt.Errorf("gonum's attack on CBC's pattern: %s", why)
+	}
+	res.Proven = run.status == "optimal"
+	res.Bound = math.Min(res.Best, math.Ceil(run.lowerBound-1e-6*math.Max(1, math.Abs(run.lowerBound))))
+	if res.Proven {
+		res.Bound = res.Best
+	}
+	return res, nil
 }
