@@ -59,20 +59,16 @@ var jointSuite = []suiteCase{
 	{name: "8x6x5-3", sizes: []int{8, 6, 5}, share: 0.03, seed: 26, heavy: true},
 	{name: "h8/3x5-10", leaves: 8, groups: 3, sizes: []int{5}, share: 0.1, seed: 30, heavy: true},
 	{name: "h12/4x6-5", leaves: 12, groups: 4, sizes: []int{6}, share: 0.05, seed: 31, heavy: true},
+	{name: "h9/3x3x3-10", leaves: 9, groups: 3, sizes: []int{3, 3}, share: 0.1, seed: 32, heavy: true},
 	{name: "h20/5x10-3", leaves: 20, groups: 5, sizes: []int{10}, share: 0.03, seed: 33, heavy: true},
 }
 
 // jointSuiteOff are tables with a stored oracle result that
 // TestJointSuite leaves out because the product fails a check on them
-// (measured with bench/joint_oracle_cbc.sh's results, 2026-11-27):
-//   - h9/3x3x3-10 (208 cells, 9 primaries): cost 2,306 (joint), lower
-//     bound 1,903; CBC's best 2,272, bound 2,053 (ratio 1.015, within the
-//     targets), but the pattern leaves the secondary cell [a2 b0_1 b1_1]
-//     (value 34) exactly disclosed: the product's own audit and gonum's
-//     both find [34, 34], so the audit needs a person.
-var jointSuiteOff = []suiteCase{
-	{name: "h9/3x3x3-10", leaves: 9, groups: 3, sizes: []int{3, 3}, share: 0.1, seed: 32, heavy: true},
-}
+// (none now; h9/3x3x3-10 was here: its joint pattern left the secondary
+// cell [a2 b0_1 b1_1] (value 34) exactly disclosed, so the audit needed a
+// person; protectBest now publishes such cells, patternOffers.add).
+var jointSuiteOff = []suiteCase{}
 
 // jointSuitePending are tables whose oracle result is not stored yet
 // (the oracle, gonum's dense simplex in a branch-and-bound, needs minutes

@@ -210,6 +210,21 @@ func (po *patternOffers) add(name string, r audit.SuppressionRun) error {
 		if err != nil {
 			return err
 		}
+		if po.publishDetermined(iv) {
+			// Secondary cells the audit finds exactly disclosed are
+			// published: their value follows from the published cells, so
+			// publishing them changes no interval, and the pattern costs
+			// less. Audited again, not assumed.
+			if iv, bad, err = unprotectedPrimaries(po.ctx, t, po.auditOpt()); err != nil {
+				return err
+			}
+			c.sup, c.cost, c.plain = po.supNow(), po.costOf(), addedCost(t, po.orig, sp.cost)
+			c.totals = false
+			for i, cell := range t.Cells {
+				c.totals = c.totals || cell.Status == audit.StatusSecondary && po.orig.cells[i].status != audit.StatusSecondary && po.margin[i]
+			}
+			c.totals = c.totals && po.opt.MarginWeight == 0
+		}
 		c.iv, c.bad = iv, bad
 	}
 	c.state = snapshot(t)
@@ -218,6 +233,36 @@ func (po *patternOffers) add(name string, r audit.SuppressionRun) error {
 	copy(sp.sup, po.origSup)
 	sp.out = nil
 	return nil
+}
+
+// publishDetermined publishes again the cells the offered pattern made
+// secondary that its audit iv finds exactly disclosed (restoring them as
+// they were before protect); it reports whether there were any. A cell
+// whose value the published cells determine adds no information when
+// published, so every interval stays as it was: such a cell costs and
+// protects nothing, and an audit that finds it exactly disclosed sends
+// the table to a person.
+func (po *patternOffers) publishDetermined(iv *audit.Intervals) bool {
+	t := po.t
+	var exact map[string]bool
+	for _, c := range iv.Cells {
+		if c.Exact && c.Status == audit.StatusSecondary {
+			if exact == nil {
+				exact = map[string]bool{}
+			}
+			exact[t.KeyString(c.Key)] = true
+		}
+	}
+	changed := false
+	for i, cell := range t.Cells {
+		cs := po.orig.cells[i]
+		if cell.Status != audit.StatusSecondary || cs.status == audit.StatusSecondary || !exact[t.KeyString(cell.Key)] {
+			continue
+		}
+		cell.Status, cell.Findings, cell.Notes = cs.status, slices.Clone(cs.findings), slices.Clone(cs.notes)
+		changed = true
+	}
+	return changed
 }
 
 // joint runs the joint search from the patterns offered (the cheapest
