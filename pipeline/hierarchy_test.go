@@ -228,8 +228,17 @@ func TestParentColumnErrors(t *testing.T) {
 // its children in each dimension, values non-negative. Every primary cell
 // the audit calls protected must reach its protection levels in the
 // independent intervals too.
+//
+// Under the race detector only hrc.yaml: parents.yaml has the same records
+// and hierarchy, which reach secondary suppression the same way (the
+// table's Hierarchies, whose cells TestMicrodataHierarchyCells checks for
+// both), so its run repeats the same suppression and LP.
 func TestHierarchySuppressionAudit(t *testing.T) {
-	for _, tc := range []struct{ cfg, data string }{{"hrc.yaml", "records.csv"}, {"parents.yaml", "records_parents.csv"}} {
+	cases := []struct{ cfg, data string }{{"hrc.yaml", "records.csv"}, {"parents.yaml", "records_parents.csv"}}
+	if raceEnabled {
+		cases = cases[:1]
+	}
+	for _, tc := range cases {
 		t.Run(tc.cfg, func(t *testing.T) { checkHierAudit(t, tc.cfg, tc.data) })
 	}
 }
