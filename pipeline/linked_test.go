@@ -369,7 +369,7 @@ const linkSeeds = 6
 // TestJointAttackBreaksApartProtection: 1 to linkSeeds, and under the race
 // detector 2, 3 and 4. Those three still give 132 primary cells and 41
 // shared cell copies linked (both bounds 30), seeds 3 and 4 the only
-// releases with secondary margin cells (4 and 13), and every
+// ones with secondary margin cells (21: 4, then 4 and 13), and every
 // three-table release of them is broken when protected apart (weak 4, 1,
 // 4), the two-table ones never (as with every seed): each assertion
 // still decides on them.
