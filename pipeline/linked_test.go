@@ -390,6 +390,25 @@ func reduceRows(t testing.TB, rows [][]*big.Rat, n int) [][]*big.Rat {
 // linkSeeds is the number of generated microdata files per release shape.
 const linkSeeds = 6
 
+// linkedSeeds are the seeds of TestLinkedReleasesResistJointAttack and
+// TestJointAttackBreaksApartProtection: 1 to linkSeeds, and under the race
+// detector 2, 3 and 4. Those three still give 132 primary cells and 41
+// shared cell copies linked (both bounds 30), seeds 3 and 4 the only
+// ones with secondary margin cells (21: 4, then 4 and 13), and every
+// three-table release of them is broken when protected apart (weak 4, 1,
+// 4), the two-table ones never (as with every seed): each assertion
+// still decides on them.
+func linkedSeeds() []uint64 {
+	if raceEnabled {
+		return []uint64{2, 3, 4}
+	}
+	var s []uint64
+	for seed := uint64(1); seed <= linkSeeds; seed++ {
+		s = append(s, seed)
+	}
+	return s
+}
+
 var releaseShapes = [][][]string{
 	{{"region", "sector"}, {"region", "size"}},
 	{{"region", "sector"}, {"region", "size"}, {"district", "sector"}},
@@ -401,7 +420,7 @@ var releaseShapes = [][][]string{
 // primary cell below its levels, and every shared cell has one status.
 func TestLinkedReleasesResistJointAttack(t *testing.T) {
 	prim, shared, suppressedShared := 0, 0, 0
-	for seed := uint64(1); seed <= linkSeeds; seed++ {
+	for _, seed := range linkedSeeds() {
 		for _, shape := range releaseShapes {
 			dir := t.TempDir()
 			path, parent := firmRelease(t, dir, seed)
@@ -442,7 +461,7 @@ func TestLinkedReleasesResistJointAttack(t *testing.T) {
 // catch what linking prevents.
 func TestJointAttackBreaksApartProtection(t *testing.T) {
 	bad := 0
-	for seed := uint64(1); seed <= linkSeeds; seed++ {
+	for _, seed := range linkedSeeds() {
 		for _, shape := range releaseShapes {
 			dir := t.TempDir()
 			path, parent := firmRelease(t, dir, seed)
@@ -456,7 +475,7 @@ func TestJointAttackBreaksApartProtection(t *testing.T) {
 	if bad == 0 {
 		t.Fatal("no release protected apart is broken by the joint attack")
 	}
-	t.Logf("%d of %d releases protected apart are broken", bad, linkSeeds*len(releaseShapes))
+	t.Logf("%d of %d releases protected apart are broken", bad, len(linkedSeeds())*len(releaseShapes))
 }
 
 // TestLinkedNoSharedCellsIdentical: tables that share no cells (different

@@ -202,8 +202,7 @@ func (j *jointAttack) interval(year int, key string) (lo, hi float64) {
 // protection levels.
 func TestPreviousJointAttack(t *testing.T) {
 	y1, y2 := panelYears(panelFirms, panelRegions, panelSectors, 2)
-	first, dir1 := runPanel(t, y1, "y1", "")
-	kept, _ := runPanel(t, y2, "y2", dir1)
+	first, kept := panelRuns(t, 2, y1, y2) // shared with TestPreviousKeepsPatternStable
 	j := newJointAttack(t, first, kept)
 	checked := 0
 	for _, a := range kept.Audit.Cells {

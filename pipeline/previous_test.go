@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -69,7 +70,57 @@ func runPanel(t *testing.T, data, name, previous string) (*audit.Table, string) 
 // The panels: their size keeps each panel's three runs within seconds
 // (the secondary suppression of a table with many primary cells is
 // slow); three seeds, since one panel flips only a few cells.
-var panelFirms, panelRegions, panelSectors, panelSeeds = 4000, 6, 6, []uint64{1, 2, 7}
+var panelFirms, panelRegions, panelSectors = 4000, 6, 6
+
+// panelSeeds are the seeds of TestPreviousKeepsPatternStable: 1, 2 and 7
+// (their independent runs flip 2, 11 and 5 cells, --previous 0, 4 and
+// 0). Under the race detector seed 1 is left out, the panel that flips
+// least: seeds 2 and 7 alone still flip 16 cells independently and 4
+// with --previous, so both of the test's bounds (at least 10; at most a
+// third) still decide.
+func panelSeeds() []uint64 {
+	if raceEnabled {
+		return []uint64{2, 7}
+	}
+	return []uint64{1, 2, 7}
+}
+
+// panelPair is a panel's first year run alone and its second year run
+// with --previous of the first.
+type panelPair struct{ first, kept *audit.Table }
+
+// panelShared holds a pair computed by one of TestPreviousJointAttack and
+// TestPreviousKeepsPatternStable (both use seed 2) until the other takes
+// it: the pair's two secondary suppressions run once per pass of the
+// two tests, not twice (go test -count=2 still runs them once per pass).
+var panelShared struct {
+	sync.Mutex
+	m map[uint64]panelPair
+}
+
+// panelRuns returns seed's pair: the one the other test left, taken so
+// that it is used once, or computed here and left for the other test.
+// Sharing is sound because a run's output depends on its input only
+// (same input, same bytes); the tables are only read.
+func panelRuns(t *testing.T, seed uint64, y1, y2 string) (first, kept *audit.Table) {
+	t.Helper()
+	panelShared.Lock()
+	p, ok := panelShared.m[seed]
+	delete(panelShared.m, seed)
+	panelShared.Unlock()
+	if ok {
+		return p.first, p.kept
+	}
+	first, dir1 := runPanel(t, y1, "y1", "")
+	kept, _ = runPanel(t, y2, "y2", dir1)
+	panelShared.Lock()
+	if panelShared.m == nil {
+		panelShared.m = map[uint64]panelPair{}
+	}
+	panelShared.m[seed] = panelPair{first, kept}
+	panelShared.Unlock()
+	return first, kept
+}
 
 // TestPreviousKeepsPatternStable: on a generated two-year panel, the
 // cells that are primary in neither year and flip between published and
@@ -77,7 +128,7 @@ var panelFirms, panelRegions, panelSectors, panelSeeds = 4000, 6, 6, []uint64{1,
 // runs give; every change is listed with why.
 func TestPreviousKeepsPatternStable(t *testing.T) {
 	fi, fk := 0, 0
-	for _, seed := range panelSeeds {
+	for _, seed := range panelSeeds() {
 		i, k := panelFlips(t, seed)
 		t.Logf("seed %d: cells primary in neither year that flip: independent %d, with --previous %d", seed, i, k)
 		fi, fk = fi+i, fk+k
@@ -95,9 +146,8 @@ func TestPreviousKeepsPatternStable(t *testing.T) {
 func panelFlips(t *testing.T, seed uint64) (indepFlips, keptFlips int) {
 	t.Helper()
 	y1, y2 := panelYears(panelFirms, panelRegions, panelSectors, seed)
-	first, dir1 := runPanel(t, y1, "y1", "")
+	first, kept := panelRuns(t, seed, y1, y2)
 	indep, _ := runPanel(t, y2, "y2", "")
-	kept, _ := runPanel(t, y2, "y2", dir1)
 	flips := func(a, b *audit.Table) int {
 		sa, sb := statusMap(a), statusMap(b)
 		n := 0

@@ -168,12 +168,18 @@ func gonumCertify(t testing.TB, s *structure, sup []bool, p int, opt Options, k 
 // suppressed cells).
 func protectLarge(t *testing.T, tb *audit.Table, opt Options, certify bool) {
 	t.Helper()
-	ctx := context.Background()
 	t0 := time.Now()
-	if _, err := Protect(ctx, tb, opt); err != nil {
+	if _, err := Protect(context.Background(), tb, opt); err != nil {
 		t.Fatal(err)
 	}
-	ds := time.Since(t0)
+	checkLarge(t, tb, opt, certify, time.Since(t0))
+}
+
+// checkLarge is protectLarge's checks of tb, protected with opt in ds;
+// it returns the audit (Audit's) it checked.
+func checkLarge(t *testing.T, tb *audit.Table, opt Options, certify bool, ds time.Duration) audit.Intervals {
+	t.Helper()
+	ctx := context.Background()
 	res, err := Audit(ctx, tb, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -235,6 +241,7 @@ func protectLarge(t *testing.T, tb *audit.Table, opt Options, certify bool) {
 		t.Errorf("table warning: %s", w)
 	}
 	t.Logf("%d cells, %d primary, %d secondary; suppression %v (audit not timed here)", len(tb.Cells), nprim, nsec, ds.Round(time.Millisecond))
+	return res
 }
 
 // TestLPMethodLargeTable runs the lp method on tables above its old

@@ -279,10 +279,15 @@ func TestAgainstBruteForce(t *testing.T) {
 // TestOffScaleAgainstBruteForce compares the solver with brute force on
 // published means, medians and SDs inside, on and outside the scale, under
 // all four roundings (issue 10 item 3: a mean or median above the scale was
-// clamped onto it). Fixed seeds; brute force enumerates every multiset.
+// clamped onto it). Fixed seeds (one under the race detector: see
+// race_on_test.go); brute force enumerates every multiset.
 func TestOffScaleAgainstBruteForce(t *testing.T) {
 	rounds := []Rounding{HalfUp, HalfEven, Closed, Exact}
-	for seed := uint64(1); seed <= 4; seed++ {
+	seeds := uint64(4)
+	if raceEnabled {
+		seeds = 1
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 10))
 		for i := range 150 {
 			req := offScaleRequest(rng, rounds[i%4])
