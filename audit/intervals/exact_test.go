@@ -97,14 +97,23 @@ func TestAuditIdenticalAtAnyWorkers(t *testing.T) {
 // determined and exact (not approximate), each interval equal to the
 // certified optimum (certifiedIntervals: gonum's LU proves each bound by
 // weak duality) within 1e-7 of the table's largest value, on a sample of at
-// least 200 cells.
+// least 200 cells. The 30 x 20 x 8 table at 20% (one component of 722
+// cells) left 116 cells undetermined with the exact bounds' budget of
+// before (20,000 iterations per component, no bulk phase); the bulk
+// phase (sparseRun.bulk) and the budgets of now settle every cell. Under
+// the race detector the 20 x 15 x 8 tables only.
 func TestAuditReceivedExactAgainstOracle(t *testing.T) {
-	for _, tc := range []struct {
+	cases := []struct {
 		share float64
 		seed  uint64
-	}{{0.1, 5}, {0.2, 6}} {
-		t.Run(fmt.Sprintf("%gpct", tc.share*100), func(t *testing.T) {
-			tb := receivedTable(tc.seed, []int{20, 15, 8}, tc.share)
+		sizes []int
+	}{{0.1, 5, []int{20, 15, 8}}, {0.2, 6, []int{20, 15, 8}}, {0.2, 6, []int{30, 20, 8}}}
+	if tabletest.RaceEnabled {
+		cases = cases[:2]
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%v-%gpct", tc.sizes, tc.share*100), func(t *testing.T) {
+			tb := receivedTable(tc.seed, tc.sizes, tc.share)
 			s, err := newStructure(tb, Options{Role: "total"})
 			if err != nil {
 				t.Fatal(err)
@@ -114,7 +123,11 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 			if res.Undetermined != 0 || res.Approximate != 0 {
 				t.Fatalf("%d undetermined, %d approximate of %d; warnings %q", res.Undetermined, res.Approximate, len(res.Cells), res.Warnings)
 			}
-			lo, hi := certifiedIntervals(t, tb, tol)
+			// Every cell of the small tables, every fourth of the large
+			// one (the oracle's dense LU per bound dominates the time).
+			every := 1 + len(res.Cells)/500*3
+			sample := func(i int) bool { return i%every == 0 }
+			lo, hi := certifiedSample(t, tb, tol, sample)
 			index := map[string]int{}
 			for i, c := range tb.Cells {
 				index[tabletest.JoinKey(c.Key)] = i
@@ -122,6 +135,9 @@ func TestAuditReceivedExactAgainstOracle(t *testing.T) {
 			compared, bad := 0, 0
 			for _, r := range res.Cells {
 				i := index[tabletest.JoinKey(r.Key)]
+				if !sample(i) {
+					continue
+				}
 				wlo, whi := lo[i], hi[i]
 				compared++
 				if math.Abs(r.Lo-wlo) > tol || math.Abs(r.Hi-whi) > tol {
