@@ -69,6 +69,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 		env.iv.bulkIters += biters
 		env.mu.Unlock()
 		if err != nil {
+			r.finish(comp) // the bounds found before the stop stand
 			return r.lps, err
 		}
 		if blps > 0 {

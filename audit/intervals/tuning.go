@@ -51,9 +51,9 @@ func DefaultTuning() Tuning {
 		Sparse:         true,
 		NbhdRounds:     []NbhdRound{{50, 450}, {15, 1200}},
 		ExactIters:     1000,
-		ExactBudget:    400000,
+		ExactBudget:    300000,
 		Phase1Iters:    40000,
-		BulkIters:      400000,
+		BulkIters:      300000,
 	}
 }
 
