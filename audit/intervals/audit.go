@@ -141,8 +141,13 @@ type intervalSet struct {
 	warnings []string
 	// stats
 	components, largest, lps, witnessed int
-	// sparse counts the cells given to the sparse whole-component LP.
-	sparse int
+	// sparse counts the cells given to the sparse whole-component LP;
+	// bulkLPs and bulkIters the LPs and simplex iterations of its bulk
+	// phase (sparseRun.bulk).
+	sparse, bulkLPs, bulkIters int
+	// chunkIters counts the simplex iterations of the sparse LP's
+	// chunks (one LP per cell side).
+	chunkIters int
 }
 
 // settled reports whether cell i's verdict is proven: exact, protected by

@@ -11,10 +11,15 @@ import (
 var (
 	ReceivedTable = receivedTable
 	BenchTuning   = benchTuning
+	BenchLimit    = benchLimit
 )
 
-// CertifiedIntervals is certifiedIntervals (oracle_test.go).
-var CertifiedIntervals = certifiedIntervals
+// CertifiedIntervals is certifiedIntervals and CertifiedSample
+// certifiedSample (oracle_test.go).
+var (
+	CertifiedIntervals = certifiedIntervals
+	CertifiedSample    = certifiedSample
+)
 
 // SparseCells audits the pattern of tb with exact bounds, as Audit does,
 // and returns how many cells went through the sparse LP.

@@ -476,6 +476,11 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	}
 	lps, err := s.sparseComponent(ctx, comp, targets, env, workers, x0)
 	if err != nil && !errors.Is(err, errSparse) {
+		for _, i := range comp {
+			if iv.undet[i] {
+				settle(i) // stopped (ctx): what was proven by then stands
+			}
+		}
 		return lps, err
 	}
 	open = open[:0]
@@ -519,6 +524,17 @@ func (s *structure) solveUnknown(ctx context.Context, comp []int, env *auditEnv,
 	iv.sparse += len(targets)
 	env.mu.Unlock()
 	lps, err := s.sparseComponent(ctx, comp, targets, env, workers, nil)
+	if err != nil && !errors.Is(err, errSparse) {
+		// Stopped (ctx): the cells whose bounds were reached by then are
+		// exact; the others report their outer bounds (value unknown).
+		for _, i := range targets {
+			if iv.exactBounds(i) {
+				iv.undet[i] = false
+			} else {
+				iv.lo[i], iv.hi[i] = iv.olo[i], iv.ohi[i]
+			}
+		}
+	}
 	if err != nil {
 		if errors.Is(err, errSparse) {
 			env.warn(fmt.Sprintf("interval audit: the LP of %d linked suppressed cells around %s failed (%v); their verdicts are undetermined (outer bounds reported)",

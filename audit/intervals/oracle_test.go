@@ -78,6 +78,13 @@ func oracleTable(seed uint64, sizes []int, share float64) *audit.Table {
 // bounded (the tables here publish their margins).
 func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[int]float64) {
 	t.Helper()
+	return certifiedSample(t, tb, tol, nil)
+}
+
+// certifiedSample is certifiedIntervals for the suppressed cells i with
+// want(i) (nil: every one).
+func certifiedSample(t testing.TB, tb *audit.Table, tol float64, want func(i int) bool) (lo, hi map[int]float64) {
+	t.Helper()
 	ctx := context.Background()
 	s, err := newStructure(tb, Options{})
 	if err != nil {
@@ -163,6 +170,9 @@ func certifiedIntervals(t testing.TB, tb *audit.Table, tol float64) (lo, hi map[
 		c := make([]float64, n)
 		B := mat.NewDense(m, m, nil)
 		for l, i := range block {
+			if want != nil && !want(i) {
+				continue
+			}
 			for _, max := range []bool{false, true} {
 				v, err := sv.Optimize(ctx, l, max)
 				if err != nil || math.IsInf(v, 0) {

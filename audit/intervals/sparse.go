@@ -61,6 +61,23 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 		return 0, err
 	}
 	r := newSparseRun(s, comp, targets, local, env, base, x0)
+	if env.exact || x0 == nil {
+		blps, biters, err := r.bulk(ctx, comp, workers)
+		r.lps += blps
+		env.mu.Lock()
+		env.iv.bulkLPs += blps
+		env.iv.bulkIters += biters
+		env.mu.Unlock()
+		if err != nil {
+			r.finish(comp) // the bounds found before the stop stand
+			return r.lps, err
+		}
+		if blps > 0 {
+			copy(r.alo, r.slo)
+			copy(r.ahi, r.shi)
+			r.dropSettled()
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
 	parts := chunks(len(r.tl), exactChunk)
@@ -71,6 +88,9 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	}
 	werr := g.Wait()
 	r.finish(comp)
+	env.mu.Lock()
+	env.iv.chunkIters += r.iters
+	env.mu.Unlock()
 	if werr != nil {
 		return r.lps, werr
 	}
@@ -133,6 +153,8 @@ type sparseRun struct {
 	alo, ahi, aolo, aohi []float64
 	lps, failed          int
 	firstErr             error
+	// iters counts the chunks' simplex iterations.
+	iters int
 }
 
 // newSparseRun sets up the shared state of sparseComponent's chunks over
@@ -195,6 +217,8 @@ type sparseChunk struct {
 	nlp, nfail    int
 	ferr          error
 	budget, spent int
+	// iters counts every iteration of the chunk (limited or not).
+	iters int
 }
 
 // newChunk starts chunk ch of the nparts chunks: a clone of the starting
@@ -205,7 +229,7 @@ func (r *sparseRun) newChunk(ch [2]int, nparts int) *sparseChunk {
 	c := &sparseChunk{r: r, ch: ch, sv: r.base.Clone(),
 		lo: append([]float64(nil), r.slo...), hi: append([]float64(nil), r.shi...),
 		olo: map[int]float64{}, ohi: map[int]float64{}}
-	c.budget = min(r.env.tune.ExactIters*(ch[1]-ch[0]), r.env.tune.ExactBudget/nparts)
+	c.budget = min(r.work(r.env.tune.ExactIters)*(ch[1]-ch[0]), r.work(r.env.tune.ExactBudget)/nparts)
 	if r.verdicts && !r.env.exact {
 		c.budget = 0 // verdicts only
 	}
@@ -237,6 +261,7 @@ func (c *sparseChunk) merge() {
 		r.aohi[l] = v
 	}
 	r.lps += c.nlp
+	r.iters += c.iters
 	r.failed += c.nfail
 	if r.firstErr == nil && c.ferr != nil {
 		r.firstErr = c.ferr
@@ -280,6 +305,7 @@ func (c *sparseChunk) run(ctx context.Context, l int, max bool, target float64, 
 	before := c.sv.Iters
 	v, err := c.sv.OptimizeTo(ctx, l, max, target)
 	c.nlp++
+	c.iters += c.sv.Iters - before
 	if limited {
 		c.spent += c.sv.Iters - before
 	}
@@ -368,3 +394,33 @@ func (c *sparseChunk) exact(ctx context.Context, l int) {
 // errSparse marks a failure of the sparse solver (not of the table): the
 // caller falls back to neighbourhood LPs.
 var errSparse = errors.New("sparse audit LP failed")
+
+// dropSettled removes from the run's targets those whose inner bounds
+// already reach their outer bounds on both sides (exact), so that the
+// fixed chunks hold only targets with work left.
+func (r *sparseRun) dropSettled() {
+	tol := r.env.iv.tol
+	var tl, targets []int // new slices: the caller's targets stay whole
+	for a, l := range r.tl {
+		lo := r.slo[l] <= r.solo[l]+tol
+		hi := r.shi[l] >= r.sohi[l]-tol || math.IsInf(r.shi[l], 1) && math.IsInf(r.sohi[l], 1)
+		if !lo || !hi {
+			tl, targets = append(tl, l), append(targets, r.targets[a])
+		}
+	}
+	r.tl, r.targets = tl, targets
+}
+
+// workRows is the size, in LP rows, of the components for which the exact
+// bounds' iteration budgets (Tuning.ExactIters, ExactBudget, BulkIters)
+// are set; larger components, whose iterations cost in proportion to
+// their rows, get proportionally fewer.
+const workRows = 2500
+
+// work is the iteration budget b scaled to the run's component (workRows).
+func (r *sparseRun) work(b int) int {
+	if m := r.base.Rows(); m > workRows {
+		return int(int64(b) * workRows / int64(m))
+	}
+	return b
+}

@@ -22,12 +22,18 @@ type Tuning struct {
 	// reach keep their inner and outer bounds (approximate, their verdict
 	// proven by them or undetermined). The verdict LPs (to the protection
 	// levels) are not counted: only each LP's own iteration limit bounds
-	// them.
+	// them. These budgets and BulkIters hold for components of up to
+	// 2,500 LP rows; larger ones get proportionally fewer iterations (each
+	// costs in proportion to the rows).
 	ExactIters, ExactBudget int
 	// Phase1Iters bounds the phase 1 of a component without a feasible
 	// start (received tables): beyond it the component's cells keep their
 	// outer bounds, undetermined, with a warning.
 	Phase1Iters int
+	// BulkIters bounds the simplex iterations of the bulk phase of the
+	// sparse LP's exact bounds (sparseRun.bulk: LPs over many cells at
+	// once, before one LP per cell side); 0 skips it.
+	BulkIters int
 	// Dantzig prices the sparse LPs by Dantzig's rule, the simplex
 	// before devex pricing (lp.SparseOptions): the baseline of the
 	// benchmarks, not for use.
@@ -44,9 +50,10 @@ func DefaultTuning() Tuning {
 		LargeComponent: 400,
 		Sparse:         true,
 		NbhdRounds:     []NbhdRound{{50, 450}, {15, 1200}},
-		ExactIters:     32,
-		ExactBudget:    20000,
+		ExactIters:     1000,
+		ExactBudget:    300000,
 		Phase1Iters:    40000,
+		BulkIters:      300000,
 	}
 }
 

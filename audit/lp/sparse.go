@@ -178,6 +178,9 @@ func (s *Sparse) Clone() *Sparse {
 // Value returns variable v at the current point.
 func (s *Sparse) Value(v int) float64 { return s.x[v] }
 
+// Rows returns the number of independent rows the solver kept.
+func (s *Sparse) Rows() int { return s.m }
+
 // refactor factorises the current basis afresh and recomputes the basic
 // values from the non-basic ones (removing accumulated rounding).
 func (s *Sparse) refactor(ctx context.Context) error {
@@ -943,4 +946,12 @@ func NewSparseOpt(ctx context.Context, n int, rows []Row, iterLimit int, opt Spa
 	s.Pivots += p1.Pivots
 	s.Dantzig = opt.Dantzig
 	return s, nil
+}
+
+// MinimizeSum moves to a vertex minimising Σ coef[k]·x[idx[k]] (idx
+// without repeats) from the current feasible point and reports whether the
+// objective is unbounded below. Like OptimizeTo it counts its iterations
+// against IterLimit (ErrIterations, the point reached still feasible).
+func (s *Sparse) MinimizeSum(ctx context.Context, idx []int, coef []float64) (bool, error) {
+	return s.minimize(ctx, idx, coef, func() bool { return false })
 }

@@ -1,0 +1,175 @@
+package intervals
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sdcaudit/sdcaudit/audit/lp"
+)
+
+// bulkYield is the fewest bound sides a bulk LP must settle per this many
+// simplex iterations for the bulk phase to go on: below it one LP per
+// cell side (about 150 iterations each on 50 x 40 x 10 components) is
+// cheaper.
+const bulkYield = 150
+
+// bulk settles many bounds at once before sparseComponent's chunks,
+// deterministically: two lanes, each a clone of the starting solver with
+// half of Tuning.BulkIters simplex iterations, solve one LP each per
+// round (concurrently when workers > 1; the rounds are in lockstep, so
+// the LPs do not depend on the worker count or on timing). Each LP's
+// optimum is a feasible point, so it widens the inner bounds of every
+// cell of the component (slo, shi); a side of a target is settled when
+// its inner bound reaches its outer bound (solo, sohi: a proof, the
+// interval there is exact). The lanes:
+//
+//   - minimise the sum of every target whose minimum is not reached: the
+//     vertex reached puts hundreds of them at 0 (most outer lower bounds
+//     are 0);
+//   - maximise Σ x_l / sohi_l over targets whose maximum is not reached,
+//     no two of them in one relation (so that each can reach its bound
+//     with the others): the outer bounds of propagation are mostly the
+//     true maxima, and a vertex reaches many of them.
+//
+// A lane stops when its LP settles fewer than one side per bulkYield
+// iterations, when nothing is left for it, or when its budget or the
+// solver fails (the bounds found so far stand); the chunks then solve
+// what is left, one side per LP. It returns the LPs and the iterations.
+func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, iters int, err error) {
+	budget := r.work(r.env.tune.BulkIters)
+	if budget <= 0 || len(r.tl) == 0 {
+		return 0, 0, nil
+	}
+	lanes := [2]*bulkLane{{max: false}, {max: true}}
+	for _, ln := range lanes {
+		ln.sv = r.base.Clone()
+		ln.sv.IterLimit = ln.sv.Iters + budget/2
+	}
+	for {
+		active := false
+		for _, ln := range lanes {
+			if !ln.done {
+				r.bulkObjective(ln, comp)
+				ln.done = len(ln.idx) == 0
+			}
+			active = active || !ln.done
+		}
+		if !active {
+			return lps, iters, nil
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(max(workers, 1))
+		for _, ln := range lanes {
+			if ln.done {
+				continue
+			}
+			g.Go(func() error {
+				it0 := ln.sv.Iters
+				_, ln.err = ln.sv.MinimizeSum(gctx, ln.idx, ln.coef)
+				ln.iters = ln.sv.Iters - it0
+				return nil
+			})
+		}
+		_ = g.Wait()
+		if err := ctx.Err(); err != nil {
+			return lps, iters, err
+		}
+		before := r.bulkOpen()
+		for _, ln := range lanes {
+			if ln.done {
+				continue
+			}
+			lps++
+			iters += ln.iters
+			if ln.err != nil && !errors.Is(ln.err, lp.ErrIterations) {
+				ln.done = true // the solver failed: its point is not trusted
+				continue
+			}
+			// The point reached is feasible (also when the budget ran out
+			// mid-way); an unbounded objective leaves it in place.
+			for l := range r.slo {
+				v := ln.sv.Value(l)
+				r.slo[l] = math.Min(r.slo[l], v)
+				r.shi[l] = math.Max(r.shi[l], v)
+			}
+			after := r.bulkOpen()
+			if ln.err != nil || (before-after)*bulkYield < ln.iters {
+				ln.done = true
+			}
+			before = after
+		}
+	}
+}
+
+// bulkLane is one lane of the bulk phase: its solver, the objective of
+// its next LP and the outcome of its last.
+type bulkLane struct {
+	max   bool
+	sv    *lp.Sparse
+	idx   []int
+	coef  []float64
+	used  map[int32]bool
+	iters int
+	err   error
+	done  bool
+}
+
+// bulkLoOpen and bulkHiOpen report whether local cell l's minimum
+// (maximum) is not yet reached by an inner bound (a maximum without a
+// finite outer bound is left to the chunks).
+func (r *sparseRun) bulkLoOpen(l int) bool { return r.slo[l] > r.solo[l]+r.env.iv.tol }
+func (r *sparseRun) bulkHiOpen(l int) bool {
+	return r.shi[l] < r.sohi[l]-r.env.iv.tol && !math.IsInf(r.sohi[l], 1)
+}
+
+// bulkOpen counts the targets' sides not yet settled.
+func (r *sparseRun) bulkOpen() int {
+	n := 0
+	for _, l := range r.tl {
+		if r.bulkLoOpen(l) {
+			n++
+		}
+		if r.bulkHiOpen(l) {
+			n++
+		}
+	}
+	return n
+}
+
+// bulkObjective sets the lane's next objective from the bounds reached.
+func (r *sparseRun) bulkObjective(ln *bulkLane, comp []int) {
+	ln.idx, ln.coef = ln.idx[:0], ln.coef[:0]
+	if !ln.max {
+		for _, l := range r.tl {
+			if r.bulkLoOpen(l) {
+				ln.idx, ln.coef = append(ln.idx, l), append(ln.coef, 1)
+			}
+		}
+		return
+	}
+	if ln.used == nil {
+		ln.used = map[int32]bool{}
+	}
+	clear(ln.used)
+	for _, l := range r.tl {
+		if !r.bulkHiOpen(l) || r.sohi[l] <= r.env.iv.tol {
+			continue
+		}
+		free := true
+		for _, rel := range r.s.CellRels[comp[l]] {
+			free = free && (r.env.free[rel] < 2 || !ln.used[rel])
+		}
+		if !free {
+			continue
+		}
+		for _, rel := range r.s.CellRels[comp[l]] {
+			if r.env.free[rel] >= 2 {
+				ln.used[rel] = true
+			}
+		}
+		ln.idx, ln.coef = append(ln.idx, l), append(ln.coef, -1/r.sohi[l])
+	}
+}
