@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 	"slices"
 	"strings"
 
@@ -50,6 +51,9 @@ type aprioriResult struct {
 type tableHints struct {
 	ap   *aprioriResult
 	prev *previousResult
+	// auditTuning is Options.AuditTuning (nil: the interval audit's
+	// defaults)
+	auditTuning *intervals.Tuning
 }
 
 // applyApriori applies the a-priori cells to a decided table; a cell

@@ -25,6 +25,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
@@ -87,6 +88,10 @@ type Options struct {
 	// table and its primary cells go to review (the joint system is not
 	// checked); tests lower it to reach that path on a small release.
 	MaxCoverCells int
+	// AuditTuning bounds the interval audit's work on the tables not
+	// linked to others (nil: intervals.DefaultTuning); tests lower it to
+	// reach the budgeted paths on a small table.
+	AuditTuning *intervals.Tuning
 }
 
 // maxCoverCells is o.MaxCoverCells or its default.
@@ -366,6 +371,7 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		ev.record(t)
 		return t, nil, nil // protected and written with its linked tables (finishLinked)
 	}
+	ev.hints.auditTuning = opt.AuditTuning
 	if err := Protect(ctx, t, settings, ev, workers); err != nil {
 		return nil, nil, err
 	}

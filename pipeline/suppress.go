@@ -59,6 +59,9 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	}
 	opt := suppressOptions(t, s, workers)
 	withApriori(hints, &opt)
+	if hints != nil {
+		opt.AuditTuning = hints.auditTuning
+	}
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}
