@@ -128,13 +128,8 @@ func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float
 			continue
 		}
 		dj := d[j]
-		var dd float64
-		switch {
-		case dj < -pivTol:
-			dd = 1
-		case dj > pivTol && s.x[j] > 0:
-			dd = -1
-		default:
+		dd := s.enterDir(j, dj)
+		if dd == 0 {
 			continue
 		}
 		if bland {

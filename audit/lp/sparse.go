@@ -381,13 +381,8 @@ func (s *Sparse) minimizeDantzig(ctx context.Context, cidx []int, reached func()
 			for k, i := range s.colIdx[j] {
 				dj -= s.y[i] * s.colVal[j][k]
 			}
-			var dd float64
-			switch {
-			case dj < -pivTol:
-				dd = 1
-			case dj > pivTol && s.x[j] > 0:
-				dd = -1
-			default:
+			dd := s.enterDir(j, dj)
+			if dd == 0 {
 				continue
 			}
 			if bland {
@@ -954,4 +949,17 @@ func NewSparseOpt(ctx context.Context, n int, rows []Row, iterLimit int, opt Spa
 // against IterLimit (ErrIterations, the point reached still feasible).
 func (s *Sparse) MinimizeSum(ctx context.Context, idx []int, coef []float64) (bool, error) {
 	return s.minimize(ctx, idx, coef, func() bool { return false })
+}
+
+// enterDir is the direction in which non-basic variable j with reduced
+// cost dj improves the objective: 1 (increase), -1 (decrease, only from a
+// positive value), 0 when it does not.
+func (s *Sparse) enterDir(j int, dj float64) float64 {
+	switch {
+	case dj < -pivTol:
+		return 1
+	case dj > pivTol && s.x[j] > 0:
+		return -1
+	}
+	return 0
 }
