@@ -44,22 +44,38 @@ var ErrInconsistent = errors.New("published cells contradict the margins")
 // With opt.TimeLimit set, cells not settled when it runs out are returned
 // with Undetermined set; cancelling ctx returns ctx.Err().
 func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, error) {
+	opt.exact = true
+	res, _, err := audit1(ctx, t, opt)
+	return res, err
+}
+
+// AuditVerdicts is Audit for a suppression method comparing patterns:
+// every verdict is settled as by Audit, but the cells of large components
+// get exact bounds only where their verdicts need them (as Check). full
+// reports whether the result is Audit's, byte for byte: no cell was left
+// with bounds that Audit would have made exact.
+func AuditVerdicts(ctx context.Context, t *audit.Table, opt Options) (res audit.Intervals, full bool, err error) {
+	opt.exact = false
+	return audit1(ctx, t, opt)
+}
+
+// audit1 is Audit and AuditVerdicts (opt.exact says which).
+func audit1(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, bool, error) {
 	res := audit.Intervals{Dims: t.Dims}
 	if err := opt.validate(); err != nil {
-		return res, err
+		return res, false, err
 	}
 	s, err := newStructure(t, opt)
 	if err != nil {
-		return res, err
+		return res, false, err
 	}
 	sup := make([]bool, len(t.Cells))
 	for i := range t.Cells {
 		sup[i] = s.IsSuppressed(i)
 	}
-	opt.exact = true
 	iv, err := s.intervals(ctx, sup, opt)
 	if err != nil {
-		return res, err
+		return res, false, err
 	}
 	res.Warnings = iv.warnings
 	if st := t.Structure; st != nil && len(st.Unconfirmed) > 0 {
@@ -115,7 +131,7 @@ func Audit(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, e
 		}
 		res.Add(r)
 	}
-	return res, nil
+	return res, !iv.partial, nil
 }
 
 // levels returns the protection levels of cell i with value x.
@@ -139,6 +155,10 @@ type intervalSet struct {
 	undet    []bool
 	tol      float64
 	warnings []string
+	// partial is set when a large component's cells were left with
+	// inner and outer bounds apart because only verdicts were asked for
+	// (Options.exact unset): Audit's result would differ.
+	partial bool
 	// stats
 	components, largest, lps, witnessed int
 	// sparse counts the cells given to the sparse whole-component LP;

@@ -459,10 +459,21 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 	// interval is not yet exact its exact bounds; if the solver fails to
 	// start, neighbourhood LPs take the cells left unsettled.
 	var targets []int
+	partial := false
 	for _, i := range comp {
-		if !s.Unpublished(i) && !iv.exactBounds(i) && (env.exact || iv.undet[i]) {
-			targets = append(targets, i)
+		if s.Unpublished(i) || iv.exactBounds(i) {
+			continue
 		}
+		if env.exact || iv.undet[i] {
+			targets = append(targets, i)
+		} else {
+			partial = true
+		}
+	}
+	if partial {
+		env.mu.Lock()
+		iv.partial = true // Audit would give these cells exact bounds
+		env.mu.Unlock()
 	}
 	if len(targets) == 0 {
 		return 0, nil

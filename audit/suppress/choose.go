@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 )
 
 // cellState is what Protect changes in a cell.
@@ -46,20 +47,30 @@ func addedCost(t *audit.Table, orig tableState, cost []float64) float64 {
 	return c
 }
 
-// unprotectedPrimaries audits t's pattern and counts the primary cells it
-// does not call protected; it returns the audit too.
-func unprotectedPrimaries(ctx context.Context, t *audit.Table, opt Options) (*audit.Intervals, int, error) {
-	res, err := Audit(ctx, t, opt)
-	if err != nil {
-		return nil, 0, err
+// unprotectedPrimaries audits t's pattern for its verdicts
+// (intervals.AuditVerdicts) and counts the primary cells it does not call
+// protected; it returns the audit too, and whether that is Audit's whole
+// (full: no large component's cell was left with inexact bounds).
+func unprotectedPrimaries(ctx context.Context, t *audit.Table, opt Options) (*audit.Intervals, int, bool, error) {
+	if err := opt.validate(); err != nil {
+		return nil, 0, false, err
 	}
+	res, full, err := intervals.AuditVerdicts(ctx, t, opt.audit())
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return &res, countUnprotected(&res), full, nil
+}
+
+// countUnprotected counts the primary cells res does not call protected.
+func countUnprotected(res *audit.Intervals) int {
 	n := 0
 	for _, iv := range res.Cells {
 		if iv.Status == audit.StatusPrimary && (!iv.Protected || iv.Undetermined || iv.Exact) {
 			n++
 		}
 	}
-	return &res, n, nil
+	return n
 }
 
 // sameStatuses reports whether t's cells have the statuses of st: the

@@ -24,7 +24,10 @@ type candidate struct {
 	// many primaries: totals only when no interior pattern exists)
 	totals bool
 	iv     *audit.Intervals
-	run    audit.SuppressionRun
+	// full: iv is the whole interval audit (Audit's), not only its
+	// verdicts (unprotectedPrimaries)
+	full bool
+	run  audit.SuppressionRun
 	// unprot are the primaries the method left unprotected (suppressor.out)
 	unprot []Unprotected
 }
@@ -88,7 +91,21 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 
 	best, out := po.keep()
 	jointReport(&out, best, jres, js0, opt, deadline)
-	return out, best.iv, nil
+	iv := best.iv
+	if iv != nil && !best.full && (deadline.IsZero() || time.Now().Before(deadline)) {
+		// The offers were compared by their verdicts; the kept pattern
+		// gets the whole audit (exact bounds of its large components),
+		// once, for the report. Should the time limit cut it short with
+		// fewer cells settled, the verdicts' audit stands.
+		full, err := Audit(ctx, t, po.auditOpt())
+		if err != nil {
+			return out, nil, err
+		}
+		if full.Undetermined <= iv.Undetermined {
+			iv = &full
+		}
+	}
+	return out, iv, nil
 }
 
 // objectiveCosts returns each cell's cost in protectBest's objective: the
@@ -202,11 +219,11 @@ func (po *patternOffers) add(name string, r audit.SuppressionRun) error {
 	}
 	switch {
 	case prev != nil:
-		c.iv, c.bad = prev.iv, prev.bad
+		c.iv, c.bad, c.full = prev.iv, prev.bad, prev.full
 	case dominated(po.cands, c):
 		c.bad = -1
 	default:
-		iv, bad, err := unprotectedPrimaries(po.ctx, t, po.auditOpt())
+		iv, bad, full, err := unprotectedPrimaries(po.ctx, t, po.auditOpt())
 		if err != nil {
 			return err
 		}
@@ -215,7 +232,7 @@ func (po *patternOffers) add(name string, r audit.SuppressionRun) error {
 			// published: their value follows from the published cells, so
 			// publishing them changes no interval, and the pattern costs
 			// less. Audited again, not assumed.
-			if iv, bad, err = unprotectedPrimaries(po.ctx, t, po.auditOpt()); err != nil {
+			if iv, bad, full, err = unprotectedPrimaries(po.ctx, t, po.auditOpt()); err != nil {
 				return err
 			}
 			c.sup, c.cost, c.plain = po.supNow(), po.costOf(), addedCost(t, po.orig, sp.cost)
@@ -225,7 +242,7 @@ func (po *patternOffers) add(name string, r audit.SuppressionRun) error {
 			}
 			c.totals = c.totals && po.opt.MarginWeight == 0
 		}
-		c.iv, c.bad = iv, bad
+		c.iv, c.bad, c.full = iv, bad, full
 	}
 	c.state = snapshot(t)
 	po.cands = append(po.cands, c)
