@@ -129,9 +129,16 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 		}
 		return run, nil, nil, err
 	}
+	done, err := sp.roundedProtected(ctx, prim, deadline) // rounded.go
+	if err != nil {
+		return run, nil, nil, err
+	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return run, nil, nil, err
+		}
+		if done[p] {
+			continue
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
