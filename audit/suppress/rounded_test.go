@@ -245,6 +245,7 @@ func secondaryCost(tb *audit.Table) (cost float64, n int) {
 func TestProtectRoundedAgainstGonum(t *testing.T) {
 	ctx := context.Background()
 	cheaper, compared := 0, 0
+	sumR, sumE := 0.0, 0.0 // the patterns' costs, with the rounding known and read as exact
 	seeds := []uint64{1, 2, 3, 4, 5, 6}
 	if tabletest.RaceEnabled {
 		seeds = seeds[:3]
@@ -281,6 +282,7 @@ func TestProtectRoundedAgainstGonum(t *testing.T) {
 					if cr > ce+1e-9 {
 						t.Errorf("%v: with the rounding the pattern costs %v (%d cells), read as exact %v (%d cells)", rc, cr, nr, ce, ne)
 					}
+					sumR, sumE = sumR+cr, sumE+ce
 					if cr < ce-1e-9 {
 						cheaper++
 					}
@@ -288,8 +290,30 @@ func TestProtectRoundedAgainstGonum(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d additive tables: %d with a cheaper pattern when the rounding is known", compared, cheaper)
+	t.Logf("%d additive tables: %d with a cheaper pattern when the rounding is known; cost %v in all (read as exact %v)", compared, cheaper, sumR, sumE)
 	if cheaper == 0 {
 		t.Errorf("no table where the rounding lets secondary suppression publish more")
+	}
+}
+
+// TestProtectRoundedSingleton: the contributor of a suppressed singleton
+// knows its value whatever the rounding. One row p + s + c = T of a
+// magnitude table rounded to base 10, p = 40 and s = 30 primary, s a
+// singleton, c = 40 and T = 110 published; protection 30%, so p needs
+// [28, 52]. With s within its rounding interval p lies in [25, 55] (the
+// rounding alone protects it), but s's contributor, who knows s = 30,
+// finds p in [110 − 5 − 30 − 45, 115 − 30 − 35] = [30, 50]: c must be
+// suppressed too.
+func TestProtectRoundedSingleton(t *testing.T) {
+	vals, ns := []int64{40, 30, 40}, []int64{3, 1, 3}
+	tb := tabletest.GridTable([]int{3}, func(i []int) int64 { return vals[i[0]] }, func(i []int) int64 { return ns[i[0]] })
+	tabletest.MarkPrimary(tabletest.CellAt(t, tb, "d0_0"))
+	tabletest.MarkPrimary(tabletest.CellAt(t, tb, "d0_1"))
+	opt := Options{Role: audit.RoleTotal, Protection: Protection{Share: 0.3}, Rounded: 10, Workers: 1}
+	if _, err := Protect(context.Background(), tb, opt); err != nil {
+		t.Fatal(err)
+	}
+	if c := tabletest.CellAt(t, tb, "d0_2"); c.Status != audit.StatusSecondary {
+		t.Errorf("d0_2 is %v, want secondary: the singleton's contributor narrows d0_0 to [30, 50]", c.Status)
 	}
 }
