@@ -246,9 +246,11 @@ func TestProtectRoundedAgainstGonum(t *testing.T) {
 	ctx := context.Background()
 	cheaper, compared := 0, 0
 	sumR, sumE := 0.0, 0.0 // the patterns' costs, with the rounding known and read as exact
+	// Under the race detector one seed: gonum's simplex (the oracle) and
+	// the joint search of the exact runs are most of the test's time.
 	seeds := []uint64{1, 2, 3, 4, 5, 6}
 	if tabletest.RaceEnabled {
-		seeds = seeds[:3]
+		seeds = seeds[:1]
 	}
 	for _, base := range []int64{3, 5, 10} {
 		for _, size := range [][2]int{{4, 5}, {5, 6}} {
