@@ -33,7 +33,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Skipped > 0 {
 		fmt.Fprintf(b, " (%d skipped: not assessable by every rule)", r.Skipped)
 	}
-	fmt.Fprintf(b, "; target %.4g%% sensitive (%d cells)\n\n", 100*r.Target, r.TargetCells)
+	fmt.Fprintf(b, "; target %.4g%% sensitive (%d cells)\n", 100*r.Target, r.TargetCells)
+	if r.Rounded != nil {
+		fmt.Fprintf(b, "values rounded to base %s (input.rounded): each rule judges every value a rounded count and total stand for, as check does; a cell counts as sensitive when some of them is (check: primary or review)\n", r.Rounded)
+	}
+	fmt.Fprintln(b)
 	fmt.Fprintf(b, "%-10s %-12s %10s %10s %8s\n", "rule", "parameter", "value", "sensitive", "share")
 	for _, x := range r.Rules {
 		note := ""
