@@ -319,3 +319,44 @@ func TestProtectRoundedSingleton(t *testing.T) {
 		t.Errorf("d0_2 is %v, want secondary: the singleton's contributor narrows d0_0 to [30, 50]", c.Status)
 	}
 }
+
+// TestProtectRoundedMethodsAgainstGonum: the hypercube method
+// (Options.Method) and the lp method's own pattern (Tuning.CompareLarge
+// off: no other pattern offered) on rounded tables, as in
+// TestProtectRoundedAgainstGonum (seeds 1 and 2; under the race detector,
+// seed 1): every primary protected per the oracle.
+func TestProtectRoundedMethodsAgainstGonum(t *testing.T) {
+	seeds := []uint64{1, 2}
+	if tabletest.RaceEnabled {
+		seeds = seeds[:1]
+	}
+	for _, base := range []int64{3, 5, 10} {
+		for _, size := range [][2]int{{4, 5}, {5, 6}} {
+			for _, seed := range seeds {
+				for _, additive := range []bool{true, false} {
+					rc := roundedCase{seed: seed, R: size[0], C: size[1], base: base, additive: additive}
+					for _, method := range []string{"hypercube", "lp"} {
+						tb := roundedGrid(rc)
+						opt := roundedOptions(base)
+						opt.Method = method
+						if method == "lp" {
+							tune := DefaultTuning()
+							tune.CompareLarge = false
+							opt.Tuning = &tune
+						}
+						res, err := Protect(context.Background(), tb, opt)
+						if err != nil {
+							t.Fatalf("%v %s: %v", rc, method, err)
+						}
+						if len(res.Unprotected) > 0 {
+							t.Errorf("%v %s: %d primaries left unprotected", rc, method, len(res.Unprotected))
+						}
+						if ok, why := roundedOracle(t, tb, rc.R, rc.C, base); !ok {
+							t.Errorf("%v %s: the oracle finds a primary unprotected: %s", rc, method, why)
+						}
+					}
+				}
+			}
+		}
+	}
+}
