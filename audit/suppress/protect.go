@@ -116,6 +116,11 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
+	// the primaries the rounding alone protects, once for every method
+	if err := sp.knowRounded(ctx, prim, deadline); err != nil {
+		return run, nil, nil, err
+	}
+	opt = sp.opt
 	if run.Method == "lp" && opt.tuning().CompareLarge {
 		run, iv, err := protectBest(ctx, t, opt, s, sp, prim, deadline, run)
 		return run, iv, sp, err

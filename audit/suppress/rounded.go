@@ -40,7 +40,42 @@ func (o Options) checkOptions(workers int, remaining time.Duration, pinned int, 
 // cells only widens every interval, so such a primary needs no
 // complement. Nil when the table is not rounded or no primary is
 // protected so.
+//
+// The answer is computed once per Protect (knowRounded) and shared by
+// the methods it runs: each starts from the same cells suppressed.
 func (sp *suppressor) roundedProtected(ctx context.Context, prim []int, deadline time.Time) (map[int]bool, error) {
+	if sp.opt.rounded != nil {
+		return sp.opt.rounded.done, nil
+	}
+	return sp.findRounded(ctx, prim, deadline)
+}
+
+// roundedSingletonChecks bounds the checks of findRounded with one
+// suppressed singleton published (each is an LP over the whole table):
+// with more suppressed singletons no primary is taken as protected by
+// the rounding alone.
+const roundedSingletonChecks = 16
+
+// roundedDone is the cached answer of roundedProtected.
+type roundedDone struct{ done map[int]bool }
+
+// knowRounded computes roundedProtected once, before the methods run,
+// and keeps it in sp.opt (Options.rounded), which the methods' options
+// copy.
+func (sp *suppressor) knowRounded(ctx context.Context, prim []int, deadline time.Time) error {
+	if sp.opt.rounded != nil || sp.opt.Rounded <= 0 {
+		return nil
+	}
+	done, err := sp.findRounded(ctx, prim, deadline)
+	if err != nil {
+		return err
+	}
+	sp.opt.rounded = &roundedDone{done}
+	return nil
+}
+
+// findRounded is roundedProtected, computed.
+func (sp *suppressor) findRounded(ctx context.Context, prim []int, deadline time.Time) (map[int]bool, error) {
 	s, opt := sp.s, sp.opt
 	if opt.Rounded <= 0 || len(prim) == 0 {
 		return nil, nil
@@ -72,6 +107,17 @@ func (sp *suppressor) roundedProtected(ctx context.Context, prim []int, deadline
 			}
 		}
 		return nil
+	}
+	singles := 0
+	for i := range s.T.Cells {
+		if sp.sup[i] && sp.singleton(i) {
+			singles++
+		}
+	}
+	if singles > roundedSingletonChecks {
+		// a whole-table check per singleton is too much work: the
+		// methods protect every primary as if the values were exact
+		return nil, nil
 	}
 	if err := check(-1); err != nil {
 		if ctx.Err() != nil {
