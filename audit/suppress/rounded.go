@@ -2,6 +2,7 @@ package suppress
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit/intervals"
@@ -71,7 +72,18 @@ func (sp *suppressor) knowRounded(ctx context.Context, prim []int, deadline time
 		return err
 	}
 	sp.opt.rounded = &roundedDone{done}
+	for _, p := range prim {
+		if done[p] {
+			c := sp.s.T.Cells[p]
+			c.Notes = append(c.Notes, roundedNote(sp.opt.Rounded))
+		}
+	}
 	return nil
+}
+
+// roundedNote is the note on a primary that the rounding alone protects.
+func roundedNote(base float64) string {
+	return fmt.Sprintf("protected by the rounding of the published values (base %v): with every published value taken anywhere within its rounding, this cell's interval reaches its protection levels, so secondary suppression adds no cell for it", base)
 }
 
 // findRounded is roundedProtected, computed.
