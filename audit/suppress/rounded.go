@@ -3,6 +3,7 @@ package suppress
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit/intervals"
@@ -72,18 +73,23 @@ func (sp *suppressor) knowRounded(ctx context.Context, prim []int, deadline time
 		return err
 	}
 	sp.opt.rounded = &roundedDone{done}
+	msg := roundedNote(sp.opt.Rounded, sp.opt.Column)
 	for _, p := range prim {
-		if done[p] {
-			c := sp.s.T.Cells[p]
-			c.Notes = append(c.Notes, roundedNote(sp.opt.Rounded))
+		if c := sp.s.T.Cells[p]; done[p] && !slices.Contains(c.Notes, msg) {
+			c.Notes = append(c.Notes, msg)
 		}
 	}
 	return nil
 }
 
-// roundedNote is the note on a primary that the rounding alone protects.
-func roundedNote(base float64) string {
-	return fmt.Sprintf("protected by the rounding of the published values (base %v): with every published value taken anywhere within its rounding, this cell's interval reaches its protection levels, so secondary suppression adds no cell for it", base)
+// roundedNote is the note on a primary that the rounding alone protects
+// (in the count column column, when not "": Options.Column).
+func roundedNote(base float64, column string) string {
+	of := ""
+	if column != "" {
+		of = " of " + column
+	}
+	return fmt.Sprintf("protected with the rounding of the published values (base %v): with the cells withheld before secondary suppression and every published value taken anywhere within its rounding, this cell's interval%s reaches its protection levels, so secondary suppression adds no cell for it", base, of)
 }
 
 // findRounded is roundedProtected, computed.

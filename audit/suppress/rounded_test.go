@@ -360,3 +360,28 @@ func TestProtectRoundedMethodsAgainstGonum(t *testing.T) {
 		}
 	}
 }
+
+// TestProtectRoundedNote: TestProtectRoundedSingleton's row with p the
+// only primary: read as exact p = T − s − c is disclosed, but with every
+// published value within its rounding p lies in [110 − 5 − 35 − 45,
+// 115 − 25 − 35] = [25, 55], beyond its levels [28, 52], so no cell is
+// suppressed for it and p says why, once, also when Protect runs again.
+func TestProtectRoundedNote(t *testing.T) {
+	vals := []int64{40, 30, 40}
+	tb := tabletest.GridTable([]int{3}, func(i []int) int64 { return vals[i[0]] }, func([]int) int64 { return 3 })
+	p := tabletest.CellAt(t, tb, "d0_0")
+	tabletest.MarkPrimary(p)
+	opt := Options{Role: audit.RoleTotal, Protection: Protection{Share: 0.3}, Rounded: 10, Workers: 1}
+	for range 2 {
+		if _, err := Protect(context.Background(), tb, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, n := secondaryCost(tb); n != 0 {
+		t.Errorf("%d secondary cells, want none", n)
+	}
+	want := roundedNote(10, "")
+	if len(p.Notes) != 1 || p.Notes[0] != want {
+		t.Errorf("notes %q, want [%q]", p.Notes, want)
+	}
+}
