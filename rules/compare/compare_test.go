@@ -288,6 +288,13 @@ func TestRunRounded(t *testing.T) {
 	if !strings.Contains(text.String(), "values rounded to base 10 (input.rounded)") {
 		t.Errorf("text does not say the figures are rounded:\n%s", text.String())
 	}
+	var svg bytes.Buffer
+	if err := res.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg.String(), "cells assessed; values rounded to base 10)") {
+		t.Errorf("the plot's title does not say the figures are rounded")
+	}
 	js, _ := json.Marshal(res)
 	if !strings.Contains(string(js), `"rounded":"10"`) && !strings.Contains(string(js), `"rounded":10`) {
 		t.Errorf("JSON does not carry the rounding: %.300s", js)
