@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/configs"
 )
 
@@ -50,5 +51,24 @@ func TestAuditRoundedInput(t *testing.T) {
 	}
 	if err == nil {
 		t.Error("input.rounded -5 accepted")
+	}
+}
+
+// TestSuppressOptionsRoundedAggregateOnly: input.rounded reaches secondary
+// suppression and the interval audit (SuppressOptions.Rounded) for
+// aggregate tables only, as the rules read it: a table built from
+// microdata publishes exact values, and taking them as intervals would
+// let secondary suppression leave cells out and the audit call them
+// protected.
+func TestSuppressOptionsRoundedAggregateOnly(t *testing.T) {
+	s := settings(t, "columns: {dims: [region, sector], count: count}\ninput: {rounded: 5}\n")
+	for _, tc := range []struct {
+		mode audit.Mode
+		want float64
+	}{{audit.Aggregate, 5}, {audit.Microdata, 0}} {
+		tb := &audit.Table{Mode: tc.mode}
+		if got := SuppressOptions(tb, s, 1).Rounded; got != tc.want {
+			t.Errorf("%v table: Rounded %v, want %v", tc.mode, got, tc.want)
+		}
 	}
 }

@@ -30,8 +30,11 @@ func suppressOptions(t *audit.Table, s *configs.Settings, workers int) suppress.
 		Workers:      workers,
 		TimeLimit:    s.Suppression.TimeLimit,
 	}
-	if r := s.Input.Rounded; r != nil {
-		opt.Rounded, _ = r.Rat().Float64() // input.rounded: published values are intervals
+	if r := roundedBase(t, s); r != nil {
+		// input.rounded: published values are intervals, for secondary
+		// suppression and the audit alike; aggregate tables only, as the
+		// rules (a table built from microdata publishes exact values)
+		opt.Rounded, _ = r.Rat().Float64()
 	}
 	if t.Hierarchies != nil {
 		opt.Hierarchies = t.Hierarchies // the settings' and those read from microdata.parents

@@ -49,6 +49,12 @@ type Options struct {
 	// cell as the interval [v − B/2, v + B/2] (cut at 0) instead of the
 	// exact value v (docs/suppression.md, "Rounded tables").
 	Rounded float64
+	// Pinned, when set with Rounded (one entry per cell of the table),
+	// marks published cells the intruder knows exactly in spite of the
+	// rounding: a singleton published in a suppression method's check of
+	// what its contributor learns (audit/suppress, allProtected). A pinned
+	// cell is its value v, not [v − B/2, v + B/2].
+	Pinned []bool
 	// Tuning bounds the audit's work; nil means DefaultTuning.
 	Tuning *Tuning
 	// exact is set by Audit: large components also get exact bounds

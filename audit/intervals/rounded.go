@@ -38,7 +38,7 @@ func (s *structure) roundedIntervals(ctx context.Context, sup []bool, opt Option
 	half := opt.Rounded / 2
 	iv.tol = 1e-9 * (s.Scale() + half)
 	shift := s.signedShift(sup, half)
-	rows, nv := s.roundedRows(sup, half, shift, iv)
+	rows, nv := s.roundedRows(sup, half, shift, iv, opt.Pinned)
 	var targets []int
 	for i := 0; i < n; i++ {
 		if sup[i] && !s.Unpublished(i) {
@@ -110,11 +110,13 @@ func (s *structure) signedShift(sup []bool, half float64) float64 {
 // roundedRows builds the LP of roundedIntervals over nv variables: per
 // cell, x (suppressed, shifted by shift when signed) or s (published, its
 // value less its lower end), then the slacks t of the published cells
-// (none when half is 0: published values are then constants). It also
-// sets the starting bounds in iv of every suppressed cell.
-func (s *structure) roundedRows(sup []bool, half, shift float64, iv *intervalSet) (rows []lp.Row, nv int) {
+// (none when half is 0: published values are then constants; none for a
+// pinned cell, Options.Pinned: its value is a constant too). It also sets
+// the starting bounds in iv of every suppressed cell.
+func (s *structure) roundedRows(sup []bool, half, shift float64, iv *intervalSet, pinned []bool) (rows []lp.Row, nv int) {
 	n := len(s.T.Cells)
 	nv = n
+	exact := func(j int) bool { return half == 0 || pinned != nil && pinned[j] }
 	lo := make([]float64, n)
 	for i := 0; i < n; i++ {
 		if sup[i] {
@@ -131,7 +133,7 @@ func (s *structure) roundedRows(sup []bool, half, shift float64, iv *intervalSet
 		if !s.isSigned(i) {
 			lo[i] = math.Max(0, lo[i])
 		}
-		if half == 0 {
+		if exact(i) {
 			continue // exact: a constant
 		}
 		// s + t = hi − lo
@@ -148,7 +150,7 @@ func (s *structure) roundedRows(sup []bool, half, shift float64, iv *intervalSet
 		row := lp.Row{}
 		for _, j := range s.RelCells(r) {
 			c := s.Coef(r, j)
-			if !sup[j] && half == 0 {
+			if !sup[j] && exact(j) {
 				row.RHS -= c * s.Val[j] // exact: a constant
 				continue
 			}

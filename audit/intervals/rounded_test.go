@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -163,6 +164,34 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 			if r.Exact != (hi-lo <= 1e-6) {
 				t.Errorf("seed %d: %v: exact %v, gonum [%v, %v]", seed, c.Key, r.Exact, lo, hi)
 			}
+		}
+	}
+}
+
+// TestRoundedPinned: Options.Pinned publishes a cell of a rounded table
+// exactly (a singleton's contributor knows it). One row a + b + c = T,
+// published b = 30, c = 40, T = 90 rounded to base 10, a suppressed:
+// a = T − b − c lies in [90 − 5 − 35 − 45, 95 − 25 − 35] = [5, 35]; with c
+// pinned at 40, [10, 30]; with b and c pinned, [15, 25].
+func TestRoundedPinned(t *testing.T) {
+	vals := []int64{20, 30, 40}
+	for _, tc := range []struct {
+		pin    []string
+		lo, hi float64
+	}{{nil, 5, 35}, {[]string{"d0_2"}, 10, 30}, {[]string{"d0_1", "d0_2"}, 15, 25}} {
+		tb := tabletest.GridTable([]int{3}, func(i []int) int64 { return vals[i[0]] }, func([]int) int64 { return 3 })
+		tabletest.MarkPrimary(tabletest.CellAt(t, tb, "d0_0"))
+		pinned := make([]bool, len(tb.Cells))
+		for i, c := range tb.Cells {
+			pinned[i] = slices.Contains(tc.pin, c.Key[0])
+		}
+		res, err := Audit(context.Background(), tb, Options{Role: "total", Rounded: 10, Pinned: pinned})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := tabletest.ResultFor(t, res, "d0_0")
+		if math.Abs(r.Lo-tc.lo) > 1e-9 || math.Abs(r.Hi-tc.hi) > 1e-9 {
+			t.Errorf("pinned %v: [%v, %v], want [%v, %v]", tc.pin, r.Lo, r.Hi, tc.lo, tc.hi)
 		}
 	}
 }

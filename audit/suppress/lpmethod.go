@@ -108,9 +108,18 @@ func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
 func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) error {
 	s := lm.s
 	lm.deadline = deadline
+	// A primary the rounding of the published values already protects
+	// needs no complement (rounded.go).
+	done, err := lm.sp.roundedProtected(ctx, prim, deadline)
+	if err != nil {
+		return err
+	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if done[p] {
+			continue
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
@@ -616,7 +625,7 @@ func (lm *lpMethod) allProtected(ctx context.Context, prim []int, budget *int) (
 		}
 		*budget--
 		lm.audits++
-		iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: 1, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.AuditTuning})
+		iv, err := intervals.Check(ctx, s.Structure, sp.sup, lm.opt.checkOptions(1, lm.remaining(), except, len(s.T.Cells)))
 		if err != nil {
 			return false, err
 		}

@@ -316,7 +316,7 @@ func (lm *lpMethod) support(ctx context.Context, p int, hint []int) ([]int, bool
 // whose interval does not reach their levels.
 func (lm *lpMethod) unprotected(ctx context.Context, prim []int) (map[int]bool, error) {
 	s, sp := lm.s, lm.sp
-	iv, err := intervals.Check(ctx, s.Structure, sp.sup, intervals.Options{Workers: lm.opt.Workers, Protection: lm.opt.Protection, TimeLimit: lm.remaining(), Tuning: lm.opt.AuditTuning})
+	iv, err := intervals.Check(ctx, s.Structure, sp.sup, lm.opt.checkOptions(lm.opt.Workers, lm.remaining(), -1, len(s.T.Cells)))
 	if err != nil {
 		return nil, err
 	}

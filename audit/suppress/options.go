@@ -89,6 +89,10 @@ type Options struct {
 	// AuditTuning bounds the interval audit's work; nil means
 	// intervals.DefaultTuning.
 	AuditTuning *intervals.Tuning
+
+	// rounded caches roundedProtected for the methods of one Protect
+	// (rounded.go); nil: not computed.
+	rounded *roundedDone
 }
 
 func (o Options) validate() error {

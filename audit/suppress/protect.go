@@ -116,6 +116,11 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 	if opt.TimeLimit > 0 {
 		deadline = time.Now().Add(opt.TimeLimit)
 	}
+	// the primaries the rounding alone protects, once for every method
+	if err := sp.knowRounded(ctx, prim, deadline); err != nil {
+		return run, nil, nil, err
+	}
+	opt = sp.opt
 	if run.Method == "lp" && opt.tuning().CompareLarge {
 		run, iv, err := protectBest(ctx, t, opt, s, sp, prim, deadline, run)
 		return run, iv, sp, err
@@ -129,9 +134,16 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 		}
 		return run, nil, nil, err
 	}
+	done, err := sp.roundedProtected(ctx, prim, deadline) // rounded.go
+	if err != nil {
+		return run, nil, nil, err
+	}
 	for k, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return run, nil, nil, err
+		}
+		if done[p] {
+			continue
 		}
 		if !deadline.IsZero() && time.Now().After(deadline) {
 			t.Warnings = append(t.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",

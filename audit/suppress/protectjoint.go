@@ -374,7 +374,10 @@ func (po *patternOffers) keep() (candidate, audit.SuppressionRun) {
 // why the search, or the whole run, stopped early.
 func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, js0 *jointSolver, opt Options, deadline time.Time) {
 	pc := *out.PatternCost
-	if jres != nil && jres.boundOK {
+	// The joint model's cuts read the published values as exact: with
+	// the rounding known (Options.Rounded) a pattern may protect without
+	// meeting them, so its bound bounds nothing and none is reported.
+	if jres != nil && jres.boundOK && opt.Rounded <= 0 {
 		lb := jres.lowerBound
 		lb = lb - 1e-9*math.Max(1, math.Abs(lb)) // float LP: round down
 		if lb < 0 {
@@ -421,7 +424,14 @@ func runJoint(ctx context.Context, s *structure, sp *suppressor, opt Options, pr
 	n := len(s.T.Cells)
 	lm := newLPMethod(s, sp, opt)
 	js := &jointSolver{boundOnly: boundOnly, boundedLimit: lm.tune.JointBounded, s: s, opt: opt, jo: opt.Joint, ctx: ctx, deadline: deadline, fixed: slices.Clone(origSup), cand: make([]bool, n), scenCell: make([]bool, n), cost: objCost, single: sp.single, cutSeen: map[string]bool{}, tol: lm.tol}
+	done, err := sp.roundedProtected(ctx, prim, deadline) // the rounding protects them: no cut (rounded.go)
+	if err != nil {
+		return jointResult{}, nil, err
+	}
 	for _, p := range prim {
+		if done[p] {
+			continue
+		}
 		up, low := s.levels(opt, p, s.Val[p])
 		if up <= 0 {
 			up = 1000 * lm.tol

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline"
 	"github.com/sdcaudit/sdcaudit/rules"
@@ -148,7 +149,13 @@ contributions for an aggregate table) or from a simulation (--dist
 exponential|normal, --contributors per cell, --cells, --seed). Cells that
 some rule cannot assess (empty, negative contributions, figures missing)
 are left out and counted. --svg writes the sensitivity plot: sensitive
-cells against each rule's parameter.`,
+cells against each rule's parameter.
+
+With input.rounded in the config (an aggregate table rounded to base B),
+each rule judges every value a rounded count and total stand for, as
+"sdcaudit check" does, and a cell counts as sensitive when some of them
+is (check: primary or review); the output says so. The typical-case
+shares are of the published totals.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opt := compare.Options{Target: target, DominanceN: domN, Rules: splitList(ruleList)}
@@ -164,10 +171,16 @@ cells against each rule's parameter.`,
 			case len(args) == 1 && dist != "":
 				return usageErr(errors.New("give either a TABLE or --dist, not both"))
 			case len(args) == 1:
-				var err error
-				t, err = loadForCompare(cmd, args[0], &tf, max(domN, 4))
+				var (
+					err     error
+					rounded *decimal.Dec
+				)
+				t, rounded, err = loadForCompare(cmd, args[0], &tf, max(domN, 4))
 				if err != nil {
 					return err
+				}
+				if rounded != nil && t.Mode == audit.Aggregate {
+					opt.Rounded = *rounded // input.rounded: judged as check judges it
 				}
 				for _, c := range t.Cells {
 					if margins || !c.IsMargin(t.TotalLabel) {
@@ -221,21 +234,23 @@ cells against each rule's parameter.`,
 }
 
 // loadForCompare reads TABLE with the settings "sdcaudit check" would use,
-// keeping at least the `top` largest contributions per cell.
-func loadForCompare(cmd *cobra.Command, path string, tf *tableFlags, top int) (*audit.Table, error) {
+// keeping at least the `top` largest contributions per cell; it returns
+// the base its published values are rounded to (input.rounded), if any.
+func loadForCompare(cmd *cobra.Command, path string, tf *tableFlags, top int) (*audit.Table, *decimal.Dec, error) {
 	layers, err := tf.layers()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Keep the largest contributions the comparison needs, whatever the
 	// config's own rules ask for.
 	need, err := configs.Parse("rules compare", fmt.Appendf(nil, "rules: {dominance: {enabled: true, sets: [{n: %d, k: 99}]}}\n", top))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s, err := configs.Resolve(append(layers, need)...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return pipeline.LoadFile(cmd.Context(), path, s)
+	t, err := pipeline.LoadFile(cmd.Context(), path, s)
+	return t, s.Input.Rounded, err
 }

@@ -33,6 +33,14 @@ type Options struct {
 	// Rules are the rules to compare, from dominance, p_percent, pq and
 	// interval (default all four).
 	Rules []string
+	// Rounded, when positive, is the base the table's published counts
+	// and totals are rounded to (input.rounded, aggregate tables): each
+	// rule judges a cell as `check` does (rules.ForRounded), at every
+	// value the rounded figures stand for, and flags it when some of
+	// those values is sensitive (its outcome is fail or review: the cell
+	// is not published as it stands), so that the calibrated parameters
+	// flag what check would withhold.
+	Rounded decimal.Dec
 }
 
 // Family names a magnitude rule with one calibrated parameter.
@@ -70,6 +78,50 @@ func families(domN int) map[string]family {
 		"interval": {rule: "interval", param: "s", step: cent, steps: 10000, up: true,
 			build: func(v decimal.Dec) (rules.Sensitiver, error) { return sens(rules.NewInterval(v, false)) }, curve: pct},
 	}
+}
+
+// rounded returns f judging cells whose counts and totals are rounded
+// to base (roundedSens).
+func (f family) rounded(base decimal.Dec) family {
+	build := f.build
+	f.build = func(v decimal.Dec) (rules.Sensitiver, error) {
+		r, err := build(v)
+		if err != nil {
+			return nil, err
+		}
+		cr, ok := r.(rules.CellRule)
+		if !ok {
+			return nil, fmt.Errorf("rule %s cannot judge rounded figures", f.rule)
+		}
+		return roundedSens{inner: r, rounded: rules.ForRounded(cr, base)}, nil
+	}
+	return f
+}
+
+// roundedSens is a rule judging rounded figures (rules.ForRounded): a
+// cell it can assess on its published figures is sensitive when the
+// rule fails at some value the rounded count and total stand for
+// (outcome fail: at every one; review: at some), not when it passes at
+// every one. Flagging grows with the parameter as the plain rule's does
+// (a value sensitive at a parameter stays sensitive at a stricter one),
+// so calibration by bisection still holds.
+type roundedSens struct {
+	inner   rules.Sensitiver
+	rounded rules.CellRule
+}
+
+func (r roundedSens) Sensitive(t *audit.Table, c *audit.Cell) (bool, bool) {
+	s, app := r.inner.Sensitive(t, c)
+	if !app {
+		return false, false
+	}
+	switch r.rounded.Check(t, c).Outcome {
+	case audit.Pass:
+		return false, true
+	case audit.Fail, audit.Review:
+		return true, true
+	}
+	return s, app
 }
 
 func sens(r rules.Rule, err error) (rules.Sensitiver, error) {
@@ -146,6 +198,9 @@ type Result struct {
 	TargetCells int          `json:"target_cells"`
 	Rules       []RuleResult `json:"rules"`
 	Pairs       []Pair       `json:"pairs"`
+	// Rounded is Options.Rounded when positive: the rules judged the
+	// rounded figures (Options.Rounded).
+	Rounded *decimal.Dec `json:"rounded,omitempty"`
 }
 
 // ErrNoCells reports that no cell can be assessed by every compared rule.
@@ -169,6 +224,14 @@ func Run(t *audit.Table, cells []*audit.Cell, opt Options) (*Result, error) {
 		names = Families
 	}
 	fams := families(opt.DominanceN)
+	if opt.Rounded.Sign() < 0 {
+		return nil, fmt.Errorf("rounding base must be positive, got %s", opt.Rounded)
+	}
+	if opt.Rounded.Sign() > 0 {
+		for n, f := range fams {
+			fams[n] = f.rounded(opt.Rounded)
+		}
+	}
 	var fs []family
 	seen := map[string]bool{}
 	for _, n := range names {
@@ -210,6 +273,10 @@ func Run(t *audit.Table, cells []*audit.Cell, opt Options) (*Result, error) {
 		return nil, ErrNoCells
 	}
 	res := &Result{Cells: len(use), Skipped: len(cells) - len(use), Target: opt.Target}
+	if opt.Rounded.Sign() > 0 {
+		b := opt.Rounded
+		res.Rounded = &b
+	}
 	res.TargetCells = int(math.Round(opt.Target * float64(len(use))))
 	for _, f := range fs {
 		rr, err := calibrate(t, use, f, res.TargetCells)

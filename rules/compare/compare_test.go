@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,5 +184,122 @@ func TestOptionErrors(t *testing.T) {
 	}
 	if _, err := Run(table, []*audit.Cell{{HasN: true}}, Options{Target: 0.2}); err != ErrNoCells {
 		t.Errorf("empty cells: %v", err)
+	}
+}
+
+// TestRunRounded (issue 24 item 6): on an aggregate table whose counts and
+// totals are rounded to base 10 (Options.Rounded), every rule flags a
+// cell exactly when, at its calibrated parameter, the plain rule finds
+// some value the rounded figures stand for sensitive: checked here by
+// brute force over every count n in [max(0, N − 5), N + 5] and every
+// total X on a grid of quarters in [max(0, X − 5, x1 + x2), X + 5]. The
+// rounding changes the flags of some cells (the comparison is not the
+// one read as exact), and the text and JSON say the figures are rounded.
+func TestRunRounded(t *testing.T) {
+	const base = 10
+	rng := rand.New(rand.NewPCG(3, 24))
+	agg := &audit.Table{Mode: audit.Aggregate, Value: "x", TotalLabel: "Total"}
+	var cells []*audit.Cell
+	for range 300 {
+		n := 5 + rng.IntN(10)
+		xs := make([]int64, n)
+		var sum int64
+		for j := range xs {
+			xs[j] = 1 + int64(rng.ExpFloat64()*20)
+			sum += xs[j]
+		}
+		slices.Sort(xs)
+		slices.Reverse(xs)
+		cells = append(cells, &audit.Cell{HasN: true, N: (int64(n) + base/2) / base * base, HasTotal: true,
+			Total: decimal.FromInt((sum + base/2) / base * base), Top: []decimal.Dec{decimal.FromInt(xs[0]), decimal.FromInt(xs[1])}})
+	}
+	res, err := Run(agg, cells, Options{Target: 0.2, Rounded: decimal.FromInt(base)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rounded == nil || res.Rounded.String() != "10" {
+		t.Fatalf("result's rounding %v, want 10", res.Rounded)
+	}
+	exact, err := Run(agg, cells, Options{Target: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fams := families(2)
+	// the cells every rule can assess on their published figures (Run
+	// skips the others)
+	var use []*audit.Cell
+	for _, c := range cells {
+		ok := true
+		for _, f := range fams {
+			r, _ := f.build(f.step.Mul(decimal.FromInt(f.steps / 2)))
+			if _, app := r.Sensitive(agg, c); !app {
+				ok = false
+			}
+		}
+		if ok {
+			use = append(use, c)
+		}
+	}
+	if len(use) != res.Cells || len(use) < 200 {
+		t.Fatalf("%d cells assessable, Run used %d; want the same, at least 200", len(use), res.Cells)
+	}
+	differ, moved := 0, 0 // rules calibrated elsewhere than read as exact; flags that differ from the published figures'
+	for k, rr := range res.Rules {
+		plain, err := fams[rr.Rule].build(rr.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exact.Rules[k].Value.Cmp(rr.Value) != 0 {
+			differ++
+		}
+		for i, c := range use {
+			want := false
+			top := c.Top[0].Add(c.Top[1])
+			for n := max(0, c.N-base/2); n <= c.N+base/2 && !want; n++ {
+				for q := int64(0); q <= 4*base; q++ {
+					x := c.Total.Sub(decimal.FromInt(base / 2)).Add(decimal.Scaled(25*q, 2))
+					if x.Sign() < 0 || x.Cmp(top) < 0 {
+						continue
+					}
+					v := *c
+					v.N, v.Total = n, x
+					if s, app := plain.Sensitive(agg, &v); s && app {
+						want = true
+						break
+					}
+				}
+			}
+			if s, _ := plain.Sensitive(agg, c); s != rr.flags[i] {
+				moved++
+			}
+			if rr.flags[i] != want {
+				t.Errorf("%s at %s: cell %d (n %d, X %s, x1 %s, x2 %s) flagged %v, brute force %v", rr.Rule, rr.Value, i, c.N, c.Total, c.Top[0], c.Top[1], rr.flags[i], want)
+			}
+		}
+	}
+	if differ == 0 || moved == 0 {
+		t.Errorf("%d rules calibrated elsewhere than read as exact, %d flags differ from the published figures': the rounding made no difference", differ, moved)
+	}
+	t.Logf("%d cells; %d rules calibrated elsewhere than read as exact; %d flags differ from the plain rule's on the published figures", len(use), differ, moved)
+	var text bytes.Buffer
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "values rounded to base 10 (input.rounded)") {
+		t.Errorf("text does not say the figures are rounded:\n%s", text.String())
+	}
+	var svg bytes.Buffer
+	if err := res.WriteSVG(&svg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(svg.String(), "cells assessed; values rounded to base 10)") {
+		t.Errorf("the plot's title does not say the figures are rounded")
+	}
+	js, _ := json.Marshal(res)
+	if !strings.Contains(string(js), `"rounded":"10"`) && !strings.Contains(string(js), `"rounded":10`) {
+		t.Errorf("JSON does not carry the rounding: %.300s", js)
+	}
+	if _, err := Run(agg, cells, Options{Target: 0.2, Rounded: decimal.FromInt(-5)}); err == nil {
+		t.Error("a negative rounding base accepted")
 	}
 }

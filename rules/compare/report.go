@@ -33,7 +33,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Skipped > 0 {
 		fmt.Fprintf(b, " (%d skipped: not assessable by every rule)", r.Skipped)
 	}
-	fmt.Fprintf(b, "; target %.4g%% sensitive (%d cells)\n\n", 100*r.Target, r.TargetCells)
+	fmt.Fprintf(b, "; target %.4g%% sensitive (%d cells)\n", 100*r.Target, r.TargetCells)
+	if r.Rounded != nil {
+		fmt.Fprintf(b, "values rounded to base %s (input.rounded): each rule judges every value a rounded count and total stand for, as check does; a cell counts as sensitive when some of them is (check: primary or review)\n", r.Rounded)
+	}
+	fmt.Fprintln(b)
 	fmt.Fprintf(b, "%-10s %-12s %10s %10s %8s\n", "rule", "parameter", "value", "sensitive", "share")
 	for _, x := range r.Rules {
 		note := ""
@@ -105,7 +109,11 @@ func (r *Result) WriteSVG(w io.Writer) error {
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(b, `<title>Sensitive cells against rule parameter</title>`+"\n")
 	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	fmt.Fprintf(b, `<text x="%d" y="22" font-size="14">Sensitive cells against rule parameter (%s; %d cells assessed)</text>`+"\n", left, html.EscapeString(r.Source), r.Cells)
+	rounded := ""
+	if r.Rounded != nil {
+		rounded = fmt.Sprintf("; values rounded to base %s", r.Rounded)
+	}
+	fmt.Fprintf(b, `<text x="%d" y="22" font-size="14">Sensitive cells against rule parameter (%s; %d cells assessed%s)</text>`+"\n", left, html.EscapeString(r.Source), r.Cells, rounded)
 	// axes and grid
 	for i := 0; i <= 10; i++ {
 		m := float64(10 * i)
