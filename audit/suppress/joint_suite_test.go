@@ -61,6 +61,19 @@ var jointSuite = []suiteCase{
 	{name: "h12/4x6-5", leaves: 12, groups: 4, sizes: []int{6}, share: 0.05, seed: 31, heavy: true},
 	{name: "h9/3x3x3-10", leaves: 9, groups: 3, sizes: []int{3, 3}, share: 0.1, seed: 32, heavy: true},
 	{name: "h20/5x10-3", leaves: 20, groups: 5, sizes: []int{10}, share: 0.03, seed: 33, heavy: true},
+	// Added with CBC's results on the tighter model (writeCBCModel's caps).
+	{name: "9x9-1", sizes: []int{9, 9}, share: 0.01, seed: 40},
+	{name: "7x7-40", sizes: []int{7, 7}, share: 0.4, seed: 41},
+	{name: "16x12-3", sizes: []int{16, 12}, share: 0.03, seed: 42, heavy: true},
+	{name: "3x3x3-30", sizes: []int{3, 3, 3}, share: 0.3, seed: 43},
+	{name: "h6/2x3x2-20", leaves: 6, groups: 2, sizes: []int{3, 2}, share: 0.2, seed: 46},
+	{name: "h10/3x6-8", leaves: 10, groups: 3, sizes: []int{6}, share: 0.08, seed: 47},
+	{name: "4x4x3-15", sizes: []int{4, 4, 3}, share: 0.15, seed: 48, heavy: true},
+	{name: "5x3x3-5", sizes: []int{5, 3, 3}, share: 0.05, seed: 49},
+	{name: "3x3x4-40", sizes: []int{3, 3, 4}, share: 0.4, seed: 50, heavy: true},
+	{name: "5x4x2-10", sizes: []int{5, 4, 2}, share: 0.1, seed: 51},
+	{name: "h8/2x3x3-5", leaves: 8, groups: 2, sizes: []int{3, 3}, share: 0.05, seed: 52},
+	{name: "30x25-1", sizes: []int{30, 25}, share: 0.01, seed: 17, heavy: true},
 }
 
 // jointSuiteOff are tables with a stored oracle result that
@@ -82,13 +95,14 @@ var jointSuiteOff = []suiteCase{}
 var jointSuitePending = []suiteCase{
 	{name: "20x20-50", sizes: []int{20, 20}, share: 0.5, seed: 15},
 	{name: "25x20-3", sizes: []int{25, 20}, share: 0.03, seed: 16},
-	{name: "30x25-1", sizes: []int{30, 25}, share: 0.01, seed: 17},
 	{name: "40x30-2", sizes: []int{40, 30}, share: 0.02, seed: 18},
 	{name: "44x43-1", sizes: []int{44, 43}, share: 0.01, seed: 19},
 	{name: "5x4x3-15", sizes: []int{5, 4, 3}, share: 0.15, seed: 23},
 	{name: "5x5x5-50", sizes: []int{5, 5, 5}, share: 0.5, seed: 24},
 	{name: "10x8x6-2", sizes: []int{10, 8, 6}, share: 0.02, seed: 27},
 	{name: "12x10x12-1", sizes: []int{12, 10, 12}, share: 0.01, seed: 28},
+	{name: "4x4x4-5", sizes: []int{4, 4, 4}, share: 0.05, seed: 44},
+	{name: "6x4x3-20", sizes: []int{6, 4, 3}, share: 0.2, seed: 45},
 }
 
 // diagonalTable is issue 25's 3x3 case: two primaries on the diagonal
