@@ -710,3 +710,47 @@ func TestReadCBC(t *testing.T) {
 		t.Errorf("stopped: %+v, %v", res, err)
 	}
 }
+
+// TestWriteCBCModelCaps: the compact model's flow caps (writeCBCModel).
+// The level cap applies only to the interior model of a flat 2-D table
+// (a capped flow on a table that is not a network could cut off
+// patterns and make CBC "prove" a wrong optimum): on the 3x3
+// case each flow is capped at the level (10 for the primaries of 100);
+// with margins the cap is the big M; a 2-D table with a hierarchy and a
+// 3-D table are not flat2D.
+func TestWriteCBCModelCaps(t *testing.T) {
+	model := func(sc suiteCase, margins bool) (*orTable, string) {
+		tb, opt := sc.build()
+		o := newOrTable(tb, opt.Hierarchies, 0.10)
+		var sb strings.Builder
+		if _, err := writeCBCModel(&sb, o, margins); err != nil {
+			t.Fatal(err)
+		}
+		return o, sb.String()
+	}
+	o, lp := model(suiteCase{name: "3x3-diagonal"}, false)
+	if !o.flat2D {
+		t.Fatal("3x3: not flat2D")
+	}
+	// y1: [d0_0 d1_1], 300; the level of primary 0 (100) is 10.
+	for _, want := range []string{" up0_1: f0_1 - 10 y1 <= 0\n", " lo0_1: f0_1 + 10 y1 >= 0\n", " -10 <= f0_5 <= 10\n"} {
+		if !strings.Contains(lp, want) {
+			t.Errorf("3x3 interior model: no %q", want)
+		}
+	}
+	_, lp = model(suiteCase{name: "3x3-diagonal"}, true)
+	if !strings.Contains(lp, " up0_1: f0_1 - 6480 y1 <= 0\n") || strings.Contains(lp, " up0_1: f0_1 - 10 y1") {
+		t.Error("3x3 model with margins: the level cap applied, or not the big M (the sum of every cell, 6480)")
+	}
+	for _, sc := range []suiteCase{
+		{name: "h6/2x4-15", leaves: 6, groups: 2, sizes: []int{4}, share: 0.15, seed: 29},
+		{name: "2x2x2-25", sizes: []int{2, 2, 2}, share: 0.25, seed: 20},
+	} {
+		if o, _ := model(sc, false); o.flat2D {
+			t.Errorf("%s: flat2D", sc.name)
+		}
+	}
+	if o, _ := model(suiteCase{name: "4x4-10", sizes: []int{4, 4}, share: 0.1, seed: 5}, false); !o.flat2D {
+		t.Error("4x4: not flat2D")
+	}
+}
