@@ -40,7 +40,10 @@ import (
 
 // orTable is the oracle's view of a table.
 type orTable struct {
-	n      int
+	n int
+	// flat2D: two dimensions, no hierarchy (the relations are those of a
+	// bipartite network: writeCBCModel caps each flow at its level).
+	flat2D bool
 	val    []float64
 	rels   [][]orTerm // each relation: Σ coef·x = 0
 	cellR  [][]int    // relations of each cell
@@ -60,7 +63,12 @@ type orTerm struct {
 // -> parent) equals the sum of the cells with that code replaced by each
 // child (top-level codes are the total's children).
 func newOrTable(tb *audit.Table, hier map[string]map[string]string, share float64) *orTable {
-	o := &orTable{n: len(tb.Cells)}
+	o := &orTable{n: len(tb.Cells), flat2D: len(tb.Dims) == 2}
+	for _, h := range hier {
+		if len(h) > 0 {
+			o.flat2D = false
+		}
+	}
 	index := map[string]int{}
 	for i, c := range tb.Cells {
 		index[strings.Join(c.Key, "\x00")] = i
@@ -620,6 +628,19 @@ func oracleProtected(o *orTable, sup []bool) (bool, string) {
 // larger than a vertex of the intruder's polyhedron, taken here to be
 // within that sum. Every pattern CBC returns is attacked again by gonum
 // (oracleProtected, with no M) before it is stored.
+//
+// Tighter caps (the same optimum, a stronger relaxation):
+//   - a cell i that is a child of a relation whose aggregate is
+//     published (flow 0) has f_i = −Σ_{j≠i} f_j ≤ Σ_{j≠i} x_j over the
+//     relation's other variable children, so M_i is the least such sum;
+//   - interior model of a flat 2-D table (orTable.flat2D): the flows are
+//     circulations of the bipartite graph rows × columns whose edges are
+//     the variable cells. A feasible flow with s·f_p ≥ level splits
+//     conformally into simple cycles (each ±w on its edges, each within
+//     the bounds); those through p, scaled to total weight level, are a
+//     feasible flow with s·f_p = level and |f_i| ≤ level everywhere. So
+//     f^k_i ∈ [−min(x_i, level)·y_i, level·y_i] for commodity k loses no
+//     pattern.
 func writeCBCModel(w io.Writer, o *orTable, margins bool) (ncand int, err error) {
 	bw := bufio.NewWriter(w)
 	prim := make([]bool, o.n)
@@ -651,6 +672,43 @@ func writeCBCModel(w io.Writer, o *orTable, margins bool) (ncand int, err error)
 				bigM += v
 			}
 		}
+	}
+	// capUp[i]: the least sum of the other variable children of a
+	// relation in which i is a child and whose aggregate is published.
+	capUp := make([]float64, o.n)
+	for i := range capUp {
+		capUp[i] = bigM
+	}
+	for _, rel := range o.rels {
+		if varCell[rel[0].cell] {
+			continue // the aggregate (coef 1) moves
+		}
+		sum := 0.0
+		for _, t := range rel[1:] {
+			if varCell[t.cell] {
+				sum += o.val[t.cell]
+			}
+		}
+		for _, t := range rel[1:] {
+			if varCell[t.cell] {
+				capUp[t.cell] = math.Min(capUp[t.cell], sum-o.val[t.cell])
+			}
+		}
+	}
+	network := o.flat2D && !margins
+	// up(c, i), down(c, i): the caps of commodity c's flow on cell i
+	// (−down ≤ f ≤ up).
+	up := func(c orCom, i int) float64 {
+		if network {
+			return math.Min(capUp[i], c.level)
+		}
+		return capUp[i]
+	}
+	down := func(c orCom, i int) float64 {
+		if network {
+			return math.Min(o.val[i], c.level)
+		}
+		return o.val[i]
 	}
 	num := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	line := 0
@@ -701,10 +759,9 @@ func writeCBCModel(w io.Writer, o *orTable, margins bool) (ncand int, err error)
 			if !cand[i] {
 				continue
 			}
-			fmt.Fprintf(bw, " lo%d_%d: f%d_%d + %s y%d >= 0\n", k, i, k, i, num(o.val[i]), i)
-			fmt.Fprintf(bw, " up%d_%d: f%d_%d - %s y%d <= 0\n", k, i, k, i, num(bigM), i)
+			fmt.Fprintf(bw, " lo%d_%d: f%d_%d + %s y%d >= 0\n", k, i, k, i, num(down(c, i)), i)
+			fmt.Fprintf(bw, " up%d_%d: f%d_%d - %s y%d <= 0\n", k, i, k, i, num(up(c, i)), i)
 		}
-		_ = c
 	}
 	bw.WriteString("Bounds\n")
 	if first {
@@ -716,11 +773,11 @@ func writeCBCModel(w io.Writer, o *orTable, margins bool) (ncand int, err error)
 			case cand[i]:
 				fmt.Fprintf(bw, " f%d_%d free\n", k, i)
 			case prim[i] && i == c.p && c.sign > 0:
-				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(c.level), k, i, num(bigM))
+				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(c.level), k, i, num(math.Max(c.level, up(c, i))))
 			case prim[i] && i == c.p:
 				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(-o.val[i]), k, i, num(-c.level))
 			case prim[i]:
-				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(-o.val[i]), k, i, num(bigM))
+				fmt.Fprintf(bw, " %s <= f%d_%d <= %s\n", num(-down(c, i)), k, i, num(up(c, i)))
 			}
 		}
 	}
