@@ -16,8 +16,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
-// roundTo rounds v to a multiple of base (half up).
-func roundTo(v, base int64) int64 { return (v + base/2) / base * base }
 
 // TestAuditRoundedAgainstGonum (issue 24 item 6): a 2-D table whose
 // published values (margins included) are rounded to base 5, so that they
@@ -62,7 +60,7 @@ func TestAuditRoundedAgainstGonum(t *testing.T) {
 		for _, c := range tb.Cells {
 			i, j := pos(c)
 			v, _ := c.Total.Int64()
-			r := roundTo(v, base)
+			r := tabletest.RoundTo(v, base)
 			c.Total = decimal.FromInt(r)
 			pub[[2]int{i, j}] = r
 			if i < R && j < C && rng.IntN(4) == 0 {

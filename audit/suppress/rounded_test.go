@@ -17,8 +17,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
-// roundTo rounds v (≥ 0) to a multiple of base, half up.
-func roundTo(v, base int64) int64 { return (v + base/2) / base * base }
 
 // roundedShare is the protection share of the rounded-table tests: large
 // enough that the largest primaries need complements even with the
@@ -57,14 +55,14 @@ func roundedGrid(rc roundedCase) *audit.Table {
 	at := func(idx []int) int64 {
 		v := vals[idx[0]*rc.C+idx[1]]
 		if rc.additive {
-			v = roundTo(v, rc.base)
+			v = tabletest.RoundTo(v, rc.base)
 		}
 		return v
 	}
 	tb := tabletest.GridTable([]int{rc.R, rc.C}, at, at)
 	if !rc.additive {
 		for _, c := range tb.Cells {
-			c.N = roundTo(c.N, rc.base)
+			c.N = tabletest.RoundTo(c.N, rc.base)
 			c.Total = decimal.FromInt(c.N)
 		}
 	}

@@ -422,3 +422,7 @@ func ResultFor(t testing.TB, r audit.Intervals, key ...string) audit.Interval {
 	t.Fatalf("no audit result for %v", key)
 	return audit.Interval{}
 }
+
+// RoundTo rounds v (≥ 0) to a multiple of base, half up: a published
+// value of a table rounded to base (input.rounded).
+func RoundTo(v, base int64) int64 { return (v + base/2) / base * base }
