@@ -16,7 +16,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
-
 // TestAuditRoundedAgainstGonum (issue 24 item 6): a 2-D table whose
 // published values (margins included) are rounded to base 5, so that they
 // do not add up; Options.Rounded = 5 makes every published value the

@@ -399,13 +399,18 @@ func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, j
 		}
 	}
 	if jres != nil && jres.stopped != nil {
+		// Only a reported bound is named (none on a rounded table).
+		bound := ""
+		if out.LowerBound != nil {
+			bound = ", the bound is the one proven so far"
+		}
 		switch {
 		case errors.Is(jres.stopped, errDeadline):
-			out.Stopped = fmt.Sprintf("time limit %v reached during the joint search: the best verified pattern found is kept, the bound is the one proven so far", opt.TimeLimit)
+			out.Stopped = fmt.Sprintf("time limit %v reached during the joint search: the best verified pattern found is kept%s", opt.TimeLimit, bound)
 		case errors.Is(jres.stopped, errLPFail):
-			out.Stopped = "an LP of the joint search failed numerically: the best verified pattern found is kept, the bound is the one proven so far"
+			out.Stopped = "an LP of the joint search failed numerically: the best verified pattern found is kept" + bound
 		case errors.Is(jres.stopped, errBudget):
-			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept, the bound is the one proven so far", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau())
+			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept%s", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau(), bound)
 		}
 	}
 	if !deadline.IsZero() && time.Now().After(deadline) && out.Stopped == "" {

@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	glp "gonum.org/v1/gonum/optimize/convex/lp"
@@ -16,7 +18,6 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
-
 
 // roundedShare is the protection share of the rounded-table tests: large
 // enough that the largest primaries need complements even with the
@@ -381,5 +382,28 @@ func TestProtectRoundedNote(t *testing.T) {
 	want := roundedNote(10, "")
 	if len(p.Notes) != 1 || p.Notes[0] != want {
 		t.Errorf("notes %q, want [%q]", p.Notes, want)
+	}
+}
+
+// TestJointReportRoundedNamesNoBound: a joint search stopped by its
+// budget reports its lower bound and says the bound is the one proven so
+// far; on a rounded table (Options.Rounded) no bound is reported, and the
+// sentence names none.
+func TestJointReportRoundedNamesNoBound(t *testing.T) {
+	for _, rounded := range []float64{0, 5} {
+		pc := 100.0
+		out := audit.SuppressionRun{PatternCost: &pc}
+		jres := &jointResult{lowerBound: 80, boundOK: true, stopped: errBudget}
+		jointReport(&out, candidate{name: "joint"}, jres, &jointSolver{}, Options{Rounded: rounded}, time.Time{})
+		names := strings.Contains(out.Stopped, "the bound")
+		if !strings.Contains(out.Stopped, "budget") {
+			t.Errorf("rounded %v: stopped %q, want the budget named", rounded, out.Stopped)
+		}
+		if rounded == 0 && (out.LowerBound == nil || !names) {
+			t.Errorf("exact values: bound %v, stopped %q: want the bound reported and named", out.LowerBound, out.Stopped)
+		}
+		if rounded > 0 && (out.LowerBound != nil || out.Gap != nil || names) {
+			t.Errorf("rounded: bound %v, stopped %q: want no bound reported or named", out.LowerBound, out.Stopped)
+		}
 	}
 }
