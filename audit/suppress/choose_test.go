@@ -3,7 +3,11 @@ package suppress
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 )
 
 // TestProtectAuditReusesAudit checks that the audit Protect returns
@@ -30,5 +34,32 @@ func TestProtectAuditReusesAudit(t *testing.T) {
 	wj, _ := json.Marshal(want)
 	if string(gj) != string(wj) {
 		t.Errorf("small table: the returned audit differs from Audit's:\n%s\n%s", gj, wj)
+	}
+}
+
+// TestFinalAuditAfterTheDeadline: when the time limit has run out before
+// the kept pattern's whole audit, its verdicts' audit stands (no audit
+// runs: the table here has no pattern to audit) with a warning naming the
+// limit and the intervals left approximate; the candidate's own audit is
+// not changed. An audit that already is the whole one is returned as is.
+func TestFinalAuditAfterTheDeadline(t *testing.T) {
+	verdicts := &audit.Intervals{Approximate: 3, Warnings: []string{"w"}}
+	po := &patternOffers{ctx: context.Background(), opt: Options{TimeLimit: time.Second}, deadline: time.Unix(1, 0)}
+	iv, err := po.finalAudit(candidate{iv: verdicts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := exactCutWarning(time.Second, 3)
+	if iv == verdicts || len(iv.Warnings) != 2 || iv.Warnings[1] != want || iv.Approximate != 3 {
+		t.Errorf("got %+v, want the verdicts' audit with the warning %q", iv, want)
+	}
+	if len(verdicts.Warnings) != 1 {
+		t.Errorf("the candidate's audit changed: %q", verdicts.Warnings)
+	}
+	if !strings.Contains(want, "time limit 1s") || !strings.Contains(want, "3 intervals are inner bounds") {
+		t.Errorf("warning %q", want)
+	}
+	if iv, _ := po.finalAudit(candidate{iv: verdicts, full: true}); iv != verdicts {
+		t.Errorf("a whole audit was not returned as is")
 	}
 }

@@ -91,21 +91,43 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 
 	best, out := po.keep()
 	jointReport(&out, best, jres, js0, opt, deadline)
-	iv := best.iv
-	if iv != nil && !best.full && (deadline.IsZero() || time.Now().Before(deadline)) {
-		// The offers were compared by their verdicts; the kept pattern
-		// gets the whole audit (exact bounds of its large components),
-		// once, for the report. Should the time limit cut it short with
-		// fewer cells settled, the verdicts' audit stands.
-		full, err := Audit(ctx, t, po.auditOpt())
-		if err != nil {
-			return out, nil, err
-		}
-		if full.Undetermined <= iv.Undetermined {
-			iv = &full
-		}
+	iv, err := po.finalAudit(best)
+	if err != nil {
+		return out, nil, err
 	}
 	return out, iv, nil
+}
+
+// finalAudit returns the audit of the kept pattern best, restored on the
+// table: the offers were compared by their verdicts, so unless best's
+// audit is already the whole one (full) the pattern gets the whole audit
+// (exact bounds of its large components), once, for the report. Should
+// the time limit leave no time for it, or cut it short with fewer cells
+// settled, the verdicts' audit stands and its warnings say so.
+func (po *patternOffers) finalAudit(best candidate) (*audit.Intervals, error) {
+	iv := best.iv
+	if iv == nil || best.full {
+		return iv, nil
+	}
+	if po.deadline.IsZero() || time.Now().Before(po.deadline) {
+		full, err := Audit(po.ctx, po.t, po.auditOpt())
+		if err != nil {
+			return nil, err
+		}
+		if full.Undetermined <= iv.Undetermined {
+			return &full, nil
+		}
+	}
+	kept := *iv
+	kept.Warnings = append(slices.Clone(iv.Warnings), exactCutWarning(po.opt.TimeLimit, iv.Approximate))
+	return &kept, nil
+}
+
+// exactCutWarning says that the time limit stopped the exact bounds of
+// the kept pattern's audit: its verdicts stand, n intervals are inner
+// bounds.
+func exactCutWarning(limit time.Duration, n int) string {
+	return fmt.Sprintf("interval audit: time limit %v reached before the exact bounds of the pattern kept: every verdict is settled, %d intervals are inner bounds (approximate)", limit, n)
 }
 
 // objectiveCosts returns each cell's cost in protectBest's objective: the
