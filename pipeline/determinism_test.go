@@ -46,8 +46,7 @@ func TestCheckIdenticalAtAnyWorkers(t *testing.T) {
 	// The exact bounds' budgets before the bulk phase (main d96f241): the
 	// sparse LP then leaves approximate intervals, the budgeted paths this
 	// test is about (the defaults settle every cell of this table).
-	tune := intervals.DefaultTuning()
-	tune.ExactIters, tune.ExactBudget, tune.BulkIters = 32, 20000, 0
+	tune := intervals.DefaultTuning().BeforeBulk()
 	var first string
 	for _, w := range []int{1, 2, 3} {
 		for _, p := range procs[w-1] {

@@ -63,7 +63,7 @@ func BenchmarkAuditExact50x40x10(b *testing.B) {
 					b.StartTimer()
 					tune := intervals.BenchTuning()
 					if baseline {
-						tune.BulkIters, tune.ExactIters, tune.ExactBudget = 0, 32, 20000
+						*tune = tune.BeforeBulk()
 					}
 					opt := intervals.Options{Role: tc.role, TimeLimit: intervals.BenchLimit(), Tuning: tune}
 					t0 := time.Now()

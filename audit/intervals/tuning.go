@@ -57,6 +57,17 @@ func DefaultTuning() Tuning {
 	}
 }
 
+// BeforeBulk returns t with the exact bounds' budgets of before the bulk
+// phase (ExactIters 32, ExactBudget 20,000, no bulk phase): the baseline
+// of the benchmarks, and the tuning of tests on large tables that need
+// the audit's verdicts rather than every interval exact (every cell still
+// gets a verdict, proven by its inner and outer bounds, or is
+// undetermined; fewer intervals are exact).
+func (t Tuning) BeforeBulk() Tuning {
+	t.ExactIters, t.ExactBudget, t.BulkIters = 32, 20000, 0
+	return t
+}
+
 // tuning is opt.Tuning, or the defaults.
 func (o Options) tuning() Tuning {
 	if o.Tuning != nil {

@@ -22,15 +22,13 @@ func heavySeeds() []uint64 {
 	return []uint64{6, 3}
 }
 
-// verdictTuning is the interval audit's work bounds with the exact
-// bounds' budgets of before the bulk phase (main d96f241), for tests on
-// large tables that need the audit's verdicts, not every interval exact:
-// every cell still gets a verdict proven by its inner and outer bounds
-// or is undetermined, only fewer intervals are exact. The defaults' bulk
-// phase is checked by audit/intervals' own tests.
+// verdictTuning is the interval audit's defaults with the exact bounds'
+// budgets of before the bulk phase (intervals.Tuning.BeforeBulk), for
+// tests on large tables that need the audit's verdicts, not every
+// interval exact. The defaults' bulk phase is checked by
+// audit/intervals' own tests.
 func verdictTuning() *intervals.Tuning {
-	tune := intervals.DefaultTuning()
-	tune.ExactIters, tune.ExactBudget, tune.BulkIters = 32, 20000, 0
+	tune := intervals.DefaultTuning().BeforeBulk()
 	return &tune
 }
 
