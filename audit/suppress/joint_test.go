@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // statuses lists the cells' statuses (the pattern).
@@ -200,4 +203,48 @@ func fmtF(p *float64) string {
 		return "nil"
 	}
 	return fmtCost(*p)
+}
+
+// TestProtectAuditIdenticalAtAnyWorkers: the audit Protect returns (the
+// patterns compared by their verdicts, the kept one audited whole) is
+// the same, byte for byte, with 1, 2 and 3 workers and at GOMAXPROCS 1 and
+// 2, and equals a separate Audit of the table left, on a table whose
+// components all take the large-component path (LargeComponent 20: the
+// verdicts-only audit is partial there, so the whole audit runs after).
+func TestProtectAuditIdenticalAtAnyWorkers(t *testing.T) {
+	var first string
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cases := []struct{ workers, procs int }{{1, 1}, {3, 2}, {2, 1}}
+	if tabletest.RaceEnabled {
+		cases = cases[:2] // one worker against three, on one and two cores
+	}
+	for _, tc := range cases {
+		runtime.GOMAXPROCS(tc.procs)
+		tb := scaleTable(3, []int{12, 10, 4}, 0.1)
+		tune := intervals.DefaultTuning()
+		tune.LargeComponent = 20
+		opt := Options{Workers: tc.workers, AuditTuning: &tune}
+		res, err := Protect(context.Background(), tb, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Audit == nil {
+			t.Fatal("no audit returned")
+		}
+		sep, err := Audit(context.Background(), tb, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(report.IntervalsJSON(*res.Audit))
+		if want := string(report.IntervalsJSON(sep)); got != want {
+			t.Fatalf("workers %d: the audit returned differs from Audit's of the table left", tc.workers)
+		}
+		got += statuses(tb)
+		if first == "" {
+			first = got
+			t.Logf("%d cells audited, %d approximate", len(res.Audit.Cells), res.Audit.Approximate)
+		} else if got != first {
+			t.Errorf("workers %d, GOMAXPROCS %d: a different pattern or audit", tc.workers, tc.procs)
+		}
+	}
 }
