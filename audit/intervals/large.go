@@ -466,9 +466,11 @@ func (s *structure) solveLarge(ctx context.Context, comp []int, env *auditEnv, w
 		}
 		if env.exact || iv.undet[i] {
 			targets = append(targets, i)
-		} else {
-			partial = true
 		}
+		// Without exact bounds asked for, the chunks settle an undetermined
+		// target's verdict only (no budget for its bounds): Audit's
+		// result may differ for every cell left here.
+		partial = partial || !env.exact
 	}
 	if partial {
 		env.mu.Lock()
