@@ -313,7 +313,8 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 // joinGroups sets sh.groups: each header row below the statistic row is
 // a column dimension, except that a row blank under a labelled cell of
 // the row above (not a Total) is joined to it: one dimension whose labels
-// read down ("2018", "2018 Q2").
+// read down ("2018", "2018 Q2"); so is a row every cell of which is a
+// range merged down from the row above (one header over two rows).
 func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 	rows := sh.header[sh.nS:]
 	sh.groups = nil
@@ -322,12 +323,20 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 		if k > 0 {
 			_, _, last := span(g.rows[hr-1])
 			_, _, lastUp := span(g.rows[hr-2])
+			// a row holding nothing of its own, every cell the continuation
+			// of a range merged down from the row above, is the same
+			// header row, not a second dimension
+			mergedDown := true
 			for c := sh.left + sh.nL; c <= max(last, lastUp); c++ {
 				up := g.filled(hr-1, c)
 				if g.filled(hr, c) == "" && up != "" && up != total {
 					join = true
 				}
+				if g.raw(hr, c) != "" || g.filled(hr, c) != up {
+					mergedDown = false
+				}
 			}
+			join = join || mergedDown
 		}
 		if join {
 			sh.groups[len(sh.groups)-1] = append(sh.groups[len(sh.groups)-1], hr)
