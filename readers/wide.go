@@ -818,7 +818,7 @@ func (p *wideParser) bodyRows() (int, error) {
 	for ; r <= len(lay.Rows); r++ {
 		row := lay.Rows[r-1]
 		if n, _, _ := span(row); n == 0 {
-			if sections && p.bodyFollows(r+1) {
+			if sections && p.bodyFollows(r+1) || !sections && p.rowApart(r+1) {
 				continue
 			}
 			break
@@ -885,6 +885,43 @@ func (p *wideParser) bodyFollows(r int) bool {
 		return false
 	}
 	return false
+}
+
+// rowApart reports whether the first non-blank row from r on is a body
+// row set apart by blank rows (a row outside the total above it, such as
+// Puerto Rico below the United States and its states): a text label in
+// the label columns, nothing left of them or right of the table, and in
+// the body columns only numbers and markers, at least one. A header row
+// (text over the body columns) or a note is not.
+func (p *wideParser) rowApart(r int) bool {
+	for ; r <= len(p.lay.Rows); r++ {
+		if n, _, _ := span(p.lay.Rows[r-1]); n > 0 {
+			break
+		}
+	}
+	if r > len(p.lay.Rows) {
+		return false
+	}
+	_, f, l := span(p.lay.Rows[r-1])
+	if f < p.left || l > p.last {
+		return false
+	}
+	label := false
+	for _, c := range p.lay.Labels {
+		if v := p.at(r, c); v != "" && !isValueLike(v) {
+			label = true
+		}
+	}
+	values := 0
+	for _, c := range p.lay.Columns {
+		if v := p.at(r, c); v != "" {
+			if !isValueLike(v) {
+				return false
+			}
+			values++
+		}
+	}
+	return label && values > 0
 }
 
 // carry sets the labels of body row r. A blank label below a group's

@@ -221,6 +221,19 @@ func (g *detectGrid) titleLine(r int) bool {
 	return n2 == 1 || f < 0
 }
 
+// wideTitle reports whether row r is a title merged across the table: a
+// single cell in or left of the label columns whose merged range spreads
+// over the body's columns (a header group never covers the label
+// columns).
+func (g *detectGrid) wideTitle(r, left, nL int) bool {
+	n, f, _ := span(g.lay.Rows[r-1])
+	if n != 1 || f > left+nL-1 {
+		return false
+	}
+	_, _, last := span(g.rows[r-1])
+	return last > left+nL-1
+}
+
 const wideKeys = "columns.dims (the row dimensions, one label column each), columns.across (the column dimensions, one header row each) and columns.value"
 
 // findShape finds the first body row, the label columns, the header rows
@@ -229,6 +242,17 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	bodyAt, left, nL := -1, 0, 0
 	for r := 1; r <= len(g.rows); r++ {
 		if f, n, ok := g.bodyStart(r); ok {
+			// a header row of numbers (years) beside text column names
+			// ("Census", "Estimates Base", 2010, 2011, ...) reads as a
+			// body row; it is a header when the next row is a body row
+			// whose labels end left of this row's own texts (as read,
+			// merges not filled), which stand over its numbers
+			if r < len(g.rows) {
+				_, rf, _ := span(g.lay.Rows[r-1])
+				if f2, n2, ok2 := g.bodyStart(r + 1); ok2 && f2 < rf && f2+n2 <= rf {
+					continue
+				}
+			}
 			bodyAt, left, nL = r, f, n
 			break
 		}
@@ -289,6 +313,9 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 	left, nL := sh.left, sh.nL
 	for ; r >= 1; r-- {
 		if n, _, _ := span(g.rows[r-1]); n == 0 {
+			break
+		}
+		if g.wideTitle(r, left, nL) {
 			break
 		}
 		if g.titleLine(r) {

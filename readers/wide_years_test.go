@@ -1,0 +1,45 @@
+package readers
+
+import (
+	"slices"
+	"testing"
+)
+
+// A header row of numbers (years) beside text column names, under a
+// group cell and a title merged across the table, with a row set apart
+// by a blank row below the body (the layout of the US Census Bureau's
+// population estimates, testdata/corpus nst-est2019-01): the year row is
+// a header row, not the first body row; the merged title is a title, not
+// a header group; the row below the blank row is a body row, the notes
+// after it are notes. Before, the year row was read as the body and the
+// table refused ("row 5 has 1 row label(s), row 4 has 3").
+func TestWideYearHeaderMergedTitleRowApart(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "NST01", rows: [][]string{
+		{"table with row headers in column A and column headers in rows 3 through 4"},
+		{"Table 1. Annual Estimates of the Resident Population"},
+		{"Geographic Area", "40269", "", "Population Estimate (as of July 1)"},
+		{"", "Census", "Estimates Base", "2010", "2011"},
+		{"United States", "100", "101", "102", "103"},
+		{"North", "60", "61", "61", "62"},
+		{"South", "40", "40", "41", "41"},
+		{},
+		{"Puerto Rico", "5", "5", "6", "6"},
+		{"Note: the estimates are based on the 2010 Census."},
+		{"Source: a bureau"},
+	}, merges: []string{"A1:E1", "A2:E2", "A3:A4", "B3:C3", "D3:E3", "A10:E10"}})
+	rows, lay, d, _ := readDetected(t, p, "", "total")
+	if !slices.Equal(d.Dims, []string{"Geographic Area"}) || len(d.Across) != 2 {
+		t.Fatalf("dims %v across %v", d.Dims, d.Across)
+	}
+	if !slices.Equal(lay.Header, []int{3, 4}) || !slices.Equal(lay.Titles, []int{1, 2}) || !slices.Equal(lay.Body, []int{5, 6, 7, 9}) || !slices.Equal(lay.Notes, []int{10, 11}) {
+		t.Fatalf("titles %v header %v body %v notes %v", lay.Titles, lay.Header, lay.Body, lay.Notes)
+	}
+	for _, c := range [][4]string{{"United States", "40269", "Census", "100"}, {"South", "40269", "Estimates Base", "40"}, {"North", "Population Estimate (as of July 1)", "2011", "62"}, {"Puerto Rico", "Population Estimate (as of July 1)", "2010", "6"}} {
+		if r := findRow(rows, c[0], c[1], c[2]); r == nil || r[3] != c[3] {
+			t.Errorf("%v = %v", c, r)
+		}
+	}
+	if len(rows) != 4*4 {
+		t.Errorf("%d cells, want 16", len(rows))
+	}
+}
