@@ -221,6 +221,25 @@ func (g *detectGrid) titleLine(r int) bool {
 	return n2 == 1 || f < 0
 }
 
+// textUnderValue reports whether row r+1 holds texts only (no number or
+// marker), one of them under a number of row r, merged ranges filled.
+func (g *detectGrid) textUnderValue(r int) bool {
+	up, down := g.rows[r-1], g.rows[r]
+	under := false
+	for c, v := range down {
+		if v == "" {
+			continue
+		}
+		if g.value(v) {
+			return false
+		}
+		if c < len(up) && up[c] != "" && g.value(up[c]) {
+			under = true
+		}
+	}
+	return under
+}
+
 // wideTitle reports whether row r is a title merged across the table: a
 // single cell in or left of the label columns whose merged range spreads
 // over the body's columns (a header group never covers the label
@@ -250,6 +269,12 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 			if r < len(g.rows) {
 				_, rf, _ := span(g.lay.Rows[r-1])
 				if f2, n2, ok2 := g.bodyStart(r + 1); ok2 && f2 < rf && f2+n2 <= rf {
+					continue
+				}
+				// or when the next row is a header row (texts only) with
+				// a text under one of this row's numbers (a sex row under
+				// a year row)
+				if g.textUnderValue(r) {
 					continue
 				}
 			}

@@ -1,7 +1,9 @@
 package readers
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +43,59 @@ func TestWideYearHeaderMergedTitleRowApart(t *testing.T) {
 	}
 	if len(rows) != 4*4 {
 		t.Errorf("%d cells, want 16", len(rows))
+	}
+}
+
+// A three-row header whose middle row holds years beside text names, over
+// a row naming the sexes under each year (the US Census Bureau's
+// estimates by age and sex, testdata/corpus nc-est2019-agesex): the year
+// row is a header row, since the row below it puts a text under its
+// numbers. Before, the year row was read as the first body row and the
+// table refused ("row 5 has 7 row label(s)").
+func TestWideYearRowOverSexRow(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "AGESEX", rows: [][]string{
+		{"Annual Estimates of the Resident Population by Age and Sex"},
+		{"Age", "Census", "", "", "Population Estimate (as of July 1)"},
+		{"", "", "", "", "2010", "", ""},
+		{"", "Both Sexes", "Male", "Female", "Both Sexes", "Male", "Female"},
+		{"Total", "30", "14", "16", "31", "15", "16"},
+		{".Under 5 years", "10", "5", "5", "11", "6", "5"},
+		{".5 years and over", "20", "9", "11", "20", "9", "11"},
+		{"Source: a bureau"},
+	}, merges: []string{"A1:G1", "A2:A4", "B2:D3", "E2:G2", "E3:G3"}})
+	rows, lay, d, _ := readDetected(t, p, "", "total")
+	if !slices.Equal(d.Dims, []string{"Age"}) || len(d.Across) != 3 {
+		t.Fatalf("dims %v across %v", d.Dims, d.Across)
+	}
+	if !slices.Equal(lay.Header, []int{2, 3, 4}) || !slices.Equal(lay.Body, []int{5, 6, 7}) {
+		t.Fatalf("header %v body %v", lay.Header, lay.Body)
+	}
+	if r := findRow(rows, ".Under 5 years", "Population Estimate (as of July 1)", "2010", "Male"); r == nil || r[4] != "6" {
+		t.Errorf("Under 5 x 2010 x Male = %v", r)
+	}
+	if len(rows) != 3*6 {
+		t.Errorf("%d cells, want 18", len(rows))
+	}
+}
+
+// A block set apart by a blank row that repeats a row of the body above
+// (the overlapping "selected age groups" below the five-year groups) is
+// not read as more body rows: it is data below the table, refused naming
+// the sheet, its first row and input.range. Before, it was read and the
+// repeated row refused as a duplicate cell (exit 3, no key to set).
+func TestWideRepeatedBlockRefused(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "AGESEX", rows: [][]string{
+		{"Age", "Male", "Female"},
+		{"Total", "14", "16"},
+		{".Under 5 years", "5", "5"},
+		{".5 years and over", "9", "11"},
+		{},
+		{".Under 18 years", "7", "8"},
+		{".Under 5 years", "5", "5"},
+	}})
+	_, err := DetectWide(p, Options{Wide: &WideOptions{Value: "total", TotalLabel: "Total"}})
+	var re *Error
+	if !errors.As(err, &re) || re.Sheet != "AGESEX" || re.Row != 6 || !strings.Contains(err.Error(), "input.range") {
+		t.Fatalf("%v, want a refusal naming sheet AGESEX, row 6 and input.range", err)
 	}
 }
