@@ -459,7 +459,9 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 	for r := bodyAt; r <= len(g.rows); r++ {
 		row := g.rows[r-1]
 		n, first, _ := span(row)
-		if n == 0 {
+		if n == 0 || g.wideTitle(r, sh.left, sh.nL) {
+			// a blank row, or a note merged across the table right
+			// below the body, ends it
 			break
 		}
 		if first < sh.left {

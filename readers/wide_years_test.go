@@ -99,3 +99,28 @@ func TestWideRepeatedBlockRefused(t *testing.T) {
 		t.Fatalf("%v, want a refusal naming sheet AGESEX, row 6 and input.range", err)
 	}
 }
+
+// A note merged across the table right below the body, with no blank row
+// between (the US Census Bureau's county estimates, testdata/corpus
+// co-est2019-annres-06), ends the body and is a note. Before, it was read
+// as a body row with a label in every column and the table refused ("row
+// 7 has 4 row label(s)").
+func TestWideMergedNoteEndsBody(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "CO", rows: [][]string{
+		{"Annual Estimates of the Resident Population for Counties"},
+		{"Geographic Area", "Census", "Population Estimate (as of July 1)"},
+		{"", "", "2010", "2011"},
+		{"California", "30", "31", "33"},
+		{".Alameda County", "10", "11", "12"},
+		{".Alpine County", "20", "20", "21"},
+		{"Note: the estimates are based on the 2010 Census."},
+		{"Source: a bureau"},
+	}, merges: []string{"A1:D1", "A2:A3", "B2:B3", "C2:D2", "A7:D7", "A8:D8"}})
+	rows, lay, _, _ := readDetected(t, p, "", "total")
+	if !slices.Equal(lay.Body, []int{4, 5, 6}) || !slices.Equal(lay.Notes, []int{7, 8}) {
+		t.Fatalf("body %v notes %v", lay.Body, lay.Notes)
+	}
+	if len(rows) != 3*3 {
+		t.Errorf("%d cells, want 9", len(rows))
+	}
+}
