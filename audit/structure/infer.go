@@ -206,7 +206,13 @@ func nesting(t *audit.Table, codes [][]string, opt Options, st *audit.Structure)
 	nd := len(t.Dims)
 	var groups [][]int
 	for d := 0; d < nd; d++ {
-		if d > 0 && d < opt.RowDims && nestedPair(t, codes, d-1, d, opt.Wide) {
+		// adjacent column dimensions of a crosstab nest too: a header
+		// row whose codes each stand under one code of the row above
+		// ("Census" and "Estimates Base" under April 1, 2010, the years
+		// under "Population Estimate (as of July 1)")
+		rows := d > 0 && d < opt.RowDims
+		cols := opt.Wide && d > opt.RowDims
+		if (rows || cols) && nestedPair(t, codes, d-1, d, opt.Wide) {
 			g := groups[len(groups)-1]
 			groups[len(groups)-1] = append(g, d)
 			continue
@@ -219,7 +225,11 @@ func nesting(t *audit.Table, codes [][]string, opt Options, st *audit.Structure)
 			for i, d := range g {
 				names[i] = t.Dims[d]
 			}
-			st.Notes = append(st.Notes, fmt.Sprintf("rows nested: %s (each %s has its own %s; not every combination is a row), read as one dimension for margins and group disclosure", strings.Join(names, " > "), names[0], strings.Join(names[1:], ", ")))
+			what, line := "rows", "a row"
+			if g[0] >= opt.RowDims {
+				what, line = "columns", "a column"
+			}
+			st.Notes = append(st.Notes, fmt.Sprintf("%s nested: %s (each %s has its own %s; not every combination is %s), read as one dimension for margins and group disclosure", what, strings.Join(names, " > "), names[0], strings.Join(names[1:], ", "), line))
 		}
 	}
 	return groups
