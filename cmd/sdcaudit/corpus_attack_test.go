@@ -248,6 +248,22 @@ func corpusHand() map[string]handTable {
 	for _, us := range []struct{ id, lastCol string }{{"census-nst-est2019-01", "M"}, {"census-st-est00int-01", "N"}} {
 		out[us.id] = censusStates(us.id, us.lastCol)
 	}
+
+	// US Census Bureau county estimates for California: California (row
+	// 5, unlabelled) is the sum of its 58 counties (rows 6-63, a leading
+	// dot each) in every column B-M.
+	co := handTable{id: "census-co-est2019-annres-06", signed: map[pos]bool{},
+		labels: map[string]string{"A5": "California", "A6": ".Alameda County, California", "A63": ".Yuba County, California", "B4": "Census", "M4": "2019"}}
+	for c := 2; c <= 13; c++ {
+		rel := []relTerm{{pos{5, c}, 1}}
+		co.cells = append(co.cells, pos{5, c})
+		for r := 6; r <= 63; r++ {
+			rel = append(rel, relTerm{pos{r, c}, -1})
+			co.cells = append(co.cells, pos{r, c})
+		}
+		co.rels = append(co.rels, rel)
+	}
+	out[co.id] = co
 	return out
 }
 
