@@ -425,6 +425,7 @@ func (in *axisInference) run() {
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		in.caseTree(tr)
+		in.dotTree(tr)
 	}
 	if !assigned && in.arithmetic {
 		in.unlabelledTotal(tr)
@@ -610,6 +611,39 @@ func (in *axisInference) caseTree(tr *axisTree) {
 		}
 		in.notes = append(in.notes, fmt.Sprintf("%s: upper-case codes that are the sum of the codes below them: %s", tr.name, describeTree(p)))
 	}
+}
+
+// dotTree finds the total of sub-parts marked by leading dots (the US
+// Census Bureau's "leading dots indicate sub-parts": ".Alabama" ...
+// ".Wyoming" under "United States", the counties under their state): the
+// one code without a dot, not yet in the tree, that is the sum of every
+// root with one leading dot on every line. Codes without a dot that are
+// not their sum (regions beside the states, Puerto Rico) are left alone.
+func (in *axisInference) dotTree(tr *axisTree) {
+	var parts, others []string
+	for _, c := range tr.roots() {
+		l := label(c)
+		switch last := l[len(l)-1]; {
+		case strings.HasPrefix(last, ".") && !strings.HasPrefix(last, ".."):
+			parts = append(parts, c)
+		case !strings.HasPrefix(last, "."):
+			others = append(others, c)
+		}
+	}
+	if len(parts) < 2 || len(others) == 0 || !in.mayBePart(parts) {
+		return
+	}
+	var found []string
+	for _, c := range others {
+		if h, checked, nontrivial, _, _ := in.check(c, parts); h && checked > 0 && nontrivial {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		return
+	}
+	in.setTotal(found[0], parts, tr.parent, "leading dots and arithmetic")
+	in.notes = append(in.notes, fmt.Sprintf("%s: %q is the sum of the %s marked as sub-parts by a leading dot on every line: read as their total", tr.name, audit.CodeText(found[0]), report.Plural(int64(len(parts)), "code", "codes")))
 }
 
 // unlabelledTotal finds an unlabelled total: a root that is the sum of
