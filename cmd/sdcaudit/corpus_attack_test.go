@@ -1083,14 +1083,7 @@ func attackTable(t *testing.T, tb corpus.Table, w *corpus.Workbook, h handTable,
 // does not find (construction Table 8: "Total Output" adds up in the
 // output column only; its other columns are standard errors and shares,
 // issue 24 item 4): `audit` says it found no margin, exit 1.
-//
-// The US Census Bureau's state tables: United States is the sum of the
-// regions and of the states, each region of its states, but no row is
-// labelled a total, the states are not beside their regions, and Puerto
-// Rico (in no total) keeps United States from being the sum of the other
-// roots; the leading dots that mark sub-parts are not read as a
-// hierarchy (issue 24 item 2).
-var noMarginTables = map[string]bool{"construction-aug2020-t8": true, "census-nst-est2019-01": true, "census-st-est00int-01": true}
+var noMarginTables = map[string]bool{"construction-aug2020-t8": true}
 
 // TestCorpusReceivedRecoverable: a received copy of every corpus table
 // with margins with ONE more suppression that its margin gives back (a
