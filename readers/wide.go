@@ -818,7 +818,7 @@ func (p *wideParser) bodyRows() (int, error) {
 	for ; r <= len(lay.Rows); r++ {
 		row := lay.Rows[r-1]
 		if n, _, _ := span(row); n == 0 {
-			if sections && p.bodyFollows(r+1) {
+			if sections && p.bodyFollows(r+1) || !sections && p.rowApart(r+1) {
 				continue
 			}
 			break
@@ -885,6 +885,56 @@ func (p *wideParser) bodyFollows(r int) bool {
 		return false
 	}
 	return false
+}
+
+// rowApart reports whether the rows from r on, past blank rows, are body
+// rows set apart by blank rows (a row outside the total above it, such as
+// Puerto Rico below the United States and its states): at least one, up
+// to the next blank row or the first row that is not one (a note), each
+// with a text label in the label columns, nothing left of them or right
+// of the table, and in the body columns only numbers and markers, at
+// least one. A header row (text over the body columns) or a note is not;
+// a block that repeats the row labels of a body row above (overlapping
+// groups, another table) is refused as data below the table.
+func (p *wideParser) rowApart(r int) bool {
+	for ; r <= len(p.lay.Rows); r++ {
+		if n, _, _ := span(p.lay.Rows[r-1]); n > 0 {
+			break
+		}
+	}
+	seen := 0
+	for ; r <= len(p.lay.Rows); r++ {
+		n, f, l := span(p.lay.Rows[r-1])
+		if n == 0 || f < p.left || l > p.last {
+			return seen > 0
+		}
+		label := false
+		cur := make([]string, len(p.lay.Labels))
+		for i, c := range p.lay.Labels {
+			v := p.at(r, c)
+			if v != "" && !isValueLike(v) {
+				label = true
+			}
+			cur[i] = configs.StripNotes(v)
+		}
+		values, text := 0, false
+		for _, c := range p.lay.Columns {
+			if v := p.at(r, c); v != "" {
+				if !isValueLike(v) {
+					text = true
+				}
+				values++
+			}
+		}
+		if !label || text || values == 0 {
+			return seen > 0
+		}
+		if _, dup := p.rowKeys["\x01"+strings.Join(cur, "\x00")]; dup {
+			return false
+		}
+		seen++
+	}
+	return seen > 0
 }
 
 // carry sets the labels of body row r. A blank label below a group's

@@ -221,6 +221,38 @@ func (g *detectGrid) titleLine(r int) bool {
 	return n2 == 1 || f < 0
 }
 
+// textUnderValue reports whether row r+1 holds texts only (no number or
+// marker), one of them under a number of row r, merged ranges filled.
+func (g *detectGrid) textUnderValue(r int) bool {
+	up, down := g.rows[r-1], g.rows[r]
+	under := false
+	for c, v := range down {
+		if v == "" {
+			continue
+		}
+		if g.value(v) {
+			return false
+		}
+		if c < len(up) && up[c] != "" && g.value(up[c]) {
+			under = true
+		}
+	}
+	return under
+}
+
+// wideTitle reports whether row r is a title merged across the table: a
+// single cell in or left of the label columns whose merged range spreads
+// over the body's columns (a header group never covers the label
+// columns).
+func (g *detectGrid) wideTitle(r, left, nL int) bool {
+	n, f, _ := span(g.lay.Rows[r-1])
+	if n != 1 || f > left+nL-1 {
+		return false
+	}
+	_, _, last := span(g.rows[r-1])
+	return last > left+nL-1
+}
+
 const wideKeys = "columns.dims (the row dimensions, one label column each), columns.across (the column dimensions, one header row each) and columns.value"
 
 // findShape finds the first body row, the label columns, the header rows
@@ -229,6 +261,23 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	bodyAt, left, nL := -1, 0, 0
 	for r := 1; r <= len(g.rows); r++ {
 		if f, n, ok := g.bodyStart(r); ok {
+			// a header row of numbers (years) beside text column names
+			// ("Census", "Estimates Base", 2010, 2011, ...) reads as a
+			// body row; it is a header when the next row is a body row
+			// whose labels end left of this row's own texts (as read,
+			// merges not filled), which stand over its numbers
+			if r < len(g.rows) {
+				_, rf, _ := span(g.lay.Rows[r-1])
+				if f2, n2, ok2 := g.bodyStart(r + 1); ok2 && f2 < rf && f2+n2 <= rf {
+					continue
+				}
+				// or when the next row is a header row (texts only) with
+				// a text under one of this row's numbers (a sex row under
+				// a year row)
+				if g.textUnderValue(r) {
+					continue
+				}
+			}
 			bodyAt, left, nL = r, f, n
 			break
 		}
@@ -289,6 +338,9 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 	left, nL := sh.left, sh.nL
 	for ; r >= 1; r-- {
 		if n, _, _ := span(g.rows[r-1]); n == 0 {
+			break
+		}
+		if g.wideTitle(r, left, nL) {
 			break
 		}
 		if g.titleLine(r) {
@@ -416,7 +468,9 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 	for r := bodyAt; r <= len(g.rows); r++ {
 		row := g.rows[r-1]
 		n, first, _ := span(row)
-		if n == 0 {
+		if n == 0 || g.wideTitle(r, sh.left, sh.nL) {
+			// a blank row, or a note merged across the table right
+			// below the body, ends it
 			break
 		}
 		if first < sh.left {

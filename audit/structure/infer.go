@@ -206,7 +206,13 @@ func nesting(t *audit.Table, codes [][]string, opt Options, st *audit.Structure)
 	nd := len(t.Dims)
 	var groups [][]int
 	for d := 0; d < nd; d++ {
-		if d > 0 && d < opt.RowDims && nestedPair(t, codes, d-1, d, opt.Wide) {
+		// adjacent column dimensions of a crosstab nest too: a header
+		// row whose codes each stand under one code of the row above
+		// ("Census" and "Estimates Base" under April 1, 2010, the years
+		// under "Population Estimate (as of July 1)")
+		rows := d > 0 && d < opt.RowDims
+		cols := opt.Wide && d > opt.RowDims
+		if (rows || cols) && nestedPair(t, codes, d-1, d, opt.Wide) {
 			g := groups[len(groups)-1]
 			groups[len(groups)-1] = append(g, d)
 			continue
@@ -219,7 +225,11 @@ func nesting(t *audit.Table, codes [][]string, opt Options, st *audit.Structure)
 			for i, d := range g {
 				names[i] = t.Dims[d]
 			}
-			st.Notes = append(st.Notes, fmt.Sprintf("rows nested: %s (each %s has its own %s; not every combination is a row), read as one dimension for margins and group disclosure", strings.Join(names, " > "), names[0], strings.Join(names[1:], ", ")))
+			what, line := "rows", "a row"
+			if g[0] >= opt.RowDims {
+				what, line = "columns", "a column"
+			}
+			st.Notes = append(st.Notes, fmt.Sprintf("%s nested: %s (each %s has its own %s; not every combination is %s), read as one dimension for margins and group disclosure", what, strings.Join(names, " > "), names[0], strings.Join(names[1:], ", "), line))
 		}
 	}
 	return groups
@@ -415,6 +425,7 @@ func (in *axisInference) run() {
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		in.caseTree(tr)
+		in.dotTree(tr)
 	}
 	if !assigned && in.arithmetic {
 		in.unlabelledTotal(tr)
@@ -600,6 +611,39 @@ func (in *axisInference) caseTree(tr *axisTree) {
 		}
 		in.notes = append(in.notes, fmt.Sprintf("%s: upper-case codes that are the sum of the codes below them: %s", tr.name, describeTree(p)))
 	}
+}
+
+// dotTree finds the total of sub-parts marked by leading dots (the US
+// Census Bureau's "leading dots indicate sub-parts": ".Alabama" ...
+// ".Wyoming" under "United States", the counties under their state): the
+// one code without a dot, not yet in the tree, that is the sum of every
+// root with one leading dot on every line. Codes without a dot that are
+// not their sum (regions beside the states, Puerto Rico) are left alone.
+func (in *axisInference) dotTree(tr *axisTree) {
+	var parts, others []string
+	for _, c := range tr.roots() {
+		l := label(c)
+		switch last := l[len(l)-1]; {
+		case strings.HasPrefix(last, ".") && !strings.HasPrefix(last, ".."):
+			parts = append(parts, c)
+		case !strings.HasPrefix(last, "."):
+			others = append(others, c)
+		}
+	}
+	if len(parts) < 2 || len(others) == 0 || !in.mayBePart(parts) {
+		return
+	}
+	var found []string
+	for _, c := range others {
+		if h, checked, nontrivial, _, _ := in.check(c, parts); h && checked > 0 && nontrivial {
+			found = append(found, c)
+		}
+	}
+	if len(found) != 1 {
+		return
+	}
+	in.setTotal(found[0], parts, tr.parent, "leading dots and arithmetic")
+	in.notes = append(in.notes, fmt.Sprintf("%s: %q is the sum of the %s marked as sub-parts by a leading dot on every line: read as their total", tr.name, audit.CodeText(found[0]), report.Plural(int64(len(parts)), "code", "codes")))
 }
 
 // unlabelledTotal finds an unlabelled total: a root that is the sum of
