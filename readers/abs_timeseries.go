@@ -25,10 +25,11 @@ import (
 // order of rows 2-10.
 var absMetaLabels = []string{"Unit", "Series Type", "Data Type", "Frequency", "Collection Month", "Series Start", "Series End", "No. Obs", "Series ID"}
 
-// ABS time-series dimension names: the periods down, the series across.
+// ABS time-series dimension names: the periods down; the series across,
+// a column dimension the sheet does not name (AcrossDefault).
 const (
 	absPeriodDim = "period"
-	absSeriesDim = "series"
+	absSeriesDim = AcrossDefault
 )
 
 // absFirstBody is the first body row of the ABS layout.

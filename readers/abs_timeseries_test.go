@@ -45,7 +45,7 @@ func TestABSTimeSeriesLayout(t *testing.T) {
 	p := crosstabBook(t, sheetSpec{name: "Data1", rows: absSheet(absMetaLabels, "Month")},
 		sheetSpec{name: "Index", rows: [][]string{{"Time Series Workbook"}, {"Data Item Description", "Series ID"}, {"Employed persons ;  Persons ;", "A1X"}}})
 	rows, lay, d, warnings := readDetected(t, p, "Data1", "total")
-	if !slices.Equal(d.Dims, []string{"period"}) || !slices.Equal(d.Across, []string{"series"}) || d.Value != "total" {
+	if !slices.Equal(d.Dims, []string{"period"}) || !slices.Equal(d.Across, []string{"across"}) || d.Value != "total" {
 		t.Fatalf("detected %+v", d)
 	}
 	if !slices.Equal(lay.Header, []int{1}) || !slices.Equal(lay.Units, []int{2, 3, 4, 5, 6, 7, 8, 9, 10}) || !slices.Equal(lay.Body, []int{11, 12, 13}) || !slices.Equal(lay.Labels, []int{0}) || !slices.Equal(lay.Columns, []int{1, 2, 3}) {
