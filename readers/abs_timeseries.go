@@ -44,8 +44,8 @@ const absMaxListed = 20
 // detection then goes on as for any crosstab. A sheet that has some of
 // the labels but not exactly the run, or whose period column holds
 // anything but dates, is refused naming the row and the keys to set.
-// When ok, w holds the keys (columns.value as given, else detected as for
-// any crosstab), w.shape the table's parts, and column A of the body rows
+// When ok, w holds the keys (columns.value as given: without it the sheet
+// is refused, since nothing in the layout says what the body holds), w.shape the table's parts, and column A of the body rows
 // of lay.Rows the periods as text.
 func detectABSTimeSeries(g *detectGrid, w *WideOptions) (ok bool, err error) {
 	lay := g.lay
@@ -115,9 +115,13 @@ func detectABSTimeSeries(g *detectGrid, w *WideOptions) (ok bool, err error) {
 	d := &WideDetection{Dims: []string{absPeriodDim}, Across: []string{absSeriesDim}, Detected: []string{"columns.dims", "columns.across"}}
 	d.Note = fmt.Sprintf("layout detected: the ABS time-series layout (column A rows 2-10: %s): columns.dims [%s] from the dates in column A (rows %d-%d, Frequency %s, shown as %s), columns.across [%s] from the series descriptions in row 1 (columns B-%s); %s",
 		strings.Join(absMetaLabels, ", "), absPeriodDim, absFirstBody, end-1, freq, absShown(freq), absSeriesDim, colName(last), absSeriesNote(meta, last, freq))
-	if err := g.detectValue(sh, absFirstBody, w, d); err != nil {
-		return false, err
+	// what the body holds: as given (the metadata labels, "Frequency"
+	// among them, say nothing of it; the Unit names a measure, not a
+	// statistic)
+	if w.Value == "" && len(w.Stats) == 0 {
+		return false, g.errf(2, 1, "the ABS time-series layout's series are in %q (Unit, row 2): say what the body holds with columns.value (count, total, mean, ...), or --value", meta(0, 1))
 	}
+	d.Value = w.Value
 	w.Dims, w.Across, w.Value = d.Dims, d.Across, d.Value
 	w.shape = sh
 	lay.Detection = d

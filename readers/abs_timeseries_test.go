@@ -69,6 +69,17 @@ func TestABSTimeSeriesLayout(t *testing.T) {
 	if len(warnings) == 0 || !strings.Contains(warnings[len(warnings)-1], "units rows 2-10") {
 		t.Errorf("warnings %v", warnings)
 	}
+	// without columns.value: refused at the Unit row, never a count
+	// because a metadata label says "Frequency"
+	whole := absSheet(absMetaLabels, "Month")
+	whole[10] = []string{"44197", "13000", "7000", "6000"}
+	whole[12] = []string{"44256", "13200", "7100", "6100"}
+	p = crosstabBook(t, sheetSpec{name: "Data1", rows: whole})
+	_, err := DetectWide(p, Options{Sheet: "Data1", Wide: &WideOptions{TotalLabel: "Total"}})
+	var re *Error
+	if !errors.As(err, &re) || re.Sheet != "Data1" || re.Row != 2 || !strings.Contains(err.Error(), "columns.value") || !strings.Contains(err.Error(), `"000 Hours"`) {
+		t.Errorf("no columns.value: %v", err)
+	}
 	// daily series: the full date
 	p = crosstabBook(t, sheetSpec{name: "Data1", rows: absSheet(absMetaLabels, "Day")})
 	rows, _, _, _ = readDetected(t, p, "Data1", "total")
