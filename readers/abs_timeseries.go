@@ -32,6 +32,11 @@ const (
 	absSeriesDim = AcrossDefault
 )
 
+// absMinLabels of the nine metadata labels in their rows make a sheet
+// read as the ABS layout (refused unless all nine are there); with fewer
+// it is read as any crosstab.
+const absMinLabels = 5
+
 // absFirstBody is the first body row of the ABS layout.
 const absFirstBody = 2 + 9
 
@@ -40,7 +45,8 @@ const absMaxListed = 20
 
 // detectABSTimeSeries recognises the ABS time-series layout in g's sheet.
 // ok is false when the sheet does not look like one (column A of rows 2-10
-// holds none of the metadata labels, or row 1 has a label in column A):
+// holds fewer than absMinLabels of the metadata labels in their rows, or
+// row 1 has a label in column A):
 // detection then goes on as for any crosstab. A sheet that has some of
 // the labels but not exactly the run, or whose period column holds
 // anything but dates, is refused naming the row and the keys to set.
@@ -58,8 +64,8 @@ func detectABSTimeSeries(g *detectGrid, w *WideOptions) (ok bool, err error) {
 			found++
 		}
 	}
-	if found == 0 {
-		return false, nil
+	if found < absMinLabels {
+		return false, nil // an ordinary crosstab may have a row "Unit" or "Frequency"
 	}
 	for i, l := range absMetaLabels {
 		if got := g.raw(2+i, 0); strings.TrimSpace(got) != l {

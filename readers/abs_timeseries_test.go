@@ -80,6 +80,14 @@ func TestABSTimeSeriesLayout(t *testing.T) {
 	if !errors.As(err, &re) || re.Sheet != "Data1" || re.Row != 2 || !strings.Contains(err.Error(), "columns.value") || !strings.Contains(err.Error(), `"000 Hours"`) {
 		t.Errorf("no columns.value: %v", err)
 	}
+	// a crosstab with a row "Frequency" where the ABS layout has it is
+	// read as any crosstab
+	p = crosstabBook(t, sheetSpec{name: "T", rows: [][]string{
+		{"", "Males", "Females"}, {"North", "1", "2"}, {"South", "3", "4"}, {"East", "5", "6"}, {"Frequency", "9", "12"},
+	}})
+	if rows, _, d, _ := readDetected(t, p, "T", "count"); len(rows) != 8 || slices.Equal(d.Dims, []string{absPeriodDim}) {
+		t.Errorf("a row Frequency: %v %v", d, rows)
+	}
 	// daily series: the full date
 	p = crosstabBook(t, sheetSpec{name: "Data1", rows: absSheet(absMetaLabels, "Day")})
 	rows, _, _, _ = readDetected(t, p, "Data1", "total")
