@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,6 +191,9 @@ func TestCorpusTablesRead(t *testing.T) {
 					for r := pos.Row; r >= lay.Body[0] && want == ""; r-- {
 						want, _ = book.Value(tb.Sheet, ref(r, c))
 					}
+					if dates := labelDates(tb, c); dates != "" {
+						want = periodOf(t, want, dates)
+					}
 					if got := row[off+k]; got != configs.StripNotes(want) {
 						t.Fatalf("%s: row label %q, the file has %q in column %s", at, got, want, colName(c))
 					}
@@ -272,4 +276,34 @@ func TestCorpusRefusals(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no corpus table to refuse")
 	}
+}
+
+// labelDates is how the manifest says label column c holds dates ("" when
+// it does not).
+func labelDates(tb corpus.Table, c int) string {
+	for _, l := range tb.Labels {
+		if n, err := excelize.ColumnNameToNumber(l.Column); err == nil && n-1 == c {
+			return l.Dates
+		}
+	}
+	return ""
+}
+
+// periodOf is the period an Excel date serial number of a label column
+// is (excelize's conversion, not the reader's): "month" 2021-09, "day"
+// 2021-09-01.
+func periodOf(t *testing.T, serial, dates string) string {
+	t.Helper()
+	f, err := strconv.ParseFloat(serial, 64)
+	if err != nil {
+		t.Fatalf("a date label %q is not a number", serial)
+	}
+	tm, err := excelize.ExcelDateToTime(f, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dates == "month" {
+		return tm.Format("2006-01")
+	}
+	return tm.Format("2006-01-02")
 }

@@ -405,6 +405,9 @@ func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
 	if n, _, _ := span(flat(lay.Rows)); n == 0 {
 		return g.errf(0, -1, "the sheet is empty")
 	}
+	if ok, err := detectABSTimeSeries(g, w); ok || err != nil {
+		return err // the ABS time-series layout (abs_timeseries.go)
+	}
 	sh, bodyAt, err := g.findShape()
 	if err != nil {
 		return err

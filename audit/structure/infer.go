@@ -500,9 +500,11 @@ func (in *axisInference) splitCodes() *axisTree {
 	} else if in.arithmetic {
 		if g := gssTree(tr.members); g != nil {
 			tr.parent, tr.how = g, "GSS codes"
+		} else if a := absTree(tr.members); a != nil {
+			tr.parent, tr.how = a, absHow
 		}
 	}
-	if tr.how == "GSS codes" {
+	if tr.how == "GSS codes" || tr.how == absHow {
 		in.confirmTree(tr.parent, tr.members, tr.how)
 	}
 	return tr
@@ -858,13 +860,20 @@ func (in *axisInference) confirmTree(parent map[string]string, members []string,
 		}
 		holds, _, _, diff, at := in.check(p, ch)
 		if !holds {
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s): not used as a margin", in.ax.Name(), audit.CodeText(p), report.Plural(int64(len(ch)), "code", "codes"), how, diff, in.where(at)))
+			more := ""
+			if how == absHow {
+				more = in.absRounding(p, ch)
+			}
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s%s): not used as a margin", in.ax.Name(), audit.CodeText(p), report.Plural(int64(len(ch)), "code", "codes"), how, diff, in.where(at), more))
 			for _, c := range ch {
 				delete(parent, c)
 			}
 			continue
 		}
 		in.ax.Found[p] = how
+		if in.inexact {
+			in.ax.Found[p] = how + ", within rounding"
+		}
 	}
 }
 

@@ -53,6 +53,17 @@ type handTable struct {
 	// £ million integers), used only where exact published values admit no
 	// table (the relations of rounded tables do not add up exactly).
 	half float64
+	// base is the input.rounded of the rounded runs ("" for 1: the
+	// ITIS tables' £1 million).
+	base string
+}
+
+// roundedConfig is the input.rounded the rounded runs of h give.
+func (h handTable) roundedConfig() string {
+	if h.base != "" {
+		return "input:\n  rounded: " + h.base + "\n"
+	}
+	return "input:\n  rounded: 1\n"
 }
 
 // gridSpec describes the common layout of the ITIS tables: blocks of rows
@@ -264,6 +275,29 @@ func corpusHand() map[string]handTable {
 		co.rels = append(co.rels, rel)
 	}
 	out[co.id] = co
+
+	// ABS Labour Force Table 21 (abs-6202021, sheet Data1): quarterly
+	// hours worked in columns B-H, one row per quarter (rows 11-158);
+	// by the series descriptions in row 1, the total B is Market C +
+	// Non-market F, C is Agriculture, Forestry and Fishing D + Rest of
+	// Market E, F is Education and Training G + Rest of Non-market H, on
+	// every row. The values carry 11 significant digits (4 decimals in
+	// the millions): the relations hold within 0.0001.
+	abs := handTable{id: "abs-6202021-data1", signed: map[pos]bool{}, half: 0.00005, base: "0.0001",
+		labels: map[string]string{"B1": "Quarterly hours worked in all jobs ;", "C1": "Quarterly hours worked in all jobs ;  Market ;",
+			"D1": "Quarterly hours worked in all jobs ;  > Agriculture, Forestry and Fishing ;", "E1": "Quarterly hours worked in all jobs ;  > Rest of Market ;",
+			"F1": "Quarterly hours worked in all jobs ;  Non-market ;", "G1": "Quarterly hours worked in all jobs ;  > Education and Training ;",
+			"H1": "Quarterly hours worked in all jobs ;  > Rest of Non-market ;", "A2": "Unit", "A10": "Series ID", "A11": "31017", "A158": "44440"}}
+	for r := 11; r <= 158; r++ {
+		for c := 2; c <= 8; c++ {
+			abs.cells = append(abs.cells, pos{r, c})
+		}
+		abs.rels = append(abs.rels,
+			[]relTerm{{pos{r, 2}, 1}, {pos{r, 3}, -1}, {pos{r, 6}, -1}},
+			[]relTerm{{pos{r, 3}, 1}, {pos{r, 4}, -1}, {pos{r, 5}, -1}},
+			[]relTerm{{pos{r, 6}, 1}, {pos{r, 7}, -1}, {pos{r, 8}, -1}})
+	}
+	out[abs.id] = abs
 	return out
 }
 
@@ -367,6 +401,10 @@ func firstRow(w *corpus.Workbook, sheet string) int {
 	return first
 }
 
+// oneSpace is a label with its spaces collapsed, as the reader gives a
+// header cell ("Quarterly hours worked in all jobs ;  Market ;").
+func oneSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // reportStatus maps every body cell of a report to its status, by the
 // cell's sheet row and its column dimensions' codes read from the header
 // rows (a merged header cell covers the columns to its right).
@@ -409,7 +447,7 @@ func reportStatus(t *testing.T, path string, w *corpus.Workbook, tb corpus.Table
 				v = last
 			}
 			last = v
-			codes[c] = append(codes[c], strings.TrimSpace(v))
+			codes[c] = append(codes[c], oneSpace(v))
 		}
 	}
 	out := map[pos]string{}
@@ -434,7 +472,7 @@ func reportStatus(t *testing.T, path string, w *corpus.Workbook, tb corpus.Table
 			tail := cs[len(cs)-len(across):]
 			match := true
 			for i := range across {
-				if strings.TrimSpace(across[i]) != tail[i] {
+				if oneSpace(across[i]) != tail[i] {
 					match = false
 				}
 			}
@@ -445,7 +483,7 @@ func reportStatus(t *testing.T, path string, w *corpus.Workbook, tb corpus.Table
 						parts = append(parts, v)
 					}
 				}
-				match = strings.Join(parts, " ") == strings.TrimSpace(across[0])
+				match = strings.Join(parts, " ") == oneSpace(across[0])
 			}
 			if match {
 				out[pos{c.Row, col}] = c.Status
@@ -876,9 +914,10 @@ func (h handTable) solve(cells []pos, rels [][]relTerm, known map[pos]float64, w
 // race detector (raceEnabled): one with a Balance row and margins found
 // exactly (t6), one rounded with margins both ways (t8), the balance of
 // payments (signed section, exact), construction (no margins found) and
-// the California counties (an unlabelled total found by arithmetic);
-// without it, all of them (about 5 s).
-var corpusRaceTables = map[string]bool{"itis2018-t6": true, "itis2018-t8": true, "bop2020q1-te": true, "construction-aug2020-t8": true, "census-co-est2019-annres-06": true}
+// the California counties (an unlabelled total found by arithmetic) and
+// the ABS time series (margins by the series descriptions, within the
+// rounding); without it, all of them (about 5 s).
+var corpusRaceTables = map[string]bool{"itis2018-t6": true, "itis2018-t8": true, "bop2020q1-te": true, "construction-aug2020-t8": true, "census-co-est2019-annres-06": true, "abs-6202021-data1": true}
 
 // corpusAttackable are the corpus tables with margins that the attack
 // covers (the others are in corpusKnown until `check` protects them).
@@ -952,7 +991,11 @@ func TestCorpusAttack(t *testing.T) {
 // rounding, and the audit takes each published value as [v − 0.5,
 // v + 0.5]. The small ones only: the rounded audit is one LP over the
 // whole table.
-var attackRounded = map[string]bool{"itis2018-t6": true, "itis2018-t8": true}
+//
+// The ABS time series too, with input.rounded: 0.0001 (its base, the
+// fourth decimal of its values in the millions): its margins, found by
+// the series descriptions, are then confirmed within the rounding.
+var attackRounded = map[string]bool{"itis2018-t6": true, "itis2018-t8": true, "abs-6202021-data1": true}
 
 func attackTable(t *testing.T, tb corpus.Table, w *corpus.Workbook, h handTable, xlsx string, rounded bool) {
 	{
@@ -966,7 +1009,7 @@ func attackTable(t *testing.T, tb corpus.Table, w *corpus.Workbook, h handTable,
 			args := append([]string{"check", xlsx, "--out", out, "--quiet"}, tb.Flags...)
 			if rounded {
 				cfg := filepath.Join(t.TempDir(), "rounded.yaml")
-				if err := os.WriteFile(cfg, []byte("input:\n  rounded: 1\n"), 0o644); err != nil {
+				if err := os.WriteFile(cfg, []byte(h.roundedConfig()), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				args = append(args, "--config", cfg)
@@ -1170,7 +1213,7 @@ func TestCorpusReceivedRecoverable(t *testing.T) {
 				args := []string{"audit", path, "--sheet", tb.Sheet, "--value", "total", "--json"}
 				if rounded {
 					cfg := filepath.Join(t.TempDir(), "rounded.yaml")
-					if err := os.WriteFile(cfg, []byte("input:\n  rounded: 1\n"), 0o644); err != nil {
+					if err := os.WriteFile(cfg, []byte(h.roundedConfig()), 0o644); err != nil {
 						t.Fatal(err)
 					}
 					args = append(args, "--config", cfg)

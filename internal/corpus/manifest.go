@@ -24,6 +24,9 @@ type Table struct {
 		Column      string `yaml:"column"`
 		Header      string `yaml:"header"`
 		CarriedDown bool   `yaml:"carried_down"`
+		// Dates says the column holds dates as Excel serial numbers,
+		// read as periods: "month" (2021-09) or "day" (2021-09-01).
+		Dates string `yaml:"dates"`
 	} `yaml:"label_columns"`
 	Body struct {
 		Rows    []int    `yaml:"rows"`
