@@ -426,6 +426,7 @@ func (in *axisInference) run() {
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		in.caseTree(tr)
 		in.dotTree(tr)
+		in.prefixTree(tr)
 	}
 	if !assigned && in.arithmetic {
 		in.unlabelledTotal(tr)
@@ -646,6 +647,53 @@ func (in *axisInference) dotTree(tr *axisTree) {
 	}
 	in.setTotal(found[0], parts, tr.parent, "leading dots and arithmetic")
 	in.notes = append(in.notes, fmt.Sprintf("%s: %q is the sum of the %s marked as sub-parts by a leading dot on every line: read as their total", tr.name, audit.CodeText(found[0]), report.Plural(int64(len(parts)), "code", "codes")))
+}
+
+// prefixTree finds totals named by the start of their parts' codes: a
+// year above its quarters ("2019" and "2019 Q1" ... "2019 Q4", a period
+// read down two header rows), a code above the codes that continue it
+// after a space. A root with at least two such roots right below it
+// (none between: "2019 Q1" is below "2019", not below "2019 Q1 Jan")
+// that is their sum on every line, with two parts nonzero somewhere, is
+// their margin; one that is not ("2018" above "2018 Q2" ... "2018 Q4"
+// when "2018 Q1" is not shown) is left alone, as the label does not say
+// it is a total.
+func (in *axisInference) prefixTree(tr *axisTree) {
+	roots := tr.roots()
+	below := func(c, p string) bool {
+		lc, lp := label(c), label(p)
+		return len(lc) == 1 && len(lp) == 1 && strings.HasPrefix(lc[0], lp[0]+" ")
+	}
+	found := map[string][]string{}
+	var order []string
+	for _, p := range roots {
+		var ch []string
+		for _, c := range roots {
+			if c == p || !below(c, p) {
+				continue
+			}
+			if slices.ContainsFunc(roots, func(m string) bool { return m != p && m != c && below(m, p) && below(c, m) }) {
+				continue // below a code between: not p's own part
+			}
+			ch = append(ch, c)
+		}
+		if len(ch) < 2 || !in.mayBePart(ch) {
+			continue
+		}
+		if h, checked, nontrivial, _, _ := in.check(p, ch); h && checked > 0 && nontrivial {
+			found[p] = ch
+			order = append(order, p)
+		}
+	}
+	for _, p := range order {
+		how := "code prefix and arithmetic"
+		in.check(p, found[p])
+		if in.inexact {
+			how += ", within rounding"
+		}
+		in.setTotal(p, found[p], tr.parent, how)
+		in.notes = append(in.notes, fmt.Sprintf("%s: %q is the sum of the %s whose codes continue it (%q ...): read as their total", tr.name, audit.CodeText(p), report.Plural(int64(len(found[p])), "code", "codes"), audit.CodeText(found[p][0])))
+	}
 }
 
 // unlabelledTotal finds an unlabelled total: a root that is the sum of

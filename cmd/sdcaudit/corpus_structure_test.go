@@ -22,9 +22,6 @@ var corpusMarginGaps = map[string]map[string]string{
 	"construction-aug2020-t8": {
 		"Total Output/rest": "adds up in the output column only; the other columns are standard errors and shares (issue 24 item 4): noMarginTables",
 	},
-	"bop2020q1-te": {
-		"2019/2019 Q1": "a year the sum of its quarters, columns of one period dimension read down two header rows: not looked for",
-	},
 	"census-nst-est2019-01": {
 		"United States/Northeast": "the regions are not beside their states (rows 6-9 before the 51 states): membership is not in the table",
 		"Northeast/.Connecticut":  "as above",
