@@ -88,6 +88,9 @@ type WideLayout struct {
 	Spacers []int
 	Aliases map[int]int
 	Carried []WidePos
+	// Beside are text cells right of the body past a blank column (a
+	// colour key, a legend of the markers), not read.
+	Beside []WidePos
 	// Sections are section rows: a single label with no values, heading
 	// the body rows below it (an outer row dimension, the first of Dims).
 	Sections []int
@@ -762,16 +765,48 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 			key[k] = v
 		}
 		ks := st + "\x01" + strings.Join(key, "\x00")
-		if q, dup := seen[ks]; dup {
+		if q, dup := seen[ks]; dup && !p.isolatedDup(q, len(cols), colKeys, key) {
 			return nil, nil, p.errf(lay.Header[len(lay.Header)-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own; header %s)", strings.Join(key, " / "), colName(cols[q]), w.Across, rowSpan(lay.Header))
 		}
-		seen[ks] = len(cols)
+		if _, dup := seen[ks]; !dup {
+			seen[ks] = len(cols)
+		}
 		cols = append(cols, c)
 		colKeys = append(colKeys, key)
 		colStat = append(colStat, st)
 	}
+	// a label repeated in isolated columns (an "Annual percentage
+	// change" right of the median and right of the mean) is told apart
+	// by its column
+	n := map[string]int{}
+	for j, k := range colKeys {
+		n[colStat[j]+"\x01"+strings.Join(k, "\x00")]++
+	}
+	for j, k := range colKeys {
+		if n[colStat[j]+"\x01"+strings.Join(k, "\x00")] > 1 {
+			k[len(k)-1] += " (column " + colName(cols[j]) + ")"
+		}
+	}
 	lay.Columns = cols
 	return colKeys, colStat, nil
+}
+
+// isolatedDup reports whether body column j (the next; q an earlier one
+// with the same labels key) repeats a label on its own, not as part of a
+// repeated block: a detected one-dimension header whose neighbours of q
+// and j differ, so that the repeat is a column's name (a change column
+// right of each statistic), not several tables side by side.
+func (p *wideParser) isolatedDup(q, j int, colKeys [][]string, key []string) bool {
+	if p.w.shape == nil || len(key) != 1 || p.nS > 0 || q == 0 || j-q < 2 {
+		return false
+	}
+	if strings.Join(colKeys[q-1], "\x00") == strings.Join(colKeys[j-1], "\x00") {
+		return false
+	}
+	if q+1 < len(colKeys) && strings.Join(colKeys[q+1], "\x00") == strings.Join(key, "\x00") {
+		return false
+	}
+	return true
 }
 
 // groups are the header rows of each column dimension: one row each, or
@@ -843,7 +878,7 @@ func (p *wideParser) bodyRows() (int, error) {
 		if body == 0 {
 			break
 		}
-		if _, _, l := span(row); l > p.last {
+		if _, _, l := span(row); l > p.last && !p.beside(r) {
 			return 0, p.errf(r, l, "a value right of the table's last labelled column %s (header %s); label its column in the header or give input.range", colName(p.last), rowSpan(lay.Header))
 		}
 		if err := p.carry(r); err != nil {
@@ -855,6 +890,27 @@ func (p *wideParser) bodyRows() (int, error) {
 		return 0, p.errf(p.first, -1, "%w: no body row below the %d header row(s) of columns.across %v (header %s)", ErrNoHeader, p.nA, p.w.Across, rowSpan(lay.Header))
 	}
 	return r, nil
+}
+
+// beside reports whether what row r holds right of the table's last
+// labelled column is text only, past a blank column: a key or legend
+// printed beside the body (detected layouts only), listed in Beside.
+func (p *wideParser) beside(r int) bool {
+	if p.w.shape == nil || p.at(r, p.last+1) != "" {
+		return false
+	}
+	row := p.lay.Rows[r-1]
+	var cells []WidePos
+	for c := p.last + 1; c < len(row); c++ {
+		if v := row[c]; v != "" {
+			if isValueLike(v) && !markerTexts[v] || p.markers[v] {
+				return false
+			}
+			cells = append(cells, WidePos{Row: r, Col: c})
+		}
+	}
+	p.lay.Beside = append(p.lay.Beside, cells...)
+	return true
 }
 
 // sectionRow reports whether row r is a section row: a single label in
@@ -905,8 +961,8 @@ func (p *wideParser) carry(r int) error {
 	}
 	carried := false
 	for i, c := range lay.Labels {
-		if cur[i] != "" {
-			continue
+		if cur[i] != "" || p.w.shape != nil && c == p.w.shape.codeCol {
+			continue // a code column is blank where a row has no code
 		}
 		outerBlank, innerLabel := true, false
 		for j, c2 := range lay.Labels {
@@ -949,10 +1005,14 @@ func (p *wideParser) aliases() {
 	if len(lay.Labels) < 2 && p.dimOff == 0 {
 		return
 	}
+	sparse := false // a code column: its blank cells are rows without a code
 	oneToOne := func(a, b func(r int) string) bool {
 		ab, ba := map[string]string{}, map[string]string{}
 		for _, r := range lay.Body {
 			x, y := a(r), b(r)
+			if sparse && x == "" {
+				continue
+			}
 			if v, ok := ab[x]; ok && v != y {
 				return false
 			}
@@ -966,6 +1026,7 @@ func (p *wideParser) aliases() {
 	keep := []int{0}
 	for i := 1; i < len(lay.Labels); i++ {
 		col := func(r int) string { return p.labels[r][i] }
+		sparse = p.w.shape != nil && lay.Labels[i] == p.w.shape.codeCol
 		alias := -1
 		for _, j := range keep {
 			if oneToOne(col, func(r int) string { return p.labels[r][j] }) {
@@ -1079,6 +1140,9 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	}
 	if len(lay.Sections) > 0 {
 		msg += fmt.Sprintf(", section rows %s (an outer row dimension)", strings.Trim(fmt.Sprint(lay.Sections), "[]"))
+	}
+	if n := len(lay.Beside); n > 0 {
+		msg += fmt.Sprintf(", %d text cell(s) beside the body not read (a key or legend: %s%d-%s%d)", n, colName(lay.Beside[0].Col), lay.Beside[0].Row, colName(lay.Beside[n-1].Col), lay.Beside[n-1].Row)
 	}
 	if n := len(lay.Carried); n > 0 {
 		msg += fmt.Sprintf(", %d blank row label(s) carried down from the group's first row (first %s%d)", n, colName(lay.Carried[0].Col), lay.Carried[0].Row)

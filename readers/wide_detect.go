@@ -102,6 +102,10 @@ type wideShape struct {
 	// dimension
 	sections     bool
 	firstSection int
+	// codeCol is the last label column when it only gives a code for
+	// some rows (blank on the others, every code on one row): it names
+	// the codes of the columns left of it; -1 when none
+	codeCol int
 }
 
 // sectionName names the row dimension of section rows.
@@ -187,11 +191,91 @@ func (g *detectGrid) bodyStart(r int) (first, nText int, ok bool) {
 			continue
 		}
 		if !g.value(row[c]) {
+			if values > 0 && row[c-1] == "" && g.besideText(r, c) {
+				break // a key or legend beside the body
+			}
 			return first, nText, false
 		}
 		values++
 	}
 	return first, nText, nText > 0 && values > 0
+}
+
+// besideText reports whether the cells of row r from column c on are all
+// text (a key or legend printed beside the body, right of a blank
+// column), none a value.
+func (g *detectGrid) besideText(r, c int) bool {
+	for _, v := range g.rows[r-1][c:] {
+		if v != "" && g.value(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// numberHeader reports whether row r, which reads as a body row (nText
+// texts from column f, then values), is the last header row: its values
+// are distinct numbers standing under one header cell of the row above
+// that spans them (merged over them, or alone with blanks right of it:
+// "Percentiles" over 10, 20, ... 90), and the row below is a body row
+// whose values start left of row r's, under row r's texts (row r's texts
+// are column names, not row labels).
+func (g *detectGrid) numberHeader(r, f, nText int) bool {
+	if r < 2 || r >= len(g.rows) || g.titleLine(r-1) {
+		return false
+	}
+	if n, _, _ := span(g.rows[r-2]); n == 0 {
+		return false
+	}
+	row := g.rows[r-1]
+	v1, vk := -1, -1
+	nums := map[string]bool{}
+	for c := f + nText; c < len(row); c++ {
+		v := row[c]
+		if v == "" {
+			continue
+		}
+		if !g.value(v) {
+			break // text beside the values
+		}
+		if g.markers[v] || markerTexts[v] || nums[v] {
+			return false
+		}
+		nums[v] = true
+		if v1 < 0 {
+			v1 = c
+		}
+		vk = c
+	}
+	if len(nums) < 2 {
+		return false
+	}
+	// the header cell over the numbers: the nearest cell of the row above
+	// at or left of the first number, right of row r's texts
+	h := v1
+	for h >= f+nText && g.raw(r-1, h) == "" {
+		h--
+	}
+	up := g.raw(r-1, h)
+	if h < f+nText || up == "" || g.value(up) {
+		return false
+	}
+	for c := h + 1; c <= vk; c++ {
+		if g.raw(r-1, c) != "" || (g.filled(r-1, c) != "" && g.filled(r-1, c) != up) {
+			return false
+		}
+	}
+	// the row below: a body row with a value under one of row r's texts
+	f2, n2, ok := g.bodyStart(r + 1)
+	if !ok || f2 > f {
+		return false
+	}
+	for c := max(f2+n2, f); c < f+nText; c++ {
+		if row[c] != "" && g.filled(r+1, c) != "" && g.value(g.filled(r+1, c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // unitsRow reports whether row r states units over the body columns
@@ -229,6 +313,9 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	bodyAt, left, nL := -1, 0, 0
 	for r := 1; r <= len(g.rows); r++ {
 		if f, n, ok := g.bodyStart(r); ok {
+			if g.numberHeader(r, f, n) {
+				continue
+			}
 			bodyAt, left, nL = r, f, n
 			break
 		}
@@ -247,7 +334,11 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 			left, nL = f, n
 		}
 	}
-	sh := &wideShape{left: left, nL: nL}
+	sh := &wideShape{left: left, nL: nL, codeCol: -1}
+	if g.codeColumn(bodyAt, left, nL) {
+		sh.codeCol = left + nL
+		sh.nL++
+	}
 	r := bodyAt - 1
 	for ; r >= 1 && g.unitsRow(r, left, left+nL-1); r-- {
 		sh.units = append([]int{r}, sh.units...)
@@ -274,6 +365,52 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 		}
 	}
 	return sh, bodyAt, nil
+}
+
+// codeColumn reports whether the column right of the label columns
+// left..left+nL-1 holds codes on some rows of the block from bodyAt and
+// is blank on the others, like a constituency code beside its name but
+// not beside the regions and countries above it: a header cell names it,
+// its codes are distinct text, each beside distinct labels, and every
+// row has its labels of its own (nothing there to carry down).
+func (g *detectGrid) codeColumn(bodyAt, left, nL int) bool {
+	cc := left + nL
+	named := false
+	for r := bodyAt - 1; r >= 1; r-- {
+		if n, _, _ := span(g.rows[r-1]); n == 0 {
+			break
+		}
+		named = named || g.filled(r, cc) != ""
+	}
+	if !named {
+		return false
+	}
+	codes, labels := map[string]bool{}, map[string]bool{}
+	blank := 0
+	for r := bodyAt; r <= len(g.rows); r++ {
+		f, n, ok := g.bodyStart(r)
+		if !ok {
+			break
+		}
+		if f != left || n < nL || n > nL+1 {
+			return false
+		}
+		var key []string
+		for c := left; c < cc; c++ {
+			key = append(key, g.raw(r, c))
+		}
+		v := g.raw(r, cc)
+		if v == "" {
+			blank++
+			continue
+		}
+		k := strings.Join(key, "\x00")
+		if codes[v] || labels[k] {
+			return false
+		}
+		codes[v], labels[k] = true, true
+	}
+	return blank > 0 && len(codes) >= 2
 }
 
 // sectionRow reports whether row r holds a single text in the label
@@ -336,7 +473,7 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 					mergedDown = false
 				}
 			}
-			join = join || mergedDown
+			join = join || mergedDown || g.readDown(sh, hr)
 		}
 		if join {
 			sh.groups[len(sh.groups)-1] = append(sh.groups[len(sh.groups)-1], hr)
@@ -344,6 +481,29 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 			sh.groups = append(sh.groups, []int{hr})
 		}
 	}
+}
+
+// readDown reports whether header row hr continues the names of the row
+// above rather than being a dimension of its own: the row above has no
+// label over a column where row hr has one (it cannot label every
+// column), and no cell of either row is merged across columns. The
+// labels read down ("Number" / "of jobs" / "(thousand)" over one column,
+// "Median" under blanks over the next).
+func (g *detectGrid) readDown(sh *wideShape, hr int) bool {
+	_, _, last := span(g.rows[hr-1])
+	_, _, lastUp := span(g.rows[hr-2])
+	gap := false
+	for c := sh.left + sh.nL; c <= max(last, lastUp); c++ {
+		for _, r := range []int{hr - 1, hr} {
+			if g.raw(r, c) == "" && g.filled(r, c) != "" && g.filled(r, c) == g.filled(r, c-1) {
+				return false // merged across columns
+			}
+		}
+		if g.filled(hr-1, c) == "" && g.filled(hr, c) != "" {
+			gap = true
+		}
+	}
+	return gap
 }
 
 // detectWide finds the row dimensions, the column dimensions and (when
@@ -418,6 +578,9 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 		n, first, _ := span(row)
 		if n == 0 {
 			break
+		}
+		if nRaw, _, _ := span(g.lay.Rows[r-1]); nRaw == 1 && n > 1 {
+			break // a note merged across the table, under the body
 		}
 		if first < sh.left {
 			return g.errf(r, first, "row %d has a cell (%q) left of the row-label columns (%s from row %d): the row-label columns cannot be told (numbers as row labels, or several tables on the sheet?): give input.range (--range) for one table, or set %s", r, row[first], colSpan(colsFrom(sh.left, sh.nL)), bodyAt, wideKeys)
