@@ -150,6 +150,19 @@ func TestCorpusTablesRead(t *testing.T) {
 			}
 			nKeys := len(d.Dims) + len(d.Across)
 			seen := map[string]bool{}
+			// the column labels the file gives to more than one body column
+			repeated, inCols := map[string]bool{}, map[string]int{}
+			for _, c := range lay.Columns {
+				var parts []string
+				for _, hr := range lay.Header {
+					if v := configs.StripNotes(strings.TrimSpace(mergedValue(book, sheet, hr, c))); v != "" && (len(parts) == 0 || parts[len(parts)-1] != v) {
+						parts = append(parts, v)
+					}
+				}
+				l := strings.Join(parts, " ")
+				inCols[l]++
+				repeated[l] = inCols[l] > 1
+			}
 			for i, row := range b.Rows {
 				pos := lay.Pos[i]
 				at := ref(pos.Row, pos.Col)
@@ -202,7 +215,16 @@ func TestCorpusTablesRead(t *testing.T) {
 						parts = append(parts, v)
 					}
 				}
-				if labels := strings.Join(row[off+len(lay.Labels):nKeys], " "); labels != strings.Join(parts, " ") {
+				labels := strings.Join(row[off+len(lay.Labels):nKeys], " ")
+				if l, ok := strings.CutSuffix(labels, " (column "+colName(pos.Col)+")"); ok {
+					// a label repeated in other columns is told apart by its
+					// column: the file must repeat it
+					labels = l
+					if !repeated[l] {
+						t.Fatalf("%s: column labels %q carry the column, but no other column has %q", at, row[off+len(lay.Labels):nKeys], l)
+					}
+				}
+				if labels != strings.Join(parts, " ") {
 					t.Fatalf("%s: column labels %q, the file has %q in rows %v", at, labels, parts, lay.Header)
 				}
 			}
