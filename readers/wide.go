@@ -541,6 +541,9 @@ type wideParser struct {
 	labels    map[int][]string
 	labelCols []int
 	rowKeys   map[string]int // the first body row of each row-label combination
+	// spanned are the cells a merged range covers right of its first
+	// column (filled with its value)
+	spanned map[WidePos]bool
 }
 
 // errf is an error at row (1-based; 0 for none) and column (0-based; -1
@@ -661,6 +664,12 @@ func (p *wideParser) fillMerges(merges []*merge) {
 			}
 			for c := m.c1; c <= m.c2; c++ {
 				row[c] = m.value
+				if c > m.c1 {
+					if p.spanned == nil {
+						p.spanned = map[WidePos]bool{}
+					}
+					p.spanned[WidePos{Row: rr, Col: c}] = true
+				}
 			}
 			lay.Rows[rr-1] = row
 		}
@@ -827,8 +836,8 @@ func (p *wideParser) groups() [][]int {
 // every row from the first body row to the first blank row.
 func (p *wideParser) spacer(c int) bool {
 	for _, hr := range p.lay.Header {
-		if p.at(hr, c) != "" {
-			return false
+		if p.at(hr, c) != "" && !(p.w.shape != nil && p.spanned[WidePos{Row: hr, Col: c}]) {
+			return false // a detected header's range merged over it from the left does not label it
 		}
 	}
 	for r := p.first; r <= len(p.lay.Rows); r++ {

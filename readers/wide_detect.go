@@ -106,6 +106,9 @@ type wideShape struct {
 	// some rows (blank on the others, every code on one row): it names
 	// the codes of the columns left of it; -1 when none
 	codeCol int
+	// numCol is the outer label column whose labels are whole numbers
+	// on a block's first row (numberLabel); -1 when none
+	numCol int
 }
 
 // sectionName names the row dimension of section rows.
@@ -176,11 +179,17 @@ func (g *detectGrid) errf(r, c int, format string, a ...any) error {
 // cell, nText text cells (the row labels), then only numbers, markers and
 // blanks, at least one of them a value.
 func (g *detectGrid) bodyStart(r int) (first, nText int, ok bool) {
-	row := g.rows[r-1]
-	_, first, _ = span(row)
+	_, first, _ = span(g.rows[r-1])
 	if first < 0 {
 		return -1, 0, false
 	}
+	nText, ok = g.bodyFrom(r, first)
+	return first, nText, ok
+}
+
+// bodyFrom reports whether row r reads as a body row from column first.
+func (g *detectGrid) bodyFrom(r, first int) (nText int, ok bool) {
+	row := g.rows[r-1]
 	c := first
 	for ; c < len(row) && row[c] != "" && !g.value(row[c]); c++ {
 		nText++
@@ -194,11 +203,58 @@ func (g *detectGrid) bodyStart(r int) (first, nText int, ok bool) {
 			if values > 0 && row[c-1] == "" && g.besideText(r, c) {
 				break // a key or legend beside the body
 			}
-			return first, nText, false
+			return nText, false
 		}
 		values++
 	}
-	return first, nText, nText > 0 && values > 0
+	return nText, nText > 0 && values > 0
+}
+
+// numberLabel reports whether row r is the first row of a block whose
+// outer row label is a whole number printed on the block's first row
+// only (a year: "2012 | Jan | values", then " | Feb | values"): a whole
+// number in column f directly left of a text label, then values; the
+// rows below it, to a blank row, read as body rows from column f+1 with
+// column f blank (the label carried down) or another whole number there
+// (the next block), at least one blank, every number distinct. A number
+// left of the row labels of a crosstab is a label, not a value.
+func (g *detectGrid) numberLabel(r int) (f, nText int, ok bool) {
+	row := g.rows[r-1]
+	_, f, _ = span(row)
+	if f < 0 || f+1 >= len(row) || !isCount(row[f]) || row[f+1] == "" || g.value(row[f+1]) {
+		return -1, 0, false
+	}
+	if nText, ok = g.bodyFrom(r, f+1); !ok {
+		return -1, 0, false
+	}
+	seen := map[string]bool{row[f]: true}
+	blank := 0
+	for rr := r + 1; rr <= len(g.rows); rr++ {
+		v := g.filled(rr, f)
+		if n, _, _ := span(g.rows[rr-1]); n == 0 {
+			break
+		}
+		if _, ok := g.bodyFrom(rr, f+1); !ok || g.filled(rr, f+1) == "" || g.value(g.filled(rr, f+1)) {
+			break
+		}
+		for c := 0; c < f; c++ {
+			if g.filled(rr, c) != "" {
+				return -1, 0, false
+			}
+		}
+		switch {
+		case v == "":
+			blank++
+		case isCount(v) && !seen[v]:
+			seen[v] = true
+		default:
+			return -1, 0, false
+		}
+	}
+	if blank == 0 {
+		return -1, 0, false
+	}
+	return f, nText + 1, true
 }
 
 // besideText reports whether the cells of row r from column c on are all
@@ -310,9 +366,15 @@ const wideKeys = "columns.dims (the row dimensions, one label column each), colu
 // findShape finds the first body row, the label columns, the header rows
 // above it (to a blank row or a title line) and any units rows between.
 func (g *detectGrid) findShape() (*wideShape, int, error) {
-	bodyAt, left, nL := -1, 0, 0
+	bodyAt, left, nL, numCol := -1, 0, 0, -1
 	for r := 1; r <= len(g.rows); r++ {
-		if f, n, ok := g.bodyStart(r); ok {
+		f, n, ok := g.bodyStart(r)
+		if !ok {
+			if f, n, ok = g.numberLabel(r); ok {
+				numCol = f
+			}
+		}
+		if ok {
 			if g.numberHeader(r, f, n) {
 				continue
 			}
@@ -334,7 +396,7 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 			left, nL = f, n
 		}
 	}
-	sh := &wideShape{left: left, nL: nL, codeCol: -1}
+	sh := &wideShape{left: left, nL: nL, codeCol: -1, numCol: numCol}
 	if g.codeColumn(bodyAt, left, nL) {
 		sh.codeCol = left + nL
 		sh.nL++
@@ -426,7 +488,10 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 	left, nL := sh.left, sh.nL
 	for ; r >= 1; r-- {
 		if n, _, _ := span(g.rows[r-1]); n == 0 {
-			break
+			if len(sh.header) == 0 || !g.headerOverBody(sh, r-1) {
+				break
+			}
+			continue // a blank row inside the header
 		}
 		if g.titleLine(r) {
 			// a single cell under the label column directly above the
@@ -445,6 +510,31 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 		sh.header = append([]int{r}, sh.header...)
 	}
 	return r
+}
+
+// headerOverBody reports whether row r, above a blank row above header
+// rows, is a header row too: two cells or more, every one right of the
+// label columns and none a value or a unit, one of them in a range merged
+// over several columns or under one (the header's groups).
+func (g *detectGrid) headerOverBody(sh *wideShape, r int) bool {
+	if r < 1 {
+		return false
+	}
+	n, f, _ := span(g.rows[r-1])
+	if n < 2 || f < sh.left+sh.nL {
+		return false
+	}
+	merged := false
+	for c, v := range g.rows[r-1] {
+		if v == "" {
+			continue
+		}
+		if g.value(v) || isUnits(v) {
+			return false
+		}
+		merged = merged || g.raw(r, c) == "" || g.filled(r-1, c) != "" && g.raw(r-1, c) == "" && g.filled(r-1, c) == g.filled(r-1, c-1)
+	}
+	return merged
 }
 
 // joinGroups sets sh.groups: each header row below the statistic row is
@@ -473,7 +563,7 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 					mergedDown = false
 				}
 			}
-			join = join || mergedDown || g.readDown(sh, hr)
+			join = join || mergedDown || g.readDown(sh, sh.groups[len(sh.groups)-1], hr)
 		}
 		if join {
 			sh.groups[len(sh.groups)-1] = append(sh.groups[len(sh.groups)-1], hr)
@@ -486,15 +576,15 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 // readDown reports whether header row hr continues the names of the row
 // above rather than being a dimension of its own: the row above has no
 // label over a column where row hr has one (it cannot label every
-// column), and no cell of either row is merged across columns. The
-// labels read down ("Number" / "of jobs" / "(thousand)" over one column,
-// "Median" under blanks over the next).
-func (g *detectGrid) readDown(sh *wideShape, hr int) bool {
+// column), and no cell of row hr or of the rows of the group above it
+// is merged across columns. The labels read down ("Number" / "of jobs" /
+// "(thousand)" over one column, "Median" under blanks over the next).
+func (g *detectGrid) readDown(sh *wideShape, group []int, hr int) bool {
 	_, _, last := span(g.rows[hr-1])
 	_, _, lastUp := span(g.rows[hr-2])
 	gap := false
 	for c := sh.left + sh.nL; c <= max(last, lastUp); c++ {
-		for _, r := range []int{hr - 1, hr} {
+		for _, r := range append([]int{hr}, group...) {
 			if g.raw(r, c) == "" && g.filled(r, c) != "" && g.filled(r, c) == g.filled(r, c-1) {
 				return false // merged across columns
 			}
@@ -591,6 +681,8 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 			v := row[c]
 			switch {
 			case v == "":
+			case c == sh.numCol && isCount(v):
+				labels++ // a number label on a block's first row
 			case c <= lastLabel && g.value(v), c > lastLabel && !g.value(v):
 				bad = c
 			default:

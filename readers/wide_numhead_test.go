@@ -3,6 +3,7 @@ package readers
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,110 @@ func TestWideNumberHeaderRowRefused(t *testing.T) {
 				t.Fatalf("err %v, want a refusal naming the sheet and a row (%q)", err, tc.want)
 			}
 		})
+	}
+}
+
+// ott is a sheet laid out as ONS Overseas Travel and Tourism 2015 Table 2
+// (testdata/corpus, ott2015.cells): the year a number on a block's first
+// row only, months beside it, a header over rows 3-6 with a blank row 5
+// and groups merged over empty columns.
+func ott() sheetSpec {
+	s := sheetSpec{name: "Table 2", rows: [][]string{
+		{"2", "Purpose of overseas resident's visits to the UK by month"},
+		{"", "", "", "", "", "", "", "", "thousands"},
+		{"", "", "All Visits", "", "", "", "Purpose"},
+		{"", "", "", "", "", "", "Holiday", "", "Business"},
+		{},
+		{"", "", "NSA", "", "SA", "", "NSA", "", "NSA"},
+	}, merges: []string{"C3:E3", "G3:I3"}}
+	for y, year := range []string{"2012", "2013"} {
+		for m, month := range []string{"Jan", "Feb", "Mar"} {
+			label := ""
+			if m == 0 {
+				label = year
+			}
+			v := func(k int) string { return strconv.Itoa(100*y + 10*m + k) }
+			s.rows = append(s.rows, []string{label, month, v(1), "", v(2), "", v(3), "", v(4)})
+		}
+	}
+	return s
+}
+
+// Year labels printed as numbers on a block's first row only are carried
+// down the block: a whole number left of the row labels is a label.
+// Before, the first year row read as a header row and the second year
+// was refused ("row 10 has a cell (\"2013\") left of the row-label
+// columns"); the blank row inside the header ended it, and the empty
+// columns under a merged group were blank header cells.
+func TestWideNumberYearLabels(t *testing.T) {
+	p := crosstabBook(t, ott())
+	rows, lay, d, _ := readDetected(t, p, "Table 2", "total")
+	if !slices.Equal(d.Dims, []string{"column A", "column B"}) || len(d.Across) != 2 {
+		t.Fatalf("dims %v across %v", d.Dims, d.Across)
+	}
+	if !slices.Equal(lay.Header, []int{3, 4, 6}) || !slices.Equal(lay.Body, []int{7, 8, 9, 10, 11, 12}) {
+		t.Fatalf("header %v body %v", lay.Header, lay.Body)
+	}
+	if !slices.Equal(lay.Spacers, []int{3, 5, 7}) {
+		t.Errorf("spacers %v, want D, F, H", lay.Spacers)
+	}
+	if len(lay.Carried) != 4 || lay.Carried[0] != (WidePos{Row: 8, Col: 0}) || lay.Carried[2] != (WidePos{Row: 11, Col: 0}) {
+		t.Errorf("carried %v", lay.Carried)
+	}
+	for _, c := range [][5]string{
+		{"2012", "Feb", "All Visits", "SA", "12"},
+		{"2013", "Mar", "Purpose Business", "NSA", "124"},
+		{"2013", "Jan", "Purpose Holiday", "NSA", "103"},
+	} {
+		if r := findRow(rows, c[:4]...); r == nil || r[4] != c[4] {
+			t.Errorf("%v = %v, want %q", c[:4], r, c[4])
+		}
+	}
+	if len(rows) != 6*4 {
+		t.Errorf("%d cells read, want 24", len(rows))
+	}
+}
+
+// Numbers left of the row labels that do not follow the block pattern
+// are still refused, naming the sheet and the row.
+func TestWideNumberYearLabelsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(s *sheetSpec)
+		want string
+	}{
+		{"a number on every row", func(s *sheetSpec) {
+			for r := 6; r < len(s.rows); r++ {
+				s.rows[r][0] = strconv.Itoa(2000 + r)
+			}
+		}, `no row of numbers below a header found`},
+		{"the same year twice", func(s *sheetSpec) { s.rows[9][0] = "2012" }, `row 10`},
+		{"not a whole number", func(s *sheetSpec) { s.rows[9][0] = "2013.5" }, `row 10`},
+		{"a number beside the body", func(s *sheetSpec) { s.rows[8] = append(s.rows[8], "0") }, `row 9, column "J": a value right of the table's last labelled column I`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ott()
+			tc.edit(&s)
+			_, err := DetectWide(crosstabBook(t, s), Options{Sheet: "Table 2", Wide: &WideOptions{Value: "total", TotalLabel: "Total"}})
+			var re *Error
+			if !errors.As(err, &re) || re.Sheet != "Table 2" || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want a refusal naming the sheet (%q)", err, tc.want)
+			}
+		})
+	}
+}
+
+// The OTT 2015 tables of the corpus are refused where the stacked summary
+// tables (row 50) or the stray zeros beside the table (row 45) start,
+// no longer at the second year's row (19); within their range they are
+// read (TestCorpusTablesRead).
+func TestCorpusOTTRefusedBelow(t *testing.T) {
+	_, paths, _ := buildCorpus(t)
+	for sheet, row := range map[string]int{"Table 1": 50, "Table 2": 45, "Table 3": 50, "Table 4": 45} {
+		_, err := DetectWide(paths["ott2015.cells"], Options{Sheet: sheet, Wide: &WideOptions{Value: "total", TotalLabel: "Total"}})
+		var re *Error
+		if !errors.As(err, &re) || re.Row != row || !strings.Contains(err.Error(), "input.range") {
+			t.Errorf("%s: %v, want a refusal at row %d naming input.range", sheet, err, row)
+		}
 	}
 }
