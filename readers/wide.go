@@ -774,7 +774,7 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 			key[k] = v
 		}
 		ks := st + "\x01" + strings.Join(key, "\x00")
-		if q, dup := seen[ks]; dup && !p.isolatedDup(q, len(cols), colKeys, key) {
+		if q, dup := seen[ks]; dup && !p.isolatedDup(q, len(cols), cols[q], c, colKeys, key) {
 			return nil, nil, p.errf(lay.Header[len(lay.Header)-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own; header %s)", strings.Join(key, " / "), colName(cols[q]), w.Across, rowSpan(lay.Header))
 		}
 		if _, dup := seen[ks]; !dup {
@@ -804,10 +804,23 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 // with the same labels key) repeats a label on its own, not as part of a
 // repeated block: a detected one-dimension header whose neighbours of q
 // and j differ, so that the repeat is a column's name (a change column
-// right of each statistic), not several tables side by side.
-func (p *wideParser) isolatedDup(q, j int, colKeys [][]string, key []string) bool {
+// right of each statistic), not several tables side by side. Both
+// columns must have a name of their own in the same header rows, the
+// first included: a label under a blank cell may belong to a group
+// label spanning it from the left ("Men" over "Number", "%"), which
+// this reader does not see.
+func (p *wideParser) isolatedDup(q, j, cq, cj int, colKeys [][]string, key []string) bool {
 	if p.w.shape == nil || len(key) != 1 || p.nS > 0 || q == 0 || j-q < 2 {
 		return false
+	}
+	rows := p.groups()[0]
+	if p.at(rows[0], cq) == "" || p.at(rows[0], cj) == "" {
+		return false
+	}
+	for _, hr := range rows {
+		if (p.at(hr, cq) == "") != (p.at(hr, cj) == "") {
+			return false
+		}
 	}
 	if strings.Join(colKeys[q-1], "\x00") == strings.Join(colKeys[j-1], "\x00") {
 		return false

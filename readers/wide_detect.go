@@ -521,8 +521,8 @@ func (g *detectGrid) headerOverBody(sh *wideShape, r int) bool {
 		return false
 	}
 	n, f, _ := span(g.rows[r-1])
-	if n < 2 || f < sh.left+sh.nL {
-		return false
+	if nRaw, _, _ := span(g.lay.Rows[r-1]); nRaw < 2 || n < 2 || f < sh.left+sh.nL {
+		return false // a title merged across is one cell
 	}
 	merged := false
 	for c, v := range g.rows[r-1] {

@@ -88,7 +88,7 @@ func TestWideNumberHeaderRowRefused(t *testing.T) {
 			s.rows[4] = []string{"Description", "Code", "(thousand)", "Median", "change", "Mean", "Median", "change", "20", "90"}
 			s.rows[3] = []string{"", "", "of jobsb", "", "percentage", "", "", "percentage", "Percentiles"}
 			s.rows[2] = []string{"", "", "Number", "", "Annual", "", "", "Annual"}
-		}, `row 5, column "H": duplicate column labels "Annual percentage change" (also column E)`},
+		}, `row 5, column "G": duplicate column labels "Median" (also column D)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ashe()
@@ -100,6 +100,25 @@ func TestWideNumberHeaderRowRefused(t *testing.T) {
 				t.Fatalf("err %v, want a refusal naming the sheet and a row (%q)", err, tc.want)
 			}
 		})
+	}
+}
+
+// Header rows whose names read down are one dimension only where no
+// label may span others: a group label over unmerged blank cells ("Men"
+// over "Number" and "%") repeats the names under it, and is refused as
+// before, not read as "Men Number", "% (column C)".
+func TestWideReadDownSpanRefused(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "T", rows: [][]string{
+		{"Number of people"},
+		{"Area", "Men", "", "Women", "", "Total"},
+		{"", "Number", "%", "Number", "%", ""},
+		{"North", "5", "50", "5", "50", "10"},
+		{"South", "3", "30", "7", "70", "10"},
+	}})
+	_, err := DetectWide(p, Options{Wide: &WideOptions{Value: "count", TotalLabel: "Total"}})
+	var re *Error
+	if !errors.As(err, &re) || re.Sheet != "T" || re.Row == 0 {
+		t.Fatalf("err %v, want a refusal naming the sheet and a row", err)
 	}
 }
 
