@@ -369,13 +369,14 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	bodyAt, left, nL, numCol := -1, 0, 0, -1
 	for r := 1; r <= len(g.rows); r++ {
 		f, n, ok := g.bodyStart(r)
+		numCol = -1
 		if !ok {
 			if f, n, ok = g.numberLabel(r); ok {
 				numCol = f
 			}
 		}
 		if ok {
-			if g.numberHeader(r, f, n) {
+			if numCol < 0 && g.numberHeader(r, f, n) {
 				continue
 			}
 			bodyAt, left, nL = r, f, n

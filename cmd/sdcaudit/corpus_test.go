@@ -23,7 +23,8 @@ var corpusKnown = map[string]string{}
 // TestCheckCorpus: `sdcaudit check FILE --sheet S --value KIND` reads
 // every readable table of testdata/corpus (exit 0 or 1, a report with the
 // layout detected), and refuses the others naming the sheet and the row
-// (exit 2).
+// (exit 2); a refused table with a range in the manifest is read with
+// --range.
 func TestCheckCorpus(t *testing.T) {
 	tables, err := corpus.Manifest("../../testdata/corpus/manifest.yaml")
 	if err != nil {
@@ -53,6 +54,13 @@ func TestCheckCorpus(t *testing.T) {
 			case tb.Refuse != "":
 				if code != 2 || !strings.Contains(stderr.String(), `sheet "`+tb.Sheet+`", row `) {
 					t.Fatalf("exit %d, want 2 naming the sheet and row:\n%s", code, stderr.String())
+				}
+				if tb.Range != "" {
+					// the input.range the refusal names reads it
+					stderr.Reset()
+					if code := run(append(args, "--range", tb.Range), &stdout, &stderr); code != 0 && code != 1 {
+						t.Fatalf("with --range %s: exit %d:\n%s", tb.Range, code, stderr.String())
+					}
 				}
 			case corpusKnown[tb.ID] != "":
 				if !strings.Contains(stderr.String(), corpusKnown[tb.ID]) {
