@@ -613,6 +613,17 @@ func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
 		nS = 1
 	}
 	if len(sh.header) <= nS {
+		for r := bodyAt - 1; r >= 1; r-- {
+			values := 0
+			for _, v := range g.rows[r-1] {
+				if v != "" && g.value(v) {
+					values++
+				}
+			}
+			if values >= 2 && (sh.numCol >= 0 || r < bodyAt-1) {
+				return g.errf(bodyAt, -1, "row %d reads as the first body row of a table with no header row above it, and row %d above holds numbers too (several tables stacked on the sheet?): give input.range (--range) for one table, or set %s", bodyAt, r, wideKeys)
+			}
+		}
 		return g.errf(bodyAt, -1, "row %d reads as the table's first body row, with no header row above it (a header of numbers, such as years, cannot be told from the body): set %s", bodyAt, wideKeys)
 	}
 	sh.nS = nS

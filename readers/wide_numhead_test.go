@@ -226,3 +226,17 @@ func TestCorpusOTTRefusedBelow(t *testing.T) {
 		}
 	}
 }
+
+// Construction Table 2a (testdata/corpus) stacks an annual table over a
+// quarterly one whose years are printed on a block's first row: it is
+// refused at row 35, where the second table starts, naming input.range
+// (before the year labels were read it was refused at row 39, the second
+// year of the quarterly rows; then at row 35 without input.range).
+func TestCorpusStackedRefused(t *testing.T) {
+	_, paths, _ := buildCorpus(t)
+	_, err := DetectWide(paths["construction_aug2020.cells"], Options{Sheet: "Table 2a", Wide: &WideOptions{Value: "total", TotalLabel: "Total"}})
+	var re *Error
+	if !errors.As(err, &re) || re.Row != 35 || !strings.Contains(err.Error(), "several tables stacked on the sheet?): give input.range") {
+		t.Fatalf("%v, want a refusal at row 35 naming input.range", err)
+	}
+}
