@@ -240,3 +240,20 @@ func TestCorpusStackedRefused(t *testing.T) {
 		t.Fatalf("%v, want a refusal at row 35 naming input.range", err)
 	}
 }
+
+// A blank row ends the header unless the row above it is a header row
+// over the body's columns (several cells, one under or in a range merged
+// across): a title merged across the columns stays a title.
+func TestWideBlankRowInHeaderTitle(t *testing.T) {
+	p := crosstabBook(t, sheetSpec{name: "T", rows: [][]string{
+		{"", "Number of people by area"},
+		{},
+		{"Area", "Men", "Women"},
+		{"North", "1", "2"},
+		{"South", "3", "4"},
+	}, merges: []string{"B1:C1"}})
+	_, lay, _, _ := readDetected(t, p, "T", "count")
+	if !slices.Equal(lay.Header, []int{3}) || !slices.Equal(lay.Titles, []int{1}) {
+		t.Fatalf("header %v titles %v, want [3] and [1]", lay.Header, lay.Titles)
+	}
+}
