@@ -88,6 +88,9 @@ type WideLayout struct {
 	Spacers []int
 	Aliases map[int]int
 	Carried []WidePos
+	// Beside are text cells right of the body past a blank column (a
+	// colour key, a legend of the markers), not read.
+	Beside []WidePos
 	// Sections are section rows: a single label with no values, heading
 	// the body rows below it (an outer row dimension, the first of Dims).
 	Sections []int
@@ -538,6 +541,9 @@ type wideParser struct {
 	labels    map[int][]string
 	labelCols []int
 	rowKeys   map[string]int // the first body row of each row-label combination
+	// spanned are the cells a merged range covers right of its first
+	// column (filled with its value)
+	spanned map[WidePos]bool
 }
 
 // errf is an error at row (1-based; 0 for none) and column (0-based; -1
@@ -658,6 +664,12 @@ func (p *wideParser) fillMerges(merges []*merge) {
 			}
 			for c := m.c1; c <= m.c2; c++ {
 				row[c] = m.value
+				if c > m.c1 {
+					if p.spanned == nil {
+						p.spanned = map[WidePos]bool{}
+					}
+					p.spanned[WidePos{Row: rr, Col: c}] = true
+				}
 			}
 			lay.Rows[rr-1] = row
 		}
@@ -762,16 +774,61 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 			key[k] = v
 		}
 		ks := st + "\x01" + strings.Join(key, "\x00")
-		if q, dup := seen[ks]; dup {
+		if q, dup := seen[ks]; dup && !p.isolatedDup(q, len(cols), cols[q], c, colKeys, key) {
 			return nil, nil, p.errf(lay.Header[len(lay.Header)-1], c, "duplicate column labels %q (also column %s): the header has more rows than columns.across %v, or several statistics stand side by side (a count block and a total block under one header are not read as one table: put each block, with its row labels, on a sheet of its own; header %s)", strings.Join(key, " / "), colName(cols[q]), w.Across, rowSpan(lay.Header))
 		}
-		seen[ks] = len(cols)
+		if _, dup := seen[ks]; !dup {
+			seen[ks] = len(cols)
+		}
 		cols = append(cols, c)
 		colKeys = append(colKeys, key)
 		colStat = append(colStat, st)
 	}
+	// a label repeated in isolated columns (an "Annual percentage
+	// change" right of the median and right of the mean) is told apart
+	// by its column
+	n := map[string]int{}
+	for j, k := range colKeys {
+		n[colStat[j]+"\x01"+strings.Join(k, "\x00")]++
+	}
+	for j, k := range colKeys {
+		if n[colStat[j]+"\x01"+strings.Join(k, "\x00")] > 1 {
+			k[len(k)-1] += " (column " + colName(cols[j]) + ")"
+		}
+	}
 	lay.Columns = cols
 	return colKeys, colStat, nil
+}
+
+// isolatedDup reports whether body column j (the next; q an earlier one
+// with the same labels key) repeats a label on its own, not as part of a
+// repeated block: a detected one-dimension header whose neighbours of q
+// and j differ, so that the repeat is a column's name (a change column
+// right of each statistic), not several tables side by side. Both
+// columns must have a name of their own in the same header rows, the
+// first included: a label under a blank cell may belong to a group
+// label spanning it from the left ("Men" over "Number", "%"), which
+// this reader does not see.
+func (p *wideParser) isolatedDup(q, j, cq, cj int, colKeys [][]string, key []string) bool {
+	if p.w.shape == nil || len(key) != 1 || p.nS > 0 || q == 0 || j-q < 2 {
+		return false
+	}
+	rows := p.groups()[0]
+	if p.at(rows[0], cq) == "" || p.at(rows[0], cj) == "" {
+		return false
+	}
+	for _, hr := range rows {
+		if (p.at(hr, cq) == "") != (p.at(hr, cj) == "") {
+			return false
+		}
+	}
+	if strings.Join(colKeys[q-1], "\x00") == strings.Join(colKeys[j-1], "\x00") {
+		return false
+	}
+	if q+1 < len(colKeys) && strings.Join(colKeys[q+1], "\x00") == strings.Join(key, "\x00") {
+		return false
+	}
+	return true
 }
 
 // groups are the header rows of each column dimension: one row each, or
@@ -792,8 +849,8 @@ func (p *wideParser) groups() [][]int {
 // every row from the first body row to the first blank row.
 func (p *wideParser) spacer(c int) bool {
 	for _, hr := range p.lay.Header {
-		if p.at(hr, c) != "" {
-			return false
+		if p.at(hr, c) != "" && !(p.w.shape != nil && p.spanned[WidePos{Row: hr, Col: c}]) {
+			return false // a detected header's range merged over it from the left does not label it
 		}
 	}
 	for r := p.first; r <= len(p.lay.Rows); r++ {
@@ -843,7 +900,7 @@ func (p *wideParser) bodyRows() (int, error) {
 		if body == 0 {
 			break
 		}
-		if _, _, l := span(row); l > p.last {
+		if _, _, l := span(row); l > p.last && !p.beside(r) {
 			return 0, p.errf(r, l, "a value right of the table's last labelled column %s (header %s); label its column in the header or give input.range", colName(p.last), rowSpan(lay.Header))
 		}
 		if err := p.carry(r); err != nil {
@@ -855,6 +912,27 @@ func (p *wideParser) bodyRows() (int, error) {
 		return 0, p.errf(p.first, -1, "%w: no body row below the %d header row(s) of columns.across %v (header %s)", ErrNoHeader, p.nA, p.w.Across, rowSpan(lay.Header))
 	}
 	return r, nil
+}
+
+// beside reports whether what row r holds right of the table's last
+// labelled column is text only, past a blank column: a key or legend
+// printed beside the body (detected layouts only), listed in Beside.
+func (p *wideParser) beside(r int) bool {
+	if p.w.shape == nil || p.at(r, p.last+1) != "" {
+		return false
+	}
+	row := p.lay.Rows[r-1]
+	var cells []WidePos
+	for c := p.last + 1; c < len(row); c++ {
+		if v := row[c]; v != "" {
+			if isValueLike(v) && !markerTexts[v] || p.markers[v] {
+				return false
+			}
+			cells = append(cells, WidePos{Row: r, Col: c})
+		}
+	}
+	p.lay.Beside = append(p.lay.Beside, cells...)
+	return true
 }
 
 // sectionRow reports whether row r is a section row: a single label in
@@ -891,7 +969,7 @@ func (p *wideParser) bodyFollows(r int) bool {
 // rows set apart by blank rows (a row outside the total above it, such as
 // Puerto Rico below the United States and its states): at least one, up
 // to the next blank row or the first row that is not one (a note), each
-// with a text label in the label columns, nothing left of them or right
+// with a text label in every label column, nothing left of them or right
 // of the table, and in the body columns only numbers and markers, at
 // least one. A header row (text over the body columns) or a note is not;
 // a block that repeats the row labels of a body row above (overlapping
@@ -908,12 +986,16 @@ func (p *wideParser) rowApart(r int) bool {
 		if n == 0 || f < p.left || l > p.last {
 			return seen > 0
 		}
-		label := false
+		// a label of its own in every label column (a code column
+		// aside): a row that would need a label carried down across the
+		// blank (a summary row "Latest three months" under a year and
+		// month table) is not a row of this body
+		label := len(p.lay.Labels) > 0
 		cur := make([]string, len(p.lay.Labels))
 		for i, c := range p.lay.Labels {
 			v := p.at(r, c)
-			if v != "" && !isValueLike(v) {
-				label = true
+			if (v == "" || isValueLike(v)) && (p.w.shape == nil || c != p.w.shape.codeCol) {
+				label = false
 			}
 			cur[i] = configs.StripNotes(v)
 		}
@@ -955,8 +1037,8 @@ func (p *wideParser) carry(r int) error {
 	}
 	carried := false
 	for i, c := range lay.Labels {
-		if cur[i] != "" {
-			continue
+		if cur[i] != "" || p.w.shape != nil && c == p.w.shape.codeCol {
+			continue // a code column is blank where a row has no code
 		}
 		outerBlank, innerLabel := true, false
 		for j, c2 := range lay.Labels {
@@ -999,10 +1081,14 @@ func (p *wideParser) aliases() {
 	if len(lay.Labels) < 2 && p.dimOff == 0 {
 		return
 	}
+	sparse := false // a code column: its blank cells are rows without a code
 	oneToOne := func(a, b func(r int) string) bool {
 		ab, ba := map[string]string{}, map[string]string{}
 		for _, r := range lay.Body {
 			x, y := a(r), b(r)
+			if sparse && x == "" {
+				continue
+			}
 			if v, ok := ab[x]; ok && v != y {
 				return false
 			}
@@ -1016,6 +1102,7 @@ func (p *wideParser) aliases() {
 	keep := []int{0}
 	for i := 1; i < len(lay.Labels); i++ {
 		col := func(r int) string { return p.labels[r][i] }
+		sparse = p.w.shape != nil && lay.Labels[i] == p.w.shape.codeCol
 		alias := -1
 		for _, j := range keep {
 			if oneToOne(col, func(r int) string { return p.labels[r][j] }) {
@@ -1129,6 +1216,9 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	}
 	if len(lay.Sections) > 0 {
 		msg += fmt.Sprintf(", section rows %s (an outer row dimension)", strings.Trim(fmt.Sprint(lay.Sections), "[]"))
+	}
+	if n := len(lay.Beside); n > 0 {
+		msg += fmt.Sprintf(", %d text cell(s) beside the body not read (a key or legend: %s%d-%s%d)", n, colName(lay.Beside[0].Col), lay.Beside[0].Row, colName(lay.Beside[n-1].Col), lay.Beside[n-1].Row)
 	}
 	if n := len(lay.Carried); n > 0 {
 		msg += fmt.Sprintf(", %d blank row label(s) carried down from the group's first row (first %s%d)", n, colName(lay.Carried[0].Col), lay.Carried[0].Row)

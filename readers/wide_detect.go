@@ -102,6 +102,13 @@ type wideShape struct {
 	// dimension
 	sections     bool
 	firstSection int
+	// codeCol is the last label column when it only gives a code for
+	// some rows (blank on the others, every code on one row): it names
+	// the codes of the columns left of it; -1 when none
+	codeCol int
+	// numCol is the outer label column whose labels are whole numbers
+	// on a block's first row (numberLabel); -1 when none
+	numCol int
 }
 
 // sectionName names the row dimension of section rows.
@@ -172,11 +179,17 @@ func (g *detectGrid) errf(r, c int, format string, a ...any) error {
 // cell, nText text cells (the row labels), then only numbers, markers and
 // blanks, at least one of them a value.
 func (g *detectGrid) bodyStart(r int) (first, nText int, ok bool) {
-	row := g.rows[r-1]
-	_, first, _ = span(row)
+	_, first, _ = span(g.rows[r-1])
 	if first < 0 {
 		return -1, 0, false
 	}
+	nText, ok = g.bodyFrom(r, first)
+	return first, nText, ok
+}
+
+// bodyFrom reports whether row r reads as a body row from column first.
+func (g *detectGrid) bodyFrom(r, first int) (nText int, ok bool) {
+	row := g.rows[r-1]
 	c := first
 	for ; c < len(row) && row[c] != "" && !g.value(row[c]); c++ {
 		nText++
@@ -187,11 +200,138 @@ func (g *detectGrid) bodyStart(r int) (first, nText int, ok bool) {
 			continue
 		}
 		if !g.value(row[c]) {
-			return first, nText, false
+			if values > 0 && row[c-1] == "" && g.besideText(r, c) {
+				break // a key or legend beside the body
+			}
+			return nText, false
 		}
 		values++
 	}
-	return first, nText, nText > 0 && values > 0
+	return nText, nText > 0 && values > 0
+}
+
+// numberLabel reports whether row r is the first row of a block whose
+// outer row label is a whole number printed on the block's first row
+// only (a year: "2012 | Jan | values", then " | Feb | values"): a whole
+// number in column f directly left of a text label, then values; the
+// rows below it, to a blank row, read as body rows from column f+1 with
+// column f blank (the label carried down) or another whole number there
+// (the next block), at least one blank, every number distinct. A number
+// left of the row labels of a crosstab is a label, not a value.
+func (g *detectGrid) numberLabel(r int) (f, nText int, ok bool) {
+	row := g.rows[r-1]
+	_, f, _ = span(row)
+	if f < 0 || f+1 >= len(row) || !isCount(row[f]) || row[f+1] == "" || g.value(row[f+1]) {
+		return -1, 0, false
+	}
+	if nText, ok = g.bodyFrom(r, f+1); !ok {
+		return -1, 0, false
+	}
+	seen := map[string]bool{row[f]: true}
+	blank := 0
+	for rr := r + 1; rr <= len(g.rows); rr++ {
+		v := g.filled(rr, f)
+		if n, _, _ := span(g.rows[rr-1]); n == 0 {
+			break
+		}
+		if _, ok := g.bodyFrom(rr, f+1); !ok || g.filled(rr, f+1) == "" || g.value(g.filled(rr, f+1)) {
+			break
+		}
+		for c := 0; c < f; c++ {
+			if g.filled(rr, c) != "" {
+				return -1, 0, false
+			}
+		}
+		switch {
+		case v == "":
+			blank++
+		case isCount(v) && !seen[v]:
+			seen[v] = true
+		default:
+			return -1, 0, false
+		}
+	}
+	if blank == 0 {
+		return -1, 0, false
+	}
+	return f, nText + 1, true
+}
+
+// besideText reports whether the cells of row r from column c on are all
+// text (a key or legend printed beside the body, right of a blank
+// column), none a value.
+func (g *detectGrid) besideText(r, c int) bool {
+	for _, v := range g.rows[r-1][c:] {
+		if v != "" && g.value(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// numberHeader reports whether row r, which reads as a body row (nText
+// texts from column f, then values), is the last header row: its values
+// are distinct numbers standing under one header cell of the row above
+// that spans them (merged over them, or alone with blanks right of it:
+// "Percentiles" over 10, 20, ... 90), and the row below is a body row
+// whose values start left of row r's, under row r's texts (row r's texts
+// are column names, not row labels).
+func (g *detectGrid) numberHeader(r, f, nText int) bool {
+	if r < 2 || r >= len(g.rows) || g.titleLine(r-1) {
+		return false
+	}
+	if n, _, _ := span(g.rows[r-2]); n == 0 {
+		return false
+	}
+	row := g.rows[r-1]
+	v1, vk := -1, -1
+	nums := map[string]bool{}
+	for c := f + nText; c < len(row); c++ {
+		v := row[c]
+		if v == "" {
+			continue
+		}
+		if !g.value(v) {
+			break // text beside the values
+		}
+		if g.markers[v] || markerTexts[v] || nums[v] {
+			return false
+		}
+		nums[v] = true
+		if v1 < 0 {
+			v1 = c
+		}
+		vk = c
+	}
+	if len(nums) < 2 {
+		return false
+	}
+	// the header cell over the numbers: the nearest cell of the row above
+	// at or left of the first number, right of row r's texts
+	h := v1
+	for h >= f+nText && g.raw(r-1, h) == "" {
+		h--
+	}
+	up := g.raw(r-1, h)
+	if h < f+nText || up == "" || g.value(up) {
+		return false
+	}
+	for c := h + 1; c <= vk; c++ {
+		if g.raw(r-1, c) != "" || (g.filled(r-1, c) != "" && g.filled(r-1, c) != up) {
+			return false
+		}
+	}
+	// the row below: a body row with a value under one of row r's texts
+	f2, n2, ok := g.bodyStart(r + 1)
+	if !ok || f2 > f {
+		return false
+	}
+	for c := max(f2+n2, f); c < f+nText; c++ {
+		if row[c] != "" && g.filled(r+1, c) != "" && g.value(g.filled(r+1, c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // unitsRow reports whether row r states units over the body columns
@@ -258,15 +398,25 @@ const wideKeys = "columns.dims (the row dimensions, one label column each), colu
 // findShape finds the first body row, the label columns, the header rows
 // above it (to a blank row or a title line) and any units rows between.
 func (g *detectGrid) findShape() (*wideShape, int, error) {
-	bodyAt, left, nL := -1, 0, 0
+	bodyAt, left, nL, numCol := -1, 0, 0, -1
 	for r := 1; r <= len(g.rows); r++ {
-		if f, n, ok := g.bodyStart(r); ok {
+		f, n, ok := g.bodyStart(r)
+		numCol = -1
+		if !ok {
+			if f, n, ok = g.numberLabel(r); ok {
+				numCol = f
+			}
+		}
+		if ok {
+			if numCol < 0 && g.numberHeader(r, f, n) {
+				continue
+			}
 			// a header row of numbers (years) beside text column names
 			// ("Census", "Estimates Base", 2010, 2011, ...) reads as a
 			// body row; it is a header when the next row is a body row
 			// whose labels end left of this row's own texts (as read,
 			// merges not filled), which stand over its numbers
-			if r < len(g.rows) {
+			if numCol < 0 && r < len(g.rows) {
 				_, rf, _ := span(g.lay.Rows[r-1])
 				if f2, n2, ok2 := g.bodyStart(r + 1); ok2 && f2 < rf && f2+n2 <= rf {
 					continue
@@ -296,7 +446,11 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 			left, nL = f, n
 		}
 	}
-	sh := &wideShape{left: left, nL: nL}
+	sh := &wideShape{left: left, nL: nL, codeCol: -1, numCol: numCol}
+	if g.codeColumn(bodyAt, left, nL) {
+		sh.codeCol = left + nL
+		sh.nL++
+	}
 	r := bodyAt - 1
 	for ; r >= 1 && g.unitsRow(r, left, left+nL-1); r-- {
 		sh.units = append([]int{r}, sh.units...)
@@ -325,6 +479,52 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	return sh, bodyAt, nil
 }
 
+// codeColumn reports whether the column right of the label columns
+// left..left+nL-1 holds codes on some rows of the block from bodyAt and
+// is blank on the others, like a constituency code beside its name but
+// not beside the regions and countries above it: a header cell names it,
+// its codes are distinct text, each beside distinct labels, and every
+// row has its labels of its own (nothing there to carry down).
+func (g *detectGrid) codeColumn(bodyAt, left, nL int) bool {
+	cc := left + nL
+	named := false
+	for r := bodyAt - 1; r >= 1; r-- {
+		if n, _, _ := span(g.rows[r-1]); n == 0 {
+			break
+		}
+		named = named || g.filled(r, cc) != ""
+	}
+	if !named {
+		return false
+	}
+	codes, labels := map[string]bool{}, map[string]bool{}
+	blank := 0
+	for r := bodyAt; r <= len(g.rows); r++ {
+		f, n, ok := g.bodyStart(r)
+		if !ok {
+			break
+		}
+		if f != left || n < nL || n > nL+1 {
+			return false
+		}
+		var key []string
+		for c := left; c < cc; c++ {
+			key = append(key, g.raw(r, c))
+		}
+		v := g.raw(r, cc)
+		if v == "" {
+			blank++
+			continue
+		}
+		k := strings.Join(key, "\x00")
+		if codes[v] || labels[k] {
+			return false
+		}
+		codes[v], labels[k] = true, true
+	}
+	return blank > 0 && len(codes) >= 2
+}
+
 // sectionRow reports whether row r holds a single text in the label
 // columns and nothing else.
 func (g *detectGrid) sectionRow(r, left, nL int) bool {
@@ -338,7 +538,10 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 	left, nL := sh.left, sh.nL
 	for ; r >= 1; r-- {
 		if n, _, _ := span(g.rows[r-1]); n == 0 {
-			break
+			if len(sh.header) == 0 || !g.headerOverBody(sh, r-1) {
+				break
+			}
+			continue // a blank row inside the header
 		}
 		if g.wideTitle(r, left, nL) {
 			break
@@ -360,6 +563,31 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 		sh.header = append([]int{r}, sh.header...)
 	}
 	return r
+}
+
+// headerOverBody reports whether row r, above a blank row above header
+// rows, is a header row too: two cells or more, every one right of the
+// label columns and none a value or a unit, one of them in a range merged
+// over several columns or under one (the header's groups).
+func (g *detectGrid) headerOverBody(sh *wideShape, r int) bool {
+	if r < 1 {
+		return false
+	}
+	n, f, _ := span(g.rows[r-1])
+	if nRaw, _, _ := span(g.lay.Rows[r-1]); nRaw < 2 || n < 2 || f < sh.left+sh.nL {
+		return false // a title merged across is one cell
+	}
+	merged := false
+	for c, v := range g.rows[r-1] {
+		if v == "" {
+			continue
+		}
+		if g.value(v) || isUnits(v) {
+			return false
+		}
+		merged = merged || g.raw(r, c) == "" || g.filled(r-1, c) != "" && g.raw(r-1, c) == "" && g.filled(r-1, c) == g.filled(r-1, c-1)
+	}
+	return merged
 }
 
 // joinGroups sets sh.groups: each header row below the statistic row is
@@ -388,7 +616,7 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 					mergedDown = false
 				}
 			}
-			join = join || mergedDown
+			join = join || mergedDown || g.readDown(sh, sh.groups[len(sh.groups)-1], hr)
 		}
 		if join {
 			sh.groups[len(sh.groups)-1] = append(sh.groups[len(sh.groups)-1], hr)
@@ -396,6 +624,29 @@ func (g *detectGrid) joinGroups(sh *wideShape, total string) {
 			sh.groups = append(sh.groups, []int{hr})
 		}
 	}
+}
+
+// readDown reports whether header row hr continues the names of the row
+// above rather than being a dimension of its own: the row above has no
+// label over a column where row hr has one (it cannot label every
+// column), and no cell of row hr or of the rows of the group above it
+// is merged across columns. The labels read down ("Number" / "of jobs" /
+// "(thousand)" over one column, "Median" under blanks over the next).
+func (g *detectGrid) readDown(sh *wideShape, group []int, hr int) bool {
+	_, _, last := span(g.rows[hr-1])
+	_, _, lastUp := span(g.rows[hr-2])
+	gap := false
+	for c := sh.left + sh.nL; c <= max(last, lastUp); c++ {
+		for _, r := range append([]int{hr}, group...) {
+			if g.raw(r, c) == "" && g.filled(r, c) != "" && g.filled(r, c) == g.filled(r, c-1) {
+				return false // merged across columns
+			}
+		}
+		if g.filled(hr-1, c) == "" && g.filled(hr, c) != "" {
+			gap = true
+		}
+	}
+	return gap
 }
 
 // detectWide finds the row dimensions, the column dimensions and (when
@@ -417,6 +668,17 @@ func detectWide(lay *WideLayout, merges []*merge, w *WideOptions) error {
 		nS = 1
 	}
 	if len(sh.header) <= nS {
+		for r := bodyAt - 1; r >= 1; r-- {
+			values := 0
+			for _, v := range g.rows[r-1] {
+				if v != "" && g.value(v) {
+					values++
+				}
+			}
+			if values >= 2 && (sh.numCol >= 0 || r < bodyAt-1) {
+				return g.errf(bodyAt, -1, "row %d reads as the first body row of a table with no header row above it, and row %d above holds numbers too (several tables stacked on the sheet?): give input.range (--range) for one table, or set %s", bodyAt, r, wideKeys)
+			}
+		}
 		return g.errf(bodyAt, -1, "row %d reads as the table's first body row, with no header row above it (a header of numbers, such as years, cannot be told from the body): set %s", bodyAt, wideKeys)
 	}
 	sh.nS = nS
@@ -476,6 +738,9 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 			// below the body, ends it
 			break
 		}
+		if nRaw, _, _ := span(g.lay.Rows[r-1]); nRaw == 1 && n > 1 {
+			break // a note merged across the table, under the body
+		}
 		if first < sh.left {
 			return g.errf(r, first, "row %d has a cell (%q) left of the row-label columns (%s from row %d): the row-label columns cannot be told (numbers as row labels, or several tables on the sheet?): give input.range (--range) for one table, or set %s", r, row[first], colSpan(colsFrom(sh.left, sh.nL)), bodyAt, wideKeys)
 		}
@@ -485,6 +750,8 @@ func (g *detectGrid) sameLabels(sh *wideShape, bodyAt int) error {
 			v := row[c]
 			switch {
 			case v == "":
+			case c == sh.numCol && isCount(v):
+				labels++ // a number label on a block's first row
 			case c <= lastLabel && g.value(v), c > lastLabel && !g.value(v):
 				bad = c
 			default:

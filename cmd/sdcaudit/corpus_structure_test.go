@@ -22,6 +22,13 @@ var corpusMarginGaps = map[string]map[string]string{
 	"construction-aug2020-t8": {
 		"Total Output/rest": "adds up in the output column only; the other columns are standard errors and shares (issue 24 item 4): noMarginTables",
 	},
+	"ashe2014-t99a": {
+		"United Kingdom/Great Britain":    "adds up in the jobs column only (medians, means and percentiles beside it): margins per column are not inferred (issue 24 item 4): noMarginTables",
+		"Great Britain/England and Wales": "as above",
+		"England and Wales/England":       "as above",
+		"England/nine regions":            "as above",
+		"each region/its constituencies":  "as above",
+	},
 	"census-nst-est2019-01": {
 		"United States/Northeast": "the regions are not beside their states (rows 6-9 before the 51 states): membership is not in the table",
 		"Northeast/.Connecticut":  "as above",
@@ -59,10 +66,8 @@ func personMargins(t *testing.T, tb corpus.Table) []personMargin {
 	dims, _ := tb.Structure["dimensions"].([]any)
 	var out []personMargin
 	add := func(m map[string]any) {
-		pm := personMargin{code: oneSpace(fmt.Sprint(m["code"])), of: m["of"], rounded: m["check"] == "rounded"}
-		if _, ok := m["columns"]; ok {
-			pm.of = "rest"
-		}
+		check, _ := m["check"].(string)
+		pm := personMargin{code: oneSpace(fmt.Sprint(m["code"])), of: m["of"], rounded: strings.HasPrefix(check, "rounded")}
 		first := fmt.Sprint(pm.of)
 		if l, ok := pm.of.([]any); ok && len(l) > 0 {
 			first = oneSpace(fmt.Sprint(l[0]))

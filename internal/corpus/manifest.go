@@ -18,6 +18,7 @@ type Table struct {
 	Value  string   `yaml:"value"`
 	Flags  []string `yaml:"flags"`
 	Refuse string   `yaml:"refuse"`
+	Range  string   `yaml:"range"` // a refused table: the input.range (--range) within which it is read
 	Titles []int    `yaml:"title_rows"`
 	Header []int    `yaml:"header_rows"`
 	Labels []struct {
