@@ -15,7 +15,8 @@ import (
 // cell side (about 150 iterations each on received 50 x 40 x 10
 // components, 340-370 on the kept patterns at 20% and 50% primaries, where
 // the bulk LPs settle a side per 30-60 iterations until near the end) is
-// cheaper. Tuning.BulkSplit (the bulk phase of before) stops at 150.
+// cheaper. Components of up to workRows rows and Tuning.BulkSplit (the
+// bulk phase of before) stop at 150.
 const bulkYield = 300
 
 // bulk settles many bounds at once before sparseComponent's chunks,
@@ -62,8 +63,11 @@ func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, ite
 		ln.sv.IterLimit = ln.sv.Iters + budget/2
 	}
 	pool := !r.env.tune.BulkSplit
+	// A side per bulkYield iterations above workRows rows (where one LP
+	// per side costs 340-370); smaller components, whose LPs per side
+	// are cheaper, keep 150.
 	yield := bulkYield
-	if !pool {
+	if !pool || r.base.Rows() <= workRows {
 		yield = 150
 	}
 	for {
