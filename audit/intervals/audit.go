@@ -77,6 +77,9 @@ func audit1(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, 
 	if err != nil {
 		return res, false, err
 	}
+	if opt.stats != nil {
+		opt.stats(iv)
+	}
 	res.Warnings = iv.warnings
 	if st := t.Structure; st != nil && len(st.Unconfirmed) > 0 {
 		res.Warnings = append(res.Warnings, unconfirmedWarning(st.Unconfirmed))
@@ -165,6 +168,9 @@ type intervalSet struct {
 	// bulkLPs and bulkIters the LPs and simplex iterations of its bulk
 	// phase (sparseRun.bulk).
 	sparse, bulkLPs, bulkIters int
+	// bulkPooled counts the bulk LPs of a low lane turned high (the
+	// pooled budget, Tuning.BulkSplit unset).
+	bulkPooled int
 	// chunkIters counts the simplex iterations of the sparse LP's
 	// chunks (one LP per cell side).
 	chunkIters int

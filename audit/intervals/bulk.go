@@ -12,9 +12,12 @@ import (
 
 // bulkYield is the fewest bound sides a bulk LP must settle per this many
 // simplex iterations for the bulk phase to go on: below it one LP per
-// cell side (about 150 iterations each on 50 x 40 x 10 components) is
-// cheaper.
-const bulkYield = 150
+// cell side (about 150 iterations each on received 50 x 40 x 10
+// components, 340-370 on the kept patterns at 20% and 50% primaries, where
+// the bulk LPs settle a side per 30-60 iterations until near the end) is
+// cheaper. Components of up to workRows rows and Tuning.BulkSplit (the
+// bulk phase of before) stop at 150.
+const bulkYield = 300
 
 // bulk settles many bounds at once before sparseComponent's chunks,
 // deterministically: two lanes, each a clone of the starting solver with
@@ -35,9 +38,20 @@ const bulkYield = 150
 //     true maxima, and a vertex reaches many of them.
 //
 // A lane stops when its LP settles fewer than one side per bulkYield
-// iterations, when nothing is left for it, or when its budget or the
+// iterations, when nothing is left for it, or when the budget or the
 // solver fails (the bounds found so far stand); the chunks then solve
 // what is left, one side per LP. It returns the LPs and the iterations.
+//
+// The budget is pooled: each round's LPs share what is left of it
+// equally (fixed before the round). Once the low lane is through, it
+// maximises too, over an independent set of the targets the high lane's
+// objective leaves out, so that both workers keep busy: on the kept
+// patterns of 50 x 40 x 10 at 20% and 50% primaries the minima are
+// through after a few rounds while the high lane, settling a side per
+// 30-60 iterations, had many more rounds to go (where one LP per side
+// takes 340-370). Tuning.BulkSplit keeps the phase of before (half the
+// budget per lane, the low lane idle once through, a side per 150
+// iterations).
 func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, iters int, err error) {
 	budget := r.work(r.env.tune.BulkIters)
 	if budget <= 0 || len(r.tl) == 0 {
@@ -48,17 +62,47 @@ func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, ite
 		ln.sv = r.base.Clone()
 		ln.sv.IterLimit = ln.sv.Iters + budget/2
 	}
+	pool := !r.env.tune.BulkSplit
+	// A side per bulkYield iterations above workRows rows (where one LP
+	// per side costs 340-370); smaller components, whose LPs per side
+	// are cheaper, keep 150.
+	yield := bulkYield
+	if !pool || r.base.Rows() <= workRows {
+		yield = 150
+	}
 	for {
 		active := false
-		for _, ln := range lanes {
+		var taken map[int]bool // targets of the max lanes of this round
+		for k, ln := range lanes {
+			if pool && ln.done && !ln.max && ln.err == nil && !ln.failed {
+				// The low lane is through: from now on it maximises too,
+				// over other targets than the high lane's.
+				ln.max, ln.done, ln.converted = true, false, true
+			}
 			if !ln.done {
-				r.bulkObjective(ln, comp)
+				if pool && ln.max && k > 0 && !lanes[0].done && lanes[0].max {
+					taken = lanes[0].taken()
+				}
+				r.bulkObjective(ln, comp, taken)
 				ln.done = len(ln.idx) == 0
 			}
 			active = active || !ln.done
 		}
 		if !active {
 			return lps, iters, nil
+		}
+		if pool {
+			// The budget left is shared equally by the lanes of the round
+			// (fixed before it starts: the same whatever the scheduling).
+			n := 0
+			for _, ln := range lanes {
+				if !ln.done {
+					n++
+				}
+			}
+			for _, ln := range lanes {
+				ln.sv.IterLimit = ln.sv.Iters + max(budget-iters, 0)/n
+			}
 		}
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(max(workers, 1))
@@ -84,8 +128,11 @@ func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, ite
 			}
 			lps++
 			iters += ln.iters
+			if ln.converted {
+				r.pooledLPs++
+			}
 			if ln.err != nil && !errors.Is(ln.err, lp.ErrIterations) {
-				ln.done = true // the solver failed: its point is not trusted
+				ln.done, ln.failed = true, true // the solver failed: its point is not trusted
 				continue
 			}
 			// The point reached is feasible (also when the budget ran out
@@ -96,10 +143,13 @@ func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, ite
 				r.shi[l] = math.Max(r.shi[l], v)
 			}
 			after := r.bulkOpen()
-			if ln.err != nil || (before-after)*bulkYield < ln.iters {
+			if ln.err != nil || (before-after)*yield < ln.iters {
 				ln.done = true
 			}
 			before = after
+		}
+		if pool && iters >= budget {
+			return lps, iters, nil
 		}
 	}
 }
@@ -115,6 +165,18 @@ type bulkLane struct {
 	iters int
 	err   error
 	done  bool
+	// failed: the solver failed (its lane stops for good); converted:
+	// the low lane turned high (pooled budget).
+	failed, converted bool
+}
+
+// taken returns the targets of the lane's objective, as a set.
+func (ln *bulkLane) taken() map[int]bool {
+	m := make(map[int]bool, len(ln.idx))
+	for _, l := range ln.idx {
+		m[l] = true
+	}
+	return m
 }
 
 // bulkLoOpen and bulkHiOpen report whether local cell l's minimum
@@ -139,8 +201,9 @@ func (r *sparseRun) bulkOpen() int {
 	return n
 }
 
-// bulkObjective sets the lane's next objective from the bounds reached.
-func (r *sparseRun) bulkObjective(ln *bulkLane, comp []int) {
+// bulkObjective sets the lane's next objective from the bounds reached;
+// a high lane leaves out the targets of taken (another high lane's).
+func (r *sparseRun) bulkObjective(ln *bulkLane, comp []int, taken map[int]bool) {
 	ln.idx, ln.coef = ln.idx[:0], ln.coef[:0]
 	if !ln.max {
 		for _, l := range r.tl {
@@ -155,7 +218,7 @@ func (r *sparseRun) bulkObjective(ln *bulkLane, comp []int) {
 	}
 	clear(ln.used)
 	for _, l := range r.tl {
-		if !r.bulkHiOpen(l) || r.sohi[l] <= r.env.iv.tol {
+		if !r.bulkHiOpen(l) || r.sohi[l] <= r.env.iv.tol || taken[l] {
 			continue
 		}
 		free := true

@@ -39,3 +39,18 @@ func SparseCells(tb *audit.Table, opt Options) (int, error) {
 	}
 	return iv.sparse, nil
 }
+
+// AuditStats is Audit returning also the counted work of its sparse LPs:
+// cells given to them, the bulk phase's LPs and iterations, the chunks'
+// iterations and every LP.
+func AuditStats(ctx context.Context, tb *audit.Table, opt Options) (audit.Intervals, map[string]int, error) {
+	opt.exact = true
+	st := map[string]int{}
+	opt.stats = func(iv *intervalSet) {
+		st["sparse-cells"], st["bulk-lps"], st["bulk-iters"] = iv.sparse, iv.bulkLPs, iv.bulkIters
+		st["chunk-iters"], st["lps"], st["witnessed"] = iv.chunkIters, iv.lps, iv.witnessed
+		st["bulk-pooled-lps"] = iv.bulkPooled
+	}
+	res, _, err := audit1(ctx, tb, opt)
+	return res, st, err
+}

@@ -61,6 +61,9 @@ type Options struct {
 	// within the work budget (the internal audits of the suppression
 	// methods need only verdicts).
 	exact bool
+	// stats, when set, receives the audit's counted work (tests and
+	// benchmarks).
+	stats func(*intervalSet)
 }
 
 // Validate reports the first option out of range.

@@ -67,6 +67,7 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 		env.mu.Lock()
 		env.iv.bulkLPs += blps
 		env.iv.bulkIters += biters
+		env.iv.bulkPooled += r.pooledLPs
 		env.mu.Unlock()
 		if err != nil {
 			r.finish(comp) // the bounds found before the stop stand
@@ -155,6 +156,8 @@ type sparseRun struct {
 	firstErr             error
 	// iters counts the chunks' simplex iterations.
 	iters int
+	// pooledLPs counts the bulk phase's LPs of its low lane turned high.
+	pooledLPs int
 }
 
 // newSparseRun sets up the shared state of sparseComponent's chunks over

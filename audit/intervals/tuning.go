@@ -34,6 +34,14 @@ type Tuning struct {
 	// sparse LP's exact bounds (sparseRun.bulk: LPs over many cells at
 	// once, before one LP per cell side); 0 skips it.
 	BulkIters int
+	// BulkSplit keeps the bulk phase of before (the baseline of the
+	// benchmarks, with BulkIters 300,000; not for use): each lane has
+	// half of BulkIters, the low lane stops when its objective is
+	// through, and a lane stops below a side per 150 iterations, where by
+	// default the budget is pooled, the low lane, once through, maximises
+	// too (over other targets than the high lane's), and a lane stops
+	// below a side per bulkYield (300) iterations.
+	BulkSplit bool
 	// Dantzig prices the sparse LPs by Dantzig's rule, the simplex
 	// before devex pricing (lp.SparseOptions): the baseline of the
 	// benchmarks, not for use.
@@ -53,7 +61,7 @@ func DefaultTuning() Tuning {
 		ExactIters:     1000,
 		ExactBudget:    300000,
 		Phase1Iters:    40000,
-		BulkIters:      300000,
+		BulkIters:      1000000,
 	}
 }
 

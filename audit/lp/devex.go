@@ -2,8 +2,13 @@ package lp
 
 import (
 	"context"
+	"fmt"
 	"math"
 )
+
+// checkNext makes minimizeDevex check the entering column found by the
+// pivot row's pass against devexEntering's (tests).
+var checkNext bool
 
 // devexState is the pricing state of one run of minimizeDevex: the reduced
 // cost of every variable (zero for basic ones), kept up to date from the
@@ -15,6 +20,14 @@ type devexState struct {
 	alpha    []float64 // pivot row entries of the non-basic variables
 	touched  []int32
 	mark     []bool
+	// next is the entering column of the next iteration (nextQ, nextDir;
+	// nextQ < 0: none eligible), found by the dense pivot row's pass over
+	// the non-basic columns as it updates them (nextOK), so that
+	// devexEntering need not scan them again: the same choice, since it
+	// reads the same reduced costs and weights in the same order.
+	nextQ   int
+	nextDir float64
+	nextOK  bool
 }
 
 // devexBland is the number of consecutive degenerate pivots after which
@@ -55,7 +68,19 @@ func (s *Sparse) minimizeDevex(ctx context.Context, cidx []int, reached func() b
 			fresh = true
 		}
 		bland := degenerate > devexBland
-		q, dir := s.devexEntering(d, gamma, bland)
+		var q int
+		var dir float64
+		if s.dx.nextOK && !refactored && !bland {
+			q, dir = s.dx.nextQ, s.dx.nextDir
+			if checkNext {
+				if q2, dir2 := s.devexEntering(d, gamma, bland); q2 != q || dir2 != dir {
+					panic(fmt.Sprintf("lp: entering column %d (%v) from the pivot row, %d (%v) by devexEntering; d %v %v gamma %v %v x %v %v pos %v %v", q, dir, q2, dir2, d[q], d[q2], gamma[q], gamma[q2], s.x[q], s.x[q2], s.pos[q], s.pos[q2]))
+				}
+			}
+		} else {
+			q, dir = s.devexEntering(d, gamma, bland)
+		}
+		s.dx.nextOK = false
 		if q < 0 {
 			if fresh {
 				return false, nil
@@ -88,6 +113,7 @@ func (s *Sparse) devexStart() (d, gamma []float64) {
 		s.dx = dx
 	}
 	d, gamma = dx.d, dx.gamma
+	dx.nextOK = false // a new objective: priced afresh
 	for j := range gamma {
 		gamma[j] = 1
 	}
@@ -105,14 +131,18 @@ func (s *Sparse) devexPrice(cidx []int, d []float64) {
 		}
 	}
 	s.btran(s.cb, s.y)
-	for j := 0; j < s.n; j++ {
-		if s.pos[j] >= 0 {
+	pos, cstart, ci, cv, y, cost := s.pos[:s.n], s.cstart[:s.n+1], s.cidxA, s.cvalA, s.y, s.cost[:s.n]
+	d = d[:s.n]
+	for j := range pos {
+		if pos[j] >= 0 {
 			d[j] = 0
 			continue
 		}
-		dj := s.cost[j]
-		for k, i := range s.colIdx[j] {
-			dj -= s.y[i] * s.colVal[j][k]
+		dj := cost[j]
+		lo, hi := cstart[j], cstart[j+1]
+		cvj := cv[lo:hi]
+		for k, i := range ci[lo:hi] {
+			dj -= y[i] * cvj[k]
 		}
 		d[j] = dj
 	}
@@ -123,13 +153,25 @@ func (s *Sparse) devexPrice(cidx []int, d []float64) {
 // or, under bland, the first eligible one. q < 0 when none is eligible.
 func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float64) {
 	q, dir, best := -1, 0.0, 0.0
-	for j := 0; j < s.n; j++ {
-		if s.pos[j] >= 0 || s.noEnter != nil && s.noEnter[j] && s.x[j] == 0 {
+	pos, x, noEnter := s.pos[:s.n], s.x[:s.n], s.noEnter
+	d, gamma = d[:s.n], gamma[:s.n]
+	for j := range pos {
+		if pos[j] >= 0 {
 			continue
 		}
 		dj := d[j]
-		dd := s.enterDir(j, dj)
-		if dd == 0 {
+		// enterDir, inline: 1 to increase, -1 to decrease (from a
+		// positive value).
+		var dd float64
+		switch {
+		case dj < -pivTol:
+			dd = 1
+		case dj > pivTol && x[j] > 0:
+			dd = -1
+		default:
+			continue
+		}
+		if noEnter != nil && noEnter[j] && x[j] == 0 {
 			continue
 		}
 		if bland {
@@ -164,23 +206,56 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 		// is dense although its LU factors are sparse): column by
 		// column, as Dantzig pricing does, without the gather's
 		// scattered writes.
-		for j := 0; j < s.n; j++ {
-			if s.pos[j] >= 0 || j == q {
+		// The same pass chooses the next entering column as
+		// devexEntering would (its rule, in its order).
+		pos, cstart, ci, cv := s.pos[:s.n], s.cstart[:s.n+1], s.cidxA, s.cvalA
+		x, noEnter := s.x[:s.n], s.noEnter
+		d, gamma = d[:s.n], gamma[:s.n]
+		bq, bdir, best := -1, 0.0, 0.0
+		for j := range pos {
+			if pos[j] >= 0 || j == q {
 				continue
 			}
 			a := 0.0
-			for k, i := range s.colIdx[j] {
-				a += rho[i] * s.colVal[j][k]
+			lo, hi := cstart[j], cstart[j+1]
+			cvj := cv[lo:hi]
+			for k, i := range ci[lo:hi] {
+				a += rho[i] * cvj[k]
 			}
-			if a == 0 {
+			if a != 0 {
+				d[j] -= theta * a
+				if g := (a / apq) * (a / apq) * gq; g > gamma[j] {
+					gamma[j] = g
+				}
+			}
+			dj := d[j]
+			var dd float64
+			switch {
+			case dj < -pivTol:
+				dd = 1
+			case dj > pivTol && x[j] > 0:
+				dd = -1
+			default:
 				continue
 			}
-			d[j] -= theta * a
-			if g := (a / apq) * (a / apq) * gq; g > gamma[j] {
-				gamma[j] = g
+			if noEnter != nil && noEnter[j] && x[j] == 0 {
+				continue
+			}
+			if sc := dj * dj / gamma[j]; sc > best {
+				bq, bdir, best = j, dd, sc
 			}
 		}
+		leave := s.head[p]
 		s.finishPivotRow(p, q, theta, apq, gq)
+		// The leaving variable, non-basic at zero after the exchange:
+		// eligible to increase only; it wins a tie when its index is
+		// lower (devexEntering keeps the first of equal scores).
+		if dl := d[leave]; dl < -pivTol && (noEnter == nil || !noEnter[leave]) {
+			if sc := dl * dl / gamma[leave]; sc > best || sc == best && bq >= 0 && leave < bq {
+				bq, bdir = leave, 1
+			}
+		}
+		dx.nextQ, dx.nextDir, dx.nextOK = bq, bdir, true
 		return
 	}
 	dx.touched = dx.touched[:0]

@@ -25,6 +25,11 @@ type Sparse struct {
 	colVal [][]float64
 	rowIdx [][]int32 // A by row: columns (read-only, shared by clones)
 	rowVal [][]float64
+	// cstart, cidxA, cvalA: A by column in one arena (column j at
+	// cstart[j]:cstart[j+1]; colIdx and colVal are views of it).
+	cstart []int32
+	cidxA  []int32
+	cvalA  []float64
 	rhs    []float64
 	head   []int // variable basic at each position
 	pos    []int // position of a basic variable, -1 when non-basic
@@ -130,15 +135,23 @@ func NewSparseAt(ctx context.Context, n int, rows []Row, x0 []float64) (*Sparse,
 			s.rhs[keep[r]] = row.RHS
 		}
 	}
+	// A by column, in one arena (cstart: where each column starts), with
+	// colIdx and colVal views of it.
 	s.colIdx = make([][]int32, n)
 	s.colVal = make([][]float64, n)
+	s.cstart = make([]int32, n+1)
 	for j, c := range cols {
 		for _, e := range c {
 			if k := keep[e.row]; k >= 0 {
-				s.colIdx[j] = append(s.colIdx[j], k)
-				s.colVal[j] = append(s.colVal[j], e.v)
+				s.cidxA = append(s.cidxA, k)
+				s.cvalA = append(s.cvalA, e.v)
 			}
 		}
+		s.cstart[j+1] = int32(len(s.cidxA))
+	}
+	for j := range cols {
+		a, b := s.cstart[j], s.cstart[j+1]
+		s.colIdx[j], s.colVal[j] = s.cidxA[a:b:b], s.cvalA[a:b:b]
 	}
 	s.rowIdx = make([][]int32, s.m)
 	s.rowVal = make([][]float64, s.m)
@@ -185,10 +198,17 @@ func (s *Sparse) Rows() int { return s.m }
 // values from the non-basic ones (removing accumulated rounding).
 func (s *Sparse) refactor(ctx context.Context) error {
 	bc := make([][]entry, s.m)
+	nz := 0
+	for _, j := range s.head {
+		nz += len(s.colIdx[j])
+	}
+	arena := make([]entry, 0, nz)
 	for p, j := range s.head {
+		from := len(arena)
 		for k, r := range s.colIdx[j] {
-			bc[p] = append(bc[p], entry{r, s.colVal[j][k]})
+			arena = append(arena, entry{r, s.colVal[j][k]})
 		}
+		bc[p] = arena[from:len(arena):len(arena)]
 	}
 	f, err := factorize(ctx, s.m, bc, nil, false)
 	if err != nil {
@@ -590,7 +610,9 @@ type markowitz struct {
 	tl      []float64
 	// buckets[b] holds columns whose count was b when pushed.
 	buckets [][]int32
-	f       *luFactor
+	// where is subtractRow's scratch (by column, zero between calls).
+	where []int32
+	f     *luFactor
 }
 
 // newMarkowitz loads the columns cols (over m rows) into the active
@@ -603,7 +625,21 @@ func newMarkowitz(m int, cols [][]entry, pref []float64, crash bool) *markowitz 
 		rowDone: make([]bool, m), mark: make([]int, m),
 		active: make([]int, 0, n), buckets: make([][]int32, m+2),
 		f: &luFactor{m: m}}
+	// Rows sized by a first count (one allocation each, room for some
+	// fill-in).
+	rowN := make([]int32, m)
+	for _, c := range cols {
+		for _, e := range c {
+			if e.v != 0 {
+				rowN[e.row]++
+			}
+		}
+	}
+	for r, k := range rowN {
+		z.rc[r], z.rv[r] = make([]int32, 0, 2*k+4), make([]float64, 0, 2*k+4)
+	}
 	for j, c := range cols {
+		z.colRows[j] = make([]int32, 0, len(c))
 		for _, e := range c {
 			if e.v == 0 {
 				continue
@@ -751,14 +787,15 @@ func (z *markowitz) pivotRow(amax float64) int {
 func (z *markowitz) eliminate(c int32, pi int) {
 	targets, tl := z.targets, z.tl
 	pr, alpha := targets[pi], tl[pi]
-	up := []colVal{{c, alpha}}
+	up := make([]colVal, 1, len(z.rc[pr])+1)
+	up[0] = colVal{c, alpha}
 	for a, j := range z.rc[pr] {
 		if j != c {
 			up = append(up, colVal{j, z.rv[pr][a]})
 		}
 	}
 	sortColVals(up[1:])
-	var low []entry
+	low := make([]entry, 0, len(targets)-1)
 	for t, r := range targets {
 		if r == pr {
 			continue
@@ -786,8 +823,22 @@ func (z *markowitz) eliminate(c int32, pi int) {
 // pivot's column), dropping entries that fall below 1e-11 in magnitude and
 // keeping the column counts and buckets up to date.
 func (z *markowitz) subtractRow(r int32, l float64, up []colVal) {
+	// where[c] is 1 + the position of column c in row r (0: absent),
+	// instead of a search of the row for each entry of up.
+	if len(z.where) < len(z.cnt) {
+		z.where = make([]int32, len(z.cnt))
+	}
+	where := z.where
+	for k, c := range z.rc[r] {
+		where[c] = int32(k + 1)
+	}
+	defer func() {
+		for _, c := range z.rc[r] {
+			where[c] = 0
+		}
+	}()
 	for _, u := range up {
-		p := z.find(r, u.col)
+		p := int(where[u.col]) - 1
 		if p < 0 {
 			v := -l * u.v
 			if math.Abs(v) < 1e-11 {
@@ -795,6 +846,7 @@ func (z *markowitz) subtractRow(r int32, l float64, up []colVal) {
 			}
 			z.rc[r] = append(z.rc[r], u.col)
 			z.rv[r] = append(z.rv[r], v)
+			where[u.col] = int32(len(z.rc[r]))
 			z.colRows[u.col] = append(z.colRows[u.col], r)
 			z.cnt[u.col]++
 			z.push(u.col)
@@ -802,6 +854,10 @@ func (z *markowitz) subtractRow(r int32, l float64, up []colVal) {
 		}
 		v := z.rv[r][p] - l*u.v
 		if math.Abs(v) < 1e-11 {
+			where[u.col] = 0
+			if last := len(z.rc[r]) - 1; p != last {
+				where[z.rc[r][last]] = int32(p + 1) // remove moves the last entry to p
+			}
 			z.remove(r, p)
 			z.cnt[u.col]--
 			z.push(u.col)

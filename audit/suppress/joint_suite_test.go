@@ -15,6 +15,7 @@ import (
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 )
 
 // suiteCase is one table of the joint suite: a flat grid (sizes, every
@@ -457,7 +458,11 @@ func BenchmarkJointSuite(b *testing.B) {
 // BenchmarkJointLarge3D: 50 x 40 x 10 (23,001 cells) at 1%, 5%, 20% and
 // 50% primaries (JOINT_BENCH_SHARES to pick some), the default method
 // (lp + hypercube + the joint search's bound) and, the baseline in the
-// same run, the hypercube method: cost, lower bound and gap.
+// same run, the hypercube method: cost, lower bound and gap. Also the same
+// Protect with the verdicts' audit budgets (lp-verdict-budgets-s) and with
+// the exact bounds' bulk phase of before (lp-bulk-before-s,
+// approximate-bulk-before): the kept pattern's exact intervals before and
+// now (lp-s, approximate), in the same run.
 func BenchmarkJointLarge3D(b *testing.B) {
 	shares := []float64{0.01, 0.05, 0.20, 0.50}
 	if v := os.Getenv("JOINT_BENCH_SHARES"); v != "" {
@@ -479,11 +484,31 @@ func BenchmarkJointLarge3D(b *testing.B) {
 				th := time.Since(t0)
 				tb := scaleTable(7, []int{50, 40, 10}, share)
 				t0 = time.Now()
-				run, err := protectRun(context.Background(), tb, Options{})
+				res, err := Protect(context.Background(), tb, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
+				run := res.Run
 				tl := time.Since(t0)
+				approx := float64(-1)
+				if res.Audit != nil {
+					approx = float64(res.Audit.Approximate)
+				}
+				// The same with the exact bounds' bulk phase of before
+				// (intervals.Tuning.BulkSplit, 300,000 iterations): the
+				// baseline of the kept pattern's exact intervals.
+				tbb := scaleTable(7, []int{50, 40, 10}, share)
+				bt := intervals.DefaultTuning()
+				bt.BulkSplit, bt.BulkIters = true, 300000
+				t0 = time.Now()
+				bres, err := Protect(context.Background(), tbb, Options{AuditTuning: &bt})
+				if err != nil {
+					b.Fatal(err)
+				}
+				tbd := time.Since(t0)
+				b.ReportMetric(tbd.Seconds(), "lp-bulk-before-s")
+				b.ReportMetric(float64(bres.Audit.Approximate), "approximate-bulk-before")
+				b.ReportMetric(approx, "approximate")
 				// The same with the exact bounds' budgets of before the
 				// bulk phase: the difference is the time of the kept
 				// pattern's exact intervals (the patterns are compared by

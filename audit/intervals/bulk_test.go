@@ -1,0 +1,82 @@
+package intervals
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+)
+
+// TestBulkPooledAgainstOracle: the bulk phase's pooled budget (the low
+// lane, once through, maximises too, over other targets than the high
+// lane's) gives every cell the interval of the certified optimum
+// (certifiedIntervals: the dense simplex's vertex, its optimality proven
+// through gonum's LU), both sides, on 3-D tables whose component goes to
+// the sparse LP (largeComponent lowered) with the exact bounds of Audit;
+// the chunks' budget is cut to zero so that every bound not reached by the
+// bulk phase would stay approximate (here, not equal to the oracle's but
+// nested in it), and the turned lane must have run (it did not exist
+// before).
+func TestBulkPooledAgainstOracle(t *testing.T) {
+	cases := []struct {
+		name  string
+		sizes []int
+		seed  uint64
+		share float64
+	}{
+		{"3d-14x12x6-30pct", []int{14, 12, 6}, 1, 0.3},
+		{"3d-12x10x6-35pct", []int{12, 10, 6}, 4, 0.35},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := middleTable(tc.seed, tc.sizes, tc.share)
+			tune := largeAt(40)
+			tune.ExactIters, tune.ExactBudget = 0, 0 // the bulk phase alone
+			opt := Options{Workers: 2, Tuning: tune, exact: true}
+			s, err := newStructure(tb, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-7 * s.Scale()
+			sup := make([]bool, len(tb.Cells))
+			for i := range sup {
+				sup[i] = s.IsSuppressed(i)
+			}
+			iv, err := s.intervals(context.Background(), sup, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if iv.bulkPooled == 0 {
+				t.Errorf("no LP of the low lane turned high (%d bulk LPs)", iv.bulkLPs)
+			}
+			key := "sparse-" + tc.name
+			var o oracleResult
+			if v, ok := oracleCache.Load(key); ok {
+				o = v.(oracleResult)
+			} else {
+				o.lo, o.hi = certifiedIntervals(t, tb, tol)
+				oracleCache.Store(key, o)
+			}
+			compared, open := 0, 0
+			for i := range tb.Cells {
+				if !sup[i] || s.Unpublished(i) {
+					continue
+				}
+				wlo, whi := o.lo[i], o.hi[i]
+				if iv.lo[i] < wlo-tol || iv.hi[i] > whi+tol || iv.olo[i] > wlo+tol || iv.ohi[i] < whi-tol {
+					t.Errorf("%v: inner [%v, %v] outer [%v, %v], oracle [%v, %v]: not nested", tabletest.JoinKey(tb.Cells[i].Key), iv.lo[i], iv.hi[i], iv.olo[i], iv.ohi[i], wlo, whi)
+					continue
+				}
+				if !iv.exactBounds(i) {
+					open++
+					continue
+				}
+				compared++
+			}
+			t.Logf("%d bulk LPs (%d of the turned lane), %d iterations; %d cells exact and equal to the oracle, %d not reached", iv.bulkLPs, iv.bulkPooled, iv.bulkIters, compared, open)
+			if compared == 0 {
+				t.Errorf("no cell made exact by the bulk phase")
+			}
+		})
+	}
+}
