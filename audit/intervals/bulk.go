@@ -143,7 +143,11 @@ func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, ite
 				r.shi[l] = math.Max(r.shi[l], v)
 			}
 			after := r.bulkOpen()
-			if ln.err != nil || (before-after)*yield < ln.iters {
+			// no side settled is the lane's end, also after no
+			// iteration (an LP already at its optimum would otherwise
+			// be solved again, round after round, with the same
+			// objective)
+			if ln.err != nil || after == before || (before-after)*yield < ln.iters {
 				ln.done = true
 			}
 			before = after
