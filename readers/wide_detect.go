@@ -216,7 +216,8 @@ func (g *detectGrid) bodyFrom(r, first int) (nText int, ok bool) {
 // number in column f directly left of a text label, then values; the
 // rows below it, to a blank row, read as body rows from column f+1 with
 // column f blank (the label carried down) or another whole number there
-// (the next block), at least one blank, every number distinct. A number
+// (the next block), the row right below blank there, every number
+// distinct. A number
 // left of the row labels of a crosstab is a label, not a value.
 func (g *detectGrid) numberLabel(r int) (f, nText int, ok bool) {
 	row := g.rows[r-1]
@@ -245,6 +246,11 @@ func (g *detectGrid) numberLabel(r int) (f, nText int, ok bool) {
 		switch {
 		case v == "":
 			blank++
+		case rr == r+1:
+			// the label is printed on the block's first row only: a
+			// number right below it is not a carried label (and the scan
+			// of such a sheet, row after row, would be quadratic)
+			return -1, 0, false
 		case isCount(v) && !seen[v]:
 			seen[v] = true
 		default:
@@ -405,6 +411,14 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 		if !ok {
 			if f, n, ok = g.numberLabel(r); ok {
 				numCol = f
+				// the row above numbered the same way (a whole number left
+				// of a label, then values) is a block of one row, or the
+				// numbers are not carried labels: not a header either
+				if r > 1 && f < len(g.rows[r-2]) && isCount(g.rows[r-2][f]) && f+1 < len(g.rows[r-2]) && g.rows[r-2][f+1] != "" && !g.value(g.rows[r-2][f+1]) {
+					if _, ok2 := g.bodyFrom(r-1, f+1); ok2 {
+						return nil, 0, g.errf(r-1, f, "rows %d and %d both start with a whole number left of a row label; a year or group printed on a block's first row only has the rows below it blank there: set %s", r-1, r, wideKeys)
+					}
+				}
 			}
 		}
 		if ok {

@@ -197,6 +197,9 @@ func TestWideNumberYearLabelsRefused(t *testing.T) {
 			}
 		}, `no row of numbers below a header found`},
 		{"the same year twice", func(s *sheetSpec) { s.rows[9][0] = "2012" }, `row 10`},
+		// the label is printed on a block's first row only: a number on
+		// the row right below the first is not a carried year label
+		{"a number right below the first year", func(s *sheetSpec) { s.rows[7][0] = "2014" }, `rows 7 and 8 both start with a whole number`},
 		{"not a whole number", func(s *sheetSpec) { s.rows[9][0] = "2013.5" }, `row 10`},
 		{"a number beside the body", func(s *sheetSpec) { s.rows[8] = append(s.rows[8], "0") }, `row 9, column "J": a value right of the table's last labelled column I`},
 	} {
