@@ -160,15 +160,8 @@ func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float
 			continue
 		}
 		dj := d[j]
-		// enterDir, inline: 1 to increase, -1 to decrease (from a
-		// positive value).
-		var dd float64
-		switch {
-		case dj < -pivTol:
-			dd = 1
-		case dj > pivTol && x[j] > 0:
-			dd = -1
-		default:
+		dd := enterDirOf(dj, x[j])
+		if dd == 0 {
 			continue
 		}
 		if noEnter != nil && noEnter[j] && x[j] == 0 {
@@ -229,13 +222,8 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 				}
 			}
 			dj := d[j]
-			var dd float64
-			switch {
-			case dj < -pivTol:
-				dd = 1
-			case dj > pivTol && x[j] > 0:
-				dd = -1
-			default:
+			dd := enterDirOf(dj, x[j])
+			if dd == 0 {
 				continue
 			}
 			if noEnter != nil && noEnter[j] && x[j] == 0 {

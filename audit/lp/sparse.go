@@ -1010,11 +1010,15 @@ func (s *Sparse) MinimizeSum(ctx context.Context, idx []int, coef []float64) (bo
 // enterDir is the direction in which non-basic variable j with reduced
 // cost dj improves the objective: 1 (increase), -1 (decrease, only from a
 // positive value), 0 when it does not.
-func (s *Sparse) enterDir(j int, dj float64) float64 {
+func (s *Sparse) enterDir(j int, dj float64) float64 { return enterDirOf(dj, s.x[j]) }
+
+// enterDirOf is enterDir of a variable of reduced cost dj at value xj
+// (small enough to be inlined in the pricing loops).
+func enterDirOf(dj, xj float64) float64 {
 	switch {
 	case dj < -pivTol:
 		return 1
-	case dj > pivTol && s.x[j] > 0:
+	case dj > pivTol && xj > 0:
 		return -1
 	}
 	return 0
