@@ -180,19 +180,12 @@ func TestCorpusStructureFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	built := map[string]string{}
+	book := corpusBooks(t)
 	for _, tb := range tables {
 		if tb.Refuse != "" || raceEnabled && !corpusRaceTables[tb.ID] && tb.ID != "census-nst-est2019-01" {
 			continue
 		}
-		xlsx, ok := built[tb.File]
-		if !ok {
-			if xlsx, err = corpus.Build(filepath.Join("../../testdata/corpus", tb.File), dir); err != nil {
-				t.Fatal(err)
-			}
-			built[tb.File] = xlsx
-		}
+		xlsx := book(tb.File)
 		t.Run(tb.ID, func(t *testing.T) {
 			want := personMargins(t, tb)
 			gaps := corpusMarginGaps[tb.ID]

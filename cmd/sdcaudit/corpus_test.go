@@ -36,16 +36,9 @@ func TestCheckCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	built := map[string]string{}
+	book := corpusBooks(t)
 	for _, tb := range tables {
-		path, ok := built[tb.File]
-		if !ok {
-			if path, err = corpus.Build(filepath.Join("../../testdata/corpus", tb.File), dir); err != nil {
-				t.Fatal(err)
-			}
-			built[tb.File] = path
-		}
+		path := book(tb.File)
 		if raceEnabled && corpusRaceHeavy[tb.ID] {
 			continue // about 15 s under the race detector; run without it
 		}
@@ -120,6 +113,24 @@ func TestCheckCorpus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// corpusBooks returns a function giving the workbook built from a corpus
+// .cells file, each built once per test.
+func corpusBooks(t *testing.T) func(file string) string {
+	dir := t.TempDir()
+	built := map[string]string{}
+	return func(file string) string {
+		path, ok := built[file]
+		if !ok {
+			var err error
+			if path, err = corpus.Build(filepath.Join("../../testdata/corpus", file), dir); err != nil {
+				t.Fatal(err)
+			}
+			built[file] = path
+		}
+		return path
 	}
 }
 
