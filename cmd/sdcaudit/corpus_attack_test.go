@@ -423,6 +423,38 @@ func safeGrid(t *testing.T, path string, first int) map[int]map[int]string {
 	return out
 }
 
+// safeCell sorts body cell p (ref) that the safe table shows as text and
+// the input holds as orig (of kind), its status st, unless a marker:
+// withheld by the tool ("x") as a primary or secondary (its value known
+// to the test, needed), or a review cell (published once the checker
+// agrees: known to the intruder); or published, as in the input.
+func safeCell(t *testing.T, ref string, p pos, orig string, kind byte, text, st string, known map[pos]float64, withheld map[pos]*attackCell) {
+	t.Helper()
+	if text == "x" {
+		v, err := strconv.ParseFloat(orig, 64)
+		if err != nil || kind != 'n' {
+			t.Fatalf("%s: the safe table withholds %q, published as %q", ref, text, orig)
+		}
+		switch st {
+		case "review":
+			known[p] = v // published once the checker agrees
+		case "primary", "secondary":
+			withheld[p] = &attackCell{at: p, status: st, value: v, known: true, need: true}
+		default:
+			t.Fatalf("%s: withheld in the safe table with status %q", ref, st)
+		}
+		return
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || text != orig {
+		t.Fatalf("%s: the safe table publishes %q, the input %q", ref, text, orig)
+	}
+	if st == "primary" || st == "secondary" {
+		t.Fatalf("%s: a %s cell published as %q", ref, st, text)
+	}
+	known[p] = v
+}
+
 // firstRow is the first sheet row holding a cell.
 func firstRow(w *corpus.Workbook, sheet string) int {
 	first := math.MaxInt
@@ -1079,28 +1111,8 @@ func attackTable(t *testing.T, tb corpus.Table, w *corpus.Workbook, h handTable,
 					withheld[p] = &attackCell{at: p, status: "marked"}
 				case text == "n/a" || text == "x" && orig == "n/a":
 					withheld[p] = &attackCell{at: p, status: "other"}
-				case text == "x":
-					v, err := strconv.ParseFloat(orig, 64)
-					if err != nil || kind != 'n' {
-						t.Fatalf("%s: the safe table withholds %q, published as %q", ref, text, orig)
-					}
-					switch st {
-					case "review":
-						known[p] = v // published once the checker agrees
-					case "primary", "secondary":
-						withheld[p] = &attackCell{at: p, status: st, value: v, known: true}
-					default:
-						t.Fatalf("%s: withheld in the safe table with status %q", ref, st)
-					}
 				default:
-					v, err := strconv.ParseFloat(text, 64)
-					if err != nil || text != orig {
-						t.Fatalf("%s: the safe table publishes %q, the input %q", ref, text, orig)
-					}
-					if st == "primary" || st == "secondary" {
-						t.Fatalf("%s: a %s cell published as %q", ref, st, text)
-					}
-					known[p] = v
+					safeCell(t, ref, p, orig, kind, text, st, known, withheld)
 				}
 				if c := withheld[p]; c != nil {
 					counts[c.status]++

@@ -224,28 +224,8 @@ func TestCorpusPublishedCheckAttack(t *testing.T) {
 				t.Fatalf("%s: suppressed in the input, the safe table publishes %q", ref, text)
 			}
 			withheld[p] = &attackCell{at: p, status: "marked"}
-		case text == "x":
-			v, err := strconv.ParseFloat(orig, 64)
-			if err != nil || kind != 'n' {
-				t.Fatalf("%s: the safe table withholds %q, published as %q", ref, text, orig)
-			}
-			switch st {
-			case "review":
-				known[p] = v
-			case "primary", "secondary":
-				withheld[p] = &attackCell{at: p, status: st, value: v, known: true, need: true}
-			default:
-				t.Fatalf("%s: withheld with status %q", ref, st)
-			}
 		default:
-			v, err := strconv.ParseFloat(text, 64)
-			if err != nil || text != orig {
-				t.Fatalf("%s: the safe table publishes %q, the input %q", ref, text, orig)
-			}
-			if st == "primary" || st == "secondary" {
-				t.Fatalf("%s: a %s cell published as %q", ref, st, text)
-			}
-			known[p] = v
+			safeCell(t, ref, p, orig, kind, text, st, known, withheld)
 		}
 		counts[withheld[p].statusOr("published")]++
 	}
