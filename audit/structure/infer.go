@@ -660,39 +660,45 @@ func (in *axisInference) dotTree(tr *axisTree) {
 // it is a total.
 func (in *axisInference) prefixTree(tr *axisTree) {
 	roots := tr.roots()
-	below := func(c, p string) bool {
-		lc, lp := label(c), label(p)
-		return len(lc) == 1 && len(lp) == 1 && strings.HasPrefix(lc[0], lp[0]+" ")
+	byLabel := map[string]string{} // single-label roots by their label
+	for _, c := range roots {
+		if l := label(c); len(l) == 1 {
+			byLabel[l[0]] = c
+		}
 	}
-	found := map[string][]string{}
-	var order []string
-	for _, p := range roots {
-		var ch []string
-		for _, c := range roots {
-			if c == p || !below(c, p) {
+	// each root's own parent: the longest root its label continues after
+	// a space (one pass over the label, not over every pair of roots)
+	children := map[string][]string{}
+	for _, c := range roots {
+		l := label(c)
+		if len(l) != 1 {
+			continue
+		}
+		for i := len(l[0]) - 1; i > 0; i-- {
+			if l[0][i] != ' ' {
 				continue
 			}
-			if slices.ContainsFunc(roots, func(m string) bool { return m != p && m != c && below(m, p) && below(c, m) }) {
-				continue // below a code between: not p's own part
+			if p, ok := byLabel[l[0][:i]]; ok {
+				children[p] = append(children[p], c)
+				break
 			}
-			ch = append(ch, c)
 		}
+	}
+	for _, p := range roots {
+		ch := children[p]
 		if len(ch) < 2 || !in.mayBePart(ch) {
 			continue
 		}
-		if h, checked, nontrivial, _, _ := in.check(p, ch); h && checked > 0 && nontrivial {
-			found[p] = ch
-			order = append(order, p)
+		h, checked, nontrivial, _, _ := in.check(p, ch)
+		if !h || checked == 0 || !nontrivial {
+			continue
 		}
-	}
-	for _, p := range order {
 		how := "code prefix and arithmetic"
-		in.check(p, found[p])
 		if in.inexact {
 			how += ", within rounding"
 		}
-		in.setTotal(p, found[p], tr.parent, how)
-		in.notes = append(in.notes, fmt.Sprintf("%s: %q is the sum of the %s whose codes continue it (%q ...): read as their total", tr.name, audit.CodeText(p), report.Plural(int64(len(found[p])), "code", "codes"), audit.CodeText(found[p][0])))
+		in.setTotal(p, ch, tr.parent, how)
+		in.notes = append(in.notes, fmt.Sprintf("%s: %q is the sum of the %s whose codes continue it (%q ...): read as their total", tr.name, audit.CodeText(p), report.Plural(int64(len(ch)), "code", "codes"), audit.CodeText(ch[0])))
 	}
 }
 
