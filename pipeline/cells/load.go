@@ -28,6 +28,12 @@ type shardable interface {
 	absorb(shard builder)
 }
 
+// parallelAbsorber builders merge their shards on several goroutines,
+// with the result of absorbing them one by one in order.
+type parallelAbsorber interface {
+	absorbAll(ctx context.Context, shards []builder, workers int) error
+}
+
 // firstError returns the input error at the smallest row, so that the
 // error reported does not depend on which shard met it first.
 func firstError(errs []error) error {
@@ -234,7 +240,11 @@ func build(ctx context.Context, src readers.Source, b builder, in Input) error {
 	if in.Finishing != nil {
 		in.Finishing()
 	}
-	if sb, ok := b.(shardable); ok {
+	if pb, ok := b.(parallelAbsorber); ok && !in.Tuning.SerialAbsorb {
+		if err := pb.absorbAll(ctx, r.shards[1:], workers); err != nil {
+			return err
+		}
+	} else if sb, ok := b.(shardable); ok {
 		for _, sh := range r.shards[1:] {
 			sb.absorb(sh)
 		}

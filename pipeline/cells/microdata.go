@@ -1,9 +1,11 @@
 package cells
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"math/bits"
 	"slices"
@@ -15,6 +17,8 @@ import (
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/rules"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // microBuilder groups record-level rows into the cells of a table with every
@@ -991,8 +995,13 @@ func (b *microBuilder) newShard() builder {
 // their cells in key order, so the result is deterministic.
 func (b *microBuilder) absorb(other builder) {
 	o := other.(*microBuilder)
-	b.empty.merge(&o.empty)
-	b.hier.absorb(o.hier)
+	b.absorbSorted(o, o.sortedCells())
+}
+
+// sortedCells flushes a shard's slab into its cells and returns them in
+// key order (its own level ids), the order absorb takes them in. It
+// touches only the shard, so shards are prepared in parallel.
+func (o *microBuilder) sortedCells() []*cellAcc {
 	o.flushHot()
 	o.hot, o.accs = nil, nil
 	accs := make([]*cellAcc, 0, len(o.cells))
@@ -1000,6 +1009,14 @@ func (b *microBuilder) absorb(other builder) {
 		accs = append(accs, a)
 	}
 	sortAccs(accs)
+	return accs
+}
+
+// absorbSorted merges a shard's cells, in the order sortedCells gives, into
+// b, one at a time.
+func (b *microBuilder) absorbSorted(o *microBuilder, accs []*cellAcc) {
+	b.empty.merge(&o.empty)
+	b.hier.absorb(o.hier)
 	// the shard's holding ids, as b's
 	holdID := b.holdIDs.internTexts(o.holdNames, &b.holdNames, make([]uint32, 0, len(o.holdNames)))
 	for _, a := range accs {
@@ -1031,3 +1048,125 @@ func (b *microBuilder) absorb(other builder) {
 	b.usePack, b.packed = false, nil // the indexes no longer cover every cell
 	b.useGrid, b.grid = false, nil
 }
+
+// absorbAll merges every shard into b (before finish) as absorb does shard
+// by shard, with the same result, on up to workers goroutines: the shards
+// are flushed and sorted in parallel; their level ids are mapped to b's in
+// shard order (one goroutine, an array look-up per key part once a name is
+// mapped); then the cells are merged in parallel, each goroutine owning
+// the cells whose key falls in its part, merging into each the shards'
+// cells in shard order. A cell's merges, and so every figure of it
+// (floating-point power sums included), are those of absorb. With
+// holdings, whose ids are interned into b's table, the shards are merged
+// one by one (absorbSorted).
+func (b *microBuilder) absorbAll(ctx context.Context, shards []builder, workers int) error {
+	if len(shards) == 0 {
+		return nil
+	}
+	sorted := make([][]*cellAcc, len(shards))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, workers))
+	for i, sh := range shards {
+		g.Go(func() error {
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			sorted[i] = sh.(*microBuilder).sortedCells()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if b.holdIDs != nil || workers <= 1 {
+		for i, sh := range shards {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			b.absorbSorted(sh.(*microBuilder), sorted[i])
+			sorted[i] = nil
+		}
+		return nil
+	}
+	// b's level ids, in the order absorb would give them; each cell to the
+	// part of its key
+	parts := make([][]*cellAcc, workers)
+	trans := make([][]uint32, len(b.names))
+	for i, sh := range shards {
+		o := sh.(*microBuilder)
+		b.empty.merge(&o.empty)
+		b.hier.absorb(o.hier)
+		for d := range trans {
+			trans[d] = slices.Grow(trans[d][:0], len(o.names[d]))[:len(o.names[d])]
+			for j := range trans[d] {
+				trans[d][j] = unmapped
+			}
+		}
+		for _, a := range sorted[i] {
+			a.sorted = 0
+			h := uint32(2166136261)
+			for d, id := range a.key {
+				nid := trans[d][id]
+				if nid == unmapped {
+					name := o.names[d][id]
+					var ok bool
+					if nid, ok = b.levels[d][name]; !ok {
+						nid = uint32(len(b.names[d]))
+						b.levels[d][name] = nid
+						b.names[d] = append(b.names[d], name)
+					}
+					trans[d][id] = nid
+				}
+				a.key[d] = nid
+				h = (h ^ nid) * 16777619
+			}
+			p := h % uint32(workers)
+			parts[p] = append(parts[p], a)
+		}
+		sorted[i] = nil
+	}
+	// b's own cells are only read while the parts merge (each dst belongs
+	// to one part); cells new to b are kept per part and added after
+	added := make([]map[string]*cellAcc, workers)
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for p := range parts {
+		g.Go(func() error {
+			buf := make([]byte, 4*len(b.names))
+			mine := map[string]*cellAcc{}
+			for j, a := range parts[p] {
+				if j%4096 == 0 {
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+				}
+				for d, nid := range a.key {
+					binary.LittleEndian.PutUint32(buf[4*d:], nid)
+				}
+				dst := b.cells[string(buf)]
+				if dst == nil {
+					dst = mine[string(buf)]
+				}
+				if dst != nil {
+					b.merge(dst, a)
+				} else {
+					mine[string(buf)] = a
+				}
+			}
+			added[p] = mine
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, mine := range added {
+		maps.Copy(b.cells, mine)
+	}
+	b.usePack, b.packed = false, nil // the indexes no longer cover every cell
+	b.useGrid, b.grid = false, nil
+	return nil
+}
+
+// unmapped marks a shard's level id not yet mapped to b's.
+const unmapped = ^uint32(0)

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
 
 	"github.com/sdcaudit/sdcaudit/readers"
 )
@@ -254,6 +257,68 @@ func TestPartitionsFollowWorkers(t *testing.T) {
 		}
 		if got := partitions(pow, w); got != powerShards {
 			t.Errorf("%d workers with power sums: %d shards, want %d", w, got, powerShards)
+		}
+	}
+}
+
+// Merging the shards in parallel (absorbAll) gives report.json and
+// safe.csv byte for byte as merging them one by one (absorb), on random
+// files of three dimensions with many levels, first seen in other orders
+// by other shards (so that the level ids are mapped in absorb's order),
+// ties, negative and missing values, at 2 to 16 workers, with and without
+// power sums (floating point: the merges of each cell must come in shard
+// order) and with holdings (merged one by one either way).
+func TestParallelAbsorbMatchesSerial(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 9))
+	for iter := 0; iter < 16; iter++ {
+		var b bytes.Buffer
+		b.WriteString("a,b,c,h,v\n")
+		na, nb := 2+r.IntN(60), 1+r.IntN(12)
+		rows := 500 + r.IntN(4000)
+		for i := 0; i < rows; i++ {
+			var v string
+			switch r.IntN(7) {
+			case 0:
+				v = ""
+			case 1:
+				v = "7"
+			case 2:
+				v = fmt.Sprintf("-%d.%d", r.IntN(50), r.IntN(10))
+			default:
+				v = fmt.Sprintf("%d.%02d", r.IntN(100000), r.IntN(100))
+			}
+			fmt.Fprintf(&b, "A%d,B%d,C%d,H%d,%s\n", r.IntN(na), r.IntN(nb), r.IntN(3), r.IntN(rows/4+1), v)
+		}
+		cfg := "microdata: {dims: [a, b, c], value: v"
+		if iter%4 == 3 {
+			cfg += ", holding: h"
+		}
+		cfg += "}\n"
+		if iter%2 == 1 {
+			cfg += "publish: [count, total, mean, sd, moments: {order: 4}]\n"
+		}
+		cfg += "suppression: {secondary: false, audit: false}\n"
+		opt := readers.Options{BatchSize: 1 + r.IntN(30)}
+		for _, n := range []int{2, 3, 5, 16} {
+			var tabs [2]*audit.Table
+			for k, tune := range []Tuning{{SerialAbsorb: true}, {}} {
+				src, err := readers.NewCSV("in.csv", bytes.NewReader(b.Bytes()), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tabs[k], err = loadTuned(context.Background(), src, settings(t, cfg), n, tune); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// every figure of every cell, power sums bit for bit
+			if !reflect.DeepEqual(tabs[0], tabs[1]) {
+				for i := range tabs[0].Cells {
+					if i < len(tabs[1].Cells) && !reflect.DeepEqual(tabs[0].Cells[i], tabs[1].Cells[i]) {
+						t.Fatalf("iteration %d (batch %d, %d workers): cell %v differs:\nserial   %+v\nparallel %+v", iter, opt.BatchSize, n, tabs[0].Cells[i].Key, *tabs[0].Cells[i], *tabs[1].Cells[i])
+					}
+				}
+				t.Fatalf("iteration %d (batch %d, %d workers): the parallel merge gives another table", iter, opt.BatchSize, n)
+			}
 		}
 	}
 }

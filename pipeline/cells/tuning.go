@@ -20,6 +20,9 @@ type Tuning struct {
 	// TextKeys finds the margins by string keys, as when the levels of
 	// a table's dimensions do not pack into 64 bits (marginIndex).
 	TextKeys bool
+	// SerialAbsorb merges the shards into the builder one by one on one
+	// goroutine (absorb) instead of in parallel (absorbAll).
+	SerialAbsorb bool
 }
 
 // maxPackedBits is the most bits a packed margin key has.
