@@ -45,15 +45,84 @@ type jobTrail struct {
 	err  error
 }
 
-// countingHash hashes and counts the bytes written to it.
+// countingHash hashes and counts the bytes written to it. The reader's
+// goroutine only copies them into blocks: each full block is hashed on a
+// goroutine of its own, after the block before it, so that SHA-256 (a
+// quarter of the reading goroutine's time on a large CSV file, the one
+// serial stage of the read) runs beside the reading. At most
+// hashInFlight blocks wait to be hashed; Write waits for one when more
+// would. One goroutine writes (the streaming reader's); Sum is called once
+// the reader is done.
 type countingHash struct {
 	h hash.Hash
 	n int64
+
+	buf  []byte        // bytes not yet handed over (cap hashBlock)
+	last chan struct{} // closed when the last block handed over is hashed
+	sem  chan struct{} // the blocks in flight
+	free chan []byte   // blocks to reuse
+}
+
+const (
+	hashBlock    = 1 << 20
+	hashInFlight = 4
+)
+
+func newCountingHash() *countingHash {
+	return &countingHash{h: sha256.New(), sem: make(chan struct{}, hashInFlight), free: make(chan []byte, hashInFlight+1)}
 }
 
 func (c *countingHash) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.h.Write(p)
+	n := len(p)
+	c.n += int64(n)
+	for len(p) > 0 {
+		if c.buf == nil {
+			select {
+			case c.buf = <-c.free:
+				c.buf = c.buf[:0]
+			default:
+				c.buf = make([]byte, 0, hashBlock)
+			}
+		}
+		k := copy(c.buf[len(c.buf):cap(c.buf)], p)
+		c.buf, p = c.buf[:len(c.buf)+k], p[k:]
+		if len(c.buf) == cap(c.buf) {
+			c.handOver()
+		}
+	}
+	return n, nil
+}
+
+// handOver hashes the current block after the blocks before it.
+func (c *countingHash) handOver() {
+	b := c.buf
+	c.buf = nil
+	c.sem <- struct{}{}
+	prev, done := c.last, make(chan struct{})
+	c.last = done
+	go func() {
+		if prev != nil {
+			<-prev
+		}
+		c.h.Write(b)
+		select {
+		case c.free <- b:
+		default:
+		}
+		<-c.sem
+		close(done)
+	}()
+}
+
+// Sum returns the SHA-256 of every byte written.
+func (c *countingHash) Sum() []byte {
+	if len(c.buf) > 0 {
+		c.handOver()
+	}
+	if c.last != nil {
+		<-c.last
+	}
+	return c.h.Sum(nil)
 }
 
 func newInputLog(jobs []Job, version, timestamp string) *inputLog {
@@ -81,7 +150,7 @@ func newInputLog(jobs []Job, version, timestamp string) *inputLog {
 // file as a streaming reader reads it.
 func (l *inputLog) options(i int, o readers.Options) readers.Options {
 	if f := l.jobs[i].format; f == "csv" || f == "tsv" {
-		l.jobs[i].tee = &countingHash{h: sha256.New()}
+		l.jobs[i].tee = newCountingHash()
 		o.Tee = l.jobs[i].tee
 	}
 	return o
@@ -99,7 +168,7 @@ func (jt *jobTrail) digest(ctx context.Context) (int64, string, error) {
 	jt.once.Do(func() {
 		if jt.tee != nil {
 			if fi, err := os.Stat(jt.path); err == nil && fi.Size() == jt.tee.n {
-				jt.size, jt.sum = jt.tee.n, hex.EncodeToString(jt.tee.h.Sum(nil))
+				jt.size, jt.sum = jt.tee.n, hex.EncodeToString(jt.tee.Sum())
 				return
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -473,6 +474,44 @@ func TestInputDigest(t *testing.T) {
 		}
 		if tee := l.jobs[0].tee; (p == path) != (tee != nil && tee.n == size) {
 			t.Errorf("%s: tee %v", p, tee)
+		}
+	}
+}
+
+// The tee's hash, taken in blocks on goroutines of their own, is the
+// SHA-256 of the bytes written in order, whatever the sizes of the writes
+// (empty, smaller than a block, spanning several blocks, ending on a
+// block's end), and of nothing at all.
+func TestCountingHashMatchesSHA256(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for iter := 0; iter < 12; iter++ {
+		c := newCountingHash()
+		var all []byte
+		for w := r.IntN(40); w > 0; w-- {
+			var n int
+			switch r.IntN(4) {
+			case 0:
+				n = 0
+			case 1:
+				n = hashBlock - len(all)%hashBlock // to a block's end
+			case 2:
+				n = r.IntN(3 * hashBlock)
+			default:
+				n = r.IntN(5000)
+			}
+			p := make([]byte, n)
+			for i := range p {
+				p[i] = byte(r.Uint32())
+			}
+			all = append(all, p...)
+			if k, err := c.Write(p); k != n || err != nil {
+				t.Fatalf("Write: %d, %v", k, err)
+			}
+			clear(p) // the tee's caller reuses its buffer
+		}
+		want := sha256.Sum256(all)
+		if got := c.Sum(); !bytes.Equal(got, want[:]) || c.n != int64(len(all)) {
+			t.Fatalf("iteration %d: %d bytes: sum %x n %d, want %x", iter, len(all), got, c.n, want)
 		}
 	}
 }
