@@ -1104,7 +1104,7 @@ func (b *microBuilder) absorbAll(ctx context.Context, shards []builder, workers 
 		}
 		for _, a := range sorted[i] {
 			a.sorted = 0
-			h := uint32(2166136261)
+			h := uint64(0)
 			for d, id := range a.key {
 				nid := trans[d][id]
 				if nid == unmapped {
@@ -1118,9 +1118,9 @@ func (b *microBuilder) absorbAll(ctx context.Context, shards []builder, workers 
 					trans[d][id] = nid
 				}
 				a.key[d] = nid
-				h = (h ^ nid) * 16777619
+				h = (h ^ uint64(nid)) * 0x9E3779B97F4A7C15 // mixed into the high bits
 			}
-			p := h % uint32(workers)
+			p := (h >> 32) % uint64(workers)
 			parts[p] = append(parts[p], a)
 		}
 		sorted[i] = nil
