@@ -10,10 +10,12 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
@@ -289,34 +291,130 @@ func newWorkbook(ctx context.Context) *excelize.File {
 // kept deflated (at archive/zip's level) until then, not as the XML
 // excelize writes: the Cells sheet of a table of a million cells is a
 // gigabyte of XML but a tenth of that deflated.
+//
+// An entry is deflated in blocks of deflateBlock bytes of its XML, each
+// by a compressor of its own on up to GOMAXPROCS goroutines (as pgzip
+// does): every block but the last ends with a sync flush (a byte-aligned,
+// non-final deflate block), the last with the final block, so that the
+// blocks' outputs in order are one deflate stream. The blocks follow the
+// bytes of the entry, not the sizes of excelize's writes or the number
+// of cores, so the workbook is byte-identical for identical input. An
+// entry of one block is deflated as before, by one compressor.
 type ctxZip struct {
 	ctx     context.Context
 	zw      *zip.Writer
 	entries map[string]*zipEntry
 	open    *zipEntry // the entry being written, until the next Create or Close
-	fw      *flate.Writer
+	// sem bounds the blocks being deflated (and with them the XML held
+	// uncompressed) across the entries.
+	sem chan struct{}
 }
 
-// zipEntry is one deflated entry with what its header needs.
+// deflateBlock is the XML of one block of a deflated entry.
+const deflateBlock = 1 << 20
+
+// zipEntry is one entry with what its header needs: its XML in blocks
+// while it is written, each block's deflated bytes once done.
 type zipEntry struct {
-	data bytes.Buffer
 	crc  hash.Hash32
 	size uint64
+
+	z    *ctxZip
+	buf  []byte         // the block being filled
+	out  []*deflated    // each block's deflated bytes, in order
+	wg   sync.WaitGroup // the blocks being deflated
+	data bytes.Buffer   // the whole deflate stream, once finished
 }
 
 func (e *zipEntry) Write(p []byte) (int, error) {
+	n := len(p)
 	e.crc.Write(p)
-	e.size += uint64(len(p))
-	return len(p), nil
+	e.size += uint64(n)
+	for len(p) > 0 {
+		if e.buf == nil {
+			e.buf = make([]byte, 0, deflateBlock)
+		}
+		k := copy(e.buf[len(e.buf):cap(e.buf)], p)
+		e.buf, p = e.buf[:len(e.buf)+k], p[k:]
+		if len(e.buf) == cap(e.buf) {
+			e.deflate(false)
+		}
+	}
+	return n, nil
 }
+
+// deflate hands the current block to a goroutine that deflates it, ending
+// it with the final block when last.
+func (e *zipEntry) deflate(last bool) {
+	blk := e.buf
+	e.buf = nil
+	out := &deflated{}
+	e.out = append(e.out, out)
+	e.z.sem <- struct{}{}
+	e.wg.Add(1)
+	go func() {
+		defer func() { <-e.z.sem; e.wg.Done() }()
+		fw := flateWriters.Get().(*flate.Writer)
+		defer flateWriters.Put(fw)
+		fw.Reset(&out.data)
+		_, err := fw.Write(blk)
+		if err == nil {
+			if last {
+				err = fw.Close()
+			} else {
+				err = fw.Flush()
+			}
+		}
+		out.err = err
+	}()
+}
+
+// finish deflates the last block and joins the blocks into one stream.
+func (e *zipEntry) finish() error {
+	e.deflate(true)
+	e.wg.Wait()
+	n := 0
+	for _, b := range e.out {
+		if b.err != nil {
+			return b.err
+		}
+		n += b.data.Len()
+	}
+	if len(e.out) == 1 {
+		e.data = e.out[0].data
+	} else {
+		e.data.Grow(n)
+		for _, b := range e.out {
+			e.data.Write(b.data.Bytes())
+		}
+	}
+	e.out = nil
+	return nil
+}
+
+// deflated is one block of an entry, deflated.
+type deflated struct {
+	data bytes.Buffer
+	err  error
+}
+
+// flateWriters are compressors at archive/zip's level, reused by Reset.
+var flateWriters = sync.Pool{New: func() any {
+	fw, err := flate.NewWriter(io.Discard, 5) // archive/zip's level
+	if err != nil {
+		panic(err) // only for a level out of range
+	}
+	return fw
+}}
 
 // finish completes the open entry's deflate stream.
 func (z *ctxZip) finish() error {
 	if z.open == nil {
 		return nil
 	}
+	e := z.open
 	z.open = nil
-	return z.fw.Close()
+	return e.finish()
 }
 
 func (z *ctxZip) Create(name string) (io.Writer, error) {
@@ -332,19 +430,13 @@ func (z *ctxZip) Create(name string) (io.Writer, error) {
 	if _, dup := z.entries[name]; dup {
 		return nil, fmt.Errorf("workbook entry %s written twice", name)
 	}
-	e := &zipEntry{crc: crc32.NewIEEE()}
-	z.entries[name] = e
-	if z.fw == nil {
-		fw, err := flate.NewWriter(&e.data, 5) // archive/zip's level
-		if err != nil {
-			return nil, err
-		}
-		z.fw = fw
-	} else {
-		z.fw.Reset(&e.data)
+	if z.sem == nil {
+		z.sem = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	}
+	e := &zipEntry{crc: crc32.NewIEEE(), z: z}
+	z.entries[name] = e
 	z.open = e
-	return ctxWriter{z.ctx, io.MultiWriter(e, z.fw)}, nil
+	return ctxWriter{z.ctx, e}, nil
 }
 
 func (z *ctxZip) AddFS(fsys fs.FS) error {
