@@ -245,7 +245,18 @@ func (s *Structure) buildRelations() {
 	t, nd := s.T, s.NDim
 	s.CellRels = make([][]int32, len(t.Cells))
 	tmp := make([]int, nd)
+	var st *audit.Structure
+	for d := 0; d < nd; d++ {
+		if len(s.Axes[d].NonAdditive) > 0 {
+			st = &audit.Structure{Axes: s.Axes}
+		}
+	}
 	for i, k := range s.Keys {
+		if st != nil && !st.Additive(t.Cells[i].Key) {
+			// a median or a rate beside the counts: the margins hold
+			// in the additive codes only
+			continue
+		}
 		for d := 0; d < nd; d++ {
 			ch := s.Children[d][k[d]]
 			if len(ch) == 0 {

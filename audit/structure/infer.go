@@ -144,6 +144,10 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 		}
 		st.Axes = append(st.Axes, ax)
 	}
+	// codes of statistics that do not add up (medians, rates, standard
+	// errors beside a count or total): their cells are no figure of a
+	// margin, so that a margin holds in the additive columns alone
+	nonAdditive(t, st, figs)
 	big := len(t.Cells) > MaxCells
 	if big {
 		st.Notes = append(st.Notes, fmt.Sprintf("more than %d cells: margins are those of the configuration only (total_label, totals, suppression.hierarchies)", MaxCells))
@@ -395,6 +399,45 @@ func (in *axisInference) check(total string, parts []string) (holds bool, checke
 	return holds, checked, nontrivial, diff, at
 }
 
+// partial reports whether a labelled total that no complete line
+// confirms is consistent with the lines that lack parts (their cells
+// suppressed or missing): on every line where the total is published,
+// the published parts are non-negative and add up to no more than it
+// (within the rounding, Options.Rounded), on at least one line with two
+// parts published.
+func (in *axisInference) partial(total string, parts []string) bool {
+	lines := 0
+	for l := range in.cells {
+		if _, ok := in.cells[l][total]; !ok {
+			continue
+		}
+		tv := in.value(l, total)
+		if !tv.known || tv.v.Sign() < 0 {
+			continue
+		}
+		var sum decimal.Dec
+		known := 0
+		for _, p := range parts {
+			v := in.value(l, p)
+			if !v.known {
+				continue
+			}
+			if v.v.Sign() < 0 {
+				return false
+			}
+			known++
+			sum = sum.Add(v.v)
+		}
+		if over := sum.Sub(tv.v); over.Sign() > 0 && !in.within(over, len(parts)) {
+			return false
+		}
+		if known >= 2 {
+			lines++
+		}
+	}
+	return lines > 0
+}
+
 // label is the label of an axis code that decides whether it reads as a
 // total: the innermost nested value that is not empty.
 func label(code string) []string { return strings.Split(code, "\x1f") }
@@ -470,6 +513,9 @@ func (in *axisInference) splitCodes() *axisTree {
 		switch {
 		case in.declared(c) || in.labelled(c):
 			tr.totals = append(tr.totals, c)
+		case ax.NonAdditive[c] != "":
+			// a statistic beside the counts (a median, a standard error):
+			// not a part, and its cells confirm nothing
 		case ratioLabel(c):
 			// a percentage or rate beside the counts: not a part
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a ratio of other codes: not a part of a margin", tr.name, audit.CodeText(c)))
@@ -588,6 +634,13 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				in.unconfirmed = append(in.unconfirmed, name+"="+audit.CodeText(t))
 			}
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
+		case in.partial(t, r):
+			// every line lacks a part (a received table with its
+			// suppressed cells): the label, and published parts that
+			// never exceed the total
+			in.setTotal(t, r, parent, "label, consistent with the published parts (no line complete)")
+			assigned, first = true, t
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
 		default:
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
 		}

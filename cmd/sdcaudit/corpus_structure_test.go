@@ -19,9 +19,6 @@ import (
 // is found (then this list is out of date) as much as if another is
 // missed. Keyed by table id, then "code/first part".
 var corpusMarginGaps = map[string]map[string]string{
-	"construction-aug2020-t8": {
-		"Total Output/rest": "adds up in the output column only; the other columns are standard errors and shares (issue 24 item 4): noMarginTables",
-	},
 	"ashe2014-t99a": {
 		"United Kingdom/Great Britain":    "adds up in the jobs column only (medians, means and percentiles beside it): margins per column are not inferred (issue 24 item 4): noMarginTables",
 		"Great Britain/England and Wales": "as above",
