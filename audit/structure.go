@@ -79,6 +79,12 @@ type Axis struct {
 	// count column, not in the median column), and relations are
 	// written only there.
 	NonAdditive map[string]string `json:"non_additive,omitempty"`
+	// CountCodes are the codes labelled as counts on an axis with
+	// NonAdditive codes, in a table read as one statistic without counts
+	// or totals (ASHE's number of jobs beside median hours, read with
+	// --value median): their cells' published value is the figure the
+	// margins add up.
+	CountCodes map[string]bool `json:"-"`
 }
 
 // ColumnRole is the role of one input column.

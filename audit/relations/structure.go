@@ -299,6 +299,15 @@ func (s *Structure) loadValues() {
 			s.Dec[i], s.Known[i] = c.Total, true
 		case s.Role == audit.RoleCount && c.HasN:
 			s.Dec[i], s.Known[i] = decimal.FromInt(c.N), true
+		case t.Structure != nil:
+			// a count beside medians in a table read as one statistic
+			s.Dec[i], s.Known[i] = tablestructure.CountValue(t.Structure, c)
+		}
+		if t.Structure != nil && s.Known[i] && !t.Structure.Additive(c.Key) {
+			// a median, a rate or a percentage change beside the counts
+			// (negative, maybe) is in no relation: its value is no
+			// figure of the audit's
+			s.Dec[i] = decimal.Dec{}
 		}
 		s.Val[i] = s.Dec[i].Float64()
 	}
@@ -445,6 +454,10 @@ func (s *Structure) IsSuppressed(i int) bool {
 				return true
 			}
 		}
+	}
+	if !s.Known[i] && s.T.Structure != nil && !s.T.Structure.Additive(c.Key) {
+		// a median beside the counts, published: not in the relations
+		return false
 	}
 	return !s.Known[i]
 }

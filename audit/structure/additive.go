@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // statisticWords label codes that are statistics of a cell other than a
@@ -99,4 +100,100 @@ func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure) {
 		}
 		st.Notes = append(st.Notes, fmt.Sprintf("%s: %s read as statistics that do not add up (a median, a percentile, a standard error, a rate): margins are confirmed on, and hold for, the other codes only", ax.Name(), strings.Join(names, ", ")))
 	}
+}
+
+// countWords label codes that are counts or totals of the cells (the
+// number of jobs beside their median hours): the additive figure of a
+// table read as one statistic (--value median) where its other codes are
+// statistics that do not add up.
+var countWords = []string{"number", "count", "counts", "frequency", "total", "sum"}
+
+// valueStats are the statistics a wide table's body may hold, whose value
+// is a count-labelled code's figure (countFigures).
+var valueStats = []string{"median", "mean", "sd", "variance", "min", "max", "skewness", "kurtosis"}
+
+// countFigures gives the figure of the cells of count-labelled codes
+// (countWords) on an axis with statistics that do not add up, in a table
+// read as one statistic with neither totals nor counts (ASHE read with
+// --value median: its number of jobs beside medians and percentiles of
+// hours): the published value, so that the margins of the other axes are
+// confirmed on the count. It does nothing when any cell has a figure.
+func countFigures(t *audit.Table, st *audit.Structure, figs []figure) {
+	for _, f := range figs {
+		if f.known {
+			return
+		}
+	}
+	for a := range st.Axes {
+		ax := &st.Axes[a]
+		if len(ax.NonAdditive) == 0 {
+			continue
+		}
+		counts := map[string]bool{}
+		for _, c := range ax.Codes {
+			if _, ok := ax.NonAdditive[c]; !ok && hasWord(c, countWords) {
+				counts[c] = true
+			}
+		}
+		if len(counts) == 0 {
+			continue
+		}
+		ax.CountCodes = counts
+		for i, c := range t.Cells {
+			if v, ok := CountValue(st, c); ok {
+				figs[i] = figure{v, true}
+			}
+		}
+		st.Notes = append(st.Notes, fmt.Sprintf("%s: %s read as counts: the margins of the other axes are confirmed on their published values", ax.Name(), quotedCodes(counts, ax.Codes)))
+	}
+}
+
+// hasWord reports whether a code's label has one of words as a whole word
+// (letters only: a footnote letter or number glued to it ends it).
+func hasWord(code string, words []string) bool {
+	for _, p := range label(code) {
+		ws := " " + strings.Join(strings.FieldsFunc(normal(p), func(r rune) bool { return !unicode.IsLetter(r) }), " ") + " "
+		for _, w := range words {
+			if strings.Contains(ws, " "+w+" ") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func quotedCodes(set map[string]bool, order []string) string {
+	var q []string
+	for _, c := range order {
+		if set[c] {
+			q = append(q, fmt.Sprintf("%q", audit.CodeText(c)))
+		}
+	}
+	return strings.Join(q, ", ")
+}
+
+// CountValue is the figure of a cell on a count code (Axis.CountCodes)
+// where its other codes add up: the published value of the one statistic
+// the table is read as. ok is false for every other cell, and for a
+// missing, suppressed or negative value.
+func CountValue(st *audit.Structure, c *audit.Cell) (v decimal.Dec, ok bool) {
+	on := false
+	for a := range st.Axes {
+		if st.Axes[a].CountCodes[st.Axes[a].AxisCode(c.Key)] {
+			on = true
+			break
+		}
+	}
+	if !on || !st.Additive(c.Key) {
+		return v, false
+	}
+	for _, k := range valueStats {
+		if s, has := c.Stats[k]; has {
+			if s.Missing || s.Value.Sign() < 0 {
+				return v, false
+			}
+			return s.Value, true
+		}
+	}
+	return v, false
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// by no more than the rounding is not used, and the warning proposes
 	// the base.
 	Rounded decimal.Dec
+	// Uncoded are, per dimension, the codes of rows whose cell in a code
+	// column is blank while other rows have a code (ASHE's countries and
+	// regions above the coded constituencies): the candidates for totals
+	// of the blocks of rows below them (levelTree).
+	Uncoded map[string][]string
 	// MaxBlockWork bounds the work (cells compared) of the search for
 	// subtotals by arithmetic in one axis (0: 20,000,000): a
 	// deterministic bound, so that a large table without labels costs a
@@ -148,6 +153,7 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 	// errors beside a count or total): their cells are no figure of a
 	// margin, so that a margin holds in the additive columns alone
 	nonAdditive(t, st, figs)
+	countFigures(t, st, figs)
 	big := len(t.Cells) > MaxCells
 	if big {
 		st.Notes = append(st.Notes, fmt.Sprintf("more than %d cells: margins are those of the configuration only (total_label, totals, suppression.hierarchies)", MaxCells))
@@ -467,6 +473,10 @@ func (in *axisInference) run() {
 	tr := in.splitCodes()
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
+		if in.levelTree(tr) {
+			in.recordTree(tr)
+			return
+		}
 		in.caseTree(tr)
 		in.dotTree(tr)
 		in.prefixTree(tr)
