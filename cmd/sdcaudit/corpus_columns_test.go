@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -68,5 +69,71 @@ func TestCorpusReceivedStatisticColumn(t *testing.T) {
 				t.Errorf("%v withheld: a cell called protected: %v", tc.refs, m)
 			}
 		}
+	}
+}
+
+// TestStatisticMarkersReview: a crosstab of jobs and median hours by
+// area read as published (`--value median`, as ASHE 9.9a is), its Total
+// row the sum of the areas in the jobs column, a median published as "x":
+// no margin bounds the median, and the interval audit does not model
+// what the statistics beside it give away, so it is review by the
+// interval audit, never ok. Before, the audit called it protected ([0,
+// unbounded]) and it was ok (ASHE's 774 "x" cells with input.rounded: 1).
+func TestStatisticMarkersReview(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "jobs.csv")
+	body := "Area,Number of jobs,Median hours\nTotal,60,37.5\nNorth,25,x\nSouth,20,37.0\nWest,15,36.5\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"check", path, "--value", "median", "--out", out, "--quiet"}, &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("check: exit %d, want 1:\n%s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "jobs.report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Structure struct {
+			Margins bool `json:"margins"`
+		} `json:"structure"`
+		Cells []struct {
+			Key      map[string]string `json:"key"`
+			Status   string            `json:"status"`
+			Findings []struct {
+				Rule   string `json:"rule"`
+				Status string `json:"status"`
+			} `json:"findings"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Structure.Margins {
+		t.Errorf("the Total row of the jobs column not found")
+	}
+	seen := false
+	for _, c := range rep.Cells {
+		median := false
+		for _, v := range c.Key {
+			median = median || v == "Median hours"
+		}
+		if c.Key["Area"] != "North" || !median {
+			continue
+		}
+		seen = true
+		audited := false
+		for _, f := range c.Findings {
+			audited = audited || f.Rule == "interval_audit" && f.Status == "review"
+		}
+		if c.Status != "review" || !audited {
+			t.Errorf("North's median (x): status %s, findings %+v; want review by interval_audit", c.Status, c.Findings)
+		}
+	}
+	if !seen {
+		t.Errorf("North's median cell not in the report: %s", b)
 	}
 }
