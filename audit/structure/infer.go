@@ -300,6 +300,10 @@ type axisInference struct {
 	// unconfirmed are labelled totals refused as margins because they
 	// add up only within the rounding (audit.Structure.Unconfirmed).
 	unconfirmed []string
+	// levelWork counts the cells levelTree compared (bounded by
+	// Options.MaxBlockWork); levelStopped is set when it ran out.
+	levelWork    int
+	levelStopped bool
 }
 
 // within reports whether a total that differs from the sum of its n
@@ -412,36 +416,24 @@ func (in *axisInference) check(total string, parts []string) (holds bool, checke
 // (within the rounding, Options.Rounded), on at least one line with two
 // parts published.
 func (in *axisInference) partial(total string, parts []string) bool {
-	lines := 0
+	if !in.consistent(total, parts) {
+		return false
+	}
 	for l := range in.cells {
-		if _, ok := in.cells[l][total]; !ok {
+		if _, ok := in.cells[l][total]; !ok || !in.value(l, total).known {
 			continue
 		}
-		tv := in.value(l, total)
-		if !tv.known || tv.v.Sign() < 0 {
-			continue
-		}
-		var sum decimal.Dec
 		known := 0
 		for _, p := range parts {
-			v := in.value(l, p)
-			if !v.known {
-				continue
+			if in.value(l, p).known {
+				known++
 			}
-			if v.v.Sign() < 0 {
-				return false
-			}
-			known++
-			sum = sum.Add(v.v)
-		}
-		if over := sum.Sub(tv.v); over.Sign() > 0 && !in.within(over, len(parts)) {
-			return false
 		}
 		if known >= 2 {
-			lines++
+			return true
 		}
 	}
-	return lines > 0
+	return false
 }
 
 // label is the label of an axis code that decides whether it reads as a

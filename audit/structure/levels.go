@@ -82,7 +82,7 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 	// totals found right below it; the first row, of all the rows below
 	// it. Confirmed below by the published figures not contradicting them.
 	layout := map[string]bool{}
-	for first, changed := false, true; changed || !first; {
+	for first, changed := false, true; !in.levelStopped && (changed || !first); {
 		if !changed {
 			first = true // the withheld rows done: the first row
 		}
@@ -169,6 +169,14 @@ func (in *axisInference) levelBlock(seq []string, i int, unc, resolved map[strin
 		m := seq[j]
 		if unc[m] && !resolved[m] && !loose {
 			break
+		}
+		// a deterministic bound on the cells compared, as blocks'
+		if in.levelWork += nl; in.levelWork > in.opt.maxBlockWork() {
+			if !in.levelStopped {
+				in.levelStopped = true
+				in.notes = append(in.notes, fmt.Sprintf("%s: the search for the totals of the code column's levels stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies", in.ax.Name(), in.opt.maxBlockWork()))
+			}
+			return -1
 		}
 		n := j - i
 		lim := tol.Mul(decimal.FromInt(int64(n + 1)))

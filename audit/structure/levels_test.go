@@ -1,6 +1,7 @@
 package structure_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -103,5 +104,22 @@ func TestLevelTreeWithheld(t *testing.T) {
 	}
 	if q, ok := res.Structure.Axes[0].Parent["Ireland"]; ok {
 		t.Errorf("parts above UK: NI's parent %q", q)
+	}
+}
+
+// TestLevelTreeWorkBound: the search stops at Options.MaxBlockWork cells
+// compared, with a note, finding no more than it confirmed.
+func TestLevelTreeWorkBound(t *testing.T) {
+	exact := areaTable(areas, []string{"100", "90", "60", "10", "20", "30", "12", "5", "7", "18", "9", "9", "10"})
+	res, err := structure.Infer(exact, structure.Options{RowDims: 1, Wide: true, Uncoded: uncoded, MaxBlockWork: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noted := false
+	for _, n := range res.Structure.Notes {
+		noted = noted || strings.Contains(n, "work bound")
+	}
+	if p := res.Structure.Axes[0].Parent; !noted || p["Ireland"] == "Kingdom" {
+		t.Errorf("work bound 20: noted %v, parents %v", noted, p)
 	}
 }
