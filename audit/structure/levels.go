@@ -129,7 +129,17 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 			accepted[c] = true
 			continue
 		}
-		if !holds || checked == 0 {
+		switch {
+		case layout[c] && !holds && in.rounding(diff, len(ch)) == "":
+			// the first row, not the sum of the rows below it: no
+			// claim of the layout's
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q, first without a code in the code column, is not the sum of the %s below it (difference %s%s): not used as a margin", tr.name, audit.CodeText(c), report.Plural(int64(len(ch)), "row", "rows"), diff, in.where(at)))
+			continue
+		case checked == 0:
+			refused = append(refused, fmt.Sprintf("%q (its figure withheld, rows below it totals within the rounding)", audit.CodeText(c)))
+			in.unconfirmed = append(in.unconfirmed, tr.name+"="+audit.CodeText(c))
+			continue
+		case !holds:
 			refused = append(refused, fmt.Sprintf("%q (difference %s%s)", audit.CodeText(c), diff, in.where(at)))
 			in.unconfirmed = append(in.unconfirmed, tr.name+"="+audit.CodeText(c))
 			continue
@@ -141,8 +151,8 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 		in.setTotal(c, ch, tr.parent, how)
 		accepted[c] = true
 	}
-	if len(order) > len(refused) {
-		in.notes = append(in.notes, fmt.Sprintf("%s: %s without a code in the code column %s the sum of the rows right below %s: read as their totals", tr.name, report.Plural(int64(len(order)-len(refused)), "row", "rows"), map[bool]string{true: "is", false: "are"}[len(order)-len(refused) == 1], map[bool]string{true: "it", false: "them"}[len(order)-len(refused) == 1]))
+	if n := len(accepted); n > 0 {
+		in.notes = append(in.notes, fmt.Sprintf("%s: %s without a code in the code column %s the sum of the rows right below %s: read as their totals", tr.name, report.Plural(int64(n), "row", "rows"), map[bool]string{true: "is", false: "are"}[n == 1], map[bool]string{true: "it", false: "them"}[n == 1]))
 	}
 	if n := len(refused); n > 0 {
 		if n > 4 {

@@ -123,3 +123,18 @@ func TestLevelTreeWorkBound(t *testing.T) {
 		t.Errorf("work bound 20: noted %v, parents %v", noted, p)
 	}
 }
+
+// TestLevelTreeFirstRowNotSum: a first uncoded row that is not the sum of
+// the rows below it (a table cut by input.range above its regions) is no
+// margin and no unconfirmed total: a warning with the difference.
+func TestLevelTreeFirstRowNotSum(t *testing.T) {
+	tab := areaTable([]string{"Kingdom", "England", "e1", "e2", "Wales", "w1", "w2"}, []string{"500", "30", "10", "20", "12", "5", "7"})
+	res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true, Uncoded: map[string][]string{"sector": {"Kingdom", "England", "Wales"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Structure
+	if p := st.Axes[0].Parent; p["England"] != "" || p["e1"] != "England" || p["w2"] != "Wales" || len(st.Unconfirmed) != 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "difference 458") {
+		t.Errorf("parents %v, unconfirmed %v, warnings %q", p, st.Unconfirmed, res.Warnings)
+	}
+}
