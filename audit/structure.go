@@ -71,6 +71,20 @@ type Axis struct {
 	// cell with such a code has no lower bound 0 in secondary suppression
 	// and the audit. Every other cell is non-negative.
 	Signed map[string]string `json:"signed,omitempty"`
+	// NonAdditive are the codes whose cells do not add up along the other
+	// axes (a column of medians, means, percentiles, standard errors,
+	// rates or shares beside a count or total column), with what each
+	// reads as: the margins of the other axes hold in the additive codes
+	// only (a "Total" row that is the sum of the rows below it in the
+	// count column, not in the median column), and relations are
+	// written only there.
+	NonAdditive map[string]string `json:"non_additive,omitempty"`
+	// CountCodes are the codes labelled as counts on an axis with
+	// NonAdditive codes, in a table read as one statistic without counts
+	// or totals (ASHE's number of jobs beside median hours, read with
+	// --value median): their cells' published value is the figure the
+	// margins add up.
+	CountCodes map[string]bool `json:"-"`
 }
 
 // ColumnRole is the role of one input column.
@@ -172,6 +186,20 @@ func (s *Structure) IsSigned(key []string) bool {
 		}
 	}
 	return false
+}
+
+// Additive reports whether a cell adds up along the axes' margins: no
+// code of its key is non-additive (Axis.NonAdditive).
+func (s *Structure) Additive(key []string) bool {
+	for i := range s.Axes {
+		if len(s.Axes[i].NonAdditive) == 0 {
+			continue
+		}
+		if _, ok := s.Axes[i].NonAdditive[s.Axes[i].AxisCode(key)]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 // IsMargin reports whether a cell is a margin in some axis.

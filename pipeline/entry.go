@@ -17,6 +17,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
 	"github.com/sdcaudit/sdcaudit/readers"
+	"github.com/sdcaudit/sdcaudit/report"
 )
 
 // ErrManyTables is wrapped by LoadFile and AuditFile when the file holds
@@ -141,8 +142,29 @@ func auditTable(ctx context.Context, path string, t *audit.Table, s *configs.Set
 			res.NoMargins = true
 			res.Warnings = append(res.Warnings, "no margins were found: no row or column is labelled as a total (total_label, totals:) or is the sum of others, so nothing bounds a suppressed cell; if the table has margins, declare them; a person must confirm it has none")
 		}
+		notAdditive(t.Structure, &res)
 		// what the structure found affects the audit
 		res.Warnings = append(res.Warnings, t.Structure.MarginWarnings...)
 	}
 	return t, &res, nil
+}
+
+// notAdditive makes undetermined the suppressed cells of codes that do
+// not add up (Axis.NonAdditive: a median, a standard error, a rate beside
+// the counts): no margin bounds them, yet a rate or a coefficient of
+// variation published beside its count gives them back, which the
+// interval audit does not model; a person decides.
+func notAdditive(st *audit.Structure, res *audit.Intervals) {
+	cells, n := res.Cells, 0
+	res.Cells, res.ExactlyDisclosed, res.UnderProtected, res.Undetermined, res.Approximate = nil, 0, 0, 0, 0
+	for _, c := range cells {
+		if !c.Exact && !st.Additive(c.Key) {
+			c.Undetermined, c.Protected = true, false
+			n++
+		}
+		res.Add(c)
+	}
+	if n > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s in codes that do not add up (statistics beside the counts: a median, a standard error, a rate): no margin bounds them, but the statistics published beside them may give them back; undetermined, a person decides", report.Plural(int64(n), "suppressed cell", "suppressed cells")))
+	}
 }

@@ -103,6 +103,9 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	if s.Suppression.Secondary {
 		res.Suppression = &run
 	}
+	if t.Structure != nil {
+		notAdditive(t.Structure, &res)
+	}
 	t.Audit = &res
 	t.Warnings = append(t.Warnings, res.Warnings...)
 	suppress.Annotate(t, &res)

@@ -1251,6 +1251,55 @@ func unitTexts(lay *WideLayout) []string {
 	return out
 }
 
+// Uncoded are, per label column a code column names (Aliases), the row
+// labels of the body rows whose code cell is blank while other rows have
+// a code: in a hierarchy printed in one column with codes for its lowest
+// level only (constituencies E14000554 ..., their regions and countries
+// without one), the rows above the coded level. Keyed by the index of the
+// named column's dimension in the long table's key; nil when no code
+// column has both blank and coded rows.
+func (l *WideLayout) Uncoded() map[int][]string {
+	var out map[int][]string
+	off := 0
+	if len(l.Sections) > 0 {
+		off = 1
+	}
+	for ac, a := range l.Aliases {
+		i := slices.Index(l.Labels, a)
+		if i < 0 {
+			continue
+		}
+		var blank []string
+		coded := false
+		seen := map[string]bool{}
+		for k, p := range l.Pos {
+			if k > 0 && l.Pos[k-1].Row == p.Row {
+				continue
+			}
+			row := l.Rows[p.Row-1]
+			v := ""
+			if ac < len(row) {
+				v = strings.TrimSpace(row[ac])
+			}
+			if v != "" {
+				coded = true
+				continue
+			}
+			if lab := l.Keys[k][off+i]; !seen[lab] {
+				seen[lab] = true
+				blank = append(blank, lab)
+			}
+		}
+		if coded && len(blank) > 0 {
+			if out == nil {
+				out = map[int][]string{}
+			}
+			out[off+i] = blank
+		}
+	}
+	return out
+}
+
 // UnitsOf is the units a units row under the header states for body
 // column c ("" when none): the cell of the column, else the row's only
 // cell when it stands alone over the whole table.

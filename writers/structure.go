@@ -38,6 +38,10 @@ type axisJSON struct {
 	// Signed are the codes whose cells may be negative (Axis.Signed), in
 	// the axis's code order, with how each was found.
 	Signed []signedJSON `json:"signed,omitempty"`
+	// NonAdditive are the codes read as statistics that do not add up
+	// (Axis.NonAdditive), in the axis's code order: the margins of the
+	// other axes hold in the other codes only.
+	NonAdditive []signedJSON `json:"non_additive,omitempty"`
 }
 
 type signedJSON struct {
@@ -80,6 +84,9 @@ func structureBlock(t *audit.Table) *structureJSON {
 		for _, c := range ax.Codes {
 			if how, ok := ax.Signed[c]; ok {
 				a.Signed = append(a.Signed, signedJSON{Code: audit.CodeText(c), Found: how})
+			}
+			if what, ok := ax.NonAdditive[c]; ok {
+				a.NonAdditive = append(a.NonAdditive, signedJSON{Code: audit.CodeText(c), Found: what})
 			}
 		}
 		out.Axes = append(out.Axes, a)
@@ -132,6 +139,18 @@ func StructureLines(t *audit.Table) []string {
 			if how, ok := ax.Signed[c]; ok {
 				out = append(out, fmt.Sprintf("may be negative: %s %q (%s): a suppressed cell of it has no lower bound 0", ax.Name(), audit.CodeText(c), how))
 			}
+		}
+		var stats []string
+		for _, c := range ax.Codes {
+			if _, ok := ax.NonAdditive[c]; ok {
+				stats = append(stats, fmt.Sprintf("%q", audit.CodeText(c)))
+			}
+		}
+		if n := len(stats); n > 0 {
+			if n > 6 {
+				stats = append(stats[:5], fmt.Sprintf("and %d more", n-5))
+			}
+			out = append(out, fmt.Sprintf("not additive: %s %s (statistics that do not add up): the margins hold in the other codes only", ax.Name(), strings.Join(stats, ", ")))
 		}
 	}
 	if !st.Margins {

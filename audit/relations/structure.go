@@ -245,7 +245,18 @@ func (s *Structure) buildRelations() {
 	t, nd := s.T, s.NDim
 	s.CellRels = make([][]int32, len(t.Cells))
 	tmp := make([]int, nd)
+	var st *audit.Structure
+	for d := 0; d < nd; d++ {
+		if len(s.Axes[d].NonAdditive) > 0 {
+			st = &audit.Structure{Axes: s.Axes}
+		}
+	}
 	for i, k := range s.Keys {
+		if st != nil && !st.Additive(t.Cells[i].Key) {
+			// a median or a rate beside the counts: the margins hold
+			// in the additive codes only
+			continue
+		}
 		for d := 0; d < nd; d++ {
 			ch := s.Children[d][k[d]]
 			if len(ch) == 0 {
@@ -288,6 +299,15 @@ func (s *Structure) loadValues() {
 			s.Dec[i], s.Known[i] = c.Total, true
 		case s.Role == audit.RoleCount && c.HasN:
 			s.Dec[i], s.Known[i] = decimal.FromInt(c.N), true
+		case t.Structure != nil:
+			// a count beside medians in a table read as one statistic
+			s.Dec[i], s.Known[i] = tablestructure.CountValue(t.Structure, c)
+		}
+		if t.Structure != nil && s.Known[i] && !t.Structure.Additive(c.Key) {
+			// a median, a rate or a percentage change beside the counts
+			// (negative, maybe) is in no relation: its value is no
+			// figure of the audit's
+			s.Dec[i] = decimal.Dec{}
 		}
 		s.Val[i] = s.Dec[i].Float64()
 	}
@@ -434,6 +454,10 @@ func (s *Structure) IsSuppressed(i int) bool {
 				return true
 			}
 		}
+	}
+	if !s.Known[i] && s.T.Structure != nil && !s.T.Structure.Additive(c.Key) {
+		// a median beside the counts, published: not in the relations
+		return false
 	}
 	return !s.Known[i]
 }

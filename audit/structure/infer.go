@@ -43,6 +43,11 @@ type Options struct {
 	// by no more than the rounding is not used, and the warning proposes
 	// the base.
 	Rounded decimal.Dec
+	// Uncoded are, per dimension, the codes of rows whose cell in a code
+	// column is blank while other rows have a code (ASHE's countries and
+	// regions above the coded constituencies): the candidates for totals
+	// of the blocks of rows below them (levelTree).
+	Uncoded map[string][]string
 	// MaxBlockWork bounds the work (cells compared) of the search for
 	// subtotals by arithmetic in one axis (0: 20,000,000): a
 	// deterministic bound, so that a large table without labels costs a
@@ -144,6 +149,11 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 		}
 		st.Axes = append(st.Axes, ax)
 	}
+	// codes of statistics that do not add up (medians, rates, standard
+	// errors beside a count or total): their cells are no figure of a
+	// margin, so that a margin holds in the additive columns alone
+	nonAdditive(t, st, figs)
+	countFigures(t, st, figs)
 	big := len(t.Cells) > MaxCells
 	if big {
 		st.Notes = append(st.Notes, fmt.Sprintf("more than %d cells: margins are those of the configuration only (total_label, totals, suppression.hierarchies)", MaxCells))
@@ -290,6 +300,10 @@ type axisInference struct {
 	// unconfirmed are labelled totals refused as margins because they
 	// add up only within the rounding (audit.Structure.Unconfirmed).
 	unconfirmed []string
+	// levelWork counts the cells levelTree compared (bounded by
+	// Options.MaxBlockWork); levelStopped is set when it ran out.
+	levelWork    int
+	levelStopped bool
 }
 
 // within reports whether a total that differs from the sum of its n
@@ -395,6 +409,33 @@ func (in *axisInference) check(total string, parts []string) (holds bool, checke
 	return holds, checked, nontrivial, diff, at
 }
 
+// partial reports whether a labelled total that no complete line
+// confirms is consistent with the lines that lack parts (their cells
+// suppressed or missing): on every line where the total is published,
+// the published parts are non-negative and add up to no more than it
+// (within the rounding, Options.Rounded), on at least one line with two
+// parts published.
+func (in *axisInference) partial(total string, parts []string) bool {
+	if !in.consistent(total, parts) {
+		return false
+	}
+	for l := range in.cells {
+		if _, ok := in.cells[l][total]; !ok || !in.value(l, total).known {
+			continue
+		}
+		known := 0
+		for _, p := range parts {
+			if in.value(l, p).known {
+				known++
+			}
+		}
+		if known >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
 // label is the label of an axis code that decides whether it reads as a
 // total: the innermost nested value that is not empty.
 func label(code string) []string { return strings.Split(code, "\x1f") }
@@ -424,6 +465,10 @@ func (in *axisInference) run() {
 	tr := in.splitCodes()
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
+		if in.levelTree(tr) {
+			in.recordTree(tr)
+			return
+		}
 		in.caseTree(tr)
 		in.dotTree(tr)
 		in.prefixTree(tr)
@@ -470,6 +515,9 @@ func (in *axisInference) splitCodes() *axisTree {
 		switch {
 		case in.declared(c) || in.labelled(c):
 			tr.totals = append(tr.totals, c)
+		case ax.NonAdditive[c] != "":
+			// a statistic beside the counts (a median, a standard error):
+			// not a part, and its cells confirm nothing
 		case ratioLabel(c):
 			// a percentage or rate beside the counts: not a part
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a ratio of other codes: not a part of a margin", tr.name, audit.CodeText(c)))
@@ -588,6 +636,13 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				in.unconfirmed = append(in.unconfirmed, name+"="+audit.CodeText(t))
 			}
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
+		case in.partial(t, r):
+			// every line lacks a part (a received table with its
+			// suppressed cells): the label, and published parts that
+			// never exceed the total
+			in.setTotal(t, r, parent, "label, consistent with the published parts (no line complete)")
+			assigned, first = true, t
+			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
 		default:
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
 		}

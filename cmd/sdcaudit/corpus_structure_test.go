@@ -19,16 +19,6 @@ import (
 // is found (then this list is out of date) as much as if another is
 // missed. Keyed by table id, then "code/first part".
 var corpusMarginGaps = map[string]map[string]string{
-	"construction-aug2020-t8": {
-		"Total Output/rest": "adds up in the output column only; the other columns are standard errors and shares (issue 24 item 4): noMarginTables",
-	},
-	"ashe2014-t99a": {
-		"United Kingdom/Great Britain":    "adds up in the jobs column only (medians, means and percentiles beside it): margins per column are not inferred (issue 24 item 4): noMarginTables",
-		"Great Britain/England and Wales": "as above",
-		"England and Wales/England":       "as above",
-		"England/nine regions":            "as above",
-		"each region/its constituencies":  "as above",
-	},
 	"census-nst-est2019-01": {
 		"United States/Northeast": "the regions are not beside their states (rows 6-9 before the 51 states): membership is not in the table",
 		"Northeast/.Connecticut":  "as above",
@@ -65,9 +55,31 @@ func personMargins(t *testing.T, tb corpus.Table) []personMargin {
 	t.Helper()
 	dims, _ := tb.Structure["dimensions"].([]any)
 	var out []personMargin
+	var book *corpus.Workbook
+	column := ""
 	add := func(m map[string]any) {
 		check, _ := m["check"].(string)
 		pm := personMargin{code: oneSpace(fmt.Sprint(m["code"])), of: m["of"], rounded: strings.HasPrefix(check, "rounded")}
+		if of, ok := pm.of.(string); ok && strings.HasPrefix(of, "rows ") {
+			// "rows 11-39": the labels of those rows in the dimension's
+			// column, as published
+			var r1, r2 int
+			if _, err := fmt.Sscanf(of, "rows %d-%d", &r1, &r2); err != nil || column == "" {
+				t.Fatalf("%s: margin %v: want of: \"rows N-M\" in a dimension with a column", tb.ID, m)
+			}
+			if book == nil {
+				var err error
+				if book, err = corpus.Load(filepath.Join("../../testdata/corpus", tb.File)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var parts []any
+			for r := r1; r <= r2; r++ {
+				v, _ := book.Value(tb.Sheet, fmt.Sprintf("%s%d", column, r))
+				parts = append(parts, v)
+			}
+			pm.of = parts
+		}
 		first := fmt.Sprint(pm.of)
 		if l, ok := pm.of.([]any); ok && len(l) > 0 {
 			first = oneSpace(fmt.Sprint(l[0]))
@@ -80,6 +92,7 @@ func personMargins(t *testing.T, tb corpus.Table) []personMargin {
 		if !ok {
 			t.Fatalf("%s: a dimension is not a mapping: %v", tb.ID, d)
 		}
+		column, _ = dm["column"].(string)
 		for _, key := range []string{"margins", "relations"} {
 			ms, _ := dm[key].([]any)
 			for _, m := range ms {

@@ -167,7 +167,18 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 	for j, i := range ab.extra {
 		text[ab.header[i]] = ab.extraText[j]
 	}
-	if err := inferStructure(t, s, src.Header(), text); err != nil {
+	var uncoded map[string][]string
+	if ws, ok := readers.As[readers.WideSource](src); ok {
+		for d, labels := range ws.Layout().Uncoded() {
+			if d < len(t.Dims) {
+				if uncoded == nil {
+					uncoded = map[string][]string{}
+				}
+				uncoded[t.Dims[d]] = labels
+			}
+		}
+	}
+	if err := inferStructure(t, s, src.Header(), text, uncoded); err != nil {
 		return nil, err
 	}
 	in.sourceWarnings(t)

@@ -15,9 +15,10 @@ import (
 // inferStructure finds the structure of an aggregate table once
 // (audit/structure) and records it in the table: its margins, nested
 // rows, and the role of every input column (header: the long table's
-// columns as read).
-func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool) error {
-	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims)}
+// columns as read; uncoded: per dimension, the row labels a code column
+// leaves blank, structure.Options.Uncoded).
+func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool, uncoded map[string][]string) error {
+	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims), Uncoded: uncoded}
 	if len(opt.TotalLabels) == 0 && s.TotalLabel != "" {
 		opt.TotalLabels = []string{s.TotalLabel}
 	}

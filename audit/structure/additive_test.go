@@ -1,0 +1,127 @@
+package structure_test
+
+import (
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+	"github.com/sdcaudit/sdcaudit/audit/relations"
+	"github.com/sdcaudit/sdcaudit/audit/structure"
+)
+
+// statsTable is a crosstab of sectors (rows) by statistics (columns), its
+// body in the total: rows[i][j] is sector i's value in column j; nil is a
+// suppressed cell.
+func statsTable(sectors, stats []string, rows [][]any) *audit.Table {
+	t := &audit.Table{Name: "t", Dims: []string{"sector", "statistic"}, Mode: audit.Aggregate}
+	for i, s := range sectors {
+		for j, st := range stats {
+			c := &audit.Cell{Key: []string{s, st}}
+			if v, ok := rows[i][j].(string); ok {
+				d, err := decimal.Parse(v)
+				if err != nil {
+					panic(err)
+				}
+				c.Total, c.HasTotal = d, true
+			}
+			t.Cells = append(t.Cells, c)
+		}
+	}
+	return t
+}
+
+// TestMarginInOneColumn: a Total row that is the sum of the rows below it
+// in the output column but not in the standard error, CV (%) and median
+// columns beside it (construction output Table 8, ASHE's jobs column) is
+// a margin of the output column alone; the relations hold there only.
+// Before the statistics were told apart, the standard error column's
+// difference refused the total.
+func TestMarginInOneColumn(t *testing.T) {
+	stats := []string{"Output (£M)", "Standard error3 (£M)", "Coefficient of variation4 (%)", "Median"}
+	tab := statsTable([]string{"Total Output", "Housing", "Infrastructure", "Repair"}, stats, [][]any{
+		{"100", "5", "5.0", "7"},
+		{"50", "4", "8.0", "6"},
+		{"30", "3", "10.0", "9"},
+		{"20", "2", "10.0", "4"},
+	})
+	res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Structure
+	if !st.Margins || st.Axes[0].Found["Total Output"] == "" || len(st.Axes[0].Parent) != 3 {
+		t.Fatalf("margins %v, parents %v, warnings %q, notes %q", st.Margins, st.Axes[0].Parent, res.Warnings, st.Notes)
+	}
+	na := st.Axes[1].NonAdditive
+	if len(na) != 3 || na["Median"] != "median" || na["Standard error3 (£M)"] != "standard error" || na["Coefficient of variation4 (%)"] == "" {
+		t.Errorf("non-additive codes %v", na)
+	}
+	if !st.Additive([]string{"Housing", "Output (£M)"}) || st.Additive([]string{"Housing", "Median"}) {
+		t.Errorf("Additive: output column must add, median must not")
+	}
+	tab.Structure = st
+	rels, err := relations.Of(tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rels) != 1 || rels[0].Total != 0 || len(rels[0].Parts) != 3 {
+		t.Errorf("relations %+v, want the output column's one", rels)
+	}
+
+	// a table whose columns are all one statistic has nothing to tell
+	// apart: its medians confirm or refuse the total as before
+	med := statsTable([]string{"Total", "a", "b"}, []string{"Median 2019", "Median 2020"}, [][]any{{"10", "10"}, {"4", "3"}, {"6", "7"}})
+	res, err = structure.Infer(med, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Structure.Axes[1].NonAdditive) != 0 || !res.Structure.Margins {
+		t.Errorf("one statistic: non-additive %v, margins %v", res.Structure.Axes[1].NonAdditive, res.Structure.Margins)
+	}
+}
+
+// TestPercentileColumns: the percentile columns after the first, labelled
+// by their number alone under a "Percentiles" cell, are percentiles too.
+func TestPercentileColumns(t *testing.T) {
+	stats := []string{"Number of jobs (thousand)", "Median", "Annual percentage change", "Percentiles 10", "20", "90"}
+	tab := statsTable([]string{"United Kingdom", "Great Britain", "Northern Ireland"}, stats, [][]any{
+		{"30", "37.5", "0.1", "16", "20", "45"},
+		{"29", "37.5", "0.2", "16", "21", "45"},
+		{"1", "37.0", "-0.3", "15", "20", "44"},
+	})
+	res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Structure
+	if na := st.Axes[1].NonAdditive; len(na) != 5 || na["20"] != "percentiles" || na["90"] != "percentiles" {
+		t.Errorf("non-additive %v", na)
+	}
+	if st.Axes[0].Parent["Great Britain"] != "United Kingdom" || st.Axes[0].Parent["Northern Ireland"] != "United Kingdom" {
+		t.Errorf("parents %v, notes %q, warnings %q", st.Axes[0].Parent, st.Notes, res.Warnings)
+	}
+}
+
+// TestLabelledTotalEveryLineSuppressed: a labelled total whose only
+// additive line lacks a part (a received table: one part suppressed) is
+// a margin when the published parts do not exceed it, so that the
+// audit sees the part it gives back; parts that exceed it refuse it.
+func TestLabelledTotalEveryLineSuppressed(t *testing.T) {
+	stats := []string{"Output", "Standard error"}
+	tab := statsTable([]string{"Total", "a", "b", "c"}, stats, [][]any{{"100", "5"}, {"50", "4"}, {nil, "3"}, {"20", "2"}})
+	res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ax := res.Structure.Axes[0]; ax.Found["Total"] == "" || ax.Parent["b"] != "Total" {
+		t.Errorf("found %v parents %v warnings %q", ax.Found, ax.Parent, res.Warnings)
+	}
+	over := statsTable([]string{"Total", "a", "b", "c"}, stats, [][]any{{"100", "5"}, {"90", "4"}, {nil, "3"}, {"20", "2"}})
+	res, err = structure.Infer(over, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Structure.Margins {
+		t.Errorf("parts above the total: margins %v", res.Structure.Axes[0].Parent)
+	}
+}
