@@ -8,11 +8,12 @@ import (
 // RuleFindings hold the findings of the rules run on every cell (the cell
 // rules, and the table rules' one finding per cell) for a run of at most
 // 65,536 consecutive cells of a table, in columns: a byte per cell and
-// column, and the rule name and facts of a column once for the run (those
-// of its finding on the first cell that has one). A finding that does not
-// share them (other facts, another rule name, another cell) is kept whole,
-// apart. A table of a million cells and a dozen rules so holds about a
-// dozen bytes per cell for its rules' findings, not a dozen findings.
+// column, and the few kinds of finding a column holds (a rule name, facts,
+// and whether the finding reads its cell) once for the run. A finding of
+// another kind (a sixty-fourth kind in a column, facts that cannot be
+// compared, a finding about another cell) is kept whole, apart. A table of
+// a million cells and a dozen rules so holds about a dozen bytes per cell
+// for its rules' findings, not a dozen findings.
 //
 // A cell's findings are its columns' findings, in column order, then
 // Cell.Findings (those added later: secondary suppression, overrides,
@@ -20,20 +21,26 @@ import (
 // the rules run (Put) and never changed afterwards.
 type RuleFindings struct {
 	k     int
-	rules []string  // per column: the rule of its shared finding
-	facts []Facts   // per column: the facts of its shared finding
-	cmp   []bool    // per column: facts[j] can be compared with ==
-	cell  []bool    // per column: its shared finding reads its cell (Cell set), not nil
-	codes []uint8   // per cell and column: codeNone, an Outcome, or codeOwn
-	own   []Finding // the findings kept whole, by ownAt
+	kinds [][]findingKind // per column, the kinds of its findings
+	codes []uint8         // per cell and column: codeNone, codeOwn, or a kind and an outcome (code)
+	own   []Finding       // the findings kept whole, by ownAt
 	ownAt map[int32]int32
 }
 
-// The codes of a cell's column besides the outcomes of findings that share
-// the column's rule and facts.
+// findingKind is a finding but for its outcome.
+type findingKind struct {
+	rule  string
+	facts Facts
+	cell  bool // the finding reads its cell (Finding.Cell set), not nil
+}
+
+// The codes of a cell's column besides those of a kind and an outcome:
+// 1 + kind*4 + outcome-1, for the kinds 0 to maxKinds-1 of the column and
+// the outcomes Pass to NotApplicable.
 const (
 	codeNone uint8 = 0   // no finding in this column
 	codeOwn  uint8 = 255 // the finding is kept whole (RuleFindings.own)
+	maxKinds       = 63
 )
 
 // MaxRuleFindingsCells is the largest number of cells of one RuleFindings.
@@ -44,7 +51,7 @@ func NewRuleFindings(cells, k int) *RuleFindings {
 	if cells > MaxRuleFindingsCells {
 		panic("audit: RuleFindings of more than 65536 cells")
 	}
-	return &RuleFindings{k: k, rules: make([]string, k), facts: make([]Facts, k), cmp: make([]bool, k), cell: make([]bool, k), codes: make([]uint8, cells*k)}
+	return &RuleFindings{k: k, kinds: make([][]findingKind, k), codes: make([]uint8, cells*k)}
 }
 
 // Attach makes c the run's i-th cell, with no finding in any column yet
@@ -64,12 +71,8 @@ func (c *Cell) ClearFindings() {
 func (s *RuleFindings) Put(c *Cell, i, j int, f Finding) {
 	c.ruled, c.ruledAt = s, uint16(i)
 	at := i*s.k + j
-	if s.fits(c, j, f) {
-		if s.rules[j] == "" {
-			s.rules[j], s.facts[j], s.cell[j] = f.Rule, f.Facts, f.Cell != nil
-			s.cmp[j] = f.Facts == nil || reflect.TypeOf(f.Facts).Comparable()
-		}
-		s.codes[at] = uint8(f.Outcome)
+	if code, ok := s.code(c, j, f, true); ok {
+		s.codes[at] = code
 		return
 	}
 	if s.ownAt == nil {
@@ -80,16 +83,45 @@ func (s *RuleFindings) Put(c *Cell, i, j int, f Finding) {
 	s.own = append(s.own, f)
 }
 
-// fits reports whether f is column j's shared finding on c, but for its
-// outcome, or can be when the column has none yet.
-func (s *RuleFindings) fits(c *Cell, j int, f Finding) bool {
-	if f.Rule == "" || f.Outcome == 0 || uint8(f.Outcome) >= codeOwn || (f.Cell != nil && f.Cell != c) {
-		return false
+// code returns the code of f on c in column j, adding its kind to the
+// column when add is set and the column has room; false when f is to be
+// kept whole.
+func (s *RuleFindings) code(c *Cell, j int, f Finding, add bool) (uint8, bool) {
+	if f.Outcome < Pass || f.Outcome > NotApplicable || (f.Cell != nil && f.Cell != c) {
+		return 0, false
 	}
-	if s.rules[j] == "" {
-		return true
+	kinds := s.kinds[j]
+	for n := range kinds {
+		if kd := &kinds[n]; kd.rule == f.Rule && kd.cell == (f.Cell != nil) && sameFacts(kd.facts, f.Facts) {
+			return uint8(1 + n*4 + int(f.Outcome) - 1), true
+		}
 	}
-	return f.Rule == s.rules[j] && s.cmp[j] && f.Facts == s.facts[j] && (f.Cell != nil) == s.cell[j]
+	if len(kinds) == maxKinds || (f.Facts != nil && !reflect.TypeOf(f.Facts).Comparable()) {
+		return 0, false
+	}
+	if add {
+		s.kinds[j] = append(kinds, findingKind{rule: f.Rule, facts: f.Facts, cell: f.Cell != nil})
+	}
+	return uint8(1 + len(kinds)*4 + int(f.Outcome) - 1), true
+}
+
+// sameFacts reports whether a, the facts of a kind (comparable), and b
+// are the same facts, without comparing facts that cannot be compared.
+func sameFacts(a, b Facts) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return reflect.TypeOf(a) == reflect.TypeOf(b) && a == b
+}
+
+// finding is the finding of code on c in column j.
+func (s *RuleFindings) finding(c *Cell, j int, code uint8) Finding {
+	kd := &s.kinds[j][(code-1)/4]
+	f := Finding{Rule: kd.rule, Outcome: Outcome((code-1)%4 + 1), Facts: kd.facts}
+	if kd.cell {
+		f.Cell = c
+	}
+	return f
 }
 
 // appendRuled appends the findings of c's columns.
@@ -105,11 +137,7 @@ func (c *Cell) appendRuled(dst []Finding) []Finding {
 		case codeOwn:
 			dst = append(dst, s.own[s.ownAt[int32(base+j)]])
 		default:
-			f := Finding{Rule: s.rules[j], Outcome: Outcome(code), Facts: s.facts[j]}
-			if s.cell[j] {
-				f.Cell = c
-			}
-			dst = append(dst, f)
+			dst = append(dst, s.finding(c, j, code))
 		}
 	}
 	return dst
@@ -145,10 +173,7 @@ func (c *Cell) EachFinding() iter.Seq2[int, Finding] {
 				case codeOwn:
 					f = s.own[s.ownAt[int32(base+j)]]
 				default:
-					f = Finding{Rule: s.rules[j], Outcome: Outcome(code), Facts: s.facts[j]}
-					if s.cell[j] {
-						f.Cell = c
-					}
+					f = s.finding(c, j, code)
 				}
 				if !yield(n, f) {
 					return
@@ -191,7 +216,7 @@ func (c *Cell) eachOutcome(f func(o Outcome, rule string)) {
 				g := &s.own[s.ownAt[int32(base+j)]]
 				f(g.Outcome, g.Rule)
 			default:
-				f(Outcome(code), s.rules[j])
+				f(Outcome((code-1)%4+1), s.kinds[j][(code-1)/4].rule)
 			}
 		}
 	}
@@ -201,15 +226,15 @@ func (c *Cell) eachOutcome(f func(o Outcome, rule string)) {
 }
 
 // MoveFindings moves the cell's findings (Findings) into the columns from
-// from on, when the cell has exactly want of them and each shares its
-// column's rule and facts: the table rules' one finding per cell, so that
+// from on, when the cell has exactly want of them and none would be kept
+// whole: the table rules' one finding per cell, so that
 // they too cost a byte per cell. It reports whether it moved them.
 func (s *RuleFindings) MoveFindings(c *Cell, i, from, want int) bool {
 	if len(c.Findings) != want || from+want > s.k || (c.ruled != nil && (c.ruled != s || int(c.ruledAt) != i)) {
 		return false
 	}
 	for j, f := range c.Findings {
-		if !s.fits(c, from+j, f) {
+		if _, ok := s.code(c, from+j, f, false); !ok {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 )
 
@@ -15,7 +16,7 @@ func (f sliceFacts) Message(*Cell) string   { return "slice facts" }
 // exactly the findings put there, in order, then its later Findings: a
 // column's shared findings (its rule, facts and cell), findings with
 // other facts, another rule, another or no cell, no outcome, or facts
-// that cannot be compared; Decide and Summarize read the same; a shared
+// that cannot be compared, and more kinds than a column holds; Decide and Summarize read the same; a shared
 // finding costs no allocation; and moving a table rule's findings into
 // the columns keeps them and their order.
 func TestRuleFindings(t *testing.T) {
@@ -96,10 +97,21 @@ func TestRuleFindings(t *testing.T) {
 	if a := testing.AllocsPerRun(100, func() { rf.Put(c, 0, 0, Finding{Rule: "a", Outcome: Fail, Facts: shared, Cell: c}) }); a != 0 {
 		t.Errorf("a shared finding costs %v allocations, want 0", a)
 	}
-	// a table rule finding that does not share the column's stays in Findings
-	c.Findings = []Finding{Said("table", Fail, "t", nil)}
+	// a table rule's finding a column cannot hold stays in Findings
+	c.Findings = []Finding{{Rule: "table", Outcome: Fail, Facts: sliceFacts{}}}
 	if rf.MoveFindings(c, 0, k, 1) {
-		t.Error("a finding with other facts moved into a column")
+		t.Error("a finding with facts that cannot be compared moved into a column")
+	}
+	// a column holds 63 kinds of finding; the others are kept whole
+	for v := range 70 {
+		f := Finding{Rule: "c", Outcome: NotApplicable, Facts: &Statement{Text: strconv.Itoa(v)}}
+		rf.Put(c, 0, 2, f)
+		if g := c.AllFindings()[2]; g.Rule != "c" || g.Outcome != NotApplicable || g.Message() != strconv.Itoa(v) {
+			t.Fatalf("kind %d: read back %+v", v, g)
+		}
+	}
+	if got := len(rf.kinds[2]); got != maxKinds {
+		t.Errorf("column of %d kinds, want %d", got, maxKinds)
 	}
 	c.ClearFindings()
 	if c.NumFindings() != 0 || len(c.AllFindings()) != 0 {
