@@ -144,6 +144,9 @@ func TestStats(t *testing.T) {
 	if st, ok := s.Get("mean"); !ok || st.Text != "3" {
 		t.Errorf("mean %v %v", st, ok)
 	}
+	if got := fmt.Sprint(s); got != "[{Name:total Stat:{Text:4 Value:0 Missing:false Marker:false}} {Name:mean Stat:{Text:3 Value:0 Missing:false Marker:false}}]" {
+		t.Errorf("printed %s", got)
+	}
 	if got := order(StatsOf(map[string]Stat{"sd": {Text: "a"}, "count": {Text: "b"}, "mean": {Text: "c"}})); got != "count=b mean=c sd=a " {
 		t.Errorf("StatsOf %q", got)
 	}

@@ -16,8 +16,8 @@ func TestCellFindingSize(t *testing.T) {
 	if s := unsafe.Sizeof(Finding{}); s > 48 {
 		t.Errorf("Finding is %d bytes, want at most 48", s)
 	}
-	if s := unsafe.Sizeof(Cell{}); s > 392 {
-		t.Errorf("Cell is %d bytes, want at most 392 (Go's size class 416)", s)
+	if s := unsafe.Sizeof(Cell{}); s > 384 {
+		t.Errorf("Cell is %d bytes, want at most 384 (a Go size class)", s)
 	}
 	if s := unsafe.Sizeof(NamedStat{}); s > 64 {
 		t.Errorf("NamedStat is %d bytes, want at most 64 (two statistics in Go's size class 128)", s)
