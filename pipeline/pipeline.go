@@ -613,7 +613,9 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	}
 	if nt > 0 {
 		for i, c := range t.Cells {
-			cols[i/chunk].MoveFindings(c, i%chunk, nc, nt)
+			if rf := cols[i/chunk]; rf != nil {
+				rf.MoveFindings(c, i%chunk, nc, nt)
+			}
 		}
 	}
 	if err := evaluateOtherCounts(ctx, t, cellRules, tableRules); err != nil {
