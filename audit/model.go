@@ -227,7 +227,7 @@ type Cell struct {
 	// Stats are the statistics the released table shows for this cell, by
 	// role name: count, total, mean, sd, variance, median, min, max,
 	// skewness, kurtosis, and m1, m2, ... for raw moment means (S_p / n).
-	Stats map[string]Stat
+	Stats Stats
 
 	Status   Status
 	Findings []Finding
@@ -243,6 +243,11 @@ type Cell struct {
 	HasAbs   bool // AbsTotal and AbsTop are kept
 	HasRange bool // Min and Max are known
 	HasSumSq bool // SumSq is known
+
+	// ruled holds the findings of the rules run on every cell, in
+	// columns, and ruledAt is the cell's row there (see RuleFindings).
+	ruledAt uint16
+	ruled   *RuleFindings
 }
 
 // ColumnLabel is the header shown for Columns[i].
@@ -384,11 +389,11 @@ func (t *Table) Summarize() Summary {
 		default:
 			s.OK++
 		}
-		for _, f := range c.Findings {
-			if f.Outcome == Fail || f.Outcome == Review {
-				s.ByRule[f.Rule]++
+		c.eachOutcome(func(o Outcome, rule string) {
+			if o == Fail || o == Review {
+				s.ByRule[rule]++
 			}
-		}
+		})
 	}
 	return s
 }
@@ -398,14 +403,14 @@ func (t *Table) Summarize() Summary {
 // suppression runs afterwards and only touches ok cells.
 func Decide(c *Cell) {
 	st := StatusOK
-	for _, f := range c.Findings {
-		switch f.Outcome {
+	c.eachOutcome(func(o Outcome, _ string) {
+		switch o {
 		case Fail:
 			st = Stricter(st, StatusPrimary)
 		case Review:
 			st = Stricter(st, StatusReview)
 		}
-	}
+	})
 	c.Status = st
 }
 

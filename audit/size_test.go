@@ -9,13 +9,18 @@ import (
 // TestCellFindingSize guards the sizes that a table of a million cells
 // multiplies (BenchmarkMillionCells): a finding is its rule, an outcome
 // byte, its facts and its cell (its message and figures live in the
-// facts), and a cell's presence flags share one word.
+// facts), but a cell keeps its rules' findings as a byte each in its
+// RuleFindings (TestRuleFindings); a cell's presence flags and its row
+// there share one word; its statistics are a short list, not a map.
 func TestCellFindingSize(t *testing.T) {
 	if s := unsafe.Sizeof(Finding{}); s > 48 {
 		t.Errorf("Finding is %d bytes, want at most 48", s)
 	}
-	if s := unsafe.Sizeof(Cell{}); s > 368 {
-		t.Errorf("Cell is %d bytes, want at most 368 (Go's size class 384)", s)
+	if s := unsafe.Sizeof(Cell{}); s > 384 {
+		t.Errorf("Cell is %d bytes, want at most 384 (a Go size class)", s)
+	}
+	if s := unsafe.Sizeof(NamedStat{}); s > 64 {
+		t.Errorf("NamedStat is %d bytes, want at most 64 (two statistics in Go's size class 128)", s)
 	}
 }
 

@@ -2,8 +2,13 @@ package audit
 
 import (
 	"fmt"
+	"iter"
+	"maps"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // StatKind is the kind of a statistic a table publishes per cell.
@@ -103,3 +108,117 @@ func PublishedOrder(stats []Statistic) int {
 	}
 	return o
 }
+
+// NamedStat is one published statistic of a cell with its role name (see
+// Cell.Stats).
+type NamedStat struct {
+	Name string
+	Stat
+}
+
+// Stats are the statistics a cell publishes, by role name, in the order
+// they were first set: the table's Publish order for a cell built from
+// records, the input's columns for a cell read from a table. A short
+// list, not a map: a cell of a table of a million holds two to a dozen,
+// and a map costs a cell 648 bytes even for two. The zero Stats holds
+// none.
+//
+// It keeps its list as a pointer and two 32-bit lengths, not a slice, so
+// that a Cell takes 384 bytes (a Go size class) rather than 416.
+type Stats struct {
+	p    *NamedStat // the list's first element (nil: none)
+	n, c uint32     // its length and capacity
+}
+
+// view is the list.
+func (s Stats) view() []NamedStat {
+	if s.p == nil {
+		return nil
+	}
+	return unsafe.Slice(s.p, s.c)[:s.n]
+}
+
+// keep makes list the statistics.
+func (s *Stats) keep(list []NamedStat) {
+	if cap(list) > math.MaxUint32 {
+		panic("audit: more than 2^32 statistics in a cell")
+	}
+	s.p, s.n, s.c = unsafe.SliceData(list), uint32(len(list)), uint32(cap(list))
+	if cap(list) == 0 {
+		s.p = nil
+	}
+}
+
+// String lists the statistics with their names, so that %v shows a
+// cell's statistics, not where they are.
+func (s Stats) String() string { return fmt.Sprintf("%+v", s.view()) }
+
+// StatsOf returns the statistics of m in the order of their names.
+func StatsOf(m map[string]Stat) Stats {
+	var s Stats
+	s.Grow(len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		s.Set(name, m[name])
+	}
+	return s
+}
+
+// Get returns the statistic named name.
+func (s Stats) Get(name string) (Stat, bool) {
+	list := s.view()
+	for i := range list {
+		if list[i].Name == name {
+			return list[i].Stat, true
+		}
+	}
+	return Stat{}, false
+}
+
+// Of returns the statistic named name, the zero Stat when the cell has
+// none.
+func (s Stats) Of(name string) Stat {
+	st, _ := s.Get(name)
+	return st
+}
+
+// Has reports whether the cell publishes the statistic named name.
+func (s Stats) Has(name string) bool {
+	_, ok := s.Get(name)
+	return ok
+}
+
+// Len is the number of statistics.
+func (s Stats) Len() int { return int(s.n) }
+
+// All yields the statistics with their names in order.
+func (s Stats) All() iter.Seq2[string, Stat] {
+	return func(yield func(string, Stat) bool) {
+		for _, ns := range s.view() {
+			if !yield(ns.Name, ns.Stat) {
+				return
+			}
+		}
+	}
+}
+
+// Set sets the statistic named name: in its place when the cell has it,
+// last otherwise.
+func (s *Stats) Set(name string, st Stat) {
+	list := s.view()
+	for i := range list {
+		if list[i].Name == name {
+			list[i].Stat = st
+			return
+		}
+	}
+	s.keep(append(list, NamedStat{Name: name, Stat: st}))
+}
+
+// Delete removes the statistic named name, keeping the others' order.
+func (s *Stats) Delete(name string) {
+	s.keep(slices.DeleteFunc(s.view(), func(ns NamedStat) bool { return ns.Name == name }))
+}
+
+// Grow makes room for n more statistics, so that setting them allocates
+// once.
+func (s *Stats) Grow(n int) { s.keep(slices.Grow(s.view(), n)) }

@@ -214,7 +214,7 @@ func aprioriDifferences(t *audit.Table, r *aprioriResult) {
 // review, with their messages.
 func failing(c *audit.Cell, skip string) string {
 	var parts []string
-	for _, f := range c.Findings {
+	for _, f := range c.EachFinding() {
 		if f.Rule == skip || f.Rule == overrideRule || f.Rule == "secondary" || f.Rule == "interval_audit" {
 			continue
 		}

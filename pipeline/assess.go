@@ -49,7 +49,7 @@ func markUnassessed(t *audit.Table, sensitive []string) {
 		}
 		var na []string
 		assessed := false
-		for _, f := range c.Findings {
+		for _, f := range c.EachFinding() {
 			if !slices.Contains(sensitive, f.Rule) {
 				continue
 			}
@@ -85,10 +85,10 @@ func markUnassessed(t *audit.Table, sensitive []string) {
 // not already suppress (or is a microdata cell, which publishes what its
 // records give).
 func publishes(c *audit.Cell) bool {
-	if len(c.Stats) == 0 {
+	if c.Stats.Len() == 0 {
 		return true
 	}
-	for _, st := range c.Stats {
+	for _, st := range c.Stats.All() {
 		if !st.Marker {
 			return true
 		}

@@ -41,9 +41,9 @@ func TestUnassessedCellIsReview(t *testing.T) {
 			got := 0
 			for _, c := range tab.Cells {
 				var f *audit.Finding
-				for i := range c.Findings {
-					if c.Findings[i].Rule == unassessedRule {
-						f = &c.Findings[i]
+				for i := range c.AllFindings() {
+					if c.AllFindings()[i].Rule == unassessedRule {
+						f = &c.AllFindings()[i]
 					}
 				}
 				if (f != nil) != (c.Status == audit.StatusReview) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,11 +71,23 @@ func peakHeap(f func()) float64 {
 	var peak atomic.Uint64
 	done := make(chan struct{})
 	stopped := make(chan struct{})
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	// SDCAUDIT_BENCH_PEAKPROFILE=FILE: the heap profile (as of the last
+	// collection) when the live heap is the largest seen, which shows
+	// what the peak holds; it costs time, so only for a look
+	peakProfile := os.Getenv("SDCAUDIT_BENCH_PEAKPROFILE")
+	var maxLive uint64
 	sample := func() {
 		metrics.Read(samples)
 		if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > peak.Load() {
 			peak.Store(v)
+		}
+		if live := samples[2].Value.Uint64(); peakProfile != "" && live > maxLive+maxLive/20 {
+			maxLive = live
+			if f, err := os.Create(peakProfile); err == nil {
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
 		}
 	}
 	go func() {

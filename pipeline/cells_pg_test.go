@@ -213,7 +213,7 @@ func compareCellRuns(t *testing.T, path string, want, got *Result, dir string) {
 		if w.N != g.N || w.Rows != g.Rows || w.Missing != g.Missing || w.Negative != g.Negative || w.Total.Cmp(g.Total) != 0 || w.SumSq.Cmp(g.SumSq) != 0 {
 			t.Fatalf("cell %v: figures differ: summary %+v, microdata %+v", w.Key, g, w)
 		}
-		same := w.AllTop == g.AllTop && w.HasRange == g.HasRange && w.Min.Cmp(g.Min) == 0 && w.Max.Cmp(g.Max) == 0 && len(w.Top) == len(g.Top) && len(w.Pow) == len(g.Pow) && len(w.Stats) == len(g.Stats)
+		same := w.AllTop == g.AllTop && w.HasRange == g.HasRange && w.Min.Cmp(g.Min) == 0 && w.Max.Cmp(g.Max) == 0 && len(w.Top) == len(g.Top) && len(w.Pow) == len(g.Pow) && w.Stats.Len() == g.Stats.Len()
 		for k := range w.Top {
 			same = same && w.Top[k].Cmp(g.Top[k]) == 0
 		}
@@ -222,8 +222,8 @@ func compareCellRuns(t *testing.T, path string, want, got *Result, dir string) {
 			// summary's are exact, rounded once
 			same = same && math.Abs(w.Pow[k]-g.Pow[k]) <= 1e-9*math.Max(1, math.Abs(w.Pow[k])) && math.Abs(w.PowScale-g.PowScale) <= 1e-12*w.PowScale
 		}
-		for k, v := range w.Stats {
-			gv := g.Stats[k]
+		for k, v := range w.Stats.All() {
+			gv := g.Stats.Of(k)
 			if strings.HasPrefix(k, "m") && len(k) > 1 && k[1] >= '0' && k[1] <= '9' && !v.Missing {
 				// the raw moment means m1..mK (the moment attack's
 				// internal figures, not published here) come from

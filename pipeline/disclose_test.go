@@ -29,7 +29,7 @@ func cellByKey(t *testing.T, tab *audit.Table, key string) *audit.Cell {
 }
 
 func findingOf(c *audit.Cell, rule string) (audit.Finding, bool) {
-	for _, f := range c.Findings {
+	for _, f := range c.AllFindings() {
 		if f.Rule == rule {
 			return f, true
 		}
@@ -62,13 +62,13 @@ func TestAllZeroCellIsPrimary(t *testing.T) {
 			}
 			z := cellByKey(t, tab, "z")
 			if z.Status != audit.StatusPrimary {
-				t.Fatalf("all-zero cell z: status %s, want primary; findings %+v", z.Status, z.Findings)
+				t.Fatalf("all-zero cell z: status %s, want primary; findings %+v", z.Status, z.AllFindings())
 			}
 			if f, ok := findingOf(z, "all_zero"); !ok || f.Outcome != audit.Fail {
 				t.Fatalf("all-zero cell z: all_zero finding %+v", f)
 			}
 			if a := cellByKey(t, tab, "a"); a.Status != audit.StatusOK {
-				t.Fatalf("dispersed cell a: status %s, want ok; findings %+v", a.Status, a.Findings)
+				t.Fatalf("dispersed cell a: status %s, want ok; findings %+v", a.Status, a.AllFindings())
 			}
 		})
 	}
@@ -86,7 +86,7 @@ func TestAllZeroCellIsPrimary(t *testing.T) {
 		t.Fatal(err)
 	}
 	if z := cellByKey(t, tab, "z"); z.Status != audit.StatusPrimary {
-		t.Fatalf("aggregate all-zero cell: status %s; findings %+v", z.Status, z.Findings)
+		t.Fatalf("aggregate all-zero cell: status %s; findings %+v", z.Status, z.AllFindings())
 	}
 }
 
@@ -134,7 +134,7 @@ func TestMinMaxPrimaryByDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c := tab.Cells[0]; c.Status != audit.StatusPrimary {
-		t.Fatalf("aggregate max: status %s; findings %+v", c.Status, c.Findings)
+		t.Fatalf("aggregate max: status %s; findings %+v", c.Status, c.AllFindings())
 	}
 }
 
@@ -155,7 +155,7 @@ func TestAllMissingCellIsReview(t *testing.T) {
 	}
 	aq := cellByKey(t, tab, "a/q")
 	if aq.Status != audit.StatusReview {
-		t.Fatalf("all-missing cell a/q: status %s, want review; findings %+v", aq.Status, aq.Findings)
+		t.Fatalf("all-missing cell a/q: status %s, want review; findings %+v", aq.Status, aq.AllFindings())
 	}
 	if f, ok := findingOf(aq, "missing"); !ok || f.Outcome != audit.Review || !strings.Contains(f.Message(), "missing") {
 		t.Fatalf("a/q missing finding %+v", f)
@@ -224,10 +224,10 @@ func TestAggregateMarginsMustAddUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c := cellByKey(t, tab, "a"); c.Status != audit.StatusReview {
-		t.Errorf("n = 0, total 5: status %s; findings %+v", c.Status, c.Findings)
+		t.Errorf("n = 0, total 5: status %s; findings %+v", c.Status, c.AllFindings())
 	}
 	if c := cellByKey(t, tab, "b"); c.Status != audit.StatusOK {
-		t.Errorf("b: status %s; findings %+v", c.Status, c.Findings)
+		t.Errorf("b: status %s; findings %+v", c.Status, c.AllFindings())
 	}
 }
 
@@ -243,7 +243,7 @@ func TestAggregateHierarchyAddsUp(t *testing.T) {
 	}
 	for _, c := range tab.Cells {
 		if c.Status != audit.StatusOK {
-			t.Errorf("%v: %s %+v", c.Key, c.Status, c.Findings)
+			t.Errorf("%v: %s %+v", c.Key, c.Status, c.AllFindings())
 		}
 	}
 	tab, err = auditText(t, strings.Replace(in, "North,5,30", "North,5,31", 1), cfg)

@@ -103,7 +103,7 @@ func TestEncodingsCheck(t *testing.T) {
 					t.Errorf("cell %q: row %d n %d total %s, want row %d n %d total %s", w.key, c.Row, c.N, c.Total, i+2, w.n, w.total)
 				}
 				if w.mean != "" {
-					if m := tab.Cells[i].Stats["mean"]; m.Value.Cmp(decimal.Must(w.mean)) != 0 {
+					if m := tab.Cells[i].Stats.Of("mean"); m.Value.Cmp(decimal.Must(w.mean)) != 0 {
 						t.Errorf("cell %q: mean %s, want %s", w.key, m.Value, w.mean)
 					}
 				}

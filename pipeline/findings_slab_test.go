@@ -59,7 +59,7 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 	var rules []string // the rules' findings of an ok cell
 	for _, c := range tab.Cells {
 		if c.Status == audit.StatusOK {
-			for _, f := range c.Findings {
+			for _, f := range c.AllFindings() {
 				rules = append(rules, f.Rule)
 			}
 			break
@@ -67,10 +67,10 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 	}
 	appended := 0
 	for i, c := range tab.Cells {
-		if len(c.Findings) < len(rules) {
-			t.Fatalf("cell %d: %d findings, want at least %d", i, len(c.Findings), len(rules))
+		if len(c.AllFindings()) < len(rules) {
+			t.Fatalf("cell %d: %d findings, want at least %d", i, len(c.AllFindings()), len(rules))
 		}
-		for j, f := range c.Findings {
+		for j, f := range c.AllFindings() {
 			if j < len(rules) && f.Rule != rules[j] {
 				t.Fatalf("cell %d: finding %d is %s, want %s", i, j, f.Rule, rules[j])
 			}
@@ -88,14 +88,14 @@ func checkOwnFindings(t *testing.T, tab *audit.Table, secondary bool) {
 	// append to every cell; no cell's findings change
 	before := make([][]audit.Finding, len(tab.Cells))
 	for i, c := range tab.Cells {
-		before[i] = append([]audit.Finding(nil), c.Findings...)
+		before[i] = append([]audit.Finding(nil), c.AllFindings()...)
 	}
 	for _, c := range tab.Cells {
 		c.Findings = append(c.Findings, audit.Said("extra", audit.Review, "appended", nil))
 	}
 	for i, c := range tab.Cells {
 		for j, f := range before[i] {
-			if g := c.Findings[j]; g.Rule != f.Rule || g.Outcome != f.Outcome || g.Message() != f.Message() || g.Cell != f.Cell {
+			if g := c.AllFindings()[j]; g.Rule != f.Rule || g.Outcome != f.Outcome || g.Message() != f.Message() || g.Cell != f.Cell {
 				t.Fatalf("appending to the cells changed cell %d's finding %d: %s, was %s", i, j, g.Rule, f.Rule)
 			}
 		}

@@ -334,10 +334,10 @@ func TestBusinessWorkbook(t *testing.T) {
 	if len(tab.Cells) != 6 {
 		t.Fatalf("%d cells", len(tab.Cells))
 	}
-	if got := tab.Cells[3].Stats["total"]; got.Text != "1,234,567.5" || got.Value.String() != "1234567.5" {
+	if got := tab.Cells[3].Stats.Of("total"); got.Text != "1,234,567.5" || got.Value.String() != "1234567.5" {
 		t.Errorf("thousands separators: %+v", got)
 	}
-	if got := tab.Cells[1].Stats["total"]; !got.Marker {
+	if got := tab.Cells[1].Stats.Of("total"); !got.Marker {
 		t.Errorf("the c marker is not a marker: %+v", got)
 	}
 	flagged := map[int]audit.Status{}

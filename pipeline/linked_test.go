@@ -520,7 +520,7 @@ func TestLinkedTooLargeGoesToReview(t *testing.T) {
 			}
 			prim++
 			found := false
-			for _, f := range c.Findings {
+			for _, f := range c.AllFindings() {
 				found = found || f.Rule == "linked" && f.Outcome == audit.Review
 			}
 			if !found {

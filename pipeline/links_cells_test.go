@@ -221,7 +221,7 @@ func TestLinksAggregateMismatchAndUnknown(t *testing.T) {
 				continue
 			}
 			prim++
-			if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Rule == "linked" && f.Outcome == audit.Review }) {
+			if !slices.ContainsFunc(c.AllFindings(), func(f audit.Finding) bool { return f.Rule == "linked" && f.Outcome == audit.Review }) {
 				t.Errorf("%s %v: primary without a linked review finding", tb.Name, c.Key)
 			}
 		}

@@ -45,8 +45,9 @@ func shadowTable(t *audit.Table, k otherCount) *audit.Table {
 		Structure: t.Structure, Decimals: t.Decimals, Columns: []string{"count"}, ColumnLabels: []string{k.column}, Publish: []string{"count"}}
 	s.Cells = make([]*audit.Cell, len(t.Cells))
 	for i, c := range t.Cells {
-		st := c.Stats[k.key]
-		sc := &audit.Cell{Key: c.Key, Row: c.Row, Stats: map[string]audit.Stat{"count": st}}
+		st, _ := c.Stats.Get(k.key)
+		sc := &audit.Cell{Key: c.Key, Row: c.Row}
+		sc.Stats.Set("count", st)
 		if !st.Missing {
 			if n, ok := st.Value.Int64(); ok && n >= 0 {
 				sc.HasN, sc.N = true, n
@@ -78,7 +79,7 @@ func evaluateOtherCounts(ctx context.Context, t *audit.Table, cellRules []rules.
 			r.CheckTable(s)
 		}
 		for i, c := range s.Cells {
-			for _, f := range c.Findings {
+			for _, f := range c.EachFinding() {
 				if f.Outcome != audit.Fail && f.Outcome != audit.Review {
 					continue
 				}

@@ -135,9 +135,9 @@ func TestParquetTypedMatchesCSV(t *testing.T) {
 // pointers, which neither reflect.DeepEqual nor %v compare by content).
 func cellText(c *audit.Cell) string {
 	cell := *c
-	cell.Findings = nil
+	cell.ClearFindings()
 	s := fmt.Sprintf("%+v", cell)
-	for _, f := range c.Findings {
+	for _, f := range c.EachFinding() {
 		s += fmt.Sprintf("\n%s %s %v: %s", f.Rule, f.Outcome, f.FigureList(), f.Message())
 	}
 	return s

@@ -580,23 +580,23 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	const chunk = 1024
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(workers, 1))
+	// The findings of the cell rules, and then of the table rules, go in
+	// columns, one set per chunk of cells (audit.RuleFindings): a byte
+	// per cell and rule, not a finding.
+	nc, nt := len(cellRules), len(tableRules)
+	cols := make([]*audit.RuleFindings, (len(t.Cells)+chunk-1)/chunk)
 	for lo := 0; lo < len(t.Cells); lo += chunk {
 		hi := min(lo+chunk, len(t.Cells))
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			// One slab of findings for the chunk's cells, each cell's
-			// slice capped at its own share (the cell and table rules'
-			// findings) so that an append beyond it (secondary
-			// suppression, an override) moves that cell's findings
-			// elsewhere and never writes into the next cell's.
-			k := len(rs.cell) + len(rs.table)
-			slab := make([]audit.Finding, (hi-lo)*k)
+			rf := audit.NewRuleFindings(hi-lo, nc+nt)
+			cols[lo/chunk] = rf
 			for i, c := range t.Cells[lo:hi] {
-				c.Findings = slab[i*k : i*k : (i+1)*k]
-				for _, r := range cellRules {
-					c.Findings = append(c.Findings, r.Check(t, c))
+				rf.Attach(c, i)
+				for j, r := range cellRules {
+					rf.Put(c, i, j, r.Check(t, c))
 				}
 			}
 			return gctx.Err()
@@ -610,6 +610,13 @@ func Evaluate(ctx context.Context, t *audit.Table, rs *RuleSet, s *configs.Setti
 	}
 	for _, r := range tableRules {
 		r.CheckTable(t)
+	}
+	if nt > 0 {
+		for i, c := range t.Cells {
+			if rf := cols[i/chunk]; rf != nil {
+				rf.MoveFindings(c, i%chunk, nc, nt)
+			}
+		}
 	}
 	if err := evaluateOtherCounts(ctx, t, cellRules, tableRules); err != nil {
 		return nil, err

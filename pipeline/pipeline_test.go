@@ -131,8 +131,8 @@ publish: [count, total, mean, sd, min, max]
 		t.Fatalf("South/F rows=%d missing=%d n=%d total=%s", sf.Rows, sf.Missing, sf.N, sf.Total)
 	}
 	nf := byKey["North/F"]
-	if nf.Stats["mean"].Text != "1000.25" || nf.Stats["sd"].Text != "283.20" {
-		t.Fatalf("North/F mean %q sd %q", nf.Stats["mean"].Text, nf.Stats["sd"].Text)
+	if nf.Stats.Of("mean").Text != "1000.25" || nf.Stats.Of("sd").Text != "283.20" {
+		t.Fatalf("North/F mean %q sd %q", nf.Stats.Of("mean").Text, nf.Stats.Of("sd").Text)
 	}
 	if g := byKey["Total/Total"]; g.N != 9 || g.Total.String() != "21766.25" || g.Max.String() != "15000" || g.Min.String() != "50" {
 		t.Fatalf("grand total n=%d total=%s min=%s max=%s", g.N, g.Total, g.Min, g.Max)
@@ -220,10 +220,10 @@ func TestAggregateMarkersAndThousands(t *testing.T) {
 	if a.N != 1234 || a.Total.String() != "12345.5" {
 		t.Fatalf("thousands: n=%d total=%s", a.N, a.Total)
 	}
-	if b.HasN || !b.Stats["count"].Marker || !b.Stats["total"].Marker {
+	if b.HasN || !b.Stats.Of("count").Marker || !b.Stats.Of("total").Marker {
 		t.Fatalf("markers: %+v", b.Stats)
 	}
-	if c.HasTotal || !c.Stats["total"].Missing {
+	if c.HasTotal || !c.Stats.Of("total").Missing {
 		t.Fatalf("missing total: %+v", c.Stats)
 	}
 }

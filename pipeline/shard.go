@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,14 +114,14 @@ func digest(t *audit.Table) partDigest {
 	}
 	for i, c := range t.Cells {
 		pc := partCell{Key: c.Key, Status: c.Status}
-		for _, f := range c.Findings {
+		for _, f := range c.EachFinding() {
 			if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 				pc.Flags = append(pc.Flags, partFlag{f.Rule, f.Outcome})
 			}
 		}
 		if c.Status.Effective() == audit.StatusOK {
 			for _, col := range t.Columns {
-				if s, ok := c.Stats[col]; ok {
+				if s, ok := c.Stats.Get(col); ok {
 					if pc.Stats == nil {
 						pc.Stats = map[string]string{}
 					}
@@ -139,12 +140,12 @@ func (d *partDigest) table() *audit.Table {
 		t.Audit = &audit.Intervals{ExactlyDisclosed: d.Exactly, UnderProtected: d.Under}
 	}
 	for i, pc := range d.Cells {
-		c := &audit.Cell{Key: pc.Key, Status: pc.Status, Stats: map[string]audit.Stat{}}
+		c := &audit.Cell{Key: pc.Key, Status: pc.Status}
 		for _, f := range pc.Flags {
 			c.Findings = append(c.Findings, audit.Finding{Rule: f.Rule, Outcome: f.Status})
 		}
-		for k, v := range pc.Stats {
-			c.Stats[k] = audit.Stat{Text: v}
+		for _, k := range slices.Sorted(maps.Keys(pc.Stats)) {
+			c.Stats.Set(k, audit.Stat{Text: pc.Stats[k]})
 		}
 		t.Cells[i] = c
 	}

@@ -235,7 +235,7 @@ func TestStillbirthsProtected(t *testing.T) {
 	// no class-rule flood: the rows are nested, not crossed
 	class := 0
 	for _, c := range tab.Cells {
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			if f.Rule == "class" && f.Outcome == audit.Fail {
 				class++
 			}
@@ -368,7 +368,7 @@ func TestInjuriesHierarchy(t *testing.T) {
 			continue
 		}
 		withheld++
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			if f.Rule != "threshold" || f.Outcome != audit.Fail {
 				continue
 			}

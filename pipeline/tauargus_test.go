@@ -75,7 +75,7 @@ func TestTauArgusExampleTable(t *testing.T) {
 			t.Errorf("cell %s (status U in pp.tab) is %s, want primary", k, st[k])
 		}
 		c := cellOf(tab, k)
-		if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Rule == aprioriRule && f.Outcome == audit.Fail }) {
+		if !slices.ContainsFunc(c.AllFindings(), func(f audit.Finding) bool { return f.Rule == aprioriRule && f.Outcome == audit.Fail }) {
 			t.Errorf("cell %s has no apriori finding", k)
 		}
 	}

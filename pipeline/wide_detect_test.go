@@ -35,13 +35,13 @@ func cellLines(tab *audit.Table) []string {
 	for _, c := range tab.Cells {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %s n=%d total=%s", strings.Join(c.Key, "|"), c.Status, c.N, c.Total)
-		stats := make([]string, 0, len(c.Stats))
-		for k, v := range c.Stats {
+		stats := make([]string, 0, c.Stats.Len())
+		for k, v := range c.Stats.All() {
 			stats = append(stats, k+"="+v.Text)
 		}
 		sort.Strings(stats)
 		b.WriteString(" " + strings.Join(stats, ","))
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			fmt.Fprintf(&b, " %s:%s", f.Rule, f.Outcome)
 		}
 		out = append(out, b.String())

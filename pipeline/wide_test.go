@@ -467,13 +467,13 @@ func TestWideBlankTotalBelow(t *testing.T) {
 	}
 	var keys []string
 	for _, c := range tab.Cells {
-		keys = append(keys, strings.Join(c.Key, "/")+"="+c.Stats["count"].Text)
+		keys = append(keys, strings.Join(c.Key, "/")+"="+c.Stats.Of("count").Text)
 	}
 	want := "A/Mining/a=3 A/Mining/b=c A/Total/Total=7 Total/Mining/a=3 Total/Mining/b=4 Total/Total/Total=7"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("cells %s\nwant  %s", got, want)
 	}
-	if !tab.Cells[1].Stats["count"].Marker {
+	if !tab.Cells[1].Stats.Of("count").Marker {
 		t.Errorf("the c marker is not a marker")
 	}
 	_ = audit.StatusOK
@@ -547,8 +547,8 @@ func TestWideOutputs(t *testing.T) {
 			i++
 			ov, _ := orig.GetCellValue(sh, ref)
 			av, _ := ann.GetCellValue(sh, ref)
-			if ov != av || cell.Stats["count"].Text != ov {
-				t.Errorf("%s: value %q, input %q, cell %s %q", ref, av, ov, strings.Join(cell.Key, "/"), cell.Stats["count"].Text)
+			if ov != av || cell.Stats.Of("count").Text != ov {
+				t.Errorf("%s: value %q, input %q, cell %s %q", ref, av, ov, strings.Join(cell.Key, "/"), cell.Stats.Of("count").Text)
 			}
 			want := ""
 			if cell.Status != audit.StatusOK {
@@ -611,7 +611,7 @@ func TestWideOutputs(t *testing.T) {
 		for c := 1; c <= 12; c++ {
 			cell := tab.Cells[i]
 			i++
-			want := cell.Stats["count"].Text
+			want := cell.Stats.Of("count").Text
 			if writers.Suppressed(cell) {
 				want = "x"
 			}
@@ -705,8 +705,8 @@ func TestCrosstabSheet(t *testing.T) {
 				r, col := 3+down, nd-1+i%across
 				ref, _ := excelize.CoordinatesToCellName(col+1, r)
 				v, _ := f.GetCellValue(writers.SheetCrosstab, ref)
-				if v != c.Stats["count"].Text {
-					t.Errorf("%s %s (%s): %q, want %q", tc.long, ref, strings.Join(c.Key, "/"), v, c.Stats["count"].Text)
+				if v != c.Stats.Of("count").Text {
+					t.Errorf("%s %s (%s): %q, want %q", tc.long, ref, strings.Join(c.Key, "/"), v, c.Stats.Of("count").Text)
 				}
 				for d := 0; d < nd-1; d++ {
 					lref, _ := excelize.CoordinatesToCellName(d+1, r)
@@ -865,7 +865,7 @@ func TestWideStatistics(t *testing.T) {
 			if cnt != "x" || tot != "x" {
 				t.Errorf("%s (%s): published %q and %q", strings.Join(c.Key, "/"), c.Status, cnt, tot)
 			}
-		} else if cnt != c.Stats["count"].Text || tot != c.Stats["total"].Text {
+		} else if cnt != c.Stats.Of("count").Text || tot != c.Stats.Of("total").Text {
 			t.Errorf("%s: %q %q", strings.Join(c.Key, "/"), cnt, tot)
 		}
 	}
@@ -893,13 +893,13 @@ func TestWideTotalMismatch(t *testing.T) {
 			t.Errorf("A/Total: status %s", c.Status)
 		}
 		found := false
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			if f.Rule == "consistency" && f.Outcome == audit.Review && strings.Contains(f.Message(), "sum to 70 (difference 1)") {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("A/Total: no consistency review: %+v", c.Findings)
+			t.Errorf("A/Total: no consistency review: %+v", c.AllFindings())
 		}
 	}
 }

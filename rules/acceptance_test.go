@@ -83,7 +83,7 @@ func auditCSV(t tb, csv, y string) *audit.Table {
 func failing(tab *audit.Table, rule string) []string {
 	var out []string
 	for _, c := range tab.Cells {
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			if f.Rule == rule && f.Outcome == audit.Fail {
 				out = append(out, strings.Join(c.Key, "/"))
 			}
@@ -145,7 +145,7 @@ func TestMicrodata1(t *testing.T) {
 	}
 	for _, c := range tab.Cells {
 		if c.Status == audit.StatusReview {
-			t.Errorf("%v: review %+v", c.Key, c.Findings)
+			t.Errorf("%v: review %+v", c.Key, c.AllFindings())
 		}
 	}
 }
@@ -165,7 +165,7 @@ func TestAcroCharitiesFrequency(t *testing.T) {
 		t.Errorf("primary %v, want %v", got, want)
 	}
 	for _, c := range tab.Cells {
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			switch f.Rule {
 			case "dominance", "p_percent":
 				if f.Outcome != audit.NotApplicable {
@@ -200,12 +200,12 @@ func TestAcroCharitiesNegative(t *testing.T) {
 			continue
 		}
 		negCells++
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			if (f.Rule == "dominance" || f.Rule == "p_percent" || f.Rule == "negative") && f.Outcome != audit.Review {
 				t.Errorf("default %v: %s says %s with negatives", c.Key, f.Rule, f.Outcome)
 			}
 		}
-		for _, f := range abs.Cells[i].Findings {
+		for _, f := range abs.Cells[i].AllFindings() {
 			if f.Rule == "dominance" && (f.Outcome == audit.Review || f.Values()["absolute"] != true) {
 				t.Errorf("abs %v: dominance %s %v", c.Key, f.Outcome, f.Values())
 			}
@@ -252,7 +252,7 @@ func TestClassDisclosure(t *testing.T) {
 		t.Fatalf("class fails %v", got)
 	}
 	for _, c := range tab.Cells {
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			if f.Rule == "class" && f.Outcome == audit.Fail && !strings.Contains(f.Message(), "all ") {
 				t.Errorf("message %q", f.Message())
 			}
@@ -288,7 +288,7 @@ func TestAggregateTable(t *testing.T) {
 	status := map[string]map[string]audit.Outcome{}
 	for _, c := range tab.Cells {
 		status[c.Key[0]] = map[string]audit.Outcome{}
-		for _, f := range c.Findings {
+		for _, f := range c.AllFindings() {
 			status[c.Key[0]][f.Rule] = f.Outcome
 		}
 	}
@@ -329,12 +329,12 @@ func TestPermutationInvariance(t *testing.T) {
 		}
 		for i := range a.Cells {
 			ca, cb := a.Cells[i], b.Cells[i]
-			if !slices.Equal(ca.Key, cb.Key) || ca.Status != cb.Status || len(ca.Findings) != len(cb.Findings) {
+			if !slices.Equal(ca.Key, cb.Key) || ca.Status != cb.Status || len(ca.AllFindings()) != len(cb.AllFindings()) {
 				rt.Fatalf("cell %v: %s vs %v: %s", ca.Key, ca.Status, cb.Key, cb.Status)
 			}
-			for j := range ca.Findings {
-				if ca.Findings[j].Outcome != cb.Findings[j].Outcome || ca.Findings[j].Message() != cb.Findings[j].Message() {
-					rt.Fatalf("cell %v: %+v vs %+v", ca.Key, ca.Findings[j], cb.Findings[j])
+			for j := range ca.AllFindings() {
+				if ca.AllFindings()[j].Outcome != cb.AllFindings()[j].Outcome || ca.AllFindings()[j].Message() != cb.AllFindings()[j].Message() {
+					rt.Fatalf("cell %v: %+v vs %+v", ca.Key, ca.AllFindings()[j], cb.AllFindings()[j])
 				}
 			}
 		}

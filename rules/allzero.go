@@ -114,7 +114,7 @@ func negativeKnown(c *audit.Cell) bool {
 			return true
 		}
 	}
-	if st, ok := c.Stats["min"]; ok && !st.Missing && st.Value.Sign() < 0 {
+	if st, ok := c.Stats.Get("min"); ok && !st.Missing && st.Value.Sign() < 0 {
 		return true
 	}
 	return false

@@ -90,8 +90,10 @@ type classHit struct {
 // CheckTable implements TableRule.
 func (r class) CheckTable(t *audit.Table) {
 	if !r.applies(t) {
+		// one finding for every cell: its facts are the same
+		f := finding("class", audit.NotApplicable, "not a frequency table (set magnitude: true to check the counts of magnitude tables)", nil)
 		for _, c := range t.Cells {
-			c.Findings = append(c.Findings, finding("class", audit.NotApplicable, "not a frequency table (set magnitude: true to check the counts of magnitude tables)", nil))
+			c.Findings = append(c.Findings, f)
 		}
 		return
 	}

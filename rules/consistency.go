@@ -49,15 +49,18 @@ func (consistency) Name() string { return "consistency" }
 func (r consistency) CheckTable(t *audit.Table) {
 	const name = "consistency"
 	if t.Mode != audit.Aggregate {
+		// one finding for every cell: its facts are the same
+		f := finding(name, audit.NotApplicable, "cells built from records add up by construction", nil)
 		for _, c := range t.Cells {
-			c.Findings = append(c.Findings, finding(name, audit.NotApplicable, "cells built from records add up by construction", nil))
+			c.Findings = append(c.Findings, f)
 		}
 		return
 	}
 	rels, err := relations.Of(t)
 	if err != nil {
+		f := finding(name, audit.Review, "the table's margins cannot be read, so no audit of it can be trusted: "+err.Error(), nil)
 		for _, c := range t.Cells {
-			c.Findings = append(c.Findings, finding(name, audit.Review, "the table's margins cannot be read, so no audit of it can be trusted: "+err.Error(), nil))
+			c.Findings = append(c.Findings, f)
 		}
 		return
 	}

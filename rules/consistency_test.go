@@ -11,7 +11,7 @@ import (
 
 func TestConsistency(t *testing.T) {
 	aggCell := func(key, n, total string) *audit.Cell {
-		c := &audit.Cell{Key: []string{key}, Stats: map[string]audit.Stat{}}
+		c := &audit.Cell{Key: []string{key}, Stats: audit.StatsOf(map[string]audit.Stat{})}
 		if n != "" {
 			v, _ := decimal.Must(n).Int64()
 			c.HasN, c.N = true, v

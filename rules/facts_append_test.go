@@ -57,7 +57,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 	figs := []audit.Figure{audit.TextFig("stale", "x")}
 	for range 4000 {
 		c := &audit.Cell{HasN: rng.IntN(5) > 0, N: int64(rng.IntN(14) - 1), HasTotal: rng.IntN(6) > 0, Missing: int64(rng.IntN(3) / 2), Negative: int64(rng.IntN(6) / 4 * rng.IntN(3000)),
-			HasAbs: rng.IntN(2) == 0, AbsTotal: val(), Stats: map[string]audit.Stat{}}
+			HasAbs: rng.IntN(2) == 0, AbsTotal: val(), Stats: audit.StatsOf(map[string]audit.Stat{})}
 		if rng.IntN(3) > 0 {
 			c.N = int64(rng.IntN(2_000_000))
 		}
@@ -77,7 +77,7 @@ func TestFactsAppendFormsEqual(t *testing.T) {
 			c.Total = sum
 		}
 		if rng.IntN(4) == 0 {
-			c.Stats["count"] = audit.Stat{Text: "1", Marker: rng.IntN(2) == 0, Missing: true}
+			c.Stats.Set("count", audit.Stat{Text: "1", Marker: rng.IntN(2) == 0, Missing: true})
 		}
 		if rng.IntN(4) == 0 {
 			c.Total = decimal.Dec{}

@@ -38,7 +38,7 @@ func TestFactsFindingsEqualExplain(t *testing.T) {
 	seen := map[string]map[audit.Outcome]bool{}
 	for range 3000 {
 		c := &audit.Cell{HasN: rng.IntN(5) > 0, N: int64(rng.IntN(5)), HasTotal: rng.IntN(5) > 0, Missing: int64(rng.IntN(2)),
-			Negative: int64(rng.IntN(3) / 2), HasAbs: rng.IntN(2) == 0, AbsTotal: small(), Stats: map[string]audit.Stat{}}
+			Negative: int64(rng.IntN(3) / 2), HasAbs: rng.IntN(2) == 0, AbsTotal: small(), Stats: audit.StatsOf(map[string]audit.Stat{})}
 		if rng.IntN(2) == 0 {
 			c.Total = small()
 		}
@@ -49,7 +49,7 @@ func TestFactsFindingsEqualExplain(t *testing.T) {
 			c.HasRange, c.Min, c.Max = true, small(), small()
 		}
 		if rng.IntN(4) == 0 {
-			c.Stats["count"] = audit.Stat{Text: "1", Marker: rng.IntN(2) == 0, Missing: true}
+			c.Stats.Set("count", audit.Stat{Text: "1", Marker: rng.IntN(2) == 0, Missing: true})
 		}
 		for _, tab := range tables {
 			for _, r := range rs {

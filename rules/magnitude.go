@@ -77,7 +77,7 @@ func (m *magInput) sumTop(n int) decimal.Dec {
 // largest contributions and fills m when the rule can read it.
 func readMagnitude(t *audit.Table, c *audit.Cell, need int, absolute bool, m *magInput) inputState {
 	if !c.HasTotal {
-		if st, ok := c.Stats["total"]; ok {
+		if st, ok := c.Stats.Get("total"); ok {
 			if st.Marker {
 				return inSuppressed
 			}

@@ -98,8 +98,8 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if t == nil || t.Measure == nil {
 		return na("no measure domain (min, max, step) is configured")
 	}
-	mean, okM := c.Stats["mean"]
-	sd, okS := c.Stats["sd"]
+	mean, okM := c.Stats.Get("mean")
+	sd, okS := c.Stats.Get("sd")
 	if !okM || !okS || mean.Text == "" || sd.Text == "" {
 		return na("the mean or the SD is not published")
 	}
@@ -108,7 +108,7 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	}
 	n := c.N
 	if !c.HasN {
-		cnt, ok := c.Stats["count"]
+		cnt, ok := c.Stats.Get("count")
 		if !ok || cnt.Missing || cnt.Marker {
 			return na("the number of values is not known")
 		}
@@ -131,7 +131,7 @@ func (r meanSD) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 	if t.Measure.Step.IsZero() {
 		req.Step = "1"
 	}
-	if med, ok := c.Stats["median"]; ok && med.Text != "" && !med.Missing && !med.Marker {
+	if med, ok := c.Stats.Get("median"); ok && med.Text != "" && !med.Missing && !med.Marker {
 		req.Median = med.Text
 	}
 	res, err := meansd.Solve(context.Background(), req)

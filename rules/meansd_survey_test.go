@@ -136,8 +136,8 @@ func TestMeanSDSurvey(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, c := range cells {
 		wg.Go(func() {
-			got[i] = r.Check(tab, &audit.Cell{HasN: true, N: c.n, Stats: map[string]audit.Stat{
-				"mean": {Text: c.mean, Value: decimal.Must(c.mean)}, "sd": {Text: c.sd, Value: decimal.Must(c.sd)}}})
+			got[i] = r.Check(tab, &audit.Cell{HasN: true, N: c.n, Stats: audit.StatsOf(map[string]audit.Stat{
+				"mean": {Text: c.mean, Value: decimal.Must(c.mean)}, "sd": {Text: c.sd, Value: decimal.Must(c.sd)}})})
 		})
 	}
 	wg.Wait()

@@ -18,7 +18,7 @@ func TestMeanSDRule(t *testing.T) {
 	mag := &audit.Table{Measure: &audit.Domain{Min: decimal.FromInt(0), Max: decimal.FromInt(1000), Step: decimal.FromInt(1), Magnitude: true}}
 	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: decimal.Must(s)} }
 	cell := func(n int64, mean, sd string) *audit.Cell {
-		return &audit.Cell{HasN: true, N: n, Stats: map[string]audit.Stat{"mean": stat(mean), "sd": stat(sd)}}
+		return &audit.Cell{HasN: true, N: n, Stats: audit.StatsOf(map[string]audit.Stat{"mean": stat(mean), "sd": stat(sd)})}
 	}
 	cases := []struct {
 		t      *audit.Table
@@ -35,8 +35,8 @@ func TestMeanSDRule(t *testing.T) {
 		{tab, cell(200, "3.0", "1.2"), audit.Pass, "fit at least 10 samples"},
 		{tab, cell(9, "3.0", "1.2"), audit.Fail, "fewer than 10"},
 		{&audit.Table{}, cell(7, "2.857", "1.574"), audit.NotApplicable, "no measure domain"},
-		{tab, &audit.Cell{HasN: true, N: 7, Stats: map[string]audit.Stat{"mean": stat("2.857")}}, audit.NotApplicable, "not published"},
-		{tab, &audit.Cell{HasN: true, N: 7, Stats: map[string]audit.Stat{"mean": stat("2.857"), "sd": {Text: "c", Marker: true}}}, audit.NotApplicable, "missing"},
+		{tab, &audit.Cell{HasN: true, N: 7, Stats: audit.StatsOf(map[string]audit.Stat{"mean": stat("2.857")})}, audit.NotApplicable, "not published"},
+		{tab, &audit.Cell{HasN: true, N: 7, Stats: audit.StatsOf(map[string]audit.Stat{"mean": stat("2.857"), "sd": {Text: "c", Marker: true}})}, audit.NotApplicable, "missing"},
 	}
 	for _, c := range cases {
 		f := cr.Check(c.t, c.c)

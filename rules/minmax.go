@@ -30,7 +30,7 @@ func (minMax) Check(_ *audit.Table, c *audit.Cell) audit.Finding {
 	var shown []string
 	published := false
 	for _, s := range []string{"min", "max"} {
-		st, ok := c.Stats[s]
+		st, ok := c.Stats.Get(s)
 		if !ok {
 			continue
 		}

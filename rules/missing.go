@@ -61,7 +61,7 @@ func (r missing) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 // no statistic is missing (so none is marked, undefined or missing) and,
 // in microdata mode, the cell's values and total are there.
 func allPresent(t *audit.Table, c *audit.Cell) bool {
-	for _, st := range c.Stats {
+	for _, st := range c.Stats.All() {
 		if st.Missing {
 			return false
 		}
@@ -70,7 +70,7 @@ func allPresent(t *audit.Table, c *audit.Cell) bool {
 		if c.Rows > 0 && c.Missing == c.Rows {
 			return false
 		}
-		if _, ok := c.Stats["total"]; !ok && !c.HasTotal {
+		if _, ok := c.Stats.Get("total"); !ok && !c.HasTotal {
 			return false
 		}
 	}
@@ -80,7 +80,7 @@ func allPresent(t *audit.Table, c *audit.Cell) bool {
 // explain is the full finding on the cell, figures and message included.
 func (missing) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 	var miss, marked, undefined []string
-	for name, st := range c.Stats {
+	for name, st := range c.Stats.All() {
 		if !st.Missing {
 			continue
 		}
@@ -97,7 +97,7 @@ func (missing) explain(t *audit.Table, c *audit.Cell) audit.Finding {
 	// empty cell: its statistics exist but are unknown.
 	allMissing := t != nil && t.Mode == audit.Microdata && t.Value != "" && c.Rows > 0 && c.Missing == c.Rows
 	if t != nil && t.Mode == audit.Microdata && t.Value != "" && !c.HasTotal {
-		if _, ok := c.Stats["total"]; !ok {
+		if _, ok := c.Stats.Get("total"); !ok {
 			miss = append(miss, "total")
 		}
 	}

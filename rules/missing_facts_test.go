@@ -28,14 +28,14 @@ func TestMissingFactsEqualFull(t *testing.T) {
 	facts := 0
 	for range 3000 {
 		c := &audit.Cell{HasN: rng.IntN(5) > 0, N: int64(rng.IntN(5)), HasTotal: rng.IntN(3) > 0,
-			Rows: int64(rng.IntN(3)), Stats: map[string]audit.Stat{}}
+			Rows: int64(rng.IntN(3)), Stats: audit.StatsOf(map[string]audit.Stat{})}
 		c.Missing = int64(rng.IntN(int(c.Rows) + 1))
 		for _, n := range names {
 			switch rng.IntN(6) {
 			case 0:
-				c.Stats[n] = audit.Stat{Text: "x", Missing: true, Marker: rng.IntN(2) == 0}
+				c.Stats.Set(n, audit.Stat{Text: "x", Missing: true, Marker: rng.IntN(2) == 0})
 			case 1, 2:
-				c.Stats[n] = audit.Stat{Text: "1", Value: decimal.FromInt(1)}
+				c.Stats.Set(n, audit.Stat{Text: "1", Value: decimal.FromInt(1)})
 			}
 		}
 		for _, tab := range tables {
@@ -47,11 +47,11 @@ func TestMissingFactsEqualFull(t *testing.T) {
 			// every statistic present, and a microdata cell has values
 			// and its total: the finding costs nothing
 			present := true
-			for _, st := range c.Stats {
+			for _, st := range c.Stats.All() {
 				present = present && !st.Missing
 			}
 			if tab != nil && tab.Mode == audit.Microdata && tab.Value != "" {
-				_, tot := c.Stats["total"]
+				_, tot := c.Stats.Get("total")
 				present = present && !(c.Rows > 0 && c.Missing == c.Rows) && (tot || c.HasTotal)
 			}
 			if present {

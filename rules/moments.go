@@ -240,13 +240,13 @@ func publishedOrder(t *audit.Table, c *audit.Cell) int {
 	k := t.MomentOrder
 	m := 0
 	for {
-		if _, ok := c.Stats[audit.Moment(m+1).String()]; !ok {
+		if _, ok := c.Stats.Get(audit.Moment(m + 1).String()); !ok {
 			break
 		}
 		m++
 	}
 	k = max(k, audit.Moment(m).MomentOrder())
-	has := func(n string) bool { _, ok := c.Stats[n]; return ok }
+	has := func(n string) bool { _, ok := c.Stats.Get(n); return ok }
 	if has("mean") && (has("sd") || has("variance")) {
 		// SD or variance, then skewness and kurtosis if published in turn
 		for _, st := range []audit.Statistic{{Kind: audit.KindSD}, {Kind: audit.KindSkewness}, {Kind: audit.KindKurtosis}} {
@@ -268,7 +268,7 @@ func publishedOrder(t *audit.Table, c *audit.Cell) int {
 func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, []*big.Rat, string) {
 	var ms []*big.Rat
 	for p := 1; ; p++ {
-		st, ok := c.Stats["m"+strconv.Itoa(p)]
+		st, ok := c.Stats.Get("m" + strconv.Itoa(p))
 		if !ok || st.Missing {
 			break
 		}
@@ -278,7 +278,7 @@ func (r momentsRule) aggregateSums(c *audit.Cell) (moments.Sums, []*big.Rat, str
 	var inc *moments.Inconsistency
 	if len(ms) < 2 {
 		get := func(n string) (*big.Rat, bool) {
-			st, ok := c.Stats[n]
+			st, ok := c.Stats.Get(n)
 			if !ok || st.Missing {
 				return nil, false
 			}

@@ -105,7 +105,7 @@ func TestMomentsRuleAggregate(t *testing.T) {
 		}
 		stats["m"+strconv.Itoa(p)] = stat(strconv.FormatFloat(s/5, 'f', -1, 64))
 	}
-	c := &audit.Cell{HasN: true, N: 5, Stats: stats}
+	c := &audit.Cell{HasN: true, N: 5, Stats: audit.StatsOf(stats)}
 	f := r.Check(&audit.Table{MomentOrder: 4}, c)
 	// L_4 = S_4/S_3 = 1000003540000/1000100000 ... bracket within 10%
 	if f.Outcome != audit.Fail {
@@ -127,10 +127,10 @@ func TestMomentsRuleAggregate(t *testing.T) {
 		c2, c3, c4 = c2+d*d/n, c3+d*d*d/n, c4+d*d*d*d/n
 	}
 	f64 := func(v float64) audit.Stat { return stat(strconv.FormatFloat(v, 'f', 6, 64)) }
-	c = &audit.Cell{HasN: true, N: 10, Stats: map[string]audit.Stat{
+	c = &audit.Cell{HasN: true, N: 10, Stats: audit.StatsOf(map[string]audit.Stat{
 		"count": stat("10"), "mean": f64(mean), "sd": f64(math.Sqrt(c2 * n / (n - 1))),
 		"skewness": f64(c3 / math.Pow(c2, 1.5)), "kurtosis": f64(c4 / (c2 * c2)),
-	}}
+	})}
 	f = r.Check(&audit.Table{}, c)
 	if f.Outcome != audit.Pass || f.Values()["order"] != int64(4) {
 		t.Fatalf("flat cell: %s %s %v", f.Outcome, f.Message(), f.Values())
@@ -145,7 +145,7 @@ func TestMomentsRuleAggregate(t *testing.T) {
 		}
 	}
 	// a suppressed moment: only the mean remains
-	c = &audit.Cell{HasN: true, N: 5, Stats: map[string]audit.Stat{"m1": stat("220"), "m2": {Missing: true}}}
+	c = &audit.Cell{HasN: true, N: 5, Stats: audit.StatsOf(map[string]audit.Stat{"m1": stat("220"), "m2": {Missing: true}})}
 	if f := r.Check(&audit.Table{MomentOrder: 2}, c); f.Outcome != audit.NotApplicable {
 		t.Errorf("suppressed m2: %s %s", f.Outcome, f.Message())
 	}
@@ -183,7 +183,7 @@ func TestMomentsRuleInconsistentReview(t *testing.T) {
 		{"mean and SD of no 12 non-negative values", map[string]audit.Stat{"mean": stat("0.8333"), "sd": stat("3.5")}, 12, "exceeds S_1 = 9.9996"},
 	}
 	for _, tc := range cases {
-		c := &audit.Cell{HasN: true, N: tc.n, Stats: tc.stats}
+		c := &audit.Cell{HasN: true, N: tc.n, Stats: audit.StatsOf(tc.stats)}
 		f := r.Check(&audit.Table{}, c)
 		if f.Outcome != audit.Review || !strings.Contains(f.Message(), tc.want) {
 			t.Errorf("%s: %s %q, want review with %q", tc.name, f.Outcome, f.Message(), tc.want)

@@ -87,7 +87,7 @@ func TestPrimaryRules(t *testing.T) {
 	freq := &audit.Table{Mode: audit.Microdata, TotalLabel: "Total"}
 	agg := &audit.Table{Mode: audit.Aggregate, TotalLabel: "Total", Columns: []string{"count", "total"}}
 	aggCell := func(n int64, total string, top ...string) *audit.Cell {
-		c := &audit.Cell{HasN: true, N: n, HasTotal: true, Total: decimal.Must(total), Stats: map[string]audit.Stat{"count": {Value: decimal.FromInt(n)}, "total": {Value: decimal.Must(total)}}}
+		c := &audit.Cell{HasN: true, N: n, HasTotal: true, Total: decimal.Must(total), Stats: audit.StatsOf(map[string]audit.Stat{"count": {Value: decimal.FromInt(n)}, "total": {Value: decimal.Must(total)}})}
 		for _, v := range top {
 			c.Top = append(c.Top, decimal.Must(v))
 		}
@@ -126,8 +126,8 @@ func TestPrimaryRules(t *testing.T) {
 		{"threshold fail", "threshold", "min: 3", magTable, cell("1", "2"), audit.Fail, "n"},
 		{"threshold pass", "threshold", "min: 3", magTable, cell("1", "2", "3"), audit.Pass, "n"},
 		{"threshold empty", "threshold", "min: 3", magTable, &audit.Cell{HasN: true}, audit.Pass, "n"},
-		{"threshold unknown count", "threshold", "", agg, &audit.Cell{Stats: map[string]audit.Stat{"count": {Missing: true}}}, audit.Review, ""},
-		{"threshold count marker", "threshold", "", agg, &audit.Cell{Stats: map[string]audit.Stat{"count": {Missing: true, Marker: true}}}, audit.NotApplicable, ""},
+		{"threshold unknown count", "threshold", "", agg, &audit.Cell{Stats: audit.StatsOf(map[string]audit.Stat{"count": {Missing: true}})}, audit.Review, ""},
+		{"threshold count marker", "threshold", "", agg, &audit.Cell{Stats: audit.StatsOf(map[string]audit.Stat{"count": {Missing: true, Marker: true}})}, audit.NotApplicable, ""},
 		// zeros.
 		{"zeros default", "zeros", "", freq, &audit.Cell{HasN: true}, audit.Pass, "n"},
 		{"zeros disclosive", "zeros", "disclosive: true", freq, &audit.Cell{HasN: true}, audit.Fail, "n"},
@@ -138,8 +138,8 @@ func TestPrimaryRules(t *testing.T) {
 		{"freq pq", "pq", "", freq, &audit.Cell{HasN: true, N: 4}, audit.NotApplicable, ""},
 		{"freq interval", "interval", "", freq, &audit.Cell{HasN: true, N: 4}, audit.NotApplicable, ""},
 		// a total expected but missing: review; a marker: not applicable.
-		{"agg total missing", "p_percent", "", agg, &audit.Cell{HasN: true, N: 4, Stats: map[string]audit.Stat{"total": {Missing: true}}}, audit.Review, ""},
-		{"agg total marker", "p_percent", "", agg, &audit.Cell{HasN: true, N: 4, Stats: map[string]audit.Stat{"total": {Missing: true, Marker: true}}}, audit.NotApplicable, ""},
+		{"agg total missing", "p_percent", "", agg, &audit.Cell{HasN: true, N: 4, Stats: audit.StatsOf(map[string]audit.Stat{"total": {Missing: true}})}, audit.Review, ""},
+		{"agg total marker", "p_percent", "", agg, &audit.Cell{HasN: true, N: 4, Stats: audit.StatsOf(map[string]audit.Stat{"total": {Missing: true, Marker: true}})}, audit.NotApplicable, ""},
 		// aggregate tables: top columns decide.
 		{"agg no top", "p_percent", "", agg, aggCell(5, "100"), audit.NotApplicable, ""},
 		{"agg top1 only", "p_percent", "", agg, aggCell(5, "100", "60"), audit.NotApplicable, ""},
@@ -164,12 +164,12 @@ func TestPrimaryRules(t *testing.T) {
 		{"negative rule none", "negative", "", magTable, cell("100", "50"), audit.Pass, "negative"},
 		{"negative rule freq", "negative", "", freq, &audit.Cell{HasN: true, N: 2}, audit.NotApplicable, ""},
 		// missing statistics.
-		{"missing mean aggregate", "missing", "", agg, &audit.Cell{HasN: true, N: 5, Stats: map[string]audit.Stat{"count": {Value: decimal.FromInt(5)}, "mean": {Missing: true}}}, audit.Review, "missing"},
-		{"missing count aggregate", "missing", "", agg, &audit.Cell{Stats: map[string]audit.Stat{"count": {Missing: true}}}, audit.Review, "missing"},
-		{"undefined mean of empty cell", "missing", "", agg, &audit.Cell{HasN: true, N: 0, Stats: map[string]audit.Stat{"count": {}, "mean": {Missing: true}}}, audit.Pass, "undefined"},
-		{"undefined sd of one value", "missing", "", agg, &audit.Cell{HasN: true, N: 1, Stats: map[string]audit.Stat{"count": {}, "sd": {Missing: true}}}, audit.Pass, "undefined"},
-		{"sd of two values missing", "missing", "", agg, &audit.Cell{HasN: true, N: 2, Stats: map[string]audit.Stat{"count": {}, "sd": {Missing: true}}}, audit.Review, "missing"},
-		{"suppressed in input", "missing", "", agg, &audit.Cell{HasN: true, N: 2, Stats: map[string]audit.Stat{"total": {Missing: true, Marker: true}}}, audit.Pass, "suppressed_in_input"},
+		{"missing mean aggregate", "missing", "", agg, &audit.Cell{HasN: true, N: 5, Stats: audit.StatsOf(map[string]audit.Stat{"count": {Value: decimal.FromInt(5)}, "mean": {Missing: true}})}, audit.Review, "missing"},
+		{"missing count aggregate", "missing", "", agg, &audit.Cell{Stats: audit.StatsOf(map[string]audit.Stat{"count": {Missing: true}})}, audit.Review, "missing"},
+		{"undefined mean of empty cell", "missing", "", agg, &audit.Cell{HasN: true, N: 0, Stats: audit.StatsOf(map[string]audit.Stat{"count": {}, "mean": {Missing: true}})}, audit.Pass, "undefined"},
+		{"undefined sd of one value", "missing", "", agg, &audit.Cell{HasN: true, N: 1, Stats: audit.StatsOf(map[string]audit.Stat{"count": {}, "sd": {Missing: true}})}, audit.Pass, "undefined"},
+		{"sd of two values missing", "missing", "", agg, &audit.Cell{HasN: true, N: 2, Stats: audit.StatsOf(map[string]audit.Stat{"count": {}, "sd": {Missing: true}})}, audit.Review, "missing"},
+		{"suppressed in input", "missing", "", agg, &audit.Cell{HasN: true, N: 2, Stats: audit.StatsOf(map[string]audit.Stat{"total": {Missing: true, Marker: true}})}, audit.Pass, "suppressed_in_input"},
 		{"microdata total not computed", "missing", "", magTable, &audit.Cell{HasN: true, N: 2}, audit.Review, "missing"},
 		{"all present", "missing", "", magTable, cell("1", "2"), audit.Pass, ""},
 		{"all values missing", "missing", "", magTable, &audit.Cell{HasN: true, HasTotal: true, Rows: 3, Missing: 3}, audit.Review, "all_missing"},
@@ -184,7 +184,7 @@ func TestPrimaryRules(t *testing.T) {
 		{"zero total, negative top (aggregate)", "all_zero", "", agg, aggCell(3, "0", "4", "-1"), audit.Pass, "X"},
 		{"zero total, negative min (aggregate)", "all_zero", "", agg, func() *audit.Cell {
 			c := aggCell(3, "0")
-			c.Stats["min"] = audit.Stat{Value: decimal.Must("-2")}
+			c.Stats.Set("min", audit.Stat{Value: decimal.Must("-2")})
 			return c
 		}(), audit.Pass, "X"},
 		{"zero total (aggregate)", "all_zero", "", agg, aggCell(12, "0"), audit.Fail, "assumed_non_negative"},
@@ -192,12 +192,16 @@ func TestPrimaryRules(t *testing.T) {
 		{"all zero frequency", "all_zero", "", freq, &audit.Cell{HasN: true, N: 4}, audit.NotApplicable, ""},
 		{"all zero count unknown", "all_zero", "", agg, &audit.Cell{HasTotal: true}, audit.NotApplicable, ""},
 		// published min and max.
-		{"min published", "minmax", "", magTable, func() *audit.Cell { c := cell("1", "2"); c.Stats = map[string]audit.Stat{"min": {Text: "1"}}; return c }(), audit.Fail, "published"},
-		{"max published", "minmax", "", agg, func() *audit.Cell { c := aggCell(30, "100"); c.Stats["max"] = audit.Stat{Text: "9"}; return c }(), audit.Fail, "published"},
-		{"min of empty cell", "minmax", "", magTable, &audit.Cell{HasN: true, Stats: map[string]audit.Stat{"min": {Missing: true}, "max": {Missing: true}}}, audit.Pass, "n"},
+		{"min published", "minmax", "", magTable, func() *audit.Cell {
+			c := cell("1", "2")
+			c.Stats = audit.StatsOf(map[string]audit.Stat{"min": {Text: "1"}})
+			return c
+		}(), audit.Fail, "published"},
+		{"max published", "minmax", "", agg, func() *audit.Cell { c := aggCell(30, "100"); c.Stats.Set("max", audit.Stat{Text: "9"}); return c }(), audit.Fail, "published"},
+		{"min of empty cell", "minmax", "", magTable, &audit.Cell{HasN: true, Stats: audit.StatsOf(map[string]audit.Stat{"min": {Missing: true}, "max": {Missing: true}})}, audit.Pass, "n"},
 		{"max suppressed in input", "minmax", "", agg, func() *audit.Cell {
 			c := aggCell(30, "100")
-			c.Stats["max"] = audit.Stat{Missing: true, Marker: true}
+			c.Stats.Set("max", audit.Stat{Missing: true, Marker: true})
 			return c
 		}(), audit.Pass, "n"},
 		{"no min or max", "minmax", "", magTable, cell("1", "2"), audit.NotApplicable, ""},

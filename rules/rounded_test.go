@@ -15,7 +15,7 @@ var aggregateTable = &audit.Table{Mode: audit.Aggregate}
 
 // countCell is an aggregate cell with a published count.
 func countCell(n int64) *audit.Cell {
-	return &audit.Cell{HasN: true, N: n, Stats: map[string]audit.Stat{"count": {Value: decimal.FromInt(n)}}}
+	return &audit.Cell{HasN: true, N: n, Stats: audit.StatsOf(map[string]audit.Stat{"count": {Value: decimal.FromInt(n)}})}
 }
 
 // TestRoundedThreshold (issue 24 item 6): a count published as v rounded

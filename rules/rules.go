@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -217,10 +218,37 @@ func toPct(rule, param string, d decimal.Dec, lo, hi int64, loOpen bool) (pct, e
 	return pct{num, den}, nil
 }
 
-// finding builds a finding with a fixed message.
+// finding builds a finding with a fixed message. A finding without
+// figures shares its facts with every other finding of the same message
+// (up to maxSaid messages), so that a rule that says the same of every
+// cell ("empty cell", "the table publishes neither min nor max") costs a
+// table's cells no facts each and fits audit.RuleFindings' columns.
 func finding(rule string, o audit.Outcome, msg string, figs []audit.Figure) audit.Finding {
+	if figs == nil {
+		if st, ok := saidOnce.Load(msg); ok {
+			return audit.Finding{Rule: rule, Outcome: o, Facts: st.(*audit.Statement)}
+		}
+		if saidCount.Load() < maxSaid {
+			st, loaded := saidOnce.LoadOrStore(msg, &audit.Statement{Text: msg})
+			if !loaded {
+				saidCount.Add(1)
+			}
+			return audit.Finding{Rule: rule, Outcome: o, Facts: st.(*audit.Statement)}
+		}
+	}
 	return audit.Said(rule, o, msg, figs)
 }
+
+// saidOnce holds the facts of the findings without figures, by message
+// (see finding); saidCount counts them.
+var (
+	saidOnce  sync.Map
+	saidCount atomic.Int64
+)
+
+// maxSaid bounds the messages finding shares: messages that hold a
+// cell's own words (an error, a count) may be many.
+const maxSaid = 4096
 
 // said builds a finding whose message say renders from its figures when
 // it is written (say is a function of the rule's that captures no

@@ -60,7 +60,7 @@ func (r threshold) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 func (r threshold) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasN {
 		min := []audit.Figure{audit.IntFig("min", r.min)}
-		st, ok := c.Stats["count"]
+		st, ok := c.Stats.Get("count")
 		switch {
 		case ok && st.Marker:
 			return finding("threshold", audit.NotApplicable, "the count is already suppressed in the input", min)

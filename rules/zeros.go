@@ -46,7 +46,7 @@ func (r zeros) Check(t *audit.Table, c *audit.Cell) audit.Finding {
 func (r zeros) explain(_ *audit.Table, c *audit.Cell) audit.Finding {
 	if !c.HasN {
 		v := []audit.Figure{audit.BoolFig("disclosive", r.disclosive)}
-		if st, ok := c.Stats["count"]; ok && !st.Marker {
+		if st, ok := c.Stats.Get("count"); ok && !st.Marker {
 			return finding("zeros", audit.NotApplicable, "the count is missing (see the missing rule)", v)
 		}
 		return finding("zeros", audit.NotApplicable, "the table gives no number of contributors", v)

@@ -190,7 +190,7 @@ func acroCellKeys(c *audit.Cell) []string {
 	var keys []string
 	// a checker's override that marked the cell safe silences its findings
 	overridden := statusOf(c) == audit.StatusOK
-	for _, f := range c.Findings {
+	for _, f := range c.EachFinding() {
 		if overridden || f.Outcome != audit.Fail && f.Outcome != audit.Review {
 			continue
 		}

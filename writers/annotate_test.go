@@ -48,7 +48,7 @@ func readableTable(t *testing.T) *audit.Table {
 	stat := func(s string) audit.Stat { return audit.Stat{Text: s, Value: decimal.Must(s)} }
 	mag := func(key string, total int64, top ...int64) *audit.Cell {
 		c := &audit.Cell{Key: []string{"2024", key}, HasN: true, N: 4, HasTotal: true, Total: decimal.FromInt(total), AllTop: true,
-			Stats: map[string]audit.Stat{"count": stat("4"), "mean": stat("3.50"), "sd": stat("1.29"), "total": stat(decimal.FromInt(total).String())}}
+			Stats: audit.StatsOf(map[string]audit.Stat{"count": stat("4"), "mean": stat("3.50"), "sd": stat("1.29"), "total": stat(decimal.FromInt(total).String())})}
 		for _, v := range top {
 			c.Top = append(c.Top, decimal.FromInt(v))
 		}
@@ -59,7 +59,7 @@ func readableTable(t *testing.T) *audit.Table {
 	b := mag("South", 1100000, 600000, 450000, 50000)
 	b.Findings = append(b.Findings, pp.(rules.CellRule).Check(tab, b))
 	c := &audit.Cell{Key: []string{"2025", "East"}, HasN: true, N: 15,
-		Stats: map[string]audit.Stat{"count": stat("15"), "mean": stat("4.00"), "sd": stat("0.00"), "total": stat("60")}}
+		Stats: audit.StatsOf(map[string]audit.Stat{"count": stat("15"), "mean": stat("4.00"), "sd": stat("0.00"), "total": stat("60")})}
 	c.Findings = append(c.Findings, msd.(rules.CellRule).Check(tab, c))
 	tab.Cells = []*audit.Cell{a, b, c}
 	for _, c := range tab.Cells {

@@ -257,19 +257,21 @@ func findingRecords(ctx context.Context, t *audit.Table, schema *arrow.Schema, p
 		}
 		return nil
 	}
+	var all []audit.Finding
 	for _, c := range t.Cells {
 		if err := cc.next(); err != nil {
 			return err
 		}
 		key := t.KeyString(c.Key)
-		if len(c.Findings) == 0 {
+		all = c.AppendFindings(all[:0])
+		if len(all) == 0 {
 			if err := add(c, key, nil); err != nil {
 				return err
 			}
 			continue
 		}
-		for i := range c.Findings {
-			if err := add(c, key, &c.Findings[i]); err != nil {
+		for i := range all {
+			if err := add(c, key, &all[i]); err != nil {
 				return err
 			}
 		}

@@ -47,7 +47,7 @@ func bigTable(n int) *audit.Table {
 	for i := range n {
 		st := statuses[i%len(statuses)]
 		c := &audit.Cell{Key: []string{fmt.Sprintf("A%d", i/100), fmt.Sprintf("B%d", i%100)}, Row: i + 2, Status: st,
-			Stats: map[string]audit.Stat{"count": {Text: fmt.Sprint(i % 50), Value: decimal.FromInt(int64(i % 50))}, "total": {Text: fmt.Sprint(1000 + i), Value: decimal.FromInt(int64(1000 + i))}}}
+			Stats: audit.StatsOf(map[string]audit.Stat{"count": {Text: fmt.Sprint(i % 50), Value: decimal.FromInt(int64(i % 50))}, "total": {Text: fmt.Sprint(1000 + i), Value: decimal.FromInt(int64(1000 + i))}})}
 		outcome := audit.Pass
 		if st == audit.StatusPrimary {
 			outcome = audit.Fail

@@ -21,7 +21,7 @@ func crossTable() *audit.Table {
 		return audit.Stat{Text: s, Value: decimal.Must(strings.ReplaceAll(s, ",", ""))}
 	}
 	cell := func(r, s string, st audit.Status, count, total string) *audit.Cell {
-		return &audit.Cell{Key: []string{r, s}, Status: st, Stats: map[string]audit.Stat{"count": stat(count), "total": stat(total)}}
+		return &audit.Cell{Key: []string{r, s}, Status: st, Stats: audit.StatsOf(map[string]audit.Stat{"count": stat(count), "total": stat(total)})}
 	}
 	return &audit.Table{
 		Name: "grants", Source: "grants.csv", Mode: audit.Aggregate,
@@ -144,7 +144,7 @@ func TestSummaryHTMLCrosstab(t *testing.T) {
 				var pub audit.Stat
 				for _, c := range tab.Cells {
 					if c.Key[0] == d && c.Key[1] == a {
-						pub = c.Stats[col]
+						pub = c.Stats.Of(col)
 					}
 				}
 				g, err := decimal.Parse(strings.ReplaceAll(got.text, ",", ""))

@@ -70,7 +70,7 @@ func writeRows(ctx context.Context, t *audit.Table, marker string, put func([]st
 		sup := Suppressed(c)
 		for j, col := range t.Columns {
 			v := ""
-			if st, ok := c.Stats[col]; ok {
+			if st, ok := c.Stats.Get(col); ok {
 				switch {
 				case sup:
 					v = marker

@@ -31,9 +31,9 @@ func TestEscapeFormula(t *testing.T) {
 func TestSafeCSVMasksAndEscapes(t *testing.T) {
 	tab := &audit.Table{Name: "t", Dims: []string{"=region"}, Columns: []string{"count", "total"}, ColumnLabels: []string{"n", "@total"},
 		Cells: []*audit.Cell{
-			{Key: []string{"=HYPERLINK(\"x\")"}, Status: audit.StatusOK, Stats: map[string]audit.Stat{"count": {Text: "12"}, "total": {Text: "-40"}}},
-			{Key: []string{"b"}, Status: audit.StatusPrimary, Stats: map[string]audit.Stat{"count": {Text: "2"}, "total": {Text: "7"}}},
-			{Key: []string{"c"}, Status: audit.StatusReview, Stats: map[string]audit.Stat{"count": {Text: "30"}, "total": {Text: "99"}}},
+			{Key: []string{"=HYPERLINK(\"x\")"}, Status: audit.StatusOK, Stats: audit.StatsOf(map[string]audit.Stat{"count": {Text: "12"}, "total": {Text: "-40"}})},
+			{Key: []string{"b"}, Status: audit.StatusPrimary, Stats: audit.StatsOf(map[string]audit.Stat{"count": {Text: "2"}, "total": {Text: "7"}})},
+			{Key: []string{"c"}, Status: audit.StatusReview, Stats: audit.StatsOf(map[string]audit.Stat{"count": {Text: "30"}, "total": {Text: "99"}})},
 		}}
 	var b bytes.Buffer
 	if err := (SafeCSV{Options{Marker: "x"}}).Write(&b, tab); err != nil {

@@ -32,19 +32,19 @@ func sampleTable() *audit.Table {
 		Dims: []string{"region", "=size"}, TotalLabel: "Total", Columns: []string{"count", "total"},
 		Cells: []*audit.Cell{
 			{Key: []string{"North", "small"}, Row: 2, Status: audit.StatusOK,
-				Stats:    map[string]audit.Stat{"count": stat("12"), "total": stat("1,500.25")},
+				Stats:    audit.StatsOf(map[string]audit.Stat{"count": stat("12"), "total": stat("1,500.25")}),
 				Findings: []audit.Finding{audit.Said("threshold", audit.Pass, "12 contributors", nil)}},
 			{Key: []string{"North", "large"}, Row: 3, Status: audit.StatusPrimary,
-				Stats: map[string]audit.Stat{"count": stat("2"), "total": stat("98765")},
+				Stats: audit.StatsOf(map[string]audit.Stat{"count": stat("2"), "total": stat("98765")}),
 				Findings: []audit.Finding{
 					audit.Said("threshold", audit.Fail, "2 contributors, fewer than 10", []audit.Figure{audit.IntFig("n", 2), audit.IntFig("min", 10)}),
 					audit.Said("dominance", audit.Fail, "the largest is 90% of the total", []audit.Figure{audit.IntFig("x1", 55555)}),
 				}},
 			{Key: []string{"=HYPERLINK(\"http://evil\")", "small"}, Row: 4, Status: audit.StatusSecondary,
-				Stats: map[string]audit.Stat{"count": stat("30"), "total": stat("-4000")},
+				Stats: audit.StatsOf(map[string]audit.Stat{"count": stat("30"), "total": stat("-4000")}),
 				Notes: []string{"suppressed to protect North/large"}},
 			{Key: []string{"Total", "Total"}, Row: 5, Status: audit.StatusReview,
-				Stats:    map[string]audit.Stat{"count": {Text: "c", Missing: true, Marker: true}, "total": stat("200")},
+				Stats:    audit.StatsOf(map[string]audit.Stat{"count": {Text: "c", Missing: true, Marker: true}, "total": stat("200")}),
 				Findings: []audit.Finding{audit.Said("meansd", audit.Review, "time limit", nil)}},
 		},
 	}

@@ -293,7 +293,7 @@ func (h SummaryHTML) crosstabs(cc *canceller, t *audit.Table, dps map[string]int
 					class, value = string(st), string(st)
 					if st == audit.StatusOK {
 						value = ""
-						if v, ok := c.Stats[col]; ok {
+						if v, ok := c.Stats.Get(col); ok {
 							value = displayNumber(v, dps[col])
 						}
 					}
@@ -437,7 +437,7 @@ func appendCellRow(b []byte, t *audit.Table, c *audit.Cell, dps map[string]int) 
 	for _, col := range t.Columns {
 		b = append(b, `<td class="num">`...)
 		if st == audit.StatusOK {
-			if x, ok := c.Stats[col]; ok {
+			if x, ok := c.Stats.Get(col); ok {
 				b = appendHTMLText(b, displayNumber(x, dps[col]))
 			}
 		} else {
@@ -449,7 +449,7 @@ func appendCellRow(b []byte, t *audit.Table, c *audit.Cell, dps map[string]int) 
 	b = appendHTMLText(b, string(st))
 	b = append(b, "</td><td>"...)
 	n := 0
-	for _, f := range c.Findings {
+	for _, f := range c.EachFinding() {
 		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 			if n > 0 {
 				b = append(b, ", "...)

@@ -87,7 +87,7 @@ func TestSummaryHTMLCellRows(t *testing.T) {
 			}
 			for j, col := range tab.Columns {
 				got := texts[len(c.Key)+j]
-				v, has := c.Stats[col]
+				v, has := c.Stats.Get(col)
 				switch {
 				case st != string(audit.StatusOK):
 					if got != st {

@@ -56,11 +56,11 @@ func appendCell(b []byte, t *audit.Table, c *audit.Cell, s *report.Scratch) ([]b
 		b = c.Total.Append(b)
 	}
 	b = append(b, `,"findings":[`...)
-	for i := range c.Findings {
+	for i, f := range c.EachFinding() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = report.AppendFinding(b, &c.Findings[i], s)
+		b = report.AppendFinding(b, &f, s)
 	}
 	b = append(b, ']')
 	if len(c.Notes) > 0 {

@@ -72,7 +72,7 @@ func randomTable(r *rand.Rand) *audit.Table {
 	key := make([]int, nd)
 	for {
 		if r.IntN(5) > 0 {
-			c := &audit.Cell{Key: make([]string, nd), Status: statuses[r.IntN(len(statuses))], Stats: map[string]audit.Stat{}}
+			c := &audit.Cell{Key: make([]string, nd), Status: statuses[r.IntN(len(statuses))], Stats: audit.StatsOf(map[string]audit.Stat{})}
 			for d := range nd {
 				c.Key[d] = levels[d][key[d]]
 			}
@@ -83,7 +83,7 @@ func randomTable(r *rand.Rand) *audit.Table {
 				if r.IntN(8) == 0 {
 					continue
 				}
-				c.Stats[col] = randomStat(r)
+				c.Stats.Set(col, randomStat(r))
 			}
 			if r.IntN(2) == 0 {
 				c.HasN, c.N = true, int64(r.IntN(100))

@@ -51,7 +51,7 @@ func TestReportFactsFindingsParallel(t *testing.T) {
 	withFacts := 0
 	for i := range 5000 {
 		c := &audit.Cell{Key: []string{fmt.Sprint("A", i)}, Row: i + 2, Status: audit.StatusOK, HasN: rng.IntN(9) > 0, N: int64(rng.IntN(30)),
-			HasTotal: rng.IntN(9) > 0, Negative: int64(rng.IntN(10) / 9), Stats: map[string]audit.Stat{}}
+			HasTotal: rng.IntN(9) > 0, Negative: int64(rng.IntN(10) / 9), Stats: audit.StatsOf(map[string]audit.Stat{})}
 		for range rng.IntN(4) {
 			c.Top = append(c.Top, decimal.FromInt(int64(rng.IntN(2_000_000))))
 		}

@@ -434,7 +434,7 @@ func (g *crosstabGrid) widths(t *audit.Table, dps map[string]int) []float64 {
 			}
 			fit(lc+j, string(statusOf(c)))
 			for _, col := range t.Columns {
-				if v, ok := c.Stats[col]; ok {
+				if v, ok := c.Stats.Get(col); ok {
 					fit(lc+j, displayNumber(v, dps[col]))
 				}
 			}
@@ -605,7 +605,7 @@ func (g *crosstabGrid) writeBlock(cc *canceller, put func([]any) error, t *audit
 				continue
 			}
 			st := styles[statusOf(c)]
-			v, ok := c.Stats[col]
+			v, ok := c.Stats.Get(col)
 			if !ok {
 				row = append(row, excelize.Cell{StyleID: st.text, Value: string(statusOf(c))})
 				continue

@@ -224,7 +224,7 @@ func (sh cellsSheet) rows(cc *canceller, sw *excelize.StreamWriter) error {
 			row = append(row, excelize.Cell{StyleID: st.text, Value: EscapeFormula(k)})
 		}
 		for _, col := range t.Columns {
-			s, ok := c.Stats[col]
+			s, ok := c.Stats.Get(col)
 			if !ok {
 				row = append(row, excelize.Cell{StyleID: st.text})
 				continue
@@ -248,7 +248,7 @@ func (sh cellsSheet) rows(cc *canceller, sw *excelize.StreamWriter) error {
 func commentedCells(t *audit.Table) int {
 	n := 0
 	for _, c := range t.Cells {
-		if len(c.Notes) > 0 || slices.ContainsFunc(c.Findings, explained) {
+		if len(c.Notes) > 0 || anyExplained(c) {
 			n++
 		}
 	}
@@ -529,7 +529,7 @@ func columnDecimals(t *audit.Table) map[string]int {
 	for _, col := range t.Columns {
 		dp := 0
 		for _, c := range t.Cells {
-			s, ok := c.Stats[col]
+			s, ok := c.Stats.Get(col)
 			if !ok || s.Missing || s.Marker {
 				continue
 			}
@@ -619,12 +619,22 @@ func number(s string) (float64, bool) {
 // flaggedRules lists the rules that failed the cell or sent it to review.
 func flaggedRules(c *audit.Cell) []string {
 	var out []string
-	for _, f := range c.Findings {
+	for _, f := range c.EachFinding() {
 		if f.Outcome == audit.Fail || f.Outcome == audit.Review {
 			out = append(out, f.Rule)
 		}
 	}
 	return out
+}
+
+// anyExplained reports whether cellComment explains a finding of c.
+func anyExplained(c *audit.Cell) bool {
+	for _, f := range c.EachFinding() {
+		if explained(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // explained reports whether cellComment explains finding f: a failing or
@@ -654,7 +664,7 @@ func cellComment(t *audit.Table, c *audit.Cell) string {
 	b = append(b, ")\n"...)
 	body := len(b)
 	var said []string
-	for _, f := range c.Findings {
+	for _, f := range c.EachFinding() {
 		if !explained(f) {
 			continue
 		}

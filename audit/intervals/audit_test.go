@@ -96,7 +96,7 @@ func TestAuditReceivedMarkers(t *testing.T) {
 		c := tabletest.CellAt(t, tb, k...)
 		c.HasTotal = false
 		c.Total = decimal.Dec{}
-		c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
+		c.Stats = audit.StatsOf(map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}})
 	}
 	res, err := Audit(context.Background(), tb, Options{Role: "total"})
 	if err != nil {

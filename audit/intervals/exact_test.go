@@ -26,7 +26,7 @@ func receivedTable(seed uint64, sizes []int, share float64) *audit.Table {
 		c.Findings, c.Status = nil, audit.StatusOK
 		if !c.IsMargin("Total") && rng.Float64() < share {
 			c.HasTotal, c.Total = false, decimal.Dec{}
-			c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
+			c.Stats = audit.StatsOf(map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}})
 		}
 	}
 	return tb

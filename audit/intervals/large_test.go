@@ -128,7 +128,7 @@ func TestAuditReceivedLargeComponent(t *testing.T) {
 		if c.Status == audit.StatusPrimary {
 			c.Findings, c.Status = nil, audit.StatusOK
 			c.HasTotal, c.Total = false, decimal.Dec{}
-			c.Stats = map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}}
+			c.Stats = audit.StatsOf(map[string]audit.Stat{"total": {Text: "x", Missing: true, Marker: true}})
 		}
 	}
 	// The phase 1 of its 16,050 linked cells runs out of a small budget

@@ -448,7 +448,7 @@ func spreadSecondary(cover *audit.Table, members []*audit.Table, copies [][]cell
 			if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 				continue
 			}
-			for _, f := range cv.Findings {
+			for _, f := range cv.EachFinding() {
 				if f.Rule == "secondary" {
 					msg := f.Message() + " (protected together with " + with + ")"
 					c.Findings = append(c.Findings, audit.Said(f.Rule, f.Outcome, msg, f.FigureList()))

@@ -292,7 +292,7 @@ func (s *Structure) loadValues() {
 	for i, c := range t.Cells {
 		switch {
 		case s.Column != "":
-			if st, ok := c.Stats[s.Column]; ok && !st.Missing {
+			if st, ok := c.Stats.Get(s.Column); ok && !st.Missing {
 				s.Dec[i], s.Known[i] = st.Value, true
 			}
 		case s.Role == audit.RoleTotal && c.HasTotal:
@@ -445,11 +445,11 @@ func (s *Structure) IsSuppressed(i int) bool {
 	if s.Column != "" {
 		key = s.Column
 	}
-	if st, ok := c.Stats[key]; ok && st.Marker {
+	if st, ok := c.Stats.Get(key); ok && st.Marker {
 		return true
 	}
-	if _, ok := c.Stats[key]; !ok {
-		for _, st := range c.Stats {
+	if _, ok := c.Stats.Get(key); !ok {
+		for _, st := range c.Stats.All() {
 			if st.Marker {
 				return true
 			}

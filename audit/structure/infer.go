@@ -192,7 +192,7 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 func cellFigures(t *audit.Table) []figure {
 	total := false
 	for _, c := range t.Cells {
-		if _, ok := c.Stats["total"]; ok || c.HasTotal {
+		if _, ok := c.Stats.Get("total"); ok || c.HasTotal {
 			total = true
 			break
 		}

@@ -101,7 +101,8 @@ func newAggBuilder(t *audit.Table, file string, header []string, sc *Schema, mar
 func (b *aggBuilder) add(batch *readers.Batch) error {
 	for r, row := range batch.Rows {
 		line := batch.Lines[r]
-		c := &audit.Cell{Key: make([]string, len(b.dimIdx)), Row: line, Stats: map[string]audit.Stat{}}
+		c := &audit.Cell{Key: make([]string, len(b.dimIdx)), Row: line}
+		c.Stats.Grow(len(b.roles) + len(b.extra))
 		for d, i := range b.dimIdx {
 			c.Key[d] = b.empty.level(d, strings.TrimSpace(row[i]), line)
 		}
@@ -119,7 +120,7 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 			if err != nil {
 				return &readers.Error{File: b.file, Row: line, Column: role.input, Value: text, Err: err}
 			}
-			c.Stats[b.names[j]] = st
+			c.Stats.Set(b.names[j], st)
 			switch role.stat.Kind {
 			case audit.KindCount:
 				if !st.Missing {
@@ -158,7 +159,7 @@ func (b *aggBuilder) add(batch *readers.Batch) error {
 			if err != nil {
 				st, b.extraText[j] = audit.Stat{Text: text, Missing: true}, true
 			}
-			c.Stats[ExtraStat(b.header[i])] = st
+			c.Stats.Set(ExtraStat(b.header[i]), st)
 		}
 		if c.HasN && int64(len(c.Top)) >= c.N {
 			c.AllTop = true

@@ -819,12 +819,13 @@ func (b *microBuilder) rankHoldings() {
 // publishStats fills the statistics the released table shows, as text
 // rounded to the table's decimals.
 func publishStats(t *audit.Table, c *audit.Cell) {
-	c.Stats = map[string]audit.Stat{}
+	c.Stats = audit.Stats{}
+	c.Stats.Grow(len(t.Publish))
 	set := func(k, text string) {
 		d, _ := decimal.Parse(text)
-		c.Stats[k] = audit.Stat{Text: text, Value: d}
+		c.Stats.Set(k, audit.Stat{Text: text, Value: d})
 	}
-	miss := func(k string) { c.Stats[k] = audit.Stat{Missing: true} }
+	miss := func(k string) { c.Stats.Set(k, audit.Stat{Missing: true}) }
 	for _, s := range t.Publish {
 		switch s {
 		case "count":

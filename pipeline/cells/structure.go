@@ -51,9 +51,9 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 		for _, c := range roles {
 			key := ExtraStat(c.Column)
 			for _, cell := range t.Cells {
-				st, ok := cell.Stats[key]
+				st, ok := cell.Stats.Get(key)
 				if ok && (!c.Written || (c.Role == audit.RoleDerived || c.Role == audit.RolePublished) && st.Missing && !st.Marker) {
-					delete(cell.Stats, key)
+					cell.Stats.Delete(key)
 				}
 			}
 		}
@@ -207,7 +207,7 @@ func quoted(list []string) string {
 func wholeColumn(t *audit.Table, col string) bool {
 	key, any := ExtraStat(col), false
 	for _, c := range t.Cells {
-		st := c.Stats[key]
+		st, _ := c.Stats.Get(key)
 		if st.Missing {
 			continue
 		}
@@ -230,14 +230,14 @@ func sumOf(t *audit.Table, stat string, cols []string) []string {
 	try := func(set []string) {
 		rows, nontrivial := 0, false
 		for _, c := range t.Cells {
-			total, ok := c.Stats[stat]
+			total, ok := c.Stats.Get(stat)
 			if !ok || total.Missing {
 				continue
 			}
 			var sum decimal.Dec
 			nonzero, complete := 0, true
 			for _, k := range set {
-				st := c.Stats[ExtraStat(k)]
+				st, _ := c.Stats.Get(ExtraStat(k))
 				if st.Missing {
 					complete = false
 					break
