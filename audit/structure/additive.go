@@ -188,7 +188,7 @@ func CountValue(st *audit.Structure, c *audit.Cell) (v decimal.Dec, ok bool) {
 		return v, false
 	}
 	for _, k := range valueStats {
-		if s, has := c.Stats[k]; has {
+		if s, has := c.Stats.Get(k); has {
 			if s.Missing || s.Value.Sign() < 0 {
 				return v, false
 			}
