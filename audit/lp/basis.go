@@ -23,8 +23,8 @@ var ErrBasis = errors.New("lp: the given basis does not fit the rows")
 // basis of the rows works, at the cost of dense pivots for the others.
 // Pivots counts the pivots of later objectives only (it is 0 on return).
 //
-// The rows are the same as New's; x0 must satisfy them within the
-// solver's tolerance (1e-9 relative to the largest |RHS| or |x0|) and be
+// The rows are the same as New's; x0 must satisfy them within 1e-9
+// relative to the largest |RHS| (times the row's terms) and be
 // non-negative, else ErrBasis (never a silent start from an infeasible
 // point). It is the caller's task to know x0 feasible; New finds a
 // feasible point when there is one and reports ErrInfeasible when not.
@@ -37,9 +37,31 @@ func NewBasis(ctx context.Context, n int, rows []Row, x0 []float64, basic []int)
 			return nil, ErrBasis
 		}
 	}
+	// The residuals are judged against the right-hand sides, not x0 (the
+	// solver's Tol grows with x0): a point with terms far larger than
+	// the rows' right-hand sides has residuals rounding cannot show.
+	tol := 1.0
+	for _, row := range rows {
+		tol = math.Max(tol, math.Abs(row.RHS))
+	}
+	tol *= 1e-9
+	for _, row := range rows {
+		// Rounding hides a residual below about 1e-16 of the terms: a
+		// point whose terms are that large cannot be known feasible.
+		sum := math.Abs(row.RHS)
+		for k, j := range row.Idx {
+			if j < 0 || j >= n {
+				return nil, ErrBasis
+			}
+			sum += math.Abs(row.Coef[k] * x0[j])
+		}
+		if sum*1e-15 > tol {
+			return nil, ErrBasis
+		}
+	}
 	s := build(n, rows, x0)
 	for r := 0; r < s.m; r++ {
-		if math.Abs(s.beta[r]) > s.Tol*float64(len(rows[r].Idx)+1) {
+		if math.Abs(s.beta[r]) > tol*float64(len(rows[r].Idx)+1) {
 			return nil, ErrBasis
 		}
 		// The artificial's residual is rounding noise: x0 satisfies the row.

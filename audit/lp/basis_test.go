@@ -232,6 +232,10 @@ func TestNewBasisRefuses(t *testing.T) {
 		{"absent from row", []float64{1, 0, 0, 0}, []int{2, 3}},
 		{"twice", []float64{1, 0, 0, 0}, []int{0, 0}},
 		{"short basis", []float64{1, 0, 0, 0}, []int{3}},
+		// y0 − s = 1 at y0 = s = 4e16: the residual 1 is below the
+		// rounding of the terms (seen with a raise on a cut's 1e-12
+		// coefficient); the solver's own Tol (1e-9·4e16) would take it.
+		{"terms hide the residual", []float64{0, 4e16, 1, 4e16}, []int{3, 2}},
 	}
 	for _, tc := range cases {
 		if _, err := NewBasis(ctx, 4, rows, tc.x0, tc.basic); !errors.Is(err, ErrBasis) {

@@ -75,13 +75,12 @@ type JointOptions struct {
 	// bound creeps up by a percent a round while each round's master
 	// costs more than the last: see docs/suppression.md.
 	BoundStall float64
-	// WarmMaster starts each master LP of the bound-only search from the
-	// last master's y raised onto the new cuts, with the slack basis
-	// (lp.NewBasis), instead of a phase 1: a quarter of the pivots per
-	// master on the 1 M-record 50x40x10 file, but on BenchmarkJointLarge3D
-	// the vertices it reaches made the budget's bound weaker (1%: 5,879
-	// against 9,920; 5%: 2,223 against 3,885), so it is off by default.
-	WarmMaster bool
+	// ColdMaster solves each master LP of the bound-only search from
+	// scratch (lp.New's phase 1), as before; by default each starts
+	// from the last master's y raised onto the new cuts, with the slack
+	// basis (lp.NewBasis; see warmStart): the same LP, a quarter of the
+	// pivots on the 1 M-record 50x40x10 file (docs/suppression.md).
+	ColdMaster bool
 	// MaxTableau bounds one LP's dense tableau (rows × columns; default
 	// 4,000,000 entries): the search stops before a larger one.
 	MaxTableau int
@@ -555,7 +554,7 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 	var solver *lp.Solver
 	var err error
 	warm := false
-	if js.boundOnly && js.jo.WarmMaster {
+	if js.boundOnly && !js.jo.ColdMaster {
 		// The bound-only cut loop starts each master from the previous
 		// round's y raised onto the new cuts and the slack basis (see
 		// warmStart), not from a phase 1: its optimum is the same LP's.
@@ -634,7 +633,8 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 // them: the cuts cs scaled to rhs 1 with their slacks, then y_i + w_i = 1
 // when bounded): the previous master's y (warmY; 0 at first), raised on
 // each cut it violates at the cell of the cut with the most coefficient
-// per unit of cost (up to 1 when bounded, then the next cell), with the
+// per unit of cost (zero-cost cells first, the largest coefficient among
+// them; up to 1 when bounded, then the next cell), with the
 // slacks from it, and the slack basis (each slack column has its one
 // non-zero in its own row). Raising y only raises the other cuts'
 // left-hand sides (coefficients ≥ 0), so one pass meets every cut. It
@@ -671,17 +671,21 @@ func (js *jointSolver) warmStart(cs []pendingCut, active []int, bounded bool, nv
 				return nil, nil, false
 			}
 		}
+		// Cells with a coefficient below 1e-6 of the cut's largest are
+		// not raised (a zero-cost cell with a 1e-12 coefficient would
+		// take y to 10^12: a point too large to check, see lp.NewBasis).
+		cmax := slices.Max(p.coef)
 		for lhs := lhsOf(p); lhs < 1; lhs = lhsOf(p) {
 			best, bestRate := -1, -1.0
 			for m, i := range p.idx {
-				if bounded && x0[pos[i]] >= 1 {
+				if bounded && x0[pos[i]] >= 1 || p.coef[m] < 1e-6*cmax {
 					continue
 				}
 				rate := math.Inf(1)
 				if c := js.cost[i]; c > 0 {
 					rate = p.coef[m] / c
 				}
-				if rate > bestRate {
+				if rate > bestRate || rate == bestRate && p.coef[m] > p.coef[best] {
 					best, bestRate = m, rate
 				}
 			}
