@@ -602,6 +602,11 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 		piv++ // the start: one pass over the tableau
 	}
 	if err := js.spend(piv, len(rows), nv); err != nil {
+		if js.boundOnly && graceful(err) {
+			// The LP was solved: its optimum is a bound still (rootCuts
+			// keeps it; no y, the loop stops).
+			return base + z, nil, false, err
+		}
 		return 0, nil, false, err
 	}
 	if js.boundOnly {
@@ -1172,6 +1177,11 @@ func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
 	for round := 0; ; round++ {
 		z, yy, feasible, err := js.master(root)
 		if err != nil {
+			if js.boundOnly && graceful(err) && z > 0 {
+				// The budget ran out on this master's own work: its
+				// optimum is proven all the same.
+				res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
+			}
 			return nil, false, err
 		}
 		if !feasible {

@@ -30,6 +30,11 @@ func TestJointBoundOnlyStallAndWarm(t *testing.T) {
 	for _, jo := range []JointOptions{
 		{MaxCells: 10, BoundWork: 300},
 		{MaxCells: 10, BoundWork: 300, ColdMaster: true},
+		// Budgets that run out on a master's own work (its optimum is
+		// kept as the bound) and within a separation.
+		{MaxCells: 10, BoundWork: 0.5, BoundStall: -1},
+		{MaxCells: 10, BoundWork: 2, BoundStall: -1},
+		{MaxCells: 10, BoundWork: 8, BoundStall: -1},
 	} {
 		lb, c, stopped := run(jo)
 		t.Logf("%+v: bound %v cost %v %q", jo, lb, c, stopped)
