@@ -69,6 +69,18 @@ type JointOptions struct {
 	// BoundWork is Work for the bound-only search of larger tables
 	// (default 10,000).
 	BoundWork float64
+	// BoundStall stops the bound-only search when the last 3 cut rounds
+	// raised the bound by less than this fraction of it (default 0.02;
+	// negative: never, only BoundWork stops it). On large tables the
+	// bound creeps up by a percent a round while each round's master
+	// costs more than the last: see docs/suppression.md.
+	BoundStall float64
+	// ColdMaster solves each master LP of the bound-only search from
+	// scratch (lp.New's phase 1), as before; by default each starts
+	// from the last master's y raised onto the new cuts, with the slack
+	// basis (lp.NewBasis; see warmStart): the same LP, a quarter of the
+	// pivots on the 1 M-record 50x40x10 file (docs/suppression.md).
+	ColdMaster bool
 	// MaxTableau bounds one LP's dense tableau (rows × columns; default
 	// 4,000,000 entries): the search stops before a larger one.
 	MaxTableau int
@@ -99,6 +111,16 @@ func (o JointOptions) maxTableau() int {
 	return 4_000_000
 }
 
+func (o JointOptions) boundStall() float64 {
+	switch {
+	case o.BoundStall > 0:
+		return o.BoundStall
+	case o.BoundStall < 0:
+		return 0
+	}
+	return 0.02
+}
+
 func (o JointOptions) nodes() int {
 	if o.Nodes > 0 {
 		return o.Nodes
@@ -119,6 +141,14 @@ var errBudget = errors.New("joint: work budget spent")
 
 // errDeadline stops the joint search at the user's time limit.
 var errDeadline = errors.New("joint: time limit reached")
+
+// errStalled stops the bound-only cut loop when the bound has stopped
+// rising (JointOptions.BoundStall): the bound is the one proven so far.
+var errStalled = errors.New("joint: the bound stopped rising")
+
+// stallRounds is the window of BoundStall: the bound's gain over the last
+// stallRounds cut rounds.
+const stallRounds = 3
 
 // errLPFail stops the joint search when one of its LPs fails numerically
 // (the simplex's iteration limit, a false "unbounded"): the best pattern
@@ -166,6 +196,9 @@ type jointSolver struct {
 	boundOnly bool
 	// final: the last master LP after the budget ran out (see solve)
 	final bool
+	// warmY: the last bound-only master's y over every cell, the start
+	// of the next (see warmStart)
+	warmY []float64
 	// boundedLimit: masters with at most this many variables keep y ≤ 1
 	boundedLimit int
 	pivots       int
@@ -518,7 +551,21 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 	if err := js.fits(len(rows), nv); err != nil {
 		return 0, nil, false, err
 	}
-	solver, err := lp.New(js.ctx, nv, rows)
+	var solver *lp.Solver
+	var err error
+	warm := false
+	if js.boundOnly && !js.jo.ColdMaster {
+		// The bound-only cut loop starts each master from the previous
+		// round's y raised onto the new cuts and the slack basis (see
+		// warmStart), not from a phase 1: its optimum is the same LP's.
+		if x0, basic, ok := js.warmStart(cs, active, bounded, nv); ok {
+			solver, err = lp.NewBasis(js.ctx, nv, rows, x0, basic)
+			warm = err == nil
+		}
+	}
+	if !warm {
+		solver, err = lp.New(js.ctx, nv, rows)
+	}
 	if errors.Is(err, lp.ErrInfeasible) {
 		return 0, nil, false, js.spend(len(rows), len(rows), nv)
 	}
@@ -536,17 +583,46 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 	if err == nil && (math.IsNaN(z) || math.IsInf(z, -1)) {
 		err = errors.New("no finite optimum")
 	}
+	if err == nil && warm {
+		// A vertex: a warm start may end with non-basic cells at
+		// fractional values, and a vertex has far fewer cells above 0
+		// for the next separation's intruder LPs. The bound stays z
+		// (the optimum found; the vertex's objective is the same within
+		// the tolerance).
+		err = solver.Vertex(js.ctx)
+	}
 	if err != nil {
 		if js.ctx.Err() != nil {
 			return 0, nil, false, js.ctx.Err()
 		}
 		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
 	}
-	if err := js.spend(solver.Pivots, len(rows), nv); err != nil {
+	piv := solver.Pivots
+	if warm {
+		piv++ // the start: one pass over the tableau
+	}
+	if err := js.spend(piv, len(rows), nv); err != nil {
+		if js.boundOnly && graceful(err) {
+			// The LP was solved: its optimum is a bound still (rootCuts
+			// keeps it; no y, the loop stops).
+			return base + z, nil, false, err
+		}
 		return 0, nil, false, err
+	}
+	if js.boundOnly {
+		if js.warmY == nil {
+			js.warmY = make([]float64, n)
+		}
+		clear(js.warmY)
 	}
 	for k, i := range active {
 		v := solver.Value(k)
+		if js.boundOnly {
+			js.warmY[i] = max(0, v)
+			if bounded {
+				js.warmY[i] = min(1, js.warmY[i])
+			}
+		}
 		if v < 1e-9 {
 			v = 0
 		}
@@ -556,6 +632,87 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 		y[i] = v
 	}
 	return base + z, y, true, nil
+}
+
+// warmStart is the start of a bound-only master (rows as master builds
+// them: the cuts cs scaled to rhs 1 with their slacks, then y_i + w_i = 1
+// when bounded): the previous master's y (warmY; 0 at first), raised on
+// each cut it violates at the cell of the cut with the most coefficient
+// per unit of cost (zero-cost cells first, the largest coefficient among
+// them; up to 1 when bounded, then the next cell), with the
+// slacks from it, and the slack basis (each slack column has its one
+// non-zero in its own row). Raising y only raises the other cuts'
+// left-hand sides (coefficients ≥ 0), so one pass meets every cut. It
+// reports false when a bounded cut cannot be met (master then runs
+// lp.New, which reports the master infeasible) or a coefficient is not
+// positive.
+func (js *jointSolver) warmStart(cs []pendingCut, active []int, bounded bool, nv int) ([]float64, []int, bool) {
+	na := len(active)
+	nb := 0
+	if bounded {
+		nb = na
+	}
+	x0 := make([]float64, nv)
+	if js.warmY != nil {
+		for k, i := range active {
+			x0[k] = js.warmY[i]
+		}
+	}
+	pos := make(map[int]int, na)
+	for k, i := range active {
+		pos[i] = k
+	}
+	basic := make([]int, 0, len(cs)+nb)
+	lhsOf := func(p pendingCut) float64 {
+		lhs := 0.0
+		for m, i := range p.idx {
+			lhs += p.coef[m] / p.rhs * x0[pos[i]]
+		}
+		return lhs
+	}
+	for _, p := range cs {
+		for _, c := range p.coef {
+			if !(c > 0) {
+				return nil, nil, false
+			}
+		}
+		// Cells with a coefficient below 1e-6 of the cut's largest are
+		// not raised (a zero-cost cell with a 1e-12 coefficient would
+		// take y to 10^12: a point too large to check, see lp.NewBasis).
+		cmax := slices.Max(p.coef)
+		for lhs := lhsOf(p); lhs < 1; lhs = lhsOf(p) {
+			best, bestRate := -1, -1.0
+			for m, i := range p.idx {
+				if bounded && x0[pos[i]] >= 1 || p.coef[m] < 1e-6*cmax {
+					continue
+				}
+				rate := math.Inf(1)
+				if c := js.cost[i]; c > 0 {
+					rate = p.coef[m] / c
+				}
+				if rate > bestRate || rate == bestRate && p.coef[m] > p.coef[best] {
+					best, bestRate = m, rate
+				}
+			}
+			if best < 0 {
+				return nil, nil, false
+			}
+			k := pos[p.idx[best]]
+			x0[k] += (1 - lhs) * p.rhs / p.coef[best]
+			if bounded && x0[k] > 1 {
+				x0[k] = 1
+			}
+		}
+	}
+	for k, p := range cs {
+		x0[na+nb+k] = lhsOf(p) - 1
+		basic = append(basic, na+nb+k)
+	}
+	for k := range nb {
+		x0[na+k] = 1 - x0[k]
+		basic = append(basic, na+k)
+	}
+	return x0, basic, true
 }
 
 // pendingCut is a cut restricted to the free cells of a search node: its
@@ -959,6 +1116,10 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		root[i] = -1
 	}
 	y, feasible, err := sr.rootCuts(root)
+	if errors.Is(err, errStalled) {
+		sr.res.stopped = err
+		return sr.res, nil
+	}
 	if err != nil {
 		return sr.stop(err)
 	}
@@ -1012,9 +1173,15 @@ func (sr *jointSearch) stop(err error) (jointResult, error) {
 func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
 	js, res := sr.js, &sr.res
 	var y []float64
+	var hist []float64 // the bound after each round (bound-only)
 	for round := 0; ; round++ {
 		z, yy, feasible, err := js.master(root)
 		if err != nil {
+			if js.boundOnly && graceful(err) && z > 0 {
+				// The budget ran out on this master's own work: its
+				// optimum is proven all the same.
+				res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
+			}
 			return nil, false, err
 		}
 		if !feasible {
@@ -1024,6 +1191,17 @@ func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
 		res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
 		if round >= js.jo.rounds() {
 			break
+		}
+		if js.boundOnly {
+			// The bound's tail-off: stop when the last rounds raised it
+			// by less than BoundStall of itself (a count of rounds, not
+			// a clock; see JointOptions.BoundStall).
+			hist = append(hist, res.lowerBound)
+			if g := js.jo.boundStall(); g > 0 && len(hist) > stallRounds {
+				if old := hist[len(hist)-1-stallRounds]; res.lowerBound <= old*(1+g) {
+					return y, true, errStalled
+				}
+			}
 		}
 		added, err := js.separate(y)
 		if errors.Is(err, errBudget) && added > 0 {

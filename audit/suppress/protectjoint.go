@@ -431,6 +431,8 @@ func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, j
 			out.Stopped = fmt.Sprintf("time limit %v reached during the joint search: the best verified pattern found is kept%s", opt.TimeLimit, bound)
 		case errors.Is(jres.stopped, errLPFail):
 			out.Stopped = "an LP of the joint search failed numerically: the best verified pattern found is kept" + bound
+		case errors.Is(jres.stopped, errStalled):
+			out.Stopped = fmt.Sprintf("the joint bound's cut rounds stopped when the last %d raised the bound by less than %g%% of it: the bound is the one proven so far", stallRounds, 100*opt.Joint.boundStall())
 		case errors.Is(jres.stopped, errBudget):
 			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept%s", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau(), bound)
 		}
