@@ -263,16 +263,29 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		}
 	}
 	tuple := append([]int(nil), s.Keys[p]...)
+	var sc relations.Move1
 	pos := 0
-	// offer considers the move at pos with score, its codes and weights
-	// given by fill only when it is kept; it reports whether to go on.
-	offer := func(score float64, fill func(codes []int, w []int8) ([]int, []int8)) bool {
+	s.EachMove1D(d, s.Keys[p][d], &sc, func(m relations.Move1) bool {
+		score := 0.0
+		for b, code := range m.Codes {
+			tuple[d] = code
+			i := s.Lookup(tuple)
+			if i < 0 || (forbid != nil && forbid(i)) {
+				score = math.Inf(1)
+				break
+			}
+			if !sp.sup[i] {
+				score += sp.cost[i]
+			}
+			if m.W[b] < 0 && s.Val[i] < up || m.W[b] > 0 && s.Val[i] < low {
+				score += 1e6 * (sp.cost[i] + 1)
+			}
+		}
 		x := scored{score: score, pos: pos}
 		pos++
 		switch {
 		case len(h) < k:
-			codes, w := fill(nil, nil)
-			x.m = relations.Move1{Codes: codes, W: w}
+			x.m = relations.Move1{Codes: slices.Clone(m.Codes), W: slices.Clone(m.W)}
 			h = append(h, x)
 			for i := len(h) - 1; i > 0; {
 				q := (i - 1) / 2
@@ -284,48 +297,14 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 			}
 		case before(&x, &h[0]):
 			// reuse the evicted move's arrays
-			codes, w := fill(h[0].m.Codes[:0], h[0].m.W[:0])
-			x.m = relations.Move1{Codes: codes, W: w}
+			x.m = relations.Move1{Codes: append(h[0].m.Codes[:0], m.Codes...), W: append(h[0].m.W[:0], m.W...)}
 			h[0] = x
 			down(0)
 		}
 		// Scores are never negative: once the k kept all score 0, no
 		// later move (a later position) can displace one of them.
 		return len(h) < k || h[0].score > 0
-	}
-	// add is the score of the move's cell of code c on p's line at
-	// weight w, added to score (+Inf: absent or forbidden).
-	add := func(score float64, c int, w int8) float64 {
-		if math.IsInf(score, 1) {
-			return score
-		}
-		tuple[d] = c
-		i := s.Lookup(tuple)
-		if i < 0 || (forbid != nil && forbid(i)) {
-			return math.Inf(1)
-		}
-		if !sp.sup[i] {
-			score += sp.cost[i]
-		}
-		if w < 0 && s.Val[i] < up || w > 0 && s.Val[i] < low {
-			score += 1e6 * (sp.cost[i] + 1)
-		}
-		return score
-	}
-	if !sp.pruneLeaf(p, d, offer, add) {
-		var sc relations.Move1
-		s.EachMove1D(d, s.Keys[p][d], &sc, func(m relations.Move1) bool {
-			score := 0.0
-			for b, code := range m.Codes {
-				if score = add(score, code, m.W[b]); math.IsInf(score, 1) {
-					break
-				}
-			}
-			return offer(score, func(codes []int, w []int8) ([]int, []int8) {
-				return append(codes, m.Codes...), append(w, m.W...)
-			})
-		})
-	}
+	})
 	order := make([]int32, len(h)) // sort positions, not the entries
 	for a := range order {
 		order[a] = int32(a)
@@ -336,74 +315,6 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 		out[a] = h[o].m
 	}
 	return out
-}
-
-// pruneLeaf offers prune the moves of Moves1D through p's code of
-// dimension d, in that order, when the code is a leaf below a root: the
-// path to the root, then for each ancestor-or-self a below the root and
-// each sibling b of a, for each leaf l2 below b, the path from p's code
-// up to a at +1 with the path from l2 up to b at −1. A move's score adds
-// its cells' terms in the order of its codes, so the terms of the part
-// up to a, the same for every move of a, are added once for all of them
-// (the same sums, bit for bit, as adding every move's terms afresh),
-// and a move's codes are listed only when it is kept. It reports false,
-// offering nothing, for any other code (prune enumerates those).
-func (sp *suppressor) pruneLeaf(p, d int, offer func(float64, func([]int, []int8) ([]int, []int8)) bool, add func(float64, int, int8) float64) bool {
-	s := sp.s
-	par, ch := s.Parent[d], s.Children[d]
-	k := s.Keys[p][d]
-	if len(ch[k]) != 0 || par[k] < 0 {
-		return false
-	}
-	// the path to the root
-	score := 0.0
-	for y := k; y >= 0; y = par[y] {
-		score = add(score, y, 1)
-	}
-	if !offer(score, func(codes []int, w []int8) ([]int, []int8) {
-		for y := k; y >= 0; y = par[y] {
-			codes, w = append(codes, y), append(w, 1)
-		}
-		return codes, w
-	}) {
-		return true
-	}
-	left := 0.0
-	for a := k; par[a] >= 0; a = par[a] {
-		left = add(left, a, 1) // the part k..a
-		for _, b := range ch[par[a]] {
-			if b == a {
-				continue
-			}
-			for _, l2 := range s.Leaves(d, b) {
-				score := left
-				for y := l2; ; y = par[y] {
-					score = add(score, y, -1)
-					if y == b {
-						break
-					}
-				}
-				if !offer(score, func(codes []int, w []int8) ([]int, []int8) {
-					for y := k; ; y = par[y] {
-						codes, w = append(codes, y), append(w, 1)
-						if y == a {
-							break
-						}
-					}
-					for y := l2; ; y = par[y] {
-						codes, w = append(codes, y), append(w, -1)
-						if y == b {
-							break
-						}
-					}
-					return codes, w
-				}) {
-					return true
-				}
-			}
-		}
-	}
-	return true
 }
 
 // balanced checks that m leaves every relation of the table unchanged
