@@ -489,6 +489,16 @@ type auditEnv struct {
 	// tune bounds the work (Options.Tuning).
 	tune Tuning
 	mu   sync.Mutex
+	// lines holds the witness searches' line lists (linemoves.go), made
+	// on first use.
+	lines     *lineCache
+	linesOnce sync.Once
+}
+
+// lineCache returns the audit's line lists (nil: the enumeration).
+func (env *auditEnv) lineCache(s *structure) *lineCache {
+	env.linesOnce.Do(func() { env.lines = newLineCache(s, env.sup) })
+	return env.lines
 }
 
 // warn adds a warning to the audit (safe for concurrent use).

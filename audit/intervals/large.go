@@ -24,10 +24,13 @@ type witnessScratch struct {
 	w     []int8
 	acc   map[int32]int
 	// heaps[d] holds dimension d's moves not yet in ms[d] (a heap in
-	// forMoves' order, popped as the enumeration reaches them); n[d] is
-	// the number of moves of dimension d.
-	heaps [][]scoredMove
-	n     []int
+	// forMoves' order, popped as the enumeration reaches them), unless
+	// fromLines[d]: then src[d] generates them from lines (linemoves.go).
+	heaps     [][]scoredMove
+	fromLines []bool
+	src       []lineSource
+	// lines, when set, holds the line lists of the audit (linemoves.go).
+	lines *lineCache
 	// mv and the arenas codes, w1 hold the moves of forMoves' current
 	// enumeration (reset at each call).
 	mv    relations.Move1
@@ -49,7 +52,7 @@ type scoredMove struct {
 }
 
 func newWitnessScratch(nd int) *witnessScratch {
-	return &witnessScratch{ms: make([][]relations.Move1, nd), heaps: make([][]scoredMove, nd), n: make([]int, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
+	return &witnessScratch{ms: make([][]relations.Move1, nd), heaps: make([][]scoredMove, nd), fromLines: make([]bool, nd), src: make([]lineSource, nd), tuple: make([]int, nd), idx: make([]int, nd), acc: map[int32]int{}, delta: map[int]float64{}}
 }
 
 // pointValue is cell j at the scratch's current point (unknown cells count as
@@ -79,42 +82,14 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 	tuple := ws.tuple
 	ws.codes, ws.w1 = ws.codes[:0], ws.w1[:0]
 	for d := 0; d < nd; d++ {
-		copy(tuple, key)
-		h := ws.heaps[d][:0]
-		s.EachMove1D(d, key[d], &ws.mv, func(m relations.Move1) bool {
-			score := math.Inf(1)
-			for _, c := range m.Codes {
-				tuple[d] = c
-				j := s.Lookup(tuple)
-				if j < 0 || !sup[j] {
-					return true
-				}
-				if j != i {
-					score = math.Min(score, s.pointValue(j, ws))
-				}
-			}
-			// keep a copy in the arenas (earlier moves keep their arrays
-			// when an append reallocates)
-			from := len(ws.codes)
-			ws.codes = append(ws.codes, m.Codes...)
-			ws.w1 = append(ws.w1, m.W...)
-			to := len(ws.codes)
-			h = append(h, scoredMove{relations.Move1{Codes: ws.codes[from:to:to], W: ws.w1[from:to:to]}, score, len(h)})
-			return true
-		})
-		ws.heaps[d], ws.n[d] = h, len(h)
-		if len(h) == 0 {
+		ws.ms[d] = ws.ms[d][:0]
+		ws.fromLines[d] = ws.lines.sameSup(sup) && len(ws.delta) == 0 && ws.lines.start(d, i, key, tuple, &ws.src[d])
+		if !ws.fromLines[d] {
+			s.scoreMoves(i, d, sup, ws)
+		}
+		if !ws.nextMove(s, d) {
 			return
 		}
-		// The moves are taken in order of score, highest first (ties in
-		// moves1D's order), as the enumeration reaches them: a heap
-		// popped on demand instead of sorting every move, since the
-		// enumeration mostly stops after a few.
-		for k := len(h)/2 - 1; k >= 0; k-- {
-			siftMoves(h, k)
-		}
-		ws.ms[d] = ws.ms[d][:0]
-		ws.popMove(d)
 	}
 	idx := ws.idx
 	for d := range idx {
@@ -148,10 +123,7 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 		d := nd - 1
 		for ; d >= 0; d-- {
 			idx[d]++
-			if idx[d] < ws.n[d] {
-				if idx[d] == len(ws.ms[d]) {
-					ws.popMove(d)
-				}
+			if idx[d] < len(ws.ms[d]) || ws.nextMove(s, d) {
 				break
 			}
 			idx[d] = 0
@@ -160,6 +132,59 @@ func (s *structure) forMoves(i int, sup []bool, budget int, ws *witnessScratch, 
 			return
 		}
 	}
+}
+
+// scoreMoves enumerates dimension d's moves through cell i whose cells
+// on i's line are all suppressed into ws.heaps[d], scored by the smallest
+// value at the point of their cells other than i (the reference order of
+// forMoves; linemoves.go generates the same moves in the same order at
+// the true point).
+func (s *structure) scoreMoves(i, d int, sup []bool, ws *witnessScratch) {
+	tuple := ws.tuple
+	copy(tuple, s.Keys[i])
+	h := ws.heaps[d][:0]
+	s.EachMove1D(d, s.Keys[i][d], &ws.mv, func(m relations.Move1) bool {
+		score := math.Inf(1)
+		for _, c := range m.Codes {
+			tuple[d] = c
+			j := s.Lookup(tuple)
+			if j < 0 || !sup[j] {
+				return true
+			}
+			if j != i {
+				score = math.Min(score, s.pointValue(j, ws))
+			}
+		}
+		// keep a copy in the arenas (earlier moves keep their arrays
+		// when an append reallocates)
+		from := len(ws.codes)
+		ws.codes = append(ws.codes, m.Codes...)
+		ws.w1 = append(ws.w1, m.W...)
+		to := len(ws.codes)
+		h = append(h, scoredMove{relations.Move1{Codes: ws.codes[from:to:to], W: ws.w1[from:to:to]}, score, len(h)})
+		return true
+	})
+	// The moves are taken in order of score, highest first (ties in
+	// moves1D's order), as the enumeration reaches them: a heap popped
+	// on demand instead of sorting every move, since the enumeration
+	// mostly stops after a few.
+	for k := len(h)/2 - 1; k >= 0; k-- {
+		siftMoves(h, k)
+	}
+	ws.heaps[d] = h
+}
+
+// nextMove appends dimension d's next move to ws.ms[d] and reports
+// whether there was one.
+func (ws *witnessScratch) nextMove(s *structure, d int) bool {
+	if ws.fromLines[d] {
+		return ws.src[d].pop(s, ws, d)
+	}
+	if len(ws.heaps[d]) == 0 {
+		return false
+	}
+	ws.popMove(d)
+	return true
 }
 
 // movesFirst is forMoves' order: higher score first, then position.
@@ -577,6 +602,7 @@ func (s *structure) witnessAll(ctx context.Context, comp []int, env *auditEnv, w
 	for w := 0; w < workers; w++ {
 		g.Go(func() error {
 			ws := newWitnessScratch(s.NDim)
+			ws.lines = env.lineCache(s)
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(comp) {

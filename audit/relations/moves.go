@@ -132,6 +132,11 @@ func (s *Structure) Count1D(d, k int) int {
 	return n
 }
 
+// Leaves returns the leaves below code x of dimension d (x itself when
+// it is a leaf), depth first, in the order Moves1D takes them. Callers
+// must not modify the result.
+func (s *Structure) Leaves(d, x int) []int { return s.leavesOf(d, x) }
+
 // leavesOf returns the leaves below code x of dimension d (x itself when
 // it is a leaf), depth first; computed once per structure for every code.
 // Safe for concurrent use; callers must not modify the result.
