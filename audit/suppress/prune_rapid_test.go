@@ -3,14 +3,12 @@ package suppress
 import (
 	"math/rand/v2"
 	"reflect"
-	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
-	"github.com/sdcaudit/sdcaudit/audit/relations"
 )
 
 // TestPruneAgainstEnumeration: prune (which scores a leaf code's moves
@@ -70,25 +68,7 @@ func TestPruneAgainstEnumeration(t *testing.T) {
 				m := 2 + rng.IntN(5)
 				forbid = func(i int) bool { return i%m == 1 }
 			}
-			all := s.Moves1D(d, s.Keys[p][d])
-			order := make([]int, len(all))
-			score := make([]float64, len(all))
-			for a, m := range all {
-				order[a], score[a] = a, pruneScore(sp, p, d, m, up, low, forbid)
-			}
-			slices.SortStableFunc(order, func(a, b int) int {
-				switch {
-				case score[a] < score[b]:
-					return -1
-				case score[a] > score[b]:
-					return 1
-				}
-				return 0
-			})
-			var want []relations.Move1
-			for _, a := range order[:min(k, len(order))] {
-				want = append(want, all[a])
-			}
+			want := pruneByEnumeration(sp, s, p, d, up, low, k, forbid)
 			got := sp.prune(p, d, up, low, k, forbid)
 			if len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
 				rt.Fatalf("cell %v dimension %d k %d up %v low %v: prune %v, want %v", tb.Cells[p].Key, d, k, up, low, got, want)

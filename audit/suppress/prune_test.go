@@ -87,25 +87,7 @@ func TestPruneKeepsTheBest(t *testing.T) {
 			case 2:
 				forbid = func(i int) bool { return i%7 == 3 }
 			}
-			all := s.Moves1D(d, s.Keys[p][d])
-			order := make([]int, len(all))
-			score := make([]float64, len(all))
-			for a, m := range all {
-				order[a], score[a] = a, pruneScore(sp, p, d, m, up, low, forbid)
-			}
-			slices.SortStableFunc(order, func(a, b int) int {
-				switch {
-				case score[a] < score[b]:
-					return -1
-				case score[a] > score[b]:
-					return 1
-				}
-				return 0
-			})
-			var want []relations.Move1
-			for _, a := range order[:min(k, len(order))] {
-				want = append(want, all[a])
-			}
+			want := pruneByEnumeration(sp, s, p, d, up, low, k, forbid)
 			got := sp.prune(p, d, up, low, k, forbid)
 			if len(got) == 0 && len(want) == 0 {
 				continue
@@ -117,4 +99,29 @@ func TestPruneKeepsTheBest(t *testing.T) {
 		}
 	}
 	t.Logf("%d moves kept", kept)
+}
+
+// pruneByEnumeration is prune's reference: every move of p's code in
+// dimension d scored by pruneScore, stably sorted by score, the first k.
+func pruneByEnumeration(sp *suppressor, s *structure, p, d int, up, low float64, k int, forbid func(int) bool) []relations.Move1 {
+	all := s.Moves1D(d, s.Keys[p][d])
+	order := make([]int, len(all))
+	score := make([]float64, len(all))
+	for a, m := range all {
+		order[a], score[a] = a, pruneScore(sp, p, d, m, up, low, forbid)
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case score[a] < score[b]:
+			return -1
+		case score[a] > score[b]:
+			return 1
+		}
+		return 0
+	})
+	var want []relations.Move1
+	for _, a := range order[:min(k, len(order))] {
+		want = append(want, all[a])
+	}
+	return want
 }
