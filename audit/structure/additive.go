@@ -2,6 +2,7 @@ package structure
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -64,7 +65,7 @@ func percentile(code string) bool {
 // marked unless some code of the axis stays additive (an axis of medians
 // alone is the table's one statistic, and its margins are not
 // confirmed at all).
-func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure) {
+func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure, opt Options) {
 	for a := range st.Axes {
 		ax := &st.Axes[a]
 		marks := map[string]string{}
@@ -80,6 +81,10 @@ func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure) {
 			prev = w
 		}
 		if len(marks) == 0 || len(marks) == len(ax.Codes) {
+			continue
+		}
+		addingUp(t, st, a, figs, opt, marks)
+		if len(marks) == 0 {
 			continue
 		}
 		ax.NonAdditive = map[string]string{}
@@ -99,6 +104,80 @@ func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure) {
 			names = append(names[:4], fmt.Sprintf("and %d more", len(names)-4))
 		}
 		st.Notes = append(st.Notes, fmt.Sprintf("%s: %s read as statistics that do not add up (a median, a percentile, a standard error, a rate): margins are confirmed on, and hold for, the other codes only", ax.Name(), strings.Join(names, ", ")))
+	}
+}
+
+// maxStatGroups and maxStatCodes bound addingUp's search: an axis with
+// more kinds of statistic words, or more codes, is not searched and
+// none of its codes is marked (its margins must then hold in every
+// column, as without the marking).
+const (
+	maxStatGroups = 6
+	maxStatCodes  = 200
+)
+
+// addingUp takes out of marks the codes that the arithmetic shows to be
+// counts after all: a label is only a hint ("Most deprived decile",
+// "Below average" and "Upper limit" are common labels of count
+// categories), and a code that is a part of another code of the axis
+// (on every line where all are published, on one at least with two parts
+// not zero; within Options.Rounded) adds up. The marked codes are tried
+// by the word that marked them, in every combination of those words, as
+// parts of each unmarked code, with and without the other unmarked
+// codes. Marking a count category as a statistic would drop the margin it
+// is a part of (a false "protected"); leaving a statistic unmarked only
+// keeps the margins to those that hold in every column. Beyond
+// maxStatGroups words or maxStatCodes codes nothing is marked.
+func addingUp(t *audit.Table, st *audit.Structure, a int, figs []figure, opt Options, marks map[string]string) {
+	ax := &st.Axes[a]
+	var words []string
+	for _, c := range ax.Codes {
+		if w, ok := marks[c]; ok && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	if len(words) > maxStatGroups || len(ax.Codes) > maxStatCodes {
+		clear(marks)
+		return
+	}
+	in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: true}
+	in.lines()
+	var unmarked []string
+	for _, c := range ax.Codes {
+		if _, ok := marks[c]; !ok {
+			unmarked = append(unmarked, c)
+		}
+	}
+	adds := map[string]bool{} // words whose codes are parts
+	for _, total := range unmarked {
+		var others []string
+		for _, c := range unmarked {
+			if c != total {
+				others = append(others, c)
+			}
+		}
+		for mask := 1; mask < 1<<len(words); mask++ {
+			var group []string
+			for _, c := range ax.Codes {
+				if w, ok := marks[c]; ok && mask>>slices.Index(words, w)&1 == 1 {
+					group = append(group, c)
+				}
+			}
+			for _, parts := range [][]string{group, append(slices.Clone(others), group...)} {
+				if holds, checked, nontrivial, _, _ := in.check(total, parts); holds && checked > 0 && nontrivial {
+					for k, w := range words {
+						if mask>>k&1 == 1 {
+							adds[w] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for c, w := range marks {
+		if adds[w] {
+			delete(marks, c)
+		}
 	}
 }
 

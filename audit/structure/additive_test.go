@@ -125,3 +125,50 @@ func TestLabelledTotalEveryLineSuppressed(t *testing.T) {
 		t.Errorf("parts above the total: margins %v", res.Structure.Axes[0].Parent)
 	}
 }
+
+// TestCountCategoriesWithStatisticWords: count categories whose labels
+// hold a statistic word ("Most deprived decile", "Below average", "Upper
+// limit") are parts of the Total beside them, so they are not statistics:
+// the margins hold in every column, and a withheld Total cell of a row is
+// tied to its published parts (the reviewer's case: marked as statistics,
+// North's and South's Totals were "protected" though each is their
+// row's sum). A Median beside them stays a statistic.
+func TestCountCategoriesWithStatisticWords(t *testing.T) {
+	for _, cols := range [][]string{
+		{"Most deprived decile", "Middle decile", "Least deprived decile", "Total"},
+		{"Below average", "Average", "Above average", "Total"},
+		{"Lower limit band", "Middle band", "Upper limit band", "Total"},
+	} {
+		tab := statsTable([]string{"Total", "North", "South", "West"}, cols, [][]any{
+			{"30", "30", "40", "100"},
+			{"10", "10", "15", nil},
+			{"10", "10", "15", nil},
+			{"10", "10", "10", "30"},
+		})
+		res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := res.Structure
+		if len(st.Axes[1].NonAdditive) != 0 {
+			t.Errorf("%q: non-additive %v, want none (they add up to Total)", cols, st.Axes[1].NonAdditive)
+		}
+		if st.Axes[1].Found["Total"] == "" || len(st.Axes[1].Parent) != 3 {
+			t.Errorf("%q: the Total column is not found as the margin of the three: parents %v, notes %q", cols, st.Axes[1].Parent, st.Notes)
+		}
+	}
+	// with a median beside them: the deciles add up, the median does not
+	tab := statsTable([]string{"Total", "North", "West"}, []string{"Most deprived decile", "Least deprived decile", "Total", "Median income"}, [][]any{
+		{"30", "70", "100", "512"},
+		{"10", "15", "25", "430"},
+		{"20", "55", "75", "601"},
+	})
+	res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	na := res.Structure.Axes[1].NonAdditive
+	if len(na) != 1 || na["Median income"] != "median" {
+		t.Errorf("non-additive %v, want the median only", na)
+	}
+}

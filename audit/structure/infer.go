@@ -152,7 +152,7 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 	// codes of statistics that do not add up (medians, rates, standard
 	// errors beside a count or total): their cells are no figure of a
 	// margin, so that a margin holds in the additive columns alone
-	nonAdditive(t, st, figs)
+	nonAdditive(t, st, figs, opt)
 	countFigures(t, st, figs)
 	big := len(t.Cells) > MaxCells
 	if big {
