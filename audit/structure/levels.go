@@ -163,11 +163,16 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 	return len(order) > 0
 }
 
-// levelBlock returns the end j of the longest block seq[i+1..j] of two or
-// more rows that adds up to seq[i] within the rounding tol on every
-// line where all are known (at least one, with two parts nonzero), its
-// rows coded or totals already found (or, loose, any row); -1 when none.
-// The block stops growing where its sum exceeds the total.
+// levelBlock returns the end j of the block seq[i+1..j] of two or more
+// rows that adds up to seq[i] within the rounding tol on every line where
+// all are known (at least one, with two parts nonzero), its rows coded or
+// totals already found (or, loose, any row); -1 when none. Of the blocks
+// that do, the one whose largest difference from the total is the least,
+// and of those the longest (rows of zeros at its end): a longer block
+// within the rounding would take in a small next sibling (Britain =
+// England + Wales + Scotland + Ireland within 5 when England + Wales +
+// Scotland is exact), replacing a true margin by a false one. The block
+// stops growing where its sum exceeds the total.
 func (in *axisInference) levelBlock(seq []string, i int, unc, resolved map[string]bool, loose bool, tol decimal.Dec) int {
 	total := seq[i]
 	nl := len(in.cells)
@@ -175,11 +180,14 @@ func (in *axisInference) levelBlock(seq []string, i int, unc, resolved map[strin
 	nonzero := make([]int, nl)
 	unknown := make([]bool, nl)
 	best := -1
+	var bestDiff decimal.Dec
+	parts := true // every row so far may be a part (mayBePart, row by row)
 	for j := i + 1; j < len(seq); j++ {
 		m := seq[j]
 		if unc[m] && !resolved[m] && !loose {
 			break
 		}
+		parts = parts && in.mayBePart(seq[j:j+1])
 		// a deterministic bound on the cells compared, as blocks'
 		if in.levelWork += nl; in.levelWork > in.opt.maxBlockWork() {
 			if !in.levelStopped {
@@ -191,6 +199,7 @@ func (in *axisInference) levelBlock(seq []string, i int, unc, resolved map[strin
 		n := j - i
 		lim := tol.Mul(decimal.FromInt(int64(n + 1)))
 		over, match, checked, nontrivial := false, true, 0, false
+		var worst decimal.Dec // the largest |sum - total| of the lines
 		for l := range nl {
 			v := in.value(l, m)
 			switch {
@@ -219,14 +228,17 @@ func (in *axisInference) levelBlock(seq []string, i int, unc, resolved map[strin
 			if d.Abs().Add(d.Abs()).Cmp(lim) > 0 {
 				match = false
 			}
+			if d.Abs().Cmp(worst) > 0 {
+				worst = d.Abs()
+			}
 			checked++
 			nontrivial = nontrivial || nonzero[l] >= 2
 		}
 		if over {
 			break
 		}
-		if match && checked > 0 && nontrivial && n >= 2 && in.mayBePart(seq[i+1:j+1]) {
-			best = j
+		if match && checked > 0 && nontrivial && n >= 2 && parts && (best < 0 || worst.Cmp(bestDiff) <= 0) {
+			best, bestDiff = j, worst
 		}
 	}
 	return best
