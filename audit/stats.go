@@ -125,6 +125,12 @@ type NamedStat struct {
 //
 // It keeps its list as a pointer and two 32-bit lengths, not a slice, so
 // that a Cell takes 384 bytes (a Go size class) rather than 416.
+//
+// Like a slice, a copied Stats (a copied Cell) shares its list with the
+// original: Set, Delete or Grow on the copy writes into the original's
+// list (a map was shared too, but stayed consistent). No code changes the
+// statistics of a copied cell today (rules/rounded.go's variants only
+// read them); one that does must give the copy its own list first.
 type Stats struct {
 	p    *NamedStat // the list's first element (nil: none)
 	n, c uint32     // its length and capacity
