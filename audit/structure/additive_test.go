@@ -172,3 +172,37 @@ func TestCountCategoriesWithStatisticWords(t *testing.T) {
 		t.Errorf("non-additive %v, want the median only", na)
 	}
 }
+
+// TestUnconfirmedTotalAfterSubtotals: a received table whose Total row no
+// complete line confirms, with upper-case subtotals among its rows
+// (NORTH above n_a and n_b): the subtotals are found first, and the
+// Total, labelled or declared, is the margin of the rows left without a
+// parent (NORTH and SOUTH), not of every row (review finding: taken as
+// the sum of every row, subtotals included, the audit called NORTH [0, 2]
+// protected where 60 is recoverable).
+func TestUnconfirmedTotalAfterSubtotals(t *testing.T) {
+	tab := statsTable([]string{"Total", "NORTH", "n_a", "n_b", "SOUTH", "s_c", "s_d"}, []string{"X", "Y"}, [][]any{
+		{"100", nil}, {nil, "10"}, {nil, "4"}, {"58", "6"}, {nil, "10"}, {"20", "5"}, {"20", "5"},
+	})
+	for _, opt := range []structure.Options{
+		{RowDims: 1, Wide: true},
+		{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}},
+	} {
+		res, err := structure.Infer(tab, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Structure.Axes[0].Parent
+		if p["n_a"] != "NORTH" || p["s_d"] != "SOUTH" {
+			t.Errorf("total labels %q: parents %v, want the subtotals found (warnings %q)", opt.TotalLabels, p, res.Warnings)
+		}
+		for _, c := range []string{"n_a", "n_b", "s_c", "s_d"} {
+			if p[c] == "Total" {
+				t.Errorf("total labels %q: %s under Total: %v", opt.TotalLabels, c, p)
+			}
+		}
+		if len(opt.TotalLabels) > 0 && (p["NORTH"] != "Total" || p["SOUTH"] != "Total") {
+			t.Errorf("declared: parents %v, want NORTH and SOUTH under Total", p)
+		}
+	}
+}

@@ -304,6 +304,10 @@ type axisInference struct {
 	// Options.MaxBlockWork); levelStopped is set when it ran out.
 	levelWork    int
 	levelStopped bool
+	// pending is a labelled total that no complete line confirms, left
+	// for settlePartial once the members' own subtotals are found.
+	pending         string
+	pendingDeclared bool // pending is declared (configuration, total_label)
 }
 
 // within reports whether a total that differs from the sum of its n
@@ -466,6 +470,7 @@ func (in *axisInference) run() {
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		if in.levelTree(tr) {
+			in.settlePartial(tr)
 			in.recordTree(tr)
 			return
 		}
@@ -473,10 +478,41 @@ func (in *axisInference) run() {
 		in.dotTree(tr)
 		in.prefixTree(tr)
 	}
-	if !assigned && in.arithmetic {
+	if !assigned && in.arithmetic && in.pending == "" {
 		in.unlabelledTotal(tr)
 	}
+	in.settlePartial(tr)
 	in.recordTree(tr)
+}
+
+// settlePartial decides the pending labelled total (one that no complete
+// line confirms, assignTotals) once the searches among the members have
+// run: it is the margin of the members still without a parent when its
+// published parts never exceed it (partial), else a warning. Taken at
+// once, as the margin of every member, it counted the subtotals (NORTH
+// above n_a and n_b) with their parts, a false relation whose intervals
+// excluded the true values (review finding: "NORTH [0, 2] protected"
+// where 60 is recoverable).
+func (in *axisInference) settlePartial(tr *axisTree) {
+	t := in.pending
+	if t == "" {
+		return
+	}
+	in.pending = ""
+	r := tr.roots()
+	if in.pendingDeclared {
+		in.pendingDeclared = false
+		if len(r) > 0 {
+			in.setTotal(t, r, tr.parent, "configuration")
+		}
+		return
+	}
+	if len(r) > 0 && in.partial(t, r) {
+		in.setTotal(t, r, tr.parent, "label, consistent with the published parts (no line complete)")
+		in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", tr.name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
+		return
+	}
+	in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", tr.name, audit.CodeText(t)))
 }
 
 // axisTree is what run's steps find on an axis: its codes split into
@@ -566,7 +602,7 @@ func (in *axisInference) splitCodes() *axisTree {
 func (in *axisInference) assignTotals(tr *axisTree) bool {
 	ax, name, parent := in.ax, tr.name, tr.parent
 	assigned, first := false, ""
-	for _, t := range tr.totals {
+	for k, t := range tr.totals {
 		if assigned {
 			// a second total: equal to the first on every line, it is
 			// its margin (published, it gives the first away)
@@ -625,6 +661,11 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 			}
 			in.setTotal(t, r, parent, found)
 			assigned, first = true, t
+		case declared && holds && checked == 0 && k == len(tr.totals)-1:
+			// declared, and no complete line to confirm it: the margin
+			// of the members left once their own subtotals are found
+			// (settlePartial), not of every member
+			in.pending, in.pendingDeclared = t, true
 		case declared:
 			in.setTotal(t, r, parent, "configuration")
 			assigned, first = true, t
@@ -636,10 +677,14 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				in.unconfirmed = append(in.unconfirmed, name+"="+audit.CodeText(t))
 			}
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
-		case in.partial(t, r):
+		case k == len(tr.totals)-1 && in.partial(t, r):
 			// every line lacks a part (a received table with its
 			// suppressed cells): the label, and published parts that
-			// never exceed the total
+			// never exceed the total; decided once the subtotals
+			// among the members are found (settlePartial)
+			in.pending = t
+		case in.partial(t, r):
+			// as above, with more totals to come: decided now
 			in.setTotal(t, r, parent, "label, consistent with the published parts (no line complete)")
 			assigned, first = true, t
 			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
