@@ -129,19 +129,7 @@ func (s *Solver) Vertex(ctx context.Context) error {
 				p, pr = r, ratio
 			}
 		}
-		delta := -pr
-		for r := 0; r < s.m; r++ {
-			if a := s.t[r*s.stride+q]; a != 0 {
-				s.beta[r] -= a * delta
-			}
-		}
-		s.xN[q] += delta
-		s.z += s.d[q] * delta
-		if p < 0 {
-			s.xN[q] = 0
-			continue
-		}
-		s.pivot(p, q)
+		s.move(p, q, -pr)
 	}
 	err := s.run(ctx)
 	if errors.Is(err, errUnbounded) {

@@ -362,22 +362,29 @@ func (s *Solver) run(ctx context.Context) error {
 		} else {
 			degenerate = 0
 		}
-		delta := dir * pr
-		if delta != 0 {
-			for r := 0; r < s.m; r++ {
-				if a := s.t[r*s.stride+q]; a != 0 {
-					s.beta[r] -= a * delta
-				}
-			}
-			s.xN[q] += delta
-			s.z += s.d[q] * delta
-		}
-		if p < 0 {
-			s.xN[q] = 0 // the entering variable reached its bound
-			continue
-		}
-		s.pivot(p, q)
+		s.move(p, q, dir*pr)
 	}
+}
+
+// move moves the non-basic column q by delta, the basic variables
+// following, and then leaves it at its bound (p < 0: the entering
+// variable reached zero) or pivots it into row p (the row's basic
+// variable reached zero).
+func (s *Solver) move(p, q int, delta float64) {
+	if delta != 0 {
+		for r := 0; r < s.m; r++ {
+			if a := s.t[r*s.stride+q]; a != 0 {
+				s.beta[r] -= a * delta
+			}
+		}
+		s.xN[q] += delta
+		s.z += s.d[q] * delta
+	}
+	if p < 0 {
+		s.xN[q] = 0
+		return
+	}
+	s.pivot(p, q)
 }
 
 // pivot exchanges the basic variable of row p with the non-basic column q.
