@@ -50,8 +50,10 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 	resolved := map[string]bool{}
 	children := map[string][]string{}
 	var order []string
-	loose := false // uncoded rows without a block may be parts
-	for range len(seq) + 2 {
+	// collapse gives each unresolved uncoded row of seq the block
+	// seq[i+1:end] that block(i) finds (two rows or more, else none) as
+	// its children and takes them out of seq; it reports whether any was.
+	collapse := func(block func(i int) int) bool {
 		changed := false
 		var next []string
 		for i := 0; i < len(seq); i++ {
@@ -60,16 +62,26 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 			if !unc[c] || resolved[c] {
 				continue
 			}
-			j := in.levelBlock(seq, i, unc, resolved, loose, tol)
-			if j < 0 {
+			end := block(i)
+			if end-i-1 < 2 {
 				continue
 			}
-			children[c] = append([]string(nil), seq[i+1:j+1]...)
+			children[c] = slices.Clone(seq[i+1 : end])
 			order = append(order, c)
 			resolved[c], changed = true, true
-			i = j
+			i = end - 1
 		}
 		seq = next
+		return changed
+	}
+	loose := false // uncoded rows without a block may be parts
+	for range len(seq) + 2 {
+		changed := collapse(func(i int) int {
+			if j := in.levelBlock(seq, i, unc, resolved, loose, tol); j >= 0 {
+				return j + 1
+			}
+			return -1
+		})
 		if !changed {
 			if loose {
 				break
@@ -86,32 +98,22 @@ func (in *axisInference) levelTree(tr *axisTree) bool {
 		if !changed {
 			first = true // the withheld rows done: the first row
 		}
-		changed = false
-		var next []string
-		for i := 0; i < len(seq); i++ {
-			c := seq[i]
-			next = append(next, c)
-			if !unc[c] || resolved[c] {
-				continue
-			}
+		before := len(order)
+		changed = collapse(func(i int) int {
 			j := i + 1
 			switch {
-			case !first && in.withheld(c):
+			case !first && in.withheld(seq[i]):
 				for j < len(seq) && resolved[seq[j]] {
 					j++
 				}
 			case first && i == 0:
 				j = len(seq)
 			}
-			if j-i-1 < 2 {
-				continue
-			}
-			children[c] = append([]string(nil), seq[i+1:j]...)
-			order = append(order, c)
-			resolved[c], layout[c], changed = true, true, true
-			i = j - 1
+			return j
+		})
+		for _, c := range order[before:] {
+			layout[c] = true
 		}
-		seq = next
 		if first {
 			break
 		}
