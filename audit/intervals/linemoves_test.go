@@ -56,16 +56,7 @@ func TestLineMovesAgainstEnumeration(t *testing.T) {
 			tb = tabletest.ScaleTable(seed, []int{rapid.IntRange(2, 5).Draw(rt, "n0"), rapid.IntRange(2, 5).Draw(rt, "n1"), rapid.IntRange(1, 4).Draw(rt, "n2")}, 0.5)
 		}
 		rng := rand.New(rand.NewPCG(seed, 5))
-		// absent cells
-		if drop := rapid.IntRange(0, 10).Draw(rt, "drop"); drop > 0 {
-			kept := tb.Cells[:0]
-			for _, c := range tb.Cells {
-				if rng.IntN(100) >= drop {
-					kept = append(kept, c)
-				}
-			}
-			tb.Cells = kept
-		}
+		tabletest.DropCells(tb, rng, rapid.IntRange(0, 10).Draw(rt, "drop")) // absent cells
 		s, err := newStructure(tb, opt)
 		if err != nil {
 			rt.Fatal(err)

@@ -34,15 +34,7 @@ func TestPruneAgainstEnumeration(t *testing.T) {
 			tb = scaleTable(seed, []int{rapid.IntRange(2, 6).Draw(rt, "n0"), rapid.IntRange(2, 6).Draw(rt, "n1"), rapid.IntRange(1, 4).Draw(rt, "n2")}, 0.5)
 		}
 		rng := rand.New(rand.NewPCG(seed, 8))
-		if drop := rapid.IntRange(0, 10).Draw(rt, "drop"); drop > 0 {
-			keptCells := tb.Cells[:0]
-			for _, c := range tb.Cells {
-				if rng.IntN(100) >= drop {
-					keptCells = append(keptCells, c)
-				}
-			}
-			tb.Cells = keptCells
-		}
+		tabletest.DropCells(tb, rng, rapid.IntRange(0, 10).Draw(rt, "drop")) // absent cells
 		s, err := newStructure(tb, opt)
 		if err != nil {
 			rt.Fatal(err)

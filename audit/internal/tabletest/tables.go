@@ -426,3 +426,18 @@ func ResultFor(t testing.TB, r audit.Intervals, key ...string) audit.Interval {
 // RoundTo rounds v (≥ 0) to a multiple of base, half up: a published
 // value of a table rounded to base (input.rounded).
 func RoundTo(v, base int64) int64 { return (v + base/2) / base * base }
+
+// DropCells removes about percent of the table's cells at random (rng),
+// keeping the others in order: tables with absent cells.
+func DropCells(t *audit.Table, rng *rand.Rand, percent int) {
+	if percent <= 0 {
+		return
+	}
+	kept := t.Cells[:0]
+	for _, c := range t.Cells {
+		if rng.IntN(100) >= percent {
+			kept = append(kept, c)
+		}
+	}
+	t.Cells = kept
+}
