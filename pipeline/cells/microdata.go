@@ -1030,13 +1030,7 @@ func (b *microBuilder) absorbSorted(o *microBuilder, accs []*cellAcc) {
 		}
 		a.sorted = 0 // ids changed: compacted again before use
 		for d, id := range a.key {
-			name := o.names[d][id]
-			nid, ok := b.levels[d][name]
-			if !ok {
-				nid = uint32(len(b.names[d]))
-				b.levels[d][name] = nid
-				b.names[d] = append(b.names[d], name)
-			}
+			nid := b.levelID(d, o.names[d][id])
 			a.key[d] = nid
 			binary.LittleEndian.PutUint32(b.keyBuf[4*d:], nid)
 		}
@@ -1109,13 +1103,7 @@ func (b *microBuilder) absorbAll(ctx context.Context, shards []builder, workers 
 			for d, id := range a.key {
 				nid := trans[d][id]
 				if nid == unmapped {
-					name := o.names[d][id]
-					var ok bool
-					if nid, ok = b.levels[d][name]; !ok {
-						nid = uint32(len(b.names[d]))
-						b.levels[d][name] = nid
-						b.names[d] = append(b.names[d], name)
-					}
+					nid = b.levelID(d, o.names[d][id])
 					trans[d][id] = nid
 				}
 				a.key[d] = nid
@@ -1167,6 +1155,18 @@ func (b *microBuilder) absorbAll(ctx context.Context, shards []builder, workers 
 	b.usePack, b.packed = false, nil // the indexes no longer cover every cell
 	b.useGrid, b.grid = false, nil
 	return nil
+}
+
+// levelID returns b's id of the level name of dimension d, the next id
+// when b has not met it (as a shard's levels are mapped to b's).
+func (b *microBuilder) levelID(d int, name string) uint32 {
+	nid, ok := b.levels[d][name]
+	if !ok {
+		nid = uint32(len(b.names[d]))
+		b.levels[d][name] = nid
+		b.names[d] = append(b.names[d], name)
+	}
+	return nid
 }
 
 // unmapped marks a shard's level id not yet mapped to b's.
