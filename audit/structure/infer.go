@@ -507,11 +507,24 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 		}
 		return
 	}
-	if len(r) > 0 && in.partial(t, r) {
-		in.setTotal(t, r, tr.parent, "label, consistent with the published parts (no line complete)")
-		in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", tr.name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
-		return
+	if len(r) == 0 || !in.partialTotal(tr, t, r) {
+		in.unconfirmedTotal(tr, t)
 	}
+}
+
+// partialTotal makes t the margin of the members r when its published
+// parts never exceed it (partial), with a note, and reports whether it did.
+func (in *axisInference) partialTotal(tr *axisTree, t string, r []string) bool {
+	if !in.partial(t, r) {
+		return false
+	}
+	in.setTotal(t, r, tr.parent, "label, consistent with the published parts (no line complete)")
+	in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", tr.name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
+	return true
+}
+
+// unconfirmedTotal warns that the labelled total t is not used as a margin.
+func (in *axisInference) unconfirmedTotal(tr *axisTree, t string) {
 	in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", tr.name, audit.CodeText(t)))
 }
 
@@ -683,13 +696,11 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 			// never exceed the total; decided once the subtotals
 			// among the members are found (settlePartial)
 			in.pending = t
-		case in.partial(t, r):
+		case in.partialTotal(tr, t, r):
 			// as above, with more totals to come: decided now
-			in.setTotal(t, r, parent, "label, consistent with the published parts (no line complete)")
 			assigned, first = true, t
-			in.notes = append(in.notes, fmt.Sprintf("%s: %q reads as a total and no line of the table is complete to confirm it; its published parts never exceed it: read as the margin of the other %s", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes")))
 		default:
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t)))
+			in.unconfirmedTotal(tr, t)
 		}
 	}
 	return assigned
