@@ -205,6 +205,12 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 		x, noEnter := s.x[:s.n], s.noEnter
 		d, gamma = d[:s.n], gamma[:s.n]
 		bq, bdir, best := -1, 0.0, 0.0
+		// The divisions of the weight update and of the score are
+		// screened by products (screened): only where the product does
+		// not prove the comparison false is the division done, so the
+		// results are the same bit for bit.
+		kq := gq / (apq * apq)
+		bestS := 0.0 // best·(1 − screenMargin); 0: no screen
 		for j := range pos {
 			if pos[j] >= 0 || j == q {
 				continue
@@ -217,11 +223,16 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 			}
 			if a != 0 {
 				d[j] -= theta * a
-				if g := (a / apq) * (a / apq) * gq; g > gamma[j] {
-					gamma[j] = g
+				if !screened(a*a, kq, gamma[j]*(1-screenMargin)) {
+					if g := (a / apq) * (a / apq) * gq; g > gamma[j] {
+						gamma[j] = g
+					}
 				}
 			}
 			dj := d[j]
+			if screened(dj*dj, 1, bestS*gamma[j]) {
+				continue // dj²/γ_j ≤ best: not chosen whatever its direction
+			}
 			dd := enterDirOf(dj, x[j])
 			if dd == 0 {
 				continue
@@ -231,6 +242,7 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 			}
 			if sc := dj * dj / gamma[j]; sc > best {
 				bq, bdir, best = j, dd, sc
+				bestS = screenBelow(best)
 			}
 		}
 		leave := s.head[p]
@@ -284,4 +296,29 @@ func (s *Sparse) finishPivotRow(p, q int, theta, apq, gq float64) {
 	d[leave] = -theta
 	gamma[leave] = math.Max(gq/(apq*apq), 1)
 	d[q] = 0
+}
+
+// screenMargin is the relative margin of screened: far above the rounding
+// of a few floating-point operations (about 1e-15), far below any
+// difference that matters.
+const screenMargin = 1e-9
+
+// screenBelow returns v·(1 − screenMargin), or 0 when v is too small for
+// screened's bound to hold (then nothing is screened out).
+func screenBelow(v float64) float64 {
+	if !(v >= 1e-250) || v > 1e250 {
+		return 0
+	}
+	return v * (1 - screenMargin)
+}
+
+// screened reports whether aa·k ≤ lim proves that the same quantity
+// computed with divisions, within a few roundings of aa·k, does not exceed
+// lim/(1 − screenMargin): aa and k ≥ 0, lim the bound with its margin
+// (screenBelow or gamma·(1 − screenMargin)). False (do the exact
+// comparison) when aa is too small for products to keep their relative
+// accuracy, or lim is not finite, 0 or NaN.
+func screened(aa, k, lim float64) bool {
+	p := aa * k
+	return aa >= 1e-250 && p <= lim && lim > 0 && lim <= 1e250
 }

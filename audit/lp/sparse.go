@@ -36,6 +36,10 @@ type Sparse struct {
 	x      []float64
 	f      *luFactor
 	etas   []eta
+	// etaIdx, etaVal: the arena of the etas' entries, reused after each
+	// refactorisation (never shared: Clone copies the etas into its own).
+	etaIdx []int32
+	etaVal []float64
 	// Tol is the feasibility tolerance: values within Tol of zero are zero.
 	Tol float64
 	// Pivots counts the basis changes so far.
@@ -183,7 +187,12 @@ func (s *Sparse) Clone() *Sparse {
 	c.head = append([]int(nil), s.head...)
 	c.pos = append([]int(nil), s.pos...)
 	c.x = append([]float64(nil), s.x...)
-	c.etas = append([]eta(nil), s.etas...)
+	// The etas into the clone's own arena: s reuses its arena after its
+	// next refactorisation.
+	c.etas, c.etaIdx, c.etaVal = make([]eta, 0, refactorEvery), nil, nil
+	for _, e := range s.etas {
+		c.addEta(e.p, e.wp, e.idx, e.val)
+	}
 	c.y, c.w, c.cb, c.wb, c.cost, c.dx = make([]float64, s.m), make([]float64, s.m), make([]float64, s.m), nil, nil, nil
 	return &c
 }
@@ -217,7 +226,8 @@ func (s *Sparse) refactor(ctx context.Context) error {
 	if len(f.order) != s.m {
 		return ErrSingular
 	}
-	s.f, s.etas = f, nil
+	s.f, s.etas = f, s.etas[:0]
+	s.etaIdx, s.etaVal = s.etaIdx[:0], s.etaVal[:0]
 	// x_B = B⁻¹ (b − N x_N).
 	r := s.w
 	copy(r, s.rhs)
@@ -498,20 +508,15 @@ func (s *Sparse) move(w []float64, q int, delta float64) {
 func (s *Sparse) exchange(p, q int, w []float64) {
 	leave := s.head[p]
 	s.x[leave] = 0
-	e := eta{p: p, wp: w[p]}
-	nz := 0
+	from := len(s.etaIdx)
 	for r, wv := range w {
 		if r != p && math.Abs(wv) > 1e-12 {
-			nz++
+			s.etaIdx = append(s.etaIdx, int32(r))
+			s.etaVal = append(s.etaVal, wv)
 		}
 	}
-	e.idx, e.val = make([]int32, 0, nz), make([]float64, 0, nz)
-	for r, wv := range w {
-		if r != p && math.Abs(wv) > 1e-12 {
-			e.idx = append(e.idx, int32(r))
-			e.val = append(e.val, wv)
-		}
-	}
+	to := len(s.etaIdx)
+	e := eta{p: p, wp: w[p], idx: s.etaIdx[from:to:to], val: s.etaVal[from:to:to]}
 	s.etas = append(s.etas, e)
 	s.head[p] = q
 	s.pos[q] = p
@@ -522,6 +527,16 @@ func (s *Sparse) exchange(p, q int, w []float64) {
 			s.x[j] = 0
 		}
 	}
+}
+
+// addEta appends the eta (p, wp, idx, val) to the eta file, its entries
+// copied into the arena.
+func (s *Sparse) addEta(p int, wp float64, idx []int32, val []float64) {
+	from := len(s.etaIdx)
+	s.etaIdx = append(s.etaIdx, idx...)
+	s.etaVal = append(s.etaVal, val...)
+	to := len(s.etaIdx)
+	s.etas = append(s.etas, eta{p: p, wp: wp, idx: s.etaIdx[from:to:to], val: s.etaVal[from:to:to]})
 }
 
 // entry is one non-zero of a sparse column: its row and value.
