@@ -152,7 +152,7 @@ func (s *Sparse) devexPrice(cidx []int, d []float64) {
 // to increase, -1 to decrease): the eligible column maximising d_j²/γ_j,
 // or, under bland, the first eligible one. q < 0 when none is eligible.
 func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float64) {
-	q, dir, best := -1, 0.0, 0.0
+	q, dir, best, bestS := -1, 0.0, 0.0, 0.0
 	pos, x, noEnter := s.pos[:s.n], s.x[:s.n], s.noEnter
 	d, gamma = d[:s.n], gamma[:s.n]
 	for j := range pos {
@@ -160,6 +160,9 @@ func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float
 			continue
 		}
 		dj := d[j]
+		if screened(dj*dj, 1, bestS*gamma[j]) {
+			continue // dj²/γ_j ≤ best (pivotRow's screen; bestS is 0 under bland)
+		}
 		dd := enterDirOf(dj, x[j])
 		if dd == 0 {
 			continue
@@ -173,6 +176,9 @@ func (s *Sparse) devexEntering(d, gamma []float64, bland bool) (q int, dir float
 		}
 		if sc := dj * dj / gamma[j]; sc > best {
 			q, dir, best = j, dd, sc
+			if !s.plain {
+				bestS = screenBelow(best)
+			}
 		}
 	}
 	return q, dir
@@ -211,6 +217,9 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 		// results are the same bit for bit.
 		kq := gq / (apq * apq)
 		bestS := 0.0 // best·(1 − screenMargin); 0: no screen
+		if s.plain {
+			kq = math.Inf(1) // screens nothing
+		}
 		for j := range pos {
 			if pos[j] >= 0 || j == q {
 				continue
@@ -242,7 +251,9 @@ func (s *Sparse) pivotRow(p, q int, apq float64) {
 			}
 			if sc := dj * dj / gamma[j]; sc > best {
 				bq, bdir, best = j, dd, sc
-				bestS = screenBelow(best)
+				if !s.plain {
+					bestS = screenBelow(best)
+				}
 			}
 		}
 		leave := s.head[p]

@@ -61,6 +61,9 @@ type Sparse struct {
 	// rowGather makes devex gather every pivot row through the rows of A
 	// (tests: both paths).
 	rowGather bool
+	// plain makes devex compute every weight update and score with its
+	// divisions, unscreened (tests: the screens change nothing).
+	plain bool
 	// scratch
 	y, w, cb, wb []float64
 	cost         []float64 // objective of the current run, by variable
