@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 )
 
 // Sparse is a revised primal simplex over {x : A x = b, x >= 0} for large
@@ -40,6 +41,11 @@ type Sparse struct {
 	// refactorisation (never shared: Clone copies the etas into its own).
 	etaIdx []int32
 	etaVal []float64
+	// etaDense: each eta's column also dense over positions (zero at p
+	// and where idx has no entry), in slabs of m reused like the arena,
+	// for btran's products with a sparse vector.
+	etaDense []float64
+	nzPos    []int32 // btran's scratch
 	// Tol is the feasibility tolerance: values within Tol of zero are zero.
 	Tol float64
 	// Pivots counts the basis changes so far.
@@ -61,8 +67,9 @@ type Sparse struct {
 	// rowGather makes devex gather every pivot row through the rows of A
 	// (tests: both paths).
 	rowGather bool
-	// plain makes devex compute every weight update and score with its
-	// divisions, unscreened (tests: the screens change nothing).
+	// plain turns the shortcuts that change no result off (tests): devex
+	// computes every weight update and score with its divisions,
+	// unscreened, and btran takes every eta's product over its entries.
 	plain bool
 	// scratch
 	y, w, cb, wb []float64
@@ -79,6 +86,8 @@ type eta struct {
 	idx []int32
 	val []float64
 	wp  float64
+	// dense: val over all positions (0 elsewhere and at p).
+	dense []float64
 }
 
 // refactorEvery bounds the product-form updates kept before the basis is
@@ -192,7 +201,7 @@ func (s *Sparse) Clone() *Sparse {
 	c.x = append([]float64(nil), s.x...)
 	// The etas into the clone's own arena: s reuses its arena after its
 	// next refactorisation.
-	c.etas, c.etaIdx, c.etaVal = make([]eta, 0, refactorEvery), nil, nil
+	c.etas, c.etaIdx, c.etaVal, c.etaDense, c.nzPos = make([]eta, 0, refactorEvery), nil, nil, nil, nil
 	for _, e := range s.etas {
 		c.addEta(e.p, e.wp, e.idx, e.val)
 	}
@@ -231,6 +240,7 @@ func (s *Sparse) refactor(ctx context.Context) error {
 	}
 	s.f, s.etas = f, s.etas[:0]
 	s.etaIdx, s.etaVal = s.etaIdx[:0], s.etaVal[:0]
+	// etaDense's slabs are reused in order (denseSlab).
 	// x_B = B⁻¹ (b − N x_N).
 	r := s.w
 	copy(r, s.rhs)
@@ -269,16 +279,67 @@ func (s *Sparse) ftran(a, z []float64) {
 }
 
 // btran solves yᵀ B = cᵀ (c over positions, overwritten; y over rows).
+//
+// Through the eta file only c's entry at each eta's p changes, so a c
+// with few non-zeros (e_p for the pivot row: at most one more per eta)
+// stays sparse: the product with an eta's column is then taken over c's
+// non-zeros (nz, ascending, as idx is) through the eta's dense copy,
+// instead of over the eta's entries. The terms left out are products with
+// an exact zero, so the sums are the same (up to the sign of a zero sum).
 func (s *Sparse) btran(c, y []float64) {
-	for k := len(s.etas) - 1; k >= 0; k-- {
-		e := s.etas[k]
-		v := c[e.p]
-		for a, q := range e.idx {
-			v -= e.val[a] * c[q]
+	if len(s.etas) > 0 {
+		nz := s.nzPos[:0]
+		if !s.plain {
+			for r, v := range c {
+				if v != 0 {
+					nz = append(nz, int32(r))
+				}
+			}
 		}
-		c[e.p] = v / e.wp
+		for k := len(s.etas) - 1; k >= 0; k-- {
+			e := s.etas[k]
+			v := c[e.p]
+			if !s.plain && 2*len(nz) < len(e.idx) {
+				for _, r := range nz {
+					if int(r) != e.p {
+						v -= e.dense[r] * c[r]
+					}
+				}
+			} else {
+				for a, q := range e.idx {
+					v -= e.val[a] * c[q]
+				}
+			}
+			c[e.p] = v / e.wp
+			if !s.plain && c[e.p] != 0 {
+				nz = insertPos(nz, int32(e.p))
+			}
+		}
+		s.nzPos = nz
 	}
 	s.f.btran(c, y)
+}
+
+// insertPos inserts r into the ascending list nz unless it is there.
+func insertPos(nz []int32, r int32) []int32 {
+	i, found := slices.BinarySearch(nz, r)
+	if found {
+		return nz
+	}
+	return slices.Insert(nz, i, r)
+}
+
+// denseSlab returns a slab of m floats for eta k's dense copy, from
+// etaDense (grown as needed; slabs already handed out are never moved, so
+// an eta's copy stays valid), not cleared.
+func (s *Sparse) denseSlab(k int) []float64 {
+	if (k+1)*s.m > len(s.etaDense) {
+		// A new slab array for the etas from k on; the older etas keep
+		// their views of the old one.
+		s.etaDense = make([]float64, max(refactorEvery, 2*(k+1))*s.m)
+		return s.etaDense[k*s.m : (k+1)*s.m : (k+1)*s.m]
+	}
+	return s.etaDense[k*s.m : (k+1)*s.m : (k+1)*s.m]
 }
 
 // Optimize moves to a vertex minimising (or, with max, maximising) variable
@@ -512,14 +573,18 @@ func (s *Sparse) exchange(p, q int, w []float64) {
 	leave := s.head[p]
 	s.x[leave] = 0
 	from := len(s.etaIdx)
+	dense := s.denseSlab(len(s.etas))
 	for r, wv := range w {
 		if r != p && math.Abs(wv) > 1e-12 {
 			s.etaIdx = append(s.etaIdx, int32(r))
 			s.etaVal = append(s.etaVal, wv)
+			dense[r] = wv
+		} else {
+			dense[r] = 0
 		}
 	}
 	to := len(s.etaIdx)
-	e := eta{p: p, wp: w[p], idx: s.etaIdx[from:to:to], val: s.etaVal[from:to:to]}
+	e := eta{p: p, wp: w[p], idx: s.etaIdx[from:to:to], val: s.etaVal[from:to:to], dense: dense}
 	s.etas = append(s.etas, e)
 	s.head[p] = q
 	s.pos[q] = p
@@ -539,7 +604,12 @@ func (s *Sparse) addEta(p int, wp float64, idx []int32, val []float64) {
 	s.etaIdx = append(s.etaIdx, idx...)
 	s.etaVal = append(s.etaVal, val...)
 	to := len(s.etaIdx)
-	s.etas = append(s.etas, eta{p: p, wp: wp, idx: s.etaIdx[from:to:to], val: s.etaVal[from:to:to]})
+	dense := s.denseSlab(len(s.etas))
+	clear(dense)
+	for k, r := range idx {
+		dense[r] = val[k]
+	}
+	s.etas = append(s.etas, eta{p: p, wp: wp, idx: s.etaIdx[from:to:to], val: s.etaVal[from:to:to], dense: dense})
 }
 
 // entry is one non-zero of a sparse column: its row and value.
