@@ -9,6 +9,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/structure"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/report"
 )
 
@@ -74,6 +75,28 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 		}
 	}
 	return nil
+}
+
+// noteUnread lists, in the structure and a table warning, the numbers of
+// a wide table's sheet that are no cell of it (readers.WideLayout.Unread:
+// a count in a note row): not audited, they are withheld from the safe
+// tables unless columns.safe names their cells.
+func noteUnread(t *audit.Table, lay *readers.WideLayout, c *configs.Columns) {
+	var safe []string
+	if c != nil {
+		safe = c.Safe
+	}
+	un := lay.Unread(safe)
+	if len(un) == 0 || t.Structure == nil {
+		return
+	}
+	names := lay.DescribeUnread(un)
+	t.Structure.Unaudited = names
+	list := names
+	if len(list) > 5 {
+		list = append(slices.Clone(list[:4]), fmt.Sprintf("and %d more", len(names)-4))
+	}
+	t.Warnings = append(t.Warnings, fmt.Sprintf("%s outside the table (%s): numbers in title, note or label rows that are no cell of the table, not audited: withheld from the safe table; give input.range or the layout that makes %s part of the table to audit %s, or list %s in columns.safe (as cell references) if safe to publish as %s", report.Plural(int64(len(un)), "value", "values"), strings.Join(list, ", "), pronoun(len(un)), pronoun(len(un)), map[bool]string{true: "its cell", false: "their cells"}[len(un) == 1], map[bool]string{true: "it stands", false: "they stand"}[len(un) == 1]))
 }
 
 func pronoun(n int) string {

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkCSV writes text as a CSV file, runs `sdcaudit check` on it with
+// args and returns the exit code, the rows of its safe.csv and its
+// report.json.
+func checkCSV(t *testing.T, text string, args ...string) (int, [][]string, map[string]any) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"check", path, "--out", out, "--quiet"}, args...), &stdout, &stderr)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "t.safe.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	b, err = os.ReadFile(filepath.Join(out, "t.report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return code, rows, rep
+}
+
+// reportWarnings are the table warnings of a report.json.
+func reportWarnings(rep map[string]any) string {
+	var b strings.Builder
+	ws, _ := rep["warnings"].([]any)
+	for _, w := range ws {
+		b.WriteString(w.(string) + "\n")
+	}
+	return b.String()
+}
+
+// TestWideValuesOutsideTheTable: a number in a title or note row of a
+// wide table, in one of the body's columns, is no cell of the table: not
+// audited. It was published in the safe table as it stood (a "Not
+// stated" count of 3 below the notes gave itself away); it is withheld,
+// listed in the report's structure (unaudited) and in a table warning,
+// and published only where columns.safe names its cell.
+func TestWideValuesOutsideTheTable(t *testing.T) {
+	text := "Injuries by area\nArea,Men,Women,Total\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n\nSource: survey 2019\nNot known,,2,\nNot stated,,,3\n"
+	_, rows, rep := checkCSV(t, text, "--value", "count")
+	if got := rows[len(rows)-2]; len(got) < 3 || got[2] != "x" {
+		t.Errorf("note row: %q, want its number withheld", got)
+	}
+	last := rows[len(rows)-1]
+	if len(last) < 4 || last[0] != "Not stated" || last[3] != "x" {
+		t.Errorf("note row: %q, want its number withheld", last)
+	}
+	st, _ := rep["structure"].(map[string]any)
+	un, _ := st["unaudited"].([]any)
+	if len(un) != 2 || un[0] != `C8 (row "Not known")` || un[1] != `D9 (row "Not stated")` {
+		t.Errorf("structure.unaudited %q, want C8 and D9 with their row labels (never their values)", un)
+	}
+	ws := reportWarnings(rep)
+	if !strings.Contains(ws, "2 values outside the table") || !strings.Contains(ws, "D9") {
+		t.Errorf("no warning lists the values outside the table:\n%s", ws)
+	}
+	// declared safe to publish: written as it stands
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(cfg, []byte("columns: {safe: [D9]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, rep = checkCSV(t, text, "--value", "count", "--config", cfg)
+	if last := rows[len(rows)-1]; len(last) < 4 || last[3] != "3" || rows[len(rows)-2][2] != "x" {
+		t.Errorf("with columns.safe [D9]: notes %q, %q; want D9 published, C8 withheld", rows[len(rows)-2], last)
+	}
+	st, _ = rep["structure"].(map[string]any)
+	if un, _ := st["unaudited"].([]any); len(un) != 1 {
+		t.Errorf("with columns.safe [D9]: structure.unaudited %v, want C8 alone", un)
+	}
+}
