@@ -96,3 +96,41 @@ func TestWideValuesOutsideTheTable(t *testing.T) {
 		t.Errorf("with columns.safe [D9]: structure.unaudited %v, want C8 alone", un)
 	}
 }
+
+// TestWideStatisticBesideWithheldCount: a rate and a median published
+// beside a withheld count give it back (the median age of one worker is
+// that worker's age): every cell of a statistic column (Axis.NonAdditive)
+// is withheld wherever a count of its row is, primary or secondary.
+func TestWideStatisticBesideWithheldCount(t *testing.T) {
+	text := "Area,Workers,Employees,Self-employed,Rate per 100000 workers,Median age\n" +
+		"North,12,8,4,350,41\nSouth,1,1,0,20,38\nEast,40,30,10,400,44\nWest,25,20,5,310,39\nTotal,78,59,19,330,40\n"
+	_, rows, rep := checkCSV(t, text, "--value", "count")
+	withheld := 0
+	for _, r := range rows[1:] {
+		count := r[1] == "x" || r[2] == "x" || r[3] == "x"
+		if count {
+			withheld++
+		}
+		if count && (r[4] != "x" || r[5] != "x") {
+			t.Errorf("row %q: a statistic published beside a withheld count", r)
+		}
+	}
+	if withheld < 2 || rows[2][0] != "South" || rows[2][1] != "x" {
+		t.Fatalf("the test needs South's count of 1 withheld and another row: %q", rows)
+	}
+	var found bool
+	cs, _ := rep["cells"].([]any)
+	for _, c := range cs {
+		m := c.(map[string]any)
+		k, _ := m["key"].(map[string]any)
+		if k["Area"] == "South" && k["across"] == "Median age" {
+			found = true
+			if b, _ := json.Marshal(m); m["status"] == "ok" || !strings.Contains(string(b), "beside") {
+				t.Errorf("South's median: %s", b)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no cell South / Median age in the report")
+	}
+}
