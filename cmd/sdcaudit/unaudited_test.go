@@ -123,14 +123,59 @@ func TestWideStatisticBesideWithheldCount(t *testing.T) {
 	for _, c := range cs {
 		m := c.(map[string]any)
 		k, _ := m["key"].(map[string]any)
-		if k["Area"] == "South" && k["across"] == "Median age" {
+		if k["Area"] == "North" && k["across"] == "Median age" {
+			// North's 12 workers pass; its 8 employees do not
 			found = true
-			if b, _ := json.Marshal(m); m["status"] == "ok" || !strings.Contains(string(b), "beside") {
-				t.Errorf("South's median: %s", b)
+			if b, _ := json.Marshal(m); m["status"] != "secondary" || !strings.Contains(string(b), "withheld beside") {
+				t.Errorf("North's median: %s", b)
 			}
 		}
 	}
 	if !found {
-		t.Errorf("no cell South / Median age in the report")
+		t.Errorf("no cell North / Median age in the report")
+	}
+}
+
+// TestWideStatisticJudgedWithItsCount: a statistic cell of a table of
+// counts (a rate, a median age beside Workers) is judged by the rules
+// with the count of its line, the root of the count codes (Workers, of
+// which Employees and Self-employed are parts): it was judged with its
+// own value as the number of contributors (a median age of 44 read as
+// 44 workers). A line with no single root count (Men and Women without
+// a total) cannot be judged: review.
+func TestWideStatisticJudgedWithItsCount(t *testing.T) {
+	threshold := func(rep map[string]any, area, col string) (string, float64, string) {
+		for _, c := range rep["cells"].([]any) {
+			m := c.(map[string]any)
+			k, _ := m["key"].(map[string]any)
+			if k["Area"] != area || k["across"] != col {
+				continue
+			}
+			for _, f := range m["findings"].([]any) {
+				f := f.(map[string]any)
+				if f["rule"] == "threshold" {
+					n, _ := f["values"].(map[string]any)["n"].(float64)
+					return f["status"].(string), n, m["status"].(string)
+				}
+			}
+		}
+		t.Fatalf("no threshold finding on %s / %s", area, col)
+		return "", 0, ""
+	}
+	text := "Area,Workers,Employees,Self-employed,Rate per 100000 workers,Median age\n" +
+		"North,12,8,4,350,41\nSouth,1,1,0,20,38\nEast,40,30,10,400,44\nWest,25,20,5,310,39\nTotal,78,59,19,330,40\n"
+	_, _, rep := checkCSV(t, text, "--value", "count")
+	for _, col := range []string{"Median age", "Rate per 100000 workers"} {
+		if o, n, st := threshold(rep, "East", col); o != "pass" || n != 40 || st != "ok" {
+			t.Errorf("East / %s: threshold %s with n %g, status %s; want pass with East's 40 workers, ok", col, o, n, st)
+		}
+	}
+	text = "Area,Men,Women,Median age\nNorth,12,18,41\nSouth,11,13,38\nTotal,23,31,40\n"
+	_, rows, rep := checkCSV(t, text, "--value", "count")
+	if o, _, _ := threshold(rep, "North", "Median age"); o != "review" {
+		t.Errorf("North / Median age beside Men and Women: threshold %s, want review (no single count)", o)
+	}
+	if rows[1][3] != "x" {
+		t.Errorf("North's median published: %q", rows[1])
 	}
 }

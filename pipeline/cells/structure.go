@@ -41,6 +41,7 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 	t.Structure = res.Structure
 	t.Structure.Rounded = opt.Rounded
 	t.Warnings = append(t.Warnings, res.Warnings...)
+	statisticCounts(t)
 	if !IsWide(s.Columns) {
 		roles, err := columnRoles(t, s.Columns, header, text)
 		if err != nil {
@@ -75,6 +76,63 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 		}
 	}
 	return nil
+}
+
+// statisticCounts gives each cell of a statistic code (Axis.NonAdditive:
+// a rate, a median beside the counts) of a table of counts the number of
+// contributors the rules judge it with: the count of its line (the same
+// codes on every other axis) at the axis's one root count code (an
+// additive code that adds up into nothing: Workers, of which Employees
+// and Self-employed are parts). Its own value is no count (a median age
+// of 44 is not 44 contributors). Without one root (Men and Women and no
+// total), or where that count is not known, the cell has no count: the
+// threshold rule cannot judge it, review.
+func statisticCounts(t *audit.Table) {
+	st := t.Structure
+	if st == nil || !t.Frequency() {
+		return
+	}
+	for a := range st.Axes {
+		ax := &st.Axes[a]
+		if len(ax.NonAdditive) == 0 {
+			continue
+		}
+		root, roots := "", 0
+		for _, c := range ax.Codes {
+			if _, stat := ax.NonAdditive[c]; stat {
+				continue
+			}
+			if _, part := ax.Parent[c]; !part {
+				root, roots = c, roots+1
+			}
+		}
+		line := func(key []string) string {
+			parts := make([]string, 0, len(key))
+			for d, v := range key {
+				if !slices.Contains(ax.Dims, d) {
+					parts = append(parts, v)
+				}
+			}
+			return strings.Join(parts, "\x00")
+		}
+		count := map[string]*audit.Cell{}
+		if roots == 1 {
+			for _, c := range t.Cells {
+				if ax.AxisCode(c.Key) == root {
+					count[line(c.Key)] = c
+				}
+			}
+		}
+		for _, c := range t.Cells {
+			if _, stat := ax.NonAdditive[ax.AxisCode(c.Key)]; !stat {
+				continue
+			}
+			c.HasN, c.N = false, 0
+			if n := count[line(c.Key)]; n != nil && n.HasN {
+				c.HasN, c.N = true, n.N
+			}
+		}
+	}
 }
 
 // noteUnread lists, in the structure and a table warning, the numbers of
