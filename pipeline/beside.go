@@ -17,8 +17,10 @@ import (
 // pattern of the counts is final; a withheld statistic adds no relation,
 // so the pattern still protects what it protected. It is conservative:
 // the statistic is withheld beside any withheld count of its line, not
-// only the one it is computed from.
-func withholdBeside(t *audit.Table) {
+// only the one it is computed from. A cell in keep (an override's
+// protected, an a-priori keep: kept out of secondary suppression) stays
+// published, with a table warning.
+func withholdBeside(t *audit.Table, keep map[*audit.Cell]bool) {
 	st := t.Structure
 	if st == nil {
 		return
@@ -59,6 +61,10 @@ func withholdBeside(t *audit.Table) {
 			}
 			by := withheld[line(c.Key)]
 			if by == nil {
+				continue
+			}
+			if keep[c] {
+				t.Warnings = append(t.Warnings, fmt.Sprintf("%s is kept published (an override or a-priori status keeps it) beside %s, which is withheld: a statistic published beside a withheld count can give it back", t.KeyString(c.Key), t.KeyString(by.Key)))
 				continue
 			}
 			msg := fmt.Sprintf("withheld beside %s: a statistic published beside a withheld count can give it back", t.KeyString(by.Key))

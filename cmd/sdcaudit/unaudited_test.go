@@ -179,3 +179,23 @@ func TestWideStatisticJudgedWithItsCount(t *testing.T) {
 		t.Errorf("North's median published: %q", rows[1])
 	}
 }
+
+// TestWideStatisticKeptByOverride: a statistic cell that an override
+// keeps out of secondary suppression (protected) stays published beside
+// its line's withheld count, as the checker decided, with a table
+// warning saying what it risks.
+func TestWideStatisticKeptByOverride(t *testing.T) {
+	ov := filepath.Join(t.TempDir(), "ov.csv")
+	if err := os.WriteFile(ov, []byte("Area,across,action,reason,by\nNorth,Median age,protected,published in the yearbook,J. Smith\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "Area,Workers,Employees,Self-employed,Rate per 100000 workers,Median age\n" +
+		"North,12,8,4,350,41\nSouth,1,1,0,20,38\nEast,40,30,10,400,44\nWest,25,20,5,310,39\nTotal,78,59,19,330,40\n"
+	_, rows, rep := checkCSV(t, text, "--value", "count", "--overrides", ov)
+	if r := rows[1]; r[0] != "North" || r[2] != "x" || r[5] != "41" || r[4] != "x" {
+		t.Errorf("North: %q, want its employees withheld, its rate withheld beside them, its median kept", r)
+	}
+	if ws := reportWarnings(rep); !strings.Contains(ws, "is kept published") || !strings.Contains(ws, "Median age") {
+		t.Errorf("no warning on the kept median:\n%s", ws)
+	}
+}
