@@ -11,9 +11,9 @@ import (
 )
 
 // checkCSV writes text as a CSV file, runs `sdcaudit check` on it with
-// args and returns the exit code, the rows of its safe.csv and its
-// report.json.
-func checkCSV(t *testing.T, text string, args ...string) (int, [][]string, map[string]any) {
+// args and returns the exit code, the rows of its safe.csv, its
+// report.json and its output directory.
+func checkCSV(t *testing.T, text string, args ...string) (int, [][]string, map[string]any, string) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.csv")
@@ -44,7 +44,7 @@ func checkCSV(t *testing.T, text string, args ...string) (int, [][]string, map[s
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	return code, rows, rep
+	return code, rows, rep, out
 }
 
 // reportWarnings are the table warnings of a report.json.
@@ -65,7 +65,7 @@ func reportWarnings(rep map[string]any) string {
 // and published only where columns.safe names its cell.
 func TestWideValuesOutsideTheTable(t *testing.T) {
 	text := "Injuries by area\nArea,Men,Women,Total\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n\nSource: survey 2019\nNot known,,2,\nNot stated,,,3\n"
-	_, rows, rep := checkCSV(t, text, "--value", "count")
+	_, rows, rep, out := checkCSV(t, text, "--value", "count")
 	if got := rows[len(rows)-2]; len(got) < 3 || got[2] != "x" {
 		t.Errorf("note row: %q, want its number withheld", got)
 	}
@@ -82,12 +82,18 @@ func TestWideValuesOutsideTheTable(t *testing.T) {
 	if !strings.Contains(ws, "2 values outside the table") || !strings.Contains(ws, "D9") {
 		t.Errorf("no warning lists the values outside the table:\n%s", ws)
 	}
+	// the warning and the structure line reach summary.html as the
+	// table's other warnings do (the workbook's Summary sheet takes the
+	// same list)
+	if b, err := os.ReadFile(filepath.Join(out, "summary.html")); err != nil || !strings.Contains(string(b), "2 values outside the table") || !strings.Contains(string(b), "values outside the table, not audited and withheld") {
+		t.Errorf("summary.html lacks the values outside the table (%v)", err)
+	}
 	// declared safe to publish: written as it stands
 	cfg := filepath.Join(t.TempDir(), "c.yaml")
 	if err := os.WriteFile(cfg, []byte("columns: {safe: [D9]}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, rows, rep = checkCSV(t, text, "--value", "count", "--config", cfg)
+	_, rows, rep, _ = checkCSV(t, text, "--value", "count", "--config", cfg)
 	if last := rows[len(rows)-1]; len(last) < 4 || last[3] != "3" || rows[len(rows)-2][2] != "x" {
 		t.Errorf("with columns.safe [D9]: notes %q, %q; want D9 published, C8 withheld", rows[len(rows)-2], last)
 	}
@@ -104,7 +110,7 @@ func TestWideValuesOutsideTheTable(t *testing.T) {
 func TestWideStatisticBesideWithheldCount(t *testing.T) {
 	text := "Area,Workers,Employees,Self-employed,Rate per 100000 workers,Median age\n" +
 		"North,12,8,4,350,41\nSouth,1,1,0,20,38\nEast,40,30,10,400,44\nWest,25,20,5,310,39\nTotal,78,59,19,330,40\n"
-	_, rows, rep := checkCSV(t, text, "--value", "count")
+	_, rows, rep, _ := checkCSV(t, text, "--value", "count")
 	withheld := 0
 	for _, r := range rows[1:] {
 		count := r[1] == "x" || r[2] == "x" || r[3] == "x"
@@ -164,14 +170,14 @@ func TestWideStatisticJudgedWithItsCount(t *testing.T) {
 	}
 	text := "Area,Workers,Employees,Self-employed,Rate per 100000 workers,Median age\n" +
 		"North,12,8,4,350,41\nSouth,1,1,0,20,38\nEast,40,30,10,400,44\nWest,25,20,5,310,39\nTotal,78,59,19,330,40\n"
-	_, _, rep := checkCSV(t, text, "--value", "count")
+	_, _, rep, _ := checkCSV(t, text, "--value", "count")
 	for _, col := range []string{"Median age", "Rate per 100000 workers"} {
 		if o, n, st := threshold(rep, "East", col); o != "pass" || n != 40 || st != "ok" {
 			t.Errorf("East / %s: threshold %s with n %g, status %s; want pass with East's 40 workers, ok", col, o, n, st)
 		}
 	}
 	text = "Area,Men,Women,Median age\nNorth,12,18,41\nSouth,11,13,38\nTotal,23,31,40\n"
-	_, rows, rep := checkCSV(t, text, "--value", "count")
+	_, rows, rep, _ := checkCSV(t, text, "--value", "count")
 	if o, _, _ := threshold(rep, "North", "Median age"); o != "review" {
 		t.Errorf("North / Median age beside Men and Women: threshold %s, want review (no single count)", o)
 	}
@@ -191,7 +197,7 @@ func TestWideStatisticKeptByOverride(t *testing.T) {
 	}
 	text := "Area,Workers,Employees,Self-employed,Rate per 100000 workers,Median age\n" +
 		"North,12,8,4,350,41\nSouth,1,1,0,20,38\nEast,40,30,10,400,44\nWest,25,20,5,310,39\nTotal,78,59,19,330,40\n"
-	_, rows, rep := checkCSV(t, text, "--value", "count", "--overrides", ov)
+	_, rows, rep, _ := checkCSV(t, text, "--value", "count", "--overrides", ov)
 	if r := rows[1]; r[0] != "North" || r[2] != "x" || r[5] != "41" || r[4] != "x" {
 		t.Errorf("North: %q, want its employees withheld, its rate withheld beside them, its median kept", r)
 	}
