@@ -205,3 +205,29 @@ func TestWideStatisticKeptByOverride(t *testing.T) {
 		t.Errorf("no warning on the kept median:\n%s", ws)
 	}
 }
+
+// TestClassRuleLeavesStatisticsOut: the class rule's lines hold the
+// counts only: a statistic column (a median age) beside Men and Women is
+// no category of persons. North's 15 persons are all women: Women is a
+// class primary there. The median beside them, read as a third
+// category, hid it (its count unknown, or its value read as a count).
+func TestClassRuleLeavesStatisticsOut(t *testing.T) {
+	text := "Area,Men,Women,Median age\nNorth,0,15,41\nSouth,11,13,38\nEast,20,30,44\n"
+	_, _, rep, _ := checkCSV(t, text, "--value", "count")
+	for _, c := range rep["cells"].([]any) {
+		m := c.(map[string]any)
+		k, _ := m["key"].(map[string]any)
+		if k["Area"] != "North" || k["across"] != "Women" {
+			continue
+		}
+		for _, f := range m["findings"].([]any) {
+			if f := f.(map[string]any); f["rule"] == "class" {
+				if f["status"] != "fail" {
+					t.Errorf("North / Women: class %v, want fail (every North person is a woman)", f)
+				}
+				return
+			}
+		}
+	}
+	t.Fatal("no class finding on North / Women")
+}
