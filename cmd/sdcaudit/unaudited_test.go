@@ -231,3 +231,29 @@ func TestClassRuleLeavesStatisticsOut(t *testing.T) {
 	}
 	t.Fatal("no class finding on North / Women")
 }
+
+// TestColumnsNotUnderstoodListedBriefly: the warning on the columns of a
+// long table that are not understood names a few and counts the rest
+// (it named all of them: a table of 124 columns gave a warning of 124
+// names); report.json's structure.columns lists every one.
+func TestColumnsNotUnderstoodListedBriefly(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(cfg, []byte("columns: {dims: [g], count: n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "g,n,c1,c2,c3,c4,c5,c6,c7,c8\na,30,x,x,x,x,x,x,x,x\nb,40,y,y,y,y,y,y,y,y\n"
+	_, rows, rep, _ := checkCSV(t, text, "--config", cfg)
+	ws := reportWarnings(rep)
+	if !strings.Contains(ws, `8 columns not understood`) || !strings.Contains(ws, `"c1", "c2", "c3", "c4" and 4 more`) || strings.Contains(ws, `"c8"`) {
+		t.Errorf("warning:\n%s", ws)
+	}
+	not := 0
+	for _, c := range rep["structure"].(map[string]any)["columns"].([]any) {
+		if c.(map[string]any)["role"] == "not understood" {
+			not++
+		}
+	}
+	if not != 8 || len(rows[0]) != 2 {
+		t.Errorf("structure.columns: %d not understood, want 8; safe header %q, want g, n", not, rows[0])
+	}
+}

@@ -72,7 +72,12 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 			}
 		}
 		if len(lost) > 0 {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", report.Plural(int64(len(lost)), "column", "columns"), strings.Join(lost, ", "), pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
+			named := strings.Join(lost, ", ")
+			if len(lost) > 5 {
+				// a few, the rest counted: structure.columns lists all
+				named = strings.Join(lost[:4], ", ") + fmt.Sprintf(" and %d more", len(lost)-4)
+			}
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", report.Plural(int64(len(lost)), "column", "columns"), named, pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
 		}
 	}
 	return nil
