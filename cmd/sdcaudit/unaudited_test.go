@@ -257,3 +257,30 @@ func TestColumnsNotUnderstoodListedBriefly(t *testing.T) {
 		t.Errorf("structure.columns: %d not understood, want 8; safe header %q, want g, n", not, rows[0])
 	}
 }
+
+// TestLongStatisticBesideWithheldCount: the same in a long table whose
+// measure dimension holds a count and a statistic (Workers, Median age):
+// the median rows of North and South were published beside their
+// withheld counts (South's median age of its 3 workers).
+func TestLongStatisticBesideWithheldCount(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(cfg, []byte("columns: {dims: [area, measure], count: n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "area,measure,n\nNorth,Workers,12\nNorth,Median age,41\nSouth,Workers,3\nSouth,Median age,38\nEast,Workers,40\nEast,Median age,44\nTotal,Workers,55\nTotal,Median age,40\n"
+	_, rows, _, _ := checkCSV(t, text, "--config", cfg)
+	withheld := map[string]bool{}
+	for _, r := range rows[1:] {
+		if r[1] == "Workers" && r[2] == "x" {
+			withheld[r[0]] = true
+		}
+	}
+	if !withheld["South"] {
+		t.Fatalf("the test needs South's 3 workers withheld: %q", rows)
+	}
+	for _, r := range rows[1:] {
+		if r[1] == "Median age" && withheld[r[0]] && r[2] != "x" {
+			t.Errorf("%s's median age published beside its withheld count: %q", r[0], r)
+		}
+	}
+}
