@@ -42,6 +42,12 @@ type Structure struct {
 	// account: header rows, label columns, labels carried down, sheets
 	// skipped), labels and positions only.
 	Layout []string `json:"layout,omitempty"`
+	// Unaudited names the values published with the table that are no
+	// cell of it (a number in a title or note row of a wide table): not
+	// audited, so withheld from the safe tables unless declared safe to
+	// publish (columns.safe). References and row labels only, never a
+	// value.
+	Unaudited []string `json:"unaudited,omitempty"`
 	// Rounded is the base B the published values are rounded to
 	// (input.rounded; zero: exact): margins were confirmed within the
 	// rounding, and the rules and the audit judge every value a

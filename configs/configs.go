@@ -189,7 +189,9 @@ type Columns struct {
 	// to that count column: withheld wherever its count is withheld.
 	Derived map[string]string `yaml:"derived"`
 	// Safe are columns declared safe to publish as they are (written to
-	// the safe table without being audited).
+	// the safe table without being audited); in a wide table, also the
+	// cells outside the table (a number in a note row) declared safe to
+	// publish, by A1 reference ("D9": readers.WideLayout.Unread).
 	Safe []string `yaml:"safe"`
 }
 

@@ -301,6 +301,7 @@ func finishLinked(ctx context.Context, lp *linkPlan, jobs []Job, units []linkUni
 			continue
 		}
 		t.Link = lp.link(k, t.Name)
+		withholdBeside(t, protectedCells(t))
 		overrideStatuses(t)
 		start := time.Now()
 		files, err := writeTable(ctx, dir, t, tableWriters(jobs[units[k].job].Settings), opt.workers())

@@ -119,6 +119,13 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 	x := &writers.Crosstab{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Rows: lay.Rows, Pos: make(map[string][][2]int, len(lay.Keys)),
 		UnzipLimit: readers.DefaultMaxXLSXUnzipSize, XMLLimit: min(readers.MaxXLSXInMemory, readers.DefaultMaxXLSXUnzipSize)}
 	x.Top, x.Bottom, x.Left = tableWindow(lay)
+	var safe []string
+	if s.Columns != nil {
+		safe = s.Columns.Safe
+	}
+	for _, p := range lay.Unread(safe) {
+		x.Withhold = append(x.Withhold, [2]int{p.Row, p.Col})
+	}
 	for i, k := range lay.Keys {
 		key := strings.Join(k, "\x00")
 		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})

@@ -664,6 +664,7 @@ func Protect(ctx context.Context, t *audit.Table, s *configs.Settings, ev *Evalu
 	if err := protectWithPrevious(ctx, t, s, workers, ev.keep, &ev.hints); err != nil {
 		return err
 	}
+	withholdBeside(t, ev.keep)
 	ev.record(t)
 	return nil
 }

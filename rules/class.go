@@ -223,6 +223,9 @@ func (r class) checkStructure(t *audit.Table) {
 		var sets [][]string
 		var free []string
 		for _, c := range ax.Codes {
+			if _, stat := ax.NonAdditive[c]; stat {
+				continue // a statistic (a median, a rate): no category
+			}
 			if _, ok := ax.Parent[c]; !ok && !ax.IsMarginCode(c) {
 				free = append(free, c)
 			}
@@ -249,6 +252,12 @@ func (r class) checkStructure(t *audit.Table) {
 		}
 		var ls classLines
 		for _, c := range t.Cells {
+			if !st.Additive(c.Key) {
+				// a statistic's cell is in no line of categories: its
+				// count is that of its line (pipeline/cells
+				// statisticCounts), judged there
+				continue
+			}
 			code := ax.AxisCode(c.Key)
 			for _, k := range setOf[code] {
 				var b strings.Builder

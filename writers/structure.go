@@ -26,6 +26,9 @@ type structureJSON struct {
 	// they add up only within the rounding (audit.Structure.Unconfirmed):
 	// labels only, never the difference.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	// Unaudited are the values outside the table (audit.Structure.Unaudited):
+	// references and row labels, never a value.
+	Unaudited []string `json:"unaudited,omitempty"`
 	// Rounded is the base the published values are rounded to
 	// (input.rounded), absent when they are exact.
 	Rounded *decimal.Dec `json:"rounded,omitempty"`
@@ -61,7 +64,7 @@ func structureBlock(t *audit.Table) *structureJSON {
 	if st == nil {
 		return nil
 	}
-	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout, Unconfirmed: st.Unconfirmed}
+	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout, Unconfirmed: st.Unconfirmed, Unaudited: st.Unaudited}
 	if st.Rounded.Sign() > 0 {
 		b := st.Rounded
 		out.Rounded = &b
@@ -169,6 +172,9 @@ func StructureLines(t *audit.Table) []string {
 			not = append(not, fmt.Sprintf("%q (%s%s)", c.Column, c.Role, map[bool]string{true: ", written", false: ", not written"}[c.Written]))
 		}
 	}
+	if len(st.Unaudited) > 0 {
+		out = append(out, "values outside the table, not audited and withheld: "+fewOf(st.Unaudited, 6))
+	}
 	if len(audited) > 0 {
 		out = append(out, "columns audited: "+strings.Join(audited, ", "))
 	}
@@ -176,4 +182,12 @@ func StructureLines(t *audit.Table) []string {
 		out = append(out, "columns not audited: "+strings.Join(not, ", "))
 	}
 	return out
+}
+
+// fewOf joins a list, its first entries only when it is longer than n.
+func fewOf(list []string, n int) string {
+	if len(list) > n {
+		return strings.Join(list[:n-1], ", ") + fmt.Sprintf(" and %d more", len(list)-n+1)
+	}
+	return strings.Join(list, ", ")
 }

@@ -39,6 +39,11 @@ type Crosstab struct {
 	// table read from a range of a larger sheet is published without the
 	// sheet's other rows as empty padding. Bottom 0 means the whole sheet.
 	Top, Bottom, Left int
+	// Withhold are the 1-based rows and 0-based columns of values on the
+	// sheet that are no cell of the table (a number in a note row,
+	// audit.Structure.Unaudited): not audited, the safe tables hold the
+	// marker there.
+	Withhold [][2]int
 }
 
 // window returns the table's rows and first column on its sheet (see
@@ -55,8 +60,8 @@ func (x *Crosstab) window() (top, bottom, left int) {
 func CellKey(c *audit.Cell) string { return strings.Join(c.Key, "\x00") }
 
 // safeGrid is the crosstab as published: every body cell of a suppressed
-// cell (primary, secondary, review) replaced by the marker, titles, header
-// and notes as they were, the rows and columns of the table's window
+// cell (primary, secondary, review) and every value outside the table
+// (Withhold) replaced by the marker, titles, header and notes as they were, the rows and columns of the table's window
 // alone; every text escaped against formula injection.
 func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) ([][]string, error) {
 	out := make([][]string, len(x.Rows))
@@ -85,6 +90,11 @@ func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) 
 			if Suppressed(c) {
 				out[p[0]-1][p[1]] = marker
 			}
+		}
+	}
+	for _, p := range x.Withhold {
+		if p[0] >= 1 && p[0] <= len(out) && p[1] >= 0 && p[1] < len(out[p[0]-1]) {
+			out[p[0]-1][p[1]] = marker
 		}
 	}
 	if len(t.Cells) != len(x.Pos) {

@@ -65,7 +65,7 @@ func percentile(code string) bool {
 // marked unless some code of the axis stays additive (an axis of medians
 // alone is the table's one statistic, and its margins are not
 // confirmed at all).
-func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure, opt Options) {
+func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure, opt Options, shared *axisLines) {
 	for a := range st.Axes {
 		ax := &st.Axes[a]
 		marks := map[string]string{}
@@ -83,7 +83,7 @@ func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure, opt Options
 		if len(marks) == 0 || len(marks) == len(ax.Codes) {
 			continue
 		}
-		addingUp(t, st, a, figs, opt, marks)
+		addingUp(t, st, a, figs, opt, marks, shared)
 		if len(marks) == 0 {
 			continue
 		}
@@ -128,7 +128,7 @@ const (
 // is a part of (a false "protected"); leaving a statistic unmarked only
 // keeps the margins to those that hold in every column. Beyond
 // maxStatGroups words or maxStatCodes codes nothing is marked.
-func addingUp(t *audit.Table, st *audit.Structure, a int, figs []figure, opt Options, marks map[string]string) {
+func addingUp(t *audit.Table, st *audit.Structure, a int, figs []figure, opt Options, marks map[string]string, shared *axisLines) {
 	ax := &st.Axes[a]
 	var words []string
 	for _, c := range ax.Codes {
@@ -140,7 +140,7 @@ func addingUp(t *audit.Table, st *audit.Structure, a int, figs []figure, opt Opt
 		clear(marks)
 		return
 	}
-	in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: true}
+	in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: true, shared: shared, a: a}
 	in.lines()
 	var unmarked []string
 	for _, c := range ax.Codes {

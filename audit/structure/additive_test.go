@@ -206,3 +206,31 @@ func TestUnconfirmedTotalAfterSubtotals(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoPartialTotalsAfterSubtotals: two labelled totals on one axis
+// that no complete line confirms ("Total" and "All persons", a received
+// table) both wait for the searches among the members: neither is the
+// margin of a subtotal's parts. The first was decided at once, before
+// the upper-case subtotals were found, and took n_a, n_b beside NORTH
+// as its parts (settlePartial deferred only the last).
+func TestTwoPartialTotalsAfterSubtotals(t *testing.T) {
+	tab := statsTable([]string{"Total", "All persons", "NORTH", "n_a", "n_b", "SOUTH", "s_c", "s_d"}, []string{"X", "Y", "Z"}, [][]any{
+		{"100", nil, "50"}, {"100", nil, "50"}, {nil, "10", "20"}, {nil, "4", nil}, {"58", "6", nil}, {nil, "10", "30"}, {"20", "5", nil}, {"20", "5", nil},
+	})
+	res, err := structure.Infer(tab, structure.Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	if p["n_a"] != "NORTH" || p["s_d"] != "SOUTH" {
+		t.Errorf("parents %v, want the subtotals found (warnings %q)", p, res.Warnings)
+	}
+	if p["NORTH"] != "Total" || p["SOUTH"] != "Total" || p["Total"] != "All persons" {
+		t.Errorf("parents %v, want NORTH and SOUTH under Total, Total under All persons (equal to it)", p)
+	}
+	for _, c := range []string{"n_a", "n_b", "s_c", "s_d"} {
+		if p[c] == "Total" || p[c] == "All persons" {
+			t.Errorf("%s under %s: %v", c, p[c], p)
+		}
+	}
+}

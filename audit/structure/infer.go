@@ -152,7 +152,8 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 	// codes of statistics that do not add up (medians, rates, standard
 	// errors beside a count or total): their cells are no figure of a
 	// margin, so that a margin holds in the additive columns alone
-	nonAdditive(t, st, figs, opt)
+	shared := make(axisLines, len(st.Axes))
+	nonAdditive(t, st, figs, opt, &shared)
 	countFigures(t, st, figs)
 	big := len(t.Cells) > MaxCells
 	if big {
@@ -164,12 +165,12 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 	var diffs []difference
 	if !big {
 		var notes []string
-		notes, diffs = findSigned(t, figs, st, opt)
+		notes, diffs = findSigned(t, figs, st, opt, &shared)
 		st.Notes = append(st.Notes, notes...)
 	}
 	for a := range st.Axes {
 		ax := &st.Axes[a]
-		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big}
+		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big, shared: &shared, a: a}
 		in.lines()
 		in.run()
 		st.Notes = append(st.Notes, in.notes...)
@@ -288,6 +289,11 @@ type axisInference struct {
 	// per line (the other axes' codes), the cell of each axis code
 	lineKeys []string
 	cells    []map[string]int
+	// shared, when set, keeps each axis's line index once built, for the
+	// other inferences on the table (addingUp, findSigned, run); a is the
+	// index of ax in axes
+	shared   *axisLines
+	a        int
 	notes    []string
 	warnings []string
 	// negative is set by check when a part on a checked line is
@@ -304,10 +310,15 @@ type axisInference struct {
 	// Options.MaxBlockWork); levelStopped is set when it ran out.
 	levelWork    int
 	levelStopped bool
-	// pending is a labelled total that no complete line confirms, left
-	// for settlePartial once the members' own subtotals are found.
-	pending         string
-	pendingDeclared bool // pending is declared (configuration, total_label)
+	// pending are the labelled totals that no complete line confirms, in
+	// table order, left for settlePartial once the members' own
+	// subtotals are found; pendingDeclared is a declared one
+	// (configuration, total_label), the axis's last total.
+	pending         []string
+	pendingDeclared string
+	// first is the axis's total once one is taken (assignTotals,
+	// settlePartial): a later total equal to it is its margin.
+	first string
 }
 
 // within reports whether a total that differs from the sum of its n
@@ -337,6 +348,12 @@ func upper(code string) bool {
 }
 
 func (in *axisInference) lines() {
+	if in.shared != nil {
+		if l := (*in.shared)[in.a]; l != nil {
+			in.cells, in.lineKeys = l.cells, l.keys
+			return
+		}
+	}
 	idx := map[string]int{}
 	for i, c := range in.t.Cells {
 		var b strings.Builder
@@ -357,7 +374,22 @@ func (in *axisInference) lines() {
 		}
 		in.cells[l][in.ax.AxisCode(c.Key)] = i
 	}
+	if in.shared != nil {
+		(*in.shared)[in.a] = &lineIndex{cells: in.cells, keys: in.lineKeys}
+	}
 }
+
+// lineIndex is an axis's lines: per line (the other axes' codes), the
+// cell of each axis code, and the line's key. Read only once built.
+type lineIndex struct {
+	cells []map[string]int
+	keys  []string
+}
+
+// axisLines are a table's line indexes by axis, built once (lines) and
+// shared by addingUp, findSigned and the margins' inference (they depend
+// on the cells' keys and the axes' dimensions only, not on the figures).
+type axisLines []*lineIndex
 
 // value is the figure of code on line l: an absent cell is an empty one.
 func (in *axisInference) value(l int, code string) figure {
@@ -478,7 +510,7 @@ func (in *axisInference) run() {
 		in.dotTree(tr)
 		in.prefixTree(tr)
 	}
-	if !assigned && in.arithmetic && in.pending == "" {
+	if !assigned && in.arithmetic && len(in.pending) == 0 && in.pendingDeclared == "" {
 		in.unlabelledTotal(tr)
 	}
 	in.settlePartial(tr)
@@ -494,22 +526,43 @@ func (in *axisInference) run() {
 // excluded the true values (review finding: "NORTH [0, 2] protected"
 // where 60 is recoverable).
 func (in *axisInference) settlePartial(tr *axisTree) {
-	t := in.pending
-	if t == "" {
-		return
-	}
-	in.pending = ""
-	r := tr.roots()
-	if in.pendingDeclared {
-		in.pendingDeclared = false
-		if len(r) > 0 {
-			in.setTotal(t, r, tr.parent, "configuration")
+	pending, declared := in.pending, in.pendingDeclared
+	in.pending, in.pendingDeclared = nil, ""
+	for _, t := range pending {
+		if in.first != "" {
+			in.secondTotal(tr, t)
+			continue
 		}
-		return
-	}
-	if len(r) == 0 || !in.partialTotal(tr, t, r) {
+		if r := tr.roots(); len(r) > 0 && in.partialTotal(tr, t, r) {
+			in.first = t
+			continue
+		}
 		in.unconfirmedTotal(tr, t)
 	}
+	if declared != "" {
+		if r := tr.roots(); len(r) > 0 {
+			in.setTotal(declared, r, tr.parent, "configuration")
+		} else if in.first != "" {
+			// kept, as declared totals are: the margin of the total
+			// taken before it
+			tr.parent[in.first] = declared
+			in.ax.Found[declared] = "configuration"
+		}
+	}
+}
+
+// secondTotal decides a total t of an axis whose total is taken
+// (in.first): equal to it on every line, it is its margin (published, it
+// gives the first away); else a warning.
+func (in *axisInference) secondTotal(tr *axisTree, t string) {
+	if in.arithmetic {
+		if h, c, _, _, _ := in.check(t, []string{in.first}); h && c > 0 {
+			tr.parent[in.first] = t
+			in.ax.Found[t] = "label and arithmetic (equal to " + audit.CodeText(in.first) + ")"
+			return
+		}
+	}
+	in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but %q is already the total and they differ; it is not used as a margin (declare the totals with totals:)", tr.name, audit.CodeText(t), audit.CodeText(in.first)))
 }
 
 // partialTotal makes t the margin of the members r when its published
@@ -613,20 +666,13 @@ func (in *axisInference) splitCodes() *axisTree {
 // does not hold; a later total equal to it is its margin. Totals refused
 // are warned about. It reports whether a total was assigned.
 func (in *axisInference) assignTotals(tr *axisTree) bool {
-	ax, name, parent := in.ax, tr.name, tr.parent
-	assigned, first := false, ""
+	name, parent := tr.name, tr.parent
+	assigned := false
 	for k, t := range tr.totals {
 		if assigned {
 			// a second total: equal to the first on every line, it is
 			// its margin (published, it gives the first away)
-			if in.arithmetic {
-				if h, c, _, _, _ := in.check(t, []string{first}); h && c > 0 {
-					parent[first] = t
-					ax.Found[t] = "label and arithmetic (equal to " + audit.CodeText(first) + ")"
-					continue
-				}
-			}
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but %q is already the total and they differ; it is not used as a margin (declare the totals with totals:)", name, audit.CodeText(t), audit.CodeText(first)))
+			in.secondTotal(tr, t)
 			continue
 		}
 		r := tr.roots()
@@ -637,7 +683,7 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 		if !in.arithmetic {
 			if declared {
 				in.setTotal(t, r, parent, "configuration")
-				assigned, first = true, t
+				assigned, in.first = true, t
 			}
 			continue
 		}
@@ -673,15 +719,15 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				}
 			}
 			in.setTotal(t, r, parent, found)
-			assigned, first = true, t
+			assigned, in.first = true, t
 		case declared && holds && checked == 0 && k == len(tr.totals)-1:
 			// declared, and no complete line to confirm it: the margin
 			// of the members left once their own subtotals are found
 			// (settlePartial), not of every member
-			in.pending, in.pendingDeclared = t, true
+			in.pendingDeclared = t
 		case declared:
 			in.setTotal(t, r, parent, "configuration")
-			assigned, first = true, t
+			assigned, in.first = true, t
 			if !holds {
 				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 			}
@@ -690,15 +736,14 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				in.unconfirmed = append(in.unconfirmed, name+"="+audit.CodeText(t))
 			}
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))
-		case k == len(tr.totals)-1 && in.partial(t, r):
+		case in.partial(t, r):
 			// every line lacks a part (a received table with its
 			// suppressed cells): the label, and published parts that
 			// never exceed the total; decided once the subtotals
-			// among the members are found (settlePartial)
-			in.pending = t
-		case in.partialTotal(tr, t, r):
-			// as above, with more totals to come: decided now
-			assigned, first = true, t
+			// among the members are found (settlePartial), every such
+			// total (an earlier one decided at once took a subtotal's
+			// parts beside it)
+			in.pending = append(in.pending, t)
 		default:
 			in.unconfirmedTotal(tr, t)
 		}

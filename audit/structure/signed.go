@@ -22,7 +22,7 @@ import (
 //     (balance, net, change, surplus, deficit);
 //   - negative values not covered by those: along the axis where they
 //     fall in the fewest codes, those codes ("negative published values").
-func findSigned(t *audit.Table, figs []figure, st *audit.Structure, opt Options) ([]string, []difference) {
+func findSigned(t *audit.Table, figs []figure, st *audit.Structure, opt Options, shared *axisLines) ([]string, []difference) {
 	uncovered := map[int]bool{}
 	for i, f := range figs {
 		if f.known && f.v.Sign() < 0 {
@@ -56,7 +56,7 @@ func findSigned(t *audit.Table, figs []figure, st *audit.Structure, opt Options)
 			break
 		}
 		ax := &st.Axes[a]
-		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes}
+		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, shared: shared, a: a}
 		in.lines()
 		for _, d := range ax.Codes {
 			if !in.holdsUncovered(d, uncovered) {

@@ -181,6 +181,9 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 	if err := inferStructure(t, s, src.Header(), text, uncoded); err != nil {
 		return nil, err
 	}
+	if ws, ok := readers.As[readers.WideSource](src); ok {
+		noteUnread(t, ws.Layout(), s.Columns)
+	}
 	in.sourceWarnings(t)
 	return t, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/audit/structure"
 	"github.com/sdcaudit/sdcaudit/configs"
+	"github.com/sdcaudit/sdcaudit/readers"
 	"github.com/sdcaudit/sdcaudit/report"
 )
 
@@ -40,6 +41,7 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 	t.Structure = res.Structure
 	t.Structure.Rounded = opt.Rounded
 	t.Warnings = append(t.Warnings, res.Warnings...)
+	statisticCounts(t)
 	if !IsWide(s.Columns) {
 		roles, err := columnRoles(t, s.Columns, header, text)
 		if err != nil {
@@ -70,10 +72,94 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 			}
 		}
 		if len(lost) > 0 {
-			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", report.Plural(int64(len(lost)), "column", "columns"), strings.Join(lost, ", "), pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
+			named := strings.Join(lost, ", ")
+			if len(lost) > 5 {
+				// a few, the rest counted: structure.columns lists all
+				named = strings.Join(lost[:4], ", ") + fmt.Sprintf(" and %d more", len(lost)-4)
+			}
+			t.Warnings = append(t.Warnings, fmt.Sprintf("%s not understood (not mapped to a dimension or a statistic in columns:): not audited and not written to the safe table; map %s in columns: (count, total, counts, derived) to audit %s, or list %s in columns.safe if safe to publish as %s", report.Plural(int64(len(lost)), "column", "columns"), named, pronoun(len(lost)), pronoun(len(lost)), map[bool]string{true: "it is", false: "they are"}[len(lost) == 1]))
 		}
 	}
 	return nil
+}
+
+// statisticCounts gives each cell of a statistic code (Axis.NonAdditive:
+// a rate, a median beside the counts) of a table of counts the number of
+// contributors the rules judge it with: the count of its line (the same
+// codes on every other axis) at the axis's one root count code (an
+// additive code that adds up into nothing: Workers, of which Employees
+// and Self-employed are parts). Its own value is no count (a median age
+// of 44 is not 44 contributors). Without one root (Men and Women and no
+// total), or where that count is not known, the cell has no count: the
+// threshold rule cannot judge it, review.
+func statisticCounts(t *audit.Table) {
+	st := t.Structure
+	if st == nil || !t.Frequency() {
+		return
+	}
+	for a := range st.Axes {
+		ax := &st.Axes[a]
+		if len(ax.NonAdditive) == 0 {
+			continue
+		}
+		root, roots := "", 0
+		for _, c := range ax.Codes {
+			if _, stat := ax.NonAdditive[c]; stat {
+				continue
+			}
+			if _, part := ax.Parent[c]; !part {
+				root, roots = c, roots+1
+			}
+		}
+		line := func(key []string) string {
+			parts := make([]string, 0, len(key))
+			for d, v := range key {
+				if !slices.Contains(ax.Dims, d) {
+					parts = append(parts, v)
+				}
+			}
+			return strings.Join(parts, "\x00")
+		}
+		count := map[string]*audit.Cell{}
+		if roots == 1 {
+			for _, c := range t.Cells {
+				if ax.AxisCode(c.Key) == root {
+					count[line(c.Key)] = c
+				}
+			}
+		}
+		for _, c := range t.Cells {
+			if _, stat := ax.NonAdditive[ax.AxisCode(c.Key)]; !stat {
+				continue
+			}
+			c.HasN, c.N = false, 0
+			if n := count[line(c.Key)]; n != nil && n.HasN {
+				c.HasN, c.N = true, n.N
+			}
+		}
+	}
+}
+
+// noteUnread lists, in the structure and a table warning, the numbers of
+// a wide table's sheet that are no cell of it (readers.WideLayout.Unread:
+// a count in a note row): not audited, they are withheld from the safe
+// tables unless columns.safe names their cells.
+func noteUnread(t *audit.Table, lay *readers.WideLayout, c *configs.Columns) {
+	var safe []string
+	if c != nil {
+		safe = c.Safe
+	}
+	un := lay.Unread(safe)
+	if len(un) == 0 || t.Structure == nil {
+		return
+	}
+	names := lay.DescribeUnread(un)
+	t.Structure.Unaudited = names
+	list := names
+	if len(list) > 5 {
+		list = append(slices.Clone(list[:4]), fmt.Sprintf("and %d more", len(names)-4))
+	}
+	t.Warnings = append(t.Warnings, fmt.Sprintf("%s outside the table (%s): numbers in title, note or label rows that are no cell of the table, not audited: withheld from the safe table; give input.range or the layout that makes %s part of the table to audit %s, or list %s in columns.safe (as cell references) if safe to publish as %s", report.Plural(int64(len(un)), "value", "values"), strings.Join(list, ", "), pronoun(len(un)), pronoun(len(un)), map[bool]string{true: "its cell", false: "their cells"}[len(un) == 1], map[bool]string{true: "it stands", false: "they stand"}[len(un) == 1]))
 }
 
 func pronoun(n int) string {
