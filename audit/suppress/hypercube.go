@@ -1,10 +1,10 @@
 package suppress
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/relations"
@@ -172,7 +172,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 				return
 			}
 			cands = append(cands, m)
-			sort.SliceStable(cands, func(a, b int) bool { return cands[a].cost < cands[b].cost })
+			slices.SortStableFunc(cands, func(a, b *move) int { return lessFirst(a.cost < b.cost, b.cost < a.cost) })
 			if len(cands) > 4 {
 				cands = cands[:4]
 			}
@@ -239,7 +239,9 @@ func (sp *suppressor) movesThrough(p int, up, low float64, forbid func(int) bool
 // no cost, allowed, wide enough): those are the answer, the first k of
 // them in Moves1D's order, and pruneZeros finds them testing each
 // partner cell once (no move scored, listed or heaped). Only when the
-// line has fewer does pruneScan score every move.
+// line has fewer does pruneScan score every move. The moves returned
+// are valid until the next call for dimension d (pruneZeros reuses its
+// arrays).
 func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []relations.Move1 {
 	if out, ok := sp.pruneZeros(p, d, up, low, k, forbid); ok {
 		return out
@@ -264,6 +266,16 @@ type moveIndex struct {
 	stamp [][]uint32
 	gen   uint32
 	tuple []int
+	// out[d] holds pruneZeros's answer for dimension d (valid until its
+	// next call for d: movesThrough's moves live while bestMove runs).
+	out []pruneOut
+}
+
+type pruneOut struct {
+	codes []int
+	ws    []int8
+	ends  []int
+	moves []relations.Move1
 }
 
 // index returns the run's moveIndex, made on first use (after the costs
@@ -283,6 +295,7 @@ func (sp *suppressor) index() *moveIndex {
 	mi.count = make([][]int32, s.NDim)
 	mi.memo = make([][]uint8, s.NDim)
 	mi.stamp = make([][]uint32, s.NDim)
+	mi.out = make([]pruneOut, s.NDim)
 	for d := range s.NDim {
 		n := len(s.Codes[d])
 		mi.count[d] = make([]int32, n)
@@ -365,9 +378,8 @@ func (sp *suppressor) pruneZeros(p, d int, up, low float64, k int, forbid func(i
 			}
 		}
 	}
-	codes := make([]int, 0, 2*k) // two codes a move on a flat line
-	ws := make([]int8, 0, 2*k)
-	ends := make([]int, 0, k)
+	po := &mi.out[d]
+	codes, ws, ends := po.codes[:0], po.ws[:0], po.ends[:0]
 	path := func(l, a int, w int8) {
 		for y := l; ; y = par[y] {
 			codes = append(codes, y)
@@ -439,10 +451,14 @@ func (sp *suppressor) pruneZeros(p, d int, up, low float64, k int, forbid func(i
 			}
 		}
 	}
+	po.codes, po.ws, po.ends = codes, ws, ends
 	if !found {
 		return nil, false
 	}
-	out := make([]relations.Move1, k)
+	if cap(po.moves) < k {
+		po.moves = make([]relations.Move1, k)
+	}
+	out := po.moves[:k]
 	from := 0
 	for a, e := range ends {
 		out[a] = relations.Move1{Codes: codes[from:e:e], W: ws[from:e:e]}
@@ -543,18 +559,30 @@ func (sp *suppressor) pruneScan(p, d int, up, low float64, k int, forbid func(in
 
 // balanced checks that m leaves every relation of the table unchanged
 // (always true on a complete table; a table with partial margins may
-// break the tensor-product construction).
+// break the tensor-product construction): the terms coefficient·weight of
+// its cells, sorted by relation, add up to 0 in each.
 func (s *structure) balanced(m *move) bool {
-	acc := map[int32]int{}
+	type term struct {
+		r int32
+		v int
+	}
+	var buf [32]term
+	acc := buf[:0]
 	for a, i := range m.cells {
 		for _, r := range s.CellRels[i] {
-			acc[r] += int(s.Coef(int(r), i)) * int(m.w[a])
+			acc = append(acc, term{r, int(s.Coef(int(r), i)) * int(m.w[a])})
 		}
 	}
-	for _, v := range acc {
-		if v != 0 {
+	slices.SortFunc(acc, func(x, y term) int { return cmp.Compare(x.r, y.r) })
+	for a := 0; a < len(acc); {
+		sum, b := 0, a
+		for ; b < len(acc) && acc[b].r == acc[a].r; b++ {
+			sum += acc[b].v
+		}
+		if sum != 0 {
 			return false
 		}
+		a = b
 	}
 	return true
 }
