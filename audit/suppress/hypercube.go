@@ -252,9 +252,10 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 // moveIndex is what the move searches keep between calls of one run: the
 // number of one-dimensional moves per code (Count1D, linear in a
 // dimension's codes, asked for every primary), whether zero scores are
-// the least (no negative or NaN cost), and scratch. The structure and the
-// costs do not change during a run; the pattern (suppressor.sup) does,
-// and is read as it is at each call.
+// the least (no negative or NaN cost), and scratch. The structure and
+// the costs do not change during a run; the pattern (suppressor.sup) does
+// (apply, and the lp method's steps beside it), and is read as it is at
+// each call, so that nothing here can go stale.
 type moveIndex struct {
 	nonNeg bool
 	count  [][]int32 // per dimension and code: Count1D, -1 until asked
@@ -358,8 +359,9 @@ func (sp *suppressor) pruneZeros(p, d int, up, low float64, k int, forbid func(i
 		}
 		tuple[d] = c
 		i := s.Lookup(tuple)
-		ok := i >= 0 && (forbid == nil || !forbid(i)) && (sp.sup[i] || sp.cost[i] == 0) &&
-			!(w < 0 && s.Val[i] < up || w > 0 && s.Val[i] < low)
+		// forbid last: the callers' closures cost most (Covers)
+		ok := i >= 0 && (sp.sup[i] || sp.cost[i] == 0) &&
+			!(w < 0 && s.Val[i] < up || w > 0 && s.Val[i] < low) && (forbid == nil || !forbid(i))
 		memo[c] |= known
 		if ok {
 			memo[c] |= yes
