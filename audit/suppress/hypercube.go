@@ -1,10 +1,10 @@
 package suppress
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/relations"
@@ -23,6 +23,8 @@ type suppressor struct {
 	single []bool
 	// out records the primaries left unprotected (Result.Unprotected).
 	out []Unprotected
+	// mi is the move searches' index (index), made on first use.
+	mi *moveIndex
 }
 
 // move is a candidate complementary pattern: cells with weights ±1.
@@ -170,7 +172,7 @@ func (sp *suppressor) bestMove(p int, up, low float64, forbid func(int) bool) *m
 				return
 			}
 			cands = append(cands, m)
-			sort.SliceStable(cands, func(a, b int) bool { return cands[a].cost < cands[b].cost })
+			slices.SortStableFunc(cands, func(a, b *move) int { return lessFirst(a.cost < b.cost, b.cost < a.cost) })
 			if len(cands) > 4 {
 				cands = cands[:4]
 			}
@@ -208,7 +210,7 @@ func (sp *suppressor) movesThrough(p int, up, low float64, forbid func(int) bool
 	counts := make([]int, nd)
 	total := 1
 	for d := 0; d < nd; d++ {
-		counts[d] = s.Count1D(d, key[d])
+		counts[d] = sp.count1D(d, key[d])
 		total = min(total*counts[d], maxCombos+1) // every count is at least 1
 	}
 	k := math.MaxInt // no pruning
@@ -227,12 +229,252 @@ func (sp *suppressor) movesThrough(p int, up, low float64, forbid func(int) bool
 
 // prune keeps the k most promising one-dimensional moves through p's code
 // of dimension d, judged on the line through p: the k first by (score,
-// position in moves1D's order), in that order. The moves are scored as
-// eachMove1D builds them, and only those among the k best so far are
+// position in moves1D's order), in that order. A move's score is, cell by
+// cell of the line in the move's order, the cost of a cell not yet
+// suppressed plus 1e6·(cost+1) for a cell too small for its side (below
+// up on the negative side, below low on the positive one); +Inf when a
+// cell is absent or forbidden.
+//
+// Most calls find k moves of score 0 (every cell free: suppressed or of
+// no cost, allowed, wide enough): those are the answer, the first k of
+// them in Moves1D's order, and pruneZeros finds them testing each
+// partner cell once (no move scored, listed or heaped). Only when the
+// line has fewer does pruneScan score every move. The moves returned
+// are valid until the next call for dimension d (pruneZeros reuses its
+// arrays).
+func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []relations.Move1 {
+	if out, ok := sp.pruneZeros(p, d, up, low, k, forbid); ok {
+		return out
+	}
+	return sp.pruneScan(p, d, up, low, k, forbid)
+}
+
+// moveIndex is what the move searches keep between calls of one run: the
+// number of one-dimensional moves per code (Count1D, linear in a
+// dimension's codes, asked for every primary), whether zero scores are
+// the least (no negative or NaN cost), and scratch. The structure and
+// the costs do not change during a run; the pattern (suppressor.sup) does
+// (apply, and the lp method's steps beside it), and is read as it is at
+// each call, so that nothing here can go stale.
+type moveIndex struct {
+	nonNeg bool
+	count  [][]int32 // per dimension and code: Count1D, -1 until asked
+	// memo[d][c] caches, within one pruneZeros call (stamp[d][c] == gen),
+	// whether code c's cell on the line is free for each side: bit 1
+	// known and bit 2 free for the positive side, bits 4 and 8 for the
+	// negative one.
+	memo  [][]uint8
+	stamp [][]uint32
+	gen   uint32
+	tuple []int
+	// out[d] holds pruneZeros's answer for dimension d (valid until its
+	// next call for d: movesThrough's moves live while bestMove runs).
+	out []pruneOut
+}
+
+type pruneOut struct {
+	codes []int
+	ws    []int8
+	ends  []int
+	moves []relations.Move1
+}
+
+// index returns the run's moveIndex, made on first use (after the costs
+// are set).
+func (sp *suppressor) index() *moveIndex {
+	if sp.mi != nil {
+		return sp.mi
+	}
+	s := sp.s
+	mi := &moveIndex{nonNeg: true, tuple: make([]int, s.NDim)}
+	for _, c := range sp.cost {
+		if !(c >= 0) {
+			mi.nonNeg = false
+			break
+		}
+	}
+	mi.count = make([][]int32, s.NDim)
+	mi.memo = make([][]uint8, s.NDim)
+	mi.stamp = make([][]uint32, s.NDim)
+	mi.out = make([]pruneOut, s.NDim)
+	for d := range s.NDim {
+		n := len(s.Codes[d])
+		mi.count[d] = make([]int32, n)
+		for c := range mi.count[d] {
+			mi.count[d][c] = -1
+		}
+		mi.memo[d] = make([]uint8, n)
+		mi.stamp[d] = make([]uint32, n)
+	}
+	sp.mi = mi
+	return mi
+}
+
+// count1D is s.Count1D(d, c), computed once per run.
+func (sp *suppressor) count1D(d, c int) int {
+	mi := sp.index()
+	if n := mi.count[d][c]; n >= 0 {
+		return int(n)
+	}
+	n := sp.s.Count1D(d, c)
+	mi.count[d][c] = int32(min(n, math.MaxInt32))
+	return n
+}
+
+// pruneZeros returns, when the line through p along d has k moves of
+// score 0, the first k of them in Moves1D's order (prune's answer: no
+// score is negative, and ties go by position), and true; else false. It
+// walks EachMove1D's loops (the paths to the root of the leaves below
+// p's code, then per ancestor a, sibling b of a, leaf l below p's code
+// and leaf l2 below b: l up to a, l2 up to b), skipping a leaf l whose
+// path to a is not free, and tests each code's cell once.
+func (sp *suppressor) pruneZeros(p, d int, up, low float64, k int, forbid func(int) bool) ([]relations.Move1, bool) {
+	mi := sp.index()
+	if !mi.nonNeg || k <= 0 {
+		return nil, false
+	}
+	s := sp.s
+	mi.gen++
+	if mi.gen == 0 { // wrapped: forget every stamp
+		for d := range mi.stamp {
+			clear(mi.stamp[d])
+		}
+		mi.gen = 1
+	}
+	gen, memo, stamp := mi.gen, mi.memo[d], mi.stamp[d]
+	tuple := mi.tuple
+	copy(tuple, s.Keys[p])
+	// free reports whether code c's cell on the line adds nothing to a
+	// move's score on side w (pruneScan's terms all zero).
+	free := func(c int, w int8) bool {
+		known, yes := uint8(1), uint8(2)
+		if w < 0 {
+			known, yes = 4, 8
+		}
+		if stamp[c] != gen {
+			stamp[c], memo[c] = gen, 0
+		}
+		if memo[c]&known != 0 {
+			return memo[c]&yes != 0
+		}
+		tuple[d] = c
+		i := s.Lookup(tuple)
+		// forbid last: the callers' closures cost most (Covers)
+		ok := i >= 0 && (sp.sup[i] || sp.cost[i] == 0) &&
+			!(w < 0 && s.Val[i] < up || w > 0 && s.Val[i] < low) && (forbid == nil || !forbid(i))
+		memo[c] |= known
+		if ok {
+			memo[c] |= yes
+		}
+		return ok
+	}
+	par, ch := s.Parent[d], s.Children[d]
+	// pathFree: every code from l up to a (inclusive) free on side w
+	pathFree := func(l, a int, w int8) bool {
+		for y := l; ; y = par[y] {
+			if y < 0 || !free(y, w) {
+				return false
+			}
+			if y == a {
+				return true
+			}
+		}
+	}
+	po := &mi.out[d]
+	codes, ws, ends := po.codes[:0], po.ws[:0], po.ends[:0]
+	path := func(l, a int, w int8) {
+		for y := l; ; y = par[y] {
+			codes = append(codes, y)
+			ws = append(ws, w)
+			if y == a {
+				return
+			}
+		}
+	}
+	c0 := s.Keys[p][d]
+	done := func() bool { ends = append(ends, len(codes)); return len(ends) == k }
+	found := false
+	if par[c0] < 0 && len(ch[c0]) == 0 {
+		if free(c0, 1) {
+			codes, ws = append(codes, c0), append(ws, 1)
+			found = done()
+		}
+	} else {
+		root := c0
+		for par[root] >= 0 {
+			root = par[root]
+		}
+		below := s.Leaves(d, c0)
+		for _, l := range below {
+			if pathFree(l, root, 1) {
+				path(l, root, 1)
+				if found = done(); found {
+					break
+				}
+			}
+		}
+		var left []int // the leaves below c0 whose path up to a is free
+		var one [1]int // a leaf sibling's leaves
+		for a := c0; !found && par[a] >= 0; a = par[a] {
+			left = left[:0]
+			for _, l := range below {
+				if pathFree(l, a, 1) {
+					left = append(left, l)
+				}
+			}
+			if len(left) == 0 {
+				continue
+			}
+			for _, b := range ch[par[a]] {
+				if b == a {
+					continue
+				}
+				leaves := one[:]
+				if one[0] = b; len(ch[b]) > 0 {
+					leaves = s.Leaves(d, b)
+				}
+				for _, l := range left {
+					for _, l2 := range leaves {
+						if pathFree(l2, b, -1) {
+							path(l, a, 1)
+							path(l2, b, -1)
+							if found = done(); found {
+								break
+							}
+						}
+					}
+					if found {
+						break
+					}
+				}
+				if found {
+					break
+				}
+			}
+		}
+	}
+	po.codes, po.ws, po.ends = codes, ws, ends
+	if !found {
+		return nil, false
+	}
+	if cap(po.moves) < k {
+		po.moves = make([]relations.Move1, k)
+	}
+	out := po.moves[:k]
+	from := 0
+	for a, e := range ends {
+		out[a] = relations.Move1{Codes: codes[from:e:e], W: ws[from:e:e]}
+		from = e
+	}
+	return out, true
+}
+
+// pruneScan is prune by scoring every move: they are scored as
+// EachMove1D builds them, and only those among the k best so far are
 // copied (a bounded heap), so that a dimension of many codes costs no
 // list of every move; the enumeration stops once k moves of score 0 (all
 // their cells on the line already suppressed, wide enough) are kept.
-func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) bool) []relations.Move1 {
+func (sp *suppressor) pruneScan(p, d int, up, low float64, k int, forbid func(int) bool) []relations.Move1 {
 	s := sp.s
 	type scored struct {
 		m     relations.Move1
@@ -319,18 +561,30 @@ func (sp *suppressor) prune(p, d int, up, low float64, k int, forbid func(int) b
 
 // balanced checks that m leaves every relation of the table unchanged
 // (always true on a complete table; a table with partial margins may
-// break the tensor-product construction).
+// break the tensor-product construction): the terms coefficient·weight of
+// its cells, sorted by relation, add up to 0 in each.
 func (s *structure) balanced(m *move) bool {
-	acc := map[int32]int{}
+	type term struct {
+		r int32
+		v int
+	}
+	var buf [32]term
+	acc := buf[:0]
 	for a, i := range m.cells {
 		for _, r := range s.CellRels[i] {
-			acc[r] += int(s.Coef(int(r), i)) * int(m.w[a])
+			acc = append(acc, term{r, int(s.Coef(int(r), i)) * int(m.w[a])})
 		}
 	}
-	for _, v := range acc {
-		if v != 0 {
+	slices.SortFunc(acc, func(x, y term) int { return cmp.Compare(x.r, y.r) })
+	for a := 0; a < len(acc); {
+		sum, b := 0, a
+		for ; b < len(acc) && acc[b].r == acc[a].r; b++ {
+			sum += acc[b].v
+		}
+		if sum != 0 {
 			return false
 		}
+		a = b
 	}
 	return true
 }

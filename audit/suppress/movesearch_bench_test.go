@@ -2,6 +2,8 @@ package suppress
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
@@ -11,13 +13,22 @@ import (
 // cells) whose interior cells are 80% primary with the hypercube method:
 // one bestMove (two pruned dimensions of 200 moves) per primary, the move
 // search of the million-cell table at a size that runs in seconds
-// (docs/performance.md, "A million cells"). cpu-s/op is the process's
-// CPU time (the machine may be loaded).
+// (docs/performance.md, "A million cells"). SDCAUDIT_BENCH_MOVESEARCH_LEVELS=n
+// protects an n x n table instead (300: 90,601 cells; 1000: the million
+// cells). cpu-s/op is the process's CPU time (the machine may be loaded).
 func BenchmarkMoveSearch(b *testing.B) {
+	levels := 200
+	if v := os.Getenv("SDCAUDIT_BENCH_MOVESEARCH_LEVELS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 || n > 1000 {
+			b.Fatalf("SDCAUDIT_BENCH_MOVESEARCH_LEVELS=%q: want a number of levels from 2 to 1000", v)
+		}
+		levels = n
+	}
 	cpu := 0.0
 	for b.Loop() {
 		b.StopTimer()
-		tb := tabletest.ScaleTable(1, []int{200, 200}, 0.8)
+		tb := tabletest.ScaleTable(1, []int{levels, levels}, 0.8)
 		b.StartTimer()
 		c0 := tabletest.CPUSeconds()
 		if _, err := Protect(context.Background(), tb, Options{Method: "hypercube"}); err != nil {

@@ -125,3 +125,85 @@ func pruneByEnumeration(sp *suppressor, s *structure, p, d int, up, low float64,
 	}
 	return want
 }
+
+// TestBalancedAgainstRelations: balanced (a move's terms summed per
+// relation through the cells' relation lists) says whether every relation
+// of the table, read from its own list of cells (RelCells), adds the
+// move's weights up to 0: on tensor products of one-dimensional moves
+// (balanced, or not when absent cells break them) and random sets of
+// cells with random signs, repeated cells included, on flat and
+// hierarchical tables with absent cells.
+func TestBalancedAgainstRelations(t *testing.T) {
+	yes, no := 0, 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		var tb *audit.Table
+		var opt Options
+		if seed%2 == 0 {
+			var h map[string]map[string]string
+			tb, h = tabletest.HierTable(seed, 9, 3, []int{4}, 0.5)
+			opt = Options{Hierarchies: h}
+		} else {
+			tb = scaleTable(seed, []int{6, 5, 1 + int(seed)%3}, 0.5)
+		}
+		rng := rand.New(rand.NewPCG(seed, 11))
+		if seed > 2 {
+			tabletest.DropCells(tb, rng, 3)
+		}
+		s, err := newStructure(tb, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(tb.Cells)
+		want := func(m *move) bool {
+			for r := range s.Rels {
+				sum := 0
+				for _, j := range s.RelCells(r) {
+					for a, i := range m.cells {
+						if i == j {
+							sum += int(m.w[a]) * map[bool]int{true: 1, false: -1}[s.Rels[r].Total == j]
+						}
+					}
+				}
+				if sum != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		for trial := 0; trial < 300; trial++ {
+			m := &move{}
+			if trial%2 == 0 {
+				p := rng.IntN(n)
+				ms := make([][]relations.Move1, s.NDim)
+				idx := make([]int, s.NDim)
+				for d := range ms {
+					ms[d] = s.Moves1D(d, s.Keys[p][d])
+					idx[d] = rng.IntN(len(ms[d]))
+				}
+				if !s.WalkMove(ms, idx, make([]int, s.NDim), func(j int, w int8) bool {
+					m.cells, m.w = append(m.cells, j), append(m.w, w)
+					return j >= 0
+				}) {
+					continue // an absent cell
+				}
+			} else {
+				for range 1 + rng.IntN(8) {
+					m.cells, m.w = append(m.cells, rng.IntN(n)), append(m.w, int8(1-2*rng.IntN(2)))
+				}
+			}
+			got, exp := s.balanced(m), want(m)
+			if got != exp {
+				t.Fatalf("table %d move %v %v: balanced %v, want %v", seed, m.cells, m.w, got, exp)
+			}
+			if got {
+				yes++
+			} else {
+				no++
+			}
+		}
+	}
+	if yes == 0 || no == 0 {
+		t.Fatalf("%d balanced moves, %d not: want both", yes, no)
+	}
+	t.Logf("%d balanced moves, %d not", yes, no)
+}
