@@ -173,6 +173,7 @@ func Infer(t *audit.Table, opt Options) (*Result, error) {
 		in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: !big, shared: &shared, a: a}
 		in.lines()
 		in.run()
+		in.groupWarnings()
 		st.Notes = append(st.Notes, in.notes...)
 		st.Unconfirmed = append(st.Unconfirmed, in.unconfirmed...)
 		res.Warnings = append(res.Warnings, in.warnings...)
@@ -319,6 +320,10 @@ type axisInference struct {
 	// first is the axis's total once one is taken (assignTotals,
 	// settlePartial): a later total equal to it is its margin.
 	first string
+	// groupFailed are the labelled group subtotals of a nested axis that
+	// are not their group's sum (groupSubtotals), warned about once the
+	// axis is done unless taken as margins (groupWarnings).
+	groupFailed []groupFail
 }
 
 // within reports whether a total that differs from the sum of its n
@@ -499,6 +504,7 @@ func (in *axisInference) labelled(code string) bool {
 // run finds the axis's margins.
 func (in *axisInference) run() {
 	tr := in.splitCodes()
+	in.groupSubtotals(tr)
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		if in.levelTree(tr) {
@@ -1238,4 +1244,181 @@ func describeTree(p map[string]string) string {
 		parts = append(parts, fmt.Sprintf("%q of %d", audit.CodeText(q), n[q]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// groupTotal reports whether inner, the detail label of a code within
+// the group labelled group of a nested axis, reads as the total of its
+// group: a total label ("Total", "All"), "All <group>", "<group> total",
+// "Total <group>", or a total declared in the configuration.
+func (in *axisInference) groupTotal(group, inner string, dim int) bool {
+	if IsTotalLabel(inner) || slices.Contains(in.opt.TotalLabels, inner) || slices.Contains(in.opt.Totals[in.t.Dims[dim]], inner) {
+		return true
+	}
+	n, g := normal(inner), normal(group)
+	return g != "" && (n == "all "+g || n == g+" total" || n == "total "+g || n == g+" all")
+}
+
+// groupSubtotals finds the subtotals of the groups of a nested axis
+// (Region > Area): within each group (the outer labels), the code whose
+// detail label reads as the group's total ("North / All North", "North /
+// Total") is the margin of the group's other codes when it is their sum
+// on every complete line (within the rounding, Options.Rounded); then it
+// is a member, a part of the axis's grand total (whose labels are all
+// total labels: "All regions / All regions"). A labelled subtotal that
+// does not add up is a warning with the difference, and no total of the
+// axis; one that no complete line confirms is its group's margin when its
+// published parts never exceed it (a received table).
+func (in *axisInference) groupSubtotals(tr *axisTree) {
+	ax := in.ax
+	if len(ax.Dims) < 2 || len(tr.hier) > 0 || tr.how == "GSS codes" || tr.how == absHow {
+		return
+	}
+	inner := ax.Dims[len(ax.Dims)-1]
+	grand := func(c string) bool {
+		for i, p := range label(c) {
+			if !in.groupTotal("", p, ax.Dims[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	// the groups in table order, their subtotal candidates and details
+	type group struct {
+		prefix  string
+		subs    []string
+		details []string
+	}
+	var groups []*group
+	byPrefix := map[string]*group{}
+	hasGrand := false
+	isTotal := map[string]bool{}
+	for _, c := range tr.totals {
+		isTotal[c] = true
+	}
+	for _, c := range ax.Codes {
+		if !isTotal[c] && !slices.Contains(tr.members, c) {
+			continue // a ratio or a non-additive code
+		}
+		if grand(c) {
+			hasGrand = true
+			continue
+		}
+		l := label(c)
+		prefix := strings.Join(l[:len(l)-1], "\x1f")
+		g := byPrefix[prefix]
+		if g == nil {
+			g = &group{prefix: prefix}
+			byPrefix[prefix] = g
+			groups = append(groups, g)
+		}
+		if in.groupTotal(l[len(l)-2], l[len(l)-1], inner) {
+			g.subs = append(g.subs, c)
+		} else if !isTotal[c] {
+			g.details = append(g.details, c)
+		}
+	}
+	var details []string // every group's details
+	for _, g := range groups {
+		details = append(details, g.details...)
+	}
+	var found []string
+	var failed []groupFail
+	for _, g := range groups {
+		if len(g.subs) != 1 || len(g.details) == 0 {
+			if len(g.subs) > 1 {
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: the group %q has %d codes that read as its total (%q, %q): none is used as a margin; declare the totals with totals:", tr.name, audit.CodeText(g.prefix), len(g.subs), audit.CodeText(g.subs[0]), audit.CodeText(g.subs[1])))
+			}
+			continue
+		}
+		sub := g.subs[0]
+		if !in.arithmetic {
+			continue
+		}
+		holds, checked, _, diff, at := in.check(sub, g.details)
+		how := "label and arithmetic (subtotal of its group)"
+		if in.inexact {
+			how = "label, within rounding (subtotal of its group)"
+		}
+		switch {
+		case holds && checked > 0:
+		case holds && in.partial(sub, g.details) && in.groupNotAxis(sub, details, hasGrand):
+			how = "label, consistent with the published parts (subtotal of its group; no line complete)"
+		default:
+			// not its group's sum: perhaps the total of the whole axis
+			// printed beside one group ("Joint / Fathers All ages"),
+			// decided once every group's subtotal is found
+			if !holds {
+				failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but is not the sum of the group's other %s (difference %s%s%s): it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(g.details)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(g.details)))})
+			}
+			continue
+		}
+		in.setTotal(sub, g.details, tr.parent, how)
+		found = append(found, sub)
+		// a part of the grand total: a member
+		if i := slices.Index(tr.totals, sub); i >= 0 {
+			tr.totals = slices.Delete(tr.totals, i, i+1)
+		}
+		if !slices.Contains(tr.members, sub) {
+			tr.members = append(tr.members, sub)
+		}
+	}
+	// a subtotal that is not its group's sum: kept where it is the sum of
+	// every root of the axis (the axis's total, wherever printed), else
+	// no margin and no part of one, with a warning once the axis is done
+	for _, f := range failed {
+		others := slices.DeleteFunc(tr.roots(), func(x string) bool { return x == f.code })
+		if h, c, _, _, _ := in.check(f.code, others); h && c > 0 {
+			continue
+		}
+		in.dropTotal(tr, f.code)
+		in.groupFailed = append(in.groupFailed, f)
+	}
+	if len(found) > 0 {
+		// the members in table order (a subtotal read as a total moved)
+		pos := map[string]int{}
+		for i, c := range ax.Codes {
+			pos[c] = i
+		}
+		slices.SortFunc(tr.members, func(a, b string) int { return pos[a] - pos[b] })
+		in.notes = append(in.notes, fmt.Sprintf("%s: group subtotals found by label and confirmed by arithmetic: %s", tr.name, describeTree(tr.parent)))
+	}
+}
+
+// groupNotAxis reports whether a group's labelled subtotal sub that no
+// complete line confirms (a received table) is its group's margin rather
+// than the axis's total printed beside the group ("Joint / Fathers All
+// ages", the total of every registration): the axis has a grand total row
+// of its own, the label names the group ("All North", "North total"), or
+// the published details of every group (details) exceed it on some line.
+func (in *axisInference) groupNotAxis(sub string, details []string, hasGrand bool) bool {
+	if hasGrand {
+		return true
+	}
+	l := label(sub)
+	n, g := normal(l[len(l)-1]), normal(l[len(l)-2])
+	if n == "all "+g || n == g+" total" || n == "total "+g || n == g+" all" {
+		return true
+	}
+	return !in.consistent(sub, details)
+}
+
+// groupFail is a labelled group subtotal that is not its group's sum,
+// with the warning it gets unless the axis takes it as a margin.
+type groupFail struct{ code, warning string }
+
+// groupWarnings warns of the labelled group subtotals that do not add up
+// and that the axis did not take as margins otherwise.
+func (in *axisInference) groupWarnings() {
+	for _, f := range in.groupFailed {
+		if !in.ax.IsMarginCode(f.code) {
+			in.warnings = append(in.warnings, f.warning)
+		}
+	}
+}
+
+// dropTotal takes a labelled group subtotal that does not add up out of
+// the axis's totals and members: it is no margin, and no part of one.
+func (in *axisInference) dropTotal(tr *axisTree, c string) {
+	tr.totals = slices.DeleteFunc(tr.totals, func(x string) bool { return x == c })
+	tr.members = slices.DeleteFunc(tr.members, func(x string) bool { return x == c })
 }
