@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // nestedRows is a wide table of nested rows Region > Area with a
@@ -79,5 +80,29 @@ func TestNestedGroupSubtotalNotSum(t *testing.T) {
 	w := strings.Join(res.Warnings, "\n")
 	if !strings.Contains(w, `"North / All North" reads as the total of its group but is not the sum`) || !strings.Contains(w, "difference 1") {
 		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// TestNestedGroupSubtotalRounded: in a table rounded to base 5
+// (input.rounded), a group subtotal within the rounding of its group's
+// details is its margin, found "within rounding"; without the base it is
+// a warning with the difference, never a refusal.
+func TestNestedGroupSubtotalRounded(t *testing.T) {
+	rows := [][3]string{{"North", "N1"}, {"North", "N2"}, {"North", "All North"}, {"South", "S1"}, {"South", "S2"}, {"South", "All South"}, {"All regions", "All regions"}}
+	vals := [][2]int64{{10, 5}, {5, 5}, {20, 10}, {40, 30}, {25, 20}, {65, 50}, {85, 60}}
+	res, err := Infer(nestedRows(rows, vals), Options{RowDims: 2, Wide: true, Rounded: decimal.FromInt(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	if ax.Parent["North\x1fN1"] != "North\x1fAll North" || !strings.Contains(ax.Found["North\x1fAll North"], "within rounding") {
+		t.Errorf("rounded: parents %v, found %v, warnings %q", ax.Parent, ax.Found, res.Warnings)
+	}
+	res, err = Infer(nestedRows(rows, vals), Options{RowDims: 2, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"North / All North" reads as the total of its group but is not the sum`) || !strings.Contains(w, "difference 5") {
+		t.Errorf("not rounded: warnings %q", res.Warnings)
 	}
 }
