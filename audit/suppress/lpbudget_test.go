@@ -9,12 +9,19 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
 // budgetTable is a 2-D table whose lp method spends more than a few
 // units of work (LPOptions.Work): 16 x 14 interior cells with margins
-// (255 cells), about 12% of the interior primary.
-func budgetTable() *audit.Table { return scaleTable(11, []int{16, 14}, 0.12) }
+// (255 cells), about 12% of the interior primary; under the race
+// detector 12 x 10 (143 cells), for time.
+func budgetTable() *audit.Table {
+	if tabletest.RaceEnabled {
+		return scaleTable(11, []int{12, 10}, 0.12)
+	}
+	return scaleTable(11, []int{16, 14}, 0.12)
+}
 
 // lpOnly is the lp method's own pattern (no comparison with the
 // hypercube and joint patterns) with a work budget of work units.
@@ -84,7 +91,11 @@ func TestLPBudgetProtectsEveryPrimary(t *testing.T) {
 	}
 
 	// The default budget is not reached on this table: its own pattern,
-	// cheaper, and no word of a budget.
+	// cheaper, and no word of a budget (its redundancy pass audits the
+	// table many times: not under the race detector).
+	if tabletest.RaceEnabled {
+		return
+	}
 	tb0 := budgetTable()
 	res0, err := Protect(ctx, tb0, lpOnly(0))
 	if err != nil {
@@ -141,7 +152,11 @@ func TestLPBudgetDeterministic(t *testing.T) {
 		o.iv = *res.Audit
 		return o
 	}
-	for _, work := range []float64{1, 300} {
+	works := []float64{1, 300}
+	if tabletest.RaceEnabled {
+		works = []float64{1, 60} // the smaller table
+	}
+	for _, work := range works {
 		a, b := do(work, 1, 1), do(work, 2, 4)
 		t.Logf("work %v: %s; %s", work, a.run.Stopped, a.run.ChosenReason)
 		if !strings.Contains(a.run.Stopped, "the lp method's work budget") {
