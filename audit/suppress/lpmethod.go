@@ -77,6 +77,48 @@ type lpMethod struct {
 	deadline time.Time
 	// audits counts the interval audits of the redundancy pass.
 	audits int
+	// work is the counted work spent so far (LPOptions.Work's units:
+	// spend, moveWork) and budget the lp method's budget (+Inf: none).
+	work, budget float64
+	// stop records where the budget ran out (nil: it did not).
+	stop *lpStop
+}
+
+// lpStop says where the lp method's work budget ran out: after
+// protected primaries of total had their own deviations (or move), rest
+// others got the hypercube method's move; or, with rest 0 and redundancy
+// set, during the redundancy pass.
+type lpStop struct {
+	budget                 float64
+	protected, rest, total int
+	redundancy             bool
+}
+
+// spend adds units of counted work (LPOptions.Work).
+func (lm *lpMethod) spend(units float64) { lm.work += units }
+
+// spent reports whether the work budget is spent.
+func (lm *lpMethod) spent() bool { return lm.work > lm.budget }
+
+// moveWeight is the counted work of one combination a move search may
+// examine (or one code of a line it reads), in tableau entries: a unit
+// of move search then costs about what a unit of deviation LP costs
+// (measured on cells_300.csv, thread CPU time: some 0.06 ms each).
+const moveWeight = 250
+
+// moveWork counts one move search through p (bestMove, sp.protect): the
+// combinations it may examine (the product of the one-dimensional move
+// counts through p's codes, at most maxCombos) and the codes it reads
+// (their sum). It depends on the table, not on how the search prunes.
+func (lm *lpMethod) moveWork(p int) {
+	s := lm.s
+	combos, codes := 1, 0
+	for d := 0; d < s.NDim; d++ {
+		c := s.Count1D(d, s.Keys[p][d])
+		combos = min(combos*max(c, 1), maxCombos)
+		codes += c
+	}
+	lm.spend(float64(combos+codes) * moveWeight / 1e6)
 }
 
 // expired reports whether the user's time limit has run out.
@@ -100,6 +142,7 @@ func newLPMethod(s *structure, sp *suppressor, opt Options) *lpMethod {
 		lm.margin[r.Total] = true
 	}
 	lm.tol = 1e-9 * s.Scale()
+	lm.budget = opt.LP.work()
 	return lm
 }
 
@@ -127,6 +170,11 @@ func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) err
 			lm.finish()
 			return nil
 		}
+		if lm.spent() {
+			// The work budget is spent: the others get the hypercube
+			// method's move, and no redundancy pass runs.
+			return lm.protectRest(ctx, prim, k, done)
+		}
 		if err := lm.protect(ctx, p); err != nil {
 			return err
 		}
@@ -136,6 +184,78 @@ func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) err
 	}
 	lm.finish()
 	return nil
+}
+
+// protectRest gives every primary of prim[k:] not yet protected (done:
+// the rounding protects it) the hypercube method's move (sp.protect, its
+// warnings as there), once the work budget is spent: each is protected,
+// at a higher cost than its own deviations would give, and the pattern
+// stays the same on any machine. The user's time limit still stops it.
+func (lm *lpMethod) protectRest(ctx context.Context, prim []int, k int, done map[int]bool) error {
+	s := lm.s
+	st := &lpStop{budget: lm.budget, total: len(prim)}
+	for _, p := range prim[:k] {
+		if !done[p] {
+			st.protected++
+		}
+	}
+	lm.stop = st
+	for j, p := range prim[k:] {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if done[p] {
+			continue
+		}
+		if lm.expired() {
+			s.T.Warnings = append(s.T.Warnings, fmt.Sprintf("secondary suppression: time limit %v reached; %d of %d primary cells not protected (the interval audit shows which)",
+				lm.opt.TimeLimit, len(prim)-k-j, len(prim)))
+			break
+		}
+		lm.moveWork(p)
+		lm.sp.protect(p)
+		delete(lm.rec, p)
+		st.rest++
+	}
+	if st.rest > 0 {
+		lm.adoptHypercube(prim[k]) // once: the cells the moves suppressed
+	}
+	s.T.Warnings = append(s.T.Warnings, st.warning())
+	lm.finish()
+	return nil
+}
+
+// stopRedundancy records that the budget ran out in a redundancy pass,
+// with its table warning.
+func (lm *lpMethod) stopRedundancy() {
+	if lm.stop != nil {
+		return
+	}
+	lm.stop = &lpStop{budget: lm.budget, redundancy: true}
+	lm.s.T.Warnings = append(lm.s.T.Warnings, lm.stop.warning())
+}
+
+// warning is the table warning of a spent budget (deterministic: counts,
+// no times).
+func (st *lpStop) warning() string {
+	if st.redundancy {
+		return fmt.Sprintf("secondary suppression: the lp method's work budget (%.0f units) was spent during its redundancy pass: the cells not yet tried stay suppressed (the pattern stays protected, at a higher cost)", st.budget)
+	}
+	return fmt.Sprintf("secondary suppression: the lp method's work budget (%.0f units) was spent after %d of %d primary cells: the other %d were given the hypercube method's move instead of their own deviations (more cells suppressed; the interval audit checks every primary)",
+		st.budget, st.protected, st.total, st.rest)
+}
+
+// stopped is the run's "stopped" for a spent budget ("" when not spent).
+func (lm *lpMethod) stopped() string {
+	st := lm.stop
+	switch {
+	case st == nil:
+		return ""
+	case st.redundancy:
+		return fmt.Sprintf("the lp method's work budget (%.0f units of counted work: LP pivots x tableau entries and move combinations, in 10^6) was spent during its redundancy pass: the cells not yet tried stay suppressed", st.budget)
+	}
+	return fmt.Sprintf("the lp method's work budget (%.0f units of counted work: LP pivots x tableau entries and move combinations, in 10^6) was spent after %d of %d primary cells: the other %d were given the hypercube method's move",
+		st.budget, st.protected, st.total, st.rest)
 }
 
 // protect protects primary p on both sides.
@@ -161,6 +281,7 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 	var hm *move
 	if len(s.T.Cells) > lpWholeTable {
 		noSingles := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
+		lm.moveWork(p)
 		if hm = sp.bestMove(p, up, low, noSingles); hm != nil {
 			limit = lm.moveCost(hm)
 		}
@@ -187,6 +308,7 @@ func (lm *lpMethod) protect(ctx context.Context, p int) error {
 			// No deviation within the candidate cells (or the LP failed):
 			// the hypercube method's move, or its warning.
 			delete(lm.rec, p)
+			lm.moveWork(p)
 			sp.protect(p)
 			lm.adoptHypercube(p)
 			lm.fallback++
@@ -230,6 +352,7 @@ func (lm *lpMethod) protectedNow(p int, up, low float64) *move {
 	forbid := func(i int) bool {
 		return i != p && (!sp.sup[i] || (sp.singleton(i) && !s.Covers(i, p)))
 	}
+	lm.moveWork(p)
 	return sp.bestMove(p, up, low, forbid)
 }
 
@@ -466,17 +589,30 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 			cost[v.b] = c
 		}
 	}
+	// The work counted: the tableau's entries (rows × columns) once to
+	// build it and once per pivot (the cost of a dense pivot). A phase 1
+	// that fails reports no pivots: an infeasible one counts rows +
+	// columns pivots, one past its iteration limit that limit
+	// (lp.Solver.run's, 50·(rows+columns)+1000).
+	m := len(rows)
+	entries := float64(m) * float64(nv)
 	solver, err := lp.New(ctx, nv, rows)
-	if errors.Is(err, lp.ErrInfeasible) || errors.Is(err, lp.ErrIterations) {
+	switch {
+	case errors.Is(err, lp.ErrInfeasible):
+		lm.spend(float64(1+m+nv) * entries / 1e6)
+		return nil, false, nil
+	case errors.Is(err, lp.ErrIterations):
+		lm.spend(float64(1+50*(m+nv)+1000) * entries / 1e6)
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	_, err = solver.Minimize(ctx, cost)
+	lm.spend(float64(1+solver.Pivots) * entries / 1e6)
+	if errors.Is(err, lp.ErrIterations) {
 		return nil, false, nil
 	}
 	if err != nil {
-		return nil, false, err
-	}
-	if _, err := solver.Minimize(ctx, cost); err != nil {
-		if errors.Is(err, lp.ErrIterations) {
-			return nil, false, nil
-		}
 		return nil, false, err
 	}
 	tol := lm.tol
@@ -587,6 +723,10 @@ func (lm *lpMethod) dropRedundant(ctx context.Context, prim []int) error {
 		if lm.expired() {
 			// The user's hard stop: the cells not tried stay suppressed
 			// (the pattern stays protected, only costlier).
+			break
+		}
+		if lm.spent() {
+			lm.stopRedundancy() // as the hard stop, deterministically
 			break
 		}
 		sp.sup[c] = false

@@ -62,6 +62,10 @@ func (lm *lpMethod) dropLocal(ctx context.Context, prim []int) error {
 		if searches >= lm.tune.LocalSearchBudget {
 			break // the costliest candidates, most of the gain, were tried
 		}
+		if lm.spent() {
+			lm.stopRedundancy() // the cells not tried stay
+			break
+		}
 		sp.sup[c] = false
 		ok := true
 		for _, p := range users[c] {
@@ -122,6 +126,10 @@ func (lm *lpMethod) initialSupports(ctx context.Context, prim []int) (*localSupp
 	for _, p := range prim {
 		if err := ctx.Err(); err != nil {
 			return nil, false, err
+		}
+		if lm.spent() {
+			lm.stopRedundancy() // no pass: the pattern stays as it is
+			return nil, false, nil
 		}
 		w, ok := lm.recorded(p)
 		var err error
@@ -240,6 +248,7 @@ func (lm *lpMethod) support(ctx context.Context, p int, hint []int) ([]int, bool
 	single := func(i int) bool { return i != p && sp.singleton(i) && !s.Covers(i, p) }
 	forbid := func(i int) bool { return i != p && (!sp.sup[i] || single(i)) }
 	set := map[int]bool{}
+	lm.moveWork(p)
 	if m := sp.bestMove(p, up, low, forbid); m != nil {
 		for _, i := range m.cells {
 			if i != p {
@@ -378,6 +387,10 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 	for l, j := range vars {
 		x0[l] = s.Val[j]
 	}
+	// The work counted: rows + columns per iteration (a sparse
+	// iteration's solves with the factors) and once to factorise.
+	size := float64(len(rows) + len(vars))
+	lm.spend(size / 1e6)
 	base, err := lp.NewSparseAt(ctx, len(vars), rows, x0)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -400,7 +413,9 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 			sv = down
 		}
 		target := x + dev
+		it0 := sv.Iters
 		v, err := sv.OptimizeTo(ctx, 0, dev > 0, target)
+		lm.spend(float64(sv.Iters-it0) * size / 1e6)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, false, false, ctx.Err()

@@ -83,6 +83,10 @@ type Options struct {
 	// Joint tunes the joint search of the lp method (budgets in simplex
 	// pivots, nodes and cut rounds; docs/suppression.md).
 	Joint JointOptions
+	// LP bounds the lp method's own search (its per-primary deviation
+	// LPs and move searches, and its redundancy passes) by counted work
+	// (docs/suppression.md, "Budgets, not clocks").
+	LP LPOptions
 	// Tuning bounds the suppression method's searches; nil means
 	// DefaultTuning.
 	Tuning *Tuning
@@ -94,6 +98,38 @@ type Options struct {
 	// (rounded.go); nil: not computed.
 	rounded *roundedDone
 }
+
+// LPOptions bounds the lp method's search by counted work, never a
+// clock: the same input stops at the same point on any machine, at any
+// load, GOMAXPROCS or worker count.
+type LPOptions struct {
+	// Work bounds the lp method's search in counted work, in units of
+	// 10^6 (default 200,000, about 12 CPU-s: a unit is some 0.06 ms of
+	// deviation LP or move search): each LP's pivots × its tableau
+	// entries (the deviation LPs: rows × columns; the redundancy pass's
+	// sparse LPs: iterations × (rows + columns)), and each move search's
+	// combinations (at most maxCombos) plus the codes of the lines it
+	// reads, times moveWeight. When it is spent, every
+	// primary not yet protected gets the hypercube method's move (it is
+	// protected, at a higher cost) and the redundancy passes stop,
+	// keeping the verified pattern; the run's "stopped" and a table
+	// warning say so. Negative: no budget.
+	Work float64
+}
+
+// work is the lp method's work budget (+Inf: none).
+func (o LPOptions) work() float64 {
+	switch {
+	case o.Work > 0:
+		return o.Work
+	case o.Work < 0:
+		return math.Inf(1)
+	}
+	return defaultLPWork
+}
+
+// defaultLPWork is LPOptions.Work's default.
+const defaultLPWork = 200_000
 
 func (o Options) validate() error {
 	switch o.Role {
@@ -108,6 +144,9 @@ func (o Options) validate() error {
 	}
 	if o.MarginWeight < 0 || math.IsNaN(o.MarginWeight) || math.IsInf(o.MarginWeight, 0) {
 		return fmt.Errorf("suppression: margin weight %v: want 0 (margins as a last resort) or a positive factor", o.MarginWeight)
+	}
+	if math.IsNaN(o.LP.Work) {
+		return fmt.Errorf("suppression: lp work budget %v: want a number", o.LP.Work)
 	}
 	switch o.Cost {
 	case "", "value", "count", "unity":

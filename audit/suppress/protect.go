@@ -132,6 +132,7 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 			run.Fallback = lm.fallback
 			run.FallbackReason = fallbackReason(lm.fallback)
 		}
+		run.Stopped = lm.stopped()
 		return run, nil, nil, err
 	}
 	done, err := sp.roundedProtected(ctx, prim, deadline) // rounded.go
@@ -153,6 +154,17 @@ func protect(ctx context.Context, t *audit.Table, opt Options) (audit.Suppressio
 		sp.protect(p)
 	}
 	return run, nil, sp, nil
+}
+
+// joinStops joins the reasons a run stopped early ("" when none).
+func joinStops(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 func fallbackReason(n int) string {

@@ -91,6 +91,10 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 
 	best, out := po.keep()
 	jointReport(&out, best, jres, js0, opt, deadline)
+	if msg := lm.stopped(); msg != "" {
+		// the lp method's budget (its pattern was offered all the same)
+		out.Stopped = joinStops(msg, out.Stopped)
+	}
 	iv, err := po.finalAudit(best)
 	if err != nil {
 		return out, nil, err
