@@ -332,7 +332,7 @@ func checkRules(t *testing.T, where string, tr trailJSON) {
 	if byName["meansd"]["sd_kind"] != "sample" || byName["p_percent"]["absolute"] != false {
 		t.Errorf("%s: meansd %v p_percent %v", where, byName["meansd"], byName["p_percent"])
 	}
-	if tr.Suppression["secondary"] != true || tr.Suppression["cost"] != "value" || tr.Suppression["protection"] != 10.0 || tr.Suppression["time_limit"] != "0s" {
+	if tr.Suppression["secondary"] != true || tr.Suppression["cost"] != "value" || tr.Suppression["protection"] != 10.0 || tr.Suppression["time_limit"] != "1m0s" {
 		t.Errorf("%s: suppression %v", where, tr.Suppression)
 	}
 }
