@@ -721,10 +721,10 @@ func (js *jointSolver) solveMaster(warm bool, cs []pendingCut, active []int, bou
 		if !ok {
 			return nil, 0, errors.New("no warm start")
 		}
-		solver, err = lp.NewBasis(js.ctx, nv, rows, x0, basic)
+		solver, err = lp.NewBasisOpt(js.ctx, nv, rows, x0, basic, masterOpt)
 		piv = 1
 	} else {
-		solver, err = lp.New(js.ctx, nv, rows)
+		solver, err = lp.NewOpt(js.ctx, nv, rows, masterOpt)
 	}
 	if err != nil {
 		return nil, piv, err
@@ -742,6 +742,12 @@ func (js *jointSolver) solveMaster(warm bool, cs []pendingCut, active []int, bou
 	}
 	return solver, piv + solver.Pivots, err
 }
+
+// masterOpt are the master LPs' solver options: KeepTiny, as their
+// coefficients span many magnitudes (capacityCut's floor for cells of
+// value 0 gives 1e-19 once scaled); dropping tableau entries below 1e-11
+// made cold masters drift from their LP (TestJointMasterColdRegression).
+var masterOpt = lp.Opt{KeepTiny: true}
 
 // masterPointOK checks the point a master LP's solver ends at against
 // its rows (the scaled cuts Σ a·y − s = 1 and, when bounded, y + w = 1):

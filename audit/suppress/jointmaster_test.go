@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
+	"github.com/sdcaudit/sdcaudit/audit/lp"
 	"gonum.org/v1/gonum/mat"
 	glp "gonum.org/v1/gonum/optimize/convex/lp"
 	"pgregory.net/rapid"
@@ -83,25 +84,32 @@ func gonumMaster(js *jointSolver, fx fixing) (float64, bool) {
 	return base - z, true
 }
 
-// coldMaster solves js's master LP under fx as master did before the
-// proven bound (lp.New's phase 1 and Minimize) and returns the float
+// coldMaster solves js's master LP under fx cold, as master did before
+// the proven bound (lp.New's phase 1 and Minimize), or with keepTiny as
+// master's cold solve does now (masterOpt), and returns the float
 // objective (base included) and whether the point met the rows.
-func coldMaster(js *jointSolver, fx fixing) (float64, bool) {
+func coldMaster(js *jointSolver, fx fixing, keepTiny bool) (float64, bool) {
 	cs, active, varOf, ok := js.restrictCuts(fx)
 	if !ok || len(cs) == 0 {
 		return math.NaN(), true
 	}
 	rows, nv, _, costs := js.masterLP(cs, active, varOf)
+	if !keepTiny {
+		solver, err := lp.New(js.ctx, nv, rows)
+		if err != nil {
+			return math.NaN(), false
+		}
+		z, err := solver.Minimize(js.ctx, costs)
+		if err != nil || math.IsNaN(z) {
+			return math.NaN(), false
+		}
+		return z + base(js, fx), js.masterPointOK(solver, rows)
+	}
 	solver, _, err := js.solveMaster(false, cs, active, false, nv, rows, costs)
 	if err != nil {
 		return math.NaN(), false
 	}
-	z := 0.0
-	for i := range js.cost {
-		if js.cand[i] && fx[i] == 1 {
-			z += js.cost[i]
-		}
-	}
+	z := base(js, fx)
 	for k, c := range costs {
 		z += c * solver.Value(k)
 	}
@@ -124,11 +132,13 @@ func TestJointMasterBoundAgainstGonum(t *testing.T) {
 		seed  uint64
 		sizes []int
 	}
-	cases := []tcase{{1, []int{4, 3, 3}}, {3, []int{4, 3, 3}}, {1, []int{10, 8}}, {4, []int{6, 5}}}
+	cases := []tcase{{1, []int{4, 3, 3}}, {4, []int{6, 5}}}
+	minMasters := 30
 	if !tabletest.RaceEnabled {
-		cases = append(cases, tcase{1, []int{4, 4, 3}}, tcase{4, []int{4, 4, 3}}, tcase{2, []int{10, 8}})
+		cases = append(cases, tcase{3, []int{4, 3, 3}}, tcase{1, []int{10, 8}}, tcase{1, []int{4, 4, 3}})
+		minMasters = 100
 	}
-	var masters, coldBad, bad int
+	var masters, coldBad, coldNow, bad int
 	testMasterHook = func(js *jointSolver, fx fixing, lb float64, y []float64) {
 		g, feas := gonumMaster(js, fx)
 		masters++
@@ -141,8 +151,12 @@ func TestJointMasterBoundAgainstGonum(t *testing.T) {
 			bad++
 			t.Errorf("master %d: bound %v, gonum's optimum %v", masters, lb, g)
 		}
-		if c, ok := coldMaster(js, fx); !ok || math.IsNaN(c) || math.Abs(c-g) > 1e-6*tolG {
+		if c, ok := coldMaster(js, fx, false); !ok || math.IsNaN(c) || math.Abs(c-g) > 1e-6*tolG {
 			coldBad++
+			t.Logf("master %d: the cold solve of before's objective %v (point meets its rows: %v), gonum %v", masters, c, ok, g)
+		}
+		if c, ok := coldMaster(js, fx, true); !ok || math.IsNaN(c) || math.Abs(c-g) > 1e-6*tolG {
+			coldNow++
 			t.Logf("master %d: the cold solve's objective %v (point meets its rows: %v), gonum %v", masters, c, ok, g)
 		}
 		// The point y meets every cut restricted to the node.
@@ -190,8 +204,8 @@ func TestJointMasterBoundAgainstGonum(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d masters: %d bounds off gonum's optimum; solved cold as before, %d off or at a point missing a row", masters, bad, coldBad)
-	if masters < 100 {
+	t.Logf("%d masters: %d bounds off gonum's optimum; solved cold as before, %d off or at a point missing a row; cold with lp.Opt.KeepTiny (now), %d", masters, bad, coldBad, coldNow)
+	if masters < minMasters {
 		t.Errorf("only %d masters", masters)
 	}
 }
@@ -204,14 +218,29 @@ func TestJointMasterBoundAgainstGonum(t *testing.T) {
 // so it could fathom the node wrongly. master now checks the point
 // (masterPointOK), solves it again warm, and reports the Lagrangian bound
 // of its duals.
+//
+// The cause, found on this case: the point's values are all ≥ 0 but a
+// row misses its rhs by 6.08 after 2,154 pivots: the dense tableau
+// drifted from the LP. lp's pivot drops entries below 1e-12 (pivot row)
+// and 1e-11 (other rows) as rounding noise, while this master's scaled
+// coefficients go down to 4.5e-19; with those drops disabled the same
+// cold solve ends within 6e-9 of every row (3,221 pivots). Leaving the
+// coefficients below 1e-9 out of the master does not cure it (entries of
+// that size arise in the pivots). The masters now keep every entry
+// (lp.Opt.KeepTiny); the thresholds stay for the interval audit's LPs.
 func TestJointMasterColdRegression(t *testing.T) {
 	js, fx, mc := loadMasterCase(t, "testdata/joint_master_cold.json")
 	g, feas := gonumMaster(js, fx)
 	if !feas || math.Abs(g-mc.Gonum) > 1e-6*mc.Gonum {
 		t.Fatalf("gonum: %v (feasible %v), stored %v", g, feas, mc.Gonum)
 	}
-	c, ok := coldMaster(js, fx)
-	t.Logf("gonum %v; the cold solve %v (point meets its rows: %v)", g, c, ok)
+	c0, ok0 := coldMaster(js, fx, false)
+	t.Logf("gonum %v; the cold solve of before %v (point meets its rows: %v)", g, c0, ok0)
+	// The cause (lp's dropped entries, below) is cured by lp.Opt.KeepTiny:
+	// the cold solve master does now meets its rows at the optimum.
+	if c, ok := coldMaster(js, fx, true); !ok || math.Abs(c-g) > 1e-6*g {
+		t.Errorf("the cold solve: %v (point meets its rows: %v), gonum %v", c, ok, g)
+	}
 	lb, y, feasible, err := js.master(fx)
 	if err != nil || !feasible {
 		t.Fatalf("master: %v feasible %v", err, feasible)
@@ -414,4 +443,15 @@ func TestLagrangeBoundRapid(t *testing.T) {
 			rt.Fatalf("allOnesMeets %v, a pattern exists: %v", meets, best != nil)
 		}
 	})
+}
+
+// base is the cost of the candidates fx fixes suppressed.
+func base(js *jointSolver, fx fixing) float64 {
+	z := 0.0
+	for i := range js.cost {
+		if js.cand[i] && fx[i] == 1 {
+			z += js.cost[i]
+		}
+	}
+	return z
 }
