@@ -132,10 +132,10 @@ func TestJointMasterBoundAgainstGonum(t *testing.T) {
 		seed  uint64
 		sizes []int
 	}
-	cases := []tcase{{1, []int{4, 3, 3}}, {4, []int{6, 5}}}
+	cases := []tcase{{1, []int{4, 3, 3}}}
 	minMasters := 30
 	if !tabletest.RaceEnabled {
-		cases = append(cases, tcase{3, []int{4, 3, 3}}, tcase{1, []int{10, 8}}, tcase{1, []int{4, 4, 3}})
+		cases = append(cases, tcase{4, []int{6, 5}}, tcase{3, []int{4, 3, 3}}, tcase{1, []int{10, 8}}, tcase{1, []int{4, 4, 3}})
 		minMasters = 100
 	}
 	var masters, coldBad, coldNow, bad int
@@ -230,16 +230,17 @@ func TestJointMasterBoundAgainstGonum(t *testing.T) {
 // (lp.Opt.KeepTiny); the thresholds stay for the interval audit's LPs.
 func TestJointMasterColdRegression(t *testing.T) {
 	js, fx, mc := loadMasterCase(t, "testdata/joint_master_cold.json")
-	g, feas := gonumMaster(js, fx)
-	if !feas || math.Abs(g-mc.Gonum) > 1e-6*mc.Gonum {
-		t.Fatalf("gonum: %v (feasible %v), stored %v", g, feas, mc.Gonum)
-	}
-	c0, ok0 := coldMaster(js, fx, false)
-	t.Logf("gonum %v; the cold solve of before %v (point meets its rows: %v)", g, c0, ok0)
-	// The cause (lp's dropped entries, below) is cured by lp.Opt.KeepTiny:
-	// the cold solve master does now meets its rows at the optimum.
-	if c, ok := coldMaster(js, fx, true); !ok || math.Abs(c-g) > 1e-6*g {
-		t.Errorf("the cold solve: %v (point meets its rows: %v), gonum %v", c, ok, g)
+	// gonum's optimum as stored; recomputed (and the cold solve of
+	// before shown) but under the race detector, where the dense LPs
+	// take seconds each.
+	g := mc.Gonum
+	if !tabletest.RaceEnabled {
+		g2, feas := gonumMaster(js, fx)
+		if !feas || math.Abs(g2-g) > 1e-6*g {
+			t.Fatalf("gonum: %v (feasible %v), stored %v", g2, feas, g)
+		}
+		c0, ok0 := coldMaster(js, fx, false)
+		t.Logf("gonum %v; the cold solve of before %v (point meets its rows: %v)", g, c0, ok0)
 	}
 	lb, y, feasible, err := js.master(fx)
 	if err != nil || !feasible {
@@ -250,6 +251,11 @@ func TestJointMasterColdRegression(t *testing.T) {
 	}
 	if y == nil {
 		t.Fatal("no y")
+	}
+	// The cause (lp's dropped entries, below) is cured by lp.Opt.KeepTiny:
+	// master's cold solve met its rows (no second solve).
+	if js.badMasters != 0 {
+		t.Errorf("master's cold solve missed its rows (%d)", js.badMasters)
 	}
 }
 
