@@ -1488,10 +1488,13 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		// best within the costs' granularity (prunes): the best is
 		// optimal and its cost the bound. Otherwise the bound is the
 		// smallest of the nodes' proven bounds and the best cost.
+		// (The best may be the incumbent's: then no pattern of the
+		// search is cheaper, and the bound is its cost all the same.)
 		best := sr.best
 		lb := math.Min(best, math.Min(sr.openBound, sr.fathomBound))
-		res.optimal = res.sup != nil && (math.IsInf(sr.openBound, 1) || sr.prunes(sr.openBound))
-		if res.optimal {
+		closed := !math.IsInf(best, 1) && (math.IsInf(sr.openBound, 1) || sr.prunes(sr.openBound))
+		res.optimal = res.sup != nil && closed
+		if closed {
 			lb = best
 		}
 		if !math.IsInf(lb, 1) && lb > res.lowerBound {
