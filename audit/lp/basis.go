@@ -29,6 +29,11 @@ var ErrBasis = errors.New("lp: the given basis does not fit the rows")
 // point). It is the caller's task to know x0 feasible; New finds a
 // feasible point when there is one and reports ErrInfeasible when not.
 func NewBasis(ctx context.Context, n int, rows []Row, x0 []float64, basic []int) (*Solver, error) {
+	return NewBasisOpt(ctx, n, rows, x0, basic, Opt{})
+}
+
+// NewBasisOpt is NewBasis with options.
+func NewBasisOpt(ctx context.Context, n int, rows []Row, x0 []float64, basic []int, o Opt) (*Solver, error) {
 	if len(x0) != n || len(basic) != len(rows) {
 		return nil, ErrBasis
 	}
@@ -60,6 +65,7 @@ func NewBasis(ctx context.Context, n int, rows []Row, x0 []float64, basic []int)
 		}
 	}
 	s := build(n, rows, x0)
+	s.keepTiny = o.KeepTiny
 	for r := 0; r < s.m; r++ {
 		if math.Abs(s.beta[r]) > tol*float64(len(rows[r].Idx)+1) {
 			return nil, ErrBasis

@@ -48,3 +48,27 @@ func (s *Solver) Minimize(ctx context.Context, cost []float64) (float64, error) 
 	}
 	return z, nil
 }
+
+// ReducedCost returns the reduced cost of variable v under the last
+// objective (Minimize, Optimize or Vertex): 0 for a basic variable. For a
+// slack s_k of a row Σ a·x − s_k = b_k it is that row's dual value at the
+// current basis (its multiplier; ≥ 0 at a minimum, within the
+// tolerances). It is a float estimate: a caller that needs a proven
+// bound must evaluate it as one (see the joint search's Lagrangian bound).
+func (s *Solver) ReducedCost(v int) float64 {
+	p := s.pos[v]
+	if p >= 0 {
+		return 0
+	}
+	return s.d[-p-1]
+}
+
+// RawValue is Value without clamping a basic variable's value at 0: a
+// negative value shows a point outside the bounds (for checking a
+// solution's feasibility).
+func (s *Solver) RawValue(v int) float64 {
+	if p := s.pos[v]; p >= 0 {
+		return s.beta[p]
+	}
+	return s.xN[-s.pos[v]-1]
+}

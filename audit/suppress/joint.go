@@ -135,6 +135,11 @@ func (o JointOptions) rounds() int {
 	return 60
 }
 
+// testMasterHook, when set (tests, while no other test runs), sees each
+// master LP solved: its search, fixings, bound and y (the cuts are
+// js.cuts).
+var testMasterHook func(js *jointSolver, fx fixing, lb float64, y []float64)
+
 // errBudget stops the joint search when its work budget is spent (not an
 // error of the run: the best pattern found so far is kept).
 var errBudget = errors.New("joint: work budget spent")
@@ -206,6 +211,15 @@ type jointSolver struct {
 	lps          int
 	tol          float64
 	scratchT     []float64
+	// gran is the costs' granularity margin of the pruning and the
+	// "optimal" claim (costGranularity; set by solve)
+	gran float64
+	// lbS, lbAbs, lbMark: lagrangeBound's scratch
+	lbS, lbAbs []float64
+	lbMark     []bool
+	// badMasters counts master solves whose point missed its rows
+	// (masterPointOK) and were solved again
+	badMasters int
 	// verify reports whether a pattern (sup) protects every primary,
 	// also against singletons (the interval audit); nil: trust the cuts.
 	verify func(sup []bool) (bool, error)
@@ -422,8 +436,8 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub 
 	touched = append(touched, com.p)
 	for _, r := range d.relList {
 		g := d.relVar[r]
-		gam := solver.Value(g) - solver.Value(g+1)
-		if math.Abs(gam) < 1e-12 {
+		gam := gammaGrid(solver.Value(g) - solver.Value(g+1))
+		if gam == 0 {
 			continue
 		}
 		for _, i := range s.RelCells(int(r)) {
@@ -436,6 +450,9 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub 
 	}
 	slices.Sort(touched)
 	c := &cut{rhs: com.level, com: k}
+	// The fixed cells' terms leave the level: fixSum (their sum, rounded)
+	// and fixAbs, fixN bound the rounding (see below).
+	fixSum, fixAbs, fixN := 0.0, 0.0, 0
 	for _, i := range touched {
 		e := 0.0
 		if i == com.p {
@@ -444,11 +461,14 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub 
 		alpha := math.Max(0, e-t[i])
 		beta := math.Max(0, t[i]-e)
 		t[i] = 0
+		// t, e, alpha and beta are exact (gammaGrid), so a cell gets
+		// the level exactly when α_i > 0; β_i·|x_i| is rounded up by the
+		// factor 1+1e-9 (two roundings lose at most 2^-52 of it).
 		var coef float64
 		switch {
-		case alpha > 1e-10:
+		case alpha > 0:
 			coef = com.level
-		case beta > 1e-12:
+		case beta > 0:
 			coef = math.Min(com.level, beta*math.Abs(s.Val[i])*(1+1e-9)+1e-12*js.tol)
 		}
 		if coef <= 0 || i == pub {
@@ -456,13 +476,45 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub 
 		}
 		switch {
 		case js.fixed[i]:
-			c.rhs -= coef
+			fixSum += coef
+			fixAbs += coef
+			fixN++
 		case js.cand[i]:
 			c.idx = append(c.idx, i)
 			c.coef = append(c.coef, coef)
 		}
 	}
+	if fixN > 0 {
+		// rhs = level − Σ fixed coefficients, lowered by a bound on the
+		// rounding of the fixN+1 operations (γ_K ≤ 2K·u, see
+		// lagrangeBound) and one float more: at most the exact value, so
+		// the cut stays valid (a lower rhs only weakens it).
+		r := com.level - fixSum
+		r -= 4 * float64(fixN+2) * fpUnit * (com.level + fixAbs)
+		c.rhs = math.Nextafter(r, math.Inf(-1))
+	}
 	return c
+}
+
+// gammaGrid rounds a relation's dual value γ_r to a multiple of 2^-30
+// within ±2^12. Any γ gives a valid capacity cut (weak duality, see the
+// top of this file), so rounding it loses nothing of validity, and it
+// makes capacityCut's arithmetic exact: the coefficients Coef(r,i) are
+// ±1, so t_i = Σ_r Coef(r,i)·γ_r is a sum of multiples of 2^-30 of at
+// most 2^12 each, over the few relations of a cell (at most 2^10), so
+// every partial sum is an integer multiple of 2^-30 below 2^22 in
+// magnitude: representable in float64's 53 bits, each addition exact.
+// Hence α_i > 0 and β_i > 0 are decided exactly (no threshold that
+// would drop a tiny positive α, whose cell then needs the level); the
+// float noise of the simplex's duals (1e-15 around 0, 1, 1/2) is
+// rounded away.
+func gammaGrid(g float64) float64 {
+	const lim = 1 << 12
+	if math.IsNaN(g) {
+		return 0
+	}
+	g = math.Max(-lim, math.Min(lim, g))
+	return math.Round(g*(1<<30)) / (1 << 30)
 }
 
 // cutRows bounds the rows of a cut-generation LP (see attack).
@@ -500,38 +552,139 @@ func float32Round(v float64) float64 { return float64(float32(v)) }
 type fixing []int8
 
 // master solves the LP relaxation of the cuts with the fixings fx; it
-// returns the objective (candidate cells only) and y over every cell
-// (fixed cells 1), or feasible false.
+// returns a proven lower bound on the cost of the node's patterns (the
+// Lagrangian bound of the master's duals, see lagrangeBound: never the
+// float LP's objective; -Inf when none), y over every cell (fixed cells
+// 1), or feasible false (proven: allOnesMeets). The bound is returned
+// with a graceful err too when the LP was solved before the stop (the
+// budget or the time limit ran out on its own work).
 func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
-	n := len(js.s.T.Cells)
+	n := len(js.cost)
 	y := make([]float64, n)
-	base := 0.0
 	for i := range n {
 		switch {
 		case js.fixed[i]:
 			y[i] = 1
 		case js.cand[i] && fx[i] == 1:
 			y[i] = 1
-			base += js.cost[i]
 		}
 	}
 	cs, active, varOf, ok := js.restrictCuts(fx)
 	if !ok {
-		return 0, nil, false, nil
+		if meets, proven := js.allOnesMeets(fx); !meets && proven {
+			return math.Inf(1), nil, false, nil
+		}
+		// A cut short by less than rounding can show: no proof of
+		// infeasibility; no LP either (a cut with no free cell).
+		return math.Inf(-1), nil, false, fmt.Errorf("%w: a node's feasibility undecided", errLPFail)
 	}
 	if len(cs) == 0 {
-		return base, y, true, nil
+		return js.lagrangeBound(fx, nil), y, true, nil
 	}
-	var rows []lp.Row
+	rows, nv, bounded, costs := js.masterLP(cs, active, varOf)
+	na, nb := len(active), 0
+	if bounded {
+		nb = na
+	}
+	if err := js.fits(len(rows), nv); err != nil {
+		return math.Inf(-1), nil, false, err
+	}
+	// The bound-only cut loop starts each master from the previous
+	// round's y raised onto the new cuts and the slack basis (see
+	// warmStart), not from a phase 1: its optimum is the same LP's. The
+	// other masters start cold (lp.New's phase 1); a cold solve that
+	// fails, or ends at a point that does not meet the rows
+	// (masterPointOK), is solved again warm from y raised onto the cuts
+	// (warmStart from y = 0): a start with no phase 1 and a checked
+	// feasible point.
+	lb := math.Inf(-1)
+	piv := 0
+	var sol *lp.Solver
+	var lastErr error
+	tries := []bool{false, true}
+	if js.boundOnly && !js.jo.ColdMaster {
+		tries = []bool{true, false}
+	}
+	for _, warm := range tries {
+		solver, p, err := js.solveMaster(warm, cs, active, bounded, nv, rows, costs)
+		piv += p
+		if errors.Is(err, lp.ErrInfeasible) {
+			if meets, proven := js.allOnesMeets(fx); !meets && proven {
+				return math.Inf(1), nil, false, js.spend(piv+len(rows), len(rows), nv)
+			}
+			err = errors.New("phase 1 said infeasible, y = 1 is feasible")
+		}
+		if err != nil {
+			if js.ctx.Err() != nil {
+				return lb, nil, false, js.ctx.Err()
+			}
+			lastErr = err
+			continue
+		}
+		// Any duals give a proven bound; the larger is kept.
+		lam := make([]float64, len(js.cuts))
+		for k, p := range cs {
+			lam[p.src] = max(0, solver.ReducedCost(na+nb+k)) / p.rhs
+		}
+		lb = math.Max(lb, js.lagrangeBound(fx, lam))
+		if js.masterPointOK(solver, rows) {
+			sol = solver
+			break
+		}
+		js.badMasters++
+		lastErr = errors.New("the master's point does not meet its rows")
+	}
+	if err := js.spend(piv, len(rows), nv); err != nil {
+		// The LP was solved (or failed): its bound is proven all the
+		// same (rootCuts and relax keep it; no y, the search stops).
+		return lb, nil, false, err
+	}
+	if sol == nil {
+		return lb, nil, false, fmt.Errorf("%w: %v", errLPFail, lastErr)
+	}
+	if js.boundOnly {
+		if js.warmY == nil {
+			js.warmY = make([]float64, n)
+		}
+		clear(js.warmY)
+	}
+	for k, i := range active {
+		v := sol.Value(k)
+		if js.boundOnly {
+			js.warmY[i] = max(0, v)
+			if bounded {
+				js.warmY[i] = min(1, js.warmY[i])
+			}
+		}
+		if v < 1e-9 {
+			v = 0
+		}
+		if v > 1-1e-9 {
+			v = 1 // (above 1 only without the bounds: suppressed)
+		}
+		y[i] = v
+	}
+	if testMasterHook != nil {
+		testMasterHook(js, fx, lb, y)
+	}
+	return lb, y, true, nil
+}
+
+// masterLP builds master's LP from the cuts cs restricted to the free
+// cells active (varOf: a cell's variable): each cut scaled to rhs 1 with
+// its slack (Σ a·y − s = 1), then, on masters of at most boundedLimit
+// cells, y + w = 1; nv variables (y, w, the slacks), minimising costs.
+func (js *jointSolver) masterLP(cs []pendingCut, active []int, varOf map[int]int) (rows []lp.Row, nv int, bounded bool, costs []float64) {
 	na := len(active)
 	// The bounds y ≤ 1 only on small masters: without them the LP is a
-	// relaxation still (its optimum a lower bound), with a smaller tableau.
-	bounded := na <= js.boundedLimit
+	// relaxation still, with a smaller tableau (the bound holds for
+	// y ≤ 1 all the same: lagrangeBound).
+	bounded = na <= js.boundedLimit
 	nb := 0
 	if bounded {
 		nb = na
 	}
-	nv := na + nb + len(cs)
+	nv = na + nb + len(cs)
 	for k, p := range cs {
 		// Scaled to rhs 1: coefficients in [0, level/rhs].
 		row := lp.Row{RHS: 1}
@@ -548,36 +701,33 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 			rows = append(rows, lp.Row{Idx: []int{k, na + k}, Coef: []float64{1, 1}, RHS: 1})
 		}
 	}
-	if err := js.fits(len(rows), nv); err != nil {
-		return 0, nil, false, err
-	}
-	var solver *lp.Solver
-	var err error
-	warm := false
-	if js.boundOnly && !js.jo.ColdMaster {
-		// The bound-only cut loop starts each master from the previous
-		// round's y raised onto the new cuts and the slack basis (see
-		// warmStart), not from a phase 1: its optimum is the same LP's.
-		if x0, basic, ok := js.warmStart(cs, active, bounded, nv); ok {
-			solver, err = lp.NewBasis(js.ctx, nv, rows, x0, basic)
-			warm = err == nil
-		}
-	}
-	if !warm {
-		solver, err = lp.New(js.ctx, nv, rows)
-	}
-	if errors.Is(err, lp.ErrInfeasible) {
-		return 0, nil, false, js.spend(len(rows), len(rows), nv)
-	}
-	if err != nil {
-		if js.ctx.Err() != nil {
-			return 0, nil, false, js.ctx.Err()
-		}
-		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
-	}
-	costs := make([]float64, nv)
+	costs = make([]float64, nv)
 	for k, i := range active {
 		costs[k] = js.cost[i]
+	}
+	return rows, nv, bounded, costs
+}
+
+// solveMaster solves one master LP (rows, costs), warm (warmStart's
+// point and the slack basis; Vertex after Minimize) or cold (lp.New). It
+// returns the solver at its optimum and the pivots done (a warm start
+// counts one: a pass over the tableau).
+func (js *jointSolver) solveMaster(warm bool, cs []pendingCut, active []int, bounded bool, nv int, rows []lp.Row, costs []float64) (*lp.Solver, int, error) {
+	var solver *lp.Solver
+	var err error
+	piv := 0
+	if warm {
+		x0, basic, ok := js.warmStart(cs, active, bounded, nv)
+		if !ok {
+			return nil, 0, errors.New("no warm start")
+		}
+		solver, err = lp.NewBasisOpt(js.ctx, nv, rows, x0, basic, masterOpt)
+		piv = 1
+	} else {
+		solver, err = lp.NewOpt(js.ctx, nv, rows, masterOpt)
+	}
+	if err != nil {
+		return nil, piv, err
 	}
 	z, err := solver.Minimize(js.ctx, costs)
 	if err == nil && (math.IsNaN(z) || math.IsInf(z, -1)) {
@@ -586,52 +736,41 @@ func (js *jointSolver) master(fx fixing) (float64, []float64, bool, error) {
 	if err == nil && warm {
 		// A vertex: a warm start may end with non-basic cells at
 		// fractional values, and a vertex has far fewer cells above 0
-		// for the next separation's intruder LPs. The bound stays z
-		// (the optimum found; the vertex's objective is the same within
-		// the tolerance).
+		// for the next separation's intruder LPs (the bound is taken
+		// after it, from the duals: lagrangeBound).
 		err = solver.Vertex(js.ctx)
 	}
-	if err != nil {
-		if js.ctx.Err() != nil {
-			return 0, nil, false, js.ctx.Err()
-		}
-		return 0, nil, false, fmt.Errorf("%w: %v", errLPFail, err)
-	}
-	piv := solver.Pivots
-	if warm {
-		piv++ // the start: one pass over the tableau
-	}
-	if err := js.spend(piv, len(rows), nv); err != nil {
-		if js.boundOnly && graceful(err) {
-			// The LP was solved: its optimum is a bound still (rootCuts
-			// keeps it; no y, the loop stops).
-			return base + z, nil, false, err
-		}
-		return 0, nil, false, err
-	}
-	if js.boundOnly {
-		if js.warmY == nil {
-			js.warmY = make([]float64, n)
-		}
-		clear(js.warmY)
-	}
-	for k, i := range active {
-		v := solver.Value(k)
-		if js.boundOnly {
-			js.warmY[i] = max(0, v)
-			if bounded {
-				js.warmY[i] = min(1, js.warmY[i])
+	return solver, piv + solver.Pivots, err
+}
+
+// masterOpt are the master LPs' solver options: KeepTiny, as their
+// coefficients span many magnitudes (capacityCut's floor for cells of
+// value 0 gives 1e-19 once scaled); dropping tableau entries below 1e-11
+// made cold masters drift from their LP (TestJointMasterColdRegression).
+var masterOpt = lp.Opt{KeepTiny: true}
+
+// masterPointOK checks the point a master LP's solver ends at against
+// its rows (the scaled cuts Σ a·y − s = 1 and, when bounded, y + w = 1):
+// every variable non-negative and every row met within 1e-7 of its
+// terms. The float simplex has ended at points that miss a cut by
+// percents (cold masters on later cut rounds); such a point's y is not
+// used, and its objective never was the bound.
+func (js *jointSolver) masterPointOK(solver *lp.Solver, rows []lp.Row) bool {
+	for _, row := range rows {
+		sum, abs := -row.RHS, math.Abs(row.RHS)
+		for k, v := range row.Idx {
+			x := solver.RawValue(v)
+			if x < -1e-9 {
+				return false
 			}
+			sum += row.Coef[k] * x
+			abs += math.Abs(row.Coef[k] * x)
 		}
-		if v < 1e-9 {
-			v = 0
+		if math.Abs(sum) > 1e-7*max(1, abs) {
+			return false
 		}
-		if v > 1-1e-9 {
-			v = 1 // (above 1 only without the bounds: suppressed)
-		}
-		y[i] = v
 	}
-	return base + z, y, true, nil
+	return true
 }
 
 // warmStart is the start of a bound-only master (rows as master builds
@@ -680,7 +819,16 @@ func (js *jointSolver) warmStart(cs []pendingCut, active []int, bounded bool, nv
 		// not raised (a zero-cost cell with a 1e-12 coefficient would
 		// take y to 10^12: a point too large to check, see lp.NewBasis).
 		cmax := slices.Max(p.coef)
+		// Each raise meets the cut or takes a cell to its bound 1, so
+		// len(idx)+1 raises suffice but for rounding (a raise that
+		// leaves the left-hand side a rounding short of 1): the loop is
+		// capped at 2·len(idx)+4 raises, and a cut not met then gives no
+		// warm start (master solves the LP cold).
+		steps := 0
 		for lhs := lhsOf(p); lhs < 1; lhs = lhsOf(p) {
+			if steps++; steps > 2*len(p.idx)+4 {
+				return nil, nil, false
+			}
 			best, bestRate := -1, -1.0
 			for m, i := range p.idx {
 				if bounded && x0[pos[i]] >= 1 || p.coef[m] < 1e-6*cmax {
@@ -722,6 +870,7 @@ type pendingCut struct {
 	idx  []int
 	coef []float64
 	rhs  float64
+	src  int // the cut's index in js.cuts
 }
 
 // restrictCuts restricts the cuts to the free cells of fx for master: the
@@ -733,8 +882,8 @@ func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int
 	varOf := map[int]int{}
 	var active []int
 	var cs []pendingCut
-	for _, c := range js.cuts {
-		p := pendingCut{rhs: c.rhs}
+	for ci, c := range js.cuts {
+		p := pendingCut{rhs: c.rhs, src: ci}
 		for k, i := range c.idx {
 			switch {
 			case fx[i] == 1:
@@ -1100,17 +1249,19 @@ type jointResult struct {
 func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 	n := len(js.s.T.Cells)
 	sr := &jointSearch{
-		js:        js,
-		n:         n,
-		res:       jointResult{cost: math.Inf(1), boundOK: true}, // 0 is a bound
-		best:      incCost,
-		openBound: math.Inf(1),
+		js:          js,
+		n:           n,
+		res:         jointResult{cost: math.Inf(1), boundOK: true}, // 0 is a bound
+		best:        incCost,
+		openBound:   math.Inf(1),
+		fathomBound: math.Inf(1),
 	}
 	if incCost <= 0 && !js.boundOnly {
 		// Nothing is cheaper than a pattern that costs nothing (the
 		// bound 0 holds).
 		return sr.res, nil
 	}
+	js.gran = js.costGranularity()
 	root := make(fixing, n)
 	for i := range root {
 		root[i] = -1
@@ -1131,11 +1282,12 @@ func (js *jointSolver) solve(incCost float64) (jointResult, error) {
 		return sr.res, nil
 	}
 	best := sr.best
-	if sr.res.lowerBound >= best-1e-9*math.Max(1, best) {
+	if sr.prunes(sr.res.lowerBound) {
 		// The relaxation's bound proves that no pattern is cheaper than
-		// the incumbent: the rounding and the branch-and-bound could not
-		// offer one (both keep only cheaper patterns), and the bound is
-		// the incumbent's cost, as a finished branch-and-bound has it.
+		// the incumbent (within the costs' granularity: prunes): the
+		// rounding and the branch-and-bound could not offer one (both
+		// keep only cheaper patterns), and the bound is the incumbent's
+		// cost, as a finished branch-and-bound has it.
 		sr.res.lowerBound = math.Max(sr.res.lowerBound, best)
 		return sr.res, nil
 	}
@@ -1155,6 +1307,9 @@ type jointSearch struct {
 	res       jointResult
 	best      float64
 	openBound float64
+	// fathomBound is the smallest proven bound of the nodes fathomed by
+	// their bound (prunes)
+	fathomBound float64
 }
 
 // stop ends the search on err: a graceful stop keeps the result, with
@@ -1175,12 +1330,12 @@ func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
 	var y []float64
 	var hist []float64 // the bound after each round (bound-only)
 	for round := 0; ; round++ {
-		z, yy, feasible, err := js.master(root)
+		lb, yy, feasible, err := js.master(root)
 		if err != nil {
-			if js.boundOnly && graceful(err) && z > 0 {
-				// The budget ran out on this master's own work: its
-				// optimum is proven all the same.
-				res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
+			if graceful(err) && lb > res.lowerBound && !math.IsInf(lb, 1) {
+				// The budget or the time limit ran out on this master's
+				// own work: its bound is proven all the same.
+				res.lowerBound, res.boundOK = lb, true
 			}
 			return nil, false, err
 		}
@@ -1188,7 +1343,7 @@ func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
 			return nil, false, nil
 		}
 		y = yy
-		res.lowerBound, res.boundOK = math.Max(res.lowerBound, z), true
+		res.lowerBound, res.boundOK = math.Max(res.lowerBound, lb), true
 		if round >= js.jo.rounds() {
 			break
 		}
@@ -1207,9 +1362,11 @@ func (sr *jointSearch) rootCuts(root fixing) ([]float64, bool, error) {
 		if errors.Is(err, errBudget) && added > 0 {
 			// The budget ran out within a round: one last master LP over
 			// the cuts found (within the tableau bound) for the bound.
+			// Its bound is kept whether or not the time limit fires
+			// after it (a proven bound, see master).
 			js.final = true
-			if z, _, ok, err2 := js.master(root); err2 == nil && ok {
-				res.lowerBound = math.Max(res.lowerBound, z)
+			if lb, _, ok, err2 := js.master(root); (ok || graceful(err2)) && !math.IsInf(lb, 1) {
+				res.lowerBound = math.Max(res.lowerBound, lb)
 			}
 			js.final = false
 		}
@@ -1277,7 +1434,7 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nodes++
-		z, y, feasible, err := sr.relax(nd.fx)
+		lb, y, feasible, err := sr.relax(nd.fx)
 		if err != nil {
 			complete = false
 			res.stopped = err
@@ -1287,12 +1444,18 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 			sr.openBound = math.Inf(-1) // unknown for the nodes left
 			break
 		}
-		if !feasible || z >= sr.best-1e-9*math.Max(1, sr.best) {
+		if !feasible {
+			continue // proven (master)
+		}
+		if sr.prunes(lb) {
+			// Fathomed: no pattern of the node is cheaper than the best;
+			// the node's patterns cost at least lb.
+			sr.fathomBound = math.Min(sr.fathomBound, lb)
 			continue
 		}
 		bi := sr.mostFractional(nd.fx, y)
 		if bi < 0 {
-			again, err := sr.integral(y)
+			again, err := sr.integral(y, lb)
 			if err != nil {
 				res.stopped = err
 				complete = false
@@ -1319,12 +1482,24 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		stack = append(stack, node{zero}, node{one})
 	}
 	if complete && len(stack) == 0 {
-		best, openBound := sr.best, sr.openBound
-		lb := math.Min(best, openBound)
+		// Every node was fathomed (by a proven bound, or proven
+		// infeasible) or left open with its bound (openBound). With the
+		// open nodes' bounds pruning too, no pattern costs less than the
+		// best within the costs' granularity (prunes): the best is
+		// optimal and its cost the bound. Otherwise the bound is the
+		// smallest of the nodes' proven bounds and the best cost.
+		// (The best may be the incumbent's: then no pattern of the
+		// search is cheaper, and the bound is its cost all the same.)
+		best := sr.best
+		lb := math.Min(best, math.Min(sr.openBound, sr.fathomBound))
+		closed := !math.IsInf(best, 1) && (math.IsInf(sr.openBound, 1) || sr.prunes(sr.openBound))
+		res.optimal = res.sup != nil && closed
+		if closed {
+			lb = best
+		}
 		if !math.IsInf(lb, 1) && lb > res.lowerBound {
 			res.lowerBound = lb
 		}
-		res.optimal = res.sup != nil && openBound >= best
 		if math.IsInf(best, 1) {
 			res.infeasible = true
 		}
@@ -1338,11 +1513,17 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 // relax solves a node's relaxation: master LPs and separation rounds (at
 // most 20) while the node is feasible, below the best cost and some cut
 // is violated.
-func (sr *jointSearch) relax(fx fixing) (z float64, y []float64, feasible bool, err error) {
+func (sr *jointSearch) relax(fx fixing) (lb float64, y []float64, feasible bool, err error) {
 	js := sr.js
+	lb = math.Inf(-1)
 	for r := 0; r < 20; r++ {
-		z, y, feasible, err = js.master(fx)
-		if err != nil || !feasible || z >= sr.best-1e-9*math.Max(1, sr.best) {
+		var l float64
+		l, y, feasible, err = js.master(fx)
+		if !math.IsInf(l, 1) {
+			// Each round's bound holds for the node: the largest is kept.
+			lb = math.Max(lb, l)
+		}
+		if err != nil || !feasible || sr.prunes(lb) {
 			break
 		}
 		var added int
@@ -1350,7 +1531,7 @@ func (sr *jointSearch) relax(fx fixing) (z float64, y []float64, feasible bool, 
 			break
 		}
 	}
-	return z, y, feasible, err
+	return lb, y, feasible, err
 }
 
 // mostFractional returns the free candidate of fx whose y is the most
@@ -1372,7 +1553,7 @@ func (sr *jointSearch) mostFractional(fx fixing, y []float64) int {
 // integral handles an integral node with no cut violated: its pattern is
 // tried when every intruder LP reaches its level; otherwise new cuts were
 // added and the node is to be solved again (again true).
-func (sr *jointSearch) integral(y []float64) (again bool, err error) {
+func (sr *jointSearch) integral(y []float64, lb float64) (again bool, err error) {
 	js := sr.js
 	sup := make([]bool, sr.n)
 	for i := range sr.n {
@@ -1389,8 +1570,9 @@ func (sr *jointSearch) integral(y []float64) (again bool, err error) {
 		return false, err
 	}
 	if js.costOf(sup) < sr.best-1e-9*math.Max(1, sr.best) {
-		// Verified false (a singleton): the bound stays below.
-		sr.openBound = math.Min(sr.openBound, js.costOf(sup))
+		// Verified false (a singleton): the node stays open, with its
+		// proven bound.
+		sr.openBound = math.Min(sr.openBound, lb)
 	}
 	return false, nil
 }

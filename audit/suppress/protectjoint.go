@@ -405,7 +405,10 @@ func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, j
 	// meeting them, so its bound bounds nothing and none is reported.
 	if jres != nil && jres.boundOK && opt.Rounded <= 0 {
 		lb := jres.lowerBound
-		lb = lb - 1e-9*math.Max(1, math.Abs(lb)) // float LP: round down
+		// Proven on the float costs (lagrangeBound, prunes); rounded
+		// down by 1e-9 for the decimal values' float representation
+		// (at most n ulps apart) and the printed digits.
+		lb = lb - 1e-9*math.Max(1, math.Abs(lb))
 		if lb < 0 {
 			lb = 0
 		}
