@@ -88,10 +88,12 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 // contributors the rules judge it with: the count of its line (the same
 // codes on every other axis) at the axis's one root count code (an
 // additive code that adds up into nothing: Workers, of which Employees
-// and Self-employed are parts). Its own value is no count (a median age
-// of 44 is not 44 contributors). Without one root (Men and Women and no
-// total), or where that count is not known, the cell has no count: the
-// threshold rule cannot judge it, review.
+// and Self-employed are parts; a margin, so confirmed as a count). Its
+// own value is no count (a median age of 44 is not 44 contributors).
+// Without one root that is a margin (Men and Women and no total; a lone
+// "Income not known" beside two "average" codes), or where that count is
+// not known, the cell has no count: the threshold rule cannot judge it,
+// review.
 func statisticCounts(t *audit.Table) {
 	st := t.Structure
 	if st == nil || !t.Frequency() {
@@ -121,7 +123,10 @@ func statisticCounts(t *audit.Table) {
 			return strings.Join(parts, "\x00")
 		}
 		count := map[string]*audit.Cell{}
-		if roots == 1 {
+		// the root is a count only where it is a confirmed margin of
+		// other codes: a lone unmarked sibling ("Income not known"
+		// beside "Below average income") is no count of the line
+		if roots == 1 && ax.IsMarginCode(root) {
 			for _, c := range t.Cells {
 				if ax.AxisCode(c.Key) == root {
 					count[line(c.Key)] = c
