@@ -85,3 +85,41 @@ func reportCells(rep map[string]any) []repCell {
 	}
 	return out
 }
+
+// TestStatisticsBeyondTheSearchBoundStayMarked: with more kinds of
+// statistic than addingUp searches (maxStatGroups), the statistics were
+// all unmarked: South's median age and share of women, over its one
+// worker, were published beside its withheld count. They stay marked
+// (withheld beside the count), with a table warning.
+func TestStatisticsBeyondTheSearchBoundStayMarked(t *testing.T) {
+	text := "Area,Workers,Employees,Self-employed,Median age,Mean age,Average hours,25th percentile age,Upper quartile age,Standard error,CV,% women\n" +
+		"North,12,8,4,41,40,37,30,50,2,5,50\nSouth,1,1,0,38,38,40,38,38,0,0,100\nEast,40,30,10,44,43,36,33,52,1,3,45\nWest,25,20,5,39,40,38,31,48,2,4,52\n"
+	_, rows, rep, _ := checkCSV(t, text, "--value", "count")
+	south := safeRow(t, rows, "South")
+	if south[1] != "x" {
+		t.Fatalf("South: %q, want its count of 1 withheld", south)
+	}
+	for i := 4; i < len(south); i++ {
+		if south[i] != "x" {
+			t.Errorf("South/%s: %q published beside a withheld count of 1", rows[0][i], south[i])
+		}
+	}
+	if ws := reportWarnings(rep); !strings.Contains(ws, "were not checked against the margins") {
+		t.Errorf("no warning on the unsearched statistics:\n%s", ws)
+	}
+}
+
+// TestExtremesAreStatistics: a minimum or maximum age is one worker's own
+// age; beside a withheld count of 1 it is withheld (main read "Minimum
+// age" and "Maximum age" as counts and published them).
+func TestExtremesAreStatistics(t *testing.T) {
+	text := "Area,Workers,Employees,Self-employed,Median age,Minimum age,Maximum age,Min hours,Max hours,Age range\n" +
+		"North,12,8,4,41,20,60,10,40,40\nSouth,1,1,0,38,38,38,35,35,0\nEast,40,30,10,44,19,64,8,48,45\nWest,25,20,5,39,21,63,12,45,42\nTotal,78,59,19,40,19,64,8,48,45\n"
+	_, rows, _, _ := checkCSV(t, text, "--value", "count")
+	south := safeRow(t, rows, "South")
+	for i := 4; i < len(south); i++ {
+		if south[i] != "x" {
+			t.Errorf("South/%s: %q published beside a withheld count of 1", rows[0][i], south[i])
+		}
+	}
+}
