@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -121,5 +124,85 @@ func TestExtremesAreStatistics(t *testing.T) {
 		if south[i] != "x" {
 			t.Errorf("South/%s: %q published beside a withheld count of 1", rows[0][i], south[i])
 		}
+	}
+}
+
+// TestSafeCellRefPerSheet: with every sheet read (--sheet '*'), a bare
+// columns.safe reference published that cell of every sheet; it is
+// refused (exit 2, naming the key), and a reference with its sheet
+// ("T1!D8") publishes that sheet's cell only.
+func TestSafeCellRefPerSheet(t *testing.T) {
+	dir := t.TempDir()
+	book := filepath.Join("testdata", "wide", "two_sheets.xlsx")
+	check := func(safe string) (int, string, string) {
+		cfg := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(cfg, []byte("columns: {safe: ["+safe+"]}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		os.RemoveAll(out)
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"check", book, "--sheet", "*", "--config", cfg, "--value", "count", "--out", out, "--quiet"}, &stdout, &stderr)
+		last := func(name string) string {
+			b, _ := os.ReadFile(filepath.Join(out, name))
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			return lines[len(lines)-1]
+		}
+		if code != 0 && code != 1 {
+			return code, stderr.String(), ""
+		}
+		return code, last("two_sheets_T1.safe.csv"), last("two_sheets_T2.safe.csv")
+	}
+	code, msg, _ := check("D8")
+	if code != 2 || !strings.Contains(msg, "columns.safe") || !strings.Contains(msg, `"D8"`) {
+		t.Errorf("bare D8 with every sheet read: exit %d, %q; want exit 2 naming columns.safe and D8", code, msg)
+	}
+	code, t1, t2 := check(`"T1!D8"`)
+	if code == 2 || t1 != "Not stated,,,3" || t2 != "Not stated,,,x" {
+		t.Errorf("T1!D8: exit %d, T1 %q, T2 %q; want T1's D8 published, T2's withheld", code, t1, t2)
+	}
+	code, t1, t2 = check(`"'T2'!d8"`)
+	if code == 2 || t1 != "Not stated,,,x" || t2 == "Not stated,,,x" {
+		t.Errorf("'T2'!d8: exit %d, T1 %q, T2 %q; want T2's D8 published only", code, t1, t2)
+	}
+}
+
+// TestNoteValuesWithMarkersWithheld: a count below the notes written
+// with a marker, a currency sign, brackets or a narrow no-break space
+// was read as text and published unaudited; it is withheld and listed.
+func TestNoteValuesWithMarkersWithheld(t *testing.T) {
+	for _, v := range []string{"12p", "3*", "3 [note 2]", "3†", "(3)", "£1,234", "€3", "1\u202f234", "3e"} {
+		text := "Injuries by area\nArea,Men,Women,Total\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n\nSource: survey 2019\nNot stated,,,\"" + v + "\"\n"
+		_, rows, rep, _ := checkCSV(t, text, "--value", "count")
+		if last := rows[len(rows)-1]; len(last) < 4 || last[3] != "x" {
+			t.Errorf("%q: note row %q, want it withheld", v, last)
+		}
+		st, _ := rep["structure"].(map[string]any)
+		if un, _ := st["unaudited"].([]any); len(un) != 1 || un[0] != `D8 (row "Not stated")` {
+			t.Errorf("%q: structure.unaudited %q, want D8", v, un)
+		}
+	}
+}
+
+// TestNoteValueInLabelColumn: with two label columns (Region, Area) a
+// "Not stated" count in the second, in a note row, was left alone as a
+// label and published; outside the body only a footnote number (a row's
+// first cell, text after it) is. The title's year, among words, and
+// the footnote numbers stay as they are.
+func TestNoteValueInLabelColumn(t *testing.T) {
+	text := "Injuries by area 2019\nRegion,Area,Men,Women,Total\nNorth,N1,12,8,20\nNorth,N2,11,13,24\nSouth,S1,30,31,61\nSouth,S2,20,21,41\nTotal,Total,73,73,146\n\n1,Source: survey 2019\nNot stated,3\n"
+	_, rows, rep, _ := checkCSV(t, text, "--value", "count")
+	if last := rows[len(rows)-1]; len(last) < 2 || last[1] != "x" {
+		t.Errorf("note row %q, want its 3 withheld", last)
+	}
+	if r := rows[len(rows)-2]; len(r) < 2 || r[0] != "1" || r[1] != "Source: survey 2019" {
+		t.Errorf("footnote row %q, want it as it stands", r)
+	}
+	if rows[0][0] != "Injuries by area 2019" {
+		t.Errorf("title %q, want it as it stands", rows[0])
+	}
+	st, _ := rep["structure"].(map[string]any)
+	if un, _ := st["unaudited"].([]any); len(un) != 1 || un[0] != `B10 (row "Not stated")` {
+		t.Errorf("structure.unaudited %q, want B10", un)
 	}
 }

@@ -149,14 +149,26 @@ func statisticCounts(t *audit.Table) {
 // a wide table's sheet that are no cell of it (readers.WideLayout.Unread:
 // a count in a note row): not audited, they are withheld from the safe
 // tables unless columns.safe names their cells.
-func noteUnread(t *audit.Table, lay *readers.WideLayout, c *configs.Columns) {
+//
+// When every sheet of a workbook is read (input.sheet "*"), a bare cell
+// reference in columns.safe ("D8") would declare that cell of every
+// sheet safe: it is refused (a configuration error naming the key), and
+// the sheet must be named ("T1!D8", "'My sheet'!D8").
+func noteUnread(t *audit.Table, lay *readers.WideLayout, s *configs.Settings) error {
 	var safe []string
-	if c != nil {
-		safe = c.Safe
+	if s.Columns != nil {
+		safe = s.Columns.Safe
+	}
+	if strings.TrimSpace(s.Input.Sheet) == "*" {
+		for _, ref := range safe {
+			if readers.IsCellRef(ref) {
+				return &configs.Error{Msg: fmt.Sprintf("columns.safe: %q is a cell reference without a sheet, and every sheet is read (input.sheet \"*\"): it would declare that cell of every sheet safe; name its sheet (Sheet1!%[2]s, 'My sheet'!%[2]s)", ref, strings.ToUpper(strings.TrimSpace(ref))), Err: configs.ErrInvalid}
+			}
+		}
 	}
 	un := lay.Unread(safe)
 	if len(un) == 0 || t.Structure == nil {
-		return
+		return nil
 	}
 	names := lay.DescribeUnread(un)
 	t.Structure.Unaudited = names
@@ -165,6 +177,7 @@ func noteUnread(t *audit.Table, lay *readers.WideLayout, c *configs.Columns) {
 		list = append(slices.Clone(list[:4]), fmt.Sprintf("and %d more", len(names)-4))
 	}
 	t.Warnings = append(t.Warnings, fmt.Sprintf("%s outside the table (%s): numbers in title, note or label rows that are no cell of the table, not audited: withheld from the safe table; give input.range or the layout that makes %s part of the table to audit %s, or list %s in columns.safe (as cell references) if safe to publish as %s", report.Plural(int64(len(un)), "value", "values"), strings.Join(list, ", "), pronoun(len(un)), pronoun(len(un)), map[bool]string{true: "its cell", false: "their cells"}[len(un) == 1], map[bool]string{true: "it stands", false: "they stand"}[len(un) == 1]))
+	return nil
 }
 
 func pronoun(n int) string {
