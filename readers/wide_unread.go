@@ -13,7 +13,8 @@ import (
 // table and are published with it unless withheld: numbers in its title
 // and note rows (a "Not stated" count below the notes) and in its body
 // rows outside the row labels and the body (footnote numbers, codes),
-// header and units rows left out. In body rows the row labels' columns
+// and in header rows the numbers that label no column (headerNumbers);
+// units rows left out. In body rows the row labels' columns
 // are left out (codes); in every other row only a footnote number is:
 // the row's first cell, a number followed by text in the row ("1",
 // "Excludes not stated"). A number is what NumberLike reads as one (a
@@ -66,12 +67,23 @@ func (l *WideLayout) Unread(safe []string) []WidePos {
 			bottom = max(bottom, r)
 		}
 	}
+	cols := map[int]bool{}
+	for _, p := range l.Pos {
+		cols[p.Col] = true
+	}
 	var out []WidePos
 	for r := max(top, 1); r <= min(bottom, len(l.Rows)); r++ {
+		row := l.Rows[r-1]
 		if skip[r] {
+			if slices.Contains(l.Header, r) {
+				for _, c := range headerNumbers(row, labels, cols) {
+					if p := (WidePos{Row: r, Col: c}); !declared[l.Ref(p)] {
+						out = append(out, p)
+					}
+				}
+			}
 			continue
 		}
-		row := l.Rows[r-1]
 		note := footnoteCell(row)
 		for c, v := range row {
 			p := WidePos{Row: r, Col: c}
@@ -83,6 +95,36 @@ func (l *WideLayout) Unread(safe []string) []WidePos {
 	}
 	return out
 }
+
+// headerNumbers are the columns of a header row's numbers that label no
+// column: a number is a column label where it reads as a year or period
+// (2019, 2019-20, 2019/2020) or where every body column of the row holds
+// a number (a sequence: ages, codes); any other number in a header row,
+// outside the row labels' columns, is a value ("Base: all workers" with
+// 1234 above the column labels, taken for a header row).
+func headerNumbers(row []string, labels, cols map[int]bool) []int {
+	all := len(cols) > 0
+	for c := range cols {
+		if c >= len(row) || !NumberLike(row[c]) {
+			all = false
+			break
+		}
+	}
+	var out []int
+	for c, v := range row {
+		if labels[c] || !NumberLike(v) || cols[c] && (all || yearLike(v)) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// yearRe is a year or a period of years as a column label: 2019,
+// 2019-20, 2019/2020, 2019–20.
+var yearRe = regexp.MustCompile(`^(1[89]|2[01])\d\d(\s*[-/–]\s*(\d\d|(1[89]|2[01])\d\d))?$`)
+
+func yearLike(v string) bool { return yearRe.MatchString(strings.TrimSpace(v)) }
 
 // footnoteCell is the column of a row's footnote number: its first
 // non-blank cell when that is a number and a cell with words follows it

@@ -98,3 +98,33 @@ func TestSplitCellRef(t *testing.T) {
 		}
 	}
 }
+
+// TestWideUnreadHeaderNumbers: a number in a header row that labels no
+// column ("Base: all workers" with 1234, taken for a second header row)
+// was never checked and was published; it is unread. Years and periods,
+// and a row of numbers over every body column (ages), are column labels.
+func TestWideUnreadHeaderNumbers(t *testing.T) {
+	lay := &WideLayout{
+		Rows: [][]string{
+			{"Base: all workers", "", "", "1234"},
+			{"Area", "2019", "2019-20", "Total"},
+			{"North", "12", "8", "20"},
+		},
+		Header: []int{1, 2}, Body: []int{3}, Labels: []int{0},
+		Pos: []WidePos{{Row: 3, Col: 1}, {Row: 3, Col: 2}, {Row: 3, Col: 3}},
+	}
+	if got, want := lay.Unread(nil), []WidePos{{Row: 1, Col: 3}}; !slices.Equal(got, want) {
+		t.Errorf("unread %v, want %v", got, want)
+	}
+	if got := lay.Unread([]string{"D1"}); len(got) != 0 {
+		t.Errorf("declared safe: unread %v, want none", got)
+	}
+	lay.Rows[0] = []string{"Age", "0", "1", "2"}
+	if got := lay.Unread(nil); len(got) != 0 {
+		t.Errorf("a header row of ages: unread %v, want none", got)
+	}
+	lay.Rows[0] = []string{"Area", "Men", "Women", "1234"}
+	if got, want := lay.Unread(nil), []WidePos{{Row: 1, Col: 3}}; !slices.Equal(got, want) {
+		t.Errorf("a number among text labels: unread %v, want %v", got, want)
+	}
+}

@@ -206,3 +206,19 @@ func TestNoteValueInLabelColumn(t *testing.T) {
 		t.Errorf("structure.unaudited %q, want B10", un)
 	}
 }
+
+// TestHeaderRowNumberWithheld: "Base: all workers" with 1234 above the
+// column labels is taken for a second header row; its number was never
+// checked and was published. It is withheld and listed; the years of a
+// header row stay labels (the census corpus).
+func TestHeaderRowNumberWithheld(t *testing.T) {
+	text := "Table 1: injuries by area 2019\nBase: all workers,,,1234\nArea,Men,Women,Total\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n"
+	_, rows, rep, _ := checkCSV(t, text, "--value", "count")
+	if r := rows[1]; len(r) < 4 || r[3] != "x" {
+		t.Errorf("row 2: %q, want its 1234 withheld", r)
+	}
+	st, _ := rep["structure"].(map[string]any)
+	if un, _ := st["unaudited"].([]any); len(un) != 1 || un[0] != `D2 (row "Base: all workers")` {
+		t.Errorf("structure.unaudited %q, want D2", un)
+	}
+}
