@@ -195,6 +195,10 @@ func (l *WideLayout) DescribeUnread(ps []WidePos) []string {
 // "note 2" (a bracketed number alone, "[3]", is kept: it may be a count).
 var noteMarkerRe = regexp.MustCompile(`(?i)\[\s*notes?\s*\d*\s*\]|\bnotes?\s*\d+`)
 
+// rangeRe are two numbers joined by a dash or slash: a range ("20-24"),
+// a period ("2019/20") or a date, labels rather than counts.
+var rangeRe = regexp.MustCompile(`\d\s*[-–−/]\s*\d`)
+
 // NumberLike reports whether a sheet cell's text is a number as a reader
 // of the sheet takes it: what is left once note markers ("[note 2]", "*",
 // "†", "‡", a trailing provisional or revised letter p, r, e), currency
@@ -206,6 +210,9 @@ var noteMarkerRe = regexp.MustCompile(`(?i)\[\s*notes?\s*\d*\s*\]|\bnotes?\s*\d+
 // text; so is a marker without digits ("[c]", "x").
 func NumberLike(v string) bool {
 	v = noteMarkerRe.ReplaceAllString(strings.TrimSpace(v), "")
+	if rangeRe.MatchString(v) {
+		return false // a range or period ("20-24", "2019/20"), a date: a label
+	}
 	var b strings.Builder
 	for _, r := range v {
 		switch {

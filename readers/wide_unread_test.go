@@ -45,7 +45,7 @@ func TestNumberLike(t *testing.T) {
 			t.Errorf("NumberLike(%q) = false, want true", v)
 		}
 	}
-	for _, v := range []string{"", "x", "[c]", "[x]", "..", "-", "Table 3: Population, 2019", "see note 1", "Source: survey 2019", "1. Source: survey", "[note 3] Figures", "Inf", "NaN", "1.2.3", "N1"} {
+	for _, v := range []string{"", "x", "[c]", "[x]", "..", "-", "Table 3: Population, 2019", "see note 1", "Source: survey 2019", "1. Source: survey", "[note 3] Figures", "Inf", "NaN", "1.2.3", "N1", "20-24", "2019-20", "2019/20", "27/11/2026"} {
 		if NumberLike(v) {
 			t.Errorf("NumberLike(%q) = true, want false", v)
 		}
