@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -141,7 +142,8 @@ func TestSafeCellRefPerSheet(t *testing.T) {
 		}
 		out := filepath.Join(dir, "out")
 		os.RemoveAll(out)
-		var stdout, stderr bytes.Buffer
+		// the sheets' tables log from their own goroutines: a locked buffer
+		var stdout, stderr lockedBuffer
 		code := run([]string{"check", book, "--sheet", "*", "--config", cfg, "--value", "count", "--out", out, "--quiet"}, &stdout, &stderr)
 		last := func(name string) string {
 			b, _ := os.ReadFile(filepath.Join(out, name))
@@ -165,6 +167,24 @@ func TestSafeCellRefPerSheet(t *testing.T) {
 	if code == 2 || t1 != "Not stated,,,x" || t2 == "Not stated,,,x" {
 		t.Errorf("'T2'!d8: exit %d, T1 %q, T2 %q; want T2's D8 published only", code, t1, t2)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestNoteValuesWithMarkersWithheld: a count below the notes written
