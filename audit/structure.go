@@ -153,6 +153,26 @@ func (a *Axis) IsMarginCode(code string) bool {
 	return ok
 }
 
+// StatisticsConfirmed reports whether the axis's NonAdditive codes are
+// evidenced as statistics, not only labelled so: some code that is not
+// one of them is a margin that other codes add up into (the margins are
+// confirmed with the NonAdditive codes' figures left out, so a count
+// category wrongly labelled as a statistic would break them). Without
+// that ("Below average income" and "Above average income" beside
+// "Income not known", no total) a label is only a hint: the class rule
+// keeps such codes as categories, and their cells have no root count.
+func (a *Axis) StatisticsConfirmed() bool {
+	if len(a.NonAdditive) == 0 {
+		return false
+	}
+	for c := range a.Found {
+		if _, stat := a.NonAdditive[c]; !stat {
+			return true
+		}
+	}
+	return false
+}
+
 // Name names the axis: its dimensions joined by " / ".
 func (a *Axis) Name() string { return strings.Join(a.Names, axisCodeSep) }
 

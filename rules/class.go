@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,9 +213,36 @@ func dimIndex(t *audit.Table, name string) int {
 // nested axis: class disclosure is judged within groups, and
 // combinations that do not exist (absent cells of nested rows) are not
 // part of any line.
+//
+// Codes only labelled as statistics (Axis.NonAdditive on an axis whose
+// statistics are not confirmed: "Below average income" and "Above average
+// income" beside "Income not known", no total) are judged both ways:
+// left out of the lines, as statistics, and in them, as categories
+// counted by their own published value. A cell that holds its line's
+// whole count either way is a class hit: a statistic read as a category
+// must not hide a hit on the counts beside it, nor a category read as a
+// statistic a hit on itself.
 func (r class) checkStructure(t *audit.Table) {
 	st := t.Structure
 	hits := map[*audit.Cell][]classHit{}
+	unconfirmed := false
+	for a := range st.Axes {
+		if len(st.Axes[a].NonAdditive) > 0 && !st.Axes[a].StatisticsConfirmed() {
+			unconfirmed = true
+		}
+	}
+	r.structureLines(t, false, hits)
+	if unconfirmed {
+		r.structureLines(t, true, hits)
+	}
+	classFindings(t, hits, r.rounded)
+}
+
+// structureLines adds to hits the class hits of the structure's lines;
+// asCategories keeps the codes only labelled as statistics (not
+// confirmed) in the lines, counted by their published value.
+func (r class) structureLines(t *audit.Table, asCategories bool, hits map[*audit.Cell][]classHit) {
+	st := t.Structure
 	for a := range st.Axes {
 		ax := &st.Axes[a]
 		// sibling sets: the children of each margin, and the codes that
@@ -223,7 +251,7 @@ func (r class) checkStructure(t *audit.Table) {
 		var sets [][]string
 		var free []string
 		for _, c := range ax.Codes {
-			if _, stat := ax.NonAdditive[c]; stat {
+			if _, stat := ax.NonAdditive[c]; stat && (!asCategories || ax.StatisticsConfirmed()) {
 				continue // a statistic (a median, a rate): no category
 			}
 			if _, ok := ax.Parent[c]; !ok && !ax.IsMarginCode(c) {
@@ -252,7 +280,7 @@ func (r class) checkStructure(t *audit.Table) {
 		}
 		var ls classLines
 		for _, c := range t.Cells {
-			if !st.Additive(c.Key) {
+			if statisticCell(st, c.Key, asCategories) {
 				// a statistic's cell is in no line of categories: its
 				// count is that of its line (pipeline/cells
 				// statisticCounts), judged there
@@ -268,7 +296,12 @@ func (r class) checkStructure(t *audit.Table) {
 						b.WriteByte(0)
 					}
 				}
-				ls.add(b.String(), c)
+				if asCategories && !st.Additive(c.Key) {
+					n, ok := ownCount(c)
+					ls.addCount(b.String(), c, n, ok)
+				} else {
+					ls.add(b.String(), c)
+				}
 			}
 		}
 		for _, c := range ls.alone() {
@@ -290,10 +323,48 @@ func (r class) checkStructure(t *audit.Table) {
 					group = strings.Join(g, ", ") + ", " + group
 				}
 			}
-			hits[c] = append(hits[c], classHit{along: along, code: code, group: group, n: c.N})
+			n := c.N
+			if asCategories && !st.Additive(c.Key) {
+				n, _ = ownCount(c)
+			}
+			h := classHit{along: along, code: code, group: group, n: n}
+			if !slices.Contains(hits[c], h) {
+				hits[c] = append(hits[c], h)
+			}
 		}
 	}
-	classFindings(t, hits, r.rounded)
+}
+
+// ownCount is a cell's count read as a category's: its count, or where a
+// statistic's has none (pipeline/cells statisticCounts) the published
+// value of its count column.
+func ownCount(c *audit.Cell) (int64, bool) {
+	if c.HasN {
+		return c.N, true
+	}
+	st, ok := c.Stats.Get("count")
+	if !ok || st.Missing {
+		return 0, false
+	}
+	n, ok := st.Value.Int64()
+	if !ok || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// statisticCell reports whether a cell is left out of the class rule's
+// lines as a statistic's: a statistic code's on some axis, only on one
+// whose statistics are confirmed (Axis.StatisticsConfirmed) when codes
+// only labelled as statistics are judged as categories.
+func statisticCell(st *audit.Structure, key []string, asCategories bool) bool {
+	for a := range st.Axes {
+		ax := &st.Axes[a]
+		if _, stat := ax.NonAdditive[ax.AxisCode(key)]; stat && (!asCategories || ax.StatisticsConfirmed()) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitByGroup splits sets of nested axis codes by their outer values.
@@ -353,7 +424,10 @@ type classLine struct {
 	unknown bool          // a cell whose count is not known
 }
 
-func (ls *classLines) add(key string, c *audit.Cell) {
+func (ls *classLines) add(key string, c *audit.Cell) { ls.addCount(key, c, c.N, c.HasN) }
+
+// addCount adds a cell to a line with the count n (known: whether it is).
+func (ls *classLines) addCount(key string, c *audit.Cell, n int64, known bool) {
 	if ls.byKey == nil {
 		ls.byKey = map[string]*classLine{}
 	}
@@ -364,9 +438,9 @@ func (ls *classLines) add(key string, c *audit.Cell) {
 		ls.order = append(ls.order, key)
 	}
 	switch {
-	case !c.HasN:
+	case !known:
 		l.unknown = true
-	case c.N > 0:
+	case n > 0:
 		l.cells = append(l.cells, c)
 	}
 }

@@ -18,6 +18,8 @@ var statisticWords = []string{
 	"percentile", "percentiles", "quartile", "quartiles", "decile", "deciles", "quintile", "quintiles",
 	"standard error", "standard errors", "standard deviation", "coefficient of variation", "cv",
 	"margin of error", "confidence interval", "confidence limit", "lower limit", "upper limit",
+	// extremes: a minimum or maximum is one contributor's own value
+	"minimum", "minimums", "minima", "maximum", "maximums", "maxima", "min", "max", "range", "ranges",
 }
 
 // statisticLabel says what a code reads as when it is a statistic that
@@ -107,10 +109,14 @@ func nonAdditive(t *audit.Table, st *audit.Structure, figs []figure, opt Options
 	}
 }
 
-// maxStatGroups and maxStatCodes bound addingUp's search: an axis with
-// more kinds of statistic words, or more codes, is not searched and
-// none of its codes is marked (its margins must then hold in every
-// column, as without the marking).
+// maxStatGroups and maxStatCodes bound addingUp's search: on an axis with
+// more kinds of statistic words, or more codes, the codes labelled as
+// statistics stay marked unsearched, with a table warning: the marks keep
+// the statistics withheld beside withheld counts (pipeline withholdBeside),
+// and where no margin confirms them (audit.Axis.StatisticsConfirmed) the
+// class rule also judges them as categories and they have no count of
+// their line (review). Clearing the marks instead published a median age
+// of one worker beside his withheld count.
 const (
 	maxStatGroups = 6
 	maxStatCodes  = 200
@@ -127,7 +133,8 @@ const (
 // codes. Marking a count category as a statistic would drop the margin it
 // is a part of (a false "protected"); leaving a statistic unmarked only
 // keeps the margins to those that hold in every column. Beyond
-// maxStatGroups words or maxStatCodes codes nothing is marked.
+// maxStatGroups words or maxStatCodes codes nothing is searched: every
+// labelled code stays marked, with a table warning.
 func addingUp(t *audit.Table, st *audit.Structure, a int, figs []figure, opt Options, marks map[string]string, shared *axisLines) {
 	ax := &st.Axes[a]
 	var words []string
@@ -137,7 +144,7 @@ func addingUp(t *audit.Table, st *audit.Structure, a int, figs []figure, opt Opt
 		}
 	}
 	if len(words) > maxStatGroups || len(ax.Codes) > maxStatCodes {
-		clear(marks)
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s: %d codes labelled as statistics (%d kinds, %d codes in all) were not checked against the margins (the search is bounded at %d kinds and %d codes): all are read as statistics; if some are counts that add up into a total, declare the margins (totals:) or split the table", ax.Name(), len(marks), len(words), len(ax.Codes), maxStatGroups, maxStatCodes))
 		return
 	}
 	in := &axisInference{t: t, opt: opt, ax: ax, figs: figs, axes: st.Axes, arithmetic: true, shared: shared, a: a}

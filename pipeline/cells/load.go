@@ -182,7 +182,9 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 		return nil, err
 	}
 	if ws, ok := readers.As[readers.WideSource](src); ok {
-		noteUnread(t, ws.Layout(), s.Columns)
+		if err := noteUnread(t, ws.Layout(), s); err != nil {
+			return nil, err
+		}
 	}
 	in.sourceWarnings(t)
 	return t, nil

@@ -88,10 +88,12 @@ func inferStructure(t *audit.Table, s *configs.Settings, header []string, text m
 // contributors the rules judge it with: the count of its line (the same
 // codes on every other axis) at the axis's one root count code (an
 // additive code that adds up into nothing: Workers, of which Employees
-// and Self-employed are parts). Its own value is no count (a median age
-// of 44 is not 44 contributors). Without one root (Men and Women and no
-// total), or where that count is not known, the cell has no count: the
-// threshold rule cannot judge it, review.
+// and Self-employed are parts; a margin, so confirmed as a count). Its
+// own value is no count (a median age of 44 is not 44 contributors).
+// Without one root that is a margin (Men and Women and no total; a lone
+// "Income not known" beside two "average" codes), or where that count is
+// not known, the cell has no count: the threshold rule cannot judge it,
+// review.
 func statisticCounts(t *audit.Table) {
 	st := t.Structure
 	if st == nil || !t.Frequency() {
@@ -121,7 +123,10 @@ func statisticCounts(t *audit.Table) {
 			return strings.Join(parts, "\x00")
 		}
 		count := map[string]*audit.Cell{}
-		if roots == 1 {
+		// the root is a count only where it is a confirmed margin of
+		// other codes: a lone unmarked sibling ("Income not known"
+		// beside "Below average income") is no count of the line
+		if roots == 1 && ax.IsMarginCode(root) {
 			for _, c := range t.Cells {
 				if ax.AxisCode(c.Key) == root {
 					count[line(c.Key)] = c
@@ -144,14 +149,26 @@ func statisticCounts(t *audit.Table) {
 // a wide table's sheet that are no cell of it (readers.WideLayout.Unread:
 // a count in a note row): not audited, they are withheld from the safe
 // tables unless columns.safe names their cells.
-func noteUnread(t *audit.Table, lay *readers.WideLayout, c *configs.Columns) {
+//
+// When every sheet of a workbook is read (input.sheet "*"), a bare cell
+// reference in columns.safe ("D8") would declare that cell of every
+// sheet safe: it is refused (a configuration error naming the key), and
+// the sheet must be named ("T1!D8", "'My sheet'!D8").
+func noteUnread(t *audit.Table, lay *readers.WideLayout, s *configs.Settings) error {
 	var safe []string
-	if c != nil {
-		safe = c.Safe
+	if s.Columns != nil {
+		safe = s.Columns.Safe
+	}
+	if strings.TrimSpace(s.Input.Sheet) == "*" {
+		for _, ref := range safe {
+			if readers.IsCellRef(ref) {
+				return &configs.Error{Msg: fmt.Sprintf("columns.safe: %q is a cell reference without a sheet, and every sheet is read (input.sheet \"*\"): it would declare that cell of every sheet safe; name its sheet (Sheet1!%[2]s, 'My sheet'!%[2]s)", ref, strings.ToUpper(strings.TrimSpace(ref))), Err: configs.ErrInvalid}
+			}
+		}
 	}
 	un := lay.Unread(safe)
 	if len(un) == 0 || t.Structure == nil {
-		return
+		return nil
 	}
 	names := lay.DescribeUnread(un)
 	t.Structure.Unaudited = names
@@ -160,6 +177,7 @@ func noteUnread(t *audit.Table, lay *readers.WideLayout, c *configs.Columns) {
 		list = append(slices.Clone(list[:4]), fmt.Sprintf("and %d more", len(names)-4))
 	}
 	t.Warnings = append(t.Warnings, fmt.Sprintf("%s outside the table (%s): numbers in title, note or label rows that are no cell of the table, not audited: withheld from the safe table; give input.range or the layout that makes %s part of the table to audit %s, or list %s in columns.safe (as cell references) if safe to publish as %s", report.Plural(int64(len(un)), "value", "values"), strings.Join(list, ", "), pronoun(len(un)), pronoun(len(un)), map[bool]string{true: "its cell", false: "their cells"}[len(un) == 1], map[bool]string{true: "it stands", false: "they stand"}[len(un) == 1]))
+	return nil
 }
 
 func pronoun(n int) string {
