@@ -98,8 +98,10 @@ func (l *WideLayout) Unread(safe []string) []WidePos {
 
 // headerNumbers are the columns of a header row's numbers that label no
 // column: a number is a column label where it reads as a year or period
-// (2019, 2019-20, 2019/2020) or where every body column of the row holds
-// a number (a sequence: ages, codes); any other number in a header row,
+// (2019, 2019-20, 2019/2020), where every body column of the row holds
+// a number (ages, codes), where the row's numbers rise left to right
+// (labelSequence: percentiles 10 ... 90 beside "Median") or where one
+// number is merged over several columns (spansColumns); any other number in a header row,
 // outside the row labels' columns, is a value ("Base: all workers" with
 // 1234 above the column labels, taken for a header row).
 func headerNumbers(row []string, labels, cols map[int]bool) []int {
@@ -110,14 +112,51 @@ func headerNumbers(row []string, labels, cols map[int]bool) []int {
 			break
 		}
 	}
+	seq := labelSequence(row, cols)
 	var out []int
 	for c, v := range row {
-		if labels[c] || !NumberLike(v) || cols[c] && (all || yearLike(v)) {
+		if labels[c] || !NumberLike(v) || cols[c] && (all || seq || yearLike(v) || spansColumns(row, cols, c)) {
 			continue
 		}
 		out = append(out, c)
 	}
 	return out
+}
+
+// labelSequence reports whether the numbers over the body columns of a
+// header row are column labels by their sequence: at least two, each
+// plain (digits, at most one point) and greater than the one before, left
+// to right (percentiles 10 ... 90, ages, size bands beside text labels
+// such as "Median" in ASHE's header). A single number among text labels
+// is not a sequence.
+func labelSequence(row []string, cols map[int]bool) bool {
+	n, last := 0, 0.0
+	for c, v := range row {
+		if !cols[c] || !NumberLike(v) {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || n > 0 && f <= last {
+			return false
+		}
+		n, last = n+1, f
+	}
+	return n >= 2
+}
+
+// spansColumns reports whether the number at column c of a header row is
+// a group label merged over several body columns: the same text in the
+// body column beside it (a merged cell's value is repeated over its
+// columns), as the census tables' date 40269 (1 April 2010) over
+// "Census" and "Estimates Base".
+func spansColumns(row []string, cols map[int]bool, c int) bool {
+	v := strings.TrimSpace(row[c])
+	for _, d := range []int{c - 1, c + 1} {
+		if d >= 0 && d < len(row) && cols[d] && strings.TrimSpace(row[d]) == v {
+			return true
+		}
+	}
+	return false
 }
 
 // yearRe is a year or a period of years as a column label: 2019,

@@ -127,4 +127,20 @@ func TestWideUnreadHeaderNumbers(t *testing.T) {
 	if got, want := lay.Unread(nil), []WidePos{{Row: 1, Col: 3}}; !slices.Equal(got, want) {
 		t.Errorf("a number among text labels: unread %v, want %v", got, want)
 	}
+	// ASHE 9.9a's header: percentiles 10 ... 90 beside "Median" (a rising
+	// sequence of labels); the census tables' date 40269 merged over
+	// "Census" and "Estimates Base" (the same number over two columns).
+	// Both were withheld from the safe tables, which lost their labels.
+	lay.Rows[0] = []string{"Area", "Median", "10", "90"}
+	if got := lay.Unread(nil); len(got) != 0 {
+		t.Errorf("percentiles beside a text label: unread %v, want none", got)
+	}
+	lay.Rows[0] = []string{"Area", "40269", "40269", "Estimate"}
+	if got := lay.Unread(nil); len(got) != 0 {
+		t.Errorf("a number merged over two columns: unread %v, want none", got)
+	}
+	lay.Rows[0] = []string{"Area", "Median", "90", "10"}
+	if got, want := lay.Unread(nil), []WidePos{{Row: 1, Col: 2}, {Row: 1, Col: 3}}; !slices.Equal(got, want) {
+		t.Errorf("numbers falling among text labels: unread %v, want %v", got, want)
+	}
 }
