@@ -1253,16 +1253,7 @@ func TestCorpusReceivedRecoverable(t *testing.T) {
 			if err := w.WriteXLSX(path); err != nil {
 				t.Fatal(err)
 			}
-			type result struct {
-				Cells []struct {
-					Lo        *float64 `json:"lo"`
-					Hi        *float64 `json:"hi"`
-					Exact     bool     `json:"exact"`
-					Protected bool     `json:"protected"`
-				} `json:"cells"`
-				Exactly   int  `json:"exactly_disclosed"`
-				NoMargins bool `json:"no_margins"`
-			}
+			type result = auditResult
 			audit := func(rounded bool) (int, result) {
 				args := []string{"audit", path, "--sheet", tb.Sheet, "--value", "total", "--json"}
 				if rounded {

@@ -46,16 +46,7 @@ func TestCorpusPublishedDisclosure(t *testing.T) {
 	cfg := niheRange(t)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"audit", xlsx, "--sheet", sheet, "--value", "total", "--config", cfg, "--json"}, &stdout, &stderr)
-	var res struct {
-		Cells []struct {
-			Key       map[string]string `json:"key"`
-			Lo        *float64          `json:"lo"`
-			Hi        *float64          `json:"hi"`
-			Exact     bool              `json:"exact"`
-			Protected bool              `json:"protected"`
-		} `json:"cells"`
-		Exactly int `json:"exactly_disclosed"`
-	}
+	var res auditResult
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("exit %d, %v:\n%s%s", code, err, stdout.String(), stderr.String())
 	}

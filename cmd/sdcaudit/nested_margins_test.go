@@ -156,17 +156,7 @@ func TestAuditNestedGroupSubtotalDisclosed(t *testing.T) {
 			}
 			var stdout, stderr bytes.Buffer
 			code := run([]string{"audit", path, "--value", "count", "--json"}, &stdout, &stderr)
-			var res struct {
-				Cells []struct {
-					Key       map[string]string `json:"key"`
-					Lo        *float64          `json:"lo"`
-					Hi        *float64          `json:"hi"`
-					Exact     bool              `json:"exact"`
-					Protected bool              `json:"protected"`
-				} `json:"cells"`
-				Exactly  int      `json:"exactly_disclosed"`
-				Warnings []string `json:"warnings"`
-			}
+			var res auditResult
 			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 				t.Fatalf("exit %d, %v:\n%s%s", code, err, stdout.String(), stderr.String())
 			}
