@@ -106,7 +106,7 @@ func audit1(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, 
 				if s.isSigned(i) {
 					r.Lower = r.Upper // no floor at 0 below a cell that may be negative
 				}
-				r.Protected = !r.Exact && r.Hi >= r.Value+r.Upper-iv.tol && r.Lo <= r.Value-r.Lower+iv.tol
+				r.Protected = !r.Exact && r.Hi >= r.Value+r.Upper-levelTol(iv.tol, r.Upper) && r.Lo <= r.Value-r.Lower+levelTol(iv.tol, r.Lower)
 			} else {
 				r.Protected = !r.Exact && r.Hi-r.Lo > iv.tol
 			}
@@ -121,7 +121,7 @@ func audit1(ctx context.Context, t *audit.Table, opt Options) (audit.Intervals, 
 				low = up // no floor at 0 below a cell that may be negative
 			}
 			r.Upper, r.Lower = up, low
-			r.Protected = !r.Exact && r.Hi-r.Lo >= up+low-iv.tol
+			r.Protected = !r.Exact && r.Hi-r.Lo >= up+low-levelTol(iv.tol, up+low)
 		}
 		if st := t.Structure; st != nil && len(st.Unconfirmed) > 0 && !r.Exact {
 			r.Undetermined = true // relations missing (rounded totals not confirmed): audit_rounded.go
@@ -770,4 +770,15 @@ func (rc *rangeChunk) solve(ctx context.Context) (n int, err error) {
 		}
 	}
 	return n, nil
+}
+
+// levelTol is the float tolerance of a protection verdict: the audit's
+// tolerance (1e-9 of the table's largest value) but at most a millionth
+// of the protection level itself. A table whose largest value is 6e9
+// has a tolerance of 6, which let a primary whose level is 10 count as
+// protected when the intruder's interval reached only 5 beyond it.
+// Float noise above a millionth of the level makes a cell unprotected,
+// the safe side.
+func levelTol(tol, level float64) float64 {
+	return min(tol, 1e-6*math.Abs(level))
 }
