@@ -1569,9 +1569,12 @@ func (sr *jointSearch) integral(y []float64, lb float64) (again bool, err error)
 	if err := sr.try(sup); err != nil {
 		return false, err
 	}
-	if js.costOf(sup) < sr.best-1e-9*math.Max(1, sr.best) {
-		// Verified false (a singleton): the node stays open, with its
-		// proven bound.
+	if js.costOf(sup) < sr.best-1e-9*math.Max(1, sr.best) || !sr.prunes(lb) {
+		// Verified false (a singleton), or the node's proven bound does
+		// not show that nothing in it is cheaper than the best (the LP's
+		// integral optimum is a float claim, and try keeps a pattern
+		// only 1e-9 cheaper than the best): the node stays open, with
+		// its proven bound, so no optimality is claimed on it.
 		sr.openBound = math.Min(sr.openBound, lb)
 	}
 	return false, nil
