@@ -193,10 +193,15 @@ func (lm *lpMethod) run(ctx context.Context, prim []int, deadline time.Time) err
 // stays the same on any machine. The user's time limit still stops it.
 func (lm *lpMethod) protectRest(ctx context.Context, prim []int, k int, done map[int]bool) error {
 	s := lm.s
-	st := &lpStop{budget: lm.budget, total: len(prim)}
-	for _, p := range prim[:k] {
+	// total counts the primaries that need a pattern (the rounding
+	// protects the others), so that protected + rest = total.
+	st := &lpStop{budget: lm.budget}
+	for j, p := range prim {
 		if !done[p] {
-			st.protected++
+			st.total++
+			if j < k {
+				st.protected++
+			}
 		}
 	}
 	lm.stop = st
