@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit/decimal"
@@ -141,6 +142,19 @@ func (a *Axis) AxisCode(key []string) string {
 		parts[i] = key[d]
 	}
 	return strings.Join(parts, axisCodeSepBytes)
+}
+
+// LineKey identifies the line of a cell key along axis a: its values on
+// every dimension that is not the axis's, joined (the cells that share
+// them differ only in their axis code).
+func (a *Axis) LineKey(key []string) string {
+	parts := make([]string, 0, len(key))
+	for d, v := range key {
+		if !slices.Contains(a.Dims, d) {
+			parts = append(parts, v)
+		}
+	}
+	return strings.Join(parts, "\x00")
 }
 
 // CodeText is an axis code for people: nested values joined by " / ".

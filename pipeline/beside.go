@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
 )
@@ -30,15 +29,7 @@ func withholdBeside(t *audit.Table, keep map[*audit.Cell]bool) {
 		if len(ax.NonAdditive) == 0 {
 			continue
 		}
-		line := func(key []string) string {
-			parts := make([]string, 0, len(key))
-			for d, v := range key {
-				if !axisHas(ax, d) {
-					parts = append(parts, v)
-				}
-			}
-			return strings.Join(parts, "\x00")
-		}
+		line := ax.LineKey
 		// the first withheld count or total of each line
 		withheld := map[string]*audit.Cell{}
 		for _, c := range t.Cells {
@@ -73,14 +64,4 @@ func withholdBeside(t *audit.Table, keep map[*audit.Cell]bool) {
 			c.Status = audit.StatusSecondary
 		}
 	}
-}
-
-// axisHas reports whether dimension d is one of the axis's.
-func axisHas(ax *audit.Axis, d int) bool {
-	for _, e := range ax.Dims {
-		if e == d {
-			return true
-		}
-	}
-	return false
 }

@@ -113,15 +113,7 @@ func statisticCounts(t *audit.Table) {
 				root, roots = c, roots+1
 			}
 		}
-		line := func(key []string) string {
-			parts := make([]string, 0, len(key))
-			for d, v := range key {
-				if !slices.Contains(ax.Dims, d) {
-					parts = append(parts, v)
-				}
-			}
-			return strings.Join(parts, "\x00")
-		}
+		line := ax.LineKey
 		count := map[string]*audit.Cell{}
 		// the root is a count only where it is a confirmed margin of
 		// other codes: a lone unmarked sibling ("Income not known"
