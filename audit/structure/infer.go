@@ -505,6 +505,7 @@ func (in *axisInference) labelled(code string) bool {
 func (in *axisInference) run() {
 	tr := in.splitCodes()
 	in.groupSubtotals(tr)
+	in.censusTree(tr)
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		if in.levelTree(tr) {

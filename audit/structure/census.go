@@ -1,0 +1,185 @@
+package structure
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
+)
+
+// The US Census Bureau's four regions and the states (and the District of
+// Columbia) in each, as the Bureau documents them ("Census Regions and
+// Divisions of the United States"). Its tables print the nation, then
+// the regions, then the states in alphabetical order (nst-est2019-01,
+// st-est00int-01): a region is not beside its states, so its parts are
+// not in the table's layout; they are in this classification, and every
+// region is confirmed by arithmetic before it is used.
+var censusRegions = []struct {
+	name   string
+	states []string
+}{
+	{"northeast", []string{"connecticut", "maine", "massachusetts", "new hampshire", "rhode island", "vermont", "new jersey", "new york", "pennsylvania"}},
+	{"midwest", []string{"illinois", "indiana", "michigan", "ohio", "wisconsin", "iowa", "kansas", "minnesota", "missouri", "nebraska", "north dakota", "south dakota"}},
+	{"south", []string{"delaware", "district of columbia", "florida", "georgia", "maryland", "north carolina", "south carolina", "virginia", "west virginia", "alabama", "kentucky", "mississippi", "tennessee", "arkansas", "louisiana", "oklahoma", "texas"}},
+	{"west", []string{"arizona", "colorado", "idaho", "montana", "nevada", "new mexico", "utah", "wyoming", "alaska", "california", "hawaii", "oregon", "washington"}},
+}
+
+const censusHow = "Census regions and arithmetic"
+
+// censusName is a code's name as the classification is matched: the
+// label normalised, without the leading dots that mark sub-parts and
+// without a trailing "region".
+func censusName(code string) string {
+	l := label(code)
+	n := strings.TrimSpace(strings.TrimLeft(normal(l[len(l)-1]), "."))
+	return strings.TrimSpace(strings.TrimSuffix(n, " region"))
+}
+
+// censusTree relates the US Census Bureau's regions to their states on a
+// single-dimension axis that lists them (each in any order, anywhere):
+// a region whose every state is a member is their margin when it is
+// their sum on every complete line (every column of the table), with two
+// of them nonzero somewhere; else a warning with the difference, and no
+// relation. When the four regions are confirmed, the one other member
+// that is their sum on every line (the nation) is their margin. A name
+// met twice (".Alabama" and "Alabama"), or two members that are each
+// the regions' sum, is ambiguous: a warning, and nothing is guessed. The
+// work is one check per region and per candidate nation: bounded by the
+// table's size.
+func (in *axisInference) censusTree(tr *axisTree) {
+	ax := in.ax
+	if len(ax.Dims) != 1 || !in.arithmetic || len(tr.hier) > 0 || tr.how == "GSS codes" || tr.how == absHow {
+		return
+	}
+	byName := map[string][]string{}
+	for _, c := range tr.members {
+		if _, has := tr.parent[c]; has {
+			continue
+		}
+		n := censusName(c)
+		byName[n] = append(byName[n], c)
+	}
+	present := 0
+	for _, r := range censusRegions {
+		if len(byName[r.name]) > 0 {
+			present++
+		}
+	}
+	if present < 2 {
+		return
+	}
+	one := func(n, kind string) (string, bool) {
+		cs := byName[n]
+		if len(cs) > 1 {
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q and %q both name the Census %s %q: ambiguous, no Census region is taken as a margin; declare the hierarchy with suppression.hierarchies", tr.name, audit.CodeText(cs[0]), audit.CodeText(cs[1]), kind, n))
+			return "", false
+		}
+		if len(cs) == 0 {
+			return "", false
+		}
+		return cs[0], true
+	}
+	type region struct {
+		code   string
+		states []string
+	}
+	var regions []region
+	for _, r := range censusRegions {
+		if len(byName[r.name]) == 0 {
+			continue
+		}
+		code, ok := one(r.name, "region")
+		if !ok {
+			return
+		}
+		rg := region{code: code}
+		for _, s := range r.states {
+			if len(byName[s]) == 0 {
+				break
+			}
+			sc, ok := one(s, "state")
+			if !ok {
+				return
+			}
+			rg.states = append(rg.states, sc)
+		}
+		if len(rg.states) != len(r.states) {
+			// not every state of the region is in the table: a table of
+			// some states, whose region rows (if any) are no margin of them
+			continue
+		}
+		regions = append(regions, rg)
+	}
+	var confirmed []string
+	pos := map[string]int{}
+	for i, c := range ax.Codes {
+		pos[c] = i
+	}
+	for _, rg := range regions {
+		// the states in table order
+		slices.SortFunc(rg.states, func(a, b string) int { return pos[a] - pos[b] })
+		holds, checked, nontrivial, diff, at := in.check(rg.code, rg.states)
+		if !holds || checked == 0 || !nontrivial || in.negative || !in.mayBePart(rg.states) {
+			if !holds {
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is a Census region but is not the sum of its %s (difference %s%s%s): not used as their margin", tr.name, audit.CodeText(rg.code), report.Plural(int64(len(rg.states)), "state", "states"), diff, in.where(at), in.rounding(diff, len(rg.states))))
+			}
+			continue
+		}
+		how := censusHow
+		if in.inexact {
+			how += ", within rounding"
+		}
+		in.setTotal(rg.code, rg.states, tr.parent, how)
+		confirmed = append(confirmed, rg.code)
+	}
+	if len(confirmed) == 0 {
+		return
+	}
+	in.notes = append(in.notes, fmt.Sprintf("%s: the Census regions %s are each the sum of their states (the Census Bureau's classification) on every line: read as their margins", tr.name, quotedList(confirmed)))
+	if len(regions) != len(censusRegions) {
+		return
+	}
+	// the nation: the one other root that is the sum of the four regions
+	// (of the states of a region not confirmed)
+	var parts []string
+	for _, rg := range regions {
+		if slices.Contains(confirmed, rg.code) {
+			parts = append(parts, rg.code)
+		} else {
+			parts = append(parts, rg.states...)
+		}
+	}
+	slices.SortFunc(parts, func(a, b string) int { return pos[a] - pos[b] })
+	var nation []string
+	for _, c := range tr.roots() {
+		if slices.Contains(parts, c) {
+			continue
+		}
+		if h, checked, nontrivial, _, _ := in.check(c, parts); h && checked > 0 && nontrivial {
+			nation = append(nation, c)
+		}
+	}
+	switch len(nation) {
+	case 1:
+		in.check(nation[0], parts)
+		how := censusHow + " (the sum of the regions)"
+		if in.inexact {
+			how = censusHow + ", within rounding (the sum of the regions)"
+		}
+		in.setTotal(nation[0], parts, tr.parent, how)
+	case 0:
+	default:
+		in.warnings = append(in.warnings, fmt.Sprintf("%s: %q and %q are each the sum of the Census regions: ambiguous, neither is taken as their margin; declare the total with totals:", tr.name, audit.CodeText(nation[0]), audit.CodeText(nation[1])))
+	}
+}
+
+// quotedList quotes codes for messages.
+func quotedList(codes []string) string {
+	q := make([]string, len(codes))
+	for i, c := range codes {
+		q[i] = fmt.Sprintf("%q", audit.CodeText(c))
+	}
+	return strings.Join(q, ", ")
+}
