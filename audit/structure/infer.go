@@ -518,6 +518,7 @@ func (in *axisInference) run() {
 		in.prefixTree(tr)
 	}
 	if !assigned && in.arithmetic && len(in.pending) == 0 && in.pendingDeclared == "" {
+		in.blockTree(tr)
 		in.unlabelledTotal(tr)
 	}
 	in.settlePartial(tr)
