@@ -1364,10 +1364,8 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 				continue
 			}
 			prefix := strings.Join(label(c)[:lv], "\x1f")
-			if byPrefix[prefix] != nil {
-				parts[prefix] = append(parts[prefix], c)
-				all = append(all, c)
-			}
+			parts[prefix] = append(parts[prefix], c)
+			all = append(all, c)
 		}
 		for _, g := range groups[lv] {
 			details := parts[g.prefix]
