@@ -19,14 +19,25 @@ import (
 var censusRegions = []struct {
 	name   string
 	states []string
+	// divisions are the region's divisions, each of the next n states
+	divisions []censusDivision
 }{
-	{"northeast", []string{"connecticut", "maine", "massachusetts", "new hampshire", "rhode island", "vermont", "new jersey", "new york", "pennsylvania"}},
-	{"midwest", []string{"illinois", "indiana", "michigan", "ohio", "wisconsin", "iowa", "kansas", "minnesota", "missouri", "nebraska", "north dakota", "south dakota"}},
-	{"south", []string{"delaware", "district of columbia", "florida", "georgia", "maryland", "north carolina", "south carolina", "virginia", "west virginia", "alabama", "kentucky", "mississippi", "tennessee", "arkansas", "louisiana", "oklahoma", "texas"}},
-	{"west", []string{"arizona", "colorado", "idaho", "montana", "nevada", "new mexico", "utah", "wyoming", "alaska", "california", "hawaii", "oregon", "washington"}},
+	{"northeast", []string{"connecticut", "maine", "massachusetts", "new hampshire", "rhode island", "vermont", "new jersey", "new york", "pennsylvania"}, []censusDivision{{"new england", 6}, {"middle atlantic", 3}}},
+	{"midwest", []string{"illinois", "indiana", "michigan", "ohio", "wisconsin", "iowa", "kansas", "minnesota", "missouri", "nebraska", "north dakota", "south dakota"}, []censusDivision{{"east north central", 5}, {"west north central", 7}}},
+	{"south", []string{"delaware", "district of columbia", "florida", "georgia", "maryland", "north carolina", "south carolina", "virginia", "west virginia", "alabama", "kentucky", "mississippi", "tennessee", "arkansas", "louisiana", "oklahoma", "texas"}, []censusDivision{{"south atlantic", 9}, {"east south central", 4}, {"west south central", 4}}},
+	{"west", []string{"arizona", "colorado", "idaho", "montana", "nevada", "new mexico", "utah", "wyoming", "alaska", "california", "hawaii", "oregon", "washington"}, []censusDivision{{"mountain", 8}, {"pacific", 5}}},
 }
 
-const censusHow = "Census regions and arithmetic"
+// censusDivision is a Census division: its name and its number of states.
+type censusDivision struct {
+	name string
+	n    int
+}
+
+const (
+	censusHow         = "Census regions and arithmetic"
+	censusDivisionHow = "Census divisions and arithmetic"
+)
 
 // censusName is a code's name as the classification is matched: the
 // label normalised, without the leading dots that mark sub-parts and
@@ -39,9 +50,11 @@ func censusName(code string) string {
 
 // censusTree relates the US Census Bureau's regions to their states on a
 // single-dimension axis that lists them (each in any order, anywhere):
-// a region whose every state is a member is their margin when it is
+// a division whose every state is a member is their margin when it is
 // their sum on every complete line (every column of the table), with two
-// of them nonzero somewhere; else a warning with the difference, and no
+// of them nonzero somewhere; a region whose every state is a member is
+// the margin of its divisions so confirmed and of the states of the
+// others, on the same terms; else a warning with the difference, and no
 // relation. When the four regions are confirmed, the one other member
 // that is their sum on every line (the nation) is their margin. A name
 // met twice (".Alabama" and "Alabama"), or two members that are each
@@ -84,6 +97,10 @@ func (in *axisInference) censusTree(tr *axisTree) {
 	type region struct {
 		code   string
 		states []string
+		// divisions are the codes of the region's divisions in the table
+		// ("" where absent), with their states
+		divisions []string
+		divStates [][]string
 	}
 	var regions []region
 	for _, r := range censusRegions {
@@ -110,6 +127,18 @@ func (in *axisInference) censusTree(tr *axisTree) {
 			// some states, whose region rows (if any) are no margin of them
 			continue
 		}
+		k := 0
+		for _, d := range r.divisions {
+			dc := ""
+			if len(byName[d.name]) > 0 {
+				if dc, ok = one(d.name, "division"); !ok {
+					return
+				}
+			}
+			rg.divisions = append(rg.divisions, dc)
+			rg.divStates = append(rg.divStates, rg.states[k:k+d.n])
+			k += d.n
+		}
 		regions = append(regions, rg)
 	}
 	var confirmed []string
@@ -117,27 +146,57 @@ func (in *axisInference) censusTree(tr *axisTree) {
 	for i, c := range ax.Codes {
 		pos[c] = i
 	}
-	for _, rg := range regions {
-		// the states in table order
-		slices.SortFunc(rg.states, func(a, b string) int { return pos[a] - pos[b] })
-		holds, checked, nontrivial, diff, at := in.check(rg.code, rg.states)
-		if !holds || checked == 0 || !nontrivial || in.negative || !in.mayBePart(rg.states) {
+	byTable := func(codes []string) []string {
+		codes = slices.Clone(codes)
+		slices.SortFunc(codes, func(a, b string) int { return pos[a] - pos[b] })
+		return codes
+	}
+	// sums confirms total = Σ parts as a margin found by the Census
+	// classification (how), or warns with the difference
+	sums := func(total string, parts []string, kind, noun, how string) bool {
+		holds, checked, nontrivial, diff, at := in.check(total, parts)
+		if !holds || checked == 0 || !nontrivial || in.negative || !in.mayBePart(parts) {
 			if !holds {
-				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is a Census region but is not the sum of its %s (difference %s%s%s): not used as their margin", tr.name, audit.CodeText(rg.code), report.Plural(int64(len(rg.states)), "state", "states"), diff, in.where(at), in.rounding(diff, len(rg.states))))
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is a Census %s but is not the sum of its %s (difference %s%s%s): not used as their margin", tr.name, audit.CodeText(total), kind, report.Plural(int64(len(parts)), noun, noun+"s"), diff, in.where(at), in.rounding(diff, len(parts))))
 			}
-			continue
+			return false
 		}
-		how := censusHow
 		if in.inexact {
 			how += ", within rounding"
 		}
-		in.setTotal(rg.code, rg.states, tr.parent, how)
-		confirmed = append(confirmed, rg.code)
+		in.setTotal(total, parts, tr.parent, how)
+		return true
+	}
+	var divisions []string
+	for i := range regions {
+		rg := &regions[i]
+		// the region's parts: its divisions that are the sum of their
+		// states, the states of the others
+		var parts []string
+		for k, dc := range rg.divisions {
+			if dc != "" && sums(dc, byTable(rg.divStates[k]), "division", "state", censusDivisionHow) {
+				parts = append(parts, dc)
+				divisions = append(divisions, dc)
+			} else {
+				parts = append(parts, rg.divStates[k]...)
+			}
+		}
+		noun := "state"
+		if len(parts) != len(rg.states) {
+			noun = "part"
+		}
+		rg.states = byTable(parts)
+		if sums(rg.code, rg.states, "region", noun, censusHow) {
+			confirmed = append(confirmed, rg.code)
+		}
+	}
+	if len(divisions) > 0 {
+		in.notes = append(in.notes, fmt.Sprintf("%s: the Census divisions %s are each the sum of their states (the Census Bureau's classification) on every line: read as their margins", tr.name, quotedList(divisions)))
 	}
 	if len(confirmed) == 0 {
 		return
 	}
-	in.notes = append(in.notes, fmt.Sprintf("%s: the Census regions %s are each the sum of their states (the Census Bureau's classification) on every line: read as their margins", tr.name, quotedList(confirmed)))
+	in.notes = append(in.notes, fmt.Sprintf("%s: the Census regions %s are each the sum of their states or divisions (the Census Bureau's classification) on every line: read as their margins", tr.name, quotedList(confirmed)))
 	if len(regions) != len(censusRegions) {
 		return
 	}

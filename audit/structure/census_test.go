@@ -16,6 +16,26 @@ import (
 // is the sum of its states as the hand-written classification below
 // says (written here, not read from census.go), plus off[region].
 func censusLike(off map[string]int64) *audit.Table {
+	return censusTable(off, false)
+}
+
+// censusDivisions are the Census divisions, written by hand here: each
+// region's divisions and their states.
+var censusDivisions = map[string][]string{
+	"New England":        {"Connecticut", "Maine", "Massachusetts", "New Hampshire", "Rhode Island", "Vermont"},
+	"Middle Atlantic":    {"New Jersey", "New York", "Pennsylvania"},
+	"East North Central": {"Illinois", "Indiana", "Michigan", "Ohio", "Wisconsin"},
+	"West North Central": {"Iowa", "Kansas", "Minnesota", "Missouri", "Nebraska", "North Dakota", "South Dakota"},
+	"South Atlantic":     {"Delaware", "District of Columbia", "Florida", "Georgia", "Maryland", "North Carolina", "South Carolina", "Virginia", "West Virginia"},
+	"East South Central": {"Alabama", "Kentucky", "Mississippi", "Tennessee"},
+	"West South Central": {"Arkansas", "Louisiana", "Oklahoma", "Texas"},
+	"Mountain":           {"Arizona", "Colorado", "Idaho", "Montana", "Nevada", "New Mexico", "Utah", "Wyoming"},
+	"Pacific":            {"Alaska", "California", "Hawaii", "Oregon", "Washington"},
+}
+
+// censusTable is censusLike, with the nine divisions' rows after the
+// regions when divisions is set.
+func censusTable(off map[string]int64, divisions bool) *audit.Table {
 	hand := map[string][]string{
 		"Northeast": {"Connecticut", "Maine", "Massachusetts", "New Hampshire", "New Jersey", "New York", "Pennsylvania", "Rhode Island", "Vermont"},
 		"Midwest":   {"Illinois", "Indiana", "Iowa", "Kansas", "Michigan", "Minnesota", "Missouri", "Nebraska", "North Dakota", "Ohio", "South Dakota", "Wisconsin"},
@@ -54,6 +74,17 @@ func censusLike(off map[string]int64) *audit.Table {
 	})
 	for _, r := range regions {
 		add(r, func(y int64) int64 { return region(r, y) })
+	}
+	if divisions {
+		for _, d := range []string{"New England", "Middle Atlantic", "East North Central", "West North Central", "South Atlantic", "East South Central", "West South Central", "Mountain", "Pacific"} {
+			add(d, func(y int64) int64 {
+				s := off[d]
+				for _, st := range censusDivisions[d] {
+					s += rank[st] + 10*y
+				}
+				return s
+			})
+		}
 	}
 	for _, s := range states {
 		add("."+s, func(y int64) int64 { return rank[s] + 10*y })
@@ -134,5 +165,43 @@ func TestCensusRegionNotSum(t *testing.T) {
 	}
 	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `".Texas" and "Texas" both name the Census state "texas": ambiguous`) {
 		t.Errorf("ambiguous: warnings %q", res.Warnings)
+	}
+}
+
+// TestCensusDivisions: with the divisions printed too, each division is
+// the margin of its states and each region of its divisions; a division
+// one off its states' sum is no margin (a warning), its region then the
+// margin of its other division and of that division's states.
+func TestCensusDivisions(t *testing.T) {
+	res, err := Infer(censusTable(nil, true), Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	want := map[string]string{".Connecticut": "New England", ".New York": "Middle Atlantic", ".Texas": "West South Central", ".Hawaii": "Pacific",
+		"New England": "Northeast", "Middle Atlantic": "Northeast", "South Atlantic": "South", "East South Central": "South", "West South Central": "South", "Mountain": "West",
+		"Northeast": "United States", "West": "United States"}
+	for c, p := range want {
+		if ax.Parent[c] != p {
+			t.Errorf("parent of %q = %q, want %q", c, ax.Parent[c], p)
+		}
+	}
+	if len(ax.Parent) != 51+9+4 || len(res.Warnings) > 0 {
+		t.Errorf("%d parents, want 64; warnings %q", len(ax.Parent), res.Warnings)
+	}
+	if !strings.Contains(ax.Found["Pacific"], "Census divisions") {
+		t.Errorf("found %v", ax.Found)
+	}
+
+	res, err = Infer(censusTable(map[string]int64{"Mountain": 2}, true), Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax = res.Structure.Axes[0]
+	if ax.IsMarginCode("Mountain") || ax.Parent[".Utah"] != "West" || ax.Parent["Pacific"] != "West" || ax.Parent["West"] != "United States" {
+		t.Errorf("Mountain off: parents %v", ax.Parent)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"Mountain" is a Census division but is not the sum of its 8 states (difference 2`) {
+		t.Errorf("Mountain off: warnings %q", res.Warnings)
 	}
 }
