@@ -104,7 +104,10 @@ func (in *axisInference) censusTree(tr *axisTree) {
 	}
 	var regions []region
 	for _, r := range censusRegions {
-		if len(byName[r.name]) == 0 {
+		if len(byName[r.name]) == 0 || slices.ContainsFunc(r.states, func(s string) bool { return len(byName[s]) == 0 }) {
+			// no region, or not every state of the region in the table
+			// (a table of some states, whose region rows, if any, are no
+			// margin of them)
 			continue
 		}
 		code, ok := one(r.name, "region")
@@ -113,19 +116,11 @@ func (in *axisInference) censusTree(tr *axisTree) {
 		}
 		rg := region{code: code}
 		for _, s := range r.states {
-			if len(byName[s]) == 0 {
-				break
-			}
 			sc, ok := one(s, "state")
 			if !ok {
 				return
 			}
 			rg.states = append(rg.states, sc)
-		}
-		if len(rg.states) != len(r.states) {
-			// not every state of the region is in the table: a table of
-			// some states, whose region rows (if any) are no margin of them
-			continue
 		}
 		k := 0
 		for _, d := range r.divisions {

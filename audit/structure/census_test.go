@@ -205,3 +205,22 @@ func TestCensusDivisions(t *testing.T) {
 		t.Errorf("Mountain off: warnings %q", res.Warnings)
 	}
 }
+
+// TestCensusNamesWithoutStates: region names in a table without the US
+// states ("South", "SOUTH", "West" of some other country) are left to
+// the other searches: no Census relation, no warning.
+func TestCensusNamesWithoutStates(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"area", "year"}, Mode: audit.Aggregate}
+	for i, a := range []string{"South", "SOUTH", "West", "Midwest", "Texas"} {
+		for y := range 2 {
+			tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{a, fmt.Sprint(2010 + y)}, HasN: true, N: int64(10*i + y + 1)})
+		}
+	}
+	res, err := Infer(tab, Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) > 0 || len(res.Structure.Axes[0].Parent) > 0 {
+		t.Errorf("warnings %q, parents %v", res.Warnings, res.Structure.Axes[0].Parent)
+	}
+}
