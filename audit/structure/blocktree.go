@@ -18,10 +18,10 @@ const blockPasses = 8
 // somewhere (blocks), is their margin, level by level (the runs of
 // subtotals found in the next pass). The tree is kept only when one row
 // is then the sum of all the rows left (the table's total: every row is
-// in one relation a person can check); else nothing is kept. A run
-// followed by a row that is zero on every line is ambiguous (the zero
-// row may close the run or not): nothing is kept, with a warning naming
-// the rows. The work is bounded by Options.MaxBlockWork (blocks) and
+// in one relation a person can check); else nothing is kept, with a
+// note. A run followed by a row that is zero on every line is ambiguous
+// (the zero row may close the run or not): nothing is kept, with a
+// warning naming the rows where the tree would hold otherwise. The work is bounded by Options.MaxBlockWork (blocks) and
 // blockPasses.
 func (in *axisInference) blockTree(tr *axisTree) {
 	if len(in.ax.Dims) != 1 || len(tr.parent) > 0 || len(tr.members) < 5 {
@@ -29,6 +29,7 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	}
 	p := map[string]string{}
 	seq := tr.roots()
+	ambiguous := "" // the first ambiguity met, warned about if the tree holds
 	for range blockPasses {
 		found := in.blocks(seq, nil)
 		if len(found) == 0 {
@@ -40,9 +41,8 @@ func (in *axisInference) blockTree(tr *axisTree) {
 			if !ok || i+1 >= len(seq) {
 				continue
 			}
-			if next := seq[i+1]; found[next] != q && next != q && in.zero(next) {
-				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is the sum of the rows below it up to %q, and also with %q (zero on every line): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(q), audit.CodeText(c), audit.CodeText(next)))
-				return
+			if next := seq[i+1]; ambiguous == "" && found[next] != q && next != q && in.zero(next) {
+				ambiguous = fmt.Sprintf("%s: %q is the sum of the rows below it up to %q, and also with %q (zero on every line): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(q), audit.CodeText(c), audit.CodeText(next))
 			}
 		}
 		for c, q := range found {
@@ -70,6 +70,10 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	}
 	if len(tops) != 1 {
 		in.notes = append(in.notes, fmt.Sprintf("%s: %s the sum of the rows right below it, but no row is the sum of all the others: not used as margins (declare the hierarchy with suppression.hierarchies if the column holds one)", tr.name, describeTree(p)))
+		return
+	}
+	if ambiguous != "" {
+		in.warnings = append(in.warnings, ambiguous)
 		return
 	}
 	for c, q := range p {
