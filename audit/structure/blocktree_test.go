@@ -79,16 +79,23 @@ func TestBlockTreeAmbiguous(t *testing.T) {
 		t.Errorf("ambiguous: warnings %q", res.Warnings)
 	}
 
-	rows = []string{"Northeast", "a", "b", "Midwest", "d", "e", "Other"}
-	vals = [][2]int64{{22, 24}, {10, 11}, {12, 13}, {29, 31}, {14, 15}, {15, 16}, {3, 4}}
-	res, err = Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := res.Structure.Axes[0].Parent; len(p) > 0 {
-		t.Errorf("no total: parents %v", p)
-	}
-	if n := strings.Join(res.Structure.Notes, "\n"); !strings.Contains(n, "no row is the sum of all the others") {
-		t.Errorf("no total: notes %q", res.Structure.Notes)
+	for _, zero := range []bool{false, true} {
+		rows = []string{"Northeast", "a", "b", "Midwest", "d", "e", "Other"}
+		vals = [][2]int64{{22, 24}, {10, 11}, {12, 13}, {29, 31}, {14, 15}, {15, 16}, {3, 4}}
+		if zero {
+			// a zero row after a run: no warning where no tree holds
+			rows = append(rows[:3:3], append([]string{"z"}, rows[3:]...)...)
+			vals = append(vals[:3:3], append([][2]int64{{0, 0}}, vals[3:]...)...)
+		}
+		res, err = Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := res.Structure.Axes[0].Parent; len(p) > 0 || len(res.Warnings) > 0 {
+			t.Errorf("no total (zero row %v): parents %v, warnings %q", zero, p, res.Warnings)
+		}
+		if n := strings.Join(res.Structure.Notes, "\n"); !strings.Contains(n, "no row is the sum of all the others") {
+			t.Errorf("no total (zero row %v): notes %q", zero, res.Structure.Notes)
+		}
 	}
 }
