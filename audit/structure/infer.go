@@ -505,6 +505,7 @@ func (in *axisInference) labelled(code string) bool {
 func (in *axisInference) run() {
 	tr := in.splitCodes()
 	in.groupSubtotals(tr)
+	in.censusTree(tr)
 	assigned := in.assignTotals(tr)
 	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		if in.levelTree(tr) {
@@ -517,6 +518,7 @@ func (in *axisInference) run() {
 		in.prefixTree(tr)
 	}
 	if !assigned && in.arithmetic && len(in.pending) == 0 && in.pendingDeclared == "" {
+		in.blockTree(tr)
 		in.unlabelledTotal(tr)
 	}
 	in.settlePartial(tr)
@@ -1259,107 +1261,155 @@ func (in *axisInference) groupTotal(group, inner string, dim int) bool {
 }
 
 // groupSubtotals finds the subtotals of the groups of a nested axis
-// (Region > Area): within each group (the outer labels), the code whose
-// detail label reads as the group's total ("North / All North", "North /
-// Total") is the margin of the group's other codes when it is their sum
-// on every complete line (within the rounding, Options.Rounded); then it
-// is a member, a part of the axis's grand total (whose labels are all
-// total labels: "All regions / All regions"). A labelled subtotal that
-// does not add up is a warning with the difference, and no total of the
-// axis; one that no complete line confirms is its group's margin when its
-// published parts never exceed it (a received table).
+// (Region > Area), at every level of nesting (Country > Region > Area):
+// within each group (the outer labels), the code whose label reads as
+// the group's total ("North / All North", "North / Total", "England /
+// All England / All England") is the margin of the group's other codes
+// when it is their sum on every complete line (within the rounding,
+// Options.Rounded); then it is a member, a part of the margin of the
+// group above it, and last of the axis's grand total (whose labels are
+// all total labels: "All regions / All regions"). The innermost level
+// is found first: a group's parts are its subgroups' subtotals found,
+// and the codes of a subgroup without one (never a subtotal that does
+// not add up). A labelled subtotal that does not add up is a warning
+// with the difference, and no total of the axis; one that no complete
+// line confirms is its group's margin when its published parts never
+// exceed it (a received table). The work is one check per group.
 func (in *axisInference) groupSubtotals(tr *axisTree) {
 	ax := in.ax
 	if len(ax.Dims) < 2 || len(tr.hier) > 0 || tr.how == "GSS codes" || tr.how == absHow {
 		return
 	}
-	inner := ax.Dims[len(ax.Dims)-1]
-	grand := func(c string) bool {
-		for i, p := range label(c) {
-			if !in.groupTotal("", p, ax.Dims[i]) {
-				return false
+	n := len(ax.Dims)
+	// level is the position of the label of a code that reads as the
+	// total of the group its earlier labels name (0: the axis's grand
+	// total, "All regions / All regions"; n-1: "North / All North"), the
+	// labels after it repeating it, blank or totals too ("England / All
+	// England / All England"); n for a detail.
+	level := func(c string) int {
+		l := label(c)
+	next:
+		for i := range l {
+			group := ""
+			if i > 0 {
+				group = l[i-1]
 			}
+			if !in.groupTotal(group, l[i], ax.Dims[i]) {
+				continue
+			}
+			for j := i + 1; j < len(l); j++ {
+				if l[j] != l[i] && strings.TrimSpace(l[j]) != "" && !in.groupTotal(l[j-1], l[j], ax.Dims[j]) {
+					continue next
+				}
+			}
+			return i
 		}
-		return true
+		return len(l)
 	}
-	// the groups in table order, their subtotal candidates and details
+	// the groups in table order per level, their subtotal candidates
 	type group struct {
-		prefix  string
-		subs    []string
-		details []string
+		prefix string
+		subs   []string
 	}
-	var groups []*group
+	groups := make([][]*group, n)
 	byPrefix := map[string]*group{}
 	hasGrand := false
 	isTotal := map[string]bool{}
 	for _, c := range tr.totals {
 		isTotal[c] = true
 	}
+	levels := map[string]int{}
+	var codes []string // the additive codes, in table order
 	for _, c := range ax.Codes {
 		if !isTotal[c] && !slices.Contains(tr.members, c) {
 			continue // a ratio or a non-additive code
 		}
-		if grand(c) {
+		codes = append(codes, c)
+		lv := level(c)
+		levels[c] = lv
+		if lv == 0 {
 			hasGrand = true
 			continue
 		}
-		l := label(c)
-		prefix := strings.Join(l[:len(l)-1], "\x1f")
+		if lv == n {
+			continue // a detail (or a total no group's)
+		}
+		prefix := strings.Join(label(c)[:lv], "\x1f")
 		g := byPrefix[prefix]
 		if g == nil {
 			g = &group{prefix: prefix}
 			byPrefix[prefix] = g
-			groups = append(groups, g)
+			groups[lv] = append(groups[lv], g)
 		}
-		if in.groupTotal(l[len(l)-2], l[len(l)-1], inner) {
-			g.subs = append(g.subs, c)
-		} else if !isTotal[c] {
-			g.details = append(g.details, c)
-		}
-	}
-	var details []string // every group's details
-	for _, g := range groups {
-		details = append(details, g.details...)
+		g.subs = append(g.subs, c)
 	}
 	var found []string
 	var failed []groupFail
-	for _, g := range groups {
-		if len(g.subs) != 1 || len(g.details) == 0 {
-			if len(g.subs) > 1 {
-				in.warnings = append(in.warnings, fmt.Sprintf("%s: the group %q has %d codes that read as its total (%q, %q): none is used as a margin; declare the totals with totals:", tr.name, audit.CodeText(g.prefix), len(g.subs), audit.CodeText(g.subs[0]), audit.CodeText(g.subs[1])))
+	isFailed := map[string]bool{}
+	// innermost level first: a group's parts are the codes under its
+	// prefix below its level that are no part of a subtotal found
+	// (the subtotals of its subgroups, and the details of a subgroup
+	// without one), never a subtotal that does not add up
+	for lv := n - 1; lv >= 1; lv-- {
+		parts := map[string][]string{}
+		var all []string // every group's parts at this level
+		for _, c := range codes {
+			if levels[c] <= lv || isFailed[c] {
+				continue
 			}
-			continue
-		}
-		sub := g.subs[0]
-		if !in.arithmetic {
-			continue
-		}
-		holds, checked, _, diff, at := in.check(sub, g.details)
-		how := "label and arithmetic (subtotal of its group)"
-		if in.inexact {
-			how = "label, within rounding (subtotal of its group)"
-		}
-		switch {
-		case holds && checked > 0:
-		case holds && in.partial(sub, g.details) && in.groupNotAxis(sub, details, hasGrand):
-			how = "label, consistent with the published parts (subtotal of its group; no line complete)"
-		default:
-			// not its group's sum: perhaps the total of the whole axis
-			// printed beside one group ("Joint / Fathers All ages"),
-			// decided once every group's subtotal is found
-			if !holds {
-				failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but is not the sum of the group's other %s (difference %s%s%s): it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(g.details)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(g.details)))})
+			if _, has := tr.parent[c]; has {
+				continue
 			}
-			continue
+			if levels[c] == n && isTotal[c] {
+				continue
+			}
+			prefix := strings.Join(label(c)[:lv], "\x1f")
+			parts[prefix] = append(parts[prefix], c)
+			all = append(all, c)
 		}
-		in.setTotal(sub, g.details, tr.parent, how)
-		found = append(found, sub)
-		// a part of the grand total: a member
-		if i := slices.Index(tr.totals, sub); i >= 0 {
-			tr.totals = slices.Delete(tr.totals, i, i+1)
-		}
-		if !slices.Contains(tr.members, sub) {
-			tr.members = append(tr.members, sub)
+		for _, g := range groups[lv] {
+			details := parts[g.prefix]
+			if len(g.subs) != 1 || len(details) == 0 {
+				if len(g.subs) > 1 {
+					in.warnings = append(in.warnings, fmt.Sprintf("%s: the group %q has %d codes that read as its total (%q, %q): none is used as a margin; declare the totals with totals:", tr.name, audit.CodeText(g.prefix), len(g.subs), audit.CodeText(g.subs[0]), audit.CodeText(g.subs[1])))
+				}
+				continue
+			}
+			sub := g.subs[0]
+			if !in.arithmetic {
+				continue
+			}
+			holds, checked, _, diff, at := in.check(sub, details)
+			how := "label and arithmetic (subtotal of its group)"
+			if in.inexact {
+				how = "label, within rounding (subtotal of its group)"
+			}
+			switch {
+			case holds && checked > 0:
+			case holds && in.partial(sub, details) && in.groupNotAxis(sub, all, hasGrand):
+				how = "label, consistent with the published parts (subtotal of its group; no line complete)"
+			default:
+				// not its group's sum: perhaps the total of the whole
+				// axis printed beside one group ("Joint / Fathers All
+				// ages"), decided once every group's subtotal is found
+				if !holds {
+					isFailed[sub] = true
+					failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but is not the sum of the group's other %s (difference %s%s%s): it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(details)))})
+				}
+				continue
+			}
+			if lv < n-1 {
+				how = strings.Replace(how, "subtotal of its group", "subtotal of its group's subtotals", 1)
+			}
+			in.setTotal(sub, details, tr.parent, how)
+			found = append(found, sub)
+			// a part of the grand total: a member
+			if i := slices.Index(tr.totals, sub); i >= 0 {
+				tr.totals = slices.Delete(tr.totals, i, i+1)
+			}
+			if !slices.Contains(tr.members, sub) {
+				tr.members = append(tr.members, sub)
+			}
 		}
 	}
 	// a subtotal that is not its group's sum: kept where it is the sum of

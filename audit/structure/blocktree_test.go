@@ -1,0 +1,101 @@
+package structure
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// columnTable is a one-column hierarchy without labels, codes or marks:
+// rows in order, each with its values in the columns 2019 and 2020.
+func columnTable(rows []string, vals [][2]int64) *audit.Table {
+	t := &audit.Table{Name: "t", Dims: []string{"area", "year"}, Mode: audit.Aggregate}
+	for i, r := range rows {
+		for j := range 2 {
+			t.Cells = append(t.Cells, &audit.Cell{Key: []string{r, fmt.Sprint(2019 + j)}, HasN: true, N: vals[i][j]})
+		}
+	}
+	return t
+}
+
+// TestBlockTree: a hierarchy in one column found by arithmetic alone:
+// each row that is the sum of the run of rows right below it is their
+// margin, level by level, up to the table's total (at the top, or at the
+// bottom: the sum of all the others). Before, nothing was found ("no
+// margins").
+func TestBlockTree(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rows []string
+		vals [][2]int64
+		want map[string]string
+	}{
+		{"two levels", []string{"Nation", "Northeast", "a", "b", "c", "Midwest", "d", "e", "South", "f", "g"},
+			[][2]int64{{99, 109}, {30, 33}, {10, 11}, {12, 13}, {8, 9}, {29, 31}, {14, 15}, {15, 16}, {40, 45}, {25, 30}, {15, 15}},
+			map[string]string{"a": "Northeast", "c": "Northeast", "d": "Midwest", "e": "Midwest", "f": "South", "Northeast": "Nation", "Midwest": "Nation", "South": "Nation"}},
+		{"three levels", []string{"Britain", "England", "North", "n1", "n2", "South", "s1", "s2", "Wales", "East", "e1", "e2", "West", "w1", "w2"},
+			[][2]int64{{101, 110}, {71, 77}, {31, 33}, {11, 11}, {20, 22}, {40, 44}, {15, 14}, {25, 30}, {30, 33}, {12, 13}, {5, 6}, {7, 7}, {18, 20}, {9, 9}, {9, 11}},
+			map[string]string{"n1": "North", "s2": "South", "e1": "East", "w2": "West", "North": "England", "South": "England", "East": "Wales", "West": "Wales", "England": "Britain", "Wales": "Britain"}},
+		{"total last", []string{"Northeast", "a", "b", "Midwest", "d", "e", "Other", "Nation"},
+			[][2]int64{{22, 24}, {10, 11}, {12, 13}, {29, 31}, {14, 15}, {15, 16}, {3, 4}, {54, 59}},
+			map[string]string{"a": "Northeast", "e": "Midwest", "Northeast": "Nation", "Midwest": "Nation", "Other": "Nation"}},
+	} {
+		res, err := Infer(columnTable(tc.rows, tc.vals), Options{RowDims: 1, Wide: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Structure.Axes[0].Parent
+		for c, q := range tc.want {
+			if p[c] != q {
+				t.Errorf("%s: parent of %q = %q, want %q (parents %v, warnings %q)", tc.name, c, p[c], q, p, res.Warnings)
+			}
+		}
+		if len(p) != len(tc.rows)-1 {
+			t.Errorf("%s: %d parents, want %d: %v", tc.name, len(p), len(tc.rows)-1, p)
+		}
+		if len(res.Warnings) > 0 {
+			t.Errorf("%s: warnings %q", tc.name, res.Warnings)
+		}
+	}
+}
+
+// TestBlockTreeAmbiguous: a run followed by a row that is zero on every
+// line may end before it or after it: no hierarchy, and a warning naming
+// the rows. Runs without a row that is the sum of all the others (two
+// separate blocks) are no margins either, with a note.
+func TestBlockTreeAmbiguous(t *testing.T) {
+	rows := []string{"Nation", "Northeast", "a", "b", "z", "Midwest", "d", "e"}
+	vals := [][2]int64{{51, 55}, {22, 24}, {10, 11}, {12, 13}, {0, 0}, {29, 31}, {14, 15}, {15, 16}}
+	res, err := Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Structure.Axes[0].Parent; len(p) > 0 {
+		t.Errorf("ambiguous: parents %v", p)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"Northeast" is the sum of the rows below it up to "b", and also with "z" (zero on every line): the hierarchy is ambiguous`) {
+		t.Errorf("ambiguous: warnings %q", res.Warnings)
+	}
+
+	for _, zero := range []bool{false, true} {
+		rows = []string{"Northeast", "a", "b", "Midwest", "d", "e", "Other"}
+		vals = [][2]int64{{22, 24}, {10, 11}, {12, 13}, {29, 31}, {14, 15}, {15, 16}, {3, 4}}
+		if zero {
+			// a zero row after a run: no warning where no tree holds
+			rows = append(rows[:3:3], append([]string{"z"}, rows[3:]...)...)
+			vals = append(vals[:3:3], append([][2]int64{{0, 0}}, vals[3:]...)...)
+		}
+		res, err = Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := res.Structure.Axes[0].Parent; len(p) > 0 || len(res.Warnings) > 0 {
+			t.Errorf("no total (zero row %v): parents %v, warnings %q", zero, p, res.Warnings)
+		}
+		if n := strings.Join(res.Structure.Notes, "\n"); !strings.Contains(n, "no row is the sum of all the others") {
+			t.Errorf("no total (zero row %v): notes %q", zero, res.Structure.Notes)
+		}
+	}
+}
