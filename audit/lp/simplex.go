@@ -439,12 +439,20 @@ func (s *Solver) pivot(p, q int) {
 		if f == 0 {
 			continue
 		}
-		for _, c := range s.nz {
-			v := row[c] - f*prow[c]
-			if math.Abs(v) < 1e-11 && !s.keepTiny {
-				v = 0
+		if s.keepTiny {
+			// The same update without the noise test (Opt.KeepTiny):
+			// the masters' inner loop, kept free of the branch.
+			for _, c := range s.nz {
+				row[c] -= f * prow[c]
 			}
-			row[c] = v
+		} else {
+			for _, c := range s.nz {
+				v := row[c] - f*prow[c]
+				if math.Abs(v) < 1e-11 {
+					v = 0
+				}
+				row[c] = v
+			}
 		}
 		row[q] = -f * inv
 	}
