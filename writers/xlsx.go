@@ -790,6 +790,9 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	for _, l := range StructureLines(t) {
 		rows = append(rows, []any{"structure", l})
 	}
+	for _, c := range t.UnusedColumns {
+		rows = append(rows, []any{"unused column", c, "neither a dimension, the value, the holding nor a hierarchy's parent column: not audited, in no output"})
+	}
 	if t.Structure != nil {
 		// every value outside the table, where the structure line names
 		// a few: reference and row label, never the value
