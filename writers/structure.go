@@ -192,7 +192,11 @@ func StructureLines(t *audit.Table) []string {
 		}
 	}
 	if len(st.Unaudited) > 0 {
-		out = append(out, "values outside the table, not audited and withheld: "+fewOf(st.Unaudited, 6))
+		line := "values outside the table, not audited and withheld: " + fewOf(st.Unaudited, 6)
+		if len(st.Unaudited) > 6 {
+			line += " (every one on the annotated workbook's Summary sheet and in report.json structure.unaudited)"
+		}
+		out = append(out, line)
 	}
 	if len(audited) > 0 {
 		out = append(out, "columns audited: "+strings.Join(audited, ", "))

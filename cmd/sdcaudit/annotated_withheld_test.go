@@ -146,3 +146,48 @@ func TestAnnotatedMarksWithheldOutsideTable(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryListsEveryWithheldValue: with more values outside a wide
+// CSV table than the structure line names, the annotated workbook's
+// Summary sheet lists every one (reference and row label), and
+// summary.html says where the full list is.
+func TestSummaryListsEveryWithheldValue(t *testing.T) {
+	text := "Injuries by area\nArea,Men,Women,Total\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n\nSource: survey 2019\n"
+	for _, l := range []string{"Not known", "Not stated", "Refused", "Other", "Abroad", "Unknown", "Missing", "Late"} {
+		text += l + ",,,3\n"
+	}
+	_, _, rep, out := checkCSV(t, text, "--value", "count")
+	st, _ := rep["structure"].(map[string]any)
+	un, _ := st["unaudited"].([]any)
+	if len(un) != 8 {
+		t.Fatalf("structure.unaudited has %d values, want 8", len(un))
+	}
+	f, err := excelize.OpenFile(filepath.Join(out, "t.annotated.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := f.GetRows(writers.SheetSummary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, r := range rows {
+		if len(r) >= 2 && r[0] == "withheld" {
+			if r[1] != un[n] {
+				t.Errorf("Summary sheet withheld row %d: %q, want %q", n, r[1], un[n])
+			}
+			n++
+		}
+	}
+	if n != 8 {
+		t.Errorf("the Summary sheet lists %d withheld values, want 8", n)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "every one on the annotated workbook&#39;s Summary sheet") {
+		t.Errorf("summary.html does not say where the full list of withheld values is")
+	}
+}
