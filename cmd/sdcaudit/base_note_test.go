@@ -52,3 +52,28 @@ func TestBaseLineIsNoHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderNumberNoPartOfCode: a number in a header row that labels no
+// column (withheld as a value outside the table) was still joined into
+// the code of the column below it ("1234 Total"), which the report's
+// margins and summary.html show: the withheld value was published there.
+// It is no part of the code.
+func TestHeaderNumberNoPartOfCode(t *testing.T) {
+	text := "Table 1: injuries by area 2019\nRespondents in 2019,,,1234\nArea,Men,Women,Total\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n"
+	_, rows, rep, out := checkCSV(t, text, "--value", "count")
+	if r := rows[1]; len(r) < 4 || r[3] != "x" {
+		t.Errorf("row 2: %q, want its 1234 withheld", r)
+	}
+	for _, c := range rep["cells"].([]any) {
+		k, _ := c.(map[string]any)["key"].(map[string]any)
+		for _, v := range k {
+			if strings.Contains(v.(string), "1234") {
+				t.Errorf("a cell's code holds the withheld value: %v", k)
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.html"))
+	if err != nil || strings.Contains(string(b), "1234") {
+		t.Errorf("summary.html shows the withheld value (or is missing: %v)", err)
+	}
+}
