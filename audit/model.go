@@ -314,6 +314,10 @@ type Table struct {
 	ColumnLabels []string
 	// Warnings are table-level remarks for the checker's report.
 	Warnings []string
+	// UnusedColumns are the input columns of a table built from records
+	// that it does not read: neither a dimension, the value, the holding
+	// nor a hierarchy's parent column. Names only, in input order.
+	UnusedColumns []string
 	// Input says how a delimited text input was decoded (nil otherwise).
 	Input *InputInfo
 	// Audit is the interval audit of the table's suppression pattern, when

@@ -90,8 +90,11 @@ type partDigest struct {
 	// Structure is the table's structure, which summary.html describes.
 	Structure *audit.Structure `json:"structure,omitempty"`
 	// Warnings are the table's warnings, which summary.html lists.
-	Warnings []string   `json:"warnings,omitempty"`
-	Cells    []partCell `json:"cells"`
+	Warnings []string `json:"warnings,omitempty"`
+	// UnusedColumns are the input columns a table built from records did
+	// not read, which summary.html names.
+	UnusedColumns []string   `json:"unused_columns,omitempty"`
+	Cells         []partCell `json:"cells"`
 }
 
 type partCell struct {
@@ -108,7 +111,7 @@ type partFlag struct {
 }
 
 func digest(t *audit.Table) partDigest {
-	d := partDigest{Name: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Columns: t.Columns, ColumnLabels: t.ColumnLabels, Run: t.Run, Structure: t.Structure, Warnings: t.Warnings, Cells: make([]partCell, len(t.Cells))}
+	d := partDigest{Name: t.Name, Source: t.Source, Mode: t.Mode, Dims: t.Dims, Columns: t.Columns, ColumnLabels: t.ColumnLabels, Run: t.Run, Structure: t.Structure, Warnings: t.Warnings, UnusedColumns: t.UnusedColumns, Cells: make([]partCell, len(t.Cells))}
 	if t.Audit != nil {
 		d.Audited, d.Exactly, d.Under = true, t.Audit.ExactlyDisclosed, t.Audit.UnderProtected
 	}
@@ -135,7 +138,7 @@ func digest(t *audit.Table) partDigest {
 }
 
 func (d *partDigest) table() *audit.Table {
-	t := &audit.Table{Name: d.Name, Source: d.Source, Mode: d.Mode, Dims: d.Dims, Columns: d.Columns, ColumnLabels: d.ColumnLabels, Run: d.Run, Structure: d.Structure, Warnings: d.Warnings, Cells: make([]*audit.Cell, len(d.Cells))}
+	t := &audit.Table{Name: d.Name, Source: d.Source, Mode: d.Mode, Dims: d.Dims, Columns: d.Columns, ColumnLabels: d.ColumnLabels, Run: d.Run, Structure: d.Structure, Warnings: d.Warnings, UnusedColumns: d.UnusedColumns, Cells: make([]*audit.Cell, len(d.Cells))}
 	if d.Audited {
 		t.Audit = &audit.Intervals{ExactlyDisclosed: d.Exactly, UnderProtected: d.Under}
 	}

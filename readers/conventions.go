@@ -64,3 +64,17 @@ func isSkipSheet(name string) bool {
 	}), " "))
 	return skipSheetNames[n]
 }
+
+// populationNoteRe matches a note that describes the population a table
+// counts ("Base: all workers", "Unweighted base - adults 16+",
+// "Universe: households", "Population: all usual residents"): a label
+// followed by a colon, dash or equals sign and the description.
+var populationNoteRe = regexp.MustCompile(`(?i)^((un)?weighted\s+|sample\s+)?(base|universe|population)\s*[:=\-–]\s*\S`)
+
+// isPopulationNote reports whether a cell is a population note, which
+// describes the table rather than naming a dimension or labelling a
+// column: a row that starts with one is a title or note row, never a
+// header row (its text would name the column dimension).
+func isPopulationNote(s string) bool {
+	return populationNoteRe.MatchString(strings.TrimSpace(s))
+}

@@ -734,6 +734,28 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 	var colStat []string
 	var cols []int
 	seen := map[string]int{}
+	// a header row's numbers that label no column (headerNumbers: the
+	// size of a base above the Total column) are values outside the
+	// table, withheld unaudited (Unread): no part of a column's code,
+	// which the reports show
+	labels, body := map[int]bool{}, map[int]bool{}
+	for _, c := range lay.Labels {
+		labels[c] = true
+	}
+	for c := range lay.Aliases {
+		labels[c] = true
+	}
+	for _, c := range lay.Columns {
+		if !p.spacer(c) {
+			body[c] = true
+		}
+	}
+	value := map[[2]int]bool{}
+	for _, hr := range lay.Header {
+		for _, c := range headerNumbers(lay.Rows[hr-1], labels, body) {
+			value[[2]int{hr, c}] = true
+		}
+	}
 	for _, c := range lay.Columns {
 		if p.spacer(c) {
 			lay.Spacers = append(lay.Spacers, c)
@@ -759,6 +781,9 @@ func (p *wideParser) columnKeys() ([][]string, []string, error) {
 				v := p.at(hr, c)
 				if p.markers[v] {
 					return nil, nil, p.errf(hr, c, "header cell %q in header row %d reads as a suppression marker: check columns.across (one header row per column dimension)", v, hr)
+				}
+				if value[[2]int{hr, c}] {
+					continue
 				}
 				if v = configs.StripNotes(v); v != "" && (len(parts) == 0 || parts[len(parts)-1] != v) {
 					parts = append(parts, v)

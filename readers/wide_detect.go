@@ -557,7 +557,7 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 			}
 			continue // a blank row inside the header
 		}
-		if g.wideTitle(r, left, nL) {
+		if g.wideTitle(r, left, nL) || g.populationRow(r, left, nL) {
 			break
 		}
 		if g.titleLine(r) {
@@ -577,6 +577,15 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 		sh.header = append([]int{r}, sh.header...)
 	}
 	return r
+}
+
+// populationRow reports whether row r starts, in or left of the label
+// columns, with a population note ("Base: all workers", isPopulationNote):
+// a note describing what the table counts, not a header row, even with a
+// number beside it (the base's size above the Total column).
+func (g *detectGrid) populationRow(r, left, nL int) bool {
+	_, f, _ := span(g.lay.Rows[r-1])
+	return f >= 0 && f < left+nL && isPopulationNote(g.raw(r, f))
 }
 
 // headerOverBody reports whether row r, above a blank row above header

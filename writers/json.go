@@ -295,8 +295,10 @@ type reportHead struct {
 	Warnings []string         `json:"warnings,omitempty"`
 	Input    *audit.InputInfo `json:"input,omitempty"`
 	Link     *audit.Link      `json:"link,omitempty"`
-	// Structure is what the table's layout was taken to mean.
-	Structure *structureJSON `json:"structure,omitempty"`
+	// Structure is what the table's layout was taken to mean
+	// (*structureJSON), or for a table built from records the input
+	// columns it did not use (*recordsStructureJSON); nil when neither.
+	Structure any `json:"structure,omitempty"`
 	// Overrides are the checker's a-priori decisions, with reason and author.
 	Overrides []audit.Override `json:"overrides,omitempty"`
 	// AprioriDiffs are the cells whose status differs from the input's

@@ -58,10 +58,24 @@ type marginJSON struct {
 	Of    []string `json:"of"`
 }
 
-// structureBlock is the report's structure block of t, nil without one.
-func structureBlock(t *audit.Table) *structureJSON {
+// recordsStructureJSON is the `structure` block of report.json for a
+// table built from records (no audit.Structure: its margins are those of
+// its dimensions' totals and hierarchies).
+type recordsStructureJSON struct {
+	// UnusedColumns are the input columns not read
+	// (audit.Table.UnusedColumns): names only.
+	UnusedColumns []string `json:"unused_columns"`
+}
+
+// structureBlock is the report's structure block of t, nil without one:
+// a *structureJSON, or a *recordsStructureJSON for a table built from
+// records with input columns it did not use.
+func structureBlock(t *audit.Table) any {
 	st := t.Structure
 	if st == nil {
+		if len(t.UnusedColumns) > 0 {
+			return &recordsStructureJSON{UnusedColumns: t.UnusedColumns}
+		}
 		return nil
 	}
 	out := &structureJSON{Margins: st.Margins, Columns: st.Columns, Notes: st.Notes, Layout: st.Layout, Unconfirmed: st.Unconfirmed, Unaudited: st.Unaudited}
@@ -100,10 +114,15 @@ func structureBlock(t *audit.Table) *structureJSON {
 // StructureLines describe t's structure for people, one line each: the
 // margins of every axis, nested rows, the codes whose cells may be
 // negative, the totals not confirmed, and the columns audited and not.
-// They name labels and how things were found, never a value.
+// They name labels and how things were found, never a value. A table
+// built from records has no structure: its one line names the input
+// columns it did not use, if any.
 func StructureLines(t *audit.Table) []string {
 	st := t.Structure
 	if st == nil {
+		if len(t.UnusedColumns) > 0 {
+			return []string{unusedLine(t.UnusedColumns)}
+		}
 		return nil
 	}
 	out := append([]string(nil), st.Layout...)
@@ -173,7 +192,11 @@ func StructureLines(t *audit.Table) []string {
 		}
 	}
 	if len(st.Unaudited) > 0 {
-		out = append(out, "values outside the table, not audited and withheld: "+fewOf(st.Unaudited, 6))
+		line := "values outside the table, not audited and withheld: " + fewOf(st.Unaudited, 6)
+		if len(st.Unaudited) > 6 {
+			line += " (every one on the annotated workbook's Summary sheet and in report.json structure.unaudited)"
+		}
+		out = append(out, line)
 	}
 	if len(audited) > 0 {
 		out = append(out, "columns audited: "+strings.Join(audited, ", "))
@@ -190,4 +213,14 @@ func fewOf(list []string, n int) string {
 		return strings.Join(list[:n-1], ", ") + fmt.Sprintf(" and %d more", len(list)-n+1)
 	}
 	return strings.Join(list, ", ")
+}
+
+// unusedLine names the input columns a table built from records did not
+// read (audit.Table.UnusedColumns).
+func unusedLine(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return "columns not used (neither a dimension, the value, the holding nor a hierarchy's parent column; not audited, in no output): " + fewOf(q, 12)
 }

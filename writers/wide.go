@@ -246,6 +246,26 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 	// one style per (input style, status): the cell keeps its number
 	// format, font and borders, with the status's fill
 	filled := map[[2]any]int{}
+	fill := func(ref string, st audit.Status) error {
+		id, err := f.GetCellStyle(x.Sheet, ref)
+		if err != nil {
+			return err
+		}
+		k := [2]any{id, st}
+		nid, ok := filled[k]
+		if !ok {
+			style, err := f.GetStyle(id)
+			if err != nil {
+				return err
+			}
+			style.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{Palette[st]}}
+			if nid, err = f.NewStyle(style); err != nil {
+				return err
+			}
+			filled[k] = nid
+		}
+		return f.SetCellStyle(x.Sheet, ref, ref, nid)
+	}
 	cc := canceller{ctx: ctx}
 	for _, c := range t.Cells {
 		if err := cc.next(); err != nil {
@@ -260,24 +280,7 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		for _, p := range ps {
 			ref, _ := excelize.CoordinatesToCellName(p[1]+1, p[0])
 			if st != audit.StatusOK {
-				id, err := f.GetCellStyle(x.Sheet, ref)
-				if err != nil {
-					return err
-				}
-				k := [2]any{id, st}
-				nid, ok := filled[k]
-				if !ok {
-					style, err := f.GetStyle(id)
-					if err != nil {
-						return err
-					}
-					style.Fill = excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{Palette[st]}}
-					if nid, err = f.NewStyle(style); err != nil {
-						return err
-					}
-					filled[k] = nid
-				}
-				if err := f.SetCellStyle(x.Sheet, ref, ref, nid); err != nil {
+				if err := fill(ref, st); err != nil {
 					return err
 				}
 			}
@@ -288,6 +291,25 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 			}
 		}
 	}
+	// the values outside the table, withheld from the safe tables
+	// unaudited: filled as cells to review, each explained
+	for _, p := range x.Withhold {
+		if err := cc.next(); err != nil {
+			return err
+		}
+		if p[0] < 1 || p[1] < 0 {
+			continue
+		}
+		ref, _ := excelize.CoordinatesToCellName(p[1]+1, p[0])
+		if err := fill(ref, audit.StatusReview); err != nil {
+			return err
+		}
+		text := withheldComment(x.Sheet, ref)
+		w, h := commentSize(text)
+		if err := f.AddComment(x.Sheet, excelize.Comment{Cell: ref, Author: "sdcaudit", Paragraph: []excelize.RichTextRun{{Text: text}}, Width: w, Height: h}); err != nil {
+			return err
+		}
+	}
 	if err := writeSummarySheet(f, t, header); err != nil {
 		return err
 	}
@@ -295,6 +317,33 @@ func (a AnnotatedCopy) WriteContext(ctx context.Context, w io.Writer, t *audit.T
 		return err
 	}
 	return f.Write(w)
+}
+
+// withheldComment explains a value of the sheet that is no cell of the
+// table (Crosstab.Withhold): where it is, that it was not audited and is
+// withheld, and how to publish it. It never quotes the value.
+func withheldComment(sheet, ref string) string {
+	return fmt.Sprintf("withheld, not audited: %s lies outside the table (a number in a title, note or header row, no cell of the table), so the rules never judged it and the safe tables hold the marker in its place. "+
+		"To audit it, give input.range or the layout that makes it part of the table; if it is safe to publish as it stands, declare it in the configuration: columns: {safe: [%q]}.", ref, qualifiedRef(sheet, ref))
+}
+
+// qualifiedRef is an A1 reference with its sheet as columns.safe takes it
+// ("T1!D9", "'My sheet'!D9"); ref alone without a sheet.
+func qualifiedRef(sheet, ref string) string {
+	if sheet == "" {
+		return ref
+	}
+	plain := true
+	for _, r := range sheet {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return sheet + "!" + ref
+	}
+	return "'" + strings.ReplaceAll(sheet, "'", "''") + "'!" + ref
 }
 
 // SheetCrosstab is the annotated workbook's sheet showing a long table in

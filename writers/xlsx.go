@@ -790,6 +790,16 @@ func writeSummarySheet(f *excelize.File, t *audit.Table, header int) error {
 	for _, l := range StructureLines(t) {
 		rows = append(rows, []any{"structure", l})
 	}
+	for _, c := range t.UnusedColumns {
+		rows = append(rows, []any{"unused column", c, "neither a dimension, the value, the holding nor a hierarchy's parent column: not audited, in no output"})
+	}
+	if t.Structure != nil {
+		// every value outside the table, where the structure line names
+		// a few: reference and row label, never the value
+		for _, u := range t.Structure.Unaudited {
+			rows = append(rows, []any{"withheld", u, "outside the table, not audited: withheld from the safe tables; to publish it as it stands, list its cell reference in columns.safe"})
+		}
+	}
 	for _, o := range t.Overrides {
 		rows = append(rows, []any{"override", o.Cell, o.Action, o.Reason, o.By, o.Source, string(o.Status)})
 	}

@@ -148,6 +148,7 @@ func (Microdata) Build(ctx context.Context, in Input) (*audit.Table, error) {
 	if typed, ok := readers.As[readers.Typed](src); ok && mb.valueOnly() {
 		typed.ReadNumbers(mb.valIdx) // exact numbers without a text round trip
 	}
+	noteUnused(t, src.Header(), mb)
 	return t, in.run(ctx, t, mb)
 }
 

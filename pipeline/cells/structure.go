@@ -125,6 +125,7 @@ func statisticCounts(t *audit.Table) {
 				}
 			}
 		}
+		counted := false
 		for _, c := range t.Cells {
 			if _, stat := ax.NonAdditive[ax.AxisCode(c.Key)]; !stat {
 				continue
@@ -132,9 +133,46 @@ func statisticCounts(t *audit.Table) {
 			c.HasN, c.N = false, 0
 			if n := count[line(c.Key)]; n != nil && n.HasN {
 				c.HasN, c.N = true, n.N
+				counted = true
 			}
 		}
+		if !counted {
+			noteUncounted(t, ax, root, roots)
+		}
 	}
+}
+
+// noteUncounted says, in the structure's notes and a table warning, why
+// the statistics of axis ax (Axis.NonAdditive) have no number of
+// contributors, so that no rule can judge them and they are review
+// (statisticCounts): no count code beside them, several codes that add up
+// into nothing, one (root) that no margin confirms as the count of its
+// line, or a root whose cells give no count (the table read as one
+// statistic: --value median). Labels only, never a value.
+func noteUncounted(t *audit.Table, ax *audit.Axis, root string, roots int) {
+	var stats []string
+	for _, c := range ax.Codes {
+		if _, ok := ax.NonAdditive[c]; ok {
+			stats = append(stats, fmt.Sprintf("%q", audit.CodeText(c)))
+		}
+	}
+	if len(stats) > 4 {
+		stats = append(stats[:3], fmt.Sprintf("and %d more", len(stats)-3))
+	}
+	var why string
+	switch {
+	case roots == 0:
+		why = "no count stands beside them"
+	case roots > 1:
+		why = "several codes beside them add up into nothing, so which one counts their contributors is not known"
+	case !ax.IsMarginCode(root):
+		why = fmt.Sprintf("%q beside them is no margin of other codes, so nothing confirms it as the count of their line: it may be a category of its own, or an estimate (weighted, or in thousands) rather than the contributors they were computed from", audit.CodeText(root))
+	default:
+		why = fmt.Sprintf("the cells of %q give no number of contributors (the table is read as one statistic, columns.value, or the counts are missing)", audit.CodeText(root))
+	}
+	msg := fmt.Sprintf("%s: the statistics %s have no number of contributors: %s; the rules cannot judge them and they are review: give the number of contributors of each cell (the microdata, or a count of respondents) to assess them", ax.Name(), strings.Join(stats, ", "), why)
+	t.Structure.Notes = append(t.Structure.Notes, msg)
+	t.Warnings = append(t.Warnings, msg)
 }
 
 // noteUnread lists, in the structure and a table warning, the numbers of
