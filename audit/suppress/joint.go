@@ -209,7 +209,7 @@ type jointSolver struct {
 	pivots       int
 	work         float64 // Σ pivots × tableau entries / 10^6 (see spend)
 	lps          int
-	tol          float64
+	tol          float64 // lpMethod.tol; judgments on a level use searchTol
 	scratchT     []float64
 	// gran is the costs' granularity margin of the pruning and the
 	// "optimal" claim (costGranularity; set by solve)
@@ -314,7 +314,7 @@ func (js *jointSolver) attackPublished(k int, y []float64, exact bool, pub int) 
 		return 0, nil, err
 	}
 	c := js.capacityCut(k, d, solver, pub)
-	if c.rhs <= js.tol {
+	if c.rhs <= searchTol(js.tol, com.level) {
 		return val, nil, nil
 	}
 	return val, c, nil
@@ -894,7 +894,7 @@ func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int
 				p.coef = append(p.coef, c.coef[k])
 			}
 		}
-		if p.rhs <= js.tol {
+		if p.rhs <= searchTol(js.tol, js.coms[c.com].level) {
 			continue
 		}
 		if len(p.idx) == 0 {
@@ -929,6 +929,13 @@ func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int
 	return cs, active, varOf, true
 }
 
+// reaches reports whether an intruder's deviation val meets a commodity's
+// level, within searchTol of it (at most 1e-7 of the level: stricter than
+// the interval audit's 1e-6, which gates the pattern).
+func (js *jointSolver) reaches(val, level float64) bool {
+	return val >= level-searchTol(js.tol, level)
+}
+
 // separate adds the cuts that y violates (every commodity); it returns how
 // many were added.
 func (js *jointSolver) separate(y []float64) (int, error) {
@@ -945,7 +952,7 @@ func (js *jointSolver) separate(y []float64) (int, error) {
 		for m, i := range c.idx {
 			lhs += c.coef[m] * y[i]
 		}
-		if lhs < c.rhs-1e-7*js.coms[k].level-js.tol && js.addCut(c) {
+		if lhs < c.rhs-1e-7*js.coms[k].level-searchTol(js.tol, js.coms[k].level) && js.addCut(c) {
 			added++
 		}
 	}
@@ -980,7 +987,7 @@ func (js *jointSolver) protectsScen(sup []bool, first, scen bool) (bool, error) 
 		if err != nil {
 			return false, err
 		}
-		if val >= js.coms[k].level-1e-7*js.coms[k].level-js.tol {
+		if js.reaches(val, js.coms[k].level) {
 			continue
 		}
 		ok = false
@@ -1045,7 +1052,7 @@ func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error)
 			if err != nil {
 				return false, err
 			}
-			if val >= com.level-1e-7*com.level-js.tol {
+			if js.reaches(val, com.level) {
 				continue
 			}
 			ok = false
@@ -1132,7 +1139,7 @@ func (js *jointSolver) primalReach(y []float64, pub int, ks []int) ([]bool, erro
 			}
 			break // the dual LPs decide the rest
 		}
-		reach[m] = com.sign*(val-s.Val[com.p]) >= com.level-1e-7*com.level-js.tol
+		reach[m] = js.reaches(com.sign*(val-s.Val[com.p]), com.level)
 	}
 	return reach, js.spend(solver.Pivots, len(rows), len(cells))
 }
@@ -1188,13 +1195,13 @@ func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
 			}
 			sort.SliceStable(opts, func(a, b int) bool { return opts[a].ratio < opts[b].ratio })
 			for _, o := range opts {
-				if lhs >= c.rhs-js.tol {
+				if lhs >= c.rhs-searchTol(js.tol, js.coms[c.com].level) {
 					break
 				}
 				sup[o.i] = true
 				lhs += o.coef
 			}
-			if lhs < c.rhs-js.tol {
+			if lhs < c.rhs-searchTol(js.tol, js.coms[c.com].level) {
 				return false, nil
 			}
 		}

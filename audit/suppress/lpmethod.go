@@ -67,8 +67,11 @@ type lpMethod struct {
 	hyper     map[int]bool // chosen by the hypercube fallback (final)
 	by        map[int]int
 	viaMargin map[int]bool
-	fallback  int     // primaries given the hypercube move (no deviation found)
-	tol       float64 // flows below it are zero
+	fallback  int // primaries given the hypercube move (no deviation found)
+	// tol is 1e-9 of the table's largest value: flows below it are zero
+	// where no level is at stake; a judgment on a level (reached, or a
+	// flow that matters to it) uses searchTol(tol, level).
+	tol float64
 	// rec holds, per primary, the cells (other than itself) of the move or
 	// deviations that protect it, as a starting support for dropLocal.
 	rec map[int][]int
@@ -92,6 +95,19 @@ type lpStop struct {
 	budget                 float64
 	protected, rest, total int
 	redundancy             bool
+}
+
+// searchTol is the float tolerance of a search's judgment on a level (a
+// primary's deviation reaching it, a flow or a cut's right-hand side
+// measured against it): the table-scaled tol, but at most 1e-7 of the
+// level. The interval audit, which gates every pattern, allows at most
+// 1e-6 of the level (intervals.levelTol): a pattern a search calls
+// protected must not be one the audit then refuses, so float noise makes
+// a search's primary unprotected first. Before, a table whose largest
+// value is 2e9 (tol about 6 with its grand total) let a search call a
+// primary with level 10 protected when it could move only 5.
+func searchTol(tol, level float64) float64 {
+	return min(tol, 1e-7*math.Abs(level))
 }
 
 // spend adds units of counted work (LPOptions.Work).
@@ -620,7 +636,9 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 	if err != nil {
 		return nil, false, err
 	}
-	tol := lm.tol
+	// A flow that matters to the deviation dev (searchTol) puts its cell
+	// in the pattern: one left out could leave p short of dev.
+	tol := searchTol(lm.tol, dev)
 	var out []int
 	for _, j := range cells {
 		v := local[j]
@@ -644,7 +662,7 @@ type lpVars struct{ a, b, slack int }
 // no variable to balance p.
 func (lm *lpMethod) relRows(p int, dev float64, cells []int, local func(int) (lpVars, bool)) (rows []lp.Row, ok bool) {
 	s := lm.s
-	tol := lm.tol
+	tol := searchTol(lm.tol, dev) // a relation p alone moves by dev
 	seen := map[int32]bool{}
 	addRel := func(r int32) bool {
 		if seen[r] {
