@@ -126,11 +126,13 @@ const moveWeight = 250
 // combinations it may examine (the product of the one-dimensional move
 // counts through p's codes, at most maxCombos) and the codes it reads
 // (their sum). It depends on the table, not on how the search prunes.
+// The counts are the run's cached Count1D (suppressor.count1D): the same
+// units as Count1D's, without walking a dimension's codes at every call.
 func (lm *lpMethod) moveWork(p int) {
 	s := lm.s
 	combos, codes := 1, 0
 	for d := 0; d < s.NDim; d++ {
-		c := s.Count1D(d, s.Keys[p][d])
+		c := lm.sp.count1D(d, s.Keys[p][d])
 		combos = min(combos*max(c, 1), maxCombos)
 		codes += c
 	}
