@@ -144,6 +144,16 @@ var testMasterHook func(js *jointSolver, fx fixing, lb float64, y []float64)
 // error of the run: the best pattern found so far is kept).
 var errBudget = errors.New("joint: work budget spent")
 
+// The budget that ran out, each an errBudget (errors.Is): the simplex
+// work (JointOptions.Work or BoundWork), the branch-and-bound nodes
+// (JointOptions.Nodes) or the tableau size (JointOptions.MaxTableau: the
+// next LP would be larger; jointSolver.bigLP records its size).
+var (
+	errWorkSpent = fmt.Errorf("%w: simplex work", errBudget)
+	errNodes     = fmt.Errorf("%w: branch-and-bound nodes", errBudget)
+	errTableau   = fmt.Errorf("%w: tableau size", errBudget)
+)
+
 // errDeadline stops the joint search at the user's time limit.
 var errDeadline = errors.New("joint: time limit reached")
 
@@ -210,7 +220,10 @@ type jointSolver struct {
 	work         float64 // Σ pivots × tableau entries / 10^6 (see spend)
 	lps          int
 	tol          float64 // lpMethod.tol; judgments on a level use searchTol
-	scratchT     []float64
+	// bigLP is the LP (rows, columns) that did not fit JointOptions.
+	// MaxTableau when the search stopped on errTableau
+	bigLP    [2]int
+	scratchT []float64
 	// gran is the costs' granularity margin of the pruning and the
 	// "optimal" claim (costGranularity; set by solve)
 	gran float64
@@ -239,7 +252,7 @@ func (js *jointSolver) spend(piv, m, n int) error {
 		return errDeadline
 	}
 	if js.work > js.budget() && !js.final {
-		return errBudget
+		return errWorkSpent
 	}
 	return nil
 }
@@ -259,8 +272,12 @@ func (js *jointSolver) budget() float64 {
 // JointOptions.MaxTableau and that the budget is not spent: the search
 // stops (errBudget) rather than start an LP too large for it.
 func (js *jointSolver) fits(m, n int) error {
-	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.budget() && !js.final {
-		return errBudget
+	if float64(m)*float64(n) > float64(js.jo.maxTableau()) {
+		js.bigLP = [2]int{m, n}
+		return errTableau
+	}
+	if js.work > js.budget() && !js.final {
+		return errWorkSpent
 	}
 	return nil
 }
@@ -1246,7 +1263,7 @@ type jointResult struct {
 	lowerBound float64 // proven lower bound on the cost of any protected pattern of the candidates
 	boundOK    bool    // lowerBound was computed
 	optimal    bool    // the branch-and-bound finished: sup is optimal among the candidates
-	stopped    error   // errBudget or errDeadline when the search stopped early
+	stopped    error   // errBudget (which one: errWorkSpent, errNodes, errTableau), errDeadline, errLPFail or errStalled when the search stopped early
 	infeasible bool    // no pattern of the candidates protects every primary
 }
 
@@ -1435,7 +1452,7 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 	for len(stack) > 0 {
 		if nodes >= js.jo.nodes() {
 			complete = false
-			res.stopped = errBudget
+			res.stopped = errNodes
 			break
 		}
 		nd := stack[len(stack)-1]
