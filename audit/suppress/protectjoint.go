@@ -92,8 +92,14 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	best, out := po.keep()
 	jointReport(&out, best, jres, js0, opt, deadline)
 	if msg := lm.stopped(); msg != "" {
-		// the lp method's budget (its pattern was offered all the same)
-		out.Stopped = joinStops(msg, out.Stopped)
+		// The lp method's budget (its pattern was offered all the same):
+		// why the kept pattern's search stopped early only when it is the
+		// lp method's; else the reason says it of the pattern not kept.
+		if best.name == "lp" {
+			out.Stopped = joinStops(msg, out.Stopped)
+		} else {
+			out.ChosenReason += "; the lp pattern, not kept, was found with its budget spent: " + msg
+		}
 	}
 	iv, err := po.finalAudit(best)
 	if err != nil {
