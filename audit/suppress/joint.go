@@ -189,6 +189,9 @@ type cut struct {
 	coef []float64
 	rhs  float64
 	com  int
+	// level is the commodity's level, the scale of rhs's tolerance
+	// (searchTol)
+	level float64
 }
 
 type jointSolver struct {
@@ -466,7 +469,7 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub 
 		}
 	}
 	slices.Sort(touched)
-	c := &cut{rhs: com.level, com: k}
+	c := &cut{rhs: com.level, com: k, level: com.level}
 	// The fixed cells' terms leave the level: fixSum (their sum, rounded)
 	// and fixAbs, fixN bound the rounding (see below).
 	fixSum, fixAbs, fixN := 0.0, 0.0, 0
@@ -911,7 +914,7 @@ func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int
 				p.coef = append(p.coef, c.coef[k])
 			}
 		}
-		if p.rhs <= searchTol(js.tol, js.coms[c.com].level) {
+		if p.rhs <= searchTol(js.tol, c.level) {
 			continue
 		}
 		if len(p.idx) == 0 {
@@ -1212,13 +1215,13 @@ func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
 			}
 			sort.SliceStable(opts, func(a, b int) bool { return opts[a].ratio < opts[b].ratio })
 			for _, o := range opts {
-				if lhs >= c.rhs-searchTol(js.tol, js.coms[c.com].level) {
+				if lhs >= c.rhs-searchTol(js.tol, c.level) {
 					break
 				}
 				sup[o.i] = true
 				lhs += o.coef
 			}
-			if lhs < c.rhs-searchTol(js.tol, js.coms[c.com].level) {
+			if lhs < c.rhs-searchTol(js.tol, c.level) {
 				return false, nil
 			}
 		}
