@@ -69,8 +69,8 @@ type lpMethod struct {
 	viaMargin map[int]bool
 	fallback  int // primaries given the hypercube move (no deviation found)
 	// tol is 1e-9 of the table's largest value: flows below it are zero
-	// where no level is at stake; a judgment on a level (reached, or a
-	// flow that matters to it) uses searchTol(tol, level).
+	// where no level is at stake; a judgment on a level uses
+	// searchTol(tol, level), a flow of a deviation flowTol(tol, dev).
 	tol float64
 	// rec holds, per primary, the cells (other than itself) of the move or
 	// deviations that protect it, as a starting support for dropLocal.
@@ -108,6 +108,18 @@ type lpStop struct {
 // primary with level 10 protected when it could move only 5.
 func searchTol(tol, level float64) float64 {
 	return min(tol, 1e-7*math.Abs(level))
+}
+
+// flowTol is the threshold below which a deviation's flow through a cell
+// is taken as zero (the cell is left out of the pattern): the
+// table-scaled tol, but at most 1e-3 of the deviation dev, so that on a
+// table whose largest value is 2e9 (tol about 6) a flow of 5 in a
+// deviation of 10 keeps its cell. Not searchTol's 1e-7: a flow is a
+// simplex value, whose noise grows with the table's scale (on tau-argus's
+// pp.tab, scale 1e7, noise flows of 1e-4 put spurious cells in the
+// pattern).
+func flowTol(tol, dev float64) float64 {
+	return min(tol, 1e-3*math.Abs(dev))
 }
 
 // spend adds units of counted work (LPOptions.Work).
@@ -638,9 +650,9 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 	if err != nil {
 		return nil, false, err
 	}
-	// A flow that matters to the deviation dev (searchTol) puts its cell
-	// in the pattern: one left out could leave p short of dev.
-	tol := searchTol(lm.tol, dev)
+	// A flow that matters to the deviation dev (flowTol) puts its cell in
+	// the pattern: one left out could leave p short of dev.
+	tol := flowTol(lm.tol, dev)
 	var out []int
 	for _, j := range cells {
 		v := local[j]
