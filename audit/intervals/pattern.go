@@ -23,10 +23,12 @@ func Check(ctx context.Context, s *relations.Structure, sup []bool, opt Options)
 }
 
 // Reaches reports whether cell i (value x) is settled, not exact, and has
-// an inner interval that reaches [x−down, x+up].
+// an inner interval that reaches [x−down, x+up], within the audit's
+// verdict tolerance on each level (levelTol, as Audit's Protected): with
+// the table-scaled tolerance a search kept a pattern the audit refused.
 func (p *Pattern) Reaches(i int, x, up, down float64) bool {
 	iv := p.iv
-	return !(iv.undet[i] || iv.ohi[i]-iv.olo[i] <= iv.tol || iv.hi[i] < x+up-iv.tol || iv.lo[i] > x-down+iv.tol)
+	return !(iv.undet[i] || iv.ohi[i]-iv.olo[i] <= iv.tol || iv.hi[i] < x+up-levelTol(iv.tol, up) || iv.lo[i] > x-down+levelTol(iv.tol, down))
 }
 
 // Failed reports whether cell i's upper bound is not a number (an LP

@@ -310,10 +310,12 @@ func (sp *suppressor) index() *moveIndex {
 	return mi
 }
 
-// count1D is s.Count1D(d, c), computed once per run.
+// count1D is s.Count1D(d, c), computed once per run (a count that does
+// not fit the cache's int32 is computed again at each call: the same
+// number every time).
 func (sp *suppressor) count1D(d, c int) int {
 	mi := sp.index()
-	if n := mi.count[d][c]; n >= 0 {
+	if n := mi.count[d][c]; n >= 0 && n < math.MaxInt32 {
 		return int(n)
 	}
 	n := sp.s.Count1D(d, c)

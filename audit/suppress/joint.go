@@ -88,6 +88,17 @@ type JointOptions struct {
 	Nodes int
 	// Rounds bounds the cut rounds at the root (default 60).
 	Rounds int
+	// Rounding adds, with each capacity cut separated, its Chvátal-Gomory
+	// rounding that the LP point violates most (roundedCut): a stronger
+	// relaxation, proven valid. Off by default: on small tables whose
+	// search runs out of nodes it raises the bound (the 4x5 count tables
+	// of TestJointRoundingRaisesBound: root bound 131 to 157, 94 to 125,
+	// 72 to 92, two of them proven optimal within 400 nodes), but each
+	// rounded cut makes the masters larger, and on others the work
+	// budget runs out sooner (the suite's h8/3x5-10 lost its proof of
+	// optimality, its bound 1,969 down to 1,329; 30x25-1 kept a pattern
+	// of 215 instead of 118, its bound 114 to 115).
+	Rounding bool
 }
 
 func (o JointOptions) maxCells() int {
@@ -144,6 +155,16 @@ var testMasterHook func(js *jointSolver, fx fixing, lb float64, y []float64)
 // error of the run: the best pattern found so far is kept).
 var errBudget = errors.New("joint: work budget spent")
 
+// The budget that ran out, each an errBudget (errors.Is): the simplex
+// work (JointOptions.Work or BoundWork), the branch-and-bound nodes
+// (JointOptions.Nodes) or the tableau size (JointOptions.MaxTableau: the
+// next LP would be larger; jointSolver.bigLP records its size).
+var (
+	errWorkSpent = fmt.Errorf("%w: simplex work", errBudget)
+	errNodes     = fmt.Errorf("%w: branch-and-bound nodes", errBudget)
+	errTableau   = fmt.Errorf("%w: tableau size", errBudget)
+)
+
 // errDeadline stops the joint search at the user's time limit.
 var errDeadline = errors.New("joint: time limit reached")
 
@@ -179,6 +200,9 @@ type cut struct {
 	coef []float64
 	rhs  float64
 	com  int
+	// level is the commodity's level, the scale of rhs's tolerance
+	// (searchTol)
+	level float64
 }
 
 type jointSolver struct {
@@ -209,8 +233,11 @@ type jointSolver struct {
 	pivots       int
 	work         float64 // Σ pivots × tableau entries / 10^6 (see spend)
 	lps          int
-	tol          float64
-	scratchT     []float64
+	tol          float64 // lpMethod.tol; judgments on a level use searchTol
+	// bigLP is the LP (rows, columns) that did not fit JointOptions.
+	// MaxTableau when the search stopped on errTableau
+	bigLP    [2]int
+	scratchT []float64
 	// gran is the costs' granularity margin of the pruning and the
 	// "optimal" claim (costGranularity; set by solve)
 	gran float64
@@ -239,7 +266,7 @@ func (js *jointSolver) spend(piv, m, n int) error {
 		return errDeadline
 	}
 	if js.work > js.budget() && !js.final {
-		return errBudget
+		return errWorkSpent
 	}
 	return nil
 }
@@ -259,8 +286,12 @@ func (js *jointSolver) budget() float64 {
 // JointOptions.MaxTableau and that the budget is not spent: the search
 // stops (errBudget) rather than start an LP too large for it.
 func (js *jointSolver) fits(m, n int) error {
-	if float64(m)*float64(n) > float64(js.jo.maxTableau()) || js.work > js.budget() && !js.final {
-		return errBudget
+	if float64(m)*float64(n) > float64(js.jo.maxTableau()) {
+		js.bigLP = [2]int{m, n}
+		return errTableau
+	}
+	if js.work > js.budget() && !js.final {
+		return errWorkSpent
 	}
 	return nil
 }
@@ -314,7 +345,7 @@ func (js *jointSolver) attackPublished(k int, y []float64, exact bool, pub int) 
 		return 0, nil, err
 	}
 	c := js.capacityCut(k, d, solver, pub)
-	if c.rhs <= js.tol {
+	if c.rhs <= searchTol(js.tol, com.level) {
 		return val, nil, nil
 	}
 	return val, c, nil
@@ -449,7 +480,7 @@ func (js *jointSolver) capacityCut(k int, d *attackDual, solver *lp.Solver, pub 
 		}
 	}
 	slices.Sort(touched)
-	c := &cut{rhs: com.level, com: k}
+	c := &cut{rhs: com.level, com: k, level: com.level}
 	// The fixed cells' terms leave the level: fixSum (their sum, rounded)
 	// and fixAbs, fixN bound the rounding (see below).
 	fixSum, fixAbs, fixN := 0.0, 0.0, 0
@@ -894,7 +925,7 @@ func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int
 				p.coef = append(p.coef, c.coef[k])
 			}
 		}
-		if p.rhs <= js.tol {
+		if p.rhs <= searchTol(js.tol, c.level) {
 			continue
 		}
 		if len(p.idx) == 0 {
@@ -929,6 +960,13 @@ func (js *jointSolver) restrictCuts(fx fixing) ([]pendingCut, []int, map[int]int
 	return cs, active, varOf, true
 }
 
+// reaches reports whether an intruder's deviation val meets a commodity's
+// level, within searchTol of it (at most 1e-7 of the level: stricter than
+// the interval audit's 1e-6, which gates the pattern).
+func (js *jointSolver) reaches(val, level float64) bool {
+	return val >= level-searchTol(js.tol, level)
+}
+
 // separate adds the cuts that y violates (every commodity); it returns how
 // many were added.
 func (js *jointSolver) separate(y []float64) (int, error) {
@@ -945,8 +983,14 @@ func (js *jointSolver) separate(y []float64) (int, error) {
 		for m, i := range c.idx {
 			lhs += c.coef[m] * y[i]
 		}
-		if lhs < c.rhs-1e-7*js.coms[k].level-js.tol && js.addCut(c) {
+		if lhs < c.rhs-1e-7*js.coms[k].level-searchTol(js.tol, js.coms[k].level) && js.addCut(c) {
 			added++
+		}
+		if js.jo.Rounding {
+			// its Chvátal-Gomory rounding that y violates most (roundedCut)
+			if g := js.roundedCut(c, y); g != nil && js.addCut(g) {
+				added++
+			}
 		}
 	}
 	return added, nil
@@ -980,7 +1024,7 @@ func (js *jointSolver) protectsScen(sup []bool, first, scen bool) (bool, error) 
 		if err != nil {
 			return false, err
 		}
-		if val >= js.coms[k].level-1e-7*js.coms[k].level-js.tol {
+		if js.reaches(val, js.coms[k].level) {
 			continue
 		}
 		ok = false
@@ -1045,7 +1089,7 @@ func (js *jointSolver) singletonScenarios(y []float64, first bool) (bool, error)
 			if err != nil {
 				return false, err
 			}
-			if val >= com.level-1e-7*com.level-js.tol {
+			if js.reaches(val, com.level) {
 				continue
 			}
 			ok = false
@@ -1132,7 +1176,7 @@ func (js *jointSolver) primalReach(y []float64, pub int, ks []int) ([]bool, erro
 			}
 			break // the dual LPs decide the rest
 		}
-		reach[m] = com.sign*(val-s.Val[com.p]) >= com.level-1e-7*com.level-js.tol
+		reach[m] = js.reaches(com.sign*(val-s.Val[com.p]), com.level)
 	}
 	return reach, js.spend(solver.Pivots, len(rows), len(cells))
 }
@@ -1188,13 +1232,13 @@ func (js *jointSolver) repair(sup []bool, fx fixing) (bool, error) {
 			}
 			sort.SliceStable(opts, func(a, b int) bool { return opts[a].ratio < opts[b].ratio })
 			for _, o := range opts {
-				if lhs >= c.rhs-js.tol {
+				if lhs >= c.rhs-searchTol(js.tol, c.level) {
 					break
 				}
 				sup[o.i] = true
 				lhs += o.coef
 			}
-			if lhs < c.rhs-js.tol {
+			if lhs < c.rhs-searchTol(js.tol, c.level) {
 				return false, nil
 			}
 		}
@@ -1239,7 +1283,7 @@ type jointResult struct {
 	lowerBound float64 // proven lower bound on the cost of any protected pattern of the candidates
 	boundOK    bool    // lowerBound was computed
 	optimal    bool    // the branch-and-bound finished: sup is optimal among the candidates
-	stopped    error   // errBudget or errDeadline when the search stopped early
+	stopped    error   // errBudget (which one: errWorkSpent, errNodes, errTableau), errDeadline, errLPFail or errStalled when the search stopped early
 	infeasible bool    // no pattern of the candidates protects every primary
 }
 
@@ -1428,7 +1472,7 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 	for len(stack) > 0 {
 		if nodes >= js.jo.nodes() {
 			complete = false
-			res.stopped = errBudget
+			res.stopped = errNodes
 			break
 		}
 		nd := stack[len(stack)-1]

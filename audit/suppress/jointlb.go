@@ -2,6 +2,7 @@ package suppress
 
 import (
 	"math"
+	"slices"
 )
 
 // The joint search's lower bound is proven whatever the float simplex
@@ -204,4 +205,114 @@ func (sr *jointSearch) prunes(lb float64) bool {
 		return lb > sr.best-g
 	}
 	return lb >= sr.best
+}
+
+// cgMaxRHS bounds the right-hand side of a rounded cut (roundedCut): its
+// coefficients are integers up to it, so a divisor d far below the cut's
+// right-hand side (a tiny coefficient) gives no cut.
+const cgMaxRHS = 64
+
+// cgMaxDivisors bounds the divisors tried per cut: the smallest
+// coefficients below the right-hand side (the rounding gains most where
+// the coefficients are near a fraction of it).
+const cgMaxDivisors = 8
+
+// roundedCut returns the Chvátal-Gomory rounding of cut c that the
+// fractional point y violates most (nil: none; JointOptions.Rounding).
+// c (Σ a_i·y_i ≥ b, a_i ≥ 0) holds for every protected pattern, whose y
+// is 0 or 1; for any d > 0
+//
+//	Σ ⌈a_i/d⌉·y_i ≥ Σ (a_i/d)·y_i ≥ b/d,
+//
+// and the left-hand side is an integer for an integral y, so
+// Σ ⌈a_i/d⌉·y_i ≥ ⌈b/d⌉ holds for every protected pattern too; a
+// coefficient above ⌈b/d⌉ may be lowered to it (y_i ≤ 1: the cell alone
+// meets the cut). The capacity cuts' coefficients are capped at the
+// level, so the LP relaxation may meet a cut with fractions of cells whose
+// capacities add up to the level; the rounding asks for whole cells.
+//
+// The divisors are c's own coefficients below b (the smallest
+// cgMaxDivisors with ⌈b/d⌉ ≤ cgMaxRHS). ⌈a/d⌉ and ⌈b/d⌉ are computed
+// exactly (ceilDiv: integer results checked by a fused multiply-add), so
+// the rounded cut is valid in exact arithmetic, as the bound needs
+// (lagrangeBound).
+func (js *jointSolver) roundedCut(c *cut, y []float64) *cut {
+	if !(c.rhs > 0) || math.IsInf(c.rhs, 0) {
+		return nil
+	}
+	// A cell of value 0 whose coefficient is below the level has the
+	// exact coefficient β·0 = 0 (capacityCut adds a float margin): 0 here.
+	coef := make([]float64, len(c.coef))
+	for m, a := range c.coef {
+		if a < c.level && js.s.Val[c.idx[m]] == 0 {
+			a = 0
+		}
+		coef[m] = a
+	}
+	var ds []float64
+	for _, a := range coef {
+		if a > 0 && a < c.rhs && c.rhs <= cgMaxRHS*a && !slices.Contains(ds, a) {
+			ds = append(ds, a)
+		}
+	}
+	slices.Sort(ds)
+	if len(ds) > cgMaxDivisors {
+		ds = ds[:cgMaxDivisors]
+	}
+	var out *cut
+	best := 0.0
+	for _, d := range ds {
+		// Any d > 0 gives a valid cut: d a little above the coefficient,
+		// so that coefficients that are float multiples of it (each
+		// rounded up by 1e-9 and a few ulps, capacityCut) do not round up
+		// to the next integer.
+		d *= 1 + 0x1p-40
+		r, ok := ceilDiv(c.rhs, d)
+		if !ok || r < 2 || r > cgMaxRHS {
+			continue
+		}
+		g := &cut{rhs: r, com: c.com, level: r, idx: slices.Clone(c.idx), coef: make([]float64, len(c.coef))}
+		lhs := 0.0
+		for m, a := range coef {
+			q := 0.0
+			switch {
+			case a <= 0:
+			case a <= d:
+				q = 1 // 0 < a/d ≤ 1
+			default:
+				var ok bool
+				if q, ok = ceilDiv(a, d); !ok {
+					q = r // a coefficient at the rhs is valid whatever a is
+				}
+			}
+			g.coef[m] = min(q, r)
+			lhs += g.coef[m] * y[g.idx[m]]
+		}
+		// the most violated rounding only (relative to its rhs): each
+		// cut added makes every later master larger
+		if v := 1 - lhs/r; v > 1e-7 && v > best {
+			out, best = g, v
+		}
+	}
+	return out
+}
+
+// ceilDiv returns ⌈a/d⌉ exactly for a, d > 0 (normal floats, the
+// quotient at most 2^40), or ok false. The float quotient's ceiling is
+// corrected with fma(q, d, −a), whose sign is that of the exact q·d − a
+// (one rounding keeps the sign, and the exact value, a multiple of the
+// smaller operand's ulp, is not tiny enough to round to zero).
+func ceilDiv(a, d float64) (float64, bool) {
+	const tiny = 0x1p-900
+	if !(a >= tiny && d >= tiny) || math.IsInf(a, 0) || math.IsInf(d, 0) || a/d > 0x1p40 {
+		return 0, false
+	}
+	q := math.Ceil(a / d)
+	for q > 1 && math.FMA(q-1, d, -a) >= 0 {
+		q--
+	}
+	for math.FMA(q, d, -a) < 0 {
+		q++
+	}
+	return q, true
 }

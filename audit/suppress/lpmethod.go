@@ -67,8 +67,11 @@ type lpMethod struct {
 	hyper     map[int]bool // chosen by the hypercube fallback (final)
 	by        map[int]int
 	viaMargin map[int]bool
-	fallback  int     // primaries given the hypercube move (no deviation found)
-	tol       float64 // flows below it are zero
+	fallback  int // primaries given the hypercube move (no deviation found)
+	// tol is 1e-9 of the table's largest value: flows below it are zero
+	// where no level is at stake; a judgment on a level uses
+	// searchTol(tol, level), a flow of a deviation flowTol(tol, dev).
+	tol float64
 	// rec holds, per primary, the cells (other than itself) of the move or
 	// deviations that protect it, as a starting support for dropLocal.
 	rec map[int][]int
@@ -94,6 +97,31 @@ type lpStop struct {
 	redundancy             bool
 }
 
+// searchTol is the float tolerance of a search's judgment on a level (a
+// primary's deviation reaching it, a flow or a cut's right-hand side
+// measured against it): the table-scaled tol, but at most 1e-7 of the
+// level. The interval audit, which gates every pattern, allows at most
+// 1e-6 of the level (intervals.levelTol): a pattern a search calls
+// protected must not be one the audit then refuses, so float noise makes
+// a search's primary unprotected first. Before, a table whose largest
+// value is 2e9 (tol about 6 with its grand total) let a search call a
+// primary with level 10 protected when it could move only 5.
+func searchTol(tol, level float64) float64 {
+	return min(tol, 1e-7*math.Abs(level))
+}
+
+// flowTol is the threshold below which a deviation's flow through a cell
+// is taken as zero (the cell is left out of the pattern): the
+// table-scaled tol, but at most 1e-3 of the deviation dev, so that on a
+// table whose largest value is 2e9 (tol about 6) a flow of 5 in a
+// deviation of 10 keeps its cell. Not searchTol's 1e-7: a flow is a
+// simplex value, whose noise grows with the table's scale (on tau-argus's
+// pp.tab, scale 1e7, noise flows of 1e-4 put spurious cells in the
+// pattern).
+func flowTol(tol, dev float64) float64 {
+	return min(tol, 1e-3*math.Abs(dev))
+}
+
 // spend adds units of counted work (LPOptions.Work).
 func (lm *lpMethod) spend(units float64) { lm.work += units }
 
@@ -110,11 +138,13 @@ const moveWeight = 250
 // combinations it may examine (the product of the one-dimensional move
 // counts through p's codes, at most maxCombos) and the codes it reads
 // (their sum). It depends on the table, not on how the search prunes.
+// The counts are the run's cached Count1D (suppressor.count1D): the same
+// units as Count1D's, without walking a dimension's codes at every call.
 func (lm *lpMethod) moveWork(p int) {
 	s := lm.s
 	combos, codes := 1, 0
 	for d := 0; d < s.NDim; d++ {
-		c := s.Count1D(d, s.Keys[p][d])
+		c := lm.sp.count1D(d, s.Keys[p][d])
 		combos = min(combos*max(c, 1), maxCombos)
 		codes += c
 	}
@@ -620,7 +650,9 @@ func (lm *lpMethod) deviationCost(ctx context.Context, p int, box []int, dev flo
 	if err != nil {
 		return nil, false, err
 	}
-	tol := lm.tol
+	// A flow that matters to the deviation dev (flowTol) puts its cell in
+	// the pattern: one left out could leave p short of dev.
+	tol := flowTol(lm.tol, dev)
 	var out []int
 	for _, j := range cells {
 		v := local[j]
@@ -644,7 +676,7 @@ type lpVars struct{ a, b, slack int }
 // no variable to balance p.
 func (lm *lpMethod) relRows(p int, dev float64, cells []int, local func(int) (lpVars, bool)) (rows []lp.Row, ok bool) {
 	s := lm.s
-	tol := lm.tol
+	tol := searchTol(lm.tol, dev) // a relation p alone moves by dev
 	seen := map[int32]bool{}
 	addRel := func(r int32) bool {
 		if seen[r] {

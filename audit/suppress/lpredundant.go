@@ -422,11 +422,15 @@ func (lm *lpMethod) reach(ctx context.Context, p int, box []int, up, low float64
 			}
 			return nil, false, true, nil
 		}
-		if dev > 0 && !(v >= target-lm.tol) || dev < 0 && !(v <= target+lm.tol) {
+		// Reached within searchTol of the level; a cell whose value moved
+		// by more than flowTol is in the support (see deviationCost).
+		tol := searchTol(lm.tol, dev)
+		if dev > 0 && !(v >= target-tol) || dev < 0 && !(v <= target+tol) {
 			return nil, false, false, nil
 		}
+		ftol := flowTol(lm.tol, dev)
 		for l, j := range vars {
-			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.Val[j]) > lm.tol) {
+			if l > 0 && (math.IsInf(v, 1) || math.Abs(sv.Value(l)-s.Val[j]) > ftol) {
 				changed[j] = true
 			}
 		}

@@ -92,8 +92,14 @@ func protectBest(ctx context.Context, t *audit.Table, opt Options, s *structure,
 	best, out := po.keep()
 	jointReport(&out, best, jres, js0, opt, deadline)
 	if msg := lm.stopped(); msg != "" {
-		// the lp method's budget (its pattern was offered all the same)
-		out.Stopped = joinStops(msg, out.Stopped)
+		// The lp method's budget (its pattern was offered all the same):
+		// why the kept pattern's search stopped early only when it is the
+		// lp method's; else the reason says it of the pattern not kept.
+		if best.name == "lp" {
+			out.Stopped = joinStops(msg, out.Stopped)
+		} else {
+			out.ChosenReason += "; the lp pattern, not kept, was found with its budget spent: " + msg
+		}
 	}
 	iv, err := po.finalAudit(best)
 	if err != nil {
@@ -441,12 +447,27 @@ func jointReport(out *audit.SuppressionRun, best candidate, jres *jointResult, j
 		case errors.Is(jres.stopped, errStalled):
 			out.Stopped = fmt.Sprintf("the joint bound's cut rounds stopped when the last %d raised the bound by less than %g%% of it: the bound is the one proven so far", stallRounds, 100*opt.Joint.boundStall())
 		case errors.Is(jres.stopped, errBudget):
-			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept%s", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau(), bound)
+			out.Stopped = fmt.Sprintf("the joint search's budget (%.0f units of simplex work, %d branch-and-bound nodes, LPs up to %d tableau entries) was spent: the best verified pattern found is kept%s; %s", js0.budget(), opt.Joint.nodes(), opt.Joint.maxTableau(), bound, budgetRanOut(jres.stopped, js0, opt))
 		}
 	}
 	if !deadline.IsZero() && time.Now().After(deadline) && out.Stopped == "" {
 		out.Stopped = fmt.Sprintf("time limit %v reached: the best verified pattern found is kept; primaries it does not protect go to review", opt.TimeLimit)
 	}
+}
+
+// budgetRanOut says which of the joint search's budgets stopped it (err,
+// an errBudget).
+func budgetRanOut(err error, js *jointSolver, opt Options) string {
+	switch {
+	case errors.Is(err, errNodes):
+		return fmt.Sprintf("what ran out: the branch-and-bound nodes (%d explored)", opt.Joint.nodes())
+	case errors.Is(err, errTableau):
+		m, n := js.bigLP[0], js.bigLP[1]
+		return fmt.Sprintf("what ran out: the tableau size (the next LP needed %d rows x %d columns, %.0f entries, over %d)", m, n, float64(m)*float64(n), opt.Joint.maxTableau())
+	case errors.Is(err, errWorkSpent):
+		return fmt.Sprintf("what ran out: the simplex work (%.6g units spent of %.6g)", js.work, js.budget())
+	}
+	return "what ran out: the work budget"
 }
 
 // runJoint sets up and runs the joint search: candidates are the cells
