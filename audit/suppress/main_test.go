@@ -22,6 +22,12 @@ func heavySeeds() []uint64 {
 	return []uint64{6, 3}
 }
 
+// raceJointWork is the joint search's work budget (JointOptions.Work)
+// under the race detector in the tests whose subject is not that
+// search's quality: a tenth of the default, which the race detector
+// makes several times slower to spend (its dense master pivots).
+const raceJointWork = 3_000
+
 // verdictTuning is the interval audit's defaults with the exact bounds'
 // budgets of before the bulk phase (intervals.Tuning.BeforeBulk), for
 // tests on large tables that need the audit's verdicts, not every
