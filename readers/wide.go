@@ -94,6 +94,11 @@ type WideLayout struct {
 	// Sections are section rows: a single label with no values, heading
 	// the body rows below it (an outer row dimension, the first of Dims).
 	Sections []int
+	// Population are population notes between the header and the body
+	// ("Base: all workers", "Universe: ..."): lines describing what the
+	// table counts, read as notes of the table (listed in the layout
+	// message), never as a section or a code.
+	Population []int
 	// Indent is the indentation (leading spaces) of cells that have one,
 	// by position: a hierarchy in one column shown by indentation.
 	Indent map[WidePos]int
@@ -662,6 +667,12 @@ func (p *wideParser) headerRows() error {
 		lay.Header = append([]int(nil), sh.header...)
 		lay.Units = append([]int(nil), sh.units...)
 		p.first = sh.header[len(sh.header)-1] + 1 + len(sh.units)
+		// population notes between the header and the body: read with
+		// the titles (the table's description), never as sections
+		for _, r := range sh.notes {
+			lay.Population = append(lay.Population, r)
+			p.first = max(p.first, r+1+len(sh.units))
+		}
 		if sh.sections {
 			p.first = sh.firstSection
 		}
@@ -699,6 +710,16 @@ func (p *wideParser) headerRows() error {
 	// units rows under the header: "(thousands)", "£ million", "%"
 	for p.first <= len(lay.Rows) && p.unitsRow(p.first) {
 		lay.Units = append(lay.Units, p.first)
+		p.first++
+	}
+	// population notes under the header ("Base: all workers" alone on
+	// its line): notes of the table, not a body or section row
+	for p.first <= len(lay.Rows) {
+		n, f, _ := span(lay.Rows[p.first-1])
+		if n != 1 || f > p.left+p.nL-1 || !isPopulationNote(lay.Rows[p.first-1][f]) {
+			break
+		}
+		lay.Population = append(lay.Population, p.first)
 		p.first++
 	}
 	return nil
@@ -1289,6 +1310,10 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	}
 	if len(lay.Notes) > 0 {
 		msg += ", notes " + rowSpan(lay.Notes)
+	}
+	for _, r := range lay.Population {
+		_, f, _ := span(lay.Rows[r-1])
+		msg += fmt.Sprintf(", population note row %d (%q) read as a note of the table", r, lay.Rows[r-1][f])
 	}
 	if len(w.Stats) > 0 {
 		msg += fmt.Sprintf(", statistics in row %d", lay.Header[0])
