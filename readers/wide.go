@@ -94,9 +94,17 @@ type WideLayout struct {
 	// Sections are section rows: a single label with no values, heading
 	// the body rows below it (an outer row dimension, the first of Dims).
 	Sections []int
+	// Population are population notes between the header and the body
+	// ("Base: all workers", "Universe: ..."): lines describing what the
+	// table counts, read as notes of the table (listed in the layout
+	// message), never as a section or a code.
+	Population []int
 	// Indent is the indentation (leading spaces) of cells that have one,
 	// by position: a hierarchy in one column shown by indentation.
 	Indent map[WidePos]int
+	// StyleIndent is the indent level of the cell's style (a workbook's
+	// Format Cells > Alignment > Indent) of text cells that have one.
+	StyleIndent map[WidePos]int
 	// Keys are the long keys (row labels then column labels) of the body
 	// cells, in reading order; Pos their positions.
 	Keys [][]string
@@ -321,7 +329,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 			}
 			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
 		}
-		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent}
+		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent, StyleIndent: styleIndents(f, sh, rows)}
 		if err := cropRange(lay, opt.Range); err != nil {
 			return nil, err
 		}
@@ -390,6 +398,71 @@ func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string
 		return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 	}
 	return rows, indent, nil
+}
+
+// maxStyleIndentCells bounds the sheets whose cells' indent styles are
+// read (styleIndents loads the sheet whole): larger sheets are read by
+// their leading spaces only.
+const maxStyleIndentCells = 200_000
+
+// styleIndents reads the indent level of the style of the text cells in
+// the leftmost columns of a sheet (where row labels are), when a style of
+// the workbook indents: a hierarchy in one column shown by the cells'
+// Alignment > Indent rather than by leading spaces. Nil when no style
+// indents, or the sheet has more than maxStyleIndentCells cells.
+func styleIndents(f *excelize.File, sheet string, rows [][]string) map[WidePos]int {
+	indents := false
+	for i := 0; i < excelize.MaxCellStyles; i++ {
+		st, err := f.GetStyle(i)
+		if err != nil {
+			break
+		}
+		if st.Alignment != nil && st.Alignment.Indent > 0 {
+			indents = true
+			break
+		}
+	}
+	if !indents {
+		return nil
+	}
+	cells := 0
+	for _, r := range rows {
+		cells += len(r)
+	}
+	if cells > maxStyleIndentCells {
+		return nil
+	}
+	var out map[WidePos]int
+	byStyle := map[int]int{}
+	for i, r := range rows {
+		for c := 0; c < len(r) && c < 4; c++ {
+			if r[c] == "" || isValueLike(r[c]) {
+				continue
+			}
+			name, err := excelize.CoordinatesToCellName(c+1, i+1)
+			if err != nil {
+				continue
+			}
+			id, err := f.GetCellStyle(sheet, name)
+			if err != nil || id <= 0 {
+				continue
+			}
+			n, ok := byStyle[id]
+			if !ok {
+				if st, err := f.GetStyle(id); err == nil && st.Alignment != nil {
+					n = st.Alignment.Indent
+				}
+				byStyle[id] = n
+			}
+			if n > 0 {
+				if out == nil {
+					out = map[WidePos]int{}
+				}
+				out[WidePos{Row: i + 1, Col: c}] = n
+			}
+		}
+	}
+	return out
 }
 
 // indentOf is the number of leading spaces of a text cell that has more
@@ -498,7 +571,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 // with the keys set as without them. ok is false, and lay untouched, when
 // detection fails or finds other keys.
 func parseAsDetected(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, bool) {
-	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent}
+	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent, StyleIndent: lay.StyleIndent}
 	cp.Rows = make([][]string, len(lay.Rows))
 	for i, r := range lay.Rows {
 		cp.Rows[i] = append([]string(nil), r...)
@@ -594,6 +667,12 @@ func (p *wideParser) headerRows() error {
 		lay.Header = append([]int(nil), sh.header...)
 		lay.Units = append([]int(nil), sh.units...)
 		p.first = sh.header[len(sh.header)-1] + 1 + len(sh.units)
+		// population notes between the header and the body: read with
+		// the titles (the table's description), never as sections
+		for _, r := range sh.notes {
+			lay.Population = append(lay.Population, r)
+			p.first = max(p.first, r+1+len(sh.units))
+		}
 		if sh.sections {
 			p.first = sh.firstSection
 		}
@@ -631,6 +710,16 @@ func (p *wideParser) headerRows() error {
 	// units rows under the header: "(thousands)", "£ million", "%"
 	for p.first <= len(lay.Rows) && p.unitsRow(p.first) {
 		lay.Units = append(lay.Units, p.first)
+		p.first++
+	}
+	// population notes under the header ("Base: all workers" alone on
+	// its line): notes of the table, not a body or section row
+	for p.first <= len(lay.Rows) {
+		n, f, _ := span(lay.Rows[p.first-1])
+		if n != 1 || f > p.left+p.nL-1 || !isPopulationNote(lay.Rows[p.first-1][f]) {
+			break
+		}
+		lay.Population = append(lay.Population, p.first)
 		p.first++
 	}
 	return nil
@@ -1222,6 +1311,10 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	if len(lay.Notes) > 0 {
 		msg += ", notes " + rowSpan(lay.Notes)
 	}
+	for _, r := range lay.Population {
+		_, f, _ := span(lay.Rows[r-1])
+		msg += fmt.Sprintf(", population note row %d (%q) read as a note of the table", r, lay.Rows[r-1][f])
+	}
 	if len(w.Stats) > 0 {
 		msg += fmt.Sprintf(", statistics in row %d", lay.Header[0])
 	}
@@ -1321,6 +1414,55 @@ func (l *WideLayout) Uncoded() map[int][]string {
 			}
 			out[off+i] = blank
 		}
+	}
+	return out
+}
+
+// Indents are, per row label column, the levels of indentation of its
+// labels in the body rows (a hierarchy in one column shown by
+// indentation: leading spaces, and in a workbook the cell's indent
+// style, StyleIndent, which ranks first): keyed by the index of the
+// column's dimension in the long table's key, then by label; labels not
+// indented are absent. A column none of whose body labels is indented,
+// or where one label stands at two levels, has none.
+func (l *WideLayout) Indents() map[int]map[string]int {
+	if len(l.Indent) == 0 && len(l.StyleIndent) == 0 {
+		return nil
+	}
+	off := 0
+	if len(l.Sections) > 0 {
+		off = 1
+	}
+	var out map[int]map[string]int
+	for i, col := range l.Labels {
+		levels := map[string]int{}
+		indented, clash := false, false
+		for k, p := range l.Pos {
+			if k > 0 && l.Pos[k-1].Row == p.Row || off+i >= len(l.Keys[k]) {
+				continue
+			}
+			at := WidePos{Row: p.Row, Col: col}
+			lv := l.StyleIndent[at]*1024 + min(l.Indent[at], 1023)
+			lab := l.Keys[k][off+i]
+			if was, ok := levels[lab]; ok && was != lv {
+				clash = true
+				break
+			}
+			levels[lab] = lv
+			indented = indented || lv > 0
+		}
+		if clash || !indented {
+			continue
+		}
+		for lab, lv := range levels {
+			if lv == 0 {
+				delete(levels, lab)
+			}
+		}
+		if out == nil {
+			out = map[int]map[string]int{}
+		}
+		out[off+i] = levels
 	}
 	return out
 }

@@ -102,6 +102,10 @@ type wideShape struct {
 	// dimension
 	sections     bool
 	firstSection int
+	// notes are population notes between the header and the body
+	// ("Base: all workers"): lines describing what the table counts, read
+	// with the titles, never a section or a code.
+	notes []int
 	// codeCol is the last label column when it only gives a code for
 	// some rows (blank on the others, every code on one row): it names
 	// the codes of the columns left of it; -1 when none
@@ -473,10 +477,16 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 	if len(sh.header) == 0 {
 		// section rows (a single label, no values) and blank rows between
 		// the header and the body
+		// population notes ("Base: all workers") there are notes of the
+		// table, not sections
 		rr := r
-		var secs []int
+		var secs, notes []int
 		for ; rr >= 1; rr-- {
 			if n, _, _ := span(g.rows[rr-1]); n == 0 {
+				continue
+			}
+			if g.populationRow(rr, left, nL) && g.noValueRight(rr, left, nL) {
+				notes = append([]int{rr}, notes...)
 				continue
 			}
 			if !g.sectionRow(rr, left, nL) {
@@ -484,9 +494,12 @@ func (g *detectGrid) findShape() (*wideShape, int, error) {
 			}
 			secs = append([]int{rr}, secs...)
 		}
-		if len(secs) > 0 && rr >= 1 {
+		if len(secs)+len(notes) > 0 && rr >= 1 {
 			if g.headerAbove(sh, rr); len(sh.header) > 0 {
-				sh.sections, sh.firstSection = true, secs[0]
+				if len(secs) > 0 {
+					sh.sections, sh.firstSection = true, secs[0]
+				}
+				sh.notes = notes
 			}
 		}
 	}
@@ -586,6 +599,17 @@ func (g *detectGrid) headerAbove(sh *wideShape, r int) int {
 func (g *detectGrid) populationRow(r, left, nL int) bool {
 	_, f, _ := span(g.lay.Rows[r-1])
 	return f >= 0 && f < left+nL && isPopulationNote(g.raw(r, f))
+}
+
+// noValueRight reports whether row r holds nothing right of the label
+// columns left..left+nL-1.
+func (g *detectGrid) noValueRight(r, left, nL int) bool {
+	for c := left + nL; c < len(g.rows[r-1]); c++ {
+		if g.rows[r-1][c] != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // headerOverBody reports whether row r, above a blank row above header

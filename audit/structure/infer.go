@@ -48,6 +48,11 @@ type Options struct {
 	// regions above the coded constituencies): the candidates for totals
 	// of the blocks of rows below them (levelTree).
 	Uncoded map[string][]string
+	// Indent are, per dimension, the levels of indentation of its codes
+	// in the table's label column (leading spaces, the cell's indent
+	// style; absent: not indented): a hierarchy in one column that the
+	// indentation proposes and arithmetic confirms (indentTree).
+	Indent map[string]map[string]int
 	// MaxBlockWork bounds the work (cells compared) of the search for
 	// subtotals by arithmetic in one axis (0: 20,000,000): a
 	// deterministic bound, so that a large table without labels costs a
@@ -506,8 +511,9 @@ func (in *axisInference) run() {
 	tr := in.splitCodes()
 	in.groupSubtotals(tr)
 	in.censusTree(tr)
+	indented := in.indentTree(tr)
 	assigned := in.assignTotals(tr)
-	if !assigned && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
+	if !assigned && !indented && in.arithmetic && len(tr.hier) == 0 && tr.how != "GSS codes" {
 		if in.levelTree(tr) {
 			in.settlePartial(tr)
 			in.recordTree(tr)

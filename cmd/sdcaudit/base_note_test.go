@@ -77,3 +77,51 @@ func TestHeaderNumberNoPartOfCode(t *testing.T) {
 		t.Errorf("summary.html shows the withheld value (or is missing: %v)", err)
 	}
 }
+
+// TestPopulationNoteUnderHeader: a population note between the column
+// labels and the body ("Base: all workers" alone on its line) describes
+// what the table counts; it was read as a section row, an outer row
+// dimension "section" with that one code. It is a note of the table,
+// listed in the layout, with the table read as without it, detected or
+// with the keys given; sections below it are still sections.
+func TestPopulationNoteUnderHeader(t *testing.T) {
+	for _, base := range []string{"Base: all workers", "Universe: workers aged 16+"} {
+		for _, tc := range []struct {
+			name, body, dims string
+			args             []string
+		}{
+			{"detected", "North,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n", "Area,across", nil},
+			{"keys given", "North,12,8,20\nSouth,11,13,24\nTotal,23,21,44\n", "Area,Sex", []string{"--dims", "Area", "--across", "Sex"}},
+			{"sections below", "Manual\nNorth,12,8,20\nSouth,11,13,24\nTotal,23,21,44\nOffice\nNorth,2,8,10\nSouth,11,3,14\nTotal,13,11,24\n", "section,Area,across", nil},
+		} {
+			text := "Table 1: injuries by area 2019\nArea,Men,Women,Total\n" + base + "\n" + tc.body
+			_, rows, rep, _ := checkCSV(t, text, append([]string{"--value", "count"}, tc.args...)...)
+			st, _ := rep["structure"].(map[string]any)
+			axes, _ := st["axes"].([]any)
+			var dims []string
+			for _, a := range axes {
+				for _, d := range a.(map[string]any)["dims"].([]any) {
+					dims = append(dims, d.(string))
+				}
+			}
+			if strings.Join(dims, ",") != tc.dims {
+				t.Errorf("%q %s: dimensions %q, want %s", base, tc.name, dims, tc.dims)
+			}
+			for _, c := range rep["cells"].([]any) {
+				k, _ := c.(map[string]any)["key"].(map[string]any)
+				for _, v := range k {
+					if v == base {
+						t.Errorf("%q %s: a cell's code is the note: %v", base, tc.name, k)
+					}
+				}
+			}
+			layout, _ := json.Marshal(st["layout"])
+			if !strings.Contains(string(layout), `population note row 3`) {
+				t.Errorf("%q %s: layout %s, want the note listed", base, tc.name, layout)
+			}
+			if r := rows[2]; len(r) < 1 || r[0] != base {
+				t.Errorf("%q %s: row 3 of the safe table %q, want the note kept", base, tc.name, r)
+			}
+		}
+	}
+}

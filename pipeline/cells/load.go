@@ -169,6 +169,7 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 		text[ab.header[i]] = ab.extraText[j]
 	}
 	var uncoded map[string][]string
+	var indent map[string]map[string]int
 	if ws, ok := readers.As[readers.WideSource](src); ok {
 		for d, labels := range ws.Layout().Uncoded() {
 			if d < len(t.Dims) {
@@ -178,8 +179,16 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 				uncoded[t.Dims[d]] = labels
 			}
 		}
+		for d, levels := range ws.Layout().Indents() {
+			if d < len(t.Dims) {
+				if indent == nil {
+					indent = map[string]map[string]int{}
+				}
+				indent[t.Dims[d]] = levels
+			}
+		}
 	}
-	if err := inferStructure(t, s, src.Header(), text, uncoded); err != nil {
+	if err := inferStructure(t, s, src.Header(), text, uncoded, indent); err != nil {
 		return nil, err
 	}
 	if ws, ok := readers.As[readers.WideSource](src); ok {

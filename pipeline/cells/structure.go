@@ -17,9 +17,10 @@ import (
 // (audit/structure) and records it in the table: its margins, nested
 // rows, and the role of every input column (header: the long table's
 // columns as read; uncoded: per dimension, the row labels a code column
-// leaves blank, structure.Options.Uncoded).
-func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool, uncoded map[string][]string) error {
-	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims), Uncoded: uncoded}
+// leaves blank, structure.Options.Uncoded; indent: per dimension, the
+// indentation of its labels, structure.Options.Indent).
+func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool, uncoded map[string][]string, indent map[string]map[string]int) error {
+	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims), Uncoded: uncoded, Indent: indent}
 	if len(opt.TotalLabels) == 0 && s.TotalLabel != "" {
 		opt.TotalLabels = []string{s.TotalLabel}
 	}

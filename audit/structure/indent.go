@@ -1,0 +1,257 @@
+package structure
+
+import (
+	"fmt"
+	"slices"
+	"unicode"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/report"
+)
+
+const (
+	indentHow = "indentation and arithmetic"
+	caseHow   = "case and arithmetic"
+)
+
+// indentTree finds a hierarchy printed in one column by indentation
+// ("All industries", "  Manufacturing", "    Food", "    Textiles",
+// "  Services", ...; Options.Indent): the indentation proposes the tree,
+// each code's parent the nearest code less indented above it (parents
+// printed before their children) or below it (parents printed after);
+// where the column has no indentation, an upper-case code over
+// mixed-case codes proposes it the same way (a hint only). Every parent
+// is the margin of its children only where it is their sum on every
+// complete line (every column; within Options.Rounded where declared);
+// one that is not is a warning with the difference, and no relation. A
+// parent read as a total by its label ("All industries") is a part of
+// the tree, not a total of the axis. It runs whatever the other axes'
+// margins, and settles what the contiguous runs of blockTree cannot (a
+// zero row after a run, a coincidental sum). The work is one check per
+// parent.
+func (in *axisInference) indentTree(tr *axisTree) bool {
+	if !in.arithmetic || len(in.ax.Dims) != 1 || len(tr.hier) > 0 || tr.how != "configuration" || len(tr.parent) > 0 {
+		return false
+	}
+	isTotal := map[string]bool{}
+	for _, c := range tr.totals {
+		isTotal[c] = true
+	}
+	var codes []string // the additive codes in table order
+	for _, c := range in.ax.Codes {
+		if isTotal[c] || slices.Contains(tr.members, c) {
+			codes = append(codes, c)
+		}
+	}
+	if len(codes) < 3 {
+		return false
+	}
+	levels, how := in.indentLevels(codes)
+	if levels == nil {
+		return false
+	}
+	// the layout proposes the direction: the least indented code first
+	// (parents before their children) or last (after)
+	low := slices.Min(levels)
+	before, after := in.proposeTree(codes, levels, false), in.proposeTree(codes, levels, true)
+	var p map[string]string
+	switch first, last := levels[0] == low, levels[len(levels)-1] == low; {
+	case first && !last:
+		p = before
+	case last && !first:
+		p = after
+	default:
+		// both ends (or neither) least indented: the direction whose
+		// parents add up, when only one does
+		nb, na := in.confirmedParents(before), in.confirmedParents(after)
+		switch {
+		case nb > na:
+			p = before
+		case na > nb:
+			p = after
+		default:
+			if nb > 0 {
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: the %s proposes a hierarchy with parents above or below their children, and both add up: not used as margins; declare it with suppression.hierarchies", tr.name, describeHint(how)))
+			}
+			return false
+		}
+	}
+	if len(p) == 0 {
+		return false
+	}
+	children := map[string][]string{}
+	var parents []string
+	for _, c := range codes {
+		if q, ok := p[c]; ok {
+			if len(children[q]) == 0 {
+				parents = append(parents, q)
+			}
+			children[q] = append(children[q], c)
+		}
+	}
+	// parents in table order
+	slices.SortFunc(parents, func(a, b string) int { return slices.Index(codes, a) - slices.Index(codes, b) })
+	found := map[string]string{}
+	for _, q := range parents {
+		ch := children[q]
+		holds, checked, nontrivial, diff, at := in.check(q, ch)
+		if holds && checked > 0 && (!in.mayBePart(ch) || how == caseHow && !nontrivial) {
+			continue // a difference (Balance), or a case hint no line confirms
+		}
+		h := how
+		if holds && checked == 0 && how == indentHow && in.partial(q, ch) {
+			// a received table: no line complete, the published parts
+			// never exceed it
+			h, checked = "indentation, consistent with the published parts (no line complete)", 1
+		}
+		if how == caseHow && (!holds || checked == 0) {
+			continue // a hint only: no warning
+		}
+		if !holds || checked == 0 {
+			why := fmt.Sprintf("difference %s%s%s", diff, in.where(at), in.rounding(diff, len(ch)))
+			if holds {
+				why = "no line of the table has all of them published"
+			}
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (%s): not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how), why))
+			continue
+		}
+		if in.inexact {
+			h += ", within rounding"
+		}
+		in.setTotal(q, ch, tr.parent, h)
+		for _, c := range ch {
+			found[c] = q
+		}
+		// a part of the tree, not a total of the axis
+		if isTotal[q] {
+			tr.totals = slices.DeleteFunc(tr.totals, func(x string) bool { return x == q })
+			if !slices.Contains(tr.members, q) {
+				tr.members = append(tr.members, q)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return false
+	}
+	// a labelled total that is a child keeps its place in the tree
+	for c := range found {
+		if isTotal[c] {
+			tr.totals = slices.DeleteFunc(tr.totals, func(x string) bool { return x == c })
+			if !slices.Contains(tr.members, c) {
+				tr.members = append(tr.members, c)
+			}
+		}
+	}
+	pos := map[string]int{}
+	for i, c := range in.ax.Codes {
+		pos[c] = i
+	}
+	slices.SortFunc(tr.members, func(a, b string) int { return pos[a] - pos[b] })
+	in.notes = append(in.notes, fmt.Sprintf("%s: a hierarchy in one column proposed by its %s and confirmed by arithmetic: %s the sum of the codes below it", tr.name, describeHint(how), describeTree(found)))
+	return true
+}
+
+// describeHint names what proposed a tree in messages.
+func describeHint(how string) string {
+	if how == caseHow {
+		return "case (upper-case codes over mixed-case ones)"
+	}
+	return "indentation"
+}
+
+// indentLevels are the codes' levels of indentation (Options.Indent), or,
+// where the column has none, 0 for upper-case codes and 1 for the others
+// when both are present; nil when neither proposes two levels. how is
+// indentHow or caseHow.
+func (in *axisInference) indentLevels(codes []string) (levels []int, how string) {
+	ind := in.opt.Indent[in.ax.Names[0]]
+	levels = make([]int, len(codes))
+	distinct := map[int]bool{}
+	for i, c := range codes {
+		levels[i] = ind[c]
+		distinct[levels[i]] = true
+	}
+	if len(distinct) >= 2 {
+		return levels, indentHow
+	}
+	if len(ind) > 0 {
+		return nil, ""
+	}
+	// case, as a hint: upper-case codes over mixed-case ones (a code
+	// without letters is neither)
+	up, mixed := 0, 0
+	for i, c := range codes {
+		switch l := label(c); {
+		case upper(c):
+			levels[i] = 0
+			up++
+		case hasLower(l[len(l)-1]):
+			levels[i] = 1
+			mixed++
+		default:
+			return nil, ""
+		}
+	}
+	if up == 0 || mixed == 0 {
+		return nil, ""
+	}
+	return levels, caseHow
+}
+
+// hasLower reports whether s has a lower-case letter.
+func hasLower(s string) bool {
+	for _, r := range s {
+		if unicode.IsLower(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// proposeTree is the tree the levels propose: each code's parent is the
+// nearest code less indented before it (after: after it) with no code
+// between them as little indented as the parent.
+func (in *axisInference) proposeTree(codes []string, levels []int, after bool) map[string]string {
+	p := map[string]string{}
+	type open struct {
+		code  string
+		level int
+	}
+	var stack []open
+	for k := range codes {
+		i := k
+		if after {
+			i = len(codes) - 1 - k
+		}
+		for len(stack) > 0 && stack[len(stack)-1].level >= levels[i] {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			p[codes[i]] = stack[len(stack)-1].code
+		}
+		stack = append(stack, open{codes[i], levels[i]})
+	}
+	return p
+}
+
+// confirmedParents counts the parents of p that are the sum of their
+// children on every complete line, with one line complete.
+func (in *axisInference) confirmedParents(p map[string]string) int {
+	children := map[string][]string{}
+	var parents []string
+	for _, c := range in.ax.Codes {
+		if q, ok := p[c]; ok {
+			if len(children[q]) == 0 {
+				parents = append(parents, q)
+			}
+			children[q] = append(children[q], c)
+		}
+	}
+	n := 0
+	for _, q := range parents {
+		if h, c, _, _, _ := in.check(q, children[q]); h && c > 0 && in.mayBePart(children[q]) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,110 @@
+package structure
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// indentedTable is a one-column hierarchy shown by indentation: rows in
+// order ("  Food": two leading spaces, one level), each with its values
+// in the columns 2019, 2020 and Total (their sum: other margins found).
+func indentedTable(rows []string, vals [][2]int64) (*audit.Table, Options) {
+	t := &audit.Table{Name: "t", Dims: []string{"industry", "year"}, Mode: audit.Aggregate}
+	ind := map[string]int{}
+	for i, r := range rows {
+		code := strings.TrimLeft(r, " ")
+		if n := len(r) - len(code); n > 0 {
+			ind[code] = n
+		}
+		for j, y := range []string{"2019", "2020", "Total"} {
+			v := vals[i][0] + vals[i][1]
+			if j < 2 {
+				v = vals[i][j]
+			}
+			t.Cells = append(t.Cells, &audit.Cell{Key: []string{code, y}, HasN: true, N: v})
+		}
+	}
+	return t, Options{RowDims: 1, Wide: true, Indent: map[string]map[string]int{"industry": ind}}
+}
+
+// TestIndentTree: a hierarchy in one column proposed by indentation and
+// confirmed by arithmetic, parents before or after their children, also
+// where the columns have their margin (Total) and where the contiguous
+// runs of blockTree are ambiguous (a zero row closing a run) or wrong (a
+// coincidental sum); a parent that does not add up is a warning with the
+// difference, and no relation. Before, indentation was not read: the
+// zero row and the coincidental sum left no margins (or wrong ones).
+func TestIndentTree(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rows []string
+		vals [][2]int64
+		want map[string]string
+		warn string
+	}{
+		{"parents first", []string{"All industries", "  Manufacturing", "    Food", "    Textiles", "  Services", "    Retail", "    Transport", "    Other services"},
+			[][2]int64{{100, 110}, {40, 44}, {25, 30}, {15, 14}, {60, 66}, {30, 33}, {30, 33}, {0, 0}},
+			map[string]string{"Manufacturing": "All industries", "Services": "All industries", "Food": "Manufacturing", "Textiles": "Manufacturing", "Retail": "Services", "Transport": "Services", "Other services": "Services"}, ""},
+		{"parents last", []string{"    Food", "    Textiles", "  Manufacturing", "    Retail", "    Transport", "  Services", "All industries"},
+			[][2]int64{{25, 30}, {15, 14}, {40, 44}, {30, 33}, {30, 33}, {60, 66}, {100, 110}},
+			map[string]string{"Manufacturing": "All industries", "Services": "All industries", "Food": "Manufacturing", "Textiles": "Manufacturing", "Retail": "Services", "Transport": "Services"}, ""},
+		// "Textiles" equals "Wool" + "Cotton" (a coincidence the runs
+		// would read as a subtotal): indentation says they are siblings
+		{"coincidental sum", []string{"Manufacturing", "  Textiles", "  Wool", "  Cotton", "Services", "  Retail", "  Transport"},
+			[][2]int64{{40, 48}, {20, 24}, {12, 14}, {8, 10}, {60, 66}, {30, 33}, {30, 33}},
+			map[string]string{"Textiles": "Manufacturing", "Wool": "Manufacturing", "Cotton": "Manufacturing", "Retail": "Services", "Transport": "Services"}, ""},
+		{"does not add up", []string{"All industries", "  Manufacturing", "    Food", "    Textiles", "  Services", "    Retail", "    Transport"},
+			[][2]int64{{100, 110}, {40, 44}, {25, 30}, {5, 14}, {60, 66}, {30, 33}, {30, 33}},
+			map[string]string{"Manufacturing": "All industries", "Services": "All industries", "Retail": "Services", "Transport": "Services"},
+			`industry: "Manufacturing" is above 2 codes by its indentation but is not their sum (difference 10 at year=2019)`},
+	} {
+		tab, opt := indentedTable(tc.rows, tc.vals)
+		res, err := Infer(tab, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ax := res.Structure.Axes[0]
+		p := ax.Parent
+		for c, q := range tc.want {
+			if p[c] != q {
+				t.Errorf("%s: parent of %q = %q, want %q (parents %v, warnings %q)", tc.name, c, p[c], q, p, res.Warnings)
+			}
+			if !strings.HasPrefix(ax.Found[q], "indentation and arithmetic") {
+				t.Errorf("%s: %q found by %q, want indentation and arithmetic", tc.name, q, ax.Found[q])
+			}
+		}
+		if len(p) != len(tc.want) {
+			t.Errorf("%s: parents %v, want %v", tc.name, p, tc.want)
+		}
+		if got := fmt.Sprint(res.Warnings); tc.warn == "" && len(res.Warnings) > 0 || tc.warn != "" && !strings.Contains(got, tc.warn) {
+			t.Errorf("%s: warnings %q, want %q", tc.name, res.Warnings, tc.warn)
+		}
+		// the columns' margin too
+		if res.Structure.Axes[1].Parent["2019"] != "Total" {
+			t.Errorf("%s: the Total column is not the margin of 2019: %v", tc.name, res.Structure.Axes[1].Parent)
+		}
+	}
+}
+
+// TestIndentTreeCase: without indentation, upper-case codes over
+// mixed-case ones propose the tree (a hint: one that does not add up is
+// no warning and no relation).
+func TestIndentTreeCase(t *testing.T) {
+	tab, opt := indentedTable([]string{"MANUFACTURING", "Food", "Textiles", "SERVICES", "Retail", "Transport", "Other"},
+		[][2]int64{{40, 44}, {25, 30}, {15, 14}, {60, 66}, {30, 33}, {30, 33}, {0, 0}})
+	opt.Indent = nil
+	res, err := Infer(tab, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	want := map[string]string{"Food": "MANUFACTURING", "Textiles": "MANUFACTURING", "Retail": "SERVICES", "Transport": "SERVICES", "Other": "SERVICES"}
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
+		}
+	}
+}
