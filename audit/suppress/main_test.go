@@ -28,6 +28,17 @@ func heavySeeds() []uint64 {
 // makes several times slower to spend (its dense master pivots).
 const raceJointWork = 3_000
 
+// raceJoint is the joint search's options under the race detector in the
+// tests whose subject is not that search: raceJointWork, and a tenth of
+// the bound-only search's budget too (JointOptions.BoundWork); the
+// defaults in the plain run.
+func raceJoint() JointOptions {
+	if !tabletest.RaceEnabled {
+		return JointOptions{}
+	}
+	return JointOptions{Work: raceJointWork, BoundWork: 1_000}
+}
+
 // verdictTuning is the interval audit's defaults with the exact bounds'
 // budgets of before the bulk phase (intervals.Tuning.BeforeBulk), for
 // tests on large tables that need the audit's verdicts, not every
