@@ -412,6 +412,9 @@ func (in *axisInference) value(l int, code string) figure {
 func (in *axisInference) check(total string, parts []string) (holds bool, checked int, nontrivial bool, diff decimal.Dec, at int) {
 	holds, at = true, -1
 	in.negative, in.inexact = false, false
+	if checkCounter != nil {
+		checkCounter.Add(1)
+	}
 	for l := range in.cells {
 		if _, ok := in.cells[l][total]; !ok {
 			continue
@@ -884,6 +887,9 @@ func (in *axisInference) unlabelledTotal(tr *axisTree) {
 	if len(found) == 1 {
 		c := found[0]
 		others := slices.DeleteFunc(r, func(x string) bool { return x == c })
+		if in.secondBreakdown(tr, c) {
+			return
+		}
 		how := "arithmetic"
 		if in.opt.Rounded.Sign() > 0 {
 			// confirm on the chosen parts, and say whether only

@@ -1,0 +1,74 @@
+package structure
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// TestBlockTreeChecksOncePerMargin: a flat column of 2000 rows below one
+// unlabelled total: the search in one column checks each margin once,
+// whatever its number of parts (the work counted, not timed). Before, it
+// checked a margin once per part (2000 checks of 2000 parts: 110 s of CPU
+// on 20000 rows against 3.5 s before the search existed).
+func TestBlockTreeChecksOncePerMargin(t *testing.T) {
+	const n = 2000
+	rows := []string{"Nation"}
+	vals := [][2]int64{{0, 0}}
+	for i := range n {
+		rows = append(rows, fmt.Sprintf("area %d", i))
+		v := [2]int64{int64(i%7 + 1), int64(i%5 + 2)}
+		vals = append(vals, v)
+		vals[0][0] += v[0]
+		vals[0][1] += v[1]
+	}
+	var count atomic.Int64
+	checkCounter = &count
+	defer func() { checkCounter = nil }()
+	res, err := Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Structure.Axes[0].Parent; len(p) != n || p["area 7"] != "Nation" {
+		t.Fatalf("%d parents (area 7: %q), want %d below Nation; notes %q", len(p), p["area 7"], n, res.Structure.Notes)
+	}
+	if c := count.Load(); c > 20 {
+		t.Errorf("%d checks for one margin of %d parts, want a few", c, n)
+	}
+}
+
+// TestBlockTreeTwoBreakdowns: an unlabelled total above two breakdowns
+// of it, one after the other (People; Men, Women; three age bands):
+// People is the margin of Men and Women only, the second breakdown is
+// not used (a warning, and the total named unconfirmed: the audit cannot
+// call a cell protected). Before, People was the margin of all five rows
+// (People = 2 × People).
+func TestBlockTreeTwoBreakdowns(t *testing.T) {
+	rows := []string{"People", "Men", "Women", "Aged 0-29", "Aged 30-59", "Aged 60+"}
+	vals := [][2]int64{{120, 95}, {2, 47}, {118, 48}, {35, 30}, {50, 40}, {35, 25}}
+	res, err := Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	var of []string
+	for _, c := range res.Structure.Axes[0].Codes {
+		if p[c] == "People" {
+			of = append(of, c)
+		}
+	}
+	if !slices.Equal(of, []string{"Men", "Women"}) || len(p) != 2 {
+		t.Errorf("People is the margin of %q (parents %v), want Men and Women only", of, p)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "two breakdowns") }) {
+		t.Errorf("no warning of the second breakdown: %q", res.Warnings)
+	}
+	if len(res.Structure.Unconfirmed) == 0 {
+		t.Errorf("no relation named unconfirmed: the audit could call cells protected")
+	}
+	_ = audit.CodeText
+}
