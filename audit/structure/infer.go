@@ -1394,6 +1394,21 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 			case holds && checked > 0:
 			case holds && in.partial(sub, details) && in.groupNotAxis(sub, all, hasGrand):
 				how = "label, consistent with the published parts (subtotal of its group; no line complete)"
+			case holds && in.consistent(sub, details) && in.groupNotAxis(sub, all, hasGrand):
+				// no line has it and its parts published (a received
+				// table that withholds the subgroup): a subtotal by its
+				// label still, never left beside its parts as a part of
+				// the group above (All England = N1 + N2 + All North + ...
+				// counted North twice)
+				how = "label (subtotal of its group; no line where it and its parts are published)"
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as the total of its group, but no line publishes it with its %s: arithmetic cannot confirm it; taken as their margin by its label (declare the hierarchy with suppression.hierarchies if it is not)", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "part", "parts")))
+			case holds:
+				// its published parts exceed it, or it may be the axis's
+				// total beside the group: not its group's margin, and no
+				// part of the group above (its parts are)
+				isFailed[sub] = true
+				failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but no line confirms it the sum of the group's other %s: it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "code", "codes"))})
+				continue
 			default:
 				// not its group's sum: perhaps the total of the whole
 				// axis printed beside one group ("Joint / Fathers All

@@ -185,3 +185,41 @@ func TestAuditStackedBreakdowns(t *testing.T) {
 		t.Errorf("check stacked3.csv: exit %d: %s", code, stderr.String())
 	}
 }
+
+// nestedRecvRels is the structure of n8/n9 written by hand: Workers =
+// Employees + Self-employed on every line; in each column All North = N1
+// + N2, All South = S1 + S2, All Midlands = M1 + M2, All England = All
+// North + All South + All Midlands, All East = E1 + E2, All Wales = All
+// East, Total = All England + All Wales.
+const nestedRecvRels = `labelcols 3
+C 4 = 5 6
+R 4 = 2 3
+R 7 = 5 6
+R 10 = 8 9
+R 11 = 4 7 10
+R 14 = 12 13
+R 15 = 14
+R 16 = 11 15`
+
+// TestAuditNestedSubgroupWithheld: a received nested table that
+// withholds a whole subgroup (N1, N2 and All North in every column): All
+// England - All South - All Midlands gives All North exactly. The audit
+// must report it exactly disclosed. Before, All England's parts were
+// N1, N2 and All North together (the subtotal, unconfirmed, counted
+// beside its own parts): all nine cells reported protected, exit 0.
+func TestAuditNestedSubgroupWithheld(t *testing.T) {
+	for _, tc := range []struct{ recv, orig string }{{"n9-recv.csv", "n9-orig.csv"}, {"n8-recv.csv", "n8-orig.csv"}} {
+		code, v, res := auditAgainstHand(t, tc.recv, tc.orig, nestedRecvRels, "--value", "count")
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1", tc.recv, code)
+		}
+		for col := 4; col <= 6; col++ {
+			if c := v[pos{4, col}]; c == nil || !c.exact || c.attackHi-c.attackLo > 1e-9 {
+				t.Errorf("%s: All North, column %d: %+v, want exactly disclosed (and pinned by the attack)", tc.recv, col, c)
+			}
+		}
+		if !strings.Contains(strings.Join(res.Warnings, "\n"), "arithmetic cannot confirm") {
+			t.Errorf("%s: no warning that All North is taken by its label: %q", tc.recv, res.Warnings)
+		}
+	}
+}
