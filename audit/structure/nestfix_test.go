@@ -70,5 +70,24 @@ func TestBlockTreeTwoBreakdowns(t *testing.T) {
 	if len(res.Structure.Unconfirmed) == 0 {
 		t.Errorf("no relation named unconfirmed: the audit could call cells protected")
 	}
-	_ = audit.CodeText
+}
+
+// TestCensusRegionMissingState: a Census table without Texas's row: South
+// is not the sum of the states listed, so it is related to none, with a
+// warning; the other regions and the nation are related. Before, a region
+// with a state missing was dropped without a word.
+func TestCensusRegionMissingState(t *testing.T) {
+	tab := censusLike(nil)
+	tab.Cells = slices.DeleteFunc(tab.Cells, func(c *audit.Cell) bool { return strings.TrimLeft(c.Key[0], ".") == "Texas" })
+	res, err := Infer(tab, Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	if ax.IsMarginCode("South") || ax.Parent[".Ohio"] != "Midwest" {
+		t.Errorf("parents %v", ax.Parent)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"South" is a Census region but is not the sum of its 16 states`) {
+		t.Errorf("warnings %q", res.Warnings)
+	}
 }

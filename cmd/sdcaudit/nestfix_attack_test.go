@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,6 +221,157 @@ func TestAuditNestedSubgroupWithheld(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(res.Warnings, "\n"), "arithmetic cannot confirm") {
 			t.Errorf("%s: no warning that All North is taken by its label: %q", tc.recv, res.Warnings)
+		}
+	}
+}
+
+// relsFile reads a structure written by hand (the reviewer's, in the
+// notation of relsHand) from testdata/nestfix.
+func relsFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "nestfix", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestAuditCensusIncompleteRegion: received Census tables, the nation,
+// the four regions and the states, Delaware's births withheld (2): in
+// c11 the table has no row for the District of Columbia, in c10 it is
+// spelled "Washington, D.C.". South minus its other states gives
+// Delaware exactly; the audit must say so (exit 1). Before, South was
+// related to nothing unless every state was named as in the Bureau's
+// list, with no warning: Delaware reported "[0, unbounded] protected",
+// exit 0.
+func TestAuditCensusIncompleteRegion(t *testing.T) {
+	for _, tc := range []struct{ recv, orig, rels string }{
+		{"c11-recv-50states.csv", "c5-50states-noDC.csv", "c5.rels"},
+		{"c10-recv-dc-variant.csv", "c4-dc-variant-nodots.csv", "c4.rels"},
+	} {
+		code, v, _ := auditAgainstHand(t, tc.recv, tc.orig, relsFile(t, tc.rels), "--value", "count")
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1", tc.recv, code)
+		}
+		if c := v[pos{14, 2}]; c == nil || !c.exact || c.attackHi-c.attackLo > 1e-9 {
+			t.Errorf("%s: Delaware births %+v, want exactly disclosed", tc.recv, c)
+		}
+	}
+}
+
+// checkAgainstHand runs `check` on a table of testdata/nestfix and
+// attacks its safe table with gonum's simplex over the hand structure
+// rels: no withheld cell may be pinned to within 1. It returns the
+// report.
+func checkAgainstHand(t *testing.T, name, rels string, args ...string) map[string]any {
+	t.Helper()
+	path := filepath.Join("testdata", "nestfix", name)
+	orig := readCSVFile(t, path)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run(append([]string{"check", path, "--out", out, "--quiet"}, args...), &stdout, &stderr); code != 0 && code != 1 {
+		t.Fatalf("%s: exit %d: %s", name, code, stderr.String())
+	}
+	base := strings.TrimSuffix(name, ".csv")
+	safe := readCSVFile(t, filepath.Join(out, base+".safe.csv"))
+	h, _ := relsHand(t, name, rels, len(orig), len(orig[0]))
+	known := map[pos]float64{}
+	withheld := map[pos]*attackCell{}
+	for _, p := range h.cells {
+		tv, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
+		if err != nil {
+			t.Fatalf("%s %v: %v", name, p, err)
+		}
+		if safe[p.row-1][p.col-1] == "x" {
+			withheld[p] = &attackCell{at: p, value: tv, known: true, need: true}
+		} else {
+			known[p] = tv
+		}
+	}
+	if len(withheld) == 0 {
+		t.Fatalf("%s: nothing withheld", name)
+	}
+	h.attack(t, known, withheld)
+	for p, c := range withheld {
+		if c.hi-c.lo < 1-1e-9 {
+			t.Errorf("%s: withheld cell %v (%s, true %g) recoverable from the safe table: [%g, %g]", name, p, orig[p.row-1][0], c.value, c.lo, c.hi)
+		}
+	}
+	var rep map[string]any
+	b, err := os.ReadFile(filepath.Join(out, base+".report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// TestCheckCensusDivisionsWithoutRegion: the nation, the Northeast and
+// Midwest with their divisions, then the divisions of the South and the
+// West with no region row (c13): every division is the margin of its
+// states, and no withheld cell of the safe table is recoverable. Before,
+// the divisions of a region without a row were related to nothing:
+// Delaware and Wyoming were recoverable.
+func TestCheckCensusDivisionsWithoutRegion(t *testing.T) {
+	checkAgainstHand(t, "c13-mixed-regions-divisions.csv", relsFile(t, "c13.rels"), "--value", "count")
+}
+
+// reportMargins are the margins of a report's first axis: code -> parts.
+func reportMargins(t *testing.T, rep map[string]any) map[string][]string {
+	t.Helper()
+	st, _ := rep["structure"].(map[string]any)
+	axes, _ := st["axes"].([]any)
+	if len(axes) == 0 {
+		t.Fatalf("no axes in report structure: %v", st)
+	}
+	out := map[string][]string{}
+	ms, _ := axes[0].(map[string]any)["margins"].([]any)
+	for _, m := range ms {
+		mm := m.(map[string]any)
+		of, _ := mm["of"].([]any)
+		var s []string
+		for _, o := range of {
+			s = append(s, o.(string))
+		}
+		out[mm["code"].(string)] = s
+	}
+	return out
+}
+
+// TestCheckCensusTotalAndPuertoRico: a labelled "Total", the regions, the
+// states and Puerto Rico last (c9): Total is the sum of the four regions,
+// Puerto Rico is outside (no state). Before, the labelled total was
+// taken as the sum of the regions and Puerto Rico, "not the sum ... kept
+// as a margin", and the total and the regions were withheld in every
+// column.
+func TestCheckCensusTotalAndPuertoRico(t *testing.T) {
+	path := filepath.Join("testdata", "nestfix", "c9-total.csv")
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", path, "--out", out, "--quiet", "--value", "count"}, &stdout, &stderr); code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "c9-total.report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	m := reportMargins(t, rep)
+	if got := strings.Join(m["Total"], ", "); got != "Northeast, Midwest, South, West" {
+		t.Errorf("Total is the margin of %q, want the four regions", got)
+	}
+	if w := reportWarnings(rep); strings.Contains(w, "not the sum") {
+		t.Errorf("warnings:\n%s", w)
+	}
+	safe := readCSVFile(t, filepath.Join(out, "c9-total.safe.csv"))
+	for _, r := range safe[1:6] {
+		if slices.Contains(r[1:], "x") {
+			t.Errorf("%s withheld in the safe table: %q", r[0], r)
 		}
 	}
 }
