@@ -1183,13 +1183,27 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 	sums := make([]decimal.Dec, nl)
 	unknown := make([]bool, nl)
 	work := 0
-	for i := 0; i < len(members); i++ {
+	// a table rounded (Options.Rounded) compares within the rounding: a
+	// row may then be within the rounding of a run that holds a subtotal
+	// and its first parts (Nation ≈ Northeast + Alpha + ... ), so the
+	// rows are scanned from the last up, and a run stops at a row already
+	// a part: the innermost runs are found first, the ones above them in
+	// the next pass (blockTree). Exact tables keep the scan from the top.
+	rounded := in.opt.Rounded.Sign() > 0
+	start, step := 0, 1
+	if rounded {
+		start, step = len(members)-1, -1
+	}
+	for i := start; i >= 0 && i < len(members); i += step {
 		if _, ok := out[members[i]]; ok || parent != nil && !parent(members[i]) {
 			continue
 		}
 		clear(sums)
 		clear(unknown)
 		for j := i + 1; j < len(members); j++ {
+			if _, claimed := out[members[j]]; rounded && claimed {
+				break
+			}
 			over, equal := false, true
 			for l := range nl {
 				v := in.value(l, members[j])
@@ -1205,11 +1219,15 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 					continue
 				}
 				if tv := in.value(l, members[i]); tv.known {
-					switch c := sums[l].Cmp(tv.v); {
-					case c > 0:
-						over = true
-					case c < 0:
-						equal = false
+					// within the rounding of j-i parts, as check
+					// (Options.Rounded): 2·|diff| <= (j-i+1)·B
+					d := sums[l].Sub(tv.v)
+					if c := d.Sign(); c != 0 && (in.opt.Rounded.Sign() <= 0 || d.Abs().Add(d.Abs()).Cmp(in.opt.Rounded.Mul(decimal.FromInt(int64(j-i+1)))) > 0) {
+						if c > 0 {
+							over = true
+						} else {
+							equal = false
+						}
 					}
 				}
 			}
@@ -1228,7 +1246,9 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 				for _, b := range block {
 					out[b] = members[i]
 				}
-				i = j
+				if !rounded {
+					i = j
+				}
 				break
 			}
 		}

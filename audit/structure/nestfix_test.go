@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // TestBlockTreeChecksOncePerMargin: a flat column of 2000 rows below one
@@ -89,5 +90,29 @@ func TestCensusRegionMissingState(t *testing.T) {
 	}
 	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"South" is a Census region but is not the sum of its 16 states`) {
 		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// TestBlockTreeRounded: a hierarchy in one column of a table rounded to
+// base 5 (input.rounded: 5): Northeast is the sum of its rows only
+// within the rounding; the search in one column compares within it, as
+// the other searches do, and finds every level. Before, it compared
+// exactly and found nothing ("no margins found").
+func TestBlockTreeRounded(t *testing.T) {
+	rows := []string{"Nation", "Northeast", "Alpha", "Bravo", "Charlie", "Midwest", "Delta", "Echo", "South", "Foxtrot", "Golf"}
+	vals := [][2]int64{{100, 110}, {30, 35}, {10, 10}, {5, 15}, {20, 10}, {30, 30}, {15, 15}, {15, 15}, {40, 45}, {25, 30}, {15, 15}}
+	res, err := Infer(columnTable(rows, vals), Options{RowDims: 1, Wide: true, Rounded: decimal.FromInt(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Alpha": "Northeast", "Charlie": "Northeast", "Delta": "Midwest", "Golf": "South", "Northeast": "Nation", "Midwest": "Nation", "South": "Nation"}
+	p := res.Structure.Axes[0].Parent
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, notes %q)", c, p[c], q, p, res.Structure.Notes)
+		}
+	}
+	if len(p) != len(rows)-1 {
+		t.Errorf("%d parents, want %d: %v", len(p), len(rows)-1, p)
 	}
 }
