@@ -1372,6 +1372,7 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 	var found []string
 	var failed []groupFail
 	isFailed := map[string]bool{}
+	unresolved := map[string]bool{} // subtotals left to the axis's totals
 	// innermost level first: a group's parts are the codes under its
 	// prefix below its level that are no part of a subtotal found
 	// (the subtotals of its subgroups, and the details of a subgroup
@@ -1380,7 +1381,7 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 		parts := map[string][]string{}
 		var all []string // every group's parts at this level
 		for _, c := range codes {
-			if levels[c] <= lv || isFailed[c] {
+			if levels[c] <= lv || isFailed[c] || unresolved[c] {
 				continue
 			}
 			if _, has := tr.parent[c]; has {
@@ -1422,12 +1423,17 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 				// counted North twice)
 				how = "label (subtotal of its group; no line where it and its parts are published)"
 				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as the total of its group, but no line publishes it with its %s: arithmetic cannot confirm it; taken as their margin by its label (declare the hierarchy with suppression.hierarchies if it is not)", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "part", "parts")))
-			case holds:
-				// its published parts exceed it, or it may be the axis's
-				// total beside the group: not its group's margin, and no
-				// part of the group above (its parts are)
+			case holds && !in.consistent(sub, details):
+				// its published parts exceed it: not its group's
+				// margin, and no part of the group above (its parts are)
 				isFailed[sub] = true
-				failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but no line confirms it the sum of the group's other %s: it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "code", "codes"))})
+				failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but its group's published %s exceed it: it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "code", "codes"))})
+				continue
+			case holds:
+				// perhaps the axis's total printed beside the group,
+				// decided with the axis's totals (assignTotals); no
+				// part of the group above either way (its parts are)
+				unresolved[sub] = true
 				continue
 			default:
 				// not its group's sum: perhaps the total of the whole

@@ -116,3 +116,41 @@ func TestBlockTreeRounded(t *testing.T) {
 		t.Errorf("%d parents, want %d: %v", len(p), len(rows)-1, p)
 	}
 }
+
+// TestGroupSubtotalExceededNotAPart: a received nested table (N2
+// withheld) whose "All North" is less than N1's published value: it is
+// not North's sum, so it is no margin and no part of All England (N1 and
+// N2 are), with a warning. Before, nothing confirmed or refused it and it
+// was counted in All England beside N1 and N2, with no warning.
+func TestGroupSubtotalExceededNotAPart(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"Country", "Region", "Area", "across"}, Mode: audit.Aggregate}
+	for _, r := range []struct {
+		key  [3]string
+		vals [2]int64
+		x    bool
+	}{
+		{[3]string{"England", "North", "N1"}, [2]int64{12, 8}, false},
+		{[3]string{"England", "North", "N2"}, [2]int64{3, 2}, true},
+		{[3]string{"England", "North", "All North"}, [2]int64{5, 4}, false},
+		{[3]string{"England", "South", "S1"}, [2]int64{40, 30}, false},
+		{[3]string{"England", "South", "S2"}, [2]int64{25, 20}, false},
+		{[3]string{"England", "South", "All South"}, [2]int64{65, 50}, false},
+		{[3]string{"England", "All England", "All England"}, [2]int64{80, 60}, false},
+	} {
+		for j, c := range []string{"a", "b"} {
+			tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{r.key[0], r.key[1], r.key[2], c}, HasN: !r.x, N: r.vals[j]})
+		}
+	}
+	res, err := Infer(tab, Options{RowDims: 3, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allNorth := strings.Join([]string{"England", "North", "All North"}, "\x1f")
+	ax := res.Structure.Axes[0]
+	if q, ok := ax.Parent[allNorth]; ok || ax.IsMarginCode(allNorth) {
+		t.Errorf("All North is related (parent %q): parents %v", q, ax.Parent)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "All North") && strings.Contains(w, "exceed it") }) {
+		t.Errorf("no warning for All North: %q", res.Warnings)
+	}
+}
