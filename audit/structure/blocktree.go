@@ -28,8 +28,12 @@ const blockPasses = 8
 // in one relation a person can check); else nothing is kept, with a
 // note. A run followed by a row that is zero on every line is ambiguous
 // (the zero row may close the run or not): nothing is kept, with a
-// warning naming the rows where the tree would hold otherwise. The work is bounded by Options.MaxBlockWork (blocks) and
-// blockPasses.
+// warning naming the rows where the tree would hold otherwise. A row has
+// one set of parts: one found again as the sum of another run (two
+// breakdowns of one total) keeps the first (secondBreakdown). Every
+// margin is then checked once against all its parts; one that does not
+// hold is a warning, and nothing is kept. The work is bounded by
+// Options.MaxBlockWork (blocks), blockPasses, and one check per margin.
 func (in *axisInference) blockTree(tr *axisTree) {
 	if len(in.ax.Dims) != 1 || len(tr.parent) > 0 || len(tr.members) < 5 {
 		return
