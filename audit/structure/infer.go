@@ -417,6 +417,9 @@ func (in *axisInference) value(l int, code string) figure {
 func (in *axisInference) check(total string, parts []string) (holds bool, checked int, nontrivial bool, diff decimal.Dec, at int) {
 	holds, at = true, -1
 	in.negative, in.inexact = false, false
+	if checkCounter != nil {
+		checkCounter.Add(1)
+	}
 	for l := range in.cells {
 		if _, ok := in.cells[l][total]; !ok {
 			continue
@@ -890,6 +893,9 @@ func (in *axisInference) unlabelledTotal(tr *axisTree) {
 	if len(found) == 1 {
 		c := found[0]
 		others := slices.DeleteFunc(r, func(x string) bool { return x == c })
+		if in.secondBreakdown(tr, c) {
+			return
+		}
 		how := "arithmetic"
 		if in.opt.Rounded.Sign() > 0 {
 			// confirm on the chosen parts, and say whether only
@@ -1183,13 +1189,27 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 	sums := make([]decimal.Dec, nl)
 	unknown := make([]bool, nl)
 	work := 0
-	for i := 0; i < len(members); i++ {
+	// a table rounded (Options.Rounded) compares within the rounding: a
+	// row may then be within the rounding of a run that holds a subtotal
+	// and its first parts (Nation ≈ Northeast + Alpha + ... ), so the
+	// rows are scanned from the last up, and a run stops at a row already
+	// a part: the innermost runs are found first, the ones above them in
+	// the next pass (blockTree). Exact tables keep the scan from the top.
+	rounded := in.opt.Rounded.Sign() > 0
+	start, step := 0, 1
+	if rounded {
+		start, step = len(members)-1, -1
+	}
+	for i := start; i >= 0 && i < len(members); i += step {
 		if _, ok := out[members[i]]; ok || parent != nil && !parent(members[i]) {
 			continue
 		}
 		clear(sums)
 		clear(unknown)
 		for j := i + 1; j < len(members); j++ {
+			if _, claimed := out[members[j]]; rounded && claimed {
+				break
+			}
 			over, equal := false, true
 			for l := range nl {
 				v := in.value(l, members[j])
@@ -1205,11 +1225,15 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 					continue
 				}
 				if tv := in.value(l, members[i]); tv.known {
-					switch c := sums[l].Cmp(tv.v); {
-					case c > 0:
-						over = true
-					case c < 0:
-						equal = false
+					// within the rounding of j-i parts, as check
+					// (Options.Rounded): 2·|diff| <= (j-i+1)·B
+					d := sums[l].Sub(tv.v)
+					if c := d.Sign(); c != 0 && (in.opt.Rounded.Sign() <= 0 || d.Abs().Add(d.Abs()).Cmp(in.opt.Rounded.Mul(decimal.FromInt(int64(j-i+1)))) > 0) {
+						if c > 0 {
+							over = true
+						} else {
+							equal = false
+						}
 					}
 				}
 			}
@@ -1228,7 +1252,9 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 				for _, b := range block {
 					out[b] = members[i]
 				}
-				i = j
+				if !rounded {
+					i = j
+				}
 				break
 			}
 		}
@@ -1352,6 +1378,7 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 	var found []string
 	var failed []groupFail
 	isFailed := map[string]bool{}
+	unresolved := map[string]bool{} // subtotals left to the axis's totals
 	// innermost level first: a group's parts are the codes under its
 	// prefix below its level that are no part of a subtotal found
 	// (the subtotals of its subgroups, and the details of a subgroup
@@ -1360,7 +1387,7 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 		parts := map[string][]string{}
 		var all []string // every group's parts at this level
 		for _, c := range codes {
-			if levels[c] <= lv || isFailed[c] {
+			if levels[c] <= lv || isFailed[c] || unresolved[c] {
 				continue
 			}
 			if _, has := tr.parent[c]; has {
@@ -1394,6 +1421,26 @@ func (in *axisInference) groupSubtotals(tr *axisTree) {
 			case holds && checked > 0:
 			case holds && in.partial(sub, details) && in.groupNotAxis(sub, all, hasGrand):
 				how = "label, consistent with the published parts (subtotal of its group; no line complete)"
+			case holds && in.consistent(sub, details) && in.groupNotAxis(sub, all, hasGrand):
+				// no line has it and its parts published (a received
+				// table that withholds the subgroup): a subtotal by its
+				// label still, never left beside its parts as a part of
+				// the group above (All England = N1 + N2 + All North + ...
+				// counted North twice)
+				how = "label (subtotal of its group; no line where it and its parts are published)"
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as the total of its group, but no line publishes it with its %s: arithmetic cannot confirm it; taken as their margin by its label (declare the hierarchy with suppression.hierarchies if it is not)", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "part", "parts")))
+			case holds && !in.consistent(sub, details):
+				// its published parts exceed it: not its group's
+				// margin, and no part of the group above (its parts are)
+				isFailed[sub] = true
+				failed = append(failed, groupFail{sub, fmt.Sprintf("%s: %q reads as the total of its group but its group's published %s exceed it: it is not used as its group's margin; declare it with totals: if it is one", tr.name, audit.CodeText(sub), report.Plural(int64(len(details)), "code", "codes"))})
+				continue
+			case holds:
+				// perhaps the axis's total printed beside the group,
+				// decided with the axis's totals (assignTotals); no
+				// part of the group above either way (its parts are)
+				unresolved[sub] = true
+				continue
 			default:
 				// not its group's sum: perhaps the total of the whole
 				// axis printed beside one group ("Joint / Fathers All
