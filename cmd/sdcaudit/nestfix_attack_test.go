@@ -318,8 +318,8 @@ func TestCheckCensusDivisionsWithoutRegion(t *testing.T) {
 	checkAgainstHand(t, "c13-mixed-regions-divisions.csv", relsFile(t, "c13.rels"), "--value", "count")
 }
 
-// reportMargins are the margins of a report's first axis: code -> parts.
-func reportMargins(t *testing.T, rep map[string]any) map[string][]string {
+// reportMarginParts are the margins of a report's first axis: code -> parts.
+func reportMarginParts(t *testing.T, rep map[string]any) map[string][]string {
 	t.Helper()
 	st, _ := rep["structure"].(map[string]any)
 	axes, _ := st["axes"].([]any)
@@ -361,7 +361,7 @@ func TestCheckCensusTotalAndPuertoRico(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	m := reportMargins(t, rep)
+	m := reportMarginParts(t, rep)
 	if got := strings.Join(m["Total"], ", "); got != "Northeast, Midwest, South, West" {
 		t.Errorf("Total is the margin of %q, want the four regions", got)
 	}
