@@ -27,11 +27,12 @@ type Structure struct {
 	Margins bool `json:"margins"`
 	// Notes say what was found and how, for the checker.
 	Notes []string `json:"notes,omitempty"`
-	// Unconfirmed are labelled totals not used as margins because they
-	// add up only within the rounding of a table whose rounding base the
-	// configuration does not give (input.rounded): the relations are
-	// incomplete, so the interval audit cannot call a suppressed cell
-	// protected (it is undetermined, a person decides).
+	// Unconfirmed are totals not used as margins because they add up
+	// only within the rounding of a table whose rounding base the
+	// configuration does not give (input.rounded), or because they are
+	// the sum of a second breakdown besides the one used as their margin:
+	// the relations are incomplete, so the interval audit cannot call a
+	// suppressed cell protected (it is undetermined, a person decides).
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
 	// MarginWarnings are the warnings of the margin inference (a label
 	// that reads as a total but does not add up, a declared total that

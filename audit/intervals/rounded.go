@@ -181,11 +181,12 @@ func (s *structure) roundedLPError(err error, half, base float64) error {
 }
 
 // unconfirmedWarning says why the audit leaves every suppressed cell
-// that is not exact undetermined: labelled totals were not used as
-// margins because they add up only within a rounding base the
-// configuration does not give.
+// that is not exact undetermined: totals were not used as margins,
+// because they add up only within a rounding base the configuration
+// does not give, or because they are the sum of two breakdowns of which
+// only the first is a margin (the structure's warnings say which).
 func unconfirmedWarning(totals []string) string {
-	return fmt.Sprintf("interval audit: %s add up only within the rounding and were not used as margins (the table looks rounded): the audit cannot confirm any suppressed cell protected; set input.rounded to the base the table is rounded to", strings.Join(totals, ", "))
+	return fmt.Sprintf("interval audit: %s were not used as margins (they add up only within the rounding, or they have a second breakdown: the structure's warnings say which): the audit cannot confirm any suppressed cell protected; if the table is rounded, set input.rounded to the base it is rounded to", strings.Join(totals, ", "))
 }
 
 // isSigned reports whether cell i may be negative (the table's structure
