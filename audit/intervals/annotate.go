@@ -27,7 +27,17 @@ func Annotate(t *audit.Table, res *audit.Intervals) {
 		if math.IsInf(r.Hi, 1) {
 			hi = audit.NullFig("hi")
 		}
-		v := []audit.Figure{audit.FloatFig("lo", r.Lo), hi, audit.BoolFig("exact", r.Exact), audit.BoolFig("protected", r.Protected), audit.FloatFig("upper_level", r.Upper), audit.FloatFig("lower_level", r.Lower)}
+		// sized for the flags below: a finding per suppressed cell, kept
+		// to the end of the run (appending them to six figures doubled
+		// the array: at a million cells some 1 KB of the peak per cell)
+		n := 6
+		if r.Approximate {
+			n++
+		}
+		if r.Undetermined {
+			n++
+		}
+		v := append(make([]audit.Figure, 0, n), audit.FloatFig("lo", r.Lo), hi, audit.BoolFig("exact", r.Exact), audit.BoolFig("protected", r.Protected), audit.FloatFig("upper_level", r.Upper), audit.FloatFig("lower_level", r.Lower))
 		if r.Approximate {
 			v = append(v, audit.BoolFig("approximate", true))
 		}

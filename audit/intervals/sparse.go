@@ -420,10 +420,34 @@ func (r *sparseRun) dropSettled() {
 // their rows, get proportionally fewer.
 const workRows = 2500
 
-// work is the iteration budget b scaled to the run's component (workRows).
-func (r *sparseRun) work(b int) int {
-	if m := r.base.Rows(); m > workRows {
-		return int(int64(b) * workRows / int64(m))
+// workEntries is the size, in nonzero entries of the constraint matrix,
+// above which the budgets shrink in proportion to the entries too: a
+// pivot row reads every entry, so on a component of few rows and many
+// cells (the million-cell table, two dimensions of 1,000 codes: 2,001
+// rows and 1,263,581 entries) an iteration costs in proportion to the
+// cells, not the rows, and a budget scaled by rows alone does not bound
+// the work (the exact bounds of that table's kept pattern ran for more
+// than an hour). The budgets were set on components of up to workRows
+// rows of three-dimensional tables, about 20 entries per row; every
+// component of the tests has under 20,000 entries and keeps its budgets.
+const workEntries = 50_000
+
+// work is the iteration budget b scaled to the run's component
+// (scaledWork): deterministic counts, never a clock.
+func (r *sparseRun) work(b int) int { return scaledWork(b, r.base.Rows(), r.base.Entries()) }
+
+// scaledWork is the iteration budget b for a component of m LP rows and
+// e nonzero entries: b up to workRows rows and workEntries entries,
+// proportionally fewer above either, so that the budget bounds the
+// work (iterations times rows, iterations times entries) whatever the
+// component's shape.
+func scaledWork(b, m, e int) int {
+	w := b
+	if m > workRows {
+		w = int(int64(b) * workRows / int64(m))
 	}
-	return b
+	if e > workEntries {
+		w = min(w, int(int64(b)*workEntries/int64(e)))
+	}
+	return w
 }

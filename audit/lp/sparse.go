@@ -212,6 +212,11 @@ func (s *Sparse) Clone() *Sparse {
 // Value returns variable v at the current point.
 func (s *Sparse) Value(v int) float64 { return s.x[v] }
 
+// Entries returns the number of nonzero entries of the constraint
+// matrix over the rows kept: a pivot row reads each of them once, so an
+// iteration costs in proportion to them (and to the rows, for B⁻¹).
+func (s *Sparse) Entries() int { return len(s.cidxA) }
+
 // Rows returns the number of independent rows the solver kept.
 func (s *Sparse) Rows() int { return s.m }
 
