@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strconv"
 	"testing"
 )
 
@@ -38,30 +37,5 @@ func TestColumnHierarchyProtect(t *testing.T) {
 			[]relTerm{{pos{10, c}, 1}, {pos{11, c}, -1}, {pos{12, c}, -1}},
 			[]relTerm{{pos{2, c}, 1}, {pos{3, c}, -1}, {pos{7, c}, -1}, {pos{10, c}, -1}})
 	}
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		v, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch s := rows[p.row-1][p.col-1]; s {
-		case "x":
-			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-		default:
-			if s != orig[p.row-1][p.col-1] {
-				t.Fatalf("safe cell %v is %q, input %q", p, s, orig[p.row-1][p.col-1])
-			}
-			known[p] = v
-		}
-	}
-	if withheld[pos{5, 2}] == nil {
-		t.Fatalf("Bravo's count of 1 is published: %q", rows)
-	}
-	h.attack(t, known, withheld)
-	for p, c := range withheld {
-		if c.hi-c.lo < 1-1e-9 {
-			t.Errorf("withheld cell %v (%v) recoverable from the safe table: [%g, %g]", p, c.value, c.lo, c.hi)
-		}
-	}
+	h.attackSafe(t, orig, rows, pos{5, 2})
 }

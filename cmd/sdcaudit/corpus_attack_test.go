@@ -629,6 +629,44 @@ func keyText(k map[string]string) string {
 	return b.String()
 }
 
+// attackSafe reads h's cells from a safe table's rows beside the input's
+// (orig): a cell "x" is withheld, any other must equal the input and is
+// known. Each cell of mustWithhold must be withheld. gonum's simplex over
+// h (attack) then bounds every withheld cell, and one known to within 1
+// is an error. It returns the withheld cells with their intervals.
+func (h handTable) attackSafe(t *testing.T, orig, rows [][]string, mustWithhold ...pos) map[pos]*attackCell {
+	t.Helper()
+	known := map[pos]float64{}
+	withheld := map[pos]*attackCell{}
+	for _, p := range h.cells {
+		v, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch s := rows[p.row-1][p.col-1]; s {
+		case "x":
+			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
+		default:
+			if s != orig[p.row-1][p.col-1] {
+				t.Fatalf("safe cell %v is %q, input %q", p, s, orig[p.row-1][p.col-1])
+			}
+			known[p] = v
+		}
+	}
+	for _, p := range mustWithhold {
+		if withheld[p] == nil {
+			t.Fatalf("the count at %v (%s) is published: %q", p, orig[p.row-1][p.col-1], rows)
+		}
+	}
+	h.attack(t, known, withheld)
+	for p, c := range withheld {
+		if c.hi-c.lo < 1-1e-9 {
+			t.Errorf("withheld cell %v (%v) recoverable from the safe table: [%g, %g]", p, c.value, c.lo, c.hi)
+		}
+	}
+	return withheld
+}
+
 // attackCell is one withheld cell the attack computes an interval for.
 type attackCell struct {
 	at      pos

@@ -54,32 +54,7 @@ func TestIndentHierarchyProtect(t *testing.T) {
 		t.Fatalf("safe table has %d rows, input %d", len(rows), len(orig))
 	}
 	h := indentedHand()
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		v, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch s := rows[p.row-1][p.col-1]; s {
-		case "x":
-			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-		default:
-			if s != orig[p.row-1][p.col-1] {
-				t.Fatalf("safe cell %v is %q, input %q", p, s, orig[p.row-1][p.col-1])
-			}
-			known[p] = v
-		}
-	}
-	if withheld[pos{5, 2}] == nil {
-		t.Fatalf("Textiles' count of 1 is published: %q", rows)
-	}
-	h.attack(t, known, withheld)
-	for p, c := range withheld {
-		if c.hi-c.lo < 1-1e-9 {
-			t.Errorf("withheld cell %v (%v) recoverable from the safe table: [%g, %g]", p, c.value, c.lo, c.hi)
-		}
-	}
+	h.attackSafe(t, orig, rows, pos{5, 2})
 	margins := reportMargins(t, rep)
 	want := map[string]string{
 		"Manufacturing": "Food, Textiles, Other manufacturing",

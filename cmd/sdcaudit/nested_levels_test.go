@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,34 +60,7 @@ func TestNestedLevelsProtect(t *testing.T) {
 		t.Fatalf("safe table has %d rows, input %d", len(rows), len(orig))
 	}
 	h := nestedL3Hand()
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		v, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch s := rows[p.row-1][p.col-1]; s {
-		case "x":
-			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-		default:
-			if s != orig[p.row-1][p.col-1] {
-				t.Fatalf("safe cell %v is %q, input %q", p, s, orig[p.row-1][p.col-1])
-			}
-			known[p] = v
-		}
-	}
-	for _, p := range []pos{{3, 4}, {14, 4}} {
-		if withheld[p] == nil {
-			t.Fatalf("the count at %v is published: %q", p, rows)
-		}
-	}
-	h.attack(t, known, withheld)
-	for p, c := range withheld {
-		if c.hi-c.lo < 1-1e-9 {
-			t.Errorf("withheld cell %v (%v) recoverable from the safe table: [%g, %g]", p, c.value, c.lo, c.hi)
-		}
-	}
+	h.attackSafe(t, orig, rows, pos{3, 4}, pos{14, 4})
 	st, _ := rep["structure"].(map[string]any)
 	axes, _ := st["axes"].([]any)
 	if len(axes) == 0 {

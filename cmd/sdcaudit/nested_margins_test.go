@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -64,33 +63,7 @@ func TestNestedGroupSubtotalsProtect(t *testing.T) {
 			// the independent attack: every withheld count cell's
 			// interval, by gonum's simplex over the hand structure
 			h := nestedHand()
-			known := map[pos]float64{}
-			withheld := map[pos]*attackCell{}
-			for _, p := range h.cells {
-				v, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				switch s := rows[p.row-1][p.col-1]; s {
-				case "x":
-					withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-				default:
-					if s != orig[p.row-1][p.col-1] {
-						t.Fatalf("safe cell %v is %q, input %q", p, s, orig[p.row-1][p.col-1])
-					}
-					known[p] = v
-				}
-			}
-			n2 := pos{3, 3}
-			if withheld[n2] == nil {
-				t.Fatalf("N2's Workers count of 1 is published: %q", rows)
-			}
-			h.attack(t, known, withheld)
-			for p, c := range withheld {
-				if c.hi-c.lo < 1-1e-9 {
-					t.Errorf("withheld cell %v (%v) recoverable from the safe table: [%g, %g]", p, c.value, c.lo, c.hi)
-				}
-			}
+			h.attackSafe(t, orig, rows, pos{3, 3})
 			// the structure in report.json: the group subtotals are margins
 			st, _ := rep["structure"].(map[string]any)
 			axes, _ := st["axes"].([]any)
