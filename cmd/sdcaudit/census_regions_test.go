@@ -40,14 +40,9 @@ func TestCensusReceivedRegion(t *testing.T) {
 	if err := w.WriteXLSX(path); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"audit", path, "--value", "total", "--json"}, &stdout, &stderr)
-	var res auditResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("exit %d, %v:\n%s%s", code, err, stdout.String(), stderr.String())
-	}
+	code, res, out := runAudit(t, path, "--value", "total")
 	if code != 1 {
-		t.Errorf("exit %d, want 1: %s", code, stdout.String())
+		t.Errorf("exit %d, want 1: %s", code, out)
 	}
 	ohio := false
 	for _, c := range res.Cells {
@@ -56,7 +51,7 @@ func TestCensusReceivedRegion(t *testing.T) {
 		}
 	}
 	if !ohio {
-		t.Errorf("Ohio not exactly disclosed: %s", stdout.String())
+		t.Errorf("Ohio not exactly disclosed: %s", out)
 	}
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -105,14 +103,9 @@ func TestAuditNestedOuterSubtotalDisclosed(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"audit", path, "--value", "count", "--json"}, &stdout, &stderr)
-	var res auditResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("exit %d, %v:\n%s%s", code, err, stdout.String(), stderr.String())
-	}
+	code, res, out := runAudit(t, path, "--value", "count")
 	if code != 1 {
-		t.Errorf("exit %d, want 1:\n%s%s", code, stdout.String(), stderr.String())
+		t.Errorf("exit %d, want 1:\n%s", code, out)
 	}
 	want := map[string]float64{"N1": 12, "All North": 18}
 	for _, c := range res.Cells {
@@ -122,11 +115,11 @@ func TestAuditNestedOuterSubtotalDisclosed(t *testing.T) {
 		}
 		delete(want, c.Key["Area"])
 		if !c.Exact || c.Protected || c.Lo == nil || c.Hi == nil || math.Abs(*c.Lo-v) > 1e-9 || math.Abs(*c.Hi-v) > 1e-9 {
-			t.Errorf("%s Workers not reported exactly disclosed at %v: %s", c.Key["Area"], v, stdout.String())
+			t.Errorf("%s Workers not reported exactly disclosed at %v: %s", c.Key["Area"], v, out)
 		}
 	}
 	if len(want) > 0 || res.Exactly < 2 {
-		t.Errorf("not among the exactly disclosed cells: %v: %s", want, stdout.String())
+		t.Errorf("not among the exactly disclosed cells: %v: %s", want, out)
 	}
 	for _, w := range res.Warnings {
 		if strings.Contains(w, "not the sum") {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -127,14 +125,9 @@ func TestAuditNestedGroupSubtotalDisclosed(t *testing.T) {
 			if err := os.WriteFile(path, []byte(strings.Replace(text, tc.from, tc.to, 1)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			var stdout, stderr bytes.Buffer
-			code := run([]string{"audit", path, "--value", "count", "--json"}, &stdout, &stderr)
-			var res auditResult
-			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-				t.Fatalf("exit %d, %v:\n%s%s", code, err, stdout.String(), stderr.String())
-			}
+			code, res, out := runAudit(t, path, "--value", "count")
 			if code != 1 {
-				t.Errorf("exit %d, want 1:\n%s%s", code, stdout.String(), stderr.String())
+				t.Errorf("exit %d, want 1:\n%s", code, out)
 			}
 			found := false
 			for _, c := range res.Cells {
@@ -143,11 +136,11 @@ func TestAuditNestedGroupSubtotalDisclosed(t *testing.T) {
 				}
 				found = true
 				if !c.Exact || c.Protected || c.Lo == nil || c.Hi == nil || math.Abs(*c.Lo-1) > 1e-9 || math.Abs(*c.Hi-1) > 1e-9 {
-					t.Errorf("N2 Workers not reported exactly disclosed at 1: %s", stdout.String())
+					t.Errorf("N2 Workers not reported exactly disclosed at 1: %s", out)
 				}
 			}
 			if !found || res.Exactly < 1 {
-				t.Errorf("N2 Workers not among the exactly disclosed cells: %s", stdout.String())
+				t.Errorf("N2 Workers not among the exactly disclosed cells: %s", out)
 			}
 			for _, w := range res.Warnings {
 				if strings.Contains(w, "not the sum") {
