@@ -103,6 +103,7 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	}
 	var use []relation
 	lies, refused := false, false
+	var unused []string // the parents refused
 	for _, q := range parents {
 		ch := children[q]
 		holds, checked, nontrivial, diff, at := in.check(q, ch)
@@ -125,7 +126,7 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 			} else {
 				lies = true
 			}
-			refused = true
+			refused, unused = true, append(unused, q)
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (%s): not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how), why))
 			continue
 		}
@@ -137,8 +138,10 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	if refused {
 		// a relation the layout shows is left out: the relations are
 		// incomplete, no suppressed cell can be called protected
-		if name := tr.name + "=" + indentHow; !slices.Contains(in.unconfirmed, name) {
-			in.unconfirmed = append(in.unconfirmed, name)
+		for _, q := range unused {
+			if name := tr.name + "=" + audit.CodeText(q); !slices.Contains(in.unconfirmed, name) {
+				in.unconfirmed = append(in.unconfirmed, name)
+			}
 		}
 		if lies {
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: the indentation proposes a parent the arithmetic contradicts: the indentation of the column is not used, and the audit cannot confirm a suppressed cell protected (a person decides); declare the hierarchy with suppression.hierarchies", tr.name))
