@@ -120,14 +120,19 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 			continue // a hint only: no warning
 		}
 		if !holds || checked == 0 {
-			why := fmt.Sprintf("difference %s%s%s", diff, in.where(at), in.rounding(diff, len(ch)))
-			if holds {
-				why = "no line of the table publishes it with any of them"
-			} else {
-				lies = true
-			}
 			refused, unused = true, append(unused, q)
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (%s): not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how), why))
+			switch {
+			case holds && !in.consistent(q, ch):
+				// its published parts exceed it: the indentation lies
+				lies = true
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but its published parts exceed it: not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how)))
+				continue
+			case holds:
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s, but no line of the table publishes it with any of them to confirm it: not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how)))
+				continue
+			}
+			lies = true
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s%s): not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how), diff, in.where(at), in.rounding(diff, len(ch))))
 			continue
 		}
 		if in.inexact {

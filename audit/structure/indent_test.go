@@ -199,3 +199,38 @@ func TestIndentTreeCase(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentTreeReceivedExceeds: in a received table, a parent whose
+// published parts exceed it (Owned outright 70 under Owner occupied 63)
+// shows the indentation lies: no relation by indentation, the warning
+// says so, the structure is unconfirmed. Before, it read as merely
+// unconfirmable ("no line ... has all of them published").
+func TestIndentTreeReceivedExceeds(t *testing.T) {
+	tab := &audit.Table{Name: "t", Dims: []string{"tenure", "col"}, Mode: audit.Aggregate}
+	rows := []string{"All households", "  Owner occupied", "    Owned outright", "    Buying with mortgage", "  Rented", "    Social rented", "    Other rented"}
+	vals := []int64{74, 63, 70, -1, 11, -1, 2}
+	ind := map[string]int{}
+	for i, r := range rows {
+		code := strings.TrimLeft(r, " ")
+		if n := len(r) - len(code); n > 0 {
+			ind[code] = n
+		}
+		c := &audit.Cell{Key: []string{code, "Households"}, HasN: vals[i] >= 0, N: max(vals[i], 0)}
+		tab.Cells = append(tab.Cells, c)
+	}
+	res, err := Infer(tab, Options{RowDims: 1, Wide: true, Indent: map[string]map[string]int{"tenure": ind}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, f := range res.Structure.Axes[0].Found {
+		if strings.HasPrefix(f, "indentation") {
+			t.Errorf("%q found by %q", q, f)
+		}
+	}
+	if w := fmt.Sprint(res.Warnings); !strings.Contains(w, `"Owner occupied" is above 2 codes by its indentation but its published parts exceed it`) || !strings.Contains(w, "the indentation of the column is not used") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+	if len(res.Structure.Unconfirmed) == 0 {
+		t.Error("structure not unconfirmed")
+	}
+}
