@@ -102,6 +102,10 @@ type WideLayout struct {
 	// Indent is the indentation (leading spaces) of cells that have one,
 	// by position: a hierarchy in one column shown by indentation.
 	Indent map[WidePos]int
+	// IndentTabs are the cells of Indent indented by tabs ('\t') or by
+	// tabs and spaces ('m'): a column whose labels mix tabs and spaces
+	// has no indentation (one tab is one level where only tabs indent).
+	IndentTabs map[WidePos]rune
 	// StyleIndent is the indent level of the cell's style (a workbook's
 	// Format Cells > Alignment > Indent) of text cells that have one.
 	StyleIndent map[WidePos]int
@@ -196,6 +200,7 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 	cr.FieldsPerRecord = -1
 	var rows [][]string
 	var indent map[WidePos]int
+	var tabs map[WidePos]rune
 	cells := 0
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
@@ -225,18 +230,19 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 			if checkUTF8 && !validUTF8(v) {
 				return nil, &Error{File: path, Row: line, Column: colName(i), Value: v, Err: fmt.Errorf("%w: not valid UTF-8; set input.encoding to the file's encoding (latin-1, windows-1252 or utf-16)", ErrEncoding)}
 			}
-			if n := indentOf(v); n > 0 {
+			if n, kind := indentOf(v); n > 0 {
 				if indent == nil {
 					indent = map[WidePos]int{}
 				}
 				indent[WidePos{Row: line, Col: i}] = n
+				tabs = tabbed(tabs, WidePos{Row: line, Col: i}, kind)
 			}
 			row[i] = strings.TrimSpace(strings.Trim(v, "\u00a0"))
 		}
 		rows = append(rows, row)
 	}
 	base := filepath.Base(path)
-	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows, Indent: indent}
+	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows, Indent: indent, IndentTabs: tabs}
 	if err := cropRange(lay, opt.Range); err != nil {
 		return nil, err
 	}
@@ -308,7 +314,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	var textOnly []string
 	for _, sh := range chosen {
-		rows, indent, err := wideSheetRows(path, f, sh)
+		rows, indent, tabs, err := wideSheetRows(path, f, sh)
 		if err != nil {
 			return nil, err
 		}
@@ -329,7 +335,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 			}
 			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
 		}
-		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent, StyleIndent: styleIndents(f, sh, rows)}
+		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent, IndentTabs: tabs, StyleIndent: styleIndents(f, sh, rows)}
 		if err := cropRange(lay, opt.Range); err != nil {
 			return nil, err
 		}
@@ -367,37 +373,38 @@ func hasNumber(rows [][]string) bool {
 
 // wideSheetRows reads a sheet's cells as text, within MaxWideCells, with
 // the indentation of the cells indented by leading spaces.
-func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string, indent map[WidePos]int, err error) {
+func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string, indent map[WidePos]int, tabs map[WidePos]rune, err error) {
 	it, err := f.Rows(sheet)
 	if err != nil {
-		return nil, nil, xlsxErr(path, sheet, 0, err)
+		return nil, nil, nil, xlsxErr(path, sheet, 0, err)
 	}
 	defer it.Close()
 	cells := 0
 	for it.Next() {
 		cols, err := it.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
-			return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
+			return nil, nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 		}
 		cells += max(len(cols), 1)
 		if cells > MaxWideCells {
-			return nil, nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
+			return nil, nil, nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
 		}
 		for i, c := range cols {
-			if n := indentOf(c); n > 0 {
+			if n, kind := indentOf(c); n > 0 {
 				if indent == nil {
 					indent = map[WidePos]int{}
 				}
 				indent[WidePos{Row: len(rows) + 1, Col: i}] = n
+				tabs = tabbed(tabs, WidePos{Row: len(rows) + 1, Col: i}, kind)
 			}
 			cols[i] = cellText(c)
 		}
 		rows = append(rows, cols)
 	}
 	if err := it.Error(); err != nil {
-		return nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
+		return nil, nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 	}
-	return rows, indent, nil
+	return rows, indent, tabs, nil
 }
 
 // maxStyleIndentCells bounds the sheets whose cells' indent styles are
@@ -465,20 +472,42 @@ func styleIndents(f *excelize.File, sheet string, rows [][]string) map[WidePos]i
 	return out
 }
 
-// indentOf is the number of leading spaces of a text cell that has more
-// than spaces.
-func indentOf(s string) int {
-	n := 0
+// indentOf is the indentation of a text cell that has more than white
+// space: the number of its leading spaces (no-break spaces count as
+// spaces) or tabs, and their kind: ' ' (spaces), '\t' (tabs), or 'm'
+// (both lead it: a column with it has no indentation, WideLayout.Indents).
+func indentOf(s string) (n int, kind rune) {
 	for _, r := range s {
-		if r != ' ' && r != '\u00a0' {
-			if n > 0 && r != '\t' {
-				return n
+		switch r {
+		case ' ', '\u00a0':
+			r = ' '
+		case '\t':
+		default:
+			if n == 0 {
+				return 0, 0
 			}
-			return 0
+			return n, kind
+		}
+		if kind != 0 && kind != r {
+			kind = 'm'
+		} else if kind == 0 {
+			kind = r
 		}
 		n++
 	}
-	return 0
+	return 0, 0
+}
+
+// tabbed records the cells indented by tabs or by tabs and spaces.
+func tabbed(m map[WidePos]rune, at WidePos, kind rune) map[WidePos]rune {
+	if kind == ' ' {
+		return m
+	}
+	if m == nil {
+		m = map[WidePos]rune{}
+	}
+	m[at] = kind
+	return m
 }
 
 func colName(c int) string {
@@ -571,7 +600,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 // with the keys set as without them. ok is false, and lay untouched, when
 // detection fails or finds other keys.
 func parseAsDetected(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, bool) {
-	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent, StyleIndent: lay.StyleIndent}
+	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent, IndentTabs: lay.IndentTabs, StyleIndent: lay.StyleIndent}
 	cp.Rows = make([][]string, len(lay.Rows))
 	for i, r := range lay.Rows {
 		cp.Rows[i] = append([]string(nil), r...)
@@ -1437,11 +1466,25 @@ func (l *WideLayout) Indents() map[int]map[string]int {
 	for i, col := range l.Labels {
 		levels := map[string]int{}
 		indented, clash := false, false
+		kinds := map[rune]bool{}
 		for k, p := range l.Pos {
 			if k > 0 && l.Pos[k-1].Row == p.Row || off+i >= len(l.Keys[k]) {
 				continue
 			}
 			at := WidePos{Row: p.Row, Col: col}
+			if l.Indent[at] > 0 {
+				kind := ' '
+				if t, ok := l.IndentTabs[at]; ok {
+					kind = t
+				}
+				// tabs and spaces mixed: their levels cannot be compared
+				// (review finding: a leading tab read as no indentation
+				// left a tab-indented block with no parent)
+				if kinds[kind] = true; kind == 'm' || len(kinds) > 1 {
+					clash = true
+					break
+				}
+			}
 			lv := l.StyleIndent[at]*1024 + min(l.Indent[at], 1023)
 			lab := l.Keys[k][off+i]
 			if was, ok := levels[lab]; ok && was != lv {

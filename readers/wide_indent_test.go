@@ -64,3 +64,37 @@ func TestWideIndents(t *testing.T) {
 		}
 	}
 }
+
+// TestWideIndentTabs: labels indented by tabs have one level per tab;
+// a column whose labels mix tabs and spaces in their indentation (or a
+// label led by both) has no indentation, so the other finders decide.
+// Before, a leading tab counted as no indentation: a tab-indented block
+// under a space-indented parent read as siblings of its parent (review
+// finding F4: Retail given back from the safe table).
+func TestWideIndentTabs(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, text string
+		want       map[int]map[string]int
+	}{
+		{"tabs", "Industry,Men,Women\nAll,10,12\n\tFood,4,5\n\t\tBread,2,2\n\t\tMeat,2,3\n\tOther,6,7\n", map[int]map[string]int{0: {"Food": 1, "Bread": 2, "Meat": 2, "Other": 1}}},
+		{"mixed", "Industry,Men,Women\nAll,10,12\n  Food,4,5\n\tBread,2,2\n\tMeat,2,3\n  Other,6,7\n", map[int]map[string]int{}},
+		{"both in one label", "Industry,Men,Women\nAll,10,12\n  Food,4,5\n  \tBread,2,2\n  \tMeat,2,3\n  Other,6,7\n", map[int]map[string]int{}},
+	} {
+		path := filepath.Join(dir, "t.csv")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, lay, _, _ := readDetected(t, path, "", "count")
+		got := lay.Indents()
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: indents %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		for d, w := range tc.want {
+			if !maps.Equal(got[d], w) {
+				t.Errorf("%s: indents %v, want %v", tc.name, got, tc.want)
+			}
+		}
+	}
+}

@@ -186,7 +186,7 @@ func (s *structure) roundedLPError(err error, half, base float64) error {
 // does not give, or because they are the sum of two breakdowns of which
 // only the first is a margin (the structure's warnings say which).
 func unconfirmedWarning(totals []string) string {
-	return fmt.Sprintf("interval audit: %s were not used as margins (they add up only within the rounding, or they have a second breakdown: the structure's warnings say which): the audit cannot confirm any suppressed cell protected; if the table is rounded, set input.rounded to the base it is rounded to", strings.Join(totals, ", "))
+	return fmt.Sprintf("interval audit: %s were not used as margins (they add up only within the rounding, they have a second breakdown, or the indentation proposes them and the arithmetic does not confirm them: the structure's warnings say which): the audit cannot confirm any suppressed cell protected; if the table is rounded, set input.rounded to the base it is rounded to", strings.Join(totals, ", "))
 }
 
 // isSigned reports whether cell i may be negative (the table's structure

@@ -91,7 +91,19 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	}
 	// parents in table order
 	slices.SortFunc(parents, func(a, b string) int { return slices.Index(codes, a) - slices.Index(codes, b) })
-	found := map[string]string{}
+	// every proposed parent is checked before any is used: a parent the
+	// arithmetic contradicts on a complete line means the indentation
+	// lies, and none of its parents is trusted (review finding: a false
+	// margin kept beside a true one rejected made every withheld cell
+	// "protected" where each was exactly recoverable)
+	type relation struct {
+		q  string
+		ch []string
+		h  string
+	}
+	var use []relation
+	lies, refused := false, false
+	var unused []string // the parents refused
 	for _, q := range parents {
 		ch := children[q]
 		holds, checked, nontrivial, diff, at := in.check(q, ch)
@@ -99,27 +111,77 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 			continue // a difference (Balance), or a case hint no line confirms
 		}
 		h := how
-		if holds && checked == 0 && how == indentHow && in.partial(q, ch) {
+		if holds && checked == 0 && how == indentHow && in.published(q, ch) {
 			// a received table: no line complete, the published parts
-			// never exceed it
+			// (one or more) never exceed it
 			h, checked = "indentation, consistent with the published parts (no line complete)", 1
 		}
 		if how == caseHow && (!holds || checked == 0) {
 			continue // a hint only: no warning
 		}
 		if !holds || checked == 0 {
-			why := fmt.Sprintf("difference %s%s%s", diff, in.where(at), in.rounding(diff, len(ch)))
-			if holds {
-				why = "no line of the table has all of them published"
+			refused, unused = true, append(unused, q)
+			switch {
+			case holds && !in.consistent(q, ch):
+				// its published parts exceed it: the indentation lies
+				lies = true
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but its published parts exceed it: not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how)))
+				continue
+			case holds:
+				in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s, but no line of the table publishes it with any of them to confirm it: not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how)))
+				continue
 			}
-			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (%s): not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how), why))
+			lies = true
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is above %s by its %s but is not their sum (difference %s%s%s): not used as a margin", tr.name, audit.CodeText(q), report.Plural(int64(len(ch)), "code", "codes"), describeHint(how), diff, in.where(at), in.rounding(diff, len(ch))))
 			continue
 		}
 		if in.inexact {
 			h += ", within rounding"
 		}
-		in.setTotal(q, ch, tr.parent, h)
-		for _, c := range ch {
+		use = append(use, relation{q, ch, h})
+	}
+	if refused {
+		// a relation the layout shows is left out: the relations are
+		// incomplete, no suppressed cell can be called protected
+		for _, q := range unused {
+			if name := tr.name + "=" + audit.CodeText(q); !slices.Contains(in.unconfirmed, name) {
+				in.unconfirmed = append(in.unconfirmed, name)
+			}
+		}
+		if lies {
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: the indentation proposes a parent the arithmetic contradicts: the indentation of the column is not used, and the audit cannot confirm a suppressed cell protected (a person decides); declare the hierarchy with suppression.hierarchies", tr.name))
+			return false
+		}
+	}
+	// the tree is used only where it accounts for every code of the
+	// column (each a confirmed part of its proposed parent, or a root
+	// confirmed as the sum of its own parts): part of a column confirmed
+	// left the rest with no parent, and the other finders did not run
+	// (review finding: SERVICES, found by case before, lost)
+	covered, sums := map[string]bool{}, map[string]bool{}
+	for _, r := range use {
+		sums[r.q] = true
+		for _, c := range r.ch {
+			covered[c] = true
+		}
+	}
+	whole := len(use) > 0
+	for _, c := range codes {
+		if _, ok := p[c]; ok && !covered[c] || !ok && !sums[c] {
+			whole = false
+		}
+	}
+	if !whole {
+		if len(use) > 0 {
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: the %s proposes a hierarchy that arithmetic confirms for only part of the column: not used; declare it with suppression.hierarchies", tr.name, describeHint(how)))
+		}
+		return false
+	}
+	found := map[string]string{}
+	for _, r := range use {
+		q := r.q
+		in.setTotal(q, r.ch, tr.parent, r.h)
+		for _, c := range r.ch {
 			found[c] = q
 		}
 		// a part of the tree, not a total of the axis
@@ -129,9 +191,6 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 				tr.members = append(tr.members, q)
 			}
 		}
-	}
-	if len(found) == 0 {
-		return false
 	}
 	// a labelled total that is a child keeps its place in the tree
 	for c := range found {
@@ -254,4 +313,25 @@ func (in *axisInference) confirmedParents(p map[string]string) int {
 		}
 	}
 	return n
+}
+
+// published reports whether the proposed parent total is published on a
+// line with at least one of its parts, and its published parts never
+// exceed it on any line (consistent): in a received table, where no line
+// is complete, the indentation is then taken as the relation.
+func (in *axisInference) published(total string, parts []string) bool {
+	if !in.consistent(total, parts) {
+		return false
+	}
+	for l := range in.cells {
+		if _, ok := in.cells[l][total]; !ok || !in.value(l, total).known {
+			continue
+		}
+		for _, p := range parts {
+			if in.value(l, p).known {
+				return true
+			}
+		}
+	}
+	return false
 }
