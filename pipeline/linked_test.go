@@ -69,7 +69,10 @@ func linkIf(on bool) LinkMode {
 // into out, the tables protected together when linked.
 func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *Result {
 	t.Helper()
-	return runReleaseWith(t, path, dims, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked)})
+	// testJointWork: the releases' tests judge the pattern kept with
+	// their own attack (an independent LP over every table), whatever
+	// the joint search's budget
+	return runReleaseWith(t, path, dims, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked), JointWork: testJointWork()})
 }
 
 // runReleaseWith is runRelease under the run options opt.
@@ -419,6 +422,7 @@ var releaseShapes = [][][]string{
 // together: an independent LP over all tables of a release narrows no
 // primary cell below its levels, and every shared cell has one status.
 func TestLinkedReleasesResistJointAttack(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	prim, shared, suppressedShared := 0, 0, 0
 	for _, seed := range linkedSeeds() {
 		for _, shape := range releaseShapes {
@@ -460,6 +464,7 @@ func TestLinkedReleasesResistJointAttack(t *testing.T) {
 // shared cells with different statuses (issue 17): it has the power to
 // catch what linking prevents.
 func TestJointAttackBreaksApartProtection(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	bad := 0
 	for _, seed := range linkedSeeds() {
 		for _, shape := range releaseShapes {
