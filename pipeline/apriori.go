@@ -54,6 +54,8 @@ type tableHints struct {
 	// auditTuning is Options.AuditTuning (nil: the interval audit's
 	// defaults)
 	auditTuning *intervals.Tuning
+	// jointWork is Options.JointWork (0: the joint search's default)
+	jointWork float64
 }
 
 // applyApriori applies the a-priori cells to a decided table; a cell

@@ -21,6 +21,7 @@ import (
 // statuses and safe CSV of the audit of the same microdata (without
 // secondary suppression).
 func TestCellsHierarchyMatchMicrodataPostgres(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	conn := pgtest.Start(t)
 	ctx := context.Background()
 	exec := func(sql string) {

@@ -122,6 +122,7 @@ func copyCells(ctx context.Context, t *testing.T, conn *pgx.Conn, q, dir string)
 // with Job.Cells, gives exactly the statuses and the safe CSV of the audit
 // of the same microdata with the same configuration.
 func TestCellsMatchMicrodataPostgres(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	conn := pgtest.Start(t)
 	ctx := context.Background()
 	exec := func(sql string) {

@@ -19,6 +19,7 @@ import (
 // referring to this cell; and appending a finding to every cell leaves
 // every cell's earlier findings as they were.
 func TestFindingsStayWithTheirCell(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	// 40 x 40 finest cells (1,681 with margins: two chunks), each with
 	// twelve records of spread values but every 37th with one, which the
 	// threshold rule fails and secondary suppression must protect
@@ -43,7 +44,10 @@ func TestFindingsStayWithTheirCell(t *testing.T) {
 	}
 	for _, secondary := range []bool{false, true} {
 		s := settings(t, fmt.Sprintf("microdata: {dims: [a, b], value: turnover}\nsuppression: {secondary: %v}\n", secondary))
-		res, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: t.TempDir()})
+		// the joint search's budget (testJointWork) only changes which
+		// cells are secondary: this test is about the findings every
+		// cell holds, and still needs some secondary cells (appended)
+		res, err := Run(context.Background(), []Job{{Path: path, Settings: s}}, Options{Out: t.TempDir(), JointWork: testJointWork()})
 		if err != nil {
 			t.Fatal(err)
 		}

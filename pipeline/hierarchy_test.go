@@ -91,13 +91,20 @@ func settingsFile(t *testing.T, path string, extra ...*configs.Config) *configs.
 // file cfg (and the layers extra over it).
 func loadHierData(t *testing.T, cfg, data string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
 	t.Helper()
+	return loadHierDataWork(t, 0, cfg, data, extra...)
+}
+
+// loadHierDataWork is loadHierData with the joint search's work budget
+// jointWork (Options.JointWork; 0: the default).
+func loadHierDataWork(t *testing.T, jointWork float64, cfg, data string, extra ...*configs.Config) (*audit.Table, *configs.Settings) {
+	t.Helper()
 	s := settingsFile(t, hierDir+cfg, extra...)
 	srcs, err := readers.Open(hierDir+data, readers.Options{BatchSize: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srcs[0].Close()
-	tab, err := AuditSource(context.Background(), srcs[0], s, 2)
+	tab, err := auditSource(context.Background(), srcs[0], s, 2, jointWork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +234,7 @@ func TestParentColumnErrors(t *testing.T) {
 // table's Hierarchies, whose cells TestMicrodataHierarchyCells checks for
 // both), so its run repeats the same suppression and LP.
 func TestHierarchySuppressionAudit(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	cases := []struct{ cfg, data string }{{"hrc.yaml", "records.csv"}, {"parents.yaml", "records_parents.csv"}}
 	if raceEnabled {
 		cases = cases[:1]
@@ -241,7 +249,10 @@ func checkHierAudit(t *testing.T, cfg, data string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, _ := loadHierData(t, cfg, data, sec)
+	// testJointWork: every audited interval is checked against an
+	// independent LP and every protected primary against it, whatever
+	// pattern the joint search's budget leaves
+	tab, _ := loadHierDataWork(t, testJointWork(), cfg, data, sec)
 	if tab.Audit == nil {
 		t.Fatalf("no audit; warnings %v", tab.Warnings)
 	}

@@ -178,7 +178,9 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 		group := make([]link.Member, len(members))
 		for a, t := range members {
 			s := settings[a]
-			group[a] = link.Member{Table: t, Options: suppressOptions(t, s, workers), Hierarchies: s.Suppression.Hierarchies, Secondary: s.Suppression.Secondary, Keep: protectedCells(t)}
+			mo := suppressOptions(t, s, workers)
+			mo.Joint.Work = opt.JointWork // a test hook (Options.JointWork)
+			group[a] = link.Member{Table: t, Options: mo, Hierarchies: s.Suppression.Hierarchies, Secondary: s.Suppression.Secondary, Keep: protectedCells(t)}
 		}
 		lo := link.Options{MaxCells: opt.maxCoverCells()}
 		if !g.cells {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -69,7 +70,10 @@ func linkIf(on bool) LinkMode {
 // into out, the tables protected together when linked.
 func runRelease(t testing.TB, path, out string, dims [][]string, linked bool) *Result {
 	t.Helper()
-	return runReleaseWith(t, path, dims, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked)})
+	// testJointWork: the releases' tests judge the pattern kept with
+	// their own attack (an independent LP over every table), whatever
+	// the joint search's budget
+	return runReleaseWith(t, path, dims, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: linkIf(linked), JointWork: testJointWork()})
 }
 
 // runReleaseWith is runRelease under the run options opt.
@@ -419,35 +423,52 @@ var releaseShapes = [][][]string{
 // together: an independent LP over all tables of a release narrows no
 // primary cell below its levels, and every shared cell has one status.
 func TestLinkedReleasesResistJointAttack(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	prim, shared, suppressedShared := 0, 0, 0
-	for _, seed := range linkedSeeds() {
-		for _, shape := range releaseShapes {
-			dir := t.TempDir()
-			path, parent := firmRelease(t, dir, seed)
-			res := runRelease(t, path, filepath.Join(dir, "out"), shape, true)
-			ar := attack(t, res.Tables, parent)
-			if len(ar.mismatch) > 0 {
-				t.Errorf("seed %d, %d tables: shared cells with different statuses: %v", seed, len(shape), ar.mismatch)
-			}
-			if ar.weak > 0 {
-				t.Errorf("seed %d, %d tables: %d primary cells narrowed by the joint attack: %v", seed, len(shape), ar.weak, ar.weakCells)
-			}
-			for _, tb := range res.Tables {
-				if tb.Link == nil || !tb.Link.Linked || !tb.Link.Exact || len(tb.Link.Tables) != len(shape)-1 {
-					t.Fatalf("table %s: link %+v", tb.Name, tb.Link)
-				}
-				for _, c := range tb.Cells {
-					if c.IsMargin(tb.TotalLabel) && c.Status == audit.StatusSecondary {
-						suppressedShared++
+	var mu sync.Mutex // the counts, of the releases run in parallel
+	// Each release is its own parallel subtest (the longest test of the
+	// package, split so that both cores share it); the group returns when
+	// every release is checked, and the counts below are those of all.
+	t.Run("releases", func(t *testing.T) {
+		for _, seed := range linkedSeeds() {
+			for _, shape := range releaseShapes {
+				t.Run(fmt.Sprintf("seed%d-%dtables", seed, len(shape)), func(t *testing.T) {
+					t.Parallel()
+					dir := t.TempDir()
+					path, parent := firmRelease(t, dir, seed)
+					res := runRelease(t, path, filepath.Join(dir, "out"), shape, true)
+					ar := attack(t, res.Tables, parent)
+					if len(ar.mismatch) > 0 {
+						t.Errorf("seed %d, %d tables: shared cells with different statuses: %v", seed, len(shape), ar.mismatch)
 					}
-				}
+					if ar.weak > 0 {
+						t.Errorf("seed %d, %d tables: %d primary cells narrowed by the joint attack: %v", seed, len(shape), ar.weak, ar.weakCells)
+					}
+					sec := 0
+					for _, tb := range res.Tables {
+						if tb.Link == nil || !tb.Link.Linked || !tb.Link.Exact || len(tb.Link.Tables) != len(shape)-1 {
+							t.Fatalf("table %s: link %+v", tb.Name, tb.Link)
+						}
+						for _, c := range tb.Cells {
+							if c.IsMargin(tb.TotalLabel) && c.Status == audit.StatusSecondary {
+								sec++
+							}
+						}
+					}
+					if len(res.Summary.LinkGroups) != 1 || len(res.Summary.LinkGroups[0].Tables) != len(shape) {
+						t.Fatalf("link groups %+v", res.Summary.LinkGroups)
+					}
+					mu.Lock()
+					prim += ar.primaries
+					shared += ar.shared
+					suppressedShared += sec
+					mu.Unlock()
+				})
 			}
-			if len(res.Summary.LinkGroups) != 1 || len(res.Summary.LinkGroups[0].Tables) != len(shape) {
-				t.Fatalf("link groups %+v", res.Summary.LinkGroups)
-			}
-			prim += ar.primaries
-			shared += ar.shared
 		}
+	})
+	if t.Failed() {
+		return // a release failed: its counts are missing
 	}
 	if prim < 30 || shared < 30 || suppressedShared == 0 {
 		t.Fatalf("the releases test too little: %d primaries, %d shared cells, %d secondary margins", prim, shared, suppressedShared)
@@ -460,6 +481,7 @@ func TestLinkedReleasesResistJointAttack(t *testing.T) {
 // shared cells with different statuses (issue 17): it has the power to
 // catch what linking prevents.
 func TestJointAttackBreaksApartProtection(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	bad := 0
 	for _, seed := range linkedSeeds() {
 		for _, shape := range releaseShapes {

@@ -119,13 +119,16 @@ var aggregateShapes = [][][]string{
 // all tables of a release narrows no primary below its levels, every
 // shared cell has one status, and the group is exact.
 func TestLinksAggregateResistJointAttack(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	prim, shared, secondary := 0, 0, 0
 	for seed := uint64(1); seed <= linkSeeds; seed++ {
 		for _, shape := range aggregateShapes {
 			dir := t.TempDir()
 			micro, _ := firmRelease(t, dir, seed)
 			jobs := aggregateJobs(t, micro, dir, shape)
-			res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 4, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{jobNames(jobs)}})
+			// testJointWork: the attack below (gonum's LP) judges the
+			// pattern kept, whatever the joint search's budget
+			res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "out"), Workers: 4, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{jobNames(jobs)}, JointWork: testJointWork()})
 			if err != nil {
 				t.Fatal(err)
 			}

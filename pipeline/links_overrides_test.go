@@ -17,6 +17,7 @@ import (
 // cell on the cover table, its override records its final status, and the
 // release still resists the joint attack.
 func TestLinkedKeepsProtectedOverrides(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	tried := 0
 	for seed := uint64(1); seed <= 3; seed++ {
 		dir := t.TempDir()
@@ -64,7 +65,9 @@ func TestLinkedKeepsProtectedOverrides(t *testing.T) {
 
 func runJobs(t testing.TB, jobs []Job, out string) *Result {
 	t.Helper()
-	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: LinkOn})
+	// testJointWork, as runRelease: the override test judges the pattern
+	// kept with its own attack
+	res, err := Run(context.Background(), jobs, Options{Out: out, Workers: 4, Log: zerolog.Nop(), Link: LinkOn, JointWork: testJointWork()})
 	if err != nil {
 		t.Fatal(err)
 	}

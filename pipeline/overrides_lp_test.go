@@ -162,8 +162,12 @@ func lpInterval(t *testing.T, tab *audit.Table, p *audit.Cell) (lo, hi float64) 
 // reports for every suppressed cell, and that no primary cell is given
 // exactly.
 func TestProtectedOverrideAgreesWithIndependentLP(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	data := bigOverrideData()
-	base, err := auditText(t, data, "microdata: {dims: [r, c]}\n")
+	// testJointWork: the overrides are checked on whatever pattern the
+	// joint search's budget leaves, every audited interval against an
+	// independent LP
+	base, err := auditTextWork(t, data, "microdata: {dims: [r, c]}\n", testJointWork())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +186,7 @@ func TestProtectedOverrideAgreesWithIndependentLP(t *testing.T) {
 			kept = append(kept, k)
 		}
 	}
-	tab, err := auditText(t, data, ovs.String())
+	tab, err := auditTextWork(t, data, ovs.String(), testJointWork())
 	if err != nil {
 		t.Fatal(err)
 	}

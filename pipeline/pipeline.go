@@ -92,6 +92,11 @@ type Options struct {
 	// linked to others (nil: intervals.DefaultTuning); tests lower it to
 	// reach the budgeted paths on a small table.
 	AuditTuning *intervals.Tuning
+	// JointWork is the work budget of secondary suppression's joint
+	// search (suppress.JointOptions.Work; 0: its default), for every
+	// table of the run: a test hook, which tests whose subject is not
+	// that search's quality lower under the race detector.
+	JointWork float64
 }
 
 // maxCoverCells is o.MaxCoverCells or its default.
@@ -372,6 +377,7 @@ func auditUnit(ctx context.Context, u unit, j Job, c compiled, dir string, opt O
 		return t, nil, nil // protected and written with its linked tables (finishLinked)
 	}
 	ev.hints.auditTuning = opt.AuditTuning
+	ev.hints.jointWork = opt.JointWork
 	if err := Protect(ctx, t, settings, ev, workers); err != nil {
 		return nil, nil, err
 	}
@@ -683,6 +689,12 @@ func (ev *Evaluation) record(t *audit.Table) {
 // AuditSource reads one source, evaluates and protects it: LoadTable
 // followed by Evaluate and Protect, without writing anything.
 func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int) (*audit.Table, error) {
+	return auditSource(ctx, src, s, workers, 0)
+}
+
+// auditSource is AuditSource with the joint search's work budget
+// jointWork (Options.JointWork; 0: its default), the tests' hook.
+func auditSource(ctx context.Context, src readers.Source, s *configs.Settings, workers int, jointWork float64) (*audit.Table, error) {
 	rs, err := BuildRules(s)
 	if err != nil {
 		return nil, err
@@ -700,6 +712,7 @@ func AuditSource(ctx context.Context, src readers.Source, s *configs.Settings, w
 	if err != nil {
 		return nil, err
 	}
+	ev.hints.jointWork = jointWork
 	if err := Protect(ctx, t, s, ev, workers); err != nil {
 		return nil, err
 	}

@@ -67,11 +67,18 @@ func auditFile(t testing.TB, path, y string) *audit.Table {
 
 func auditText(t testing.TB, csv, y string) (*audit.Table, error) {
 	t.Helper()
+	return auditTextWork(t, csv, y, 0)
+}
+
+// auditTextWork is auditText with the joint search's work budget
+// jointWork (Options.JointWork; 0: the default).
+func auditTextWork(t testing.TB, csv, y string, jointWork float64) (*audit.Table, error) {
+	t.Helper()
 	src, err := readers.NewCSV("in.csv", strings.NewReader(csv), readers.Options{BatchSize: 3})
 	if err != nil {
 		return nil, err
 	}
-	return AuditSource(context.Background(), src, settings(t, y), 2)
+	return auditSource(context.Background(), src, settings(t, y), 2, jointWork)
 }
 
 func primaries(t *audit.Table) []string {

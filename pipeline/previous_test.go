@@ -60,7 +60,10 @@ func runPanel(t *testing.T, data, name, previous string) (*audit.Table, string) 
 	}
 	s.Suppression.TimeLimit = 0
 	out := t.TempDir()
-	res, err := Run(context.Background(), []Job{{Path: p, Name: "panel", Settings: s}}, Options{Out: out})
+	// testJointWork: the panels' tests judge the patterns kept (their
+	// flips, the audit, an independent joint attack), whatever the joint
+	// search's budget; the numbers of panelSeeds are those of each budget
+	res, err := Run(context.Background(), []Job{{Path: p, Name: "panel", Settings: s}}, Options{Out: out, JointWork: testJointWork()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,6 +141,7 @@ func sacroParse(path string) (sacroDoc, bool) {
 // every withheld value highlighted; two runs write the same bytes (not
 // under the race detector: one run).
 func TestSACROViewerVerifiesResults(t *testing.T) {
+	t.Parallel() // heavy and independent (its own files, no shared state): see parallelNote
 	acro := func() *configs.Config {
 		c, err := configs.Parse("a.yaml", []byte("profile: acro\noutput: {acro: true}\n"))
 		if err != nil {
@@ -175,7 +176,9 @@ func TestSACROViewerVerifiesResults(t *testing.T) {
 		for _, s := range []*configs.Settings{s1, s2} {
 			s.Suppression.TimeLimit = 0
 		}
-		if _, err := Run(t.Context(), []Job{{Path: tauDir + "pp.tab", Settings: s2}, {Path: one, Settings: s1}}, Options{Out: out}); err != nil {
+		// testJointWork: the viewer's checks hold for whatever pattern
+		// the joint search's budget leaves (withheld values are counted)
+		if _, err := Run(t.Context(), []Job{{Path: tauDir + "pp.tab", Settings: s2}, {Path: one, Settings: s1}}, Options{Out: out, JointWork: testJointWork()}); err != nil {
 			t.Fatal(err)
 		}
 		return out

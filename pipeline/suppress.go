@@ -64,6 +64,7 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	withApriori(hints, &opt)
 	if hints != nil {
 		opt.AuditTuning = hints.auditTuning
+		opt.Joint.Work = hints.jointWork
 	}
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }

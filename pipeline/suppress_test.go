@@ -8,6 +8,32 @@ import (
 	"github.com/sdcaudit/sdcaudit/readers"
 )
 
+// raceJointWork is the secondary suppression's joint search's work budget
+// (Options.JointWork, suppress.JointOptions.Work) under the race detector
+// in the tests whose subject is not that search's quality, as in
+// audit/suppress's tests: a tenth of the default 30,000 units, which the
+// race detector makes several times slower to spend (its dense master
+// LPs). Whatever the budget, the pattern kept is one the interval audit
+// verified (the lp and hypercube methods still run beside the joint
+// one), and these tests check what they check on that pattern; the
+// plain run keeps the default budget.
+const raceJointWork = 3_000
+
+// parallelNote: the heaviest tests that share nothing with others (their
+// own temporary files and servers, no package state, GOMAXPROCS left as
+// it is) run in parallel with each other, after the sequential tests:
+// the race detector's binary then uses both cores when the other package
+// of go test's pair is idle. Each still checks what it checks alone.
+
+// testJointWork is Options.JointWork of those tests: raceJointWork under
+// the race detector, else 0 (the default).
+func testJointWork() float64 {
+	if raceEnabled {
+		return raceJointWork
+	}
+	return 0
+}
+
 // Frequency or magnitude is one fact of the table (audit.Table.Frequency):
 // an aggregate table whose total column is suppressed in every cell has no
 // magnitude to protect, so its suppression options protect the counts
