@@ -221,6 +221,7 @@ const (
 // geometric mean of cost / the optimum (unproven: the best known
 // pattern, the product's or the oracle's) ≤ 1.03, worst ≤ 1.15.
 func TestJointSuite(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	if testing.Short() {
 		t.Skip("the joint suite: 38 tables with the exact optimum or a bound")
 	}

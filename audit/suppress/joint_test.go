@@ -63,6 +63,7 @@ func TestJointDiagonal(t *testing.T) {
 // costs no more than the hypercube method's, both protecting every
 // primary.
 func TestJointNeverWorseThanHypercube(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	for _, sc := range jointSuite {
 		tb, opt := sc.build()
 		if len(tb.Cells) > 200 {

@@ -286,6 +286,7 @@ var oracleCases = []oracleCase{
 // interior pattern (when one exists); with MarginWeight 1 totals cost
 // their value like any cell and the optimum is the unconstrained one.
 func TestLPMethodNearOptimal(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	if testing.Short() {
 		t.Skip("exact optimum by enumeration")
 	}

@@ -60,6 +60,7 @@ func TestLPMethodLocalRedundancy(t *testing.T) {
 // the default method runs once: its pattern is compared with the kept
 // method's own run), and returns the audit Audit gives of it.
 func TestProtectKeepsCheaperPattern(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	ctx := context.Background()
 	seen := map[string]bool{}
 	for _, seed := range heavySeeds() {

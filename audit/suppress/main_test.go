@@ -22,6 +22,12 @@ func heavySeeds() []uint64 {
 	return []uint64{6, 3}
 }
 
+// The heaviest tests that share no state (no GOMAXPROCS, no package
+// variable, no hook) call t.Parallel: they run side by side after the
+// others, so that this package, the last of `make test` to finish, uses
+// both cores, and the race detector sees them together. Each compares
+// only what it computes itself.
+
 // raceJointWork is the joint search's work budget (JointOptions.Work)
 // under the race detector in the tests whose subject is not that
 // search's quality: a tenth of the default, which the race detector

@@ -251,6 +251,7 @@ func checkLarge(t *testing.T, tb *audit.Table, opt Options, certify bool, ds tim
 // protected by the audit (gonum's dense simplex on the neighbourhoods
 // such a densely suppressed table needs takes minutes).
 func TestLPMethodLargeTable(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	for _, tc := range []struct {
 		sizes   []int
 		share   float64

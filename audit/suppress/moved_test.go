@@ -53,6 +53,7 @@ func TestSuppressMicrodata1(t *testing.T) {
 // A tiny time limit leaves cells undetermined: no error, the counts say
 // so, NeedsPerson is true and the JSON marks them.
 func TestAuditTimeLimit(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	tb := tabletest.DenseTable(3, 0.8)
 	res, err := Audit(context.Background(), tb, Options{TimeLimit: time.Nanosecond})
 	if err != nil {

@@ -242,6 +242,7 @@ func secondaryCost(tb *audit.Table) (cost float64, n int) {
 // rounding intervals. (Before the methods knew the rounding, the
 // patterns were the exact ones.)
 func TestProtectRoundedAgainstGonum(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	ctx := context.Background()
 	cheaper, compared := 0, 0
 	sumR, sumE := 0.0, 0.0 // the patterns' costs, with the rounding known and read as exact

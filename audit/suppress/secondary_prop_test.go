@@ -14,6 +14,7 @@ import (
 // After secondary suppression no primary cell is exactly disclosed or
 // under-protected, and every interval holds the true value.
 func TestSuppressProperty(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	rapid.Check(t, func(rt *rapid.T) {
 		tb := tabletest.RandomTable(rt)
 		opt := Options{Cost: rapid.SampledFrom([]string{"value", "count", "unity"}).Draw(rt, "cost")}

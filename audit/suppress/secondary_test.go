@@ -75,6 +75,7 @@ func BenchmarkSuppressAudit3D(b *testing.B) {
 }
 
 func TestSuppressAudit3DLarge(t *testing.T) {
+	t.Parallel() // heavy and independent (main_test.go)
 	if testing.Short() {
 		t.Skip("large table")
 	}
