@@ -724,21 +724,32 @@ type rangeChunk struct {
 	ub      []float64
 	tol     float64
 	// x0 is the point the LPs start from (the true values), nil when
-	// unknown: it scales the tolerance of a minimum settled at zero
+	// unknown: it scales the scan's tolerances (scanTols)
 	x0     []float64
 	lo, hi []float64
 }
 
-// scanTol is the tolerance within which rangeChunk's scan settles a
-// bound from a vertex: the audit's (1e-9 of the table's largest value)
-// but at most 1e-9 of the bound's own scale, ref (the row bound for a
-// maximum, the cell's value for a minimum at zero). With the table's
-// tolerance alone a vertex at 78 settled a maximum at its row bound 79
-// on a table whose largest value is 1.5e9 (tolerance 1.5), and a primary
-// of 71 whose intruder reaches 78 counted as protected at level 7.1. A
-// vertex outside scanTol only costs the LP of that bound.
-func scanTol(tol, ref float64) float64 {
-	return min(tol, 1e-9*max(1, math.Abs(ref)))
+// scanTols are the tolerances within which rangeChunk's scan settles a
+// target's minimum at zero (lo) and its maximum at its single-row bound
+// u (hi) from a vertex: the audit's (1e-9 of the table's largest value)
+// but, where the cell's value x is known, at most 1e-9 of x (a minimum
+// at zero moves the cell down by x) and of u - x (a maximum at u moves it
+// up by u - x), so that a settled bound widens the intruder's move by
+// at most a billionth of the move itself, below any verdict's tolerance
+// (levelTol: a millionth of the level, which a protected move exceeds).
+// With the table's tolerance alone a vertex at 78 settled a maximum at
+// its row bound 79 on a table whose largest value is 1.5e9, and a primary
+// of 71 whose intruder reaches 78 counted as protected at level 7.1;
+// with 1e-9 of u, a primary of 1e10 whose row allows it 6 more but whose
+// intruder reaches only 5 counted as protected at level 6. Unknown
+// values (x0 nil): 1e-9 absolute for a minimum, 1e-9 of u for a
+// maximum. A vertex outside them only costs the LP of that bound.
+func scanTols(tol, u float64, x0 []float64, j int) (lo, hi float64) {
+	if x0 == nil {
+		return min(tol, 1e-9), min(tol, 1e-9*max(1, math.Abs(u)))
+	}
+	x := x0[j]
+	return min(tol, 1e-9*math.Abs(x)), min(tol, 1e-9*math.Abs(u-x))
 }
 
 // solve minimizes and maximizes each target of the chunk in turn, after
@@ -752,15 +763,12 @@ func (rc *rangeChunk) solve(ctx context.Context) (n int, err error) {
 	scan := func() {
 		for a := rc.part[0]; a < rc.part[1]; a++ {
 			j := rc.targets[a]
-			v := rc.sv.Value(j)
-			ref := 1.0
-			if rc.x0 != nil {
-				ref = rc.x0[j]
-			}
-			if !loDone[a] && v <= scanTol(rc.tol, ref) {
+			v, u := rc.sv.Value(j), rc.ub[j]
+			loTol, hiTol := scanTols(rc.tol, u, rc.x0, j)
+			if !loDone[a] && v <= loTol {
 				loDone[a], rc.lo[a] = true, 0
 			}
-			if u := rc.ub[j]; !hiDone[a] && v >= u-scanTol(rc.tol, u) {
+			if !hiDone[a] && v >= u-hiTol {
 				hiDone[a], rc.hi[a] = true, u
 			}
 		}
