@@ -167,6 +167,13 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	}
 	whole := len(use) > 0
 	for _, c := range codes {
+		if _, ok := p[c]; !ok && isTotal[c] && len(children[c]) == 0 {
+			// a labelled total flush with the groups ("All industries"
+			// over "Manufacturing" and "Services", none indented under
+			// it): no part of the tree, a total of the axis
+			// (assignTotals)
+			continue
+		}
 		if _, ok := p[c]; ok && !covered[c] || !ok && !sums[c] {
 			whole = false
 		}

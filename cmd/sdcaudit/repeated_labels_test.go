@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// repeatedOther is a hierarchy in one column shown by indentation whose
+// leaf "Other" repeats under each group, with a labelled total flush with
+// the groups. Other (Manufacturing) x North = 2 is a primary. Before, the
+// second "Other" was refused as a duplicate cell (exit 3).
+const repeatedOther = "Industry,North,South,Total\n" +
+	"All industries,100,200,300\n" +
+	"Manufacturing,40,90,130\n  Food,38,60,98\n  Other,2,30,32\n" +
+	"Services,60,110,170\n  Retail,45,70,115\n  Other,15,40,55\n"
+
+// repeatedOtherHand is the structure of repeatedOther a person sees,
+// written by hand (CSV line and column, 1-based): in each column
+// Manufacturing = Food + Other (row 5), Services = Retail + Other (row
+// 8), All industries = Manufacturing + Services; in each row Total =
+// North + South.
+func repeatedOtherHand() handTable {
+	h := handTable{id: "repeatedOther"}
+	for r := 2; r <= 8; r++ {
+		for c := 2; c <= 4; c++ {
+			h.cells = append(h.cells, pos{r, c})
+		}
+		h.rels = append(h.rels, []relTerm{{pos{r, 4}, 1}, {pos{r, 2}, -1}, {pos{r, 3}, -1}})
+	}
+	for c := 2; c <= 4; c++ {
+		h.rels = append(h.rels,
+			[]relTerm{{pos{3, c}, 1}, {pos{4, c}, -1}, {pos{5, c}, -1}},
+			[]relTerm{{pos{6, c}, 1}, {pos{7, c}, -1}, {pos{8, c}, -1}},
+			[]relTerm{{pos{2, c}, 1}, {pos{3, c}, -1}, {pos{6, c}, -1}})
+	}
+	return h
+}
+
+// checkRepeatedMargins checks report.json's margins of repeatedOther: the
+// repeats qualified by their parent, the groups by indentation.
+func checkRepeatedMargins(t *testing.T, name string, rep map[string]any) {
+	t.Helper()
+	margins := reportMargins(t, rep)
+	want := map[string]reportMargin{
+		"Manufacturing":  {"Food, Manufacturing / Other", "indentation and arithmetic"},
+		"Services":       {"Retail, Services / Other", "indentation and arithmetic"},
+		"All industries": {"Manufacturing, Services", "label and arithmetic"},
+	}
+	for k, v := range want {
+		if margins[k] != v {
+			t.Errorf("%s: margin %q = %+v, want %+v (margins %v)", name, k, margins[k], v, margins)
+		}
+	}
+	if len(margins) != len(want) {
+		t.Errorf("%s: margins %v, want %v", name, margins, want)
+	}
+	if w := reportWarnings(rep); strings.Contains(w, "only part") || strings.Contains(w, "not the sum") {
+		t.Errorf("%s: warnings:\n%s", name, w)
+	}
+}
+
+// TestRepeatedLeafUnderTwoParents: "Other" under Manufacturing and under
+// Services are two cells, named "Manufacturing / Other" and "Services /
+// Other" in the report; the safe table prints each label as published
+// ("  Other", indented), withholds the primary, and gonum's simplex over
+// the hand structure recovers no withheld cell to within 1; `audit` of
+// the safe table reads the same structure (the indentation is kept) and
+// finds nothing disclosed. Before: exit 3, "duplicate cell
+// Industry=Other, across=North (also row 5)".
+func TestRepeatedLeafUnderTwoParents(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.csv")
+	if err := os.WriteFile(path, []byte(repeatedOther), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", path, "--out", out, "--quiet", "--value", "count"}, &stdout, &stderr); code != 0 && code != 1 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	safePath := filepath.Join(out, "t.safe.csv")
+	b, err := os.ReadFile(safePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = -1
+	rows, err := r.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := readCSVText(t, repeatedOther)
+	if len(rows) != len(orig) {
+		t.Fatalf("safe table has %d rows, input %d", len(rows), len(orig))
+	}
+	for i := range orig {
+		if rows[i][0] != orig[i][0] {
+			t.Errorf("safe row %d's label %q, published %q", i+1, rows[i][0], orig[i][0])
+		}
+	}
+	repeatedOtherHand().attackSafe(t, orig, rows, pos{5, 2})
+	rep := readJSONFile(t, filepath.Join(out, "t.report.json"))
+	checkRepeatedMargins(t, "check", rep)
+	// the primary is named by its qualified label
+	primary := false
+	cells, _ := rep["cells"].([]any)
+	for _, c := range cells {
+		cm, _ := c.(map[string]any)
+		key, _ := cm["key"].(map[string]any)
+		if key["Industry"] == "Manufacturing / Other" && key["across"] == "North" && cm["status"] == "primary" {
+			primary = true
+		}
+	}
+	if !primary {
+		t.Errorf("no primary cell Industry=Manufacturing / Other, across=North in report.json:\n%s", b)
+	}
+	// the safe table audited as received: the same cells and margins
+	code, res, text := runAudit(t, safePath, "--value", "count")
+	if code != 0 || res.Exactly != 0 || res.NoMargins {
+		t.Errorf("audit of the safe table: exit %d, %d exactly disclosed:\n%s", code, res.Exactly, text)
+	}
+	named := false
+	for _, c := range res.Cells {
+		if c.Key["Industry"] == "Manufacturing / Other" && c.Key["across"] == "North" {
+			named = true
+			if !c.Protected {
+				t.Errorf("audit of the safe table: the primary is not protected:\n%s", text)
+			}
+		}
+	}
+	if !named {
+		t.Errorf("audit of the safe table does not name Manufacturing / Other x North:\n%s", text)
+	}
+}
+
+// readJSONFile reads a JSON object.
+func readJSONFile(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRepeatedLeafWorkbook: the same table as a workbook whose labels are
+// indented by the cells' indent style (no spaces): the same cells and
+// margins. Before: exit 3, duplicate cell.
+func TestRepeatedLeafWorkbook(t *testing.T) {
+	path := indentedXLSX(t, repeatedOther, false)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", path, "--out", out, "--quiet", "--value", "count"}, &stdout, &stderr); code != 0 && code != 1 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	rep := readJSONFile(t, filepath.Join(out, "received.report.json"))
+	checkRepeatedMargins(t, "xlsx", rep)
+}
+
+// TestAuditRepeatedLeafDisclosed: a received copy of repeatedOther with
+// Other (Manufacturing) x North withheld alone, as CSV (leading spaces)
+// and as a workbook (the cells' indent style): 40 - 38 = 2 gives it
+// back; `audit` reports exactly that cell disclosed, exit 1. Before: exit
+// 3, duplicate cell.
+func TestAuditRepeatedLeafDisclosed(t *testing.T) {
+	text := strings.Replace(repeatedOther, "  Other,2,30,32", "  Other,x,30,32", 1)
+	csvPath := filepath.Join(t.TempDir(), "received.csv")
+	if err := os.WriteFile(csvPath, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path string }{
+		{"csv", csvPath},
+		{"xlsx indent style", indentedXLSX(t, text, false)},
+	} {
+		code, res, out := runAudit(t, tc.path, "--value", "count")
+		if code != 1 {
+			t.Errorf("%s: exit %d, want 1:\n%s", tc.name, code, out)
+		}
+		found := false
+		for _, c := range res.Cells {
+			if c.Key["Industry"] != "Manufacturing / Other" || c.Key["across"] != "North" {
+				continue
+			}
+			found = true
+			if !c.Exact || c.Protected || c.Lo == nil || c.Hi == nil || math.Abs(*c.Lo-2) > 1e-9 || math.Abs(*c.Hi-2) > 1e-9 {
+				t.Errorf("%s: Manufacturing / Other x North not reported exactly disclosed at 2:\n%s", tc.name, out)
+			}
+		}
+		if !found || res.Exactly != 1 {
+			t.Errorf("%s: Manufacturing / Other x North not the one exactly disclosed cell:\n%s", tc.name, out)
+		}
+	}
+}
+
+// TestRepeatedLeafRefused: repeats that nothing tells apart are refused
+// naming the file, the row, the column and the keys that resolve them:
+// labels not indented at all, and a repeat under one parent.
+func TestRepeatedLeafRefused(t *testing.T) {
+	flat := strings.ReplaceAll(repeatedOther, "\n  ", "\n")
+	oneParent := "Industry,North,South\nManufacturing,40,90\n  Other,10,30\n  Other,30,60\n"
+	for _, tc := range []struct{ name, text, row, why string }{
+		{"not indented", flat, "row 8", "not indented"},
+		{"one parent", oneParent, "row 4", `both are under "Manufacturing"`},
+	} {
+		path := filepath.Join(t.TempDir(), "t.csv")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"check", path, "--out", filepath.Join(t.TempDir(), "out"), "--value", "count"}, &stdout, &stderr)
+		msg := stderr.String()
+		if code != 3 {
+			t.Errorf("%s: exit %d, want 3:\n%s", tc.name, code, msg)
+		}
+		for _, want := range []string{"t.csv", tc.row, `column "A"`, `"Other" repeats`, tc.why, "Indent each repeat", "columns.dims"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: message lacks %q:\n%s", tc.name, want, msg)
+			}
+		}
+	}
+}
