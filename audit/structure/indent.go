@@ -3,6 +3,7 @@ package structure
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -137,6 +138,13 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 		}
 		if in.inexact {
 			h += ", within rounding"
+		}
+		if how == indentHow && in.declared(q) {
+			// a total the configuration names (totals:, total_label):
+			// the configuration is why it is a margin, the indentation
+			// only which codes it adds up (as assignTotals says of a
+			// declared total)
+			h = "configuration" + strings.TrimPrefix(h, "indentation")
 		}
 		use = append(use, relation{q, ch, h})
 	}

@@ -265,3 +265,20 @@ func TestIndentTreeTotalFlushWithGroups(t *testing.T) {
 		t.Errorf("warnings %q", res.Warnings)
 	}
 }
+
+// TestIndentTreeDeclaredTotal: a parent the configuration names as a
+// total (a total label) is found by "configuration and arithmetic": the
+// configuration is why it is a margin, the indentation which codes it
+// adds up. Before, "indentation and arithmetic".
+func TestIndentTreeDeclaredTotal(t *testing.T) {
+	tab, opt := indentedTable([]string{"  Food", "  Textiles", "Total"}, [][2]int64{{25, 30}, {15, 14}, {40, 44}})
+	opt.TotalLabels = []string{"Total"}
+	res, err := Infer(tab, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	if ax.Parent["Food"] != "Total" || ax.Found["Total"] != "configuration and arithmetic" {
+		t.Errorf("parents %v, found %v; want Total by configuration and arithmetic", ax.Parent, ax.Found)
+	}
+}
