@@ -118,6 +118,10 @@ type WideLayout struct {
 	// key qualifies the label by the parent's ("Services / Other",
 	// QualifySep); the sheet keeps the label as published.
 	Qualified []WidePos
+	// QualifiedBy says what placed the repeats under their parents:
+	// "indentation" (empty) or "arithmetic" (blocks of rows that add up
+	// to the row above them, the labels not indented).
+	QualifiedBy string
 	// Keys are the long keys (row labels then column labels) of the body
 	// cells, in reading order; Pos their positions.
 	Keys [][]string
@@ -1407,7 +1411,11 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	}
 	if n := len(lay.Qualified); n > 0 {
 		q := lay.Qualified[0]
-		msg += fmt.Sprintf(", %d repeated row label(s) named by the row they are indented under (first %s%d, %q)", n, colName(q.Col), q.Row, lay.Rows[q.Row-1][q.Col])
+		by := "the row they are indented under"
+		if lay.QualifiedBy == "arithmetic" {
+			by = "the row whose block of rows they are in by arithmetic"
+		}
+		msg += fmt.Sprintf(", %d repeated row label(s) named by %s (first %s%d, %q)", n, by, colName(q.Col), q.Row, lay.Rows[q.Row-1][q.Col])
 	}
 	return msg
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // QualifySep joins a repeated row label to the label of the row it is
@@ -53,13 +55,27 @@ func (p *wideParser) qualifyRepeats() error {
 	if len(lay.Labels) != 1 || i < 0 {
 		return refuse(dup[0], "the table has more than one row label column")
 	}
-	levels, ok := p.indentLevels(col)
-	if !ok {
-		return refuse(dup[0], "the labels of column "+colName(col)+" are not indented (nothing tells which group each belongs to)")
-	}
 	repeated := map[string]bool{}
 	for _, d := range dup {
 		repeated[p.labels[d[0]][i]] = true
+	}
+	levels, ok := p.indentLevels(col)
+	if !ok {
+		// no indentation: the blocks of rows that add up to the row
+		// above them, when one holds each repeat
+		heads, bad := p.blockHeads(i, repeated)
+		if bad > 0 {
+			d := dup[0]
+			for _, x := range dup {
+				if x[0] == bad || x[1] == bad {
+					d = x
+					break
+				}
+			}
+			return refuse(d, "the labels of column "+colName(col)+" are not indented, nor is each repeat inside a block of rows that adds up to the row above it (nothing tells which group each belongs to)")
+		}
+		levels = heads
+		p.lay.QualifiedBy = "arithmetic"
 	}
 	// the body rows of each section, in table order
 	var order []string
@@ -168,4 +184,118 @@ func (p *wideParser) indentLevels(col int) (map[int]int, bool) {
 		indented = indented || levels[r] > 0
 	}
 	return levels, indented
+}
+
+// blockHeads proposes, for a column whose labels are not indented, levels
+// that place each row under the nearest row above it that heads a block
+// holding it: a row is the head of the rows right below it, to the first
+// run that adds up to it on every column where all are numbers (at least
+// one, with a nonzero head), all parts non-negative, two parts or more (a
+// subtotal above its items). bad is the first row of a repeated label in
+// no block (0: none). The structure inference confirms the same blocks by
+// arithmetic (blockTree); these levels only name the repeats. The scan of
+// a head stops where a complete column's sum passes the head's value.
+func (p *wideParser) blockHeads(li int, repeated map[string]bool) (levels map[int]int, bad int) {
+	lay := p.lay
+	var num NumberFormat
+	vals := map[int][]*decimal.Dec{}
+	for _, r := range lay.Body {
+		row := make([]*decimal.Dec, len(lay.Columns))
+		for j, c := range lay.Columns {
+			if v := p.at(r, c); v != "" && !markerTexts[v] && !p.markers[v] {
+				if d, err := num.Parse(v); err == nil {
+					row[j] = &d
+				}
+			}
+		}
+		vals[r] = row
+	}
+	// end[k] is the last row index of the block headed by row k (k when
+	// it heads none), by section
+	levels = map[int]int{}
+	bySection := map[string][]int{}
+	var order []string
+	for _, r := range lay.Body {
+		s := p.section[r]
+		if _, ok := bySection[s]; !ok {
+			order = append(order, s)
+		}
+		bySection[s] = append(bySection[s], r)
+	}
+	for _, s := range order {
+		rows := bySection[s]
+		end := make([]int, len(rows))
+		for k := range rows {
+			end[k] = p.blockEnd(rows, k, vals)
+		}
+		// each row's depth: the blocks that hold it
+		for k, r := range rows {
+			d := 0
+			for h := 0; h < k; h++ {
+				if end[h] >= k {
+					d++
+				}
+			}
+			levels[r] = d
+		}
+		for k, r := range rows {
+			if !repeated[p.labels[r][li]] {
+				continue
+			}
+			held := false
+			for h := 0; h < k; h++ {
+				held = held || end[h] >= k
+			}
+			if !held {
+				return nil, r
+			}
+		}
+	}
+	return levels, 0
+}
+
+// maxBlockRun bounds the rows of a block blockEnd scans (the work of
+// blockHeads is at most this per row).
+const maxBlockRun = 4096
+
+// blockEnd is the index of the last row of the first run right below
+// rows[k] that adds up to it (see blockHeads), or k when none does.
+func (p *wideParser) blockEnd(rows []int, k int, vals map[int][]*decimal.Dec) int {
+	head := vals[rows[k]]
+	n := len(head)
+	sum := make([]decimal.Dec, n)
+	complete := make([]bool, n)
+	for j := range n {
+		complete[j] = head[j] != nil && head[j].Sign() >= 0
+	}
+	for e := k + 1; e < len(rows) && e-k <= maxBlockRun; e++ {
+		part := vals[rows[e]]
+		checked, holds, nonzero := 0, true, false
+		for j := range n {
+			if !complete[j] {
+				continue
+			}
+			if part[j] == nil || part[j].Sign() < 0 {
+				complete[j] = false
+				continue
+			}
+			sum[j] = sum[j].Add(*part[j])
+			switch sum[j].Cmp(*head[j]) {
+			case 1:
+				return k // past the head: no run adds up to it
+			case 0:
+				checked++
+				nonzero = nonzero || head[j].Sign() != 0
+			default:
+				holds = false
+			}
+		}
+		if checked == 0 && !slices.Contains(complete, true) {
+			return k
+		}
+		if holds && nonzero && e > k+1 {
+			return e
+		}
+	}
+	return k
 }

@@ -20,6 +20,11 @@ const repeatedOther = "Industry,North,South,Total\n" +
 	"Manufacturing,40,90,130\n  Food,38,60,98\n  Other,2,30,32\n" +
 	"Services,60,110,170\n  Retail,45,70,115\n  Other,15,40,55\n"
 
+// repeatedOtherFlat is repeatedOther with no indentation: only the
+// blocks of rows that add up to the row above them (Food + Other =
+// Manufacturing) tell the repeats apart.
+var repeatedOtherFlat = strings.ReplaceAll(repeatedOther, "\n  ", "\n")
+
 // repeatedOtherHand is the structure of repeatedOther a person sees,
 // written by hand (CSV line and column, 1-based): in each column
 // Manufacturing = Food + Other (row 5), Services = Retail + Other (row
@@ -44,12 +49,12 @@ func repeatedOtherHand() handTable {
 
 // checkRepeatedMargins checks report.json's margins of repeatedOther: the
 // repeats qualified by their parent, the groups by indentation.
-func checkRepeatedMargins(t *testing.T, name string, rep map[string]any) {
+func checkRepeatedMargins(t *testing.T, name, how string, rep map[string]any) {
 	t.Helper()
 	margins := reportMargins(t, rep)
 	want := map[string]reportMargin{
-		"Manufacturing":  {"Food, Manufacturing / Other", "indentation and arithmetic"},
-		"Services":       {"Retail, Services / Other", "indentation and arithmetic"},
+		"Manufacturing":  {"Food, Manufacturing / Other", how},
+		"Services":       {"Retail, Services / Other", how},
 		"All industries": {"Manufacturing, Services", "label and arithmetic"},
 	}
 	for k, v := range want {
@@ -71,12 +76,23 @@ func checkRepeatedMargins(t *testing.T, name string, rep map[string]any) {
 // ("  Other", indented), withholds the primary, and gonum's simplex over
 // the hand structure recovers no withheld cell to within 1; `audit` of
 // the safe table reads the same structure (the indentation is kept) and
-// finds nothing disclosed. Before: exit 3, "duplicate cell
-// Industry=Other, across=North (also row 5)".
+// finds nothing disclosed. The same with the labels not indented
+// (repeatedOtherFlat): each "Other" is in the block of rows that adds up
+// to its group's row, and the margins are found by arithmetic. Before:
+// exit 3, "duplicate cell Industry=Other, across=North (also row 5)".
 func TestRepeatedLeafUnderTwoParents(t *testing.T) {
+	for _, tc := range []struct{ name, text, how string }{
+		{"indented", repeatedOther, "indentation and arithmetic"},
+		{"blocks", repeatedOtherFlat, "arithmetic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { repeatedLeafCheck(t, tc.text, tc.how) })
+	}
+}
+
+func repeatedLeafCheck(t *testing.T, text, how string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.csv")
-	if err := os.WriteFile(path, []byte(repeatedOther), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -95,7 +111,7 @@ func TestRepeatedLeafUnderTwoParents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig := readCSVText(t, repeatedOther)
+	orig := readCSVText(t, text)
 	if len(rows) != len(orig) {
 		t.Fatalf("safe table has %d rows, input %d", len(rows), len(orig))
 	}
@@ -106,7 +122,7 @@ func TestRepeatedLeafUnderTwoParents(t *testing.T) {
 	}
 	repeatedOtherHand().attackSafe(t, orig, rows, pos{5, 2})
 	rep := readJSONFile(t, filepath.Join(out, "t.report.json"))
-	checkRepeatedMargins(t, "check", rep)
+	checkRepeatedMargins(t, "check", how, rep)
 	// the primary is named by its qualified label
 	primary := false
 	cells, _ := rep["cells"].([]any)
@@ -164,12 +180,13 @@ func TestRepeatedLeafWorkbook(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	rep := readJSONFile(t, filepath.Join(out, "received.report.json"))
-	checkRepeatedMargins(t, "xlsx", rep)
+	checkRepeatedMargins(t, "xlsx", "indentation and arithmetic", rep)
 }
 
 // TestAuditRepeatedLeafDisclosed: a received copy of repeatedOther with
 // Other (Manufacturing) x North withheld alone, as CSV (leading spaces)
-// and as a workbook (the cells' indent style): 40 - 38 = 2 gives it
+// as a workbook (the cells' indent style) and as CSV not indented (the
+// blocks of rows by arithmetic): 40 - 38 = 2 gives it
 // back; `audit` reports exactly that cell disclosed, exit 1. Before: exit
 // 3, duplicate cell.
 func TestAuditRepeatedLeafDisclosed(t *testing.T) {
@@ -178,9 +195,14 @@ func TestAuditRepeatedLeafDisclosed(t *testing.T) {
 	if err := os.WriteFile(csvPath, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	flatPath := filepath.Join(t.TempDir(), "received.csv")
+	if err := os.WriteFile(flatPath, []byte(strings.ReplaceAll(text, "\n  ", "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ name, path string }{
 		{"csv", csvPath},
 		{"xlsx indent style", indentedXLSX(t, text, false)},
+		{"csv not indented (blocks)", flatPath},
 	} {
 		code, res, out := runAudit(t, tc.path, "--value", "count")
 		if code != 1 {
@@ -204,12 +226,13 @@ func TestAuditRepeatedLeafDisclosed(t *testing.T) {
 
 // TestRepeatedLeafRefused: repeats that nothing tells apart are refused
 // naming the file, the row, the column and the keys that resolve them:
-// labels not indented at all, and a repeat under one parent.
+// labels not indented whose second group does not add up (no block holds
+// the second "Other"), and a repeat under one parent.
 func TestRepeatedLeafRefused(t *testing.T) {
-	flat := strings.ReplaceAll(repeatedOther, "\n  ", "\n")
+	flat := "Industry,North,South\nManufacturing,40,90\nFood,30,60\nOther,10,30\nServices,60,110\nRetail,45,70\nOther,15,41\n"
 	oneParent := "Industry,North,South\nManufacturing,40,90\n  Other,10,30\n  Other,30,60\n"
 	for _, tc := range []struct{ name, text, row, why string }{
-		{"not indented", flat, "row 8", "not indented"},
+		{"not indented", flat, "row 7", "not indented, nor is each repeat inside a block"},
 		{"one parent", oneParent, "row 4", `both are under "Manufacturing"`},
 	} {
 		path := filepath.Join(t.TempDir(), "t.csv")
