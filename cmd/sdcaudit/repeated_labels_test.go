@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // repeatedOther is a hierarchy in one column shown by indentation whose
@@ -181,6 +184,30 @@ func TestRepeatedLeafWorkbook(t *testing.T) {
 	}
 	rep := readJSONFile(t, filepath.Join(out, "received.report.json"))
 	checkRepeatedMargins(t, "xlsx", "indentation and arithmetic", rep)
+	// the annotated copy keeps the labels as published; the safe table
+	// prints the cell's indent as two spaces a level
+	f, err := excelize.OpenFile(filepath.Join(out, "received.annotated.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := os.ReadFile(filepath.Join(out, "received.safe.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []int{5, 8} {
+		ref := fmt.Sprintf("A%d", r)
+		if v, _ := f.GetCellValue("Sheet1", ref); v != "Other" {
+			t.Errorf("annotated %s = %q, want Other", ref, v)
+		}
+		if v := safe[r-1][0]; v != "  Other" {
+			t.Errorf("safe.csv %s = %q, want \"  Other\"", ref, v)
+		}
+	}
 }
 
 // TestAuditRepeatedLeafDisclosed: a received copy of repeatedOther with
