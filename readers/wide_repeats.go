@@ -213,6 +213,7 @@ func (p *wideParser) blockHeads(li int, repeated map[string]bool) (levels map[in
 	// end[k] is the last row index of the block headed by row k (k when
 	// it heads none), by section
 	levels = map[int]int{}
+	work := 0
 	bySection := map[string][]int{}
 	var order []string
 	for _, r := range lay.Body {
@@ -224,29 +225,24 @@ func (p *wideParser) blockHeads(li int, repeated map[string]bool) (levels map[in
 	}
 	for _, s := range order {
 		rows := bySection[s]
-		end := make([]int, len(rows))
+		// each row's depth: the blocks that hold it (the rows after
+		// each head to its block's end)
+		depth := make([]int, len(rows)+1)
 		for k := range rows {
-			end[k] = p.blockEnd(rows, k, vals)
-		}
-		// each row's depth: the blocks that hold it
-		for k, r := range rows {
-			d := 0
-			for h := 0; h < k; h++ {
-				if end[h] >= k {
-					d++
-				}
+			e := p.blockEnd(rows, k, vals, &work)
+			if work > maxBlockWork {
+				return nil, firstRepeat(rows, repeated, p, li)
 			}
+			if e > k {
+				depth[k+1]++
+				depth[e+1]--
+			}
+		}
+		d := 0
+		for k, r := range rows {
+			d += depth[k]
 			levels[r] = d
-		}
-		for k, r := range rows {
-			if !repeated[p.labels[r][li]] {
-				continue
-			}
-			held := false
-			for h := 0; h < k; h++ {
-				held = held || end[h] >= k
-			}
-			if !held {
+			if d == 0 && repeated[p.labels[r][li]] {
 				return nil, r
 			}
 		}
@@ -254,13 +250,27 @@ func (p *wideParser) blockHeads(li int, repeated map[string]bool) (levels map[in
 	return levels, 0
 }
 
-// maxBlockRun bounds the rows of a block blockEnd scans (the work of
-// blockHeads is at most this per row).
-const maxBlockRun = 4096
+// firstRepeat is the first of rows whose label repeats.
+func firstRepeat(rows []int, repeated map[string]bool, p *wideParser, li int) int {
+	for _, r := range rows {
+		if repeated[p.labels[r][li]] {
+			return r
+		}
+	}
+	return rows[0]
+}
+
+// maxBlockRun bounds the rows of a block blockEnd scans, and maxBlockWork
+// the values blockHeads adds up in all (past it, the repeats are refused
+// as told apart by nothing).
+const (
+	maxBlockRun  = 4096
+	maxBlockWork = 20_000_000
+)
 
 // blockEnd is the index of the last row of the first run right below
 // rows[k] that adds up to it (see blockHeads), or k when none does.
-func (p *wideParser) blockEnd(rows []int, k int, vals map[int][]*decimal.Dec) int {
+func (p *wideParser) blockEnd(rows []int, k int, vals map[int][]*decimal.Dec, work *int) int {
 	head := vals[rows[k]]
 	n := len(head)
 	sum := make([]decimal.Dec, n)
@@ -269,6 +279,9 @@ func (p *wideParser) blockEnd(rows []int, k int, vals map[int][]*decimal.Dec) in
 		complete[j] = head[j] != nil && head[j].Sign() >= 0
 	}
 	for e := k + 1; e < len(rows) && e-k <= maxBlockRun; e++ {
+		if *work += n; *work > maxBlockWork {
+			return k
+		}
 		part := vals[rows[e]]
 		checked, holds, nonzero := 0, true, false
 		for j := range n {
