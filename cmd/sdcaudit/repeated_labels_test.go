@@ -68,7 +68,7 @@ func checkRepeatedMargins(t *testing.T, name, how string, rep map[string]any) {
 	if len(margins) != len(want) {
 		t.Errorf("%s: margins %v, want %v", name, margins, want)
 	}
-	if w := reportWarnings(rep); strings.Contains(w, "only part") || strings.Contains(w, "not the sum") {
+	if w := reportWarnings(rep); strings.Contains(w, "only part") || strings.Contains(w, "not the sum") || strings.Contains(w, "not confirmed by the margins") {
 		t.Errorf("%s: warnings:\n%s", name, w)
 	}
 }
@@ -277,5 +277,20 @@ func TestRepeatedLeafRefused(t *testing.T) {
 				t.Errorf("%s: message lacks %q:\n%s", tc.name, want, msg)
 			}
 		}
+	}
+}
+
+// TestRepeatedLeafNotConfirmed: repeats named by their indentation where
+// the arithmetic does not confirm the groups (Manufacturing is not Food +
+// Other): the cells are still distinct rows, and a warning says that the
+// names the layout gives are not confirmed by the margins. Before: exit
+// 3, duplicate cell.
+func TestRepeatedLeafNotConfirmed(t *testing.T) {
+	text := strings.Replace(repeatedOther, "Manufacturing,40,90,130", "Manufacturing,41,90,131", 1)
+	text = strings.Replace(text, "All industries,100,200,300", "All industries,101,200,301", 1)
+	_, _, rep, _ := checkCSV(t, text, "--value", "count")
+	w := reportWarnings(rep)
+	if !strings.Contains(w, `of repeated labels named by the layout not confirmed by the margins: "Manufacturing / Other" at row 5 is named by "Manufacturing" above it`) {
+		t.Errorf("warnings:\n%s", w)
 	}
 }
