@@ -132,7 +132,7 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 			if r > len(lay.Rows) || c >= len(lay.Rows[r-1]) || lay.Rows[r-1][c] == "" {
 				continue
 			}
-			if lead := strings.TrimSuffix(lay.LabelText(at, "."), "."); lead != "" {
+			if lead := lay.LabelLead(at); lead != "" {
 				if x.Lead == nil {
 					x.Lead = map[[2]int]string{}
 				}

@@ -524,14 +524,20 @@ func leading(m map[WidePos]string, at WidePos, s string) map[WidePos]string {
 	return m
 }
 
-// LabelText is a label cell's text as published: its leading white space
-// (Lead), or its cell style's indent as two spaces a level
-// (StyleIndent), before the text as read.
+// LabelText is a label cell's text as published: its indentation
+// (LabelLead) before the text as read.
 func (l *WideLayout) LabelText(at WidePos, text string) string {
 	if text == "" {
 		return text
 	}
-	return strings.Repeat("  ", l.StyleIndent[at]) + l.Lead[at] + text
+	return l.LabelLead(at) + text
+}
+
+// LabelLead is a label cell's indentation as published: its cell style's
+// indent as two spaces a level (StyleIndent), then its leading white
+// space (Lead).
+func (l *WideLayout) LabelLead(at WidePos) string {
+	return strings.Repeat("  ", l.StyleIndent[at]) + l.Lead[at]
 }
 
 // tabbed records the cells indented by tabs or by tabs and spaces.
