@@ -53,7 +53,7 @@ func (p *wideParser) qualifyRepeats() error {
 		return p.errf(d[0], col, "%w: %q repeats row %d's and %s: the two rows would be one cell. %s", ErrRepeatedLabel, lab, d[1], why, resolve)
 	}
 	if len(lay.Labels) != 1 || i < 0 {
-		return refuse(dup[0], "the table has more than one row label column")
+		return refuse(dup[0], "so does every other row label beside it (repeats are told apart only in a table with one row label column)")
 	}
 	repeated := map[string]bool{}
 	for _, d := range dup {
