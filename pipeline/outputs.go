@@ -126,6 +126,20 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 	for _, p := range lay.Unread(safe) {
 		x.Withhold = append(x.Withhold, [2]int{p.Row, p.Col})
 	}
+	for _, r := range lay.Body {
+		for _, c := range lay.Labels {
+			at := readers.WidePos{Row: r, Col: c}
+			if r > len(lay.Rows) || c >= len(lay.Rows[r-1]) || lay.Rows[r-1][c] == "" {
+				continue
+			}
+			if lead := lay.LabelLead(at); lead != "" {
+				if x.Lead == nil {
+					x.Lead = map[[2]int]string{}
+				}
+				x.Lead[[2]int{r, c}] = lead
+			}
+		}
+	}
 	for i, k := range lay.Keys {
 		key := strings.Join(k, "\x00")
 		x.Pos[key] = append(x.Pos[key], [2]int{lay.Pos[i].Row, lay.Pos[i].Col})

@@ -32,6 +32,9 @@ var (
 	ErrColumn     = errors.New("no such column")
 	ErrSheet      = errors.New("no such sheet")
 	ErrEncoding   = errors.New("text is not valid in the file's encoding")
+	// ErrRepeatedLabel: a row label of a crosstab repeats and nothing
+	// tells the rows apart (an input error, whatever the layout's keys).
+	ErrRepeatedLabel = errors.New("repeated row label")
 )
 
 // ErrNotNumber is decimal.ErrNotNumber: one sentinel whichever package

@@ -109,6 +109,19 @@ type WideLayout struct {
 	// StyleIndent is the indent level of the cell's style (a workbook's
 	// Format Cells > Alignment > Indent) of text cells that have one.
 	StyleIndent map[WidePos]int
+	// Lead is the leading white space of the text cells that have one, as
+	// read (Rows holds them trimmed): the safe tables print row labels
+	// indented as published (LabelText).
+	Lead map[WidePos]string
+	// Qualified are the label cells of rows whose label repeats under
+	// different parents by indentation ("Other" under each group): their
+	// key qualifies the label by the parent's ("Services / Other",
+	// QualifySep); the sheet keeps the label as published.
+	Qualified []WidePos
+	// QualifiedBy says what placed the repeats under their parents:
+	// "indentation" (empty) or "arithmetic" (blocks of rows that add up
+	// to the row above them, the labels not indented).
+	QualifiedBy string
 	// Keys are the long keys (row labels then column labels) of the body
 	// cells, in reading order; Pos their positions.
 	Keys [][]string
@@ -201,6 +214,7 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 	var rows [][]string
 	var indent map[WidePos]int
 	var tabs map[WidePos]rune
+	var lead map[WidePos]string
 	cells := 0
 	for line := 1; ; line++ {
 		rec, err := cr.Read()
@@ -236,13 +250,14 @@ func openWideCSV(path string, opt Options) ([]Source, error) {
 				}
 				indent[WidePos{Row: line, Col: i}] = n
 				tabs = tabbed(tabs, WidePos{Row: line, Col: i}, kind)
+				lead = leading(lead, WidePos{Row: line, Col: i}, v)
 			}
 			row[i] = strings.TrimSpace(strings.Trim(v, "\u00a0"))
 		}
 		rows = append(rows, row)
 	}
 	base := filepath.Base(path)
-	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows, Indent: indent, IndentTabs: tabs}
+	lay := &WideLayout{File: path, Format: "csv", Delimiter: delim, Rows: rows, Indent: indent, IndentTabs: tabs, Lead: lead}
 	if err := cropRange(lay, opt.Range); err != nil {
 		return nil, err
 	}
@@ -314,7 +329,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 	base = strings.TrimSuffix(base, filepath.Ext(base))
 	var textOnly []string
 	for _, sh := range chosen {
-		rows, indent, tabs, err := wideSheetRows(path, f, sh)
+		rows, indent, tabs, lead, err := wideSheetRows(path, f, sh)
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +350,7 @@ func openWideXLSX(path string, opt Options) (srcs []Source, err error) {
 			}
 			merges = append(merges, &merge{r1: min(r1, r2), r2: max(r1, r2), c1: min(c1, c2) - 1, c2: max(c1, c2) - 1})
 		}
-		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent, IndentTabs: tabs, StyleIndent: styleIndents(f, sh, rows)}
+		lay := &WideLayout{File: path, Sheet: sh, Format: "xlsx", Rows: rows, Indent: indent, IndentTabs: tabs, Lead: lead, StyleIndent: styleIndents(f, sh, rows)}
 		if err := cropRange(lay, opt.Range); err != nil {
 			return nil, err
 		}
@@ -373,21 +388,21 @@ func hasNumber(rows [][]string) bool {
 
 // wideSheetRows reads a sheet's cells as text, within MaxWideCells, with
 // the indentation of the cells indented by leading spaces.
-func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string, indent map[WidePos]int, tabs map[WidePos]rune, err error) {
+func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string, indent map[WidePos]int, tabs map[WidePos]rune, lead map[WidePos]string, err error) {
 	it, err := f.Rows(sheet)
 	if err != nil {
-		return nil, nil, nil, xlsxErr(path, sheet, 0, err)
+		return nil, nil, nil, nil, xlsxErr(path, sheet, 0, err)
 	}
 	defer it.Close()
 	cells := 0
 	for it.Next() {
 		cols, err := it.Columns(excelize.Options{RawCellValue: true})
 		if err != nil {
-			return nil, nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
+			return nil, nil, nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 		}
 		cells += max(len(cols), 1)
 		if cells > MaxWideCells {
-			return nil, nil, nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
+			return nil, nil, nil, nil, &Error{File: path, Sheet: sheet, Row: len(rows) + 1, Err: fmt.Errorf("%w: more than %d cells in a wide table", ErrTooLarge, MaxWideCells)}
 		}
 		for i, c := range cols {
 			if n, kind := indentOf(c); n > 0 {
@@ -396,15 +411,16 @@ func wideSheetRows(path string, f *excelize.File, sheet string) (rows [][]string
 				}
 				indent[WidePos{Row: len(rows) + 1, Col: i}] = n
 				tabs = tabbed(tabs, WidePos{Row: len(rows) + 1, Col: i}, kind)
+				lead = leading(lead, WidePos{Row: len(rows) + 1, Col: i}, c)
 			}
 			cols[i] = cellText(c)
 		}
 		rows = append(rows, cols)
 	}
 	if err := it.Error(); err != nil {
-		return nil, nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
+		return nil, nil, nil, nil, xlsxErr(path, sheet, len(rows)+1, err)
 	}
-	return rows, indent, tabs, nil
+	return rows, indent, tabs, lead, nil
 }
 
 // maxStyleIndentCells bounds the sheets whose cells' indent styles are
@@ -498,6 +514,32 @@ func indentOf(s string) (n int, kind rune) {
 	return 0, 0
 }
 
+// leading records the leading white space of a text cell (indentOf
+// counted it).
+func leading(m map[WidePos]string, at WidePos, s string) map[WidePos]string {
+	if m == nil {
+		m = map[WidePos]string{}
+	}
+	m[at] = s[:len(s)-len(strings.TrimLeft(s, " \t\u00a0"))]
+	return m
+}
+
+// LabelText is a label cell's text as published: its indentation
+// (LabelLead) before the text as read.
+func (l *WideLayout) LabelText(at WidePos, text string) string {
+	if text == "" {
+		return text
+	}
+	return l.LabelLead(at) + text
+}
+
+// LabelLead is a label cell's indentation as published: its cell style's
+// indent as two spaces a level (StyleIndent), then its leading white
+// space (Lead).
+func (l *WideLayout) LabelLead(at WidePos) string {
+	return strings.Repeat("  ", l.StyleIndent[at]) + l.Lead[at]
+}
+
 // tabbed records the cells indented by tabs or by tabs and spaces.
 func tabbed(m map[WidePos]rune, at WidePos, kind rune) map[WidePos]rune {
 	if kind == ' ' {
@@ -576,6 +618,9 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 	w = p.w
 	src := &wideSource{layout: lay}
 	src.header = append(append(append([]string{}, w.Dims...), w.Across...), w.Value)
+	if err := p.qualifyRepeats(); err != nil {
+		return nil, err
+	}
 	if p.nS > 0 {
 		return src, wideStats(src, lay, w, colKeys, colStat, p.at, p.rowLabels, msgOf(lay, w))
 	}
@@ -600,7 +645,7 @@ func parseWide(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, er
 // with the keys set as without them. ok is false, and lay untouched, when
 // detection fails or finds other keys.
 func parseAsDetected(lay *WideLayout, merges []*merge, w WideOptions) (*wideSource, bool) {
-	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent, IndentTabs: lay.IndentTabs, StyleIndent: lay.StyleIndent}
+	cp := &WideLayout{File: lay.File, Sheet: lay.Sheet, Format: lay.Format, Delimiter: lay.Delimiter, Indent: lay.Indent, IndentTabs: lay.IndentTabs, StyleIndent: lay.StyleIndent, Lead: lay.Lead}
 	cp.Rows = make([][]string, len(lay.Rows))
 	for i, r := range lay.Rows {
 		cp.Rows[i] = append([]string(nil), r...)
@@ -1369,6 +1414,14 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 	}
 	if n := len(lay.Carried); n > 0 {
 		msg += fmt.Sprintf(", %d blank row label(s) carried down from the group's first row (first %s%d)", n, colName(lay.Carried[0].Col), lay.Carried[0].Row)
+	}
+	if n := len(lay.Qualified); n > 0 {
+		q := lay.Qualified[0]
+		by := "the row they are indented under"
+		if lay.QualifiedBy == "arithmetic" {
+			by = "the row whose block of rows they are in by arithmetic"
+		}
+		msg += fmt.Sprintf(", %d repeated row label(s) named by %s (first %s%d, %q)", n, by, colName(q.Col), q.Row, lay.Rows[q.Row-1][q.Col])
 	}
 	return msg
 }

@@ -44,6 +44,10 @@ type Crosstab struct {
 	// audit.Structure.Unaudited): not audited, the safe tables hold the
 	// marker there.
 	Withhold [][2]int
+	// Lead is the indentation of row label cells as published, by their
+	// 1-based row and 0-based column (readers.WideLayout.LabelText): the
+	// safe tables print it before the label, escaped apart from it.
+	Lead map[[2]int]string
 }
 
 // window returns the table's rows and first column on its sheet (see
@@ -112,7 +116,7 @@ func (x *Crosstab) safeGrid(ctx context.Context, t *audit.Table, marker string) 
 		}
 		r = r[left:]
 		for j, v := range r {
-			r[j] = EscapeFormula(v)
+			r[j] = x.Lead[[2]int{top + i, left + j}] + EscapeFormula(v)
 		}
 		out[i] = r
 	}

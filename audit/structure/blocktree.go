@@ -35,7 +35,7 @@ const blockPasses = 8
 // hold is a warning, and nothing is kept. The work is bounded by
 // Options.MaxBlockWork (blocks), blockPasses, and one check per margin.
 func (in *axisInference) blockTree(tr *axisTree) {
-	if len(in.ax.Dims) != 1 || len(tr.parent) > 0 || len(tr.members) < 5 {
+	if len(in.ax.Dims) != 1 || len(tr.parent) > 0 && !tr.census || len(tr.members) < 5 {
 		return
 	}
 	p := map[string]string{}

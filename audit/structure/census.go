@@ -227,6 +227,7 @@ func (in *axisInference) censusTree(tr *axisTree) {
 	if len(confirmed) == 0 && len(divisions) == 0 {
 		return
 	}
+	tr.census = true
 	for _, rg := range regions {
 		if rg.code == "" && len(rg.states) == 0 {
 			return // a region the table does not cover: no nation

@@ -224,3 +224,64 @@ func TestCensusNamesWithoutStates(t *testing.T) {
 		t.Errorf("warnings %q, parents %v", res.Warnings, res.Structure.Axes[0].Parent)
 	}
 }
+
+// TestCensusLeavesRestToBlocks: a Census-like table whose other rows form
+// a hierarchy by arithmetic ("Nation and territories" above the United
+// States, "Island areas" = Guam + Virgin Islands + American Samoa, Puerto
+// Rico): the regions are related to their states by the classification,
+// and blockTree relates the rest. Before, the Census relations stopped
+// blockTree: Island areas and the top row were related to nothing, so a
+// withheld Guam read [0, unbounded] "protected" while Island areas -
+// Virgin Islands - American Samoa gave it back.
+func TestCensusLeavesRestToBlocks(t *testing.T) {
+	tab := censusLike(nil)
+	var us, pr [2]int64
+	for _, c := range tab.Cells {
+		y := 0
+		if c.Key[1] == "2011" {
+			y = 1
+		}
+		switch c.Key[0] {
+		case "United States":
+			us[y] = c.N
+		case "Puerto Rico":
+			pr[y] = c.N
+		}
+	}
+	// Puerto Rico last, after the island areas
+	tab.Cells = slices.DeleteFunc(tab.Cells, func(c *audit.Cell) bool { return c.Key[0] == "Puerto Rico" })
+	add := func(code string, v [2]int64) {
+		for y := range 2 {
+			tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{code, fmt.Sprint(2010 + y)}, HasN: true, N: v[y]})
+		}
+	}
+	add("Island areas", [2]int64{60, 66})
+	add("Guam", [2]int64{31, 34})
+	add("Virgin Islands", [2]int64{19, 21})
+	add("American Samoa", [2]int64{10, 11})
+	add("Puerto Rico", pr)
+	top := []*audit.Cell{
+		{Key: []string{"Nation and territories", "2010"}, HasN: true, N: us[0] + 60 + pr[0]},
+		{Key: []string{"Nation and territories", "2011"}, HasN: true, N: us[1] + 66 + pr[1]},
+	}
+	tab.Cells = append(top, tab.Cells...)
+	res, err := Infer(tab, Options{RowDims: 1, Wide: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	want := map[string]string{"Guam": "Island areas", "Virgin Islands": "Island areas", "American Samoa": "Island areas",
+		"United States": "Nation and territories", "Island areas": "Nation and territories", "Puerto Rico": "Nation and territories",
+		".Ohio": "Midwest", "South": "United States"}
+	for c, q := range want {
+		if ax.Parent[c] != q {
+			t.Errorf("parent of %q = %q, want %q (found %v, notes %q)", c, ax.Parent[c], q, ax.Found, res.Structure.Notes)
+		}
+	}
+	if !strings.Contains(ax.Found["Island areas"], "arithmetic") || !strings.Contains(ax.Found["United States"], "Census regions") {
+		t.Errorf("found %v", ax.Found)
+	}
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

@@ -3,6 +3,7 @@ package structure
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -138,6 +139,13 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 		if in.inexact {
 			h += ", within rounding"
 		}
+		if how == indentHow && in.declared(q) {
+			// a total the configuration names (totals:, total_label):
+			// the configuration is why it is a margin, the indentation
+			// only which codes it adds up (as assignTotals says of a
+			// declared total)
+			h = "configuration" + strings.TrimPrefix(h, "indentation")
+		}
 		use = append(use, relation{q, ch, h})
 	}
 	if refused {
@@ -167,6 +175,13 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	}
 	whole := len(use) > 0
 	for _, c := range codes {
+		if _, ok := p[c]; !ok && isTotal[c] && len(children[c]) == 0 {
+			// a labelled total flush with the groups ("All industries"
+			// over "Manufacturing" and "Services", none indented under
+			// it): no part of the tree, a total of the axis
+			// (assignTotals)
+			continue
+		}
 		if _, ok := p[c]; ok && !covered[c] || !ok && !sums[c] {
 			whole = false
 		}

@@ -234,3 +234,51 @@ func TestIndentTreeReceivedExceeds(t *testing.T) {
 		t.Error("structure not unconfirmed")
 	}
 }
+
+// TestIndentTreeTotalFlushWithGroups: a labelled total printed flush with
+// the groups it adds up ("All industries" over "Manufacturing" and
+// "Services", neither indented under it) is a total of the axis beside
+// the indentation tree, not a code the tree leaves out: the groups are
+// found by indentation, the total by its label. Before, the tree was
+// dropped as accounting for only part of the column (a warning), and the
+// groups were found by the runs of arithmetic alone.
+func TestIndentTreeTotalFlushWithGroups(t *testing.T) {
+	tab, opt := indentedTable([]string{"All industries", "Manufacturing", "  Food", "  Textiles", "Services", "  Retail", "  Transport"},
+		[][2]int64{{100, 110}, {40, 44}, {25, 30}, {15, 14}, {60, 66}, {30, 33}, {30, 33}})
+	res, err := Infer(tab, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	want := map[string]string{"Food": "Manufacturing", "Textiles": "Manufacturing", "Retail": "Services", "Transport": "Services", "Manufacturing": "All industries", "Services": "All industries"}
+	for c, q := range want {
+		if ax.Parent[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v)", c, ax.Parent[c], q, ax.Parent)
+		}
+	}
+	for q, how := range map[string]string{"Manufacturing": indentHow, "Services": indentHow, "All industries": "label and arithmetic"} {
+		if ax.Found[q] != how {
+			t.Errorf("%q found by %q, want %q", q, ax.Found[q], how)
+		}
+	}
+	if len(res.Warnings) > 0 {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}
+
+// TestIndentTreeDeclaredTotal: a parent the configuration names as a
+// total (a total label) is found by "configuration and arithmetic": the
+// configuration is why it is a margin, the indentation which codes it
+// adds up. Before, "indentation and arithmetic".
+func TestIndentTreeDeclaredTotal(t *testing.T) {
+	tab, opt := indentedTable([]string{"  Food", "  Textiles", "Total"}, [][2]int64{{25, 30}, {15, 14}, {40, 44}})
+	opt.TotalLabels = []string{"Total"}
+	res, err := Infer(tab, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ax := res.Structure.Axes[0]
+	if ax.Parent["Food"] != "Total" || ax.Found["Total"] != "configuration and arithmetic" {
+		t.Errorf("parents %v, found %v; want Total by configuration and arithmetic", ax.Parent, ax.Found)
+	}
+}

@@ -607,6 +607,10 @@ type axisTree struct {
 	totals, members []string
 	parent          map[string]string // a code -> its margin
 	how             string            // how parent was found
+	// census is set when parent holds only the Census regions' and
+	// divisions' relations (censusTree): the other rows may still form
+	// blocks by arithmetic (blockTree)
+	census bool
 }
 
 // roots are the members without a parent.

@@ -195,6 +195,7 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 		if err := noteUnread(t, ws.Layout(), s); err != nil {
 			return nil, err
 		}
+		noteQualified(t, ws.Layout())
 	}
 	in.sourceWarnings(t)
 	return t, nil

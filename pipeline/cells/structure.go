@@ -408,3 +408,48 @@ func sumOf(t *audit.Table, stat string, cols []string) []string {
 	}
 	return found[0]
 }
+
+// noteQualified warns where a repeated row label named by the row it is
+// indented under (or whose block it is in: readers.WideLayout.Qualified)
+// is not related to that row by the structure found: the name says where
+// the layout puts the cell, the margins what the arithmetic confirms,
+// and a person should see when they differ (the cells are distinct rows
+// either way).
+func noteQualified(t *audit.Table, lay *readers.WideLayout) {
+	if len(lay.Qualified) == 0 || t.Structure == nil {
+		return
+	}
+	rowOf := map[int]int{} // a sheet row -> its first cell's index
+	for k := len(lay.Pos) - 1; k >= 0; k-- {
+		rowOf[lay.Pos[k].Row] = k
+	}
+	var off []string
+	first := ""
+	for _, q := range lay.Qualified {
+		k, ok := rowOf[q.Row]
+		if !ok || q.Row > len(lay.Rows) || q.Col >= len(lay.Rows[q.Row-1]) {
+			continue
+		}
+		key := lay.Keys[k]
+		published := lay.Rows[q.Row-1][q.Col]
+		for _, ax := range t.Structure.Axes {
+			if len(ax.Dims) != 1 || ax.Dims[0] >= len(key) {
+				continue
+			}
+			code := key[ax.Dims[0]]
+			parent, ok := strings.CutSuffix(code, readers.QualifySep+published)
+			if !ok {
+				continue
+			}
+			if ax.Parent[code] != parent {
+				off = append(off, code)
+				if first == "" {
+					first = fmt.Sprintf("%q at row %d is named by %q above it, but no margin found relates it to that row", code, q.Row, parent)
+				}
+			}
+		}
+	}
+	if len(off) > 0 {
+		t.Warnings = append(t.Warnings, fmt.Sprintf("%s of repeated labels named by the layout not confirmed by the margins: %s; check the table's indentation or declare the hierarchy with suppression.hierarchies", report.Plural(int64(len(off)), "row", "rows"), first))
+	}
+}

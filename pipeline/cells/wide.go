@@ -75,6 +75,9 @@ func DetectLayout(path string, s *configs.Settings) (*configs.Settings, *readers
 	}
 	opt.Wide = &readers.WideOptions{TotalLabel: s.TotalLabel, Value: c.Value, Stats: c.Statistics, Markers: s.Markers}
 	d, err := readers.DetectWide(path, opt)
+	if errors.Is(err, readers.ErrRepeatedLabel) {
+		return nil, nil, err // the data, not the layout: no key to set
+	}
 	if err != nil {
 		return nil, nil, &configs.Error{Msg: fmt.Sprintf("%s: no dimensions: give --dims for microdata, columns.dims in the config for an aggregate table, or for a crosstab columns.dims, columns.across and columns.value; its layout was not detected: %v", path, err), Err: configs.ErrInvalid}
 	}

@@ -1,0 +1,314 @@
+package readers
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
+)
+
+// QualifySep joins a repeated row label to the label of the row it is
+// indented under ("Services / Other"): the separator of nested axis codes
+// as people read them (audit.CodeText), so that a repeated leaf reads the
+// same as a nested code.
+const QualifySep = " / "
+
+// qualifyRepeats gives distinct keys to the body rows of a table with one
+// row label column whose label repeats under different parents ("Other",
+// "Not stated" under each group of a hierarchy shown by indentation): the
+// label of each repeat is qualified by its parent's, the nearest row less
+// indented above it (below it where the parents follow their children),
+// itself qualified where it repeats. The sheet keeps the labels as
+// published (WideLayout.Rows); only the keys change (WideLayout.Qualified
+// lists the rows). A repeat that nothing tells apart (no indentation, both
+// under one parent, or at the top level) is refused naming the rows, the
+// column and the keys that resolve it. The structure inference confirms
+// the parents by arithmetic (or leaves them unrelated, with a warning):
+// the qualified label only names the cell.
+func (p *wideParser) qualifyRepeats() error {
+	lay := p.lay
+	if len(lay.Body) < 2 || len(lay.Labels) == 0 {
+		return nil
+	}
+	// the rows whose row labels repeat, within their section
+	first := map[string]int{}
+	var dup [][2]int // (row, first row with its labels)
+	for _, r := range lay.Body {
+		k := p.section[r] + "\x01" + strings.Join(p.rowLabels(r), "\x00")
+		if q, ok := first[k]; ok {
+			dup = append(dup, [2]int{r, q})
+			continue
+		}
+		first[k] = r
+	}
+	if len(dup) == 0 {
+		return nil
+	}
+	col := lay.Labels[len(lay.Labels)-1]
+	i := slices.Index(p.labelCols, col)
+	const resolve = "Indent each repeat under the row of its group (leading spaces, or the cell's indent in a workbook), or give the groups a label column of their own and declare both in columns.dims"
+	refuse := func(d [2]int, why string) error {
+		lab := p.labels[d[0]][i]
+		return p.errf(d[0], col, "%w: %q repeats row %d's and %s: the two rows would be one cell. %s", ErrRepeatedLabel, lab, d[1], why, resolve)
+	}
+	if len(lay.Labels) != 1 || i < 0 {
+		return refuse(dup[0], "so does every other row label beside it (repeats are told apart only in a table with one row label column)")
+	}
+	repeated := map[string]bool{}
+	for _, d := range dup {
+		repeated[p.labels[d[0]][i]] = true
+	}
+	levels, ok := p.indentLevels(col)
+	if !ok {
+		// no indentation: the blocks of rows that add up to the row
+		// above them, when one holds each repeat
+		heads, bad := p.blockHeads(i, repeated)
+		if bad > 0 {
+			d := dup[0]
+			for _, x := range dup {
+				if x[0] == bad || x[1] == bad {
+					d = x
+					break
+				}
+			}
+			return refuse(d, "the labels of column "+colName(col)+" are not indented, nor is each repeat inside a block of rows that adds up to the row above it (nothing tells which group each belongs to)")
+		}
+		levels = heads
+		p.lay.QualifiedBy = "arithmetic"
+	}
+	// the body rows of each section, in table order
+	var order []string
+	bySection := map[string][]int{}
+	for _, r := range lay.Body {
+		s := p.section[r]
+		if _, ok := bySection[s]; !ok {
+			order = append(order, s)
+		}
+		bySection[s] = append(bySection[s], r)
+	}
+	names := map[int]string{}
+	for _, s := range order {
+		rows := bySection[s]
+		low := levels[rows[0]]
+		for _, r := range rows {
+			low = min(low, levels[r])
+		}
+		// the least indented row first: parents above their children;
+		// last: below them
+		after := levels[rows[0]] != low && levels[rows[len(rows)-1]] == low
+		type open struct{ row, level int }
+		var stack []open
+		parent := map[int]int{}
+		for k := range rows {
+			r := rows[k]
+			if after {
+				r = rows[len(rows)-1-k]
+			}
+			for len(stack) > 0 && stack[len(stack)-1].level >= levels[r] {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 {
+				parent[r] = stack[len(stack)-1].row
+			}
+			stack = append(stack, open{r, levels[r]})
+		}
+		// names in the parents' order, each parent named before its
+		// children
+		var name func(r int) string
+		name = func(r int) string {
+			if n, ok := names[r]; ok {
+				return n
+			}
+			lab := p.labels[r][i]
+			n := lab
+			if q, ok := parent[r]; ok && repeated[lab] {
+				n = name(q) + QualifySep + lab
+			}
+			names[r] = n
+			return n
+		}
+		for _, r := range rows {
+			name(r)
+		}
+	}
+	// every key distinct once qualified, none another row's label
+	seen := map[string]int{}
+	for _, r := range lay.Body {
+		k := p.section[r] + "\x01" + names[r]
+		if q, ok := seen[k]; ok {
+			lab := p.labels[r][i]
+			if p.labels[q][i] != lab {
+				// a repeat qualified by its group reads as another
+				// row's label
+				return p.errf(r, col, "%w: rows %d (%q) and %d (%q) would both be named %q once the repeated label is qualified by its group: the two rows would be one cell. %s", ErrRepeatedLabel, q, p.labels[q][i], r, lab, names[r], resolve)
+			}
+			why := fmt.Sprintf("both are under %q by their indentation", strings.TrimSuffix(names[r], QualifySep+lab))
+			if names[r] == lab {
+				why = "both are at the top level of the indentation (under no row)"
+			}
+			return refuse([2]int{r, q}, why)
+		}
+		seen[k] = r
+	}
+	for _, r := range lay.Body {
+		if names[r] != p.labels[r][i] {
+			p.labels[r][i] = names[r]
+			lay.Qualified = append(lay.Qualified, WidePos{Row: r, Col: col})
+		}
+	}
+	return nil
+}
+
+// indentLevels are the levels of indentation of the labels of column col
+// in the body rows, as WideLayout.Indents reads them (the cell's indent
+// style first, then its leading spaces or tabs); ok is false when no label
+// of the column is indented, or tabs and spaces are mixed.
+func (p *wideParser) indentLevels(col int) (map[int]int, bool) {
+	lay := p.lay
+	levels := map[int]int{}
+	kinds := map[rune]bool{}
+	indented := false
+	for _, r := range lay.Body {
+		at := WidePos{Row: r, Col: col}
+		if lay.Indent[at] > 0 {
+			kind := ' '
+			if t, ok := lay.IndentTabs[at]; ok {
+				kind = t
+			}
+			if kinds[kind] = true; kind == 'm' || len(kinds) > 1 {
+				return nil, false
+			}
+		}
+		levels[r] = lay.StyleIndent[at]*1024 + min(lay.Indent[at], 1023)
+		indented = indented || levels[r] > 0
+	}
+	return levels, indented
+}
+
+// blockHeads proposes, for a column whose labels are not indented, levels
+// that place each row under the nearest row above it that heads a block
+// holding it: a row is the head of the rows right below it, to the first
+// run that adds up to it on every column where all are numbers (at least
+// one, with a nonzero head), all parts non-negative, two parts or more (a
+// subtotal above its items). bad is the first row of a repeated label in
+// no block (0: none). The structure inference confirms the same blocks by
+// arithmetic (blockTree); these levels only name the repeats. The scan of
+// a head stops where a complete column's sum passes the head's value.
+func (p *wideParser) blockHeads(li int, repeated map[string]bool) (levels map[int]int, bad int) {
+	lay := p.lay
+	var num NumberFormat
+	vals := map[int][]*decimal.Dec{}
+	for _, r := range lay.Body {
+		row := make([]*decimal.Dec, len(lay.Columns))
+		for j, c := range lay.Columns {
+			if v := p.at(r, c); v != "" && !markerTexts[v] && !p.markers[v] {
+				if d, err := num.Parse(v); err == nil {
+					row[j] = &d
+				}
+			}
+		}
+		vals[r] = row
+	}
+	// end[k] is the last row index of the block headed by row k (k when
+	// it heads none), by section
+	levels = map[int]int{}
+	work := 0
+	bySection := map[string][]int{}
+	var order []string
+	for _, r := range lay.Body {
+		s := p.section[r]
+		if _, ok := bySection[s]; !ok {
+			order = append(order, s)
+		}
+		bySection[s] = append(bySection[s], r)
+	}
+	for _, s := range order {
+		rows := bySection[s]
+		// each row's depth: the blocks that hold it (the rows after
+		// each head to its block's end)
+		depth := make([]int, len(rows)+1)
+		for k := range rows {
+			e := p.blockEnd(rows, k, vals, &work)
+			if work > maxBlockWork {
+				return nil, firstRepeat(rows, repeated, p, li)
+			}
+			if e > k {
+				depth[k+1]++
+				depth[e+1]--
+			}
+		}
+		d := 0
+		for k, r := range rows {
+			d += depth[k]
+			levels[r] = d
+			if d == 0 && repeated[p.labels[r][li]] {
+				return nil, r
+			}
+		}
+	}
+	return levels, 0
+}
+
+// firstRepeat is the first of rows whose label repeats.
+func firstRepeat(rows []int, repeated map[string]bool, p *wideParser, li int) int {
+	for _, r := range rows {
+		if repeated[p.labels[r][li]] {
+			return r
+		}
+	}
+	return rows[0]
+}
+
+// maxBlockRun bounds the rows of a block blockEnd scans, and maxBlockWork
+// the values blockHeads adds up in all (past it, the repeats are refused
+// as told apart by nothing).
+const (
+	maxBlockRun  = 4096
+	maxBlockWork = 20_000_000
+)
+
+// blockEnd is the index of the last row of the first run right below
+// rows[k] that adds up to it (see blockHeads), or k when none does.
+func (p *wideParser) blockEnd(rows []int, k int, vals map[int][]*decimal.Dec, work *int) int {
+	head := vals[rows[k]]
+	n := len(head)
+	sum := make([]decimal.Dec, n)
+	complete := make([]bool, n)
+	for j := range n {
+		complete[j] = head[j] != nil && head[j].Sign() >= 0
+	}
+	for e := k + 1; e < len(rows) && e-k <= maxBlockRun; e++ {
+		if *work += n; *work > maxBlockWork {
+			return k
+		}
+		part := vals[rows[e]]
+		checked, holds, nonzero := 0, true, false
+		for j := range n {
+			if !complete[j] {
+				continue
+			}
+			if part[j] == nil || part[j].Sign() < 0 {
+				complete[j] = false
+				continue
+			}
+			sum[j] = sum[j].Add(*part[j])
+			switch sum[j].Cmp(*head[j]) {
+			case 1:
+				return k // past the head: no run adds up to it
+			case 0:
+				checked++
+				nonzero = nonzero || head[j].Sign() != 0
+			default:
+				holds = false
+			}
+		}
+		if checked == 0 && !slices.Contains(complete, true) {
+			return k
+		}
+		if holds && nonzero && e > k+1 {
+			return e
+		}
+	}
+	return k
+}
