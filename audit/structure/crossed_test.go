@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
 )
 
 // TestCrossedBreakdowns: one labelled total with two or three breakdowns
@@ -107,4 +106,3 @@ func TestCrossedNotAddingUp(t *testing.T) {
 		})
 	}
 }
-
