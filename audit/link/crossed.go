@@ -94,6 +94,45 @@ func ProtectCrossed(ctx context.Context, t *audit.Table, opt suppress.Options, s
 	if reason != "" {
 		return nil, reason, nil
 	}
+	// the cover cell of every table cell: its protection levels (the
+	// p% and dominance rules' from its contributions, a-priori levels)
+	// and its cost are the table cell's
+	orig := map[*audit.Cell]*audit.Cell{}
+	idx := make(map[string]int, len(cover.Cells))
+	for i, c := range cover.Cells {
+		idx[strings.Join(c.Key, "\x00")] = i
+	}
+	for _, v := range views {
+		for i, c := range v.t.Cells {
+			if at, ok := idx[coverKey(cover, nil, codes, v.t, c)]; ok {
+				orig[cover.Cells[at]] = t.Cells[v.from[i]]
+			}
+		}
+	}
+	base, cost := opt.Protection, opt.CostOf
+	levels := func(c *audit.Cell) (float64, float64, bool) {
+		o := orig[c]
+		if o == nil {
+			return 0, 0, false
+		}
+		x, ok := figureOf(role, o)
+		if !ok {
+			return 0, 0, false
+		}
+		u, l := base.Levels(o, x.Float64())
+		return u, l, true
+	}
+	for k := range group {
+		group[k].Options.Protection.CellLevels = levels
+		if cost != nil {
+			group[k].Options.CostOf = func(c *audit.Cell) (float64, bool) {
+				if o := orig[c]; o != nil {
+					return cost(o)
+				}
+				return 0, false
+			}
+		}
+	}
 	if reason, err := protectCover(ctx, cover, map[string]string{}, codes, group); err != nil || reason != "" {
 		return nil, reason, err
 	}
