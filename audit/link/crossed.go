@@ -136,7 +136,128 @@ func ProtectCrossed(ctx context.Context, t *audit.Table, opt suppress.Options, s
 	if reason, err := protectCover(ctx, cover, map[string]string{}, codes, group); err != nil || reason != "" {
 		return nil, reason, err
 	}
-	return mergeViews(t, views), "", nil
+	return mergeViews(t, views, crossedTexts(t, cover, codes, views)), "", nil
+}
+
+// maxTextCells bounds the cover cells whose key texts are translated
+// back into the table's terms (crossedTexts).
+const maxTextCells = 20_000
+
+// crossedTexts translates the cover's texts in the views' messages into
+// the table's terms: a cover cell's key ("Group (1)=Total, across=North,
+// Group (2)=Aged 0-15") becomes the table cell's ("Group=Aged 0-15,
+// across=North"), an interior cell's crossed codes are joined ("Group=Men
+// x Aged 0-15"), the same for the lines of relations (a key less one
+// dimension), and the views' names become the axis's. Nil (messages left
+// as they are) for a cover over maxTextCells cells.
+func crossedTexts(t *audit.Table, cover *audit.Table, codes *coverCodes, views []crossedView) *strings.Replacer {
+	if len(cover.Cells) > maxTextCells {
+		return nil
+	}
+	ax, total := t.Structure.Crossed()
+	d := ax.Dims[0]
+	dim := t.Dims[d]
+	tl := cover.TotalLabel
+	crossed := map[int]bool{}
+	for i, name := range cover.Dims {
+		crossed[i] = slices.ContainsFunc(views, func(v crossedView) bool { return v.t.Dims[d] == name })
+	}
+	// the member code of a cover code (the cover's total label stands
+	// for a dimension's own total code)
+	back := func(dimName, code string) string {
+		if codes != nil {
+			for m, c := range codes.rename[dimName] {
+				if c == code {
+					return m
+				}
+			}
+		}
+		return code
+	}
+	text := func(key []string, drop int) (string, string) {
+		var from, to []string
+		var parts []string
+		for i, v := range key {
+			if crossed[i] && v != tl {
+				parts = append(parts, v)
+			}
+		}
+		code := total
+		if len(parts) > 0 {
+			code = strings.Join(parts, " x ")
+		}
+		for i, v := range key {
+			if i != drop {
+				from = append(from, cover.Dims[i]+"="+v)
+			}
+		}
+		for i, name := range t.Dims {
+			ci := slices.Index(cover.Dims, name)
+			switch {
+			case i == d:
+				if drop < 0 || !crossed[drop] || len(parts) > 0 {
+					to = append(to, dim+"="+code)
+				}
+			case ci >= 0 && ci != drop:
+				to = append(to, name+"="+back(name, key[ci]))
+			}
+		}
+		return strings.Join(from, ", "), strings.Join(to, ", ")
+	}
+	type pair struct{ from, to string }
+	var pairs []pair
+	seen := map[string]bool{}
+	for _, c := range cover.Cells {
+		for drop := -1; drop < len(cover.Dims); drop++ {
+			f, to := text(c.Key, drop)
+			if f != "" && !seen[f] {
+				seen[f] = true
+				pairs = append(pairs, pair{f, to})
+			}
+		}
+	}
+	with := make([]string, len(views))
+	for i, v := range views {
+		with[i] = v.t.Name
+	}
+	names := strings.Join(with, ", ")
+	pairs = append(pairs,
+		pair{"linked tables (" + names + ")", "the breakdowns of " + dim + " " + strconvQuote(total)},
+		pair{"protected together with " + names, "protected through the breakdowns of " + dim + " " + strconvQuote(total)})
+	slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.from) - len(a.from) })
+	args := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		args = append(args, p.from, p.to)
+	}
+	return strings.NewReplacer(args...)
+}
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", audit.CodeText(s)) }
+
+// translated is f with its message and text figures in the table's terms.
+func translated(f audit.Finding, r *strings.Replacer) audit.Finding {
+	if r == nil {
+		return f
+	}
+	figs := slices.Clone(f.FigureList())
+	for i := range figs {
+		figs[i] = translateFigure(figs[i], r)
+	}
+	return audit.Finding{Rule: f.Rule, Outcome: f.Outcome, Facts: &audit.Statement{Text: r.Replace(f.Message()), Figs: figs}}
+}
+
+func translateFigure(g audit.Figure, r *strings.Replacer) audit.Figure {
+	if g.Kind == audit.KindText {
+		g.Text = r.Replace(g.Text)
+	}
+	if len(g.Items) > 0 {
+		items := slices.Clone(g.Items)
+		for i := range items {
+			items[i] = translateFigure(items[i], r)
+		}
+		g.Items = items
+	}
+	return g
 }
 
 // crossedViews splits t into one view per breakdown of its crossed
@@ -310,7 +431,13 @@ func unknownCover(group []Member, role audit.Role, limit int) (*audit.Table, *co
 // intervals back to t: each cell gets the strictest status of its
 // copies, their findings and notes added since the split (once each),
 // and one interval.
-func mergeViews(t *audit.Table, views []crossedView) *audit.Intervals {
+func mergeViews(t *audit.Table, views []crossedView, r *strings.Replacer) *audit.Intervals {
+	tr := func(s string) string {
+		if r == nil {
+			return s
+		}
+		return r.Replace(s)
+	}
 	type fkey struct {
 		rule    string
 		outcome audit.Outcome
@@ -333,6 +460,7 @@ func mergeViews(t *audit.Table, views []crossedView) *audit.Intervals {
 				seenF[o], seenN[o] = map[fkey]bool{}, map[string]bool{}
 			}
 			for _, f := range cp.Findings[before[o][0]:] {
+				f = translated(f, r)
 				k := fkey{f.Rule, f.Outcome, f.Message()}
 				if !seenF[o][k] {
 					seenF[o][k] = true
@@ -340,6 +468,7 @@ func mergeViews(t *audit.Table, views []crossedView) *audit.Intervals {
 				}
 			}
 			for _, n := range cp.Notes[before[o][1]:] {
+				n = tr(n)
 				if !seenN[o][n] {
 					seenN[o][n] = true
 					c.Notes = append(c.Notes, n)
@@ -354,6 +483,7 @@ func mergeViews(t *audit.Table, views []crossedView) *audit.Intervals {
 	}
 	for _, v := range views {
 		for _, w := range v.t.Warnings {
+			w = tr(w)
 			if !warned[w] {
 				warned[w] = true
 				t.Warnings = append(t.Warnings, w)
@@ -367,6 +497,7 @@ func mergeViews(t *audit.Table, views []crossedView) *audit.Intervals {
 			continue
 		}
 		for _, w := range v.t.Audit.Warnings {
+			w = tr(w)
 			if !auditWarned[w] {
 				auditWarned[w] = true
 				res.Warnings = append(res.Warnings, w)
