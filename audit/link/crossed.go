@@ -178,7 +178,7 @@ func crossedTexts(t *audit.Table, cover *audit.Table, codes *coverCodes, views [
 		var from, to []string
 		var parts []string
 		for i, v := range key {
-			if crossed[i] && v != tl {
+			if crossed[i] && v != tl && i != drop {
 				parts = append(parts, v)
 			}
 		}
@@ -195,9 +195,7 @@ func crossedTexts(t *audit.Table, cover *audit.Table, codes *coverCodes, views [
 			ci := slices.Index(cover.Dims, name)
 			switch {
 			case i == d:
-				if drop < 0 || !crossed[drop] || len(parts) > 0 {
-					to = append(to, dim+"="+code)
-				}
+				to = append(to, dim+"="+code)
 			case ci >= 0 && ci != drop:
 				to = append(to, name+"="+back(name, key[ci]))
 			}
