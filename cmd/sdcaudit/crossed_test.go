@@ -277,9 +277,6 @@ func crossedTable(t *testing.T, name string, breakdowns [][]string, ncols int, s
 	}
 	w.Flush()
 	path := filepath.Join(t.TempDir(), name+".csv")
-	if d := os.Getenv("CROSSED_KEEP"); d != "" {
-		path = filepath.Join(d, name+".csv")
-	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
