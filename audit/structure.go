@@ -87,6 +87,15 @@ type Axis struct {
 	// count column, not in the median column), and relations are
 	// written only there.
 	NonAdditive map[string]string `json:"non_additive,omitempty"`
+	// Breakdowns are, per margin code with two or more breakdowns, every
+	// one of them in table order (People = Men + Women = the age bands):
+	// disjoint runs of consecutive codes, each adding up to the margin on
+	// every line. The first is also in Parent; the margin's true
+	// structure is a cross of hidden dimensions (Sex x Age, with
+	// unpublished interior cells), protected and audited through a cover
+	// table (audit/link.ProtectCrossed). Only flat breakdowns that
+	// account for every code of the axis are recorded.
+	Breakdowns map[string][][]string `json:"breakdowns,omitempty"`
 	// CountCodes are the codes labelled as counts on an axis with
 	// NonAdditive codes, in a table read as one statistic without counts
 	// or totals (ASHE's number of jobs beside median hours, read with
@@ -251,4 +260,18 @@ func (s *Structure) IsMargin(key []string) bool {
 		}
 	}
 	return false
+}
+
+// Crossed returns the axis whose margin has two or more breakdowns
+// (Axis.Breakdowns) and that margin's code, or nil.
+func (s *Structure) Crossed() (*Axis, string) {
+	if s == nil {
+		return nil, ""
+	}
+	for i := range s.Axes {
+		for c := range s.Axes[i].Breakdowns {
+			return &s.Axes[i], c
+		}
+	}
+	return nil, ""
 }

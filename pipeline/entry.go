@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/link"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
 	"github.com/sdcaudit/sdcaudit/pipeline/cells"
@@ -129,6 +130,19 @@ func auditTable(ctx context.Context, path string, t *audit.Table, s *configs.Set
 	opt := SuppressOptions(t, s, 0)
 	if timeLimit != nil {
 		opt.TimeLimit = *timeLimit
+	}
+	if ax, _ := t.Structure.Crossed(); ax != nil {
+		// two breakdowns of one total: audited through a cover with
+		// the breakdowns crossed (link.ProtectCrossed)
+		res, reason, err := link.ProtectCrossed(ctx, t, opt, false, nil, 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		if reason == "" {
+			res.Warnings = append(res.Warnings, t.Structure.MarginWarnings...)
+			return t, res, nil
+		}
+		link.CrossedApart(t, reason)
 	}
 	res, err := suppress.Audit(ctx, t, opt)
 	if err != nil {

@@ -189,6 +189,13 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 				return readCover(ctx, jobs[u.job].Path, u.page, settings[0], dims, workers)
 			}
 		}
+		for _, t := range members {
+			if ax, _ := t.Structure.Crossed(); ax != nil {
+				// two breakdowns of one total: its cross is not part
+				// of the linked tables' cover
+				link.CrossedApart(t, "the table is protected with its linked tables, whose cover does not cross the breakdowns")
+			}
+		}
 		reason, err := link.Protect(ctx, group, lo)
 		if err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/link"
 	"github.com/sdcaudit/sdcaudit/audit/suppress"
 	"github.com/sdcaudit/sdcaudit/configs"
 )
@@ -69,6 +70,9 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	if len(keep) > 0 {
 		opt.Keep = func(c *audit.Cell) bool { return keep[c] }
 	}
+	if crossed, err := protectCrossed(ctx, t, s, opt, keep); crossed || err != nil {
+		return err
+	}
 	var run audit.SuppressionRun
 	var done *audit.Intervals // the audit secondary suppression computed of its pattern
 	if s.Suppression.Secondary {
@@ -111,4 +115,37 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 	t.Warnings = append(t.Warnings, res.Warnings...)
 	suppress.Annotate(t, &res)
 	return nil
+}
+
+// protectCrossed protects a table whose structure gives one total two or
+// more breakdowns (audit.Structure.Crossed: People = Men + Women = the
+// age bands) through a cover with the breakdowns crossed
+// (link.ProtectCrossed), and reports whether it did. When it cannot (the
+// table has other count columns, or no cover is built), the table is
+// protected as before with the total unconfirmed (link.CrossedApart): a
+// warning, and its suppressed cells undetermined, a person decides.
+func protectCrossed(ctx context.Context, t *audit.Table, s *configs.Settings, opt suppress.Options, keep map[*audit.Cell]bool) (bool, error) {
+	if ax, _ := t.Structure.Crossed(); ax == nil {
+		return false, nil
+	}
+	reason := ""
+	if len(otherCounts(t)) > 0 {
+		reason = "the table has other count columns"
+	} else {
+		if s.Suppression.Secondary {
+			enterStage(ctx, StageSuppression)
+		}
+		res, why, err := link.ProtectCrossed(ctx, t, opt, s.Suppression.Secondary, keep, 0)
+		if err != nil {
+			return false, fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
+		}
+		if why == "" {
+			enterStage(ctx, StageAudit)
+			t.Audit = res
+			return true, nil
+		}
+		reason = why
+	}
+	link.CrossedApart(t, reason)
+	return false, nil
 }

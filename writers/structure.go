@@ -38,6 +38,10 @@ type axisJSON struct {
 	Dims    []string     `json:"dims"`
 	Nested  bool         `json:"nested,omitempty"`
 	Margins []marginJSON `json:"margins,omitempty"`
+	// Breakdowns are the margins with two or more breakdowns
+	// (Axis.Breakdowns: People = Men + Women = the age bands), each
+	// breakdown's codes in table order.
+	Breakdowns []breakdownJSON `json:"breakdowns,omitempty"`
 	// Signed are the codes whose cells may be negative (Axis.Signed), in
 	// the axis's code order, with how each was found.
 	Signed []signedJSON `json:"signed,omitempty"`
@@ -50,6 +54,12 @@ type axisJSON struct {
 type signedJSON struct {
 	Code  string `json:"code"`
 	Found string `json:"found"`
+}
+
+type breakdownJSON struct {
+	Code  string     `json:"code"`
+	Found string     `json:"found"`
+	Of    [][]string `json:"of"`
 }
 
 type marginJSON struct {
@@ -97,6 +107,21 @@ func structureBlock(t *audit.Table) any {
 				m.Of = append(m.Of, audit.CodeText(ch))
 			}
 			a.Margins = append(a.Margins, m)
+		}
+		for _, c := range ax.Codes {
+			runs, ok := ax.Breakdowns[c]
+			if !ok {
+				continue
+			}
+			b := breakdownJSON{Code: audit.CodeText(c), Found: ax.Found[c]}
+			for _, r := range runs {
+				codes := make([]string, len(r))
+				for k, x := range r {
+					codes[k] = audit.CodeText(x)
+				}
+				b.Of = append(b.Of, codes)
+			}
+			a.Breakdowns = append(a.Breakdowns, b)
 		}
 		for _, c := range ax.Codes {
 			if how, ok := ax.Signed[c]; ok {
@@ -153,6 +178,13 @@ func StructureLines(t *audit.Table) []string {
 				list = append(list, audit.CodeText(x))
 			}
 			out = append(out, fmt.Sprintf("margin of %s: %q is the sum of %s (%s): %s", ax.Name(), audit.CodeText(c), report.Plural(int64(len(ch)), "code", "codes"), f, strings.Join(list, ", ")))
+			if runs := ax.Breakdowns[c]; len(runs) > 1 {
+				sizes := make([]string, len(runs))
+				for k, r := range runs {
+					sizes[k] = fmt.Sprintf("%s ... %s (%d)", audit.CodeText(r[0]), audit.CodeText(r[len(r)-1]), len(r))
+				}
+				out = append(out, fmt.Sprintf("%d breakdowns of %s %q (%s): %s; protected and audited as a cross of hidden dimensions", len(runs), ax.Name(), audit.CodeText(c), f, strings.Join(sizes, "; ")))
+			}
 		}
 		if n == 0 {
 			out = append(out, fmt.Sprintf("%s: no margin", ax.Name()))

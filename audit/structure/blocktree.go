@@ -141,6 +141,9 @@ func (in *axisInference) blockTree(tr *axisTree) {
 			hows[q] = "arithmetic, within rounding (the sum of the rows right below it)"
 		}
 	}
+	if len(second) == 1 && second[0] == tops[0] && len(margins) == 1 && margins[0] == tops[0] && in.crossed(tr, tops[0], "arithmetic") {
+		return // two breakdowns of the table's total (crossed.go)
+	}
 	for c, q := range p {
 		tr.parent[c] = q
 		in.ax.Found[q] = hows[q]

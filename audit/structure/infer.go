@@ -727,6 +727,10 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				}
 			}
 		}
+		if !holds && in.crossed(tr, t, map[bool]string{false: "label and arithmetic", true: "configuration and arithmetic"}[declared]) {
+			assigned, in.first = true, t // two breakdowns of t (crossed.go)
+			continue
+		}
 		switch {
 		case holds && checked > 0:
 			found := "label and arithmetic"
@@ -897,7 +901,7 @@ func (in *axisInference) unlabelledTotal(tr *axisTree) {
 	if len(found) == 1 {
 		c := found[0]
 		others := slices.DeleteFunc(r, func(x string) bool { return x == c })
-		if in.secondBreakdown(tr, c) {
+		if in.ax.Breakdowns != nil || in.secondBreakdown(tr, c) {
 			return
 		}
 		how := "arithmetic"

@@ -44,10 +44,12 @@ func TestBlockTreeChecksOncePerMargin(t *testing.T) {
 
 // TestBlockTreeTwoBreakdowns: an unlabelled total above two breakdowns
 // of it, one after the other (People; Men, Women; three age bands):
-// People is the margin of Men and Women only, the second breakdown is
-// not used (a warning, and the total named unconfirmed: the audit cannot
-// call a cell protected). Before, People was the margin of all five rows
-// (People = 2 × People).
+// People is the margin of Men and Women (Parent) and has both breakdowns
+// (Axis.Breakdowns, found by arithmetic), protected through a cross
+// (audit/link.ProtectCrossed); it is no longer unconfirmed. Before
+// (issue 24), the second breakdown was left out with a warning, and
+// before that People was the margin of all five rows (People = 2 ×
+// People).
 func TestBlockTreeTwoBreakdowns(t *testing.T) {
 	rows := []string{"People", "Men", "Women", "Aged 0-29", "Aged 30-59", "Aged 60+"}
 	vals := [][2]int64{{120, 95}, {2, 47}, {118, 48}, {35, 30}, {50, 40}, {35, 25}}
@@ -55,9 +57,10 @@ func TestBlockTreeTwoBreakdowns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
+	ax := res.Structure.Axes[0]
+	p := ax.Parent
 	var of []string
-	for _, c := range res.Structure.Axes[0].Codes {
+	for _, c := range ax.Codes {
 		if p[c] == "People" {
 			of = append(of, c)
 		}
@@ -65,11 +68,15 @@ func TestBlockTreeTwoBreakdowns(t *testing.T) {
 	if !slices.Equal(of, []string{"Men", "Women"}) || len(p) != 2 {
 		t.Errorf("People is the margin of %q (parents %v), want Men and Women only", of, p)
 	}
-	if !slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "two breakdowns") }) {
-		t.Errorf("no warning of the second breakdown: %q", res.Warnings)
+	want := [][]string{{"Men", "Women"}, {"Aged 0-29", "Aged 30-59", "Aged 60+"}}
+	if b := ax.Breakdowns["People"]; !slices.EqualFunc(b, want, slices.Equal) {
+		t.Errorf("breakdowns of People %q, want %q", b, want)
 	}
-	if len(res.Structure.Unconfirmed) == 0 {
-		t.Errorf("no relation named unconfirmed: the audit could call cells protected")
+	if ax.Found["People"] != "arithmetic" {
+		t.Errorf("People found by %q, want arithmetic", ax.Found["People"])
+	}
+	if len(res.Structure.Unconfirmed) != 0 || len(res.Warnings) != 0 {
+		t.Errorf("unconfirmed %q, warnings %q: want none", res.Structure.Unconfirmed, res.Warnings)
 	}
 }
 

@@ -1,0 +1,102 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/sdcaudit/sdcaudit/audit"
+)
+
+// crossedLong is two.csv of cmd/sdcaudit/testdata/crossed in long form:
+// "All people" = Men + Women = three age bands; Aged 0-15 North (2) is
+// below the threshold.
+const crossedLong = `Group,region,n
+All people,North,120
+All people,South,200
+All people,Total,320
+Men,North,60
+Men,South,98
+Men,Total,158
+Women,North,60
+Women,South,102
+Women,Total,162
+Aged 0-15,North,2
+Aged 0-15,South,50
+Aged 0-15,Total,52
+Aged 16-64,North,80
+Aged 16-64,South,100
+Aged 16-64,Total,180
+Aged 65+,North,38
+Aged 65+,South,50
+Aged 65+,Total,88
+`
+
+// TestCrossedLinkedFallback: a table with two breakdowns of one total
+// that is also linked to another table is protected with the linked
+// tables as before (their cover does not cross the breakdowns), with a
+// warning, the total named unconfirmed and a review finding on its
+// primary: never called protected through relations it lacks. Alone, the
+// same table is protected through the cross (no warning; the age band
+// withheld with another band in North).
+func TestCrossedLinkedFallback(t *testing.T) {
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.csv")
+	other := filepath.Join(dir, "regions.csv")
+	if err := os.WriteFile(two, []byte(crossedLong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("region,n\nNorth,120\nSouth,200\nTotal,320\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "columns: {dims: [Group, region], count: n}\nsuppression: {time_limit: null}\n"
+	jobs := []Job{
+		{Path: two, Name: "two", Settings: settings(t, cfg)},
+		{Path: other, Name: "regions", Settings: settings(t, "columns: {dims: [region], count: n}\nsuppression: {time_limit: null}\n")},
+	}
+	res, err := Run(context.Background(), jobs, Options{Out: filepath.Join(dir, "linked"), Workers: 2, Log: zerolog.Nop(), Link: LinkOn, Links: [][]string{jobNames(jobs)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := res.Tables[slices.IndexFunc(res.Tables, func(x *audit.Table) bool { return x.Name == "two" })]
+	if !slices.ContainsFunc(tb.Warnings, func(w string) bool { return strings.Contains(w, "not protected through them") }) {
+		t.Errorf("linked: no warning of the breakdowns: %q", tb.Warnings)
+	}
+	if !slices.Contains(tb.Structure.Unconfirmed, "Group=All people") {
+		t.Errorf("linked: unconfirmed %q", tb.Structure.Unconfirmed)
+	}
+	for _, c := range tb.Cells {
+		if c.Status != audit.StatusPrimary {
+			continue
+		}
+		if !slices.ContainsFunc(c.Findings, func(f audit.Finding) bool { return f.Outcome == audit.Review }) {
+			t.Errorf("linked: primary %v has no review finding", c.Key)
+		}
+	}
+
+	res, err = Run(context.Background(), jobs[:1], Options{Out: filepath.Join(dir, "alone"), Workers: 2, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb = res.Tables[0]
+	if slices.ContainsFunc(tb.Warnings, func(w string) bool { return strings.Contains(w, "not protected through them") }) || len(tb.Structure.Unconfirmed) > 0 {
+		t.Errorf("alone: warnings %q, unconfirmed %q", tb.Warnings, tb.Structure.Unconfirmed)
+	}
+	withheld := 0
+	for _, c := range tb.Cells {
+		if c.Key[1] == "North" && strings.HasPrefix(c.Key[0], "Aged") && c.Status != audit.StatusOK {
+			withheld++
+		}
+	}
+	if withheld < 2 {
+		t.Errorf("alone: %d age bands withheld in North, want 2 or more", withheld)
+	}
+	if tb.Audit == nil || tb.Audit.ExactlyDisclosed > 0 || tb.Audit.UnderProtected > 0 {
+		t.Errorf("alone: audit %+v", tb.Audit)
+	}
+}
