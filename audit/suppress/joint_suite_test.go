@@ -387,8 +387,8 @@ func TestJointSuite(t *testing.T) {
 				np++
 			}
 		}
-		t.Logf("%-13s %5d cells %4d prim: cost %9.0f (%s) lb %9.0f gap %.3f optimal %v | oracle best %9.0f bound %9.0f proven %v | ratio %.3f, to best bound %.3f (protect %v, oracle %v)",
-			sc.name, len(tb.Cells), np, cost, run.Chosen, lb, *run.Gap, run.Optimal, or.Best, or.Bound, or.Proven, ratio, br, tProtect.Round(time.Millisecond), tOracle.Round(time.Millisecond))
+		t.Logf("%-13s %5d cells %4d prim: cost %9.0f (%s) lb %9.0f gap %.3f optimal %v | oracle best %9.0f bound %9.0f proven %v | ratio %.3f, to best bound %.3f (protect %v, oracle %v)%s",
+			sc.name, len(tb.Cells), np, cost, run.Chosen, lb, *run.Gap, run.Optimal, or.Best, or.Bound, or.Proven, ratio, br, tProtect.Round(time.Millisecond), tOracle.Round(time.Millisecond), ranOut(run.Stopped))
 	}
 	n := float64(ncases)
 	gm := math.Exp(logSum / n)
@@ -400,6 +400,18 @@ func TestJointSuite(t *testing.T) {
 	if worst > 1.15 {
 		t.Errorf("worst ratio %.3f above 1.15", worst)
 	}
+}
+
+// ranOut is the end of a joint search's stopped text that says which
+// budget ran out ("" when none did).
+func ranOut(stopped string) string {
+	if _, after, ok := strings.Cut(stopped, "what ran out: "); ok {
+		return "; ran out: " + after
+	}
+	if stopped != "" {
+		return "; stopped"
+	}
+	return ""
 }
 
 // saveOracle writes the oracle's results (after every case, so that a
