@@ -180,6 +180,7 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 			s := settings[a]
 			mo := suppressOptions(t, s, workers)
 			mo.Joint.Work = opt.JointWork // a test hook (Options.JointWork)
+			mo.AuditTuning = opt.AuditTuning
 			group[a] = link.Member{Table: t, Options: mo, Hierarchies: s.Suppression.Hierarchies, Secondary: s.Suppression.Secondary, Keep: protectedCells(t)}
 		}
 		lo := link.Options{MaxCells: opt.maxCoverCells()}
@@ -203,7 +204,7 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 		if reason != "" {
 			g.exact = false
 			g.why = reason
-			if err := protectApart(ctx, members, settings, reason, workers); err != nil {
+			if err := protectApart(ctx, members, settings, reason, workers, &tableHints{auditTuning: opt.AuditTuning, jointWork: opt.JointWork}); err != nil {
 				return err
 			}
 		}
@@ -283,9 +284,12 @@ func readCover(ctx context.Context, path, page string, s *configs.Settings, dims
 
 // protectApart protects every member on its own (the group cannot be
 // linked exactly) and sends its primary cells to review with the reason.
-func protectApart(ctx context.Context, members []*audit.Table, settings []*configs.Settings, reason string, workers int) error {
+// hints carry the run's audit tuning and joint work budget
+// (Options.AuditTuning, Options.JointWork), as for a table protected on
+// its own.
+func protectApart(ctx context.Context, members []*audit.Table, settings []*configs.Settings, reason string, workers int, hints *tableHints) error {
 	for a, t := range members {
-		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t), nil); err != nil {
+		if err := protectTable(ctx, t, settings[a], workers, protectedCells(t), hints); err != nil {
 			return err
 		}
 		var others []string

@@ -21,6 +21,7 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/intervals"
 )
 
 // firmRelease writes generated firm microdata (region, district within
@@ -565,5 +566,42 @@ func TestLinkedTooLargeGoesToReview(t *testing.T) {
 	}
 	if rep.Link == nil || rep.Link.Exact || !rep.Link.Linked || len(rep.Link.Tables) != 1 || rep.Link.Tables[0] != "region_x_size" {
 		t.Fatalf("report link %+v", rep.Link)
+	}
+}
+
+// TestLinkedKeepsRunHooks: a group protected apart (its cover table over
+// the limit) protects each member with the run's joint work budget
+// (Options.JointWork) and interval audit tuning (Options.AuditTuning), as
+// a table protected on its own: a budget of 0.001 units stops every
+// member's joint search ("units spent of 0.001"), and an audit without
+// its LPs for large components leaves approximate intervals. A group
+// protected together audits its members with that tuning too. Before,
+// the members were protected apart with the defaults (no stop, every
+// interval exact), and audited together with the default tuning.
+func TestLinkedKeepsRunHooks(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := firmRelease(t, dir, 4)
+	tune := intervals.Tuning{LargeComponent: 1}
+	for _, apart := range []bool{true, false} {
+		opt := Options{Out: filepath.Join(dir, fmt.Sprint("out", apart)), Workers: 2, Log: zerolog.Nop(), Link: LinkOn, JointWork: 0.001, AuditTuning: &tune}
+		if apart {
+			opt.MaxCoverCells = 10
+		}
+		res := runReleaseWith(t, path, releaseShapes[0], opt)
+		if g := res.Summary.LinkGroups; len(g) != 1 || g[0].Exact == apart {
+			t.Fatalf("apart %v: groups %+v", apart, g)
+		}
+		for _, tb := range res.Tables {
+			a := tb.Audit
+			if a == nil {
+				t.Fatalf("apart %v: %s: no audit", apart, tb.Name)
+			}
+			if apart && (a.Suppression == nil || !strings.Contains(a.Suppression.Stopped, "units spent of 0.001)")) {
+				t.Errorf("apart: %s: suppression %+v: the joint work budget did not reach the member", tb.Name, a.Suppression)
+			}
+			if len(a.Cells) == 0 || a.Approximate == 0 {
+				t.Errorf("apart %v: %s: %d cells, none approximate: the audit tuning did not reach the member", apart, tb.Name, len(a.Cells))
+			}
+		}
 	}
 }

@@ -1460,15 +1460,30 @@ func (sr *jointSearch) round(y []float64, fx fixing) error {
 	return sr.try(sup)
 }
 
+// bbNode is a node of the branch-and-bound: its fixings and a proven
+// bound on the cost of its patterns (its parent's until it is solved: a
+// child's patterns are among its parent's).
+type bbNode struct {
+	fx fixing
+	lb float64
+}
+
 // branch is the branch-and-bound from root, depth first, y = 1 branch
-// first, within JointOptions.Nodes; when it finishes it sets the bound,
-// optimal and infeasible.
+// first, within JointOptions.Nodes: when it finishes it sets the bound,
+// optimal and infeasible. Stopped early (a budget, the time limit, an LP
+// failure), it sets the bound to the smallest proven bound of the nodes
+// left (those on the stack and the one cut short), kept open
+// (openBound) or fathomed (fathomBound), and the best cost: every
+// pattern cheaper than the best lies in one of them. (Depth first
+// leaves the root's shallow siblings open, so this bound rises little
+// above the root's; best-bound node selection raises it further but
+// keeps costlier patterns on the suite: docs/suppression.md.)
 func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 	js, res := sr.js, &sr.res
-	type node struct{ fx fixing }
-	stack := []node{{root}}
+	stack := []bbNode{{root, res.lowerBound}}
 	nodes := 0
 	complete := true
+	left := math.Inf(1) // the bound of the node whose work was cut short
 	for len(stack) > 0 {
 		if nodes >= js.jo.nodes() {
 			complete = false
@@ -1479,13 +1494,14 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		stack = stack[:len(stack)-1]
 		nodes++
 		lb, y, feasible, err := sr.relax(nd.fx)
+		lb = math.Max(lb, nd.lb) // both proven for the node
 		if err != nil {
 			complete = false
 			res.stopped = err
 			if !graceful(err) {
 				return *res, err
 			}
-			sr.openBound = math.Inf(-1) // unknown for the nodes left
+			left = lb
 			break
 		}
 		if !feasible {
@@ -1503,11 +1519,11 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 			if err != nil {
 				res.stopped = err
 				complete = false
-				sr.openBound = math.Inf(-1)
+				left = lb
 				break
 			}
 			if again {
-				stack = append(stack, nd) // new cuts: solve again
+				stack = append(stack, bbNode{nd.fx, lb}) // new cuts: solve again
 			}
 			continue
 		}
@@ -1515,7 +1531,7 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 			if err := sr.round(y, nd.fx); err != nil {
 				res.stopped = err
 				complete = false
-				sr.openBound = math.Inf(-1)
+				left = lb
 				break
 			}
 		}
@@ -1523,9 +1539,11 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		zero[bi] = 0
 		one := slices.Clone(nd.fx)
 		one[bi] = 1
-		stack = append(stack, node{zero}, node{one})
+		stack = append(stack, bbNode{zero, lb}, bbNode{one, lb})
 	}
-	if complete && len(stack) == 0 {
+	best := sr.best
+	switch {
+	case complete && len(stack) == 0:
 		// Every node was fathomed (by a proven bound, or proven
 		// infeasible) or left open with its bound (openBound). With the
 		// open nodes' bounds pruning too, no pattern costs less than the
@@ -1534,7 +1552,6 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		// smallest of the nodes' proven bounds and the best cost.
 		// (The best may be the incumbent's: then no pattern of the
 		// search is cheaper, and the bound is its cost all the same.)
-		best := sr.best
 		lb := math.Min(best, math.Min(sr.openBound, sr.fathomBound))
 		closed := !math.IsInf(best, 1) && (math.IsInf(sr.openBound, 1) || sr.prunes(sr.openBound))
 		res.optimal = res.sup != nil && closed
@@ -1546,6 +1563,14 @@ func (sr *jointSearch) branch(root fixing) (jointResult, error) {
 		}
 		if math.IsInf(best, 1) {
 			res.infeasible = true
+		}
+	case graceful(res.stopped):
+		lb := math.Min(math.Min(best, left), math.Min(sr.openBound, sr.fathomBound))
+		for _, nd := range stack {
+			lb = math.Min(lb, nd.lb)
+		}
+		if !math.IsInf(lb, 0) && lb > res.lowerBound {
+			res.lowerBound = lb
 		}
 	}
 	if res.stopped != nil && !graceful(res.stopped) {

@@ -244,6 +244,9 @@ func TestJointSuite(t *testing.T) {
 	}
 	logSum, worst, nProven, ncases := 0.0, 0.0, 0, 0
 	boundLog := 0.0
+	// the product's proven gaps: sum and worst, and the tables it proved
+	// optimal (Optimal, or a gap of 0)
+	gapSum, gapWorst, nOptimal := 0.0, 0.0, 0
 	cases := jointSuite
 	if write {
 		cases = append(slices.Clone(jointSuite), jointSuitePending...)
@@ -370,6 +373,11 @@ func TestJointSuite(t *testing.T) {
 			br = cost / bestBound
 		}
 		boundLog += math.Log(br)
+		gapSum += *run.Gap
+		gapWorst = math.Max(gapWorst, *run.Gap)
+		if run.Optimal || *run.Gap <= 1e-9 {
+			nOptimal++
+		}
 		ncases++
 		logSum += math.Log(math.Max(ratio, 1e-9))
 		worst = math.Max(worst, ratio)
@@ -379,18 +387,31 @@ func TestJointSuite(t *testing.T) {
 				np++
 			}
 		}
-		t.Logf("%-13s %5d cells %4d prim: cost %9.0f (%s) lb %9.0f gap %.3f | oracle best %9.0f bound %9.0f proven %v | ratio %.3f, to best bound %.3f (protect %v, oracle %v)",
-			sc.name, len(tb.Cells), np, cost, run.Chosen, lb, *run.Gap, or.Best, or.Bound, or.Proven, ratio, br, tProtect.Round(time.Millisecond), tOracle.Round(time.Millisecond))
+		t.Logf("%-13s %5d cells %4d prim: cost %9.0f (%s) lb %9.0f gap %.3f optimal %v | oracle best %9.0f bound %9.0f proven %v | ratio %.3f, to best bound %.3f (protect %v, oracle %v)%s",
+			sc.name, len(tb.Cells), np, cost, run.Chosen, lb, *run.Gap, run.Optimal, or.Best, or.Bound, or.Proven, ratio, br, tProtect.Round(time.Millisecond), tOracle.Round(time.Millisecond), ranOut(run.Stopped))
 	}
 	n := float64(ncases)
 	gm := math.Exp(logSum / n)
 	t.Logf("%d tables (%d with a proven optimum): geometric mean cost / oracle best %.4f, worst %.3f; cost / best bound %.4f", ncases, nProven, gm, worst, math.Exp(boundLog/n))
+	t.Logf("the product's proven gaps: mean %.4f, worst %.3f; %d tables with a gap of 0 (proven optimal)", gapSum/n, gapWorst, nOptimal)
 	if gm > 1.03 {
 		t.Errorf("geometric mean %.4f above 1.03", gm)
 	}
 	if worst > 1.15 {
 		t.Errorf("worst ratio %.3f above 1.15", worst)
 	}
+}
+
+// ranOut is the end of a joint search's stopped text that says which
+// budget ran out ("" when none did).
+func ranOut(stopped string) string {
+	if _, after, ok := strings.Cut(stopped, "what ran out: "); ok {
+		return "; ran out: " + after
+	}
+	if stopped != "" {
+		return "; stopped"
+	}
+	return ""
 }
 
 // saveOracle writes the oracle's results (after every case, so that a

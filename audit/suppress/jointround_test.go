@@ -2,8 +2,11 @@ package suppress
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"math/big"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
@@ -151,5 +154,86 @@ func TestJointRoundingRaisesBound(t *testing.T) {
 		if lbs[1] < 1.1*lbs[0] {
 			t.Errorf("seed %d: root bound %v with the rounded cuts, %v without: not a tenth higher", seed, lbs[1], lbs[0])
 		}
+	}
+}
+
+// TestJointStoppedBoundFromOpenNodes: a branch-and-bound stopped by its
+// node budget reports the smallest proven bound of the nodes it left
+// (and of those it fathomed), not the root's. On the 4x5 count table of
+// seed 1 (TestJointRoundingRaisesBound), 400 nodes do not close the tree,
+// and the bound rises above the root's (one node: 130.97, the root's
+// before); before, the bound reported was the root's whatever the nodes
+// explored.
+func TestJointStoppedBoundFromOpenNodes(t *testing.T) {
+	var lbs [2]float64
+	for k, nodes := range []int{1, 400} {
+		tb := roundedGrid(roundedCase{seed: 1, R: 4, C: 5, base: 5, additive: true})
+		opt := roundedOptions(0)
+		opt.Joint.Nodes = nodes
+		run, err := protectRun(context.Background(), tb, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.LowerBound == nil || run.PatternCost == nil {
+			t.Fatalf("nodes %d: no bound", nodes)
+		}
+		if !strings.Contains(run.Stopped, "branch-and-bound nodes") {
+			t.Fatalf("nodes %d: the search was not stopped by its nodes: %q", nodes, run.Stopped)
+		}
+		lbs[k] = *run.LowerBound
+		if lbs[k] > *run.PatternCost {
+			t.Errorf("nodes %d: bound %v above the kept pattern's cost %v", nodes, lbs[k], *run.PatternCost)
+		}
+	}
+	t.Logf("bound %.6g after one node, %.6g after 400", lbs[0], lbs[1])
+	if !(lbs[1] > lbs[0]+1) {
+		t.Errorf("bound %v after 400 nodes, %v after one: the open nodes' bounds are not reported", lbs[1], lbs[0])
+	}
+}
+
+// TestJointStoppedBoundValid: bounds reported by searches stopped early
+// (2 to 30 nodes) never exceed the proven optimum that the suite's
+// independent oracle stored (joint_suite_oracle.json), on the suite's
+// light tables of up to 150 cells.
+func TestJointStoppedBoundValid(t *testing.T) {
+	if tabletest.RaceEnabled {
+		t.Skip("the suite's tables under the race detector: TestJointSuite")
+	}
+	t.Parallel()
+	b, err := os.ReadFile(suiteOracleFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]jointOracleResult{}
+	if err := json.Unmarshal(b, &stored); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, sc := range jointSuite {
+		or, ok := stored[sc.name]
+		if sc.heavy || !ok || !or.Proven {
+			continue
+		}
+		for _, nodes := range []int{2, 8, 30} {
+			tb, opt := sc.build()
+			if len(tb.Cells) > 150 {
+				break
+			}
+			opt.Joint.Nodes = nodes
+			run, err := protectRun(context.Background(), tb, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if run.LowerBound == nil {
+				continue
+			}
+			checked++
+			if lb := *run.LowerBound; lb > or.Best*(1+1e-9)+1e-9 {
+				t.Errorf("%s, %d nodes: bound %v above the proven optimum %v", sc.name, nodes, lb, or.Best)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("%d runs checked", checked)
 	}
 }
