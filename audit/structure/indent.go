@@ -15,6 +15,12 @@ const (
 	caseHow   = "case and arithmetic"
 )
 
+// QualifySep joins a repeated row label to the label of its group's row
+// ("Services / Other"): the reader's readers.QualifySep (the two are
+// equal: a test in pipeline/cells says so). Such a code is a repeat
+// named by the layout, not a code that continues another (prefixTree).
+const QualifySep = " / "
+
 // indentTree finds a hierarchy printed in one column by indentation
 // ("All industries", "  Manufacturing", "    Food", "    Textiles",
 // "  Services", ...; Options.Indent): the indentation proposes the tree,

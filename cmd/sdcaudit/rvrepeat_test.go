@@ -219,3 +219,37 @@ func TestRepeatAfterTopTotal(t *testing.T) {
 		t.Errorf("warnings:\n%s", w)
 	}
 }
+
+// rvPrefixHijack: a flat table whose total is not labelled as one
+// ("United Kingdom"), two groups whose items all repeat ("Other", "Not
+// stated" under Manufacturing and under Services) and a third with items
+// of its own (Construction: Building, Civil). The repeats are named
+// "Manufacturing / Other" ... by their blocks; those names read as codes
+// that continue their group's ("2019 Q1" after "2019"), so the code
+// prefix finder took Manufacturing and Services, and blockTree, which
+// runs only on an axis with no parent found, never looked for
+// Construction = Building + Civil or the total: Civil x North (3) is
+// exactly 50 - 47, the report calling it protected and warning of
+// nothing. With the repeats spelt apart (Other2, NS2) blockTree finds the
+// whole tree.
+const rvPrefixHijack = "Industry,North,South,Total\n" +
+	"United Kingdom,150,260,410\n" +
+	"Manufacturing,40,90,130\nOther,38,60,98\nNot stated,2,30,32\n" +
+	"Services,60,110,170\nOther,52,90,142\nNot stated,8,20,28\n" +
+	"Construction,50,60,110\nBuilding,47,20,67\nCivil,3,40,43\n"
+
+// TestRepeatNamesNotCodePrefixes: every primary of rvPrefixHijack keeps
+// its protection against the hand relations, and the structure relates
+// the total and Construction.
+func TestRepeatNamesNotCodePrefixes(t *testing.T) {
+	h := rvHand("rvPrefixHijack", []int{2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, []int{2, 3}, 4,
+		map[int][]int{2: {3, 6, 9}, 3: {4, 5}, 6: {7, 8}, 9: {10, 11}})
+	safe, rep, claims, _ := rvCheck(t, rvPrefixHijack)
+	rvAttack(t, h, rvPrefixHijack, safe, claims, true)
+	m := reportMargins(t, rep)
+	for code, of := range map[string]string{"United Kingdom": "Manufacturing, Services, Construction", "Construction": "Building, Civil", "Services": "Services / Other, Services / Not stated"} {
+		if m[code].of != of {
+			t.Errorf("margin %q of %q, want %q (margins %v)", code, m[code].of, of, m)
+		}
+	}
+}
