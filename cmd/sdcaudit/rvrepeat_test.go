@@ -253,3 +253,50 @@ func TestRepeatNamesNotCodePrefixes(t *testing.T) {
 		}
 	}
 }
+
+// rvUnlabelledFlush: an indented hierarchy whose grand total is flush
+// with the groups and not labelled as a total ("United Kingdom", below
+// them), and a zero row closing Construction's items (blockTree then
+// refuses the column as ambiguous). The merge took a labelled total
+// flush with the groups as a total beside the tree; an unlabelled one
+// left the whole tree unused, no margin was found at all, and the safe
+// table published Other manufacturing (3) as 52 - 24 - 25 with only the
+// warning that secondary suppression was not applied.
+const rvUnlabelledFlush = "Industry,North,South\n" +
+	"Manufacturing,52,60\n  Large,24,30\n    Food,24,10\n    Drinks,0,20\n" +
+	"  Small,25,27\n    Textiles,15,10\n    Retail,2,9\n    Paper,8,8\n  Other manufacturing,3,3\n" +
+	"Construction,70,80\n  Building,31,50\n  Civil,39,30\n  Other construction,0,0\n" +
+	"United Kingdom,122,140\n"
+
+// TestIndentUnlabelledFlushTotal: the tree of rvUnlabelledFlush is used,
+// with United Kingdom the sum of the groups, every primary keeps its
+// protection against the hand relations, and `audit` of the safe table
+// finds nothing disclosed (it leaves the cells undetermined: Large is
+// withheld on every line, so no line confirms its indentation).
+func TestIndentUnlabelledFlushTotal(t *testing.T) {
+	var lines []int
+	for r := 2; r <= 15; r++ {
+		lines = append(lines, r)
+	}
+	h := rvHand("rvUnlabelledFlush", lines, []int{2, 3}, 0,
+		map[int][]int{2: {3, 6, 10}, 3: {4, 5}, 6: {7, 8, 9}, 11: {12, 13, 14}, 15: {2, 11}})
+	safe, rep, claims, out := rvCheck(t, rvUnlabelledFlush)
+	if n := rvAttack(t, h, rvUnlabelledFlush, safe, claims, true); n > 0 {
+		t.Errorf("%d primaries narrowed", n)
+	}
+	m := reportMargins(t, rep)
+	for code, of := range map[string]string{"United Kingdom": "Manufacturing, Construction", "Construction": "Building, Civil, Other construction", "Manufacturing": "Large, Small, Other manufacturing"} {
+		if m[code].of != of {
+			t.Errorf("margin %q of %q, want %q (margins %v)", code, m[code].of, of, m)
+		}
+	}
+	code, res, text := runAudit(t, filepath.Join(out, "t.safe.csv"), "--value", "count")
+	if code > 1 || res.Exactly != 0 {
+		t.Errorf("audit of the safe table: exit %d:\n%s", code, text)
+	}
+	for _, c := range res.Cells {
+		if c.Protected {
+			t.Errorf("audit of the safe table calls %v protected with Large's relation unconfirmed:\n%s", c.Key, text)
+		}
+	}
+}
