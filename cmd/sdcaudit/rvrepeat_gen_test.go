@@ -475,4 +475,3 @@ func lastPart(s string) string {
 	}
 	return s
 }
-
