@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // Adversarial review of issue 24's repeated row labels (branch
@@ -298,5 +300,96 @@ func TestIndentUnlabelledFlushTotal(t *testing.T) {
 		if c.Protected {
 			t.Errorf("audit of the safe table calls %v protected with Large's relation unconfirmed:\n%s", c.Key, text)
 		}
+	}
+}
+
+// rvMixedXLSX writes repeatedOther's hierarchy as a workbook whose groups
+// are led by two spaces and whose items are indented by the cell's
+// indent style (level 1, no spaces): the reader ranks a style level
+// above any spaces, so the items are under their groups.
+func rvMixedXLSX(t *testing.T) string {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	st, err := f.NewStyle(&excelize.Style{Alignment: &excelize.Alignment{Horizontal: "left", Indent: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]any{
+		{"Industry", "North", "South", "Total"},
+		{"All industries", 100, 200, 300},
+		{"  Manufacturing", 40, 90, 130}, {"Food", 38, 60, 98}, {"Other", 2, 30, 32},
+		{"  Services", 60, 110, 170}, {"Retail", 45, 70, 115}, {"Other", 15, 40, 55},
+	}
+	for i, r := range rows {
+		for j, v := range r {
+			c, _ := excelize.CoordinatesToCellName(j+1, i+1)
+			if err := f.SetCellValue("Sheet1", c, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []string{"A4", "A5", "A7", "A8"} {
+		if err := f.SetCellStyle("Sheet1", c, c, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "mixed.xlsx")
+	if err := f.SaveAs(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSafeTableKeepsMixedIndentLevels: the safe table of rvMixedXLSX
+// prints the items deeper than their groups (a style level as more spaces
+// than any label leads with), so `audit` of it reads the same tree:
+// exit 0, the primary Manufacturing / Other x North protected, and
+// gonum over the hand relations recovers no withheld cell. Before: a
+// style level printed as two spaces, the items beside their groups, and
+// the audit refused the safe table (exit 3: both Others under All
+// industries).
+func TestSafeTableKeepsMixedIndentLevels(t *testing.T) {
+	path := rvMixedXLSX(t)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", path, "--out", out, "--quiet", "--value", "count"}, &stdout, &stderr); code != 0 && code != 1 {
+		t.Fatalf("exit %d:\n%s", code, stderr.String())
+	}
+	safePath := filepath.Join(out, "mixed.safe.csv")
+	b, err := os.ReadFile(safePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	safe, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := func(r int) int { return len(safe[r-1][0]) - len(strings.TrimLeft(safe[r-1][0], " ")) }
+	for _, r := range []int{4, 5, 7, 8} {
+		if lead(r) <= lead(3) {
+			t.Errorf("safe row %d %q not deeper than its group %q:\n%s", r, safe[r-1][0], safe[2][0], b)
+		}
+	}
+	text := "Industry,North,South,Total\nAll industries,100,200,300\nManufacturing,40,90,130\nFood,38,60,98\nOther,2,30,32\nServices,60,110,170\nRetail,45,70,115\nOther,15,40,55\n"
+	rows := make([][]string, len(safe))
+	for i := range safe {
+		rows[i] = append([]string(nil), safe[i]...)
+		rows[i][0] = strings.TrimLeft(rows[i][0], " ")
+	}
+	h := rvHand("rvMixed", []int{2, 3, 4, 5, 6, 7, 8}, []int{2, 3}, 4, map[int][]int{2: {3, 6}, 3: {4, 5}, 6: {7, 8}})
+	h.attackSafe(t, readCSVText(t, text), rows, pos{5, 2})
+	code, res, atext := runAudit(t, safePath, "--value", "count")
+	if code != 0 || res.Exactly != 0 {
+		t.Fatalf("audit of the safe table: exit %d:\n%s", code, atext)
+	}
+	found := false
+	for _, c := range res.Cells {
+		if c.Key["Industry"] == "Manufacturing / Other" && c.Key["across"] == "North" {
+			found = c.Protected
+		}
+	}
+	if !found {
+		t.Errorf("audit of the safe table: Manufacturing / Other x North not protected:\n%s", atext)
 	}
 }
