@@ -126,13 +126,14 @@ func outputWriters(src readers.Source, s *configs.Settings) []writers.TableWrite
 	for _, p := range lay.Unread(safe) {
 		x.Withhold = append(x.Withhold, [2]int{p.Row, p.Col})
 	}
+	leads := lay.LabelLeads()
 	for _, r := range lay.Body {
 		for _, c := range lay.Labels {
 			at := readers.WidePos{Row: r, Col: c}
 			if r > len(lay.Rows) || c >= len(lay.Rows[r-1]) || lay.Rows[r-1][c] == "" {
 				continue
 			}
-			if lead := lay.LabelLead(at); lead != "" {
+			if lead := leads[at]; lead != "" {
 				if x.Lead == nil {
 					x.Lead = map[[2]int]string{}
 				}

@@ -88,6 +88,7 @@ func (p *wideParser) qualifyRepeats() error {
 		bySection[s] = append(bySection[s], r)
 	}
 	names := map[int]string{}
+	var vals map[int][]*decimal.Dec
 	for _, s := range order {
 		rows := bySection[s]
 		low := levels[rows[0]]
@@ -95,23 +96,20 @@ func (p *wideParser) qualifyRepeats() error {
 			low = min(low, levels[r])
 		}
 		// the least indented row first: parents above their children;
-		// last: below them
-		after := levels[rows[0]] != low && levels[rows[len(rows)-1]] == low
-		type open struct{ row, level int }
-		var stack []open
-		parent := map[int]int{}
-		for k := range rows {
-			r := rows[k]
-			if after {
-				r = rows[len(rows)-1-k]
+		// last: below them; both (a grand total first, flush, over
+		// groups that follow their items): the direction whose parents
+		// add up, as the structure inference decides it (indentTree;
+		// review finding: parents taken as above named each repeat by
+		// the group before its own)
+		first, last := levels[rows[0]] == low, levels[rows[len(rows)-1]] == low
+		parent := proposeParents(rows, levels, last && !first)
+		if first && last {
+			if vals == nil {
+				vals = p.bodyValues()
 			}
-			for len(stack) > 0 && stack[len(stack)-1].level >= levels[r] {
-				stack = stack[:len(stack)-1]
+			if after := proposeParents(rows, levels, true); confirmedParents(after, vals) > confirmedParents(parent, vals) {
+				parent = after
 			}
-			if len(stack) > 0 {
-				parent[r] = stack[len(stack)-1].row
-			}
-			stack = append(stack, open{r, levels[r]})
 		}
 		// names in the parents' order, each parent named before its
 		// children
@@ -197,19 +195,7 @@ func (p *wideParser) indentLevels(col int) (map[int]int, bool) {
 // a head stops where a complete column's sum passes the head's value.
 func (p *wideParser) blockHeads(li int, repeated map[string]bool) (levels map[int]int, bad int) {
 	lay := p.lay
-	var num NumberFormat
-	vals := map[int][]*decimal.Dec{}
-	for _, r := range lay.Body {
-		row := make([]*decimal.Dec, len(lay.Columns))
-		for j, c := range lay.Columns {
-			if v := p.at(r, c); v != "" && !markerTexts[v] && !p.markers[v] {
-				if d, err := num.Parse(v); err == nil {
-					row[j] = &d
-				}
-			}
-		}
-		vals[r] = row
-	}
+	vals := p.bodyValues()
 	// end[k] is the last row index of the block headed by row k (k when
 	// it heads none), by section
 	levels = map[int]int{}
@@ -311,4 +297,89 @@ func (p *wideParser) blockEnd(rows []int, k int, vals map[int][]*decimal.Dec, wo
 		}
 	}
 	return k
+}
+
+// bodyValues are the numbers of the body rows by column of the layout
+// (nil where a cell is blank, a marker or not a number).
+func (p *wideParser) bodyValues() map[int][]*decimal.Dec {
+	lay := p.lay
+	var num NumberFormat
+	vals := map[int][]*decimal.Dec{}
+	for _, r := range lay.Body {
+		row := make([]*decimal.Dec, len(lay.Columns))
+		for j, c := range lay.Columns {
+			if v := p.at(r, c); v != "" && !markerTexts[v] && !p.markers[v] {
+				if d, err := num.Parse(v); err == nil {
+					row[j] = &d
+				}
+			}
+		}
+		vals[r] = row
+	}
+	return vals
+}
+
+// proposeParents is the parent of each row the levels propose: the
+// nearest row less indented before it (after: after it).
+func proposeParents(rows []int, levels map[int]int, after bool) map[int]int {
+	type open struct{ row, level int }
+	var stack []open
+	parent := map[int]int{}
+	for k := range rows {
+		r := rows[k]
+		if after {
+			r = rows[len(rows)-1-k]
+		}
+		for len(stack) > 0 && stack[len(stack)-1].level >= levels[r] {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 {
+			parent[r] = stack[len(stack)-1].row
+		}
+		stack = append(stack, open{r, levels[r]})
+	}
+	return parent
+}
+
+// confirmedParents counts the parents of parent that are the sum of
+// their children on every column where all are numbers, with one such
+// column (the count the structure inference compares the two directions
+// by: confirmedParents there).
+func confirmedParents(parent map[int]int, vals map[int][]*decimal.Dec) int {
+	children := map[int][]int{}
+	for c, q := range parent {
+		children[q] = append(children[q], c)
+	}
+	n := 0
+	for q, ch := range children {
+		head := vals[q]
+		checked, holds := 0, true
+		for j := range head {
+			if head[j] == nil {
+				continue
+			}
+			var sum decimal.Dec
+			complete := true
+			for _, c := range ch {
+				v := vals[c][j]
+				if v == nil {
+					complete = false
+					break
+				}
+				sum = sum.Add(*v)
+			}
+			if !complete {
+				continue
+			}
+			checked++
+			if sum.Cmp(*head[j]) != 0 {
+				holds = false
+				break
+			}
+		}
+		if holds && checked > 0 {
+			n++
+		}
+	}
+	return n
 }

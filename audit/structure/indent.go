@@ -15,6 +15,12 @@ const (
 	caseHow   = "case and arithmetic"
 )
 
+// QualifySep joins a repeated row label to the label of its group's row
+// ("Services / Other"): the reader's readers.QualifySep (the two are
+// equal: a test in pipeline/cells says so). Such a code is a repeat
+// named by the layout, not a code that continues another (prefixTree).
+const QualifySep = " / "
+
 // indentTree finds a hierarchy printed in one column by indentation
 // ("All industries", "  Manufacturing", "    Food", "    Textiles",
 // "  Services", ...; Options.Indent): the indentation proposes the tree,
@@ -174,7 +180,36 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 		}
 	}
 	whole := len(use) > 0
+	// an unlabelled total flush with the groups ("United Kingdom" below
+	// "Manufacturing" and "Services", none indented under it): the one
+	// flush code without parts that is the sum of the tree's roots on
+	// every complete line is a total beside the tree, found as the sum of
+	// the other roots (unlabelledTotal) as a labelled one is by its
+	// label (review finding: it left the tree unused, and with blockTree
+	// refusing the column (a zero row) no margin was found at all)
+	beside := ""
+	if len(use) > 0 && len(tr.totals) == 0 {
+		var flush, roots []string
+		for _, c := range codes {
+			if _, ok := p[c]; ok {
+				continue
+			}
+			if len(children[c]) == 0 {
+				flush = append(flush, c)
+			} else {
+				roots = append(roots, c)
+			}
+		}
+		if len(flush) == 1 && len(roots) >= 2 && in.mayBePart(roots) {
+			if h, checked, nontrivial, _, _ := in.check(flush[0], roots); h && checked > 0 && nontrivial && !in.negative {
+				beside = flush[0]
+			}
+		}
+	}
 	for _, c := range codes {
+		if c == beside {
+			continue
+		}
 		if _, ok := p[c]; !ok && isTotal[c] && len(children[c]) == 0 {
 			// a labelled total flush with the groups ("All industries"
 			// over "Manufacturing" and "Services", none indented under

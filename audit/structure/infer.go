@@ -859,6 +859,17 @@ func (in *axisInference) prefixTree(tr *axisTree) {
 			if l[0][i] != ' ' {
 				continue
 			}
+			if strings.HasPrefix(l[0][i:], QualifySep) {
+				// "Services / Other": a repeated label the reader named
+				// by the row of its group (readers.QualifySep), whose
+				// relation is the layout's (indentation, blocks: found
+				// by indentTree or blockTree), not a code continued.
+				// Review finding: taken as code prefixes, the groups
+				// whose items all repeat kept blockTree from the rest
+				// of the column (a subtotal and the total lost, a
+				// primary exactly recoverable called protected).
+				break
+			}
 			if p, ok := byLabel[l[0][:i]]; ok {
 				children[p] = append(children[p], c)
 				break

@@ -447,6 +447,18 @@ func noteQualified(t *audit.Table, lay *readers.WideLayout) {
 					first = fmt.Sprintf("%q at row %d is named by %q above it, but no margin found relates it to that row", code, q.Row, parent)
 				}
 			}
+			if ax.Parent[code] == "" {
+				// in no relation at all: the layout's relation (the
+				// parent the sum of its group) is missing from the
+				// margins, so no suppressed cell can be confirmed
+				// protected (review finding: a table not indented whose
+				// repeats the reader told apart by blocks of rows the
+				// inference did not keep, for want of a grand total:
+				// exactly recoverable primaries called protected)
+				if name := ax.Name() + "=" + audit.CodeText(parent); !slices.Contains(t.Structure.Unconfirmed, name) {
+					t.Structure.Unconfirmed = append(t.Structure.Unconfirmed, name)
+				}
+			}
 		}
 	}
 	if len(off) > 0 {
