@@ -22,9 +22,11 @@ type structureJSON struct {
 	Notes []string `json:"notes,omitempty"`
 	// Layout is how the table was found in its file.
 	Layout []string `json:"layout,omitempty"`
-	// Unconfirmed are the labelled totals not used as margins because
-	// they add up only within the rounding (audit.Structure.Unconfirmed):
-	// labels only, never the difference.
+	// Unconfirmed are the totals not used as margins because they add up
+	// only within the rounding, have a breakdown the relations cannot
+	// hold, or the layout proposes them and the arithmetic does not
+	// confirm them (audit.Structure.Unconfirmed): labels only, never the
+	// difference.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
 	// Unaudited are the values outside the table (audit.Structure.Unaudited):
 	// references and row labels, never a value.
@@ -211,7 +213,7 @@ func StructureLines(t *audit.Table) []string {
 		out = append(out, "no margins were found")
 	}
 	if len(st.Unconfirmed) > 0 {
-		out = append(out, fmt.Sprintf("totals not confirmed: %s add up only within the rounding and are not used as margins, so the audit cannot confirm a suppressed cell protected; if the table is rounded, set input.rounded to its base", strings.Join(st.Unconfirmed, ", ")))
+		out = append(out, fmt.Sprintf("totals not confirmed: %s are not used as margins (they add up only within the rounding, or they have a breakdown the relations cannot hold, or the layout proposes them and the arithmetic does not confirm them: the warnings say which), so the audit cannot confirm a suppressed cell protected; if the table is rounded, set input.rounded to its base", strings.Join(st.Unconfirmed, ", ")))
 	}
 	var audited, not []string
 	for _, c := range st.Columns {

@@ -35,7 +35,7 @@ func structuredTable() *audit.Table {
 const (
 	signedLine      = `may be negative: =size "small" (negative published values): a suppressed cell of it has no lower bound 0`
 	roundedLine     = "values rounded to base 5 (input.rounded): a published count or total v stands for v - 2.5 to v + 2.5 (never below 0); margins are confirmed within the rounding, and the rules and the interval audit judge every value"
-	unconfirmedLine = "totals not confirmed: =size=Total add up only within the rounding and are not used as margins, so the audit cannot confirm a suppressed cell protected; if the table is rounded, set input.rounded to its base"
+	unconfirmedLine = "totals not confirmed: =size=Total are not used as margins (they add up only within the rounding, or they have a breakdown the relations cannot hold, or the layout proposes them and the arithmetic does not confirm them: the warnings say which), so the audit cannot confirm a suppressed cell protected; if the table is rounded, set input.rounded to its base"
 )
 
 // TestStructureSignedUnconfirmed (issue 24 item 8): the codes whose cells
