@@ -33,6 +33,56 @@ type cellCoverDim struct {
 	leaf   map[string]bool
 }
 
+// coverPlan is what a cell cover is built from: the members, their total
+// label, hierarchies and margins, their shared cells (one figure in every
+// table that has them) and the cover's dimensions.
+type coverPlan struct {
+	members  []*audit.Table
+	tl       string
+	hier     map[string]map[string]string
+	cm       *coverCodes
+	seen     map[string]copyOf
+	dimNames []string
+	dims     map[string]*cellCoverDim
+}
+
+// planCover checks that the group's members can share a cell cover of at
+// most limit cells (what names the cover in the reason) and plans it. A
+// non-empty reason says why not.
+func planCover(group []Member, role audit.Role, limit int, what string) (*coverPlan, string) {
+	members := tables(group)
+	tl := members[0].TotalLabel
+	for _, t := range members[1:] {
+		if t.TotalLabel != tl {
+			return nil, fmt.Sprintf("tables %s and %s have different total labels (%q, %q)", members[0].Name, t.Name, tl, t.TotalLabel)
+		}
+	}
+	hier := map[string]map[string]string{}
+	for _, m := range group {
+		addHierarchies(hier, m.Hierarchies)
+	}
+	for _, m := range group {
+		addHierarchies(hier, m.Table.Hierarchies)
+	}
+	cm, reason := inferredMargins(members, tl, hier)
+	if reason != "" {
+		return nil, reason
+	}
+	seen, reason := sharedCells(members, cm, role)
+	if reason != "" {
+		return nil, reason
+	}
+	dimNames := CoverDims(members)
+	dims, size, reason := cellCoverDims(members, dimNames, tl, hier, cm)
+	if reason != "" {
+		return nil, reason
+	}
+	if size > float64(limit) {
+		return nil, fmt.Sprintf("%s (%s) would have %.0f cells, more than the limit of %d", what, strings.Join(dimNames, " x "), size, limit)
+	}
+	return &coverPlan{members, tl, hier, cm, seen, dimNames, dims}, ""
+}
+
 // buildCellCover builds the cover table of linked tables from their cells
 // (no records): over the union of their dimensions, with the total label
 // in the dimensions a member lacks. Its finest cells are a non-negative
@@ -48,37 +98,11 @@ type cellCoverDim struct {
 // different figures in two tables, or dimensions that no order joins
 // exactly (three tables crossing three dimensions pairwise).
 func buildCellCover(group []Member, role audit.Role, limit int) (*audit.Table, *coverCodes, string) {
-	members := tables(group)
-	tl := members[0].TotalLabel
-	for _, t := range members[1:] {
-		if t.TotalLabel != tl {
-			return nil, nil, fmt.Sprintf("tables %s and %s have different total labels (%q, %q)", members[0].Name, t.Name, tl, t.TotalLabel)
-		}
-	}
-	hier := map[string]map[string]string{}
-	for _, m := range group {
-		addHierarchies(hier, m.Hierarchies)
-	}
-	for _, m := range group {
-		addHierarchies(hier, m.Table.Hierarchies)
-	}
-	cm, reason := inferredMargins(members, tl, hier)
+	p, reason := planCover(group, role, limit, "the cover table of the linked tables")
 	if reason != "" {
 		return nil, nil, reason
 	}
-	// The shared cells: one figure in every table that has them.
-	seen, reason := sharedCells(members, cm, role)
-	if reason != "" {
-		return nil, nil, reason
-	}
-	dimNames := CoverDims(members)
-	dims, size, reason := cellCoverDims(members, dimNames, tl, hier, cm)
-	if reason != "" {
-		return nil, nil, reason
-	}
-	if size > float64(limit) {
-		return nil, nil, fmt.Sprintf("the cover table of the linked tables (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, limit)
-	}
+	members, tl, hier, cm, seen, dimNames, dims := p.members, p.tl, p.hier, p.cm, p.seen, p.dimNames, p.dims
 	// Join the members' finest cells one at a time.
 	order, reason := joinOrder(members)
 	if reason != "" {

@@ -364,29 +364,11 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 // interior cell no view publishes, or a withheld one). Only the audit
 // runs on it.
 func unknownCover(group []Member, role audit.Role, limit int) (*audit.Table, *coverCodes, string) {
-	members := tables(group)
-	tl := members[0].TotalLabel
-	hier := map[string]map[string]string{}
-	for _, m := range group {
-		addHierarchies(hier, m.Hierarchies)
-		addHierarchies(hier, m.Table.Hierarchies)
-	}
-	cm, reason := inferredMargins(members, tl, hier)
+	p, reason := planCover(group, role, limit, "the cover table")
 	if reason != "" {
 		return nil, nil, reason
 	}
-	seen, reason := sharedCells(members, cm, role)
-	if reason != "" {
-		return nil, nil, reason
-	}
-	dimNames := CoverDims(members)
-	dims, size, reason := cellCoverDims(members, dimNames, tl, hier, cm)
-	if reason != "" {
-		return nil, nil, reason
-	}
-	if size > float64(limit) {
-		return nil, nil, fmt.Sprintf("the cover table (%s) would have %.0f cells, more than the limit of %d", strings.Join(dimNames, " x "), size, limit)
-	}
+	members, tl, hier, cm, seen, dimNames, dims := p.members, p.tl, p.hier, p.cm, p.seen, p.dimNames, p.dims
 	cover := &audit.Table{
 		Name:        "cover(" + strings.Join(tableNames(members), ", ") + ")",
 		Source:      members[0].Source,
