@@ -273,3 +273,76 @@ func TestRvCrossedReceivedWholeRow(t *testing.T) {
 		})
 	}
 }
+
+// TestRvCrossedReceivedPatterns: received copies of two.csv with
+// withheld patterns drawn deterministically (2 to 6 cells, the total row
+// and column included): every cell the audit calls protected has an
+// interval no wider than the intruder's over the hand relations, and
+// none the intruder pins is called protected (rvAudit).
+func TestRvCrossedReceivedPatterns(t *testing.T) {
+	rels := "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"
+	base := readCSVFile(t, rvWrite(t, "two.csv", rvTwo))
+	x := uint64(12345)
+	next := func(n int) int {
+		x = x*6364136223846793005 + 1442695040888963407
+		return int((x >> 33) % uint64(n))
+	}
+	for k := 0; k < 40; k++ {
+		rows := make([][]string, len(base))
+		for i := range base {
+			rows[i] = append([]string(nil), base[i]...)
+		}
+		n := 2 + next(5)
+		for j := 0; j < n; j++ {
+			rows[1+next(6)][1+next(5)] = "x"
+		}
+		var b strings.Builder
+		for _, r := range rows {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		t.Run(strconv.Itoa(k), func(t *testing.T) {
+			rvAudit(t, "recv"+strconv.Itoa(k), rvTwo, b.String(), rels)
+		})
+	}
+}
+
+// TestRvCrossedCheckShapes pins check on crossed tables of other shapes,
+// each attacked over the hand relations (rvCheck): a single count column
+// (one line: the breakdowns are the only relations), a small total whose
+// every part is primary, a primary in the first breakdown, and three
+// breakdowns with a primary in the third.
+func TestRvCrossedCheckShapes(t *testing.T) {
+	for _, tc := range []struct{ name, text, rels string }{
+		{"onecol", "Group,Count\nAll people,780\nMen,388\nWomen,392\nAged 0-15,4\nAged 16-64,578\nAged 65+,198\n", "R 2 = 3 4\nR 2 = 5 6 7"},
+		{"smalltotal", rvHead + `All people,12,200,310,150,672
+Men,6,98,160,70,334
+Women,6,102,150,80,338
+Aged 0-15,2,50,90,40,182
+Aged 16-64,8,100,150,70,328
+Aged 65+,2,50,70,40,162
+`, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"},
+		{"menprimary", rvHead + `All people,120,200,310,150,780
+Men,3,98,160,70,331
+Women,117,102,150,80,449
+Aged 0-15,20,50,90,40,200
+Aged 16-64,60,100,150,70,380
+Aged 65+,40,50,70,40,200
+`, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"},
+		{"three2", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-15,2,50,90,40,182
+Aged 16-64,80,100,150,70,400
+Aged 65+,38,50,70,40,198
+UK born,117,150,300,140,707
+Born abroad,3,50,10,10,73
+`, "R 2 = 3 4\nR 2 = 5 6 7\nR 2 = 8 9\nC 6 = 2 3 4 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, w := rvCheck(t, tc.name, tc.text, tc.rels, "")
+			if len(w) < 2 {
+				t.Errorf("%d cells withheld: the table has a primary to protect", len(w))
+			}
+		})
+	}
+}
