@@ -146,6 +146,9 @@ func (in *axisInference) someBreakdown(tr *axisTree, t string) bool {
 	defer func() { in.negative, in.inexact = neg, inexact }()
 	for i := range rest {
 		for j := i + 2; j <= len(rest); j++ {
+			if in.crossWork += len(in.cells) * (j - i + 1); in.crossWork > maxCrossWork {
+				return true // not searched to the end: unconfirmed
+			}
 			if h, checked, nontrivial, _, _ := in.check(t, rest[i:j]); h && checked > 0 && nontrivial && !in.negative {
 				return true
 			}
@@ -153,6 +156,11 @@ func (in *axisInference) someBreakdown(tr *axisTree, t string) bool {
 	}
 	return false
 }
+
+// maxCrossWork bounds the cells compared by nestedRuns and someBreakdown
+// on one axis; past it they answer conservatively (nested; a breakdown
+// found), so that the total is unconfirmed, never a cross assumed.
+const maxCrossWork = 20_000_000
 
 // nestedRuns reports whether a code of one breakdown is, on every line
 // where all are known, the sum of a part of another breakdown: a run
@@ -175,7 +183,7 @@ func (in *axisInference) nestedRuns(runs [][]string) bool {
 							return true
 						}
 					}
-					for k := 2; s < k && k < len(b); k++ {
+					for k := max(2, s+1); k < len(b); k++ {
 						var part []string
 						for x := s; x < len(b); x += k {
 							part = append(part, b[x])
@@ -202,6 +210,9 @@ func (in *axisInference) sumOf(c string, parts []string) bool {
 		cv := in.value(l, c)
 		if !cv.known {
 			continue
+		}
+		if in.crossWork += len(parts) + 1; in.crossWork > maxCrossWork {
+			return true // not searched to the end: nested
 		}
 		var sum decimal.Dec
 		complete := true

@@ -312,6 +312,10 @@ type axisInference struct {
 	// unconfirmed are labelled totals refused as margins because they
 	// add up only within the rounding (audit.Structure.Unconfirmed).
 	unconfirmed []string
+	// crossWork counts the cells compared by nestedRuns and
+	// someBreakdown (bounded by maxCrossWork: past it both answer
+	// conservatively).
+	crossWork int
 	// levelWork counts the cells levelTree compared (bounded by
 	// Options.MaxBlockWork); levelStopped is set when it ran out.
 	levelWork    int

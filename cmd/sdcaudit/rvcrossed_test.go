@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/xuri/excelize/v2"
 )
 
 // Adversarial review of the crossed breakdowns (issue 24): inputs built
@@ -342,6 +344,68 @@ Born abroad,3,50,10,10,73
 			_, w := rvCheck(t, tc.name, tc.text, tc.rels, "")
 			if len(w) < 2 {
 				t.Errorf("%d cells withheld: the table has a primary to protect", len(w))
+			}
+		})
+	}
+}
+
+// TestRvCrossedWorkbook: a workbook read with --sheet '*' holding the
+// crossed table (People), the same with the breakdowns nested (Nested:
+// Men = Men aged 0-15 + Men aged 16+), and the same with a zero row
+// (Zero), numbers stored as numbers: each sheet's safe table is attacked
+// over its hand relations (the sheets are protected concurrently, and
+// each must find its own structure).
+func TestRvCrossedWorkbook(t *testing.T) {
+	sheets := []struct{ name, text, rels string }{
+		{"People", rvTwo, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"},
+		{"Nested", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Men aged 0-15,2,40,60,20,122
+Men aged 16+,58,58,100,50,266
+Women aged 0-15,30,50,70,40,190
+Women aged 16+,30,52,80,40,202
+`, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 6\nR 4 = 7 8\nC 6 = 2 3 4 5"},
+		{"Zero", rvTwo + "Age unknown,0,0,0,0,0\n", "R 2 = 3 4\nR 2 = 5 6 7 8\nC 6 = 2 3 4 5"},
+	}
+	f := excelize.NewFile()
+	for i, s := range sheets {
+		if i == 0 {
+			if err := f.SetSheetName("Sheet1", s.name); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := f.NewSheet(s.name); err != nil {
+			t.Fatal(err)
+		}
+		for r, line := range strings.Split(strings.TrimSpace(s.text), "\n") {
+			for c, v := range strings.Split(line, ",") {
+				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				if n, err := strconv.Atoi(v); err == nil {
+					_ = f.SetCellValue(s.name, ref, n)
+				} else {
+					_ = f.SetCellValue(s.name, ref, v)
+				}
+			}
+		}
+	}
+	dir := t.TempDir()
+	book := filepath.Join(dir, "book.xlsx")
+	if err := f.SaveAs(book); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr lockedBuffer
+	code := run([]string{"check", book, "--sheet", "*", "--value", "count", "--out", out, "--quiet", "--config", noTimeLimit(t, "")}, &stdout, &stderr)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, s := range sheets {
+		t.Run(s.name, func(t *testing.T) {
+			orig := readCSVFile(t, rvWrite(t, s.name+".csv", s.text))
+			safe := readCSVFile(t, filepath.Join(out, "book_"+s.name+".safe.csv"))
+			h, _ := relsHand(t, s.name, s.rels, len(orig), len(orig[0]))
+			if w := h.attackSafe(t, orig, safe, pos{5, 2}); len(w) < 2 {
+				t.Errorf("%d cells withheld", len(w))
 			}
 		})
 	}
