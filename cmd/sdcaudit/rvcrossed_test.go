@@ -36,10 +36,16 @@ func rvWrite(t *testing.T, name, text string) string {
 // withheld cells.
 func rvCheck(t *testing.T, name, text, rels, cfg string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
 	t.Helper()
+	return rvCheckWith(t, name, text, rels, cfg, nil, mustWithhold...)
+}
+
+// rvCheckWith is rvCheck with more arguments to check.
+func rvCheckWith(t *testing.T, name, text, rels, cfg string, args []string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
+	t.Helper()
 	path := rvWrite(t, name+".csv", text)
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"check", path, "--out", dir, "--quiet", "--value", "count", "--config", noTimeLimit(t, cfg)}, &stdout, &stderr)
+	code := run(append([]string{"check", path, "--out", dir, "--quiet", "--value", "count", "--config", noTimeLimit(t, cfg)}, args...), &stdout, &stderr)
 	if code != 0 && code != 1 {
 		t.Fatalf("check: exit %d: %s", code, stderr.String())
 	}
@@ -408,5 +414,21 @@ Women aged 16+,30,52,80,40,202
 				t.Errorf("%d cells withheld", len(w))
 			}
 		})
+	}
+}
+
+// TestRvCrossedOverrides: two.csv with the checker's overrides keeping
+// "Aged 16-64" and "Aged 65+" North published (protected): the cross
+// must then withhold through the other breakdown and the total (All
+// people and Men in North and West); the safe table is attacked over the
+// hand relations, the overridden cells published.
+func TestRvCrossedOverrides(t *testing.T) {
+	ov := rvWrite(t, "ov.csv", "Group,across,action,reason,by\nAged 65+,North,protected,key figure,J. Smith\nAged 16-64,North,protected,key figure,J. Smith\n")
+	safe, w := rvCheckWith(t, "two", rvTwo, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5", "", []string{"--overrides", ov}, pos{5, 2})
+	if safe[5][1] == "x" || safe[6][1] == "x" {
+		t.Errorf("an overridden cell is withheld: %q", safe)
+	}
+	if len(w) < 3 {
+		t.Errorf("%d cells withheld: %q", len(w), safe)
 	}
 }
