@@ -432,3 +432,19 @@ func TestRvCrossedOverrides(t *testing.T) {
 		t.Errorf("%d cells withheld: %q", len(w), safe)
 	}
 }
+
+// TestRvCrossedColumns: the breakdowns in the columns (Total = North +
+// South = Urban + Rural), the rows a plain total (All people = Men +
+// Women + Children); Children Rural (2) is primary. The safe table is
+// attacked over the hand relations.
+func TestRvCrossedColumns(t *testing.T) {
+	text := "Group,North,South,Urban,Rural,Total\n" + `All people,300,480,598,182,780
+Men,150,238,300,88,388
+Women,100,192,200,92,292
+Children,50,50,98,2,100
+`
+	_, w := rvCheck(t, "cols", text, "R 2 = 3 4 5\nC 6 = 2 3\nC 6 = 4 5", "", pos{5, 5})
+	if len(w) < 2 {
+		t.Errorf("%d cells withheld", len(w))
+	}
+}
