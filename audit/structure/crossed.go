@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sdcaudit/sdcaudit/audit"
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 )
 
 // maxCrossedCodes bounds the codes of an axis searched for two
@@ -58,13 +59,23 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 				break
 			}
 		}
+		if end < 0 && len(runs) > 0 && !slices.ContainsFunc(rest[start:], func(c string) bool { return !in.publishedZero(c) }) {
+			// codes left over that are zero on every line, all
+			// published ("Age not stated"): part of the last breakdown
+			// (its sum is unchanged). Refused, the total fell back to
+			// no margin at all, and a withheld age band was called
+			// protected though All people less the other bands gave
+			// it back.
+			runs[len(runs)-1] = append(runs[len(runs)-1], rest[start:]...)
+			break
+		}
 		if end < 0 {
 			return false
 		}
 		runs = append(runs, slices.Clone(rest[start:end]))
 		start = end
 	}
-	if len(runs) < 2 {
+	if len(runs) < 2 || in.nestedRuns(runs) {
 		return false
 	}
 	if inexact {
@@ -98,4 +109,129 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// publishedZero reports whether code's cells are published and zero on
+// every line.
+func (in *axisInference) publishedZero(code string) bool {
+	for l := range in.cells {
+		if _, ok := in.cells[l][code]; !ok {
+			continue
+		}
+		if v := in.value(l, code); !v.known || !v.v.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// someBreakdown reports whether a run of two or more consecutive members
+// of tr (table order) adds up to t on every line where all are known,
+// with two nonzero parts on some line: t is then a total whose structure
+// the inference did not place (a second breakdown with a nested band,
+// "All people" = Men + Women = Aged 0-15 + Aged 16+ with Aged 16+ =
+// Aged 16-64 + Aged 65+), and the audit must not read its withheld
+// cells as unrelated to it.
+func (in *axisInference) someBreakdown(tr *axisTree, t string) bool {
+	var rest []string
+	for _, c := range in.ax.Codes {
+		if c != t && slices.Contains(tr.members, c) {
+			rest = append(rest, c)
+		}
+	}
+	if len(rest) > maxCrossedCodes {
+		return false
+	}
+	neg, inexact := in.negative, in.inexact
+	defer func() { in.negative, in.inexact = neg, inexact }()
+	for i := range rest {
+		for j := i + 2; j <= len(rest); j++ {
+			if in.crossWork += len(in.cells) * (j - i + 1); in.crossWork > maxCrossWork {
+				return true // not searched to the end: unconfirmed
+			}
+			if h, checked, nontrivial, _, _ := in.check(t, rest[i:j]); h && checked > 0 && nontrivial && !in.negative {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxCrossWork bounds the cells compared by nestedRuns and someBreakdown
+// on one axis; past it they answer conservatively (nested; a breakdown
+// found), so that the total is unconfirmed, never a cross assumed.
+const maxCrossWork = 20_000_000
+
+// nestedRuns reports whether a code of one breakdown is, on every line
+// where all are known, the sum of a part of another breakdown: a run
+// of consecutive codes, or every k-th code from some start ("Men" =
+// "Men aged 0-15" + "Men aged 16+" in the breakdown Men aged 0-15, Men
+// aged 16+, Women aged 0-15, Women aged 16+). The breakdowns are then
+// nested, not crossed: the cross would let the hidden cell "Men x Women
+// aged 0-15" be positive, and call "Men aged 0-15" protected where Men
+// less "Men aged 16+" gives it back.
+func (in *axisInference) nestedRuns(runs [][]string) bool {
+	for i, a := range runs {
+		for j, b := range runs {
+			if i == j {
+				continue
+			}
+			for _, c := range a {
+				for s := range b {
+					for e := s + 1; e <= len(b); e++ {
+						if e-s < len(b) && in.sumOf(c, b[s:e]) {
+							return true
+						}
+					}
+					for k := max(2, s+1); k < len(b); k++ {
+						var part []string
+						for x := s; x < len(b); x += k {
+							part = append(part, b[x])
+						}
+						if len(part) > 1 && in.sumOf(c, part) {
+							return true
+						}
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sumOf reports whether c is the sum of parts on every line where all
+// are known (within the rounding when set), on at least one line, and c
+// is not zero on some such line.
+func (in *axisInference) sumOf(c string, parts []string) bool {
+	checked, nonzero := 0, false
+	inexact := in.inexact
+	defer func() { in.inexact = inexact }()
+	for l := range in.cells {
+		cv := in.value(l, c)
+		if !cv.known {
+			continue
+		}
+		if in.crossWork += len(parts) + 1; in.crossWork > maxCrossWork {
+			return true // not searched to the end: nested
+		}
+		var sum decimal.Dec
+		complete := true
+		for _, p := range parts {
+			v := in.value(l, p)
+			if !v.known {
+				complete = false
+				break
+			}
+			sum = sum.Add(v.v)
+		}
+		if !complete {
+			continue
+		}
+		if !in.within(cv.v.Sub(sum), len(parts)) {
+			return false
+		}
+		checked++
+		nonzero = nonzero || !cv.v.IsZero()
+	}
+	return checked > 0 && nonzero
 }

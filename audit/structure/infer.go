@@ -312,6 +312,10 @@ type axisInference struct {
 	// unconfirmed are labelled totals refused as margins because they
 	// add up only within the rounding (audit.Structure.Unconfirmed).
 	unconfirmed []string
+	// crossWork counts the cells compared by nestedRuns and
+	// someBreakdown (bounded by maxCrossWork: past it both answer
+	// conservatively).
+	crossWork int
 	// levelWork counts the cells levelTree compared (bounded by
 	// Options.MaxBlockWork); levelStopped is set when it ran out.
 	levelWork    int
@@ -593,9 +597,19 @@ func (in *axisInference) partialTotal(tr *axisTree, t string, r []string) bool {
 	return true
 }
 
-// unconfirmedTotal warns that the labelled total t is not used as a margin.
+// unconfirmedTotal warns that the labelled total t is not used as a
+// margin, and records it unconfirmed (audit.Structure.Unconfirmed): its
+// relations are unknown, not absent, so the audit cannot confirm a
+// suppressed cell protected. A received table with two breakdowns of t
+// ("All people" = Men + Women = the age bands) and one age band withheld
+// on every line lands here (its published parts exceed t): without the
+// record, every withheld age band was "protected" (exit 0) though All
+// people less the other bands gives each back.
 func (in *axisInference) unconfirmedTotal(tr *axisTree, t string) {
 	in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", tr.name, audit.CodeText(t)))
+	if name := tr.name + "=" + audit.CodeText(t); !slices.Contains(in.unconfirmed, name) {
+		in.unconfirmed = append(in.unconfirmed, name)
+	}
 }
 
 // axisTree is what run's steps find on an axis: its codes split into
@@ -757,7 +771,11 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s (difference %s%s); it is kept as a margin, and the consistency rule sends the cells involved to review", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at)))
 			}
 		case !holds:
-			if in.rounding(diff, len(r)) != "" {
+			if in.rounding(diff, len(r)) != "" || in.someBreakdown(tr, t) {
+				// within the rounding, or the sum of a run of its
+				// members (a breakdown among others the inference
+				// could not place: a nested band beside the flat
+				// ones): its relations are unknown, not absent
 				in.unconfirmed = append(in.unconfirmed, name+"="+audit.CodeText(t))
 			}
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but is not the sum of the other %s (difference %s%s%s): it is not used as a margin; declare it with totals: if it is one", name, audit.CodeText(t), report.Plural(int64(len(r)), "code", "codes"), diff, in.where(at), in.rounding(diff, len(r))))

@@ -1,0 +1,450 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// Adversarial review of the crossed breakdowns (issue 24): inputs built
+// to break crossed() and ProtectCrossed, each attacked with gonum's
+// simplex over relations written by hand (relsHand, attack).
+
+// rvWrite writes text to name in a temporary directory.
+func rvWrite(t *testing.T, name, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rvCheck runs check on a wide CSV (one label column) and attacks its safe
+// table over the hand relations: no withheld cell may be pinned to within
+// 1, each of mustWithhold must be withheld, and every audited cell's
+// interval must lie within the attack's (an interval wider than the
+// intruder's is a false "protected"). It returns the safe rows and the
+// withheld cells.
+func rvCheck(t *testing.T, name, text, rels, cfg string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
+	t.Helper()
+	return rvCheckWith(t, name, text, rels, cfg, nil, mustWithhold...)
+}
+
+// rvCheckWith is rvCheck with more arguments to check.
+func rvCheckWith(t *testing.T, name, text, rels, cfg string, args []string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
+	t.Helper()
+	path := rvWrite(t, name+".csv", text)
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"check", path, "--out", dir, "--quiet", "--value", "count", "--config", noTimeLimit(t, cfg)}, args...), &stdout, &stderr)
+	if code != 0 && code != 1 {
+		t.Fatalf("check: exit %d: %s", code, stderr.String())
+	}
+	orig := readCSVFile(t, path)
+	safe := readCSVFile(t, filepath.Join(dir, name+".safe.csv"))
+	b, err := os.ReadFile(filepath.Join(dir, name+".report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Audit crossedAudit `json:"audit"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := relsHand(t, name, rels, len(orig), len(orig[0]))
+	withheld := h.attackSafe(t, orig, safe, mustWithhold...)
+	for _, c := range r.Audit.Cells {
+		a := withheld[cellAt(t, orig, c.Key)]
+		if a == nil {
+			t.Errorf("audited cell %v is published", c.Key)
+			continue
+		}
+		rvWithin(t, fmt.Sprint(c.Key), c.Lo, c.Hi, a)
+	}
+	return safe, withheld
+}
+
+// rvWithin fails when the tool's interval is wider than the attack's on
+// either side (the tool then overstates the protection).
+func rvWithin(t *testing.T, what string, lo, hi *float64, a *attackCell) {
+	t.Helper()
+	tol := 1e-6 * math.Max(1, math.Abs(a.value))
+	if lo != nil && *lo < a.lo-tol || hi == nil && !math.IsInf(a.hi, 1) || hi != nil && *hi > a.hi+tol {
+		t.Errorf("%s: the tool's interval [%v, %v] is wider than the intruder's [%g, %g]", what, ptr(lo), ptr(hi), a.lo, a.hi)
+	}
+}
+
+// rvAudit audits a received wide CSV (withheld cells "x") and compares
+// the tool's verdicts with the attack over the hand relations: a cell
+// the tool calls protected must have an interval no wider than the
+// intruder's. orig is the table the cells were withheld from. It returns
+// the exit code and the attack's intervals.
+func rvAudit(t *testing.T, name, orig, recv, rels string, args ...string) (int, map[pos]*attackCell, auditResult) {
+	t.Helper()
+	path := rvWrite(t, name+".csv", recv)
+	or := readCSVFile(t, rvWrite(t, "orig.csv", orig))
+	rr := readCSVFile(t, path)
+	h, _ := relsHand(t, name, rels, len(rr), len(rr[0]))
+	known := map[pos]float64{}
+	withheld := map[pos]*attackCell{}
+	for _, p := range h.cells {
+		v, err := strconv.ParseFloat(or[p.row-1][p.col-1], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rr[p.row-1][p.col-1] == "x" {
+			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
+		} else {
+			known[p] = v
+		}
+	}
+	h.attack(t, known, withheld)
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"audit", path, "--value", "count", "--json"}, args...), &stdout, &stderr)
+	var res auditResult
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+		t.Fatalf("exit %d: %v: %s%s", code, err, stdout.String(), stderr.String())
+	}
+	for _, c := range res.Cells {
+		a := withheld[cellAt(t, rr, c.Key)]
+		if a == nil {
+			t.Errorf("audited cell %v is published", c.Key)
+			continue
+		}
+		if c.Protected {
+			rvWithin(t, fmt.Sprint(c.Key), c.Lo, c.Hi, a)
+		}
+		if c.Protected && a.hi-a.lo < 1-1e-9 {
+			t.Errorf("cell %v called protected; the intruder pins it to [%g, %g]", c.Key, a.lo, a.hi)
+		}
+	}
+	if len(res.Cells) != len(withheld) {
+		t.Errorf("%d cells audited, %d withheld", len(res.Cells), len(withheld))
+	}
+	return code, withheld, res
+}
+
+const rvHead = "Group,North,South,East,West,Total\n"
+
+// rvTwo is testdata/crossed/two.csv: "All people" = Men + Women = three
+// age bands; "Aged 0-15" North (2) is below the threshold.
+const rvTwo = rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-15,2,50,90,40,182
+Aged 16-64,80,100,150,70,400
+Aged 65+,38,50,70,40,198
+`
+
+// TestRvCrossedNestedRuns: the second "breakdown" is sex by age (Men aged
+// 0-15, Men aged 16+, Women aged 0-15, Women aged 16+), nested in the
+// first, not crossed with it: Men = Men aged 0-15 + Men aged 16+. The
+// cross let the hidden cell "Men x Women aged 0-15" be positive, withheld
+// Men aged 0-15 and Women aged 16+ in North and West, and called Men aged
+// 0-15 North protected in [0, 22] where Men − Men aged 16+ = 60 − 58 = 2
+// gives it back (found: crossed() took the runs as a cross; before the
+// merge the table was protected by luck). Now: the breakdowns are
+// nested (nestedRuns), no cross, the total unconfirmed; no withheld cell
+// is recoverable and none is called protected on a wider interval than
+// the intruder's.
+func TestRvCrossedNestedRuns(t *testing.T) {
+	text := rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Men aged 0-15,2,40,60,20,122
+Men aged 16+,58,58,100,50,266
+Women aged 0-15,30,50,70,40,190
+Women aged 16+,30,52,80,40,202
+`
+	rvCheck(t, "sexage", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 6\nR 4 = 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
+	// the same interleaved (by age, then sex): Men = every second code
+	text = rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Men aged 0-15,2,40,60,20,122
+Women aged 0-15,30,50,70,40,190
+Men aged 16+,58,58,100,50,266
+Women aged 16+,30,52,80,40,202
+`
+	rvCheck(t, "agesex", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 7\nR 4 = 6 8\nC 6 = 2 3 4 5", "", pos{5, 2})
+}
+
+// TestRvCrossedZeroRow: two.csv with an "Age unknown" row of zeros after
+// the age bands. crossed() cut the runs Men + Women, the three bands,
+// and found no run for the zero row: no cross, "All people" no margin at
+// all, and the age band was called protected in [0, 42] while All people
+// − 16-64 − 65+ = 2 gives it back (the issue-24 failure, back with one
+// zero row). Now the zero row joins the last breakdown.
+func TestRvCrossedZeroRow(t *testing.T) {
+	text := rvTwo + "Age unknown,0,0,0,0,0\n"
+	rvCheck(t, "zerorow", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
+}
+
+// TestRvCrossedNestedBand: "All people" = Men + Women = Aged 0-15 + Aged
+// 16+, with Aged 16+ = Aged 16-64 + Aged 65+ below it. No cross is found
+// (a nested band), and "All people" was no margin at all: the audit
+// called the withheld age band protected in [0, 42] (exit 1 only for the
+// primary) while All people − Aged 16+ gives it back. Now the total is
+// unconfirmed (someBreakdown): no withheld cell is called protected on
+// an interval wider than the intruder's.
+func TestRvCrossedNestedBand(t *testing.T) {
+	text := rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-15,2,50,90,40,182
+Aged 16+,118,150,220,110,598
+Aged 16-64,80,100,150,70,400
+Aged 65+,38,50,70,40,198
+`
+	rels := "R 2 = 3 4\nR 2 = 5 6\nR 6 = 7 8\nC 6 = 2 3 4 5"
+	path := rvWrite(t, "nested.csv", text)
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"check", path, "--out", dir, "--quiet", "--value", "count", "--config", noTimeLimit(t, "")}, &stdout, &stderr); code != 1 {
+		t.Fatalf("check: exit %d, want 1: %s", code, stderr.String())
+	}
+	orig := readCSVFile(t, path)
+	safe := readCSVFile(t, filepath.Join(dir, "nested.safe.csv"))
+	b, err := os.ReadFile(filepath.Join(dir, "nested.report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Audit crossedAudit `json:"audit"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := relsHand(t, "nested", rels, len(orig), len(orig[0]))
+	known := map[pos]float64{}
+	withheld := map[pos]*attackCell{}
+	for _, p := range h.cells {
+		v, _ := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
+		if safe[p.row-1][p.col-1] == "x" {
+			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
+		} else {
+			known[p] = v
+		}
+	}
+	h.attack(t, known, withheld)
+	if len(r.Audit.Cells) != len(withheld) || len(withheld) == 0 {
+		t.Fatalf("%d cells audited, %d withheld", len(r.Audit.Cells), len(withheld))
+	}
+	for _, c := range r.Audit.Cells {
+		a := withheld[cellAt(t, orig, c.Key)]
+		if a == nil {
+			t.Fatalf("audited cell %v is published", c.Key)
+		}
+		if c.Protected {
+			rvWithin(t, fmt.Sprint(c.Key), c.Lo, c.Hi, a)
+			if a.hi-a.lo < 1-1e-9 {
+				t.Errorf("cell %v called protected; the intruder pins it to [%g, %g]", c.Key, a.lo, a.hi)
+			}
+		}
+	}
+}
+
+// TestRvCrossedReceivedWholeRow: received copies of two.csv where a
+// breakdown's run cannot be checked on any line (a whole row withheld).
+// No cross is found (the inference must not guess), but "All people" was
+// then no margin at all ("no line of the table is complete to confirm
+// it") and the audit called every withheld cell protected with exit 0,
+// though All people less the published codes of either breakdown gives
+// each back. Now the total is unconfirmed: no cell is called protected
+// that the intruder narrows, and the exit is 1.
+func TestRvCrossedReceivedWholeRow(t *testing.T) {
+	rels := "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"
+	for _, tc := range []struct{ name, recv string }{
+		{"agerow", strings.Replace(rvTwo, "Aged 0-15,2,50,90,40,182", "Aged 0-15,x,x,x,x,x", 1)},
+		{"menrow", strings.Replace(strings.Replace(rvTwo, "Men,60,98,160,70,388", "Men,x,x,x,x,x", 1), "Aged 0-15,2,50,90,40,182", "Aged 0-15,x,50,90,x,182", 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, w, _ := rvAudit(t, tc.name, rvTwo, tc.recv, rels)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			for p, a := range w {
+				if a.hi-a.lo > 1e-9 {
+					t.Errorf("attack: %v not exact [%g, %g]: the test's premise", p, a.lo, a.hi)
+				}
+			}
+		})
+	}
+}
+
+// TestRvCrossedReceivedPatterns: received copies of two.csv with
+// withheld patterns drawn deterministically (2 to 6 cells, the total row
+// and column included): every cell the audit calls protected has an
+// interval no wider than the intruder's over the hand relations, and
+// none the intruder pins is called protected (rvAudit).
+func TestRvCrossedReceivedPatterns(t *testing.T) {
+	rels := "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"
+	base := readCSVFile(t, rvWrite(t, "two.csv", rvTwo))
+	x := uint64(12345)
+	next := func(n int) int {
+		x = x*6364136223846793005 + 1442695040888963407
+		return int((x >> 33) % uint64(n))
+	}
+	for k := 0; k < 40; k++ {
+		rows := make([][]string, len(base))
+		for i := range base {
+			rows[i] = append([]string(nil), base[i]...)
+		}
+		n := 2 + next(5)
+		for j := 0; j < n; j++ {
+			rows[1+next(6)][1+next(5)] = "x"
+		}
+		var b strings.Builder
+		for _, r := range rows {
+			b.WriteString(strings.Join(r, ",") + "\n")
+		}
+		t.Run(strconv.Itoa(k), func(t *testing.T) {
+			rvAudit(t, "recv"+strconv.Itoa(k), rvTwo, b.String(), rels)
+		})
+	}
+}
+
+// TestRvCrossedCheckShapes pins check on crossed tables of other shapes,
+// each attacked over the hand relations (rvCheck): a single count column
+// (one line: the breakdowns are the only relations), a small total whose
+// every part is primary, a primary in the first breakdown, and three
+// breakdowns with a primary in the third.
+func TestRvCrossedCheckShapes(t *testing.T) {
+	for _, tc := range []struct{ name, text, rels string }{
+		{"onecol", "Group,Count\nAll people,780\nMen,388\nWomen,392\nAged 0-15,4\nAged 16-64,578\nAged 65+,198\n", "R 2 = 3 4\nR 2 = 5 6 7"},
+		{"smalltotal", rvHead + `All people,12,200,310,150,672
+Men,6,98,160,70,334
+Women,6,102,150,80,338
+Aged 0-15,2,50,90,40,182
+Aged 16-64,8,100,150,70,328
+Aged 65+,2,50,70,40,162
+`, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"},
+		{"menprimary", rvHead + `All people,120,200,310,150,780
+Men,3,98,160,70,331
+Women,117,102,150,80,449
+Aged 0-15,20,50,90,40,200
+Aged 16-64,60,100,150,70,380
+Aged 65+,40,50,70,40,200
+`, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"},
+		{"three2", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-15,2,50,90,40,182
+Aged 16-64,80,100,150,70,400
+Aged 65+,38,50,70,40,198
+UK born,117,150,300,140,707
+Born abroad,3,50,10,10,73
+`, "R 2 = 3 4\nR 2 = 5 6 7\nR 2 = 8 9\nC 6 = 2 3 4 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, w := rvCheck(t, tc.name, tc.text, tc.rels, "")
+			if len(w) < 2 {
+				t.Errorf("%d cells withheld: the table has a primary to protect", len(w))
+			}
+		})
+	}
+}
+
+// TestRvCrossedWorkbook: a workbook read with --sheet '*' holding the
+// crossed table (People), the same with the breakdowns nested (Nested:
+// Men = Men aged 0-15 + Men aged 16+), and the same with a zero row
+// (Zero), numbers stored as numbers: each sheet's safe table is attacked
+// over its hand relations (the sheets are protected concurrently, and
+// each must find its own structure).
+func TestRvCrossedWorkbook(t *testing.T) {
+	sheets := []struct{ name, text, rels string }{
+		{"People", rvTwo, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5"},
+		{"Nested", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Men aged 0-15,2,40,60,20,122
+Men aged 16+,58,58,100,50,266
+Women aged 0-15,30,50,70,40,190
+Women aged 16+,30,52,80,40,202
+`, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 6\nR 4 = 7 8\nC 6 = 2 3 4 5"},
+		{"Zero", rvTwo + "Age unknown,0,0,0,0,0\n", "R 2 = 3 4\nR 2 = 5 6 7 8\nC 6 = 2 3 4 5"},
+	}
+	f := excelize.NewFile()
+	for i, s := range sheets {
+		if i == 0 {
+			if err := f.SetSheetName("Sheet1", s.name); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := f.NewSheet(s.name); err != nil {
+			t.Fatal(err)
+		}
+		for r, line := range strings.Split(strings.TrimSpace(s.text), "\n") {
+			for c, v := range strings.Split(line, ",") {
+				ref, _ := excelize.CoordinatesToCellName(c+1, r+1)
+				if n, err := strconv.Atoi(v); err == nil {
+					_ = f.SetCellValue(s.name, ref, n)
+				} else {
+					_ = f.SetCellValue(s.name, ref, v)
+				}
+			}
+		}
+	}
+	dir := t.TempDir()
+	book := filepath.Join(dir, "book.xlsx")
+	if err := f.SaveAs(book); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr lockedBuffer
+	code := run([]string{"check", book, "--sheet", "*", "--value", "count", "--out", out, "--quiet", "--config", noTimeLimit(t, "")}, &stdout, &stderr)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, s := range sheets {
+		t.Run(s.name, func(t *testing.T) {
+			orig := readCSVFile(t, rvWrite(t, s.name+".csv", s.text))
+			safe := readCSVFile(t, filepath.Join(out, "book_"+s.name+".safe.csv"))
+			h, _ := relsHand(t, s.name, s.rels, len(orig), len(orig[0]))
+			if w := h.attackSafe(t, orig, safe, pos{5, 2}); len(w) < 2 {
+				t.Errorf("%d cells withheld", len(w))
+			}
+		})
+	}
+}
+
+// TestRvCrossedOverrides: two.csv with the checker's overrides keeping
+// "Aged 16-64" and "Aged 65+" North published (protected): the cross
+// must then withhold through the other breakdown and the total (All
+// people and Men in North and West); the safe table is attacked over the
+// hand relations, the overridden cells published.
+func TestRvCrossedOverrides(t *testing.T) {
+	ov := rvWrite(t, "ov.csv", "Group,across,action,reason,by\nAged 65+,North,protected,key figure,J. Smith\nAged 16-64,North,protected,key figure,J. Smith\n")
+	safe, w := rvCheckWith(t, "two", rvTwo, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5", "", []string{"--overrides", ov}, pos{5, 2})
+	if safe[5][1] == "x" || safe[6][1] == "x" {
+		t.Errorf("an overridden cell is withheld: %q", safe)
+	}
+	if len(w) < 3 {
+		t.Errorf("%d cells withheld: %q", len(w), safe)
+	}
+}
+
+// TestRvCrossedColumns: the breakdowns in the columns (Total = North +
+// South = Urban + Rural), the rows a plain total (All people = Men +
+// Women + Children); Children Rural (2) is primary. The safe table is
+// attacked over the hand relations.
+func TestRvCrossedColumns(t *testing.T) {
+	text := "Group,North,South,Urban,Rural,Total\n" + `All people,300,480,598,182,780
+Men,150,238,300,88,388
+Women,100,192,200,92,292
+Children,50,50,98,2,100
+`
+	_, w := rvCheck(t, "cols", text, "R 2 = 3 4 5\nC 6 = 2 3\nC 6 = 4 5", "", pos{5, 5})
+	if len(w) < 2 {
+		t.Errorf("%d cells withheld", len(w))
+	}
+}
