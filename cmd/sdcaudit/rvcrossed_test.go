@@ -34,13 +34,13 @@ func rvWrite(t *testing.T, name, text string) string {
 // interval must lie within the attack's (an interval wider than the
 // intruder's is a false "protected"). It returns the safe rows and the
 // withheld cells.
-func rvCheck(t *testing.T, name, text, rels, cfg string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
+func crossCheck(t *testing.T, name, text, rels, cfg string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
 	t.Helper()
-	return rvCheckWith(t, name, text, rels, cfg, nil, mustWithhold...)
+	return crossCheckWith(t, name, text, rels, cfg, nil, mustWithhold...)
 }
 
 // rvCheckWith is rvCheck with more arguments to check.
-func rvCheckWith(t *testing.T, name, text, rels, cfg string, args []string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
+func crossCheckWith(t *testing.T, name, text, rels, cfg string, args []string, mustWithhold ...pos) ([][]string, map[pos]*attackCell) {
 	t.Helper()
 	path := rvWrite(t, name+".csv", text)
 	dir := t.TempDir()
@@ -166,7 +166,7 @@ Men aged 16+,58,58,100,50,266
 Women aged 0-15,30,50,70,40,190
 Women aged 16+,30,52,80,40,202
 `
-	rvCheck(t, "sexage", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 6\nR 4 = 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
+	crossCheck(t, "sexage", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 6\nR 4 = 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
 	// the same interleaved (by age, then sex): Men = every second code
 	text = rvHead + `All people,120,200,310,150,780
 Men,60,98,160,70,388
@@ -176,7 +176,7 @@ Women aged 0-15,30,50,70,40,190
 Men aged 16+,58,58,100,50,266
 Women aged 16+,30,52,80,40,202
 `
-	rvCheck(t, "agesex", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 7\nR 4 = 6 8\nC 6 = 2 3 4 5", "", pos{5, 2})
+	crossCheck(t, "agesex", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nR 3 = 5 7\nR 4 = 6 8\nC 6 = 2 3 4 5", "", pos{5, 2})
 }
 
 // TestRvCrossedZeroRow: two.csv with an "Age unknown" row of zeros after
@@ -187,7 +187,7 @@ Women aged 16+,30,52,80,40,202
 // zero row). Now the zero row joins the last breakdown.
 func TestRvCrossedZeroRow(t *testing.T) {
 	text := rvTwo + "Age unknown,0,0,0,0,0\n"
-	rvCheck(t, "zerorow", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
+	crossCheck(t, "zerorow", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
 }
 
 // TestRvCrossedNestedBand: "All people" = Men + Women = Aged 0-15 + Aged
@@ -347,7 +347,7 @@ Born abroad,3,50,10,10,73
 `, "R 2 = 3 4\nR 2 = 5 6 7\nR 2 = 8 9\nC 6 = 2 3 4 5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, w := rvCheck(t, tc.name, tc.text, tc.rels, "")
+			_, w := crossCheck(t, tc.name, tc.text, tc.rels, "")
 			if len(w) < 2 {
 				t.Errorf("%d cells withheld: the table has a primary to protect", len(w))
 			}
@@ -424,7 +424,7 @@ Women aged 16+,30,52,80,40,202
 // hand relations, the overridden cells published.
 func TestRvCrossedOverrides(t *testing.T) {
 	ov := rvWrite(t, "ov.csv", "Group,across,action,reason,by\nAged 65+,North,protected,key figure,J. Smith\nAged 16-64,North,protected,key figure,J. Smith\n")
-	safe, w := rvCheckWith(t, "two", rvTwo, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5", "", []string{"--overrides", ov}, pos{5, 2})
+	safe, w := crossCheckWith(t, "two", rvTwo, "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5", "", []string{"--overrides", ov}, pos{5, 2})
 	if safe[5][1] == "x" || safe[6][1] == "x" {
 		t.Errorf("an overridden cell is withheld: %q", safe)
 	}
@@ -443,7 +443,7 @@ Men,150,238,300,88,388
 Women,100,192,200,92,292
 Children,50,50,98,2,100
 `
-	_, w := rvCheck(t, "cols", text, "R 2 = 3 4 5\nC 6 = 2 3\nC 6 = 4 5", "", pos{5, 5})
+	_, w := crossCheck(t, "cols", text, "R 2 = 3 4 5\nC 6 = 2 3\nC 6 = 4 5", "", pos{5, 5})
 	if len(w) < 2 {
 		t.Errorf("%d cells withheld", len(w))
 	}
