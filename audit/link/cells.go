@@ -97,8 +97,8 @@ func planCover(group []Member, role audit.Role, limit int, what string) (*coverP
 // labels, code lists, roles, a negative figure, a shared cell with
 // different figures in two tables, or dimensions that no order joins
 // exactly (three tables crossing three dimensions pairwise).
-func buildCellCover(group []Member, role audit.Role, limit int) (*audit.Table, *coverCodes, string) {
-	p, reason := planCover(group, role, limit, "the cover table of the linked tables")
+func buildCellCover(group []Member, role audit.Role, limit int, what string) (*audit.Table, *coverCodes, string) {
+	p, reason := planCover(group, role, limit, what)
 	if reason != "" {
 		return nil, nil, reason
 	}

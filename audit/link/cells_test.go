@@ -70,7 +70,7 @@ func TestLinksInferredMarginsDisagree(t *testing.T) {
 		group := []Member{{Table: members[0], Options: opt, Secondary: true}, {Table: members[1], Options: opt, Secondary: true}}
 		if c.exact {
 			// the cells agree: P is the cover's total of sex for both
-			cover, codes, reason := buildCellCover(group, "count", DefaultMaxCells)
+			cover, codes, reason := buildCellCover(group, "count", DefaultMaxCells, "the cover table")
 			if reason != "" {
 				t.Fatalf("P = %s+%s (%s): %s", c.young, c.old, c.p, reason)
 			}

@@ -84,7 +84,7 @@ func ProtectCrossed(ctx context.Context, t *audit.Table, opt suppress.Options, s
 	var cover *audit.Table
 	var codes *coverCodes
 	if complete {
-		cover, codes, reason = buildCellCover(group, role, limit)
+		cover, codes, reason = buildCellCover(group, role, limit, "the cover table of the breakdowns crossed")
 	} else {
 		if secondary {
 			return nil, "cells without a figure: no completion of the cover table to protect", nil
@@ -364,7 +364,7 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 // interior cell no view publishes, or a withheld one). Only the audit
 // runs on it.
 func unknownCover(group []Member, role audit.Role, limit int) (*audit.Table, *coverCodes, string) {
-	p, reason := planCover(group, role, limit, "the cover table")
+	p, reason := planCover(group, role, limit, "the cover table of the breakdowns crossed")
 	if reason != "" {
 		return nil, nil, reason
 	}

@@ -67,7 +67,7 @@ func Protect(ctx context.Context, group []Member, opt Options) (reason string, e
 	var alias map[string]string
 	var codes *coverCodes
 	if opt.Records == nil {
-		cover, codes, reason = buildCellCover(group, roleOf(group), limit)
+		cover, codes, reason = buildCellCover(group, roleOf(group), limit, "the cover table of the linked tables")
 		alias = map[string]string{}
 	} else {
 		cover, alias, reason, err = recordsCover(ctx, group, opt.Records, limit)
