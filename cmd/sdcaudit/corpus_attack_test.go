@@ -667,6 +667,29 @@ func (h handTable) attackSafe(t *testing.T, orig, rows [][]string, mustWithhold 
 	return withheld
 }
 
+// attackReceived attacks a received copy (rows) of a table (orig) over h:
+// a cell "x" is withheld, with orig's value as its truth; every other cell
+// is known at orig's value. It returns the withheld cells with their
+// intervals (attack).
+func (h handTable) attackReceived(t *testing.T, orig, rows [][]string) map[pos]*attackCell {
+	t.Helper()
+	known := map[pos]float64{}
+	withheld := map[pos]*attackCell{}
+	for _, p := range h.cells {
+		v, err := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
+		if err != nil {
+			t.Fatalf("%s %v: %v", h.id, p, err)
+		}
+		if rows[p.row-1][p.col-1] == "x" {
+			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
+		} else {
+			known[p] = v
+		}
+	}
+	h.attack(t, known, withheld)
+	return withheld
+}
+
 // attackCell is one withheld cell the attack computes an interval for.
 type attackCell struct {
 	at      pos

@@ -177,20 +177,7 @@ func TestCrossedAuditReceived(t *testing.T) {
 	rr := readCSVFile(t, path)
 	or := readCSVFile(t, filepath.Join("testdata", "crossed", "two.csv"))
 	h, _ := relsHand(t, "two-recv", "R 2 = 3 4\nR 2 = 5 6 7\nC 6 = 2 3 4 5", len(rr), len(rr[0]))
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		v, err := strconv.ParseFloat(or[p.row-1][p.col-1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rr[p.row-1][p.col-1] == "x" {
-			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-		} else {
-			known[p] = v
-		}
-	}
-	h.attack(t, known, withheld)
+	withheld := h.attackReceived(t, or, rr)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"audit", path, "--value", "count", "--json"}, &stdout, &stderr)
 	if code != 1 {

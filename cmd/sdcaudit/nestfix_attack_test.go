@@ -110,20 +110,7 @@ func auditAgainstHand(t *testing.T, recv, orig, rels string, args ...string) (in
 	rr := readCSVFile(t, path)
 	or := readCSVFile(t, filepath.Join("testdata", "nestfix", orig))
 	h, labels := relsHand(t, recv, rels, len(rr), len(rr[0]))
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		tv, err := strconv.ParseFloat(or[p.row-1][p.col-1], 64)
-		if err != nil {
-			t.Fatalf("%s %v: %v", orig, p, err)
-		}
-		if s := rr[p.row-1][p.col-1]; s == "x" {
-			withheld[p] = &attackCell{at: p, value: tv, known: true, need: true}
-		} else {
-			known[p] = tv
-		}
-	}
-	h.attack(t, known, withheld)
+	withheld := h.attackReceived(t, or, rr)
 	var stdout, stderr bytes.Buffer
 	code := run(append([]string{"audit", path, "--json"}, args...), &stdout, &stderr)
 	var res auditResult

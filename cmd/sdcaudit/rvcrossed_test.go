@@ -95,20 +95,7 @@ func rvAudit(t *testing.T, name, orig, recv, rels string, args ...string) (int, 
 	or := readCSVFile(t, rvWrite(t, "orig.csv", orig))
 	rr := readCSVFile(t, path)
 	h, _ := relsHand(t, name, rels, len(rr), len(rr[0]))
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		v, err := strconv.ParseFloat(or[p.row-1][p.col-1], 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rr[p.row-1][p.col-1] == "x" {
-			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-		} else {
-			known[p] = v
-		}
-	}
-	h.attack(t, known, withheld)
+	withheld := h.attackReceived(t, or, rr)
 	var stdout, stderr bytes.Buffer
 	code := run(append([]string{"audit", path, "--value", "count", "--json"}, args...), &stdout, &stderr)
 	var res auditResult
