@@ -83,6 +83,20 @@ func planCover(group []Member, role audit.Role, limit int, what string) (*coverP
 	return &coverPlan{members, tl, hier, cm, seen, dimNames, dims}, ""
 }
 
+// coverTable is the cover table of members over dimNames, without cells
+// yet.
+func coverTable(members []*audit.Table, dimNames []string, tl string, hier map[string]map[string]string) *audit.Table {
+	return &audit.Table{
+		Name:        "cover(" + strings.Join(tableNames(members), ", ") + ")",
+		Source:      members[0].Source,
+		Mode:        members[0].Mode,
+		Dims:        slices.Clone(dimNames),
+		TotalLabel:  tl,
+		Value:       members[0].Value,
+		Hierarchies: hier,
+	}
+}
+
 // buildCellCover builds the cover table of linked tables from their cells
 // (no records): over the union of their dimensions, with the total label
 // in the dimensions a member lacks. Its finest cells are a non-negative
@@ -98,11 +112,11 @@ func planCover(group []Member, role audit.Role, limit int, what string) (*coverP
 // different figures in two tables, or dimensions that no order joins
 // exactly (three tables crossing three dimensions pairwise).
 func buildCellCover(group []Member, role audit.Role, limit int, what string) (*audit.Table, *coverCodes, string) {
-	p, reason := planCover(group, role, limit, what)
+	plan, reason := planCover(group, role, limit, what)
 	if reason != "" {
 		return nil, nil, reason
 	}
-	members, tl, hier, cm, seen, dimNames, dims := p.members, p.tl, p.hier, p.cm, p.seen, p.dimNames, p.dims
+	members, tl, hier, cm, seen, dimNames, dims := plan.members, plan.tl, plan.hier, plan.cm, plan.seen, plan.dimNames, plan.dims
 	// Join the members' finest cells one at a time.
 	order, reason := joinOrder(members)
 	if reason != "" {
@@ -447,15 +461,7 @@ func sumCover(members []*audit.Table, dimNames []string, dims map[string]*cellCo
 		}
 		walk(0)
 	}
-	cover := &audit.Table{
-		Name:        "cover(" + strings.Join(tableNames(members), ", ") + ")",
-		Source:      members[0].Source,
-		Mode:        members[0].Mode,
-		Dims:        slices.Clone(dimNames),
-		TotalLabel:  tl,
-		Value:       members[0].Value,
-		Hierarchies: hier,
-	}
+	cover := coverTable(members, dimNames, tl, hier)
 	levels := make([][]string, nd)
 	for d, name := range dimNames {
 		levels[d] = append(slices.Clone(dims[name].codes), tl)

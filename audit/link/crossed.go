@@ -364,20 +364,12 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 // interior cell no view publishes, or a withheld one). Only the audit
 // runs on it.
 func unknownCover(group []Member, role audit.Role, limit int) (*audit.Table, *coverCodes, string) {
-	p, reason := planCover(group, role, limit, "the cover table of the breakdowns crossed")
+	plan, reason := planCover(group, role, limit, "the cover table of the breakdowns crossed")
 	if reason != "" {
 		return nil, nil, reason
 	}
-	members, tl, hier, cm, seen, dimNames, dims := p.members, p.tl, p.hier, p.cm, p.seen, p.dimNames, p.dims
-	cover := &audit.Table{
-		Name:        "cover(" + strings.Join(tableNames(members), ", ") + ")",
-		Source:      members[0].Source,
-		Mode:        members[0].Mode,
-		Dims:        slices.Clone(dimNames),
-		TotalLabel:  tl,
-		Value:       members[0].Value,
-		Hierarchies: hier,
-	}
+	tl, cm, seen, dimNames, dims := plan.tl, plan.cm, plan.seen, plan.dimNames, plan.dims
+	cover := coverTable(plan.members, dimNames, tl, plan.hier)
 	nd := len(dimNames)
 	key := make([]string, nd)
 	var walk func(d int)
