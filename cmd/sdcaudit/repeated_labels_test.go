@@ -104,16 +104,7 @@ func repeatedLeafCheck(t *testing.T, text, how string) {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	safePath := filepath.Join(out, "t.safe.csv")
-	b, err := os.ReadFile(safePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = -1
-	rows, err := r.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readCSVFile(t, safePath)
 	orig := readCSVText(t, text)
 	if len(rows) != len(orig) {
 		t.Fatalf("safe table has %d rows, input %d", len(rows), len(orig))
@@ -137,7 +128,7 @@ func repeatedLeafCheck(t *testing.T, text, how string) {
 		}
 	}
 	if !primary {
-		t.Errorf("no primary cell Industry=Manufacturing / Other, across=North in report.json:\n%s", b)
+		t.Errorf("no primary cell Industry=Manufacturing / Other, across=North in report.json; safe table:\n%q", rows)
 	}
 	// the safe table audited as received: the same cells and margins
 	code, res, text := runAudit(t, safePath, "--value", "count")
