@@ -174,16 +174,6 @@ func TestCrossedIdenticalAtAnyWorkers(t *testing.T) {
 			}
 			continue
 		}
-		files, _ := filepath.Glob(filepath.Join(first, "*"))
-		if len(files) < 3 {
-			t.Fatalf("outputs %v", files)
-		}
-		for _, f := range files {
-			x, _ := os.ReadFile(f)
-			y, err := os.ReadFile(filepath.Join(out, filepath.Base(f)))
-			if err != nil || !bytes.Equal(x, y) {
-				t.Errorf("workers %d, GOMAXPROCS %d: %s differs from workers 1, GOMAXPROCS 1 (%v)", w, p, filepath.Base(f), err)
-			}
-		}
+		sameOutputFiles(t, first, out, fmt.Sprintf("workers %d, GOMAXPROCS %d", w, p))
 	}
 }

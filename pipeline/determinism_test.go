@@ -61,21 +61,29 @@ func TestCheckIdenticalAtAnyWorkers(t *testing.T) {
 				first = out
 				continue
 			}
-			files, _ := filepath.Glob(filepath.Join(first, "*"))
-			if len(files) < 3 {
-				t.Fatalf("outputs %v", files)
-			}
-			for _, f := range files {
-				x, _ := os.ReadFile(f)
-				y, err := os.ReadFile(filepath.Join(out, filepath.Base(f)))
-				if err != nil || !bytes.Equal(x, y) {
-					t.Errorf("workers %d, GOMAXPROCS %d: %s differs from workers 1, GOMAXPROCS 1 (%v)", w, p, filepath.Base(f), err)
-				}
-			}
+			sameOutputFiles(t, first, out, fmt.Sprintf("workers %d, GOMAXPROCS %d", w, p))
 		}
 	}
 	rep, _ := os.ReadFile(filepath.Join(first, "micro.report.json"))
 	if !bytes.Contains(rep, []byte(`"interval_audit"`)) || !bytes.Contains(rep, []byte(`"approximate": true`)) && !bytes.Contains(rep, []byte(`"approximate":true`)) {
 		t.Fatalf("the report has no interval audit with approximate intervals: the test does not reach the budgeted paths")
+	}
+}
+
+// sameOutputFiles checks that every output of the run in dir first (at
+// least three) is written byte for byte the same by the run in dir out
+// (which names in errors).
+func sameOutputFiles(t *testing.T, first, out, which string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(first, "*"))
+	if len(files) < 3 {
+		t.Fatalf("outputs %v", files)
+	}
+	for _, f := range files {
+		x, _ := os.ReadFile(f)
+		y, err := os.ReadFile(filepath.Join(out, filepath.Base(f)))
+		if err != nil || !bytes.Equal(x, y) {
+			t.Errorf("%s: %s differs from the first run (%v)", which, filepath.Base(f), err)
+		}
 	}
 }
