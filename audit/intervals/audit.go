@@ -171,9 +171,14 @@ type intervalSet struct {
 	// bulkPooled counts the bulk LPs of a low lane turned high (the
 	// pooled budget, Tuning.BulkSplit unset).
 	bulkPooled int
+	// bulkSkipped counts the components whose bulk phase had fewer
+	// iterations than targets and did not run.
+	bulkSkipped int
 	// chunkIters counts the simplex iterations of the sparse LP's
-	// chunks (one LP per cell side).
-	chunkIters int
+	// chunks (one LP per cell side); chunks the chunks, chunksStarted
+	// those that cloned the solver, chunksSolving those that solved an LP.
+	chunkIters                           int
+	chunks, chunksStarted, chunksSolving int
 }
 
 // settled reports whether cell i's verdict is proven: exact, protected by

@@ -57,6 +57,19 @@ func (r *sparseRun) bulk(ctx context.Context, comp []int, workers int) (lps, ite
 	if budget <= 0 || len(r.tl) == 0 {
 		return 0, 0, nil
 	}
+	if budget < len(r.tl) {
+		// Fewer iterations than targets: the low lane's first LP alone
+		// (a vertex where hundreds of targets are at 0 takes about a
+		// pivot per target moved there) cannot finish, and no side is
+		// proven by a point that stops mid-way more cheaply than by the
+		// chunks. On the million-cell table (630,000 targets, a budget
+		// scaled to 55,398 iterations of 1.26 M entries each) the phase
+		// ran for more than 245 CPU-s without finishing its first LPs.
+		// The budgets were set on components of up to 23,001 cells, for
+		// which this never holds (1,000,000 iterations).
+		r.bulkSkipped = true
+		return 0, 0, nil
+	}
 	lanes := [2]*bulkLane{{max: false}, {max: true}}
 	for _, ln := range lanes {
 		ln.sv = r.base.Clone()

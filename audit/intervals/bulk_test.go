@@ -80,3 +80,87 @@ func TestBulkPooledAgainstOracle(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleChunksCloneNothing: a chunk of the sparse LP's exact bounds
+// that solves no LP (here every chunk's budget is zero, as on the
+// million-cell table, whose scaled ExactBudget leaves each of its ~20,000
+// chunks no iteration) makes no clone of the solver and no copy of the
+// component's bounds: only the chunks that solve an LP (the verdicts of
+// targets left undetermined) start. Before, every chunk cloned the solver
+// and copied two bounds as long as the component, and merged them back:
+// work in chunks times cells. The intervals are those of the oracle test
+// above (TestBulkPooledAgainstOracle), which runs the same tuning.
+func TestIdleChunksCloneNothing(t *testing.T) {
+	tb := middleTable(2, []int{60, 60}, 0.6)
+	tune := largeAt(40)
+	tune.ExactIters, tune.ExactBudget, tune.BulkIters = 0, 0, 0
+	opt := Options{Workers: 2, Tuning: tune, exact: true}
+	s, err := newStructure(tb, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := make([]bool, len(tb.Cells))
+	for i := range sup {
+		sup[i] = s.IsSuppressed(i)
+	}
+	iv, err := s.intervals(context.Background(), sup, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d chunks, %d started, %d solved an LP", iv.chunks, iv.chunksStarted, iv.chunksSolving)
+	if iv.chunks == iv.chunksSolving {
+		t.Fatalf("every one of the %d chunks solved an LP: the case tests nothing", iv.chunks)
+	}
+	if iv.chunksStarted != iv.chunksSolving {
+		t.Errorf("%d chunks cloned the solver, %d solved an LP", iv.chunksStarted, iv.chunksSolving)
+	}
+}
+
+// TestBulkSkippedBelowOneIterationPerTarget: a bulk phase whose budget
+// is below one simplex iteration per target (the million-cell table's
+// 55,398 iterations for 630,000 targets) does not run; one of at least
+// one iteration per target does. Every interval stays nested in the
+// certified optimum's (the same oracle as TestBulkPooledAgainstOracle).
+func TestBulkSkippedBelowOneIterationPerTarget(t *testing.T) {
+	tb := middleTable(1, []int{14, 12, 6}, 0.3)
+	for _, budget := range []int{10, 1_000_000} {
+		tune := largeAt(40)
+		tune.BulkIters = budget
+		opt := Options{Workers: 2, Tuning: tune, exact: true}
+		s, err := newStructure(tb, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tol := 1e-7 * s.Scale()
+		sup := make([]bool, len(tb.Cells))
+		for i := range sup {
+			sup[i] = s.IsSuppressed(i)
+		}
+		iv, err := s.intervals(context.Background(), sup, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("budget %d: %d bulk LPs, %d components skipped, %d cells to the sparse LP", budget, iv.bulkLPs, iv.bulkSkipped, iv.sparse)
+		if budget < iv.sparse && (iv.bulkLPs != 0 || iv.bulkSkipped != 1) {
+			t.Errorf("budget %d below the %d targets: %d bulk LPs, %d skipped", budget, iv.sparse, iv.bulkLPs, iv.bulkSkipped)
+		}
+		if budget >= iv.sparse && (iv.bulkLPs == 0 || iv.bulkSkipped != 0) {
+			t.Errorf("budget %d for %d targets: %d bulk LPs, %d skipped", budget, iv.sparse, iv.bulkLPs, iv.bulkSkipped)
+		}
+		var o oracleResult
+		if v, ok := oracleCache.Load("sparse-3d-14x12x6-30pct"); ok {
+			o = v.(oracleResult)
+		} else {
+			o.lo, o.hi = certifiedIntervals(t, tb, tol)
+			oracleCache.Store("sparse-3d-14x12x6-30pct", o)
+		}
+		for i := range tb.Cells {
+			if !sup[i] || s.Unpublished(i) {
+				continue
+			}
+			if wlo, whi := o.lo[i], o.hi[i]; iv.lo[i] < wlo-tol || iv.hi[i] > whi+tol || iv.olo[i] > wlo+tol || iv.ohi[i] < whi-tol {
+				t.Errorf("budget %d, %v: inner [%v, %v] outer [%v, %v], oracle [%v, %v]: not nested", budget, tabletest.JoinKey(tb.Cells[i].Key), iv.lo[i], iv.hi[i], iv.olo[i], iv.ohi[i], wlo, whi)
+			}
+		}
+	}
+}

@@ -68,6 +68,9 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 		env.iv.bulkLPs += blps
 		env.iv.bulkIters += biters
 		env.iv.bulkPooled += r.pooledLPs
+		if r.bulkSkipped {
+			env.iv.bulkSkipped++
+		}
 		env.mu.Unlock()
 		if err != nil {
 			r.finish(comp) // the bounds found before the stop stand
@@ -91,6 +94,9 @@ func (s *structure) sparseComponent(ctx context.Context, comp, targets []int, en
 	r.finish(comp)
 	env.mu.Lock()
 	env.iv.chunkIters += r.iters
+	env.iv.chunks += r.chunks
+	env.iv.chunksStarted += r.started
+	env.iv.chunksSolving += r.solving
 	env.mu.Unlock()
 	if werr != nil {
 		return r.lps, werr
@@ -156,8 +162,14 @@ type sparseRun struct {
 	firstErr             error
 	// iters counts the chunks' simplex iterations.
 	iters int
+	// chunks counts the chunks, started those that made their clone of
+	// the solver (sparseChunk.start), solving those that solved an LP.
+	chunks, started, solving int
 	// pooledLPs counts the bulk phase's LPs of its low lane turned high.
 	pooledLPs int
+	// bulkSkipped: the bulk phase's budget was below one iteration per
+	// target (bulk).
+	bulkSkipped bool
 }
 
 // newSparseRun sets up the shared state of sparseComponent's chunks over
@@ -211,6 +223,12 @@ func (r *sparseRun) finish(comp []int) {
 // tl[ch[0]:ch[1]], solved on its own clone of the starting solver: its
 // inner bounds lo, hi (starting from those known before the chunks), the
 // outer optima it found, its LPs and failures, and its iteration budget.
+// The clone and the bounds (each as long as the component) are made at
+// the chunk's first LP (start): a chunk that solves none, such as every
+// chunk of a component whose scaled ExactBudget leaves each chunk no
+// iteration, reads the bounds known before the chunks and costs nothing
+// in proportion to the component (the million-cell table: about 20,000
+// chunks of a component of 630,000 cells).
 type sparseChunk struct {
 	r             *sparseRun
 	ch            [2]int
@@ -229,14 +247,38 @@ type sparseChunk struct {
 // equal share of ExactBudget (none when the start is the true values and
 // only verdicts are asked for).
 func (r *sparseRun) newChunk(ch [2]int, nparts int) *sparseChunk {
-	c := &sparseChunk{r: r, ch: ch, sv: r.base.Clone(),
-		lo: append([]float64(nil), r.slo...), hi: append([]float64(nil), r.shi...),
-		olo: map[int]float64{}, ohi: map[int]float64{}}
+	c := &sparseChunk{r: r, ch: ch, olo: map[int]float64{}, ohi: map[int]float64{}}
 	c.budget = min(r.work(r.env.tune.ExactIters)*(ch[1]-ch[0]), r.work(r.env.tune.ExactBudget)/nparts)
 	if r.verdicts && !r.env.exact {
 		c.budget = 0 // verdicts only
 	}
 	return c
+}
+
+// start makes the chunk's clone of the starting solver and its own inner
+// bounds, once, before its first LP.
+func (c *sparseChunk) start() {
+	if c.sv != nil {
+		return
+	}
+	c.sv = c.r.base.Clone()
+	c.lo, c.hi = append([]float64(nil), c.r.slo...), append([]float64(nil), c.r.shi...)
+}
+
+// loOf and hiOf are the chunk's inner bounds of local cell l: those known
+// before the chunks until its first LP.
+func (c *sparseChunk) loOf(l int) float64 {
+	if c.lo == nil {
+		return c.r.slo[l]
+	}
+	return c.lo[l]
+}
+
+func (c *sparseChunk) hiOf(l int) float64 {
+	if c.hi == nil {
+		return c.r.shi[l]
+	}
+	return c.hi[l]
 }
 
 // hull widens the chunk's inner bounds by the solver's current point.
@@ -253,7 +295,7 @@ func (c *sparseChunk) merge() {
 	r := c.r
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for l := range c.lo {
+	for l := range c.lo { // none before the chunk's first LP
 		r.alo[l] = math.Min(r.alo[l], c.lo[l])
 		r.ahi[l] = math.Max(r.ahi[l], c.hi[l])
 	}
@@ -265,6 +307,13 @@ func (c *sparseChunk) merge() {
 	}
 	r.lps += c.nlp
 	r.iters += c.iters
+	r.chunks++
+	if c.sv != nil {
+		r.started++
+	}
+	if c.nlp > 0 {
+		r.solving++
+	}
 	r.failed += c.nfail
 	if r.firstErr == nil && c.ferr != nil {
 		r.firstErr = c.ferr
@@ -298,11 +347,12 @@ func (c *sparseChunk) solve(ctx context.Context) error {
 // (budget or failure); a failure other than the budget or ctx is counted
 // and the chunk starts afresh from a new clone.
 func (c *sparseChunk) run(ctx context.Context, l int, max bool, target float64, limited bool) (float64, bool) {
+	if limited && c.spent >= c.budget {
+		return 0, false
+	}
+	c.start()
 	c.sv.IterLimit = 0
 	if limited {
-		if c.spent >= c.budget {
-			return 0, false
-		}
 		c.sv.IterLimit = c.sv.Iters + c.budget - c.spent
 	}
 	before := c.sv.Iters
@@ -345,14 +395,14 @@ func (c *sparseChunk) verdict(ctx context.Context, l, i int) {
 	}
 	tU := x + math.Max(up, 2*tol)
 	tD := x - math.Max(down, 2*tol)
-	if c.hi[l] < tU && c.hi[l] < r.sohi[l]-tol {
+	if c.hiOf(l) < tU && c.hiOf(l) < r.sohi[l]-tol {
 		if v, ok := c.run(ctx, l, true, tU, false); ok && v < tU {
 			c.ohi[l] = v
 		} else if ok && math.IsInf(v, 1) {
 			c.hi[l], c.ohi[l] = v, v
 		}
 	}
-	if !(sec && c.hi[l] >= tU) && c.lo[l] > tD && c.lo[l] > r.solo[l]+tol {
+	if !(sec && c.hiOf(l) >= tU) && c.loOf(l) > tD && c.loOf(l) > r.solo[l]+tol {
 		if v, ok := c.run(ctx, l, false, tD, false); ok && v > tD {
 			c.olo[l] = math.Max(v, 0)
 		}
@@ -367,10 +417,10 @@ func (c *sparseChunk) exact(ctx context.Context, l int) {
 	tol := r.env.iv.tol
 	for _, max := range []bool{true, false} {
 		if max {
-			if _, done := c.ohi[l]; done || c.hi[l] >= r.sohi[l]-tol {
+			if _, done := c.ohi[l]; done || c.hiOf(l) >= r.sohi[l]-tol {
 				continue
 			}
-		} else if _, done := c.olo[l]; done || c.lo[l] <= r.solo[l]+tol {
+		} else if _, done := c.olo[l]; done || c.loOf(l) <= r.solo[l]+tol {
 			continue
 		}
 		// Stop at the outer bound when reached: a proof.
