@@ -333,7 +333,15 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 			for _, c := range ax.Codes {
 				if in[c] {
 					a.Codes = append(a.Codes, c)
-					if c != total {
+					if c == total {
+						continue
+					}
+					// a band's part (Aged 16-64 of Aged 16+) adds up
+					// into its band, the others into the total
+					if p := ax.Parent[c]; p != total && p != "" && in[p] {
+						a.Parent[c] = p
+						a.Found[p] = ax.Found[p]
+					} else {
 						a.Parent[c] = total
 					}
 				}

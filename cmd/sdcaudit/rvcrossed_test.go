@@ -177,15 +177,10 @@ func TestRvCrossedZeroRow(t *testing.T) {
 	crossCheck(t, "zerorow", text, "R 2 = 3 4\nR 2 = 5 6 7 8\nC 6 = 2 3 4 5", "", pos{5, 2})
 }
 
-// TestRvCrossedNestedBand: "All people" = Men + Women = Aged 0-15 + Aged
-// 16+, with Aged 16+ = Aged 16-64 + Aged 65+ below it. No cross is found
-// (a nested band), and "All people" was no margin at all: the audit
-// called the withheld age band protected in [0, 42] (exit 1 only for the
-// primary) while All people − Aged 16+ gives it back. Now the total is
-// unconfirmed (someBreakdown): no withheld cell is called protected on
-// an interval wider than the intruder's.
-func TestRvCrossedNestedBand(t *testing.T) {
-	text := rvHead + `All people,120,200,310,150,780
+// rvNestedBand: "All people" = Men + Women = Aged 0-15 + Aged 16+, with
+// Aged 16+ = Aged 16-64 + Aged 65+ below it; "Aged 0-15" North (2) is
+// below the threshold.
+const rvNestedBand = rvHead + `All people,120,200,310,150,780
 Men,60,98,160,70,388
 Women,60,102,150,80,392
 Aged 0-15,2,50,90,40,182
@@ -193,50 +188,67 @@ Aged 16+,118,150,220,110,598
 Aged 16-64,80,100,150,70,400
 Aged 65+,38,50,70,40,198
 `
-	rels := "R 2 = 3 4\nR 2 = 5 6\nR 6 = 7 8\nC 6 = 2 3 4 5"
-	path := rvWrite(t, "nested.csv", text)
-	dir := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"check", path, "--out", dir, "--quiet", "--value", "count", "--config", noTimeLimit(t, "")}, &stdout, &stderr); code != 1 {
-		t.Fatalf("check: exit %d, want 1: %s", code, stderr.String())
+
+const rvNestedBandRels = "R 2 = 3 4\nR 2 = 5 6\nR 6 = 7 8\nC 6 = 2 3 4 5"
+
+// TestRvCrossedNestedBand: a band nested inside one breakdown. No cross
+// was found, "All people" was unconfirmed and the withheld cells
+// undetermined, but the safe table withheld "Aged 0-15" and "Aged 16+"
+// North and West only: All people − Aged 16+ = Aged 0-15 is
+// not a relation the suppression used, and Aged 16-64 + Aged 65+ gave
+// Aged 16+ back, so the primary was recoverable. Now the breakdown Age
+// is a hierarchy (0-15, 16+ ⊃ {16-64, 65+}) crossed with Sex in the
+// cover: the safe table, attacked over the hand relations, gives no
+// withheld cell back, and the audit's interval of every withheld cell
+// is the intruder's, each called protected.
+func TestRvCrossedNestedBand(t *testing.T) {
+	_, w := crossCheck(t, "nested", rvNestedBand, rvNestedBandRels, "", pos{5, 2})
+	if len(w) < 2 {
+		t.Fatalf("%d cells withheld", len(w))
 	}
-	orig := readCSVFile(t, path)
-	safe := readCSVFile(t, filepath.Join(dir, "nested.safe.csv"))
-	b, err := os.ReadFile(filepath.Join(dir, "nested.report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r struct {
-		Audit crossedAudit `json:"audit"`
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
-	h, _ := relsHand(t, "nested", rels, len(orig), len(orig[0]))
-	known := map[pos]float64{}
-	withheld := map[pos]*attackCell{}
-	for _, p := range h.cells {
-		v, _ := strconv.ParseFloat(orig[p.row-1][p.col-1], 64)
-		if safe[p.row-1][p.col-1] == "x" {
-			withheld[p] = &attackCell{at: p, value: v, known: true, need: true}
-		} else {
-			known[p] = v
-		}
-	}
-	h.attack(t, known, withheld)
-	if len(r.Audit.Cells) != len(withheld) || len(withheld) == 0 {
-		t.Fatalf("%d cells audited, %d withheld", len(r.Audit.Cells), len(withheld))
-	}
-	for _, c := range r.Audit.Cells {
-		a := withheld[cellAt(t, orig, c.Key)]
-		if a == nil {
-			t.Fatalf("audited cell %v is published", c.Key)
-		}
-		if c.Protected {
-			rvWithin(t, fmt.Sprint(c.Key), c.Lo, c.Hi, a)
-			if a.hi-a.lo < 1-1e-9 {
-				t.Errorf("cell %v called protected; the intruder pins it to [%g, %g]", c.Key, a.lo, a.hi)
+	// the audit of the safe table, received: the intruder's intervals,
+	// every cell protected, exit 0
+	var b strings.Builder
+	rows := readCSVFile(t, rvWrite(t, "nested.csv", rvNestedBand))
+	for i, r := range rows {
+		line := append([]string(nil), r...)
+		for j := range line {
+			if w[pos{i + 1, j + 1}] != nil {
+				line[j] = "x"
 			}
+		}
+		b.WriteString(strings.Join(line, ",") + "\n")
+	}
+	code, att, res := rvAudit(t, "nestedsafe", rvNestedBand, b.String(), rvNestedBandRels)
+	if code != 0 {
+		t.Errorf("audit of the safe table: exit %d, want 0", code)
+	}
+	rvExact(t, rows, att, res)
+	// one recoverable suppression: Aged 0-15 North alone withheld,
+	// All people − Aged 16+ gives it back: exactly disclosed, exit 1
+	recv := strings.Replace(rvNestedBand, "Aged 0-15,2,", "Aged 0-15,x,", 1)
+	code, att, res = rvAudit(t, "nestedone", rvNestedBand, recv, rvNestedBandRels)
+	if code != 1 || len(res.Cells) != 1 || !res.Cells[0].Exact || res.Cells[0].Protected {
+		t.Errorf("one recoverable cell: exit %d, cells %+v; want exit 1, exactly disclosed", code, res.Cells)
+	}
+	rvExact(t, rows, att, res)
+}
+
+// rvExact fails unless every audited cell's interval is the intruder's
+// (both ends within 1e-6), and one is called protected exactly when
+// the intruder does not pin it.
+func rvExact(t *testing.T, rows [][]string, att map[pos]*attackCell, res auditResult) {
+	t.Helper()
+	for _, c := range res.Cells {
+		a := att[cellAt(t, rows, c.Key)]
+		if a == nil {
+			continue // rvAudit failed it
+		}
+		if c.Lo == nil || c.Hi == nil || math.Abs(*c.Lo-a.lo) > 1e-6 || math.Abs(*c.Hi-a.hi) > 1e-6 {
+			t.Errorf("cell %v: the tool's interval [%v, %v], the intruder's [%g, %g]", c.Key, ptr(c.Lo), ptr(c.Hi), a.lo, a.hi)
+		}
+		if c.Protected != (a.hi-a.lo >= 1-1e-9) {
+			t.Errorf("cell %v: protected %v, the intruder's interval [%g, %g]", c.Key, c.Protected, a.lo, a.hi)
 		}
 	}
 }
