@@ -273,6 +273,15 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 	if n > 1 || len(ax.Dims) != 1 {
 		return nil, "more than one margin with two breakdowns, or nested rows: not protected as a cross"
 	}
+	return splitViews(t, ax, total, true)
+}
+
+// splitViews splits t into one view per breakdown of total on the axis
+// ax (one of t's axes): the total and that breakdown's codes, with the
+// axis's dimension renamed "Group (1)", "Group (2)" when rename is set.
+// The views keep t's other axes as they are.
+func splitViews(t *audit.Table, ax *audit.Axis, total string, rename bool) ([]crossedView, string) {
+	st := t.Structure
 	for i := range st.Axes {
 		if len(st.Axes[i].NonAdditive) > 0 {
 			return nil, "codes that do not add up (statistics beside the counts): not protected as a cross"
@@ -314,11 +323,15 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 		}
 		name := fmt.Sprintf("%s (%d)", dim, k+1)
 		for _, o := range t.Dims {
-			if o == name {
+			if o == name && rename {
 				return nil, fmt.Sprintf("the table has a dimension called %q already", name)
 			}
 		}
-		v := &audit.Table{Name: fmt.Sprintf("%s [%s]", t.Name, name), Source: t.Source, Mode: t.Mode, Dims: slices.Clone(t.Dims), TotalLabel: tl, Value: t.Value}
+		vname := fmt.Sprintf("%s [%s]", t.Name, name)
+		if !rename {
+			name = dim
+		}
+		v := &audit.Table{Name: vname, Source: t.Source, Mode: t.Mode, Dims: slices.Clone(t.Dims), TotalLabel: tl, Value: t.Value}
 		v.Dims[d] = name
 		if len(t.Hierarchies) > 0 {
 			v.Hierarchies = maps.Clone(t.Hierarchies)
