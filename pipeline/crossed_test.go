@@ -261,3 +261,38 @@ func TestCrossedBandBothIdentical(t *testing.T) {
 		}
 	})
 }
+
+// TestCrossedSuppressionRun: on the crossed path report.json's
+// audit.suppression says how secondary suppression ran, as on a table
+// protected alone: the method, the cost model, the pattern's cost (the
+// withheld secondaries' values, cost "value"), a lower bound no higher
+// and the gap. It was not set (nil) on this path.
+func TestCrossedSuppressionRun(t *testing.T) {
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.csv")
+	if err := os.WriteFile(two, []byte(crossedLong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "columns: {dims: [Group, region], count: n}\nsuppression: {time_limit: null}\n"
+	res, err := Run(context.Background(), []Job{{Path: two, Name: "two", Settings: settings(t, cfg)}}, Options{Out: filepath.Join(dir, "out"), Workers: 1, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := res.Tables[0]
+	if ax, _ := tb.Structure.Crossed(); ax == nil || len(tb.Structure.Unconfirmed) > 0 {
+		t.Fatalf("not protected through the cross: warnings %q", tb.Warnings)
+	}
+	s := tb.Audit.Suppression
+	if s == nil || s.Method == "" || s.Cost != "value" || s.PatternCost == nil || s.LowerBound == nil || s.Gap == nil {
+		t.Fatalf("audit.suppression %+v: want method, cost, pattern cost, lower bound and gap", s)
+	}
+	var sum float64
+	for _, c := range tb.Cells {
+		if c.Status == audit.StatusSecondary {
+			sum += float64(c.N)
+		}
+	}
+	if sum == 0 || *s.PatternCost < sum-1e-6 || *s.PatternCost > sum+1e-3 || *s.LowerBound > *s.PatternCost+1e-6 {
+		t.Errorf("pattern cost %v, lower bound %v; the secondaries' values add up to %v", *s.PatternCost, *s.LowerBound, sum)
+	}
+}

@@ -107,10 +107,14 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 		}
 		b.t.Audit = res
 	}
+	var runs []*audit.SuppressionRun
+	for _, b := range blocks {
+		runs = append(runs, b.t.Audit.Suppression)
+	}
 	merged := mergeViews(t, blocks, nil)
 	// a block's interval holds the true one: exact or under-protected
 	// stand; protected is undetermined (the hidden four-way cross)
-	res := &audit.Intervals{Dims: merged.Dims, Warnings: merged.Warnings}
+	res := &audit.Intervals{Dims: merged.Dims, Warnings: merged.Warnings, Suppression: blocksRun(runs)}
 	for _, r := range merged.Cells {
 		if r.Protected && !r.Exact {
 			r.Protected, r.Undetermined = false, true
@@ -171,4 +175,41 @@ func WithholdAll(t *audit.Table, keep map[*audit.Cell]bool, reason string) {
 		}
 		c.Findings = append(c.Findings, audit.Said("secondary", audit.Review, msg, nil))
 	}
+}
+
+// blocksRun is how the blocks' suppressions ran, as one: the first's
+// method and cost model, the patterns' costs added; no lower bound nor
+// gap (each block's holds with the shared line published, not for the
+// table), the method chosen only when every block chose it (no reason:
+// each block's is its own). Nil when none ran.
+func blocksRun(runs []*audit.SuppressionRun) *audit.SuppressionRun {
+	var out *audit.SuppressionRun
+	var cost float64
+	costs := true
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		if out == nil {
+			c := *r
+			out = &c
+			out.LowerBound, out.Gap, out.Optimal, out.PatternCost = nil, nil, false, nil
+			out.Fallback, out.Stopped, out.ChosenReason = 0, "", ""
+		} else if r.Chosen != out.Chosen || r.Method != out.Method {
+			out.Chosen = ""
+		}
+		out.Fallback += r.Fallback
+		if r.Stopped != "" && !strings.Contains(out.Stopped, r.Stopped) {
+			out.Stopped = strings.TrimPrefix(out.Stopped+"; "+r.Stopped, "; ")
+		}
+		if r.PatternCost == nil {
+			costs = false
+		} else {
+			cost += *r.PatternCost
+		}
+	}
+	if out != nil && costs {
+		out.PatternCost = &cost
+	}
+	return out
 }

@@ -133,10 +133,17 @@ func ProtectCrossed(ctx context.Context, t *audit.Table, opt suppress.Options, s
 			}
 		}
 	}
-	if reason, err := protectCover(ctx, cover, map[string]string{}, codes, group); err != nil || reason != "" {
+	var run audit.SuppressionRun
+	if reason, err := protectCover(ctx, cover, map[string]string{}, codes, group, &run); err != nil || reason != "" {
 		return nil, reason, err
 	}
-	return mergeViews(t, views, crossedTexts(t, cover, codes, views)), "", nil
+	res := mergeViews(t, views, crossedTexts(t, cover, codes, views))
+	if secondary {
+		// how the cover's suppression ran (report.json's
+		// audit.suppression), as a table protected alone
+		res.Suppression = &run
+	}
+	return res, "", nil
 }
 
 // maxTextCells bounds the cover cells whose key texts are translated
