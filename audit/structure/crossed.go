@@ -51,12 +51,19 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 	var sub map[string]string
 	if !ok {
 		// a band nested inside one breakdown ("Aged 16+" above "Aged
-		// 16-64" and "Aged 65+"): the breakdowns over the codes left
-		// without a subtotal, each with its bands' parts
-		if sub = in.nestedBands(rest); len(sub) == 0 {
-			return false
+		// 16-64" and "Aged 65+", or below them): the breakdowns over
+		// the codes left without a band above them, each with its
+		// bands' parts
+		for _, order := range [][]string{rest, reversed(rest)} {
+			if sub = in.nestedBands(order); len(sub) == 0 {
+				continue
+			}
+			if runs, inexact, ok = in.breakdownRuns(t, rest, sub); ok && !in.bandAcross(runs, sub) {
+				break
+			}
+			ok = false
 		}
-		if runs, inexact, ok = in.breakdownRuns(t, rest, sub); !ok || in.bandAcross(runs, sub) {
+		if !ok {
 			return false
 		}
 	}
@@ -126,10 +133,10 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 // two or more consecutive codes, each the sum of t on every line where
 // all are known, with two nonzero parts on some line (cut at the
 // shortest prefix that adds up; codes left over that are zero on every
-// line join the last run). Each run is returned with its bands' parts,
-// as the codes of rest from its first code to the next run's: ok is
-// false when no such split exists or a band's parts fall in another
-// run. inexact says a run held only within the rounding.
+// line join the last run). Each run is returned with its bands' parts
+// (above or below their band), in table order: ok is false when no such
+// split exists or a run's codes are not consecutive. inexact says a run
+// held only within the rounding.
 func (in *axisInference) breakdownRuns(t string, rest []string, sub map[string]string) (runs [][]string, inexact, ok bool) {
 	var top []string
 	for _, c := range rest {
@@ -164,35 +171,51 @@ func (in *axisInference) breakdownRuns(t string, rest []string, sub map[string]s
 		tops = append(tops, slices.Clone(top[start:end]))
 		start = end
 	}
-	// each run with its bands' parts: the codes of rest from its first
-	// code up to the next run's first
+	// each run with its bands' parts (the codes whose outermost band
+	// is one of its codes), consecutive in table order
 	runOf := map[string]int{}
 	for k, r := range tops {
-		from := slices.Index(rest, r[0])
-		to := len(rest)
-		if k+1 < len(tops) {
-			to = slices.Index(rest, tops[k+1][0])
-		}
-		runs = append(runs, slices.Clone(rest[from:to]))
-		for _, c := range rest[from:to] {
+		for _, c := range r {
 			runOf[c] = k
 		}
 	}
-	for c, p := range sub {
-		if runOf[c] != runOf[p] {
+	runs = make([][]string, len(tops))
+	for _, c := range rest {
+		top := c
+		for guard := 0; sub[top] != "" && guard <= maxBandDepth; guard++ {
+			top = sub[top]
+		}
+		k, in := runOf[top]
+		if !in {
 			return nil, false, false
 		}
+		runs[k] = append(runs[k], c)
+	}
+	at := 0
+	for _, r := range runs {
+		if !slices.Equal(r, rest[at:at+len(r)]) {
+			return nil, false, false // a run's codes not consecutive
+		}
+		at += len(r)
 	}
 	return runs, inexact, true
+}
+
+// reversed is codes in reverse order.
+func reversed(codes []string) []string {
+	out := slices.Clone(codes)
+	slices.Reverse(out)
+	return out
 }
 
 // maxBandDepth bounds the levels of bands nestedBands looks for.
 const maxBandDepth = 8
 
 // nestedBands finds the bands among rest (one breakdown's code that is
-// the sum of the codes right below it, "Aged 16+" = "Aged 16-64" + "Aged
-// 65+", blocks), and the bands within those bands, level by level: each
-// part -> its band, nil when there is none.
+// the sum of the codes right after it in rest, "Aged 16+" = "Aged 16-64"
+// + "Aged 65+", blocks; rest reversed for bands printed below their
+// parts), and the bands within those bands, level by level: each part ->
+// its band, nil when there is none.
 func (in *axisInference) nestedBands(rest []string) map[string]string {
 	sub := in.blocks(rest, nil)
 	if len(sub) == 0 {

@@ -34,6 +34,10 @@ func TestRvCrossedRefused(t *testing.T) {
 		{"two levels", []string{"All people", "Men", "Women", "Aged 0-15", "Aged 16+", "Aged 16-64", "Aged 65+", "Aged 65-74", "Aged 75+"},
 			[][2]int64{{120, 200}, {60, 98}, {60, 102}, {2, 50}, {118, 150}, {80, 100}, {38, 50}, {30, 20}, {8, 30}},
 			[][]string{{"Men", "Women"}, {"Aged 0-15", "Aged 16+", "Aged 16-64", "Aged 65+", "Aged 65-74", "Aged 75+"}}, false},
+		// the band below its parts
+		{"band after", []string{"All people", "Men", "Women", "Aged 0-15", "Aged 16-64", "Aged 65+", "Aged 16+"},
+			[][2]int64{{120, 200}, {60, 98}, {60, 102}, {2, 50}, {80, 100}, {38, 50}, {118, 150}},
+			[][]string{{"Men", "Women"}, {"Aged 0-15", "Aged 16-64", "Aged 65+", "Aged 16+"}}, false},
 		// the band in the first breakdown
 		{"band first", []string{"All people", "Aged 0-15", "Aged 16+", "Aged 16-64", "Aged 65+", "Men", "Women"},
 			[][2]int64{{120, 200}, {2, 50}, {118, 150}, {80, 100}, {38, 50}, {60, 98}, {60, 102}},

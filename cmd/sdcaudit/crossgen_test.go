@@ -12,7 +12,7 @@ import (
 // A seeded generator of tables with breakdowns of one total (issue 24):
 // the label column gives "All people" by sex (two or three codes) and by
 // age (three to five bands, often with a band nested in it, "Aged 40+"
-// above its parts; either breakdown first); the header gives Total by
+// above or below its parts; either breakdown first); the header gives Total by
 // region (flat), or by region and by area (breakdowns in both axes).
 // The values are sums of hidden counts over the full cross (sex x age x
 // region x area), so a true cross always exists. The relations are
@@ -92,11 +92,15 @@ func cgGen(rng *rand.Rand) cgTable {
 	for s, name := range sexes {
 		sexRows = append(sexRows, line{label: name, sex: []int{s}, leaf: all(nl)})
 	}
+	after := rng.IntN(2) == 0 // the band below its parts
 	for a, name := range leaves {
-		if a == band {
+		if a == band && !after {
 			ageRows = append(ageRows, line{label: fmt.Sprintf("Aged %s+", strings.TrimPrefix(strings.Split(name, "-")[0], "Aged ")), sex: all(len(sexes)), leaf: all(nl)[band:]})
 		}
 		ageRows = append(ageRows, line{label: name, sex: all(len(sexes)), leaf: []int{a}})
+	}
+	if band >= 0 && after {
+		ageRows = append(ageRows, line{label: fmt.Sprintf("Aged %s+", strings.TrimPrefix(strings.Split(leaves[band], "-")[0], "Aged ")), sex: all(len(sexes)), leaf: all(nl)[band:]})
 	}
 	ageFirst := rng.IntN(3) == 0
 	if ageFirst {
@@ -159,9 +163,12 @@ func cgGen(rng *rand.Rand) cgTable {
 	a0 := first(ageRows)
 	if band < 0 {
 		rels = append(rels, fmt.Sprintf("R 2 = %s", nums(a0, a0+nl-1)))
-	} else {
+	} else if !after {
 		rels = append(rels, fmt.Sprintf("R 2 = %s", nums(a0, a0+band)))
 		rels = append(rels, fmt.Sprintf("R %d = %s", a0+band, nums(a0+band+1, a0+nl)))
+	} else {
+		rels = append(rels, fmt.Sprintf("R 2 = %s %d", nums(a0, a0+band-1), a0+nl))
+		rels = append(rels, fmt.Sprintf("R %d = %s", a0+nl, nums(a0+band, a0+nl-1)))
 	}
 	tot := len(cols) + 1
 	rels = append(rels, fmt.Sprintf("C %d = %s", tot, nums(2, 1+len(regions))))
