@@ -178,11 +178,15 @@ func cgGen(rng *rand.Rand) cgTable {
 	return cgTable{text: b.String(), rels: strings.Join(rels, "\n"), both: both, band: band >= 0, rows: len(rows) + 1, cols: tot}
 }
 
-// cgSeeds is how many generated tables the test checks (CROSSGEN_SEEDS
-// raises it for a longer local run).
+// cgSeeds is how many generated tables the test checks: 40, 12 under
+// -short or the race detector (CROSSGEN_SEEDS sets it for a longer local
+// run).
 func cgSeeds() int {
 	if n, err := strconv.Atoi(os.Getenv("CROSSGEN_SEEDS")); err == nil && n > 0 {
 		return n
+	}
+	if testing.Short() || raceEnabled {
+		return 12
 	}
 	return 40
 }
