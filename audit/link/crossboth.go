@@ -111,11 +111,26 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 	for _, b := range blocks {
 		runs = append(runs, b.t.Audit.Suppression)
 	}
+	// a cell of the shared line is in every block: its strongest
+	// verdict, its intervals intersected (each holds the true one)
+	best := map[string]audit.Interval{}
+	for _, b := range blocks {
+		for _, r := range b.t.Audit.Cells {
+			k := strings.Join(r.Key, "\x00")
+			if o, seen := best[k]; seen {
+				r = stronger(o, r)
+			}
+			best[k] = r
+		}
+	}
 	merged := mergeViews(t, blocks, nil)
 	// a block's interval holds the true one: exact or under-protected
 	// stand; protected is undetermined (the hidden four-way cross)
 	res := &audit.Intervals{Dims: merged.Dims, Warnings: merged.Warnings, Suppression: blocksRun(runs)}
 	for _, r := range merged.Cells {
+		if b, ok := best[strings.Join(r.Key, "\x00")]; ok {
+			r.Lo, r.Hi, r.Exact, r.Protected, r.Undetermined, r.Approximate = b.Lo, b.Hi, b.Exact, b.Protected, b.Undetermined, b.Approximate
+		}
 		if r.Protected && !r.Exact {
 			r.Protected, r.Undetermined = false, true
 		}
@@ -212,4 +227,26 @@ func blocksRun(runs []*audit.SuppressionRun) *audit.SuppressionRun {
 		out.PatternCost = &cost
 	}
 	return out
+}
+
+// stronger is the verdict of a cell audited in two blocks (each interval
+// holds the true one): exact in either, else under-protected in either
+// (settled, not protected), else the intervals intersected.
+func stronger(a, b audit.Interval) audit.Interval {
+	settled := func(r audit.Interval) bool { return !r.Protected && !r.Undetermined }
+	switch {
+	case a.Exact:
+		return a
+	case b.Exact:
+		return b
+	case settled(a):
+		return a
+	case settled(b):
+		return b
+	}
+	a.Lo, a.Hi = max(a.Lo, b.Lo), min(a.Hi, b.Hi)
+	a.Approximate = a.Approximate || b.Approximate
+	a.Undetermined = a.Undetermined || b.Undetermined
+	a.Protected = a.Protected && b.Protected
+	return a
 }
