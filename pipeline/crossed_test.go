@@ -146,7 +146,22 @@ func TestCrossedIdenticalAtAnyWorkers(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := "columns: {dims: [Group, region], count: n}\nsuppression: {time_limit: null}\n"
+	crossedIdentical(t, path, "columns: {dims: [Group, region], count: n}\nsuppression: {time_limit: 60m}\n", func(tb *audit.Table) {
+		if ax, _ := tb.Structure.Crossed(); ax == nil {
+			t.Fatalf("no breakdowns found: the test does not reach the crossed path (warnings %q)", tb.Warnings)
+		}
+	})
+}
+
+// crossedIdentical runs the table at path (configuration cfg, whose
+// time_limit no run may reach: 60m; "null" keeps the profile's 60s, which
+// a -race run under load reached, and the runs then stopped at different
+// points) at workers 1, 2, 3 and GOMAXPROCS 1, 4, 2, checks the first
+// run's table (reached: the path the test means) and one secondary cell,
+// and compares the outputs byte for byte.
+func crossedIdentical(t *testing.T, path, cfg string, reached func(*audit.Table)) {
+	t.Helper()
+	dir := filepath.Dir(path)
 	var first string
 	for _, wp := range [][2]int{{1, 1}, {2, 4}, {3, 2}} {
 		w, p := wp[0], wp[1]
@@ -160,9 +175,7 @@ func TestCrossedIdenticalAtAnyWorkers(t *testing.T) {
 		if first == "" {
 			first = out
 			tb := res.Tables[0]
-			if ax, _ := tb.Structure.Crossed(); ax == nil {
-				t.Fatalf("no breakdowns found: the test does not reach the crossed path (warnings %q)", tb.Warnings)
-			}
+			reached(tb)
 			sec := 0
 			for _, c := range tb.Cells {
 				if c.Status == audit.StatusSecondary {
@@ -170,10 +183,118 @@ func TestCrossedIdenticalAtAnyWorkers(t *testing.T) {
 				}
 			}
 			if sec == 0 {
-				t.Fatalf("no secondary cell: the test does not reach secondary suppression")
+				t.Fatalf("no secondary cell: the test does not reach secondary suppression (warnings %q)", tb.Warnings)
 			}
 			continue
 		}
 		sameOutputFiles(t, first, out, fmt.Sprintf("workers %d, GOMAXPROCS %d", w, p))
+	}
+}
+
+// TestCrossedBandBothIdentical: a wide table with a band nested in the
+// age breakdown (Aged 40+ above its bands) and breakdowns in both axes
+// (Total = ten regions = Urban + Rural), protected in blocks through
+// the cross, gives byte-identical outputs at any workers and GOMAXPROCS.
+func TestCrossedBandBothIdentical(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "band.csv")
+	r := rand.New(rand.NewPCG(24, 7))
+	leaves := []string{"Aged 0-15", "Aged 16-39", "Aged 40-64", "Aged 65+"}
+	// hidden counts sex x leaf x region x area
+	var x [2][4][10][2]int
+	for s := range x {
+		for a := range x[s] {
+			for g := range x[s][a] {
+				for u := range x[s][a][g] {
+					x[s][a][g][u] = r.IntN(3 * (a + 1))
+				}
+			}
+		}
+	}
+	type line struct{ sex, leaf []int }
+	rows := []string{"All people", "Men", "Women", "Aged 0-15", "Aged 16-39", "Aged 40+", "Aged 40-64", "Aged 65+"}
+	sel := map[string]line{
+		"All people": {[]int{0, 1}, []int{0, 1, 2, 3}}, "Men": {[]int{0}, []int{0, 1, 2, 3}}, "Women": {[]int{1}, []int{0, 1, 2, 3}},
+		"Aged 40+": {[]int{0, 1}, []int{2, 3}},
+	}
+	for a, l := range leaves {
+		sel[l] = line{[]int{0, 1}, []int{a}}
+	}
+	var buf bytes.Buffer
+	buf.WriteString("Group")
+	for g := range 10 {
+		fmt.Fprintf(&buf, ",R%02d", g)
+	}
+	buf.WriteString(",Urban,Rural,Total\n")
+	for _, name := range rows {
+		buf.WriteString(name)
+		sum := func(in func(g, u int) bool) int {
+			v := 0
+			for _, s := range sel[name].sex {
+				for _, a := range sel[name].leaf {
+					for g := range 10 {
+						for u := range 2 {
+							if in(g, u) {
+								v += x[s][a][g][u]
+							}
+						}
+					}
+				}
+			}
+			return v
+		}
+		for g := range 10 {
+			fmt.Fprintf(&buf, ",%d", sum(func(h, _ int) bool { return h == g }))
+		}
+		for u := range 2 {
+			fmt.Fprintf(&buf, ",%d", sum(func(_, v int) bool { return v == u }))
+		}
+		fmt.Fprintf(&buf, ",%d\n", sum(func(int, int) bool { return true }))
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	crossedIdentical(t, path, "columns: {value: count}\nsuppression: {time_limit: 60m}\n", func(tb *audit.Table) {
+		n := 0
+		for _, ax := range tb.Structure.Axes {
+			n += len(ax.Breakdowns)
+		}
+		if n != 2 || !slices.ContainsFunc(tb.Warnings, func(w string) bool { return strings.Contains(w, "protected in blocks") }) {
+			t.Fatalf("%d breakdowns, not protected in blocks: the test does not reach the path (warnings %q)", n, tb.Warnings)
+		}
+	})
+}
+
+// TestCrossedSuppressionRun: on the crossed path report.json's
+// audit.suppression says how secondary suppression ran, as on a table
+// protected alone: the method, the cost model, the pattern's cost (the
+// withheld secondaries' values, cost "value"), a lower bound no higher
+// and the gap. It was not set (nil) on this path.
+func TestCrossedSuppressionRun(t *testing.T) {
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.csv")
+	if err := os.WriteFile(two, []byte(crossedLong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "columns: {dims: [Group, region], count: n}\nsuppression: {time_limit: 60m}\n"
+	res, err := Run(context.Background(), []Job{{Path: two, Name: "two", Settings: settings(t, cfg)}}, Options{Out: filepath.Join(dir, "out"), Workers: 1, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := res.Tables[0]
+	if ax, _ := tb.Structure.Crossed(); ax == nil || len(tb.Structure.Unconfirmed) > 0 {
+		t.Fatalf("not protected through the cross: warnings %q", tb.Warnings)
+	}
+	s := tb.Audit.Suppression
+	if s == nil || s.Method == "" || s.Cost != "value" || s.PatternCost == nil || s.LowerBound == nil || s.Gap == nil {
+		t.Fatalf("audit.suppression %+v: want method, cost, pattern cost, lower bound and gap", s)
+	}
+	var sum float64
+	for _, c := range tb.Cells {
+		if c.Status == audit.StatusSecondary {
+			sum += float64(c.N)
+		}
+	}
+	if sum == 0 || *s.PatternCost < sum-1e-6 || *s.PatternCost > sum+1e-3 || *s.LowerBound > *s.PatternCost+1e-6 {
+		t.Errorf("pattern cost %v, lower bound %v; the secondaries' values add up to %v", *s.PatternCost, *s.LowerBound, sum)
 	}
 }

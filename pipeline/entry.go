@@ -134,7 +134,7 @@ func auditTable(ctx context.Context, path string, t *audit.Table, s *configs.Set
 	if ax, _ := t.Structure.Crossed(); ax != nil {
 		// two breakdowns of one total: audited through a cover with
 		// the breakdowns crossed (link.ProtectCrossed)
-		res, reason, err := link.ProtectCrossed(ctx, t, opt, false, nil, 0)
+		res, reason, err := link.ProtectBreakdowns(ctx, t, opt, false, nil, 0)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -123,7 +123,8 @@ func protectTable(ctx context.Context, t *audit.Table, s *configs.Settings, work
 // (link.ProtectCrossed), and reports whether it did. When it cannot (the
 // table has other count columns, or no cover is built), the table is
 // protected as before with the total unconfirmed (link.CrossedApart): a
-// warning, and its suppressed cells undetermined, a person decides.
+// warning, and its suppressed cells undetermined, a person decides; with
+// breakdowns in both axes every cell is then withheld (link.WithholdAll).
 func protectCrossed(ctx context.Context, t *audit.Table, s *configs.Settings, opt suppress.Options, keep map[*audit.Cell]bool) (bool, error) {
 	if ax, _ := t.Structure.Crossed(); ax == nil {
 		return false, nil
@@ -135,7 +136,7 @@ func protectCrossed(ctx context.Context, t *audit.Table, s *configs.Settings, op
 		if s.Suppression.Secondary {
 			enterStage(ctx, StageSuppression)
 		}
-		res, why, err := link.ProtectCrossed(ctx, t, opt, s.Suppression.Secondary, keep, 0)
+		res, why, err := link.ProtectBreakdowns(ctx, t, opt, s.Suppression.Secondary, keep, 0)
 		if err != nil {
 			return false, fmt.Errorf("%s: secondary suppression: %w", t.Source, err)
 		}
@@ -147,5 +148,10 @@ func protectCrossed(ctx context.Context, t *audit.Table, s *configs.Settings, op
 		reason = why
 	}
 	link.CrossedApart(t, reason)
+	if s.Suppression.Secondary && link.BreakdownsInBothAxes(t) {
+		// one breakdown per axis would let the others give a
+		// primary back
+		link.WithholdAll(t, keep, reason)
+	}
 	return false, nil
 }

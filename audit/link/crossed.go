@@ -133,10 +133,17 @@ func ProtectCrossed(ctx context.Context, t *audit.Table, opt suppress.Options, s
 			}
 		}
 	}
-	if reason, err := protectCover(ctx, cover, map[string]string{}, codes, group); err != nil || reason != "" {
+	var run audit.SuppressionRun
+	if reason, err := protectCover(ctx, cover, map[string]string{}, codes, group, &run); err != nil || reason != "" {
 		return nil, reason, err
 	}
-	return mergeViews(t, views, crossedTexts(t, cover, codes, views)), "", nil
+	res := mergeViews(t, views, crossedTexts(t, cover, codes, views))
+	if secondary {
+		// how the cover's suppression ran (report.json's
+		// audit.suppression), as a table protected alone
+		res.Suppression = &run
+	}
+	return res, "", nil
 }
 
 // maxTextCells bounds the cover cells whose key texts are translated
@@ -273,6 +280,15 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 	if n > 1 || len(ax.Dims) != 1 {
 		return nil, "more than one margin with two breakdowns, or nested rows: not protected as a cross"
 	}
+	return splitViews(t, ax, total, true)
+}
+
+// splitViews splits t into one view per breakdown of total on the axis
+// ax (one of t's axes): the total and that breakdown's codes, with the
+// axis's dimension renamed "Group (1)", "Group (2)" when rename is set.
+// The views keep t's other axes as they are.
+func splitViews(t *audit.Table, ax *audit.Axis, total string, rename bool) ([]crossedView, string) {
+	st := t.Structure
 	for i := range st.Axes {
 		if len(st.Axes[i].NonAdditive) > 0 {
 			return nil, "codes that do not add up (statistics beside the counts): not protected as a cross"
@@ -314,11 +330,15 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 		}
 		name := fmt.Sprintf("%s (%d)", dim, k+1)
 		for _, o := range t.Dims {
-			if o == name {
+			if o == name && rename {
 				return nil, fmt.Sprintf("the table has a dimension called %q already", name)
 			}
 		}
-		v := &audit.Table{Name: fmt.Sprintf("%s [%s]", t.Name, name), Source: t.Source, Mode: t.Mode, Dims: slices.Clone(t.Dims), TotalLabel: tl, Value: t.Value}
+		vname := fmt.Sprintf("%s [%s]", t.Name, name)
+		if !rename {
+			name = dim
+		}
+		v := &audit.Table{Name: vname, Source: t.Source, Mode: t.Mode, Dims: slices.Clone(t.Dims), TotalLabel: tl, Value: t.Value}
 		v.Dims[d] = name
 		if len(t.Hierarchies) > 0 {
 			v.Hierarchies = maps.Clone(t.Hierarchies)
@@ -333,7 +353,15 @@ func crossedViews(t *audit.Table) ([]crossedView, string) {
 			for _, c := range ax.Codes {
 				if in[c] {
 					a.Codes = append(a.Codes, c)
-					if c != total {
+					if c == total {
+						continue
+					}
+					// a band's part (Aged 16-64 of Aged 16+) adds up
+					// into its band, the others into the total
+					if p := ax.Parent[c]; p != total && p != "" && in[p] {
+						a.Parent[c] = p
+						a.Found[p] = ax.Found[p]
+					} else {
 						a.Parent[c] = total
 					}
 				}

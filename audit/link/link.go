@@ -78,7 +78,7 @@ func Protect(ctx context.Context, group []Member, opt Options) (reason string, e
 	if reason != "" {
 		return reason, nil
 	}
-	return protectCover(ctx, cover, alias, codes, group)
+	return protectCover(ctx, cover, alias, codes, group, nil)
 }
 
 // Apart marks a member of a group protected on its own (not together
@@ -298,8 +298,9 @@ func sameFigure(role audit.Role, a, b *audit.Cell) bool {
 // protectCover maps the members' statuses onto the cover, runs secondary
 // suppression and the interval audit on it and maps the results back. A
 // non-empty reason says why the group cannot be linked exactly (nothing is
-// changed then).
-func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, codes *coverCodes, group []Member) (string, error) {
+// changed then). When run is set and the suppression ran, it gets how
+// (audit.SuppressionRun: method, cost, lower bound, gap).
+func protectCover(ctx context.Context, cover *audit.Table, alias map[string]string, codes *coverCodes, group []Member, run *audit.SuppressionRun) (string, error) {
 	members := tables(group)
 	opt := mergedOptions(cover, group)
 	role := opt.Role
@@ -340,6 +341,9 @@ func protectCover(ctx context.Context, cover *audit.Table, alias map[string]stri
 			return "secondary suppression of the cover table: " + err.Error(), nil
 		}
 		done = prot.Audit
+		if run != nil {
+			*run = prot.Run
+		}
 		spreadSecondary(cover, members, copies, with)
 	}
 	for _, w := range cover.Warnings {

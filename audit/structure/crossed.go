@@ -47,33 +47,25 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 	if !in.mayBePart(rest) {
 		return false
 	}
-	var runs [][]string
-	inexact := false
-	for start := 0; start < len(rest); {
-		end := -1
-		for j := start + 2; j <= len(rest); j++ {
-			h, checked, nontrivial, _, _ := in.check(t, rest[start:j])
-			if h && checked > 0 && nontrivial && !in.negative {
-				end = j
-				inexact = inexact || in.inexact
+	runs, inexact, ok := in.breakdownRuns(t, rest, nil)
+	var sub map[string]string
+	if !ok {
+		// a band nested inside one breakdown ("Aged 16+" above "Aged
+		// 16-64" and "Aged 65+", or below them): the breakdowns over
+		// the codes left without a band above them, each with its
+		// bands' parts
+		for _, order := range [][]string{rest, reversed(rest)} {
+			if sub = in.nestedBands(order); len(sub) == 0 {
+				continue
+			}
+			if runs, inexact, ok = in.breakdownRuns(t, rest, sub); ok && !in.bandAcross(runs, sub) {
 				break
 			}
+			ok = false
 		}
-		if end < 0 && len(runs) > 0 && !slices.ContainsFunc(rest[start:], func(c string) bool { return !in.publishedZero(c) }) {
-			// codes left over that are zero on every line, all
-			// published ("Age not stated"): part of the last breakdown
-			// (its sum is unchanged). Refused, the total fell back to
-			// no margin at all, and a withheld age band was called
-			// protected though All people less the other bands gave
-			// it back.
-			runs[len(runs)-1] = append(runs[len(runs)-1], rest[start:]...)
-			break
-		}
-		if end < 0 {
+		if !ok {
 			return false
 		}
-		runs = append(runs, slices.Clone(rest[start:end]))
-		start = end
 	}
 	if len(runs) < 2 || in.nestedRuns(runs) {
 		return false
@@ -81,7 +73,23 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 	if inexact {
 		how += ", within rounding"
 	}
-	in.setTotal(t, runs[0], tr.parent, how)
+	var top []string
+	for _, c := range runs[0] {
+		if sub[c] == "" {
+			top = append(top, c)
+		}
+	}
+	in.setTotal(t, top, tr.parent, how)
+	bands := map[string]bool{}
+	for _, c := range rest {
+		if p := sub[c]; p != "" {
+			tr.parent[c] = p
+			bands[p] = true
+		}
+	}
+	for p := range bands {
+		in.ax.Found[p] = "arithmetic (a band of one breakdown)"
+	}
 	if ax.Breakdowns == nil {
 		ax.Breakdowns = map[string][][]string{}
 	}
@@ -90,6 +98,7 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 	dimNames := make([]string, len(runs))
 	for i, r := range runs {
 		dimNames[i] = fmt.Sprintf("%s (%d)", tr.name, i+1)
+		r = slices.DeleteFunc(slices.Clone(r), func(c string) bool { return sub[c] != "" })
 		if len(r) <= 3 {
 			q := make([]string, len(r))
 			for k, c := range r {
@@ -100,8 +109,184 @@ func (in *axisInference) crossed(tr *axisTree, t, how string) bool {
 			parts[i] = fmt.Sprintf("the %d codes %s ... %s", len(r), audit.CodeText(r[0]), audit.CodeText(r[len(r)-1]))
 		}
 	}
+	if len(bands) > 0 {
+		var bs []string
+		for _, c := range rest {
+			if bands[c] {
+				var q []string
+				for _, d := range rest {
+					if sub[d] == c {
+						q = append(q, audit.CodeText(d))
+					}
+				}
+				bs = append(bs, fmt.Sprintf("%q = %s", audit.CodeText(c), strings.Join(q, " + ")))
+			}
+		}
+		parts[len(parts)-1] += " (with the bands " + strings.Join(bs, ", ") + ")"
+	}
 	in.notes = append(in.notes, fmt.Sprintf("%s: %q = %s (found by %s): %d breakdowns of one total, protected and audited as a cross of hidden dimensions (%s) whose interior cells are not published", tr.name, audit.CodeText(t), strings.Join(parts, " = "), how, len(runs), strings.Join(dimNames, " x ")))
 	return true
+}
+
+// breakdownRuns splits the codes of rest without a band above them
+// (sub: code -> the band it is a part of), in table order, into runs of
+// two or more consecutive codes, each the sum of t on every line where
+// all are known, with two nonzero parts on some line (cut at the
+// shortest prefix that adds up; codes left over that are zero on every
+// line join the last run). Each run is returned with its bands' parts
+// (above or below their band), in table order: ok is false when no such
+// split exists or a run's codes are not consecutive. inexact says a run
+// held only within the rounding.
+func (in *axisInference) breakdownRuns(t string, rest []string, sub map[string]string) (runs [][]string, inexact, ok bool) {
+	var top []string
+	for _, c := range rest {
+		if sub[c] == "" {
+			top = append(top, c)
+		}
+	}
+	var tops [][]string
+	for start := 0; start < len(top); {
+		end := -1
+		for j := start + 2; j <= len(top); j++ {
+			h, checked, nontrivial, _, _ := in.check(t, top[start:j])
+			if h && checked > 0 && nontrivial && !in.negative {
+				end = j
+				inexact = inexact || in.inexact
+				break
+			}
+		}
+		if end < 0 && len(tops) > 0 && !slices.ContainsFunc(top[start:], func(c string) bool { return !in.publishedZero(c) }) {
+			// codes left over that are zero on every line, all
+			// published ("Age not stated"): part of the last breakdown
+			// (its sum is unchanged). Refused, the total fell back to
+			// no margin at all, and a withheld age band was called
+			// protected though All people less the other bands gave
+			// it back.
+			tops[len(tops)-1] = append(tops[len(tops)-1], top[start:]...)
+			break
+		}
+		if end < 0 {
+			return nil, false, false
+		}
+		tops = append(tops, slices.Clone(top[start:end]))
+		start = end
+	}
+	// each run with its bands' parts (the codes whose outermost band
+	// is one of its codes), consecutive in table order
+	runOf := map[string]int{}
+	for k, r := range tops {
+		for _, c := range r {
+			runOf[c] = k
+		}
+	}
+	runs = make([][]string, len(tops))
+	for _, c := range rest {
+		top := c
+		for guard := 0; sub[top] != "" && guard <= maxBandDepth; guard++ {
+			top = sub[top]
+		}
+		k, in := runOf[top]
+		if !in {
+			return nil, false, false
+		}
+		runs[k] = append(runs[k], c)
+	}
+	at := 0
+	for _, r := range runs {
+		if !slices.Equal(r, rest[at:at+len(r)]) {
+			return nil, false, false // a run's codes not consecutive
+		}
+		at += len(r)
+	}
+	return runs, inexact, true
+}
+
+// reversed is codes in reverse order.
+func reversed(codes []string) []string {
+	out := slices.Clone(codes)
+	slices.Reverse(out)
+	return out
+}
+
+// maxBandDepth bounds the levels of bands nestedBands looks for.
+const maxBandDepth = 8
+
+// nestedBands finds the bands among rest (one breakdown's code that is
+// the sum of the codes right after it in rest, "Aged 16+" = "Aged 16-64"
+// + "Aged 65+", blocks; rest reversed for bands printed below their
+// parts), and the bands within those bands, level by level: each part ->
+// its band, nil when there is none.
+func (in *axisInference) nestedBands(rest []string) map[string]string {
+	sub := in.blocks(rest, nil)
+	if len(sub) == 0 {
+		return nil
+	}
+	for level := 1; level < maxBandDepth; level++ {
+		parts := map[string]bool{}
+		for c := range sub {
+			parts[c] = true
+		}
+		more := in.blocks(rest, func(c string) bool { return parts[c] })
+		grew := false
+		for c, p := range more {
+			// a part of a band's part, or of a code beside it under
+			// the same band
+			if q, ok := sub[c]; ok && q != sub[p] || sub[c] == p {
+				continue
+			}
+			sub[c], grew = p, true
+		}
+		if !grew {
+			break
+		}
+	}
+	return sub
+}
+
+// bandAcross reports whether a band's part is labelled with a code of
+// another breakdown ("Men aged 16+" under "Aged 16+" beside Men and
+// Women): the band's parts are then cells of the cross (men aged 16+),
+// not a finer breakdown of the band, and arithmetic cannot tell the
+// two apart; the cross would let the hidden cell "Women x Men aged 16+"
+// be positive, and call a cell protected that the labels give back.
+func (in *axisInference) bandAcross(runs [][]string, sub map[string]string) bool {
+	words := func(c string) []string {
+		var w []string
+		for _, p := range label(c) {
+			w = append(w, strings.Fields(strings.NewReplacer(",", " ", "-", " ", "(", " ", ")", " ").Replace(normal(p)))...)
+		}
+		return w
+	}
+	for k, r := range runs {
+		for _, c := range r {
+			if sub[c] == "" {
+				continue
+			}
+			cw := words(c)
+			for j, o := range runs {
+				if j == k {
+					continue
+				}
+				for _, d := range o {
+					if dw := words(d); len(dw) > 0 && containsRun(cw, dw) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// containsRun reports whether the words of part occur, consecutively, in
+// words.
+func containsRun(words, part []string) bool {
+	for i := 0; i+len(part) <= len(words); i++ {
+		if slices.Equal(words[i:i+len(part)], part) {
+			return true
+		}
+	}
+	return false
 }
 
 func boolInt(b bool) int {

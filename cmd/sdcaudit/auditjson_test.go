@@ -29,7 +29,8 @@ type auditResult struct {
 		Exact     bool              `json:"exact"`
 		Protected bool              `json:"protected"`
 	} `json:"cells"`
-	Exactly   int      `json:"exactly_disclosed"`
-	Warnings  []string `json:"warnings"`
-	NoMargins bool     `json:"no_margins"`
+	Exactly      int      `json:"exactly_disclosed"`
+	Undetermined int      `json:"undetermined"`
+	Warnings     []string `json:"warnings"`
+	NoMargins    bool     `json:"no_margins"`
 }
