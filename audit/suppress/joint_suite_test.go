@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,6 +169,34 @@ func (sc suiteCase) build() (*audit.Table, Options) {
 	return tb, Options{}
 }
 
+// suiteProtection is a jointSuite case protected with its own options:
+// what Protect changed in the table (snapshot) and its run record.
+type suiteProtection struct {
+	state tableState
+	run   audit.SuppressionRun
+	err   error
+}
+
+// suiteProtections holds, per case name, the func that protects the case
+// once per test binary: TestJointSuite and TestJointNeverWorseThanHypercube
+// judge the same default pattern (Protect is deterministic, as
+// TestJointDeterministic and TestProtectAuditIdenticalAtAnyWorkers check),
+// so it is computed once, not once per test.
+var suiteProtections sync.Map
+
+// protected is the case's table, unprotected, with its options, and the
+// case's protection (computed once, see suiteProtections); restore puts
+// the pattern into the table.
+func (sc suiteCase) protected() (*audit.Table, Options, suiteProtection) {
+	f, _ := suiteProtections.LoadOrStore(sc.name, sync.OnceValue(func() suiteProtection {
+		tb, opt := sc.build()
+		res, err := Protect(context.Background(), tb, opt)
+		return suiteProtection{state: snapshot(tb), run: res.Run, err: err}
+	}))
+	tb, opt := sc.build()
+	return tb, opt, f.(func() suiteProtection)()
+}
+
 // ensurePrimary marks one interior cell primary when the draw gave none.
 func ensurePrimary(tb *audit.Table, seed uint64) {
 	for _, c := range tb.Cells {
@@ -199,8 +228,26 @@ func ensurePrimary(tb *audit.Table, seed uint64) {
 var suiteOracleFile = "testdata/joint_suite_oracle.json"
 
 // oracleLive: cases up to this many cells get their oracle computed in
-// every run (and checked against the stored one).
-const oracleLive = 50
+// every run (and checked against the stored one); under the race detector
+// up to oracleLiveRace cells (eight cases): the oracle is the test's own
+// single-goroutine code, which the race detector makes ten times slower
+// and has nothing to find in, and the four cases of 36 to 49 cells took
+// 95% of its time (3x3x2-20 alone 8 s without the race detector, over a
+// minute with it); their stored results are still checked against a
+// recomputation by every run without the race detector.
+const (
+	oracleLive     = 50
+	oracleLiveRace = 30
+)
+
+// liveOracle is whether a case of n cells gets its oracle computed in
+// this run (besides JOINT_ORACLE=write's recomputations).
+func liveOracle(n int) bool {
+	if tabletest.RaceEnabled {
+		return n <= oracleLiveRace
+	}
+	return n <= oracleLive
+}
 
 // oracleNodes bounds the oracle's branch-and-bound (oracleNodesLarge
 // above 200 cells).
@@ -255,17 +302,18 @@ func TestJointSuite(t *testing.T) {
 		if sc.heavy && tabletest.RaceEnabled {
 			continue
 		}
-		tb, opt := sc.build()
 		if only := os.Getenv("JOINT_SUITE_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), sc.name) {
 			continue // recomputing some cases (the script), never in a plain run
 		}
-		o := newOrTable(tb, opt.Hierarchies, 0.10)
 		t0 := time.Now()
-		run, err := protectRun(context.Background(), tb, opt)
-		if err != nil {
-			t.Fatal(err)
+		tb, opt, p := sc.protected()
+		if p.err != nil {
+			t.Fatal(p.err)
 		}
-		tProtect := time.Since(t0)
+		o := newOrTable(tb, opt.Hierarchies, 0.10) // of the table before its pattern
+		p.state.restore(tb)
+		run := p.run
+		tProtect := time.Since(t0) // 0 when TestJointNeverWorseThanHypercube protected it first
 		cost, totals := 0.0, 0
 		for i, c := range tb.Cells {
 			if c.Status == audit.StatusSecondary {
@@ -278,7 +326,7 @@ func TestJointSuite(t *testing.T) {
 		t0 = time.Now()
 		var or jointOracleResult
 		_, have := stored[sc.name]
-		live := write && (!have || os.Getenv("JOINT_ORACLE_ALL") != "") || len(tb.Cells) <= oracleLive
+		live := write && (!have || os.Getenv("JOINT_ORACLE_ALL") != "") || liveOracle(len(tb.Cells))
 		if live {
 			// The product's cost is the oracle's cutoff (it looks for a
 			// cheaper pattern; none found in an exhausted tree proves the

@@ -115,7 +115,7 @@ func TestProtectKeepsCheaperPattern(t *testing.T) {
 		var audited *audit.Intervals // Audit's of again, when checkLarge computed it
 		if tb == nil {
 			tb = again
-			a := checkLarge(t, again, Options{}, tc.want == "hypercube", time.Since(t0))
+			a := checkLarge(t, again, Options{}, tc.want == "hypercube", time.Since(t0), nil)
 			audited = &a
 		}
 		cost, _, _ := patternCost(tb)
