@@ -38,71 +38,43 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	if len(in.ax.Dims) != 1 || len(tr.parent) > 0 && !tr.census || len(tr.members) < 5 {
 		return
 	}
-	p := map[string]string{}
-	isMargin := map[string]bool{}
-	// second are the rows already a margin found again as the sum of
-	// another run below them (People = Men + Women, then People = the
-	// age bands): two breakdowns of one total. One margin per row: the
-	// first is kept, the second is not (a warning; the audit cannot call
-	// a cell protected, relations are missing), never both (the total
-	// counted twice: People = 2 × People).
-	var second []string
-	addSecond := func(q string) {
-		if !slices.Contains(second, q) {
-			second = append(second, q)
-		}
+	// the two directions of a flat layout: subtotals above their parts
+	// (a group's row, then its items) or below them (the items, then
+	// their subtotal); the direction whose tree holds is used, and both
+	// holding with different trees is ambiguous (nothing kept)
+	before := in.flatPasses(tr, tr.roots(), false, nil)
+	after := in.flatPasses(tr, tr.roots(), true, nil)
+	if len(after.margins()) == 1 && len(after.seq) == 1 {
+		// one row below all the others, their sum: unlabelledTotal's
+		after = flatPass{}
 	}
-	seq := tr.roots()
-	ambiguous := "" // the first ambiguity met, warned about if the tree holds
-	for range blockPasses {
-		found := in.blocks(seq, nil)
-		for _, c := range seq {
-			if q, ok := found[c]; ok && isMargin[q] {
-				delete(found, c)
-				addSecond(q)
-			}
-		}
-		if len(found) == 0 {
-			break
-		}
-		// a run followed by a row zero on every line
-		for i, c := range seq {
-			q, ok := found[c]
-			if !ok || i+1 >= len(seq) {
-				continue
-			}
-			if next := seq[i+1]; ambiguous == "" && found[next] != q && next != q && in.zero(next) {
-				ambiguous = fmt.Sprintf("%s: %q is the sum of the rows below it up to %q, and also with %q (zero on every line): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(q), audit.CodeText(c), audit.CodeText(next))
-			}
-		}
-		for c, q := range found {
-			p[c] = q
-			isMargin[q] = true
-		}
-		seq = slices.DeleteFunc(seq, func(c string) bool { _, ok := found[c]; return ok })
-		if len(seq) < 3 {
-			break
-		}
+	bTop, aTop := in.flatTops(before), in.flatTops(after)
+	var f flatPass
+	var tops []string
+	switch {
+	case len(bTop) == 1 && len(aTop) == 1 && !maps.Equal(before.p, after.p):
+		in.warnings = append(in.warnings, fmt.Sprintf("%s: the rows add up both as subtotals above their parts (%s) and as subtotals below them (%s): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, describeTree(before.p), describeTree(after.p)))
+		in.flatUnconfirmed(tr, before, after)
+		return
+	case len(aTop) == 1 && len(bTop) != 1:
+		f, tops = after, aTop
+	default:
+		f, tops = before, bTop
 	}
+	p, seq, second, ambiguous := f.p, f.seq, f.second, f.ambiguous
 	if len(p) == 0 {
 		return
 	}
-	// the table's total: the one row left, the sum of the rows of the
-	// last run found, or the one row that is the sum of all the others
-	var tops []string
-	if len(seq) == 1 {
-		tops = seq
-	} else {
-		for _, c := range in.sumOfOthers(seq) {
-			if in.mayBePart(slices.DeleteFunc(slices.Clone(seq), func(x string) bool { return x == c })) {
-				tops = append(tops, c)
-			}
-		}
+	isMargin := map[string]bool{}
+	for _, q := range p {
+		isMargin[q] = true
 	}
 	if len(tops) == 1 && len(seq) > 1 && isMargin[tops[0]] {
 		// the total of the rows left is a margin already: a second
 		// breakdown of it, not used
-		addSecond(tops[0])
+		if !slices.Contains(second, tops[0]) {
+			second = append(second, tops[0])
+		}
 	}
 	if len(tops) != 1 {
 		in.notes = append(in.notes, fmt.Sprintf("%s: %s the sum of the rows right below it, but no row is the sum of all the others: not used as margins (declare the hierarchy with suppression.hierarchies if the column holds one)", tr.name, describeTree(p)))
@@ -136,9 +108,9 @@ func (in *axisInference) blockTree(tr *axisTree) {
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q is not the sum of the %s found below it (%s): the hierarchy found by arithmetic is not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(q), report.Plural(int64(len(children[q])), "row", "rows"), why))
 			return
 		}
-		hows[q] = "arithmetic (the sum of the rows right below it)"
+		hows[q] = "arithmetic (the sum of the rows right " + f.where() + " it)"
 		if in.inexact {
-			hows[q] = "arithmetic, within rounding (the sum of the rows right below it)"
+			hows[q] = "arithmetic, within rounding (the sum of the rows right " + f.where() + " it)"
 		}
 	}
 	if len(second) == 1 && second[0] == tops[0] && len(margins) == 1 && margins[0] == tops[0] && in.crossed(tr, tops[0], "arithmetic") {
@@ -154,7 +126,7 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	top := tops[0]
 	others := slices.DeleteFunc(slices.Clone(seq), func(x string) bool { return x == top })
 	if slices.Contains(second, top) {
-		in.notes = append(in.notes, fmt.Sprintf("%s: a hierarchy in one column found by arithmetic: %s the sum of the rows right below it", tr.name, describeTree(p)))
+		in.notes = append(in.notes, fmt.Sprintf("%s: a hierarchy in one column found by arithmetic: %s the sum of the rows right %s it", tr.name, describeTree(p), f.where()))
 		return
 	}
 	if len(others) > 0 {
@@ -164,7 +136,165 @@ func (in *axisInference) blockTree(tr *axisTree) {
 		}
 		in.setTotal(top, others, tr.parent, how)
 	}
-	in.notes = append(in.notes, fmt.Sprintf("%s: a hierarchy in one column found by arithmetic: %s the sum of the rows right below it; %q the table's total", tr.name, describeTree(p), audit.CodeText(top)))
+	in.notes = append(in.notes, fmt.Sprintf("%s: a hierarchy in one column found by arithmetic: %s the sum of the rows right %s it; %q the table's total", tr.name, describeTree(p), f.where(), audit.CodeText(top)))
+}
+
+// flatPass is what the passes of blocks over one column find in one
+// direction: each part's margin, the rows left without one (in table
+// order), the margins found again as the sum of another run (second
+// breakdowns), and the first ambiguity met (a run followed by a row zero
+// on every line).
+type flatPass struct {
+	after     bool // subtotals printed below their parts
+	p         map[string]string
+	seq       []string
+	second    []string
+	ambiguous string
+}
+
+// where says where a subtotal's parts are printed, for messages.
+func (f flatPass) where() string {
+	if f.after {
+		return "above"
+	}
+	return "below"
+}
+
+// margins are the margins found, once each, sorted.
+func (f flatPass) margins() []string {
+	var out []string
+	for _, q := range f.p {
+		if !slices.Contains(out, q) {
+			out = append(out, q)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// flatPasses finds the levels of a hierarchy printed flat in one column
+// (no labels, codes or indentation), innermost first: each pass finds
+// the rows that are the sum of the run of two or more rows right below
+// them (after: right above them) among the rows left, and takes the runs
+// out, up to blockPasses passes, until nothing more is found or done
+// holds of the rows left (a labelled total that is their sum: the pass
+// at which it holds is the only one, as each later pass takes out parts
+// that add up to a row kept). A row that is a margin already and is found
+// again as the sum of another run is a second breakdown, not used. The
+// work is bounded as blocks' is (Options.MaxBlockWork per pass).
+func (in *axisInference) flatPasses(tr *axisTree, seq []string, after bool, done func([]string) bool) flatPass {
+	f := flatPass{after: after, p: map[string]string{}}
+	isMargin := map[string]bool{}
+	seq = slices.Clone(seq)
+	if after {
+		slices.Reverse(seq)
+	}
+	for range blockPasses {
+		if done != nil && done(seq) {
+			break
+		}
+		found := in.blocks(seq, nil)
+		for _, c := range seq {
+			if q, ok := found[c]; ok && isMargin[q] {
+				delete(found, c)
+				if !slices.Contains(f.second, q) {
+					f.second = append(f.second, q)
+				}
+			}
+		}
+		if len(found) == 0 {
+			break
+		}
+		// a run followed by a row zero on every line
+		for i, c := range seq {
+			q, ok := found[c]
+			if !ok || i+1 >= len(seq) {
+				continue
+			}
+			if next := seq[i+1]; f.ambiguous == "" && found[next] != q && next != q && in.zero(next) {
+				f.ambiguous = fmt.Sprintf("%s: %q is the sum of the rows %s it up to %q, and also with %q (zero on every line): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(q), f.where(), audit.CodeText(c), audit.CodeText(next))
+			}
+		}
+		for c, q := range found {
+			f.p[c] = q
+			isMargin[q] = true
+		}
+		seq = slices.DeleteFunc(seq, func(c string) bool { _, ok := found[c]; return ok })
+		if done == nil && len(seq) < 3 {
+			break
+		}
+	}
+	if after {
+		slices.Reverse(seq)
+	}
+	f.seq = seq
+	return f
+}
+
+// flatTops is the table's total of a flat tree: the one row left, or
+// the one row left that is the sum of all the others; none (or several)
+// when the tree does not close.
+func (in *axisInference) flatTops(f flatPass) []string {
+	if len(f.p) == 0 {
+		return nil
+	}
+	if len(f.seq) == 1 {
+		return f.seq
+	}
+	var tops []string
+	for _, c := range in.sumOfOthers(f.seq) {
+		if in.mayBePart(slices.DeleteFunc(slices.Clone(f.seq), func(x string) bool { return x == c })) {
+			tops = append(tops, c)
+		}
+	}
+	return tops
+}
+
+// flatTotal finds the subtotals of a flat layout under a labelled total
+// t that is not the sum of the members: the passes of flatPasses in each
+// direction (subtotals above their parts, and below them), up to the
+// level whose rows left t is the sum of on every complete line (one line
+// at least). It returns the tree when one direction closes (or both, the
+// same tree), and a warning when both close with different trees or the
+// tree is ambiguous (a run followed by a row zero on every line): then
+// nothing is used and t is unconfirmed.
+func (in *axisInference) flatTotal(tr *axisTree, t string) (map[string]string, string) {
+	closes := func(roots []string) bool {
+		h, c, _, _, _ := in.check(t, roots)
+		return h && c > 0 && !in.negative
+	}
+	var trees []flatPass
+	for _, after := range []bool{false, true} {
+		f := in.flatPasses(tr, tr.roots(), after, closes)
+		if len(f.p) == 0 || len(f.second) > 0 || !closes(f.seq) {
+			continue
+		}
+		if f.ambiguous != "" {
+			return nil, f.ambiguous
+		}
+		trees = append(trees, f)
+	}
+	switch {
+	case len(trees) == 0:
+		return nil, ""
+	case len(trees) == 2 && !maps.Equal(trees[0].p, trees[1].p):
+		return nil, fmt.Sprintf("%s: %q is the sum of subtotals above their parts (%s) and of subtotals below them (%s): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(t), describeTree(trees[0].p), describeTree(trees[1].p))
+	}
+	return trees[0].p, ""
+}
+
+// flatUnconfirmed records the margins of two flat trees that both hold
+// (subtotals above their parts, and below them) as unconfirmed: the
+// relations are unknown, not absent, so the audit calls no suppressed
+// cell protected (a person decides).
+func (in *axisInference) flatUnconfirmed(tr *axisTree, trees ...flatPass) {
+	for _, f := range trees {
+		for _, q := range f.margins() {
+			if name := tr.name + "=" + audit.CodeText(q); !slices.Contains(in.unconfirmed, name) {
+				in.unconfirmed = append(in.unconfirmed, name)
+			}
+		}
+	}
 }
 
 // secondBreakdown reports whether code q is a margin already (the parent

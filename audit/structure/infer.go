@@ -607,8 +607,14 @@ func (in *axisInference) partialTotal(tr *axisTree, t string, r []string) bool {
 // people less the other bands gives each back.
 func (in *axisInference) unconfirmedTotal(tr *axisTree, t string) {
 	in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", tr.name, audit.CodeText(t)))
-	if name := tr.name + "=" + audit.CodeText(t); !slices.Contains(in.unconfirmed, name) {
-		in.unconfirmed = append(in.unconfirmed, name)
+	in.unconfirmedName(tr.name, t)
+}
+
+// unconfirmedName records code t of the axis called name in
+// audit.Structure.Unconfirmed, once.
+func (in *axisInference) unconfirmedName(name, t string) {
+	if n := name + "=" + audit.CodeText(t); !slices.Contains(in.unconfirmed, n) {
+		in.unconfirmed = append(in.unconfirmed, n)
 	}
 }
 
@@ -723,7 +729,22 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 			continue
 		}
 		holds, checked, _, diff, at := in.check(t, r)
-		if !holds && len(tr.hier) == 0 && tr.how != "GSS codes" {
+		flat := ""
+		if !holds && len(tr.hier) == 0 && len(tr.parent) == 0 && tr.how == "configuration" {
+			// subtotals among the members, level by level: rows that
+			// are the sum of a contiguous block beside them, up to the
+			// level whose rows left t is the sum of (flatTotal)
+			var p map[string]string
+			if p, flat = in.flatTotal(tr, t); len(p) > 0 {
+				for c, q := range p {
+					parent[c] = q
+				}
+				r2 := tr.roots()
+				h2, c2, _, _, _ := in.check(t, r2)
+				holds, checked, r, tr.how = h2, c2, r2, "arithmetic"
+				in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(p)))
+			}
+		} else if !holds && len(tr.hier) == 0 && tr.how != "GSS codes" {
 			// subtotals among the members: a row that is the sum of a
 			// contiguous block beside it
 			if p := in.blocks(tr.members, nil); len(p) > 0 {
@@ -740,6 +761,13 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 					}
 				}
 			}
+		}
+		if flat != "" {
+			// both directions of a flat layout add up to t, with
+			// different subtotals: no tree, t unconfirmed
+			in.warnings = append(in.warnings, flat)
+			in.unconfirmedName(name, t)
+			continue
 		}
 		if !holds && in.crossed(tr, t, map[bool]string{false: "label and arithmetic", true: "configuration and arithmetic"}[declared]) {
 			assigned, in.first = true, t // two breakdowns of t (crossed.go)
@@ -1233,6 +1261,7 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 	// a part: the innermost runs are found first, the ones above them in
 	// the next pass (blockTree). Exact tables keep the scan from the top.
 	rounded := in.opt.Rounded.Sign() > 0
+	ends := map[int]int{} // exact: each head's block's last member
 	start, step := 0, 1
 	if rounded {
 		start, step = len(members)-1, -1
@@ -1276,6 +1305,7 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 			}
 			if work += nl; work > maxWork {
 				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxWork))
+				innermost(members, ends, i, out)
 				return out
 			}
 			if over {
@@ -1286,17 +1316,48 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 			}
 			block := members[i+1 : j+1]
 			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative && in.mayBePart(block) {
+				if !rounded {
+					ends[i] = j
+					break
+				}
 				for _, b := range block {
 					out[b] = members[i]
-				}
-				if !rounded {
-					i = j
 				}
 				break
 			}
 		}
 	}
+	innermost(members, ends, len(members), out)
 	return out
+}
+
+// innermost adds to out the blocks of an exact table (ends: each head's
+// index, its block's last index) that are innermost: none of their rows
+// heads a block itself (its block is found first, this one in the next
+// pass), each ending before scanned, the first row not scanned. Taking
+// the first block met from the top let a grand total claim the
+// subtotals of a group printed after the others (Total = B + A, A's own
+// subtotals below it never found: the tree did not close, and no margin
+// was used).
+func innermost(members []string, ends map[int]int, scanned int, out map[string]string) {
+	for i := range members {
+		j, ok := ends[i]
+		if !ok || j >= scanned {
+			continue
+		}
+		inner := true
+		for k := i + 1; k <= j; k++ {
+			if _, heads := ends[k]; heads {
+				inner = false
+				break
+			}
+		}
+		if inner {
+			for _, b := range members[i+1 : j+1] {
+				out[b] = members[i]
+			}
+		}
+	}
 }
 
 // describeTree lists "parent: n codes" for messages.
