@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/sdcaudit/sdcaudit/audit"
@@ -150,6 +151,9 @@ type flatPass struct {
 	seq       []string
 	second    []string
 	ambiguous string
+	// byLayout are the rows withheld on every line placed as subtotals
+	// by the layout (withheldHeads)
+	byLayout []string
 }
 
 // where says where a subtotal's parts are printed, for messages.
@@ -254,33 +258,98 @@ func (in *axisInference) flatTops(f flatPass) []string {
 // t that is not the sum of the members: the passes of flatPasses in each
 // direction (subtotals above their parts, and below them), up to the
 // level whose rows left t is the sum of on every complete line (one line
-// at least). It returns the tree when one direction closes (or both, the
-// same tree), and a warning when both close with different trees or the
+// at least), or, where none does, whose rows withheld on every line head
+// the runs beside them (withheldHeads). It returns the tree when one
+// direction closes (or both, the same tree), and a warning when both close with different trees or the
 // tree is ambiguous (a run followed by a row zero on every line): then
 // nothing is used and t is unconfirmed.
-func (in *axisInference) flatTotal(tr *axisTree, t string) (map[string]string, string) {
+func (in *axisInference) flatTotal(tr *axisTree, t string) (flatPass, string) {
 	closes := func(roots []string) bool {
 		h, c, _, _, _ := in.check(t, roots)
 		return h && c > 0 && !in.negative
 	}
-	var trees []flatPass
+	var trees, withheld []flatPass
 	for _, after := range []bool{false, true} {
 		f := in.flatPasses(tr, tr.roots(), after, closes)
-		if len(f.p) == 0 || len(f.second) > 0 || !closes(f.seq) {
+		if len(f.second) > 0 {
+			continue
+		}
+		if len(f.p) == 0 || !closes(f.seq) {
+			if w, ok := in.withheldHeads(f, closes); ok {
+				withheld = append(withheld, w)
+			}
 			continue
 		}
 		if f.ambiguous != "" {
-			return nil, f.ambiguous
+			return flatPass{}, f.ambiguous
 		}
 		trees = append(trees, f)
 	}
+	if len(trees) == 0 && len(withheld) == 1 && withheld[0].ambiguous == "" {
+		// a subtotal row withheld on every line (a received table),
+		// placed by the layout: noted by the caller
+		trees = withheld
+	}
 	switch {
 	case len(trees) == 0:
-		return nil, ""
+		return flatPass{}, ""
 	case len(trees) == 2 && !maps.Equal(trees[0].p, trees[1].p):
-		return nil, fmt.Sprintf("%s: %q is the sum of subtotals above their parts (%s) and of subtotals below them (%s): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(t), describeTree(trees[0].p), describeTree(trees[1].p))
+		return flatPass{}, fmt.Sprintf("%s: %q is the sum of subtotals above their parts (%s) and of subtotals below them (%s): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, audit.CodeText(t), describeTree(trees[0].p), describeTree(trees[1].p))
 	}
-	return trees[0].p, ""
+	return trees[0], ""
+}
+
+// withheldHeads completes a flat tree f that does not close under a
+// labelled total by the layout: a row left without parts and withheld on
+// every line (a subtotal row marked in a received table) heads the run of
+// two or more rows left right below it (after: right above it), up to the
+// next row that heads a run found or is withheld too. It is kept only
+// where the total is then the sum of the rows left with each such row
+// replaced by its run, on every complete line (closes; one line at
+// least): what is published then says the withheld row is the sum of its
+// run (or zero on every line, a row no table withholds). The rows placed
+// so are in f.byLayout.
+func (in *axisInference) withheldHeads(f flatPass, closes func([]string) bool) (flatPass, bool) {
+	seq := slices.Clone(f.seq)
+	if f.after {
+		slices.Reverse(seq)
+	}
+	heads := map[string]bool{}
+	for _, q := range f.p {
+		heads[q] = true
+	}
+	p := maps.Clone(f.p)
+	var placed, without []string
+	for i := 0; i < len(seq); i++ {
+		w := seq[i]
+		if heads[w] || !in.withheld(w) {
+			without = append(without, w)
+			continue
+		}
+		j := i + 1
+		for j < len(seq) && !heads[seq[j]] && !in.withheld(seq[j]) {
+			j++
+		}
+		if j-i-1 < 2 || !in.mayBePart(seq[i+1:j]) {
+			return f, false
+		}
+		for _, c := range seq[i+1 : j] {
+			p[c] = w
+			without = append(without, c)
+		}
+		placed = append(placed, w)
+		i = j - 1
+	}
+	if len(placed) == 0 || !closes(without) {
+		return f, false
+	}
+	var left []string
+	for _, c := range f.seq {
+		if _, ok := p[c]; !ok {
+			left = append(left, c)
+		}
+	}
+	return flatPass{after: f.after, p: p, seq: left, ambiguous: f.ambiguous, byLayout: placed}, true
 }
 
 // flatUnconfirmed records the margins of two flat trees that both hold
@@ -325,4 +394,17 @@ func (in *axisInference) zero(code string) bool {
 		}
 	}
 	return true
+}
+
+// describeRows quotes a few codes for messages ("a", "b" and 3 more).
+func describeRows(codes []string) string {
+	var q []string
+	for i, c := range codes {
+		if i == 3 {
+			q = append(q, fmt.Sprintf("and %d more", len(codes)-3))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", audit.CodeText(c)))
+	}
+	return strings.Join(q, ", ")
 }

@@ -730,19 +730,28 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 		}
 		holds, checked, _, diff, at := in.check(t, r)
 		flat := ""
-		if !holds && len(tr.hier) == 0 && len(tr.parent) == 0 && tr.how == "configuration" {
+		if (!holds || checked == 0) && len(tr.hier) == 0 && len(tr.parent) == 0 && tr.how == "configuration" && in.arithmetic {
 			// subtotals among the members, level by level: rows that
 			// are the sum of a contiguous block beside them, up to the
 			// level whose rows left t is the sum of (flatTotal)
-			var p map[string]string
-			if p, flat = in.flatTotal(tr, t); len(p) > 0 {
-				for c, q := range p {
+			var f flatPass
+			if f, flat = in.flatTotal(tr, t); len(f.p) > 0 {
+				for c, q := range f.p {
 					parent[c] = q
 				}
 				r2 := tr.roots()
 				h2, c2, _, _, _ := in.check(t, r2)
 				holds, checked, r, tr.how = h2, c2, r2, "arithmetic"
-				in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(p)))
+				in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(f.p)))
+				if len(f.byLayout) > 0 {
+					// t confirmed with each withheld row replaced by
+					// its run (withheldHeads)
+					holds, checked = true, max(c2, 1)
+					for _, w := range f.byLayout {
+						in.ax.Found[w] = "layout (withheld on every line; the sum of the rows right " + f.where() + " it)"
+					}
+					in.warnings = append(in.warnings, fmt.Sprintf("%s: %s withheld on every line: read as the subtotal of the rows right %s it by the layout, as %q is then the sum of the rows left on every complete line (declare the hierarchy with suppression.hierarchies if it is not)", name, describeRows(f.byLayout), f.where(), audit.CodeText(t)))
+				}
 			}
 		} else if !holds && len(tr.hier) == 0 && tr.how != "GSS codes" {
 			// subtotals among the members: a row that is the sum of a
