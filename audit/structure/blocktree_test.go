@@ -187,3 +187,62 @@ func TestBlockTreeFlatAmbiguous(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatedRowOneMargin: a row printed twice (Options.Repeats, the
+// reader's WideLayout.Repeats) takes no part in the searches and is then
+// the margin of the row it repeats, in that row's place: the grand total
+// at the bottom is the margin of the one at the top; a repeated subtotal
+// stands between its row and the row's margin. A copy that differs is no
+// relation, with a warning, and unconfirmed. Before, the copy was a row
+// like the others: the total was not the sum of the rest.
+func TestRepeatedRowOneMargin(t *testing.T) {
+	rows := []string{"Total", "North", "Ayr", "Bute", "South", "Essex", "Fife", "North (row 9)", "Total (row 10)"}
+	vals := [][2]int64{{100, 120}, {40, 50}, {10, 20}, {30, 30}, {60, 70}, {25, 30}, {35, 40}, {40, 50}, {100, 120}}
+	opt := Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}, Repeats: map[string]map[string]string{"area": {"Total (row 10)": "Total", "North (row 9)": "North"}}}
+	res, err := Infer(columnTable(rows, vals), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	want := map[string]string{"Total": "Total (row 10)", "North": "North (row 9)", "North (row 9)": "Total", "South": "Total", "Ayr": "North", "Essex": "South"}
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
+		}
+	}
+	if len(res.Warnings) > 0 || len(res.Structure.Unconfirmed) > 0 {
+		t.Errorf("warnings %q, unconfirmed %q", res.Warnings, res.Structure.Unconfirmed)
+	}
+	vals[8] = [2]int64{101, 120}
+	if res, err = Infer(columnTable(rows, vals), opt); err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Structure.Axes[0].Parent; p["Total"] != "" || !strings.Contains(strings.Join(res.Warnings, "\n"), `"Total (row 10)" repeats the row "Total" but differs from it`) || len(res.Structure.Unconfirmed) != 1 {
+		t.Errorf("differing copy: parents %v, warnings %q, unconfirmed %q", p, res.Warnings, res.Structure.Unconfirmed)
+	}
+}
+
+// TestSecondTotalNoLineBoth: two labelled totals ("Total" withheld on
+// every line, "All people" published) are one total published twice:
+// nothing published tells them apart. Before, the second was "not used
+// as a margin" (they "differ"), and the audit called the withheld Total
+// and Men cells protected where All people gives them back.
+func TestSecondTotalNoLineBoth(t *testing.T) {
+	tab := columnTable([]string{"Total", "Men", "Women", "All people"}, [][2]int64{{-1, -1}, {-1, 98}, {118, 102}, {120, 200}})
+	for _, c := range tab.Cells {
+		if c.N < 0 {
+			c.HasN, c.N = false, 0
+		}
+	}
+	res, err := Infer(tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	if p["Total"] != "All people" || p["Men"] != "Total" {
+		t.Errorf("parents %v, warnings %q", p, res.Warnings)
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "read as one total published twice") {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

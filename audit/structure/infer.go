@@ -53,6 +53,13 @@ type Options struct {
 	// style; absent: not indented): a hierarchy in one column that the
 	// indentation proposes and arithmetic confirms (indentTree).
 	Indent map[string]map[string]int
+	// Repeats are, per dimension, codes of rows printed twice (a grand
+	// total at the top and again at the bottom, keyed apart by the
+	// reader: readers.WideLayout.Repeats), each with the code of the row
+	// it repeats: one margin published twice. The copy takes no part in
+	// the searches; it is then the margin of the row it repeats (equal
+	// to it), in that row's place in the tree.
+	Repeats map[string]map[string]string
 	// MaxBlockWork bounds the work (cells compared) of the search for
 	// subtotals by arithmetic in one axis (0: 20,000,000): a
 	// deterministic bound, so that a large table without labels costs a
@@ -516,6 +523,14 @@ func (in *axisInference) labelled(code string) bool {
 // run finds the axis's margins.
 func (in *axisInference) run() {
 	tr := in.splitCodes()
+	copies := in.repeats()
+	if len(copies) > 0 {
+		// the copies take no part in the searches (repeatTree places
+		// them once the tree is found)
+		drop := func(c string) bool { _, ok := copies[c]; return ok }
+		tr.totals = slices.DeleteFunc(tr.totals, drop)
+		tr.members = slices.DeleteFunc(tr.members, drop)
+	}
 	in.groupSubtotals(tr)
 	in.censusTree(tr)
 	indented := in.indentTree(tr)
@@ -572,14 +587,79 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 	}
 }
 
+// repeats are the copies of the axis's rows printed twice
+// (Options.Repeats) present in it, each with the code it repeats.
+func (in *axisInference) repeats() map[string]string {
+	if len(in.ax.Dims) != 1 || len(in.opt.Repeats[in.ax.Names[0]]) == 0 {
+		return nil
+	}
+	present := map[string]bool{}
+	for _, c := range in.ax.Codes {
+		present[c] = true
+	}
+	out := map[string]string{}
+	for c, o := range in.opt.Repeats[in.ax.Names[0]] {
+		if present[c] && present[o] && c != o {
+			out[c] = o
+		}
+	}
+	return out
+}
+
+// repeatTree places each copy of a row printed twice (Options.Repeats) in
+// the tree: the margin of the row it repeats (equal to it on every line),
+// and a part of that row's margin in its place (Total (row 12) = Total;
+// a repeated subtotal between its parts and its own margin). One whose
+// published values differ from its row's on a line is no relation, with
+// a warning, and unconfirmed (the audit then calls no cell protected).
+func (in *axisInference) repeatTree(tr *axisTree) {
+	copies := in.repeats()
+	var order []string
+	for _, c := range in.ax.Codes {
+		if _, ok := copies[c]; ok {
+			order = append(order, c)
+		}
+	}
+	for _, c := range order {
+		o := copies[c]
+		if h, _, _, diff, at := in.check(c, []string{o}); !h {
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q repeats the row %q but differs from it (difference %s%s): not used as a margin", tr.name, audit.CodeText(c), audit.CodeText(o), diff, in.where(at)))
+			in.unconfirmedName(tr.name, c)
+			continue
+		}
+		// the copies of o placed before this one stand between o and
+		// its margin: this one goes right above o too
+		if p, ok := tr.parent[o]; ok {
+			tr.parent[c] = p
+		}
+		tr.parent[o] = c
+		in.ax.Found[c] = "layout (the row " + audit.CodeText(o) + " printed again, equal to it)"
+	}
+	if len(order) > 0 {
+		in.notes = append(in.notes, fmt.Sprintf("%s: %s printed twice: each copy read as the same margin published again", tr.name, describeRows(order)))
+	}
+}
+
 // secondTotal decides a total t of an axis whose total is taken
 // (in.first): equal to it on every line, it is its margin (published, it
 // gives the first away); else a warning.
 func (in *axisInference) secondTotal(tr *axisTree, t string) {
 	if in.arithmetic {
-		if h, c, _, _, _ := in.check(t, []string{in.first}); h && c > 0 {
+		h, c, _, _, _ := in.check(t, []string{in.first})
+		if h && c > 0 {
 			tr.parent[in.first] = t
 			in.ax.Found[t] = "label and arithmetic (equal to " + audit.CodeText(in.first) + ")"
+			return
+		}
+		if h && c == 0 {
+			// no line publishes both (one withheld wherever the other
+			// is published, a received table): two totals of the axis
+			// by their labels, nothing published to tell them apart,
+			// read as one (left unrelated, a withheld one was called
+			// protected where the other gives it back)
+			tr.parent[in.first] = t
+			in.ax.Found[t] = "label (equal to " + audit.CodeText(in.first) + "; no line publishes both)"
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q and %q both read as the total, and no line publishes both to confirm they are equal: read as one total published twice (declare the totals with totals: if they are not)", tr.name, audit.CodeText(in.first), audit.CodeText(t)))
 			return
 		}
 	}
@@ -987,6 +1067,7 @@ func (in *axisInference) unlabelledTotal(tr *axisTree) {
 // recordTree adds the tree's parents the axis does not have yet (found
 // as tr.how) and notes each margin of the axis with its count of codes.
 func (in *axisInference) recordTree(tr *axisTree) {
+	in.repeatTree(tr)
 	ax := in.ax
 	for c, p := range tr.parent {
 		if _, ok := ax.Parent[c]; !ok {
