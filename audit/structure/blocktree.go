@@ -43,8 +43,9 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	// (a group's row, then its items) or below them (the items, then
 	// their subtotal); the direction whose tree holds is used, and both
 	// holding with different trees is ambiguous (nothing kept)
-	before := in.flatPasses(tr, tr.roots(), false, nil)
-	after := in.flatPasses(tr, tr.roots(), true, nil)
+	before := in.flatPasses(tr, tr.roots(), false, false, nil)
+	after := in.flatPasses(tr, tr.roots(), true, false, nil)
+	afterAll := after
 	if len(after.margins()) == 1 && len(after.seq) == 1 {
 		// one row below all the others, their sum: unlabelledTotal's
 		after = flatPass{}
@@ -52,6 +53,42 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	bTop, aTop := in.flatTops(before), in.flatTops(after)
 	var f flatPass
 	var tops []string
+	if len(bTop) != 1 && len(aTop) != 1 {
+		// rows withheld on every line (a received table) placed by the
+		// layout, where one row is then the sum of all the others with
+		// each replaced by its run (withheldHeads)
+		closes := func(roots []string) bool { return len(in.oneTotal(roots)) == 1 }
+		var ws []flatPass
+		for _, g := range []flatPass{before, afterAll} {
+			if len(g.second) == 0 && g.ambiguous == "" {
+				// the total is no part of a run (a withheld row last
+				// but one over the rows below it, the total included)
+				if w, ok := in.withheldHeads(g, closes); ok && w.p[in.oneTotal(w.without)[0]] == "" {
+					ws = append(ws, w)
+				}
+			}
+		}
+		if len(ws) == 0 {
+			// runs of rows withheld on every line placed under the row
+			// above them (below: after) by the layout (withheldRuns)
+			for _, after := range []bool{false, true} {
+				g := in.flatPasses(tr, tr.roots(), after, true, nil)
+				if top := in.flatTops(g); len(g.runs) > 0 && len(g.second) == 0 && g.ambiguous == "" && len(top) == 1 && g.p[top[0]] == "" {
+					ws = append(ws, g)
+				}
+			}
+		}
+		switch {
+		case len(ws) == 2 && !maps.Equal(ws[0].p, ws[1].p):
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: rows withheld on every line head the rows above them or below them, and both add up: the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name))
+			in.flatUnconfirmed(tr, ws...)
+			return
+		case len(ws) > 0 && len(ws[0].runs) > 0:
+			before, bTop = ws[0], in.flatTops(ws[0])
+		case len(ws) > 0:
+			before, bTop = ws[0], in.oneTotal(ws[0].without)
+		}
+	}
 	switch {
 	case len(bTop) == 1 && len(aTop) == 1 && !maps.Equal(before.p, after.p):
 		in.warnings = append(in.warnings, fmt.Sprintf("%s: the rows add up both as subtotals above their parts (%s) and as subtotals below them (%s): the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name, describeTree(before.p), describeTree(after.p)))
@@ -100,6 +137,14 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	}
 	hows := map[string]string{}
 	for _, q := range margins {
+		if slices.Contains(f.byLayout, q) {
+			hows[q] = "layout (withheld on every line; the sum of the rows right " + f.where() + " it)"
+			continue
+		}
+		if slices.Contains(f.runs, q) {
+			hows[q] = "layout (its parts withheld on every line; the rows right " + f.where() + " it)"
+			continue
+		}
 		holds, checked, nontrivial, diff, at := in.check(q, children[q])
 		if !holds || checked == 0 || !nontrivial || in.negative {
 			why := "no line where all are published"
@@ -120,6 +165,12 @@ func (in *axisInference) blockTree(tr *axisTree) {
 	for c, q := range p {
 		tr.parent[c] = q
 		in.ax.Found[q] = hows[q]
+	}
+	if len(f.byLayout) > 0 {
+		in.warnings = append(in.warnings, fmt.Sprintf("%s: %s withheld on every line: read as the subtotal of the rows right %s it by the layout, as %q is then the sum of the rows left on every complete line (declare the hierarchy with suppression.hierarchies if it is not)", tr.name, describeRows(f.byLayout), f.where(), audit.CodeText(tops[0])))
+	}
+	if len(f.runs) > 0 {
+		in.warnings = append(in.warnings, fmt.Sprintf("%s: the parts of %s are withheld on every line: read as the rows right %s each by the layout, as %q is then the sum of the rows left on every complete line (declare the hierarchy with suppression.hierarchies if it is not)", tr.name, describeRows(f.runs), f.where(), audit.CodeText(tops[0])))
 	}
 	for _, q := range second {
 		in.secondBreakdown(tr, q)
@@ -154,6 +205,12 @@ type flatPass struct {
 	// byLayout are the rows withheld on every line placed as subtotals
 	// by the layout (withheldHeads)
 	byLayout []string
+	// runs are the rows placed by the layout as the subtotals of a run
+	// of rows withheld on every line right below them (withheldRuns)
+	runs []string
+	// without are the rows left with each of byLayout replaced by its
+	// run, in table order: the rows its total is confirmed as the sum of
+	without []string
 }
 
 // where says where a subtotal's parts are printed, for messages.
@@ -186,7 +243,7 @@ func (f flatPass) margins() []string {
 // that add up to a row kept). A row that is a margin already and is found
 // again as the sum of another run is a second breakdown, not used. The
 // work is bounded as blocks' is (Options.MaxBlockWork per pass).
-func (in *axisInference) flatPasses(tr *axisTree, seq []string, after bool, done func([]string) bool) flatPass {
+func (in *axisInference) flatPasses(tr *axisTree, seq []string, after, layout bool, done func([]string) bool) flatPass {
 	f := flatPass{after: after, p: map[string]string{}}
 	isMargin := map[string]bool{}
 	seq = slices.Clone(seq)
@@ -203,6 +260,22 @@ func (in *axisInference) flatPasses(tr *axisTree, seq []string, after bool, done
 				delete(found, c)
 				if !slices.Contains(f.second, q) {
 					f.second = append(f.second, q)
+				}
+			}
+		}
+		if layout {
+			// with the blocks of this pass: a row's parts withheld on
+			// every line are found with the innermost blocks, before a
+			// block of the level above takes that row in
+			runs := in.withheldRuns(seq, isMargin)
+			for _, c := range seq {
+				q, ok := runs[c]
+				if _, taken := found[c]; !ok || taken {
+					continue
+				}
+				found[c] = q
+				if !slices.Contains(f.runs, q) {
+					f.runs = append(f.runs, q)
 				}
 			}
 		}
@@ -245,9 +318,15 @@ func (in *axisInference) flatTops(f flatPass) []string {
 	if len(f.seq) == 1 {
 		return f.seq
 	}
+	return in.oneTotal(f.seq)
+}
+
+// oneTotal are the rows that are the sum of all the other rows on every
+// complete line, the others possible parts (mayBePart).
+func (in *axisInference) oneTotal(rows []string) []string {
 	var tops []string
-	for _, c := range in.sumOfOthers(f.seq) {
-		if in.mayBePart(slices.DeleteFunc(slices.Clone(f.seq), func(x string) bool { return x == c })) {
+	for _, c := range in.sumOfOthers(rows) {
+		if in.mayBePart(slices.DeleteFunc(slices.Clone(rows), func(x string) bool { return x == c })) {
 			tops = append(tops, c)
 		}
 	}
@@ -270,7 +349,14 @@ func (in *axisInference) flatTotal(tr *axisTree, t string) (flatPass, string) {
 	}
 	var trees, withheld []flatPass
 	for _, after := range []bool{false, true} {
-		f := in.flatPasses(tr, tr.roots(), after, closes)
+		f := in.flatPasses(tr, tr.roots(), after, false, closes)
+		if len(f.p) == 0 || !closes(f.seq) {
+			// runs of rows withheld on every line (a received table)
+			// placed by the layout under the row above them
+			if g := in.flatPasses(tr, tr.roots(), after, true, closes); len(g.runs) > 0 && closes(g.seq) {
+				f = g
+			}
+		}
 		if len(f.second) > 0 {
 			continue
 		}
@@ -349,7 +435,38 @@ func (in *axisInference) withheldHeads(f flatPass, closes func([]string) bool) (
 			left = append(left, c)
 		}
 	}
-	return flatPass{after: f.after, p: p, seq: left, ambiguous: f.ambiguous, byLayout: placed}, true
+	if f.after {
+		slices.Reverse(without)
+	}
+	return flatPass{after: f.after, p: p, seq: left, ambiguous: f.ambiguous, byLayout: placed, without: without}, true
+}
+
+// withheldRuns are the blocks the layout gives where arithmetic cannot
+// (a received table): a row without parts, published somewhere, right
+// above a run of two or more rows withheld on every line, up to the next
+// row published somewhere (or the end), heads the run. Used only where a
+// labelled total then closes the levels on a complete line (flatTotal):
+// what is published confirms the rows above them.
+func (in *axisInference) withheldRuns(seq []string, isMargin map[string]bool) map[string]string {
+	out := map[string]string{}
+	for i := 0; i < len(seq); i++ {
+		h := seq[i]
+		if isMargin[h] || in.withheld(h) {
+			continue
+		}
+		j := i + 1
+		for j < len(seq) && !isMargin[seq[j]] && in.withheld(seq[j]) {
+			j++
+		}
+		if j-i-1 < 2 {
+			continue
+		}
+		for _, c := range seq[i+1 : j] {
+			out[c] = h
+		}
+		i = j - 1
+	}
+	return out
 }
 
 // flatUnconfirmed records the margins of two flat trees that both hold

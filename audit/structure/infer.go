@@ -576,7 +576,16 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 		in.unconfirmedTotal(tr, t)
 	}
 	if declared != "" {
-		if r := tr.roots(); len(r) > 0 {
+		if r := tr.roots(); len(r) > 0 && !in.consistent(declared, r) {
+			// its published parts exceed it: the rows left are not its
+			// parts (subtotals among them the searches could not find,
+			// their parts withheld: a received table). Kept, the
+			// relation was false and the audit stopped ("published
+			// cells contradict the margins"); unconfirmed, a person
+			// decides
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s: their published values exceed it, so some are subtotals of others that no complete line confirms; it is not used as their margin, and the audit cannot confirm a suppressed cell protected (declare the hierarchy with suppression.hierarchies)", tr.name, audit.CodeText(declared), report.Plural(int64(len(r)), "code", "codes")))
+			in.unconfirmedName(tr.name, declared)
+		} else if len(r) > 0 {
 			in.setTotal(declared, r, tr.parent, "configuration")
 		} else if in.first != "" {
 			// kept, as declared totals are: the margin of the total
@@ -823,6 +832,12 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 				h2, c2, _, _, _ := in.check(t, r2)
 				holds, checked, r, tr.how = h2, c2, r2, "arithmetic"
 				in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(f.p)))
+				for _, q := range f.runs {
+					in.ax.Found[q] = "layout (its parts withheld on every line; the rows right " + f.where() + " it)"
+				}
+				if len(f.runs) > 0 {
+					in.warnings = append(in.warnings, fmt.Sprintf("%s: the parts of %s are withheld on every line: read as the rows right %s each by the layout, as %q is then the sum of the rows left on every complete line (declare the hierarchy with suppression.hierarchies if it is not)", name, describeRows(f.runs), f.where(), audit.CodeText(t)))
+				}
 				if len(f.byLayout) > 0 {
 					// t confirmed with each withheld row replaced by
 					// its run (withheldHeads)
