@@ -163,7 +163,7 @@ func TestBlockTreeFlatLevels(t *testing.T) {
 func TestBlockTreeFlatAmbiguous(t *testing.T) {
 	rows := []string{"r1", "r2", "r3", "r4", "r5"}
 	vals := [][2]int64{{5, 7}, {2, 3}, {3, 4}, {2, 3}, {5, 7}}
-	for _, total := range []string{"Total", "Nation"} {
+	for _, total := range []string{"Total", "All areas"} {
 		for _, declared := range []bool{false, true} {
 			opt := Options{RowDims: 1, Wide: true}
 			if declared {

@@ -1437,31 +1437,37 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 }
 
 // innermost adds to out the blocks of an exact table (ends: each head's
-// index, its block's last index) that are innermost: none of their rows
-// heads a block itself (its block is found first, this one in the next
-// pass), each ending before scanned, the first row not scanned. Taking
-// the first block met from the top let a grand total claim the
-// subtotals of a group printed after the others (Total = B + A, A's own
-// subtotals below it never found: the tree did not close, and no margin
-// was used).
+// index, its block's last index), each ending before scanned, the first
+// row not scanned, from the top: a block is taken unless a row of it
+// heads a block that runs past its end (the two cross: the outer one is
+// found in the next pass, once the inner one is taken out), and the rows
+// of a block taken are not heads in this pass (a block nested in one
+// taken is a sum by chance of the same rows, as the top-down scan always
+// read it). Taking the first block met from the top let a grand total
+// claim the subtotals of a group printed after the others (Total = B +
+// A, A's own subtotals below it never found: the tree did not close, and
+// no margin was used).
 func innermost(members []string, ends map[int]int, scanned int, out map[string]string) {
+	covered := -1
 	for i := range members {
 		j, ok := ends[i]
-		if !ok || j >= scanned {
+		if !ok || j >= scanned || i <= covered {
 			continue
 		}
-		inner := true
+		crosses := false
 		for k := i + 1; k <= j; k++ {
-			if _, heads := ends[k]; heads {
-				inner = false
+			if e, heads := ends[k]; heads && e > j {
+				crosses = true
 				break
 			}
 		}
-		if inner {
-			for _, b := range members[i+1 : j+1] {
-				out[b] = members[i]
-			}
+		if crosses {
+			continue
 		}
+		for _, b := range members[i+1 : j+1] {
+			out[b] = members[i]
+		}
+		covered = j
 	}
 }
 
