@@ -23,6 +23,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/sdcaudit/sdcaudit/audit/decimal"
 	"github.com/sdcaudit/sdcaudit/configs"
 )
 
@@ -118,6 +119,13 @@ type WideLayout struct {
 	// key qualifies the label by the parent's ("Services / Other",
 	// QualifySep); the sheet keeps the label as published.
 	Qualified []WidePos
+	// Repeated are the body rows whose row labels and values repeat an
+	// earlier row's, nothing telling the two apart (a grand total printed
+	// at the top and again at the bottom): the same row printed twice,
+	// keyed "LABEL (row R)" in the last label column (the sheet keeps
+	// the label as published); Repeats gives the structure inference the
+	// identity.
+	Repeated []WideRepeat
 	// QualifiedBy says what placed the repeats under their parents:
 	// "indentation" (empty) or "arithmetic" (blocks of rows that add up
 	// to the row above them, the labels not indented).
@@ -737,6 +745,9 @@ type wideParser struct {
 	// spanned are the cells a merged range covers right of its first
 	// column (filled with its value)
 	spanned map[WidePos]bool
+	// vals are the body's numbers by row (bodyValues), read once when
+	// repeated rows are compared
+	vals map[int][]*decimal.Dec
 }
 
 // errf is an error at row (1-based; 0 for none) and column (0-based; -1
@@ -1469,6 +1480,10 @@ func msgOf(lay *WideLayout, w WideOptions) string {
 		}
 		msg += fmt.Sprintf(", %d repeated row label(s) named by %s (first %s%d, %q)", n, by, colName(q.Col), q.Row, lay.Rows[q.Row-1][q.Col])
 	}
+	if n := len(lay.Repeated); n > 0 {
+		r := lay.Repeated[0]
+		msg += fmt.Sprintf(", %d row(s) repeating the labels and values of an earlier row, read as the same row printed twice (first: row %d repeats row %d)", n, r.Row, r.Of)
+	}
 	return msg
 }
 
@@ -1493,6 +1508,36 @@ func unitTexts(lay *WideLayout) []string {
 				out = append(out, v)
 			}
 		}
+	}
+	return out
+}
+
+// WideRepeat is a body row (Row) that repeats the labels and values of an
+// earlier one (Of), its key set apart in label column Col.
+type WideRepeat struct{ Row, Of, Col int }
+
+// Repeats are, per dimension (its index in the long table's key), the
+// code of each repeated row (WideLayout.Repeated) and the code of the row
+// it repeats: one margin published twice. Nil when no row repeats.
+func (l *WideLayout) Repeats() map[int]map[string]string {
+	if len(l.Repeated) == 0 {
+		return nil
+	}
+	keyOf := map[int][]string{} // a sheet row -> its first cell's key
+	for k := len(l.Pos) - 1; k >= 0; k-- {
+		keyOf[l.Pos[k].Row] = l.Keys[k]
+	}
+	out := map[int]map[string]string{}
+	for _, r := range l.Repeated {
+		d := slices.Index(l.Labels, r.Col)
+		a, b := keyOf[r.Row], keyOf[r.Of]
+		if d < 0 || d >= len(a) || d >= len(b) {
+			continue
+		}
+		if out[d] == nil {
+			out[d] = map[string]string{}
+		}
+		out[d][a[d]] = b[d]
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,9 +28,36 @@ const QualifySep = " / "
 // the parents by arithmetic (or leaves them unrelated, with a warning):
 // the qualified label only names the cell.
 func (p *wideParser) qualifyRepeats() error {
+	// a repeat nothing tells apart whose values agree with its first
+	// row's is the same row printed twice (a grand total at the top and
+	// at the bottom): keyed apart (WideLayout.Repeated), then the rest
+	// is qualified again; one whose values differ is refused, naming
+	// both rows
+	for range len(p.lay.Body) {
+		pair, err := p.qualifyOnce()
+		if err == nil || pair[0] == 0 {
+			return err
+		}
+		if !p.sameRow(pair[0], pair[1]) {
+			var e *Error
+			if p.differ(pair[0], pair[1]) && errors.As(err, &e) {
+				e.Err = fmt.Errorf("%w; their values differ, so they are not one row printed twice", e.Err)
+			}
+			return err
+		}
+		p.repeatRow(pair[0], pair[1])
+	}
+	_, err := p.qualifyOnce()
+	return err
+}
+
+// qualifyOnce is one try of qualifyRepeats; pair is the repeat refused
+// (the row and its first row) when it is refused for want of what tells
+// the two apart.
+func (p *wideParser) qualifyOnce() (pair [2]int, err error) {
 	lay := p.lay
 	if len(lay.Body) < 2 || len(lay.Labels) == 0 {
-		return nil
+		return pair, nil
 	}
 	// the rows whose row labels repeat, within their section
 	first := map[string]int{}
@@ -43,14 +71,17 @@ func (p *wideParser) qualifyRepeats() error {
 		first[k] = r
 	}
 	if len(dup) == 0 {
-		return nil
+		return pair, nil
 	}
 	col := lay.Labels[len(lay.Labels)-1]
 	i := slices.Index(p.labelCols, col)
 	const resolve = "Indent each repeat under the row of its group (leading spaces, or the cell's indent in a workbook), or give the groups a label column of their own and declare both in columns.dims"
-	refuse := func(d [2]int, why string) error {
-		lab := p.labels[d[0]][i]
-		return p.errf(d[0], col, "%w: %q repeats row %d's and %s: the two rows would be one cell. %s", ErrRepeatedLabel, lab, d[1], why, resolve)
+	refuse := func(d [2]int, why string) ([2]int, error) {
+		lab := ""
+		if i >= 0 {
+			lab = p.labels[d[0]][i]
+		}
+		return d, p.errf(d[0], col, "%w: %q repeats row %d's and %s: the two rows would be one cell. %s", ErrRepeatedLabel, lab, d[1], why, resolve)
 	}
 	if len(lay.Labels) != 1 || i < 0 {
 		return refuse(dup[0], "so does every other row label beside it (repeats are told apart only in a table with one row label column)")
@@ -139,7 +170,7 @@ func (p *wideParser) qualifyRepeats() error {
 			if p.labels[q][i] != lab {
 				// a repeat qualified by its group reads as another
 				// row's label
-				return p.errf(r, col, "%w: rows %d (%q) and %d (%q) would both be named %q once the repeated label is qualified by its group: the two rows would be one cell. %s", ErrRepeatedLabel, q, p.labels[q][i], r, lab, names[r], resolve)
+				return pair, p.errf(r, col, "%w: rows %d (%q) and %d (%q) would both be named %q once the repeated label is qualified by its group: the two rows would be one cell. %s", ErrRepeatedLabel, q, p.labels[q][i], r, lab, names[r], resolve)
 			}
 			why := fmt.Sprintf("both are under %q by their indentation", strings.TrimSuffix(names[r], QualifySep+lab))
 			if names[r] == lab {
@@ -155,7 +186,59 @@ func (p *wideParser) qualifyRepeats() error {
 			lay.Qualified = append(lay.Qualified, WidePos{Row: r, Col: col})
 		}
 	}
-	return nil
+	return pair, nil
+}
+
+// sameRow reports whether body row r, whose row labels repeat row q's
+// (nothing telling the two apart), is the same row printed twice: the
+// table has no section rows, and wherever both rows publish a number
+// they agree, with at least one such column where it is not zero (two
+// rows of zeros, or of withheld cells, may be two cells).
+func (p *wideParser) sameRow(r, q int) bool {
+	if len(p.lay.Sections) > 0 {
+		return false
+	}
+	if p.vals == nil {
+		p.vals = p.bodyValues()
+	}
+	a, b := p.vals[r], p.vals[q]
+	nonzero := false
+	for j := range a {
+		if a[j] == nil || b[j] == nil {
+			continue
+		}
+		if a[j].Cmp(*b[j]) != 0 {
+			return false
+		}
+		nonzero = nonzero || a[j].Sign() != 0
+	}
+	return nonzero
+}
+
+// differ reports whether rows r and q both publish a number in some
+// column where the two differ.
+func (p *wideParser) differ(r, q int) bool {
+	if p.vals == nil {
+		p.vals = p.bodyValues()
+	}
+	a, b := p.vals[r], p.vals[q]
+	for j := range a {
+		if a[j] != nil && b[j] != nil && a[j].Cmp(*b[j]) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// repeatRow keys body row r, the same row as row q printed again, apart
+// from it: its last row label becomes "LABEL (row R)" (the sheet keeps
+// the label as published), recorded in WideLayout.Repeated so that the
+// structure inference reads the two as one margin published twice.
+func (p *wideParser) repeatRow(r, q int) {
+	col := p.lay.Labels[len(p.lay.Labels)-1]
+	i := slices.Index(p.labelCols, col)
+	p.labels[r][i] = fmt.Sprintf("%s (row %d)", p.labels[r][i], r)
+	p.lay.Repeated = append(p.lay.Repeated, WideRepeat{Row: r, Of: q, Col: col})
 }
 
 // indentLevels are the levels of indentation of the labels of column col

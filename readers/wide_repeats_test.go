@@ -93,3 +93,63 @@ func TestWideRepeatedLabelsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestWideRepeatedTotalRow: a row whose labels and values repeat an
+// earlier row's, nothing telling the two apart (the grand total printed
+// at the top and again at the bottom), is the same row printed twice:
+// keyed "Total (row 5)", listed in Repeated and Repeats (for the
+// structure inference), named in the layout message; the sheet keeps the
+// label as published. A withheld value in one copy is given by the
+// other (they agree wherever both publish). Rows whose values differ,
+// or that agree only as zeros, are refused as before, naming both rows.
+// Before, every such table was refused (exit 3).
+func TestWideRepeatedTotalRow(t *testing.T) {
+	for _, tc := range []struct{ name, text string }{
+		{"published", "Group,North,South\nTotal,120,200\nMen,2,98\nWomen,118,102\nTotal,120,200\n"},
+		{"received", "Group,North,South,East\nTotal,120,x,310\nMen,x,98,160\nWomen,x,102,150\nTotal,x,200,310\n"},
+	} {
+		path := filepath.Join(t.TempDir(), "t.csv")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rows, lay, _, warn := readDetected(t, path, "", "count")
+		var got []string
+		for _, r := range rows {
+			if len(got) == 0 || got[len(got)-1] != r[0] {
+				got = append(got, r[0])
+			}
+		}
+		if want := []string{"Total", "Men", "Women", "Total (row 5)"}; !slices.Equal(got, want) {
+			t.Errorf("%s: keys %q, want %q", tc.name, got, want)
+		}
+		if len(lay.Repeated) != 1 || lay.Repeated[0] != (WideRepeat{Row: 5, Of: 2, Col: 0}) || lay.Rows[4][0] != "Total" {
+			t.Errorf("%s: repeated %v, sheet label %q", tc.name, lay.Repeated, lay.Rows[4][0])
+		}
+		if r := lay.Repeats(); len(r) != 1 || r[0]["Total (row 5)"] != "Total" {
+			t.Errorf("%s: Repeats() = %v", tc.name, r)
+		}
+		if !strings.Contains(strings.Join(warn, "\n"), "read as the same row printed twice (first: row 5 repeats row 2)") {
+			t.Errorf("%s: layout message:\n%s", tc.name, strings.Join(warn, "\n"))
+		}
+	}
+	for _, tc := range []struct{ name, text, first, why string }{
+		{"differ", "Group,North,South\nTotal,120,200\nMen,2,98\nWomen,118,102\nTotal,121,200\n", "row 2's", "their values differ"},
+		{"zeros", "Group,North,South\nA,3,4\nOther,0,0\nB,5,6\nOther,0,0\n", "row 3's", "not indented"},
+	} {
+		path := filepath.Join(t.TempDir(), "t.csv")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := DetectWide(path, Options{Wide: &WideOptions{Value: "count", TotalLabel: "Total"}})
+		var re *Error
+		if !errors.Is(err, ErrRepeatedLabel) || !errors.As(err, &re) || re.Row != 5 {
+			t.Errorf("%s: %v, want ErrRepeatedLabel at row 5", tc.name, err)
+			continue
+		}
+		for _, want := range []string{tc.first, `column "A"`, tc.why} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %q lacks %q", tc.name, err, want)
+			}
+		}
+	}
+}

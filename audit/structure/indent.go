@@ -110,6 +110,11 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	}
 	var use []relation
 	lies, refused := false, false
+	// corroborated: a parent confirmed by what is published (a line
+	// complete, or published parts that never exceed it); byLayout: the
+	// parents placed by the indentation alone
+	corroborated := false
+	var byLayout []string
 	var unused []string // the parents refused
 	for _, q := range parents {
 		ch := children[q]
@@ -118,10 +123,23 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 			continue // a difference (Balance), or a case hint no line confirms
 		}
 		h := how
-		if holds && checked == 0 && how == indentHow && in.published(q, ch) {
+		switch {
+		case holds && checked > 0:
+			corroborated = true
+		case holds && how == indentHow && in.published(q, ch):
 			// a received table: no line complete, the published parts
 			// (one or more) never exceed it
-			h, checked = "indentation, consistent with the published parts (no line complete)", 1
+			h, checked, corroborated = "indentation, consistent with the published parts (no line complete)", 1, true
+		case holds && how == indentHow && in.consistent(q, ch):
+			// withheld wherever its parts are published (a subtotal row
+			// marked in a received table): nothing published can
+			// confirm or contradict it; the indentation places it, when
+			// another parent of the column confirms the indentation
+			// (review finding: refused, the labelled total took every
+			// row as its parts, and the audit stopped on "published
+			// cells contradict the margins")
+			h, checked = "indentation (its figures withheld where its parts are published)", 1
+			byLayout = append(byLayout, q)
 		}
 		if how == caseHow && (!holds || checked == 0) {
 			continue // a hint only: no warning
@@ -221,6 +239,11 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 			whole = false
 		}
 	}
+	if len(byLayout) > 0 && !corroborated {
+		// no parent the published figures confirm: the indentation
+		// alone is not trusted
+		whole = false
+	}
 	if !whole {
 		if len(use) > 0 {
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: the %s proposes a hierarchy that arithmetic confirms for only part of the column: not used; declare it with suppression.hierarchies", tr.name, describeHint(how)))
@@ -257,6 +280,13 @@ func (in *axisInference) indentTree(tr *axisTree) bool {
 	}
 	slices.SortFunc(tr.members, func(a, b string) int { return pos[a] - pos[b] })
 	in.notes = append(in.notes, fmt.Sprintf("%s: a hierarchy in one column proposed by its %s and confirmed by arithmetic: %s the sum of the codes below it", tr.name, describeHint(how), describeTree(found)))
+	if n := len(byLayout); n > 0 {
+		q := make([]string, n)
+		for i, c := range byLayout {
+			q[i] = fmt.Sprintf("%q", audit.CodeText(c))
+		}
+		in.notes = append(in.notes, fmt.Sprintf("%s: %s withheld wherever %s parts are published: placed by the indentation, which the column's other parents confirm (%s)", tr.name, report.Plural(int64(n), "subtotal", "subtotals"), map[bool]string{true: "its", false: "their"}[n == 1], strings.Join(q, ", ")))
+	}
 	return true
 }
 

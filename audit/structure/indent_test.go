@@ -282,3 +282,91 @@ func TestIndentTreeDeclaredTotal(t *testing.T) {
 		t.Errorf("parents %v, found %v; want Total by configuration and arithmetic", ax.Parent, ax.Found)
 	}
 }
+
+// TestIndentTreeWithheldSubtotal: a received table whose subtotal row is
+// withheld on every line ("  Owner occupied" marked in each column): the
+// indentation places it (the other parents confirm the indentation), and
+// the labelled total is the sum of the groups, not of every row. Before,
+// the subtotal was refused ("no line publishes it"), the tree was not
+// used, and the total was taken as the sum of all seven rows (the audit
+// stopped: "published cells contradict the margins"). A column whose
+// only parents are withheld ones has nothing confirming its indentation:
+// no tree.
+func TestIndentTreeWithheldSubtotal(t *testing.T) {
+	rows := []string{"All households", "  Owner occupied", "    Owned outright", "    Buying with mortgage", "  Rented", "    Social rented", "    Private rented"}
+	// -1: withheld
+	vals := [][2]int64{{74, 80}, {-1, -1}, {60, 61}, {3, 4}, {11, 15}, {5, -1}, {6, -1}}
+	table := func(rows []string, vals [][2]int64) (*audit.Table, Options) {
+		tab := &audit.Table{Name: "t", Dims: []string{"tenure", "col"}, Mode: audit.Aggregate}
+		ind := map[string]int{}
+		for i, r := range rows {
+			code := strings.TrimLeft(r, " ")
+			if n := len(r) - len(code); n > 0 {
+				ind[code] = n
+			}
+			for j := range 2 {
+				tab.Cells = append(tab.Cells, &audit.Cell{Key: []string{code, fmt.Sprint(2019 + j)}, HasN: vals[i][j] >= 0, N: max(vals[i][j], 0)})
+			}
+		}
+		return tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"All households"}, Indent: map[string]map[string]int{"tenure": ind}}
+	}
+	tab, opt := table(rows, vals)
+	res, err := Infer(tab, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	want := map[string]string{"Owner occupied": "All households", "Rented": "All households", "Owned outright": "Owner occupied", "Buying with mortgage": "Owner occupied", "Social rented": "Rented", "Private rented": "Rented"}
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
+		}
+	}
+	if len(p) != len(want) || len(res.Structure.Unconfirmed) > 0 {
+		t.Errorf("parents %v, unconfirmed %q", p, res.Structure.Unconfirmed)
+	}
+	if f := res.Structure.Axes[0].Found["Owner occupied"]; !strings.Contains(f, "withheld") {
+		t.Errorf("Owner occupied found %q", f)
+	}
+
+	// only the withheld subtotal under the total: nothing confirms the
+	// indentation
+	tab, opt = table(rows[:4], vals[:4])
+	if res, err = Infer(tab, opt); err != nil {
+		t.Fatal(err)
+	}
+	if f := res.Structure.Axes[0].Found["Owner occupied"]; f != "" {
+		t.Errorf("alone: Owner occupied found %q (parents %v)", f, res.Structure.Axes[0].Parent)
+	}
+}
+
+// TestFlatWithheldSubtotal: a flat table (no indentation) whose subtotal
+// row is withheld on every line: the layout places it over the rows below
+// it up to the next subtotal found, as the labelled total is then the sum
+// of the rows left on every complete line; a warning says so. Before, the
+// total was taken as the sum of every row ("published cells contradict
+// the margins").
+func TestFlatWithheldSubtotal(t *testing.T) {
+	rows := []string{"Total", "North", "Ayr", "Bute", "South", "Essex", "Fife", "Gwent"}
+	vals := [][2]int64{{100, 120}, {-1, -1}, {10, 20}, {30, 30}, {60, 70}, {25, 30}, {20, 25}, {15, 15}}
+	tab := columnTable(rows, vals)
+	for _, c := range tab.Cells {
+		if c.N < 0 {
+			c.HasN, c.N = false, 0
+		}
+	}
+	res, err := Infer(tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Structure.Axes[0].Parent
+	want := map[string]string{"North": "Total", "South": "Total", "Ayr": "North", "Bute": "North", "Essex": "South", "Fife": "South", "Gwent": "South"}
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
+		}
+	}
+	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"North" withheld on every line: read as the subtotal of the rows right below it by the layout`) {
+		t.Errorf("warnings %q", res.Warnings)
+	}
+}

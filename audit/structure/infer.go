@@ -53,6 +53,13 @@ type Options struct {
 	// style; absent: not indented): a hierarchy in one column that the
 	// indentation proposes and arithmetic confirms (indentTree).
 	Indent map[string]map[string]int
+	// Repeats are, per dimension, codes of rows printed twice (a grand
+	// total at the top and again at the bottom, keyed apart by the
+	// reader: readers.WideLayout.Repeats), each with the code of the row
+	// it repeats: one margin published twice. The copy takes no part in
+	// the searches; it is then the margin of the row it repeats (equal
+	// to it), in that row's place in the tree.
+	Repeats map[string]map[string]string
 	// MaxBlockWork bounds the work (cells compared) of the search for
 	// subtotals by arithmetic in one axis (0: 20,000,000): a
 	// deterministic bound, so that a large table without labels costs a
@@ -516,6 +523,14 @@ func (in *axisInference) labelled(code string) bool {
 // run finds the axis's margins.
 func (in *axisInference) run() {
 	tr := in.splitCodes()
+	copies := in.repeats()
+	if len(copies) > 0 {
+		// the copies take no part in the searches (repeatTree places
+		// them once the tree is found)
+		drop := func(c string) bool { _, ok := copies[c]; return ok }
+		tr.totals = slices.DeleteFunc(tr.totals, drop)
+		tr.members = slices.DeleteFunc(tr.members, drop)
+	}
 	in.groupSubtotals(tr)
 	in.censusTree(tr)
 	indented := in.indentTree(tr)
@@ -561,7 +576,16 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 		in.unconfirmedTotal(tr, t)
 	}
 	if declared != "" {
-		if r := tr.roots(); len(r) > 0 {
+		if r := tr.roots(); len(r) > 0 && !in.consistent(declared, r) {
+			// its published parts exceed it: the rows left are not its
+			// parts (subtotals among them the searches could not find,
+			// their parts withheld: a received table). Kept, the
+			// relation was false and the audit stopped ("published
+			// cells contradict the margins"); unconfirmed, a person
+			// decides
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s: their published values exceed it, so some are subtotals of others that no complete line confirms; it is not used as their margin, and the audit cannot confirm a suppressed cell protected (declare the hierarchy with suppression.hierarchies)", tr.name, audit.CodeText(declared), report.Plural(int64(len(r)), "code", "codes")))
+			in.unconfirmedName(tr.name, declared)
+		} else if len(r) > 0 {
 			in.setTotal(declared, r, tr.parent, "configuration")
 		} else if in.first != "" {
 			// kept, as declared totals are: the margin of the total
@@ -572,14 +596,79 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 	}
 }
 
+// repeats are the copies of the axis's rows printed twice
+// (Options.Repeats) present in it, each with the code it repeats.
+func (in *axisInference) repeats() map[string]string {
+	if len(in.ax.Dims) != 1 || len(in.opt.Repeats[in.ax.Names[0]]) == 0 {
+		return nil
+	}
+	present := map[string]bool{}
+	for _, c := range in.ax.Codes {
+		present[c] = true
+	}
+	out := map[string]string{}
+	for c, o := range in.opt.Repeats[in.ax.Names[0]] {
+		if present[c] && present[o] && c != o {
+			out[c] = o
+		}
+	}
+	return out
+}
+
+// repeatTree places each copy of a row printed twice (Options.Repeats) in
+// the tree: the margin of the row it repeats (equal to it on every line),
+// and a part of that row's margin in its place (Total (row 12) = Total;
+// a repeated subtotal between its parts and its own margin). One whose
+// published values differ from its row's on a line is no relation, with
+// a warning, and unconfirmed (the audit then calls no cell protected).
+func (in *axisInference) repeatTree(tr *axisTree) {
+	copies := in.repeats()
+	var order []string
+	for _, c := range in.ax.Codes {
+		if _, ok := copies[c]; ok {
+			order = append(order, c)
+		}
+	}
+	for _, c := range order {
+		o := copies[c]
+		if h, _, _, diff, at := in.check(c, []string{o}); !h {
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q repeats the row %q but differs from it (difference %s%s): not used as a margin", tr.name, audit.CodeText(c), audit.CodeText(o), diff, in.where(at)))
+			in.unconfirmedName(tr.name, c)
+			continue
+		}
+		// the copies of o placed before this one stand between o and
+		// its margin: this one goes right above o too
+		if p, ok := tr.parent[o]; ok {
+			tr.parent[c] = p
+		}
+		tr.parent[o] = c
+		in.ax.Found[c] = "layout (the row " + audit.CodeText(o) + " printed again, equal to it)"
+	}
+	if len(order) > 0 {
+		in.notes = append(in.notes, fmt.Sprintf("%s: %s printed twice: each copy read as the same margin published again", tr.name, describeRows(order)))
+	}
+}
+
 // secondTotal decides a total t of an axis whose total is taken
 // (in.first): equal to it on every line, it is its margin (published, it
 // gives the first away); else a warning.
 func (in *axisInference) secondTotal(tr *axisTree, t string) {
 	if in.arithmetic {
-		if h, c, _, _, _ := in.check(t, []string{in.first}); h && c > 0 {
+		h, c, _, _, _ := in.check(t, []string{in.first})
+		if h && c > 0 {
 			tr.parent[in.first] = t
 			in.ax.Found[t] = "label and arithmetic (equal to " + audit.CodeText(in.first) + ")"
+			return
+		}
+		if h && c == 0 {
+			// no line publishes both (one withheld wherever the other
+			// is published, a received table): two totals of the axis
+			// by their labels, nothing published to tell them apart,
+			// read as one (left unrelated, a withheld one was called
+			// protected where the other gives it back)
+			tr.parent[in.first] = t
+			in.ax.Found[t] = "label (equal to " + audit.CodeText(in.first) + "; no line publishes both)"
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: %q and %q both read as the total, and no line publishes both to confirm they are equal: read as one total published twice (declare the totals with totals: if they are not)", tr.name, audit.CodeText(in.first), audit.CodeText(t)))
 			return
 		}
 	}
@@ -607,8 +696,14 @@ func (in *axisInference) partialTotal(tr *axisTree, t string, r []string) bool {
 // people less the other bands gives each back.
 func (in *axisInference) unconfirmedTotal(tr *axisTree, t string) {
 	in.warnings = append(in.warnings, fmt.Sprintf("%s: %q reads as a total but no line of the table is complete to confirm it: it is not used as a margin; declare it with totals: if it is one", tr.name, audit.CodeText(t)))
-	if name := tr.name + "=" + audit.CodeText(t); !slices.Contains(in.unconfirmed, name) {
-		in.unconfirmed = append(in.unconfirmed, name)
+	in.unconfirmedName(tr.name, t)
+}
+
+// unconfirmedName records code t of the axis called name in
+// audit.Structure.Unconfirmed, once.
+func (in *axisInference) unconfirmedName(name, t string) {
+	if n := name + "=" + audit.CodeText(t); !slices.Contains(in.unconfirmed, n) {
+		in.unconfirmed = append(in.unconfirmed, n)
 	}
 }
 
@@ -723,7 +818,37 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 			continue
 		}
 		holds, checked, _, diff, at := in.check(t, r)
-		if !holds && len(tr.hier) == 0 && tr.how != "GSS codes" {
+		flat := ""
+		if (!holds || checked == 0) && len(tr.hier) == 0 && len(tr.parent) == 0 && tr.how == "configuration" && in.arithmetic {
+			// subtotals among the members, level by level: rows that
+			// are the sum of a contiguous block beside them, up to the
+			// level whose rows left t is the sum of (flatTotal)
+			var f flatPass
+			if f, flat = in.flatTotal(tr, t); len(f.p) > 0 {
+				for c, q := range f.p {
+					parent[c] = q
+				}
+				r2 := tr.roots()
+				h2, c2, _, _, _ := in.check(t, r2)
+				holds, checked, r, tr.how = h2, c2, r2, "arithmetic"
+				in.notes = append(in.notes, fmt.Sprintf("%s: subtotals found by arithmetic: %s", name, describeTree(f.p)))
+				for _, q := range f.runs {
+					in.ax.Found[q] = "layout (its parts withheld on every line; the rows right " + f.where() + " it)"
+				}
+				if len(f.runs) > 0 {
+					in.warnings = append(in.warnings, fmt.Sprintf("%s: the parts of %s are withheld on every line: read as the rows right %s each by the layout, as %q is then the sum of the rows left on every complete line (declare the hierarchy with suppression.hierarchies if it is not)", name, describeRows(f.runs), f.where(), audit.CodeText(t)))
+				}
+				if len(f.byLayout) > 0 {
+					// t confirmed with each withheld row replaced by
+					// its run (withheldHeads)
+					holds, checked = true, max(c2, 1)
+					for _, w := range f.byLayout {
+						in.ax.Found[w] = "layout (withheld on every line; the sum of the rows right " + f.where() + " it)"
+					}
+					in.warnings = append(in.warnings, fmt.Sprintf("%s: %s withheld on every line: read as the subtotal of the rows right %s it by the layout, as %q is then the sum of the rows left on every complete line (declare the hierarchy with suppression.hierarchies if it is not)", name, describeRows(f.byLayout), f.where(), audit.CodeText(t)))
+				}
+			}
+		} else if !holds && len(tr.hier) == 0 && tr.how != "GSS codes" {
 			// subtotals among the members: a row that is the sum of a
 			// contiguous block beside it
 			if p := in.blocks(tr.members, nil); len(p) > 0 {
@@ -740,6 +865,13 @@ func (in *axisInference) assignTotals(tr *axisTree) bool {
 					}
 				}
 			}
+		}
+		if flat != "" {
+			// both directions of a flat layout add up to t, with
+			// different subtotals: no tree, t unconfirmed
+			in.warnings = append(in.warnings, flat)
+			in.unconfirmedName(name, t)
+			continue
 		}
 		if !holds && in.crossed(tr, t, map[bool]string{false: "label and arithmetic", true: "configuration and arithmetic"}[declared]) {
 			assigned, in.first = true, t // two breakdowns of t (crossed.go)
@@ -950,6 +1082,7 @@ func (in *axisInference) unlabelledTotal(tr *axisTree) {
 // recordTree adds the tree's parents the axis does not have yet (found
 // as tr.how) and notes each margin of the axis with its count of codes.
 func (in *axisInference) recordTree(tr *axisTree) {
+	in.repeatTree(tr)
 	ax := in.ax
 	for c, p := range tr.parent {
 		if _, ok := ax.Parent[c]; !ok {
@@ -1233,6 +1366,7 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 	// a part: the innermost runs are found first, the ones above them in
 	// the next pass (blockTree). Exact tables keep the scan from the top.
 	rounded := in.opt.Rounded.Sign() > 0
+	ends := map[int]int{} // exact: each head's block's last member
 	start, step := 0, 1
 	if rounded {
 		start, step = len(members)-1, -1
@@ -1276,6 +1410,7 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 			}
 			if work += nl; work > maxWork {
 				in.notes = append(in.notes, fmt.Sprintf("%s: the search for subtotals by arithmetic stopped at its work bound (%d cells compared); declare the hierarchy with suppression.hierarchies if the column holds one", in.ax.Name(), maxWork))
+				innermost(members, ends, i, out)
 				return out
 			}
 			if over {
@@ -1286,17 +1421,54 @@ func (in *axisInference) blocks(members []string, parent func(string) bool) map[
 			}
 			block := members[i+1 : j+1]
 			if h, c, nt, _, _ := in.check(members[i], block); h && c > 0 && nt && !in.negative && in.mayBePart(block) {
+				if !rounded {
+					ends[i] = j
+					break
+				}
 				for _, b := range block {
 					out[b] = members[i]
-				}
-				if !rounded {
-					i = j
 				}
 				break
 			}
 		}
 	}
+	innermost(members, ends, len(members), out)
 	return out
+}
+
+// innermost adds to out the blocks of an exact table (ends: each head's
+// index, its block's last index), each ending before scanned, the first
+// row not scanned, from the top: a block is taken unless a row of it
+// heads a block that runs past its end (the two cross: the outer one is
+// found in the next pass, once the inner one is taken out), and the rows
+// of a block taken are not heads in this pass (a block nested in one
+// taken is a sum by chance of the same rows, as the top-down scan always
+// read it). Taking the first block met from the top let a grand total
+// claim the subtotals of a group printed after the others (Total = B +
+// A, A's own subtotals below it never found: the tree did not close, and
+// no margin was used).
+func innermost(members []string, ends map[int]int, scanned int, out map[string]string) {
+	covered := -1
+	for i := range members {
+		j, ok := ends[i]
+		if !ok || j >= scanned || i <= covered {
+			continue
+		}
+		crosses := false
+		for k := i + 1; k <= j; k++ {
+			if e, heads := ends[k]; heads && e > j {
+				crosses = true
+				break
+			}
+		}
+		if crosses {
+			continue
+		}
+		for _, b := range members[i+1 : j+1] {
+			out[b] = members[i]
+		}
+		covered = j
+	}
 }
 
 // describeTree lists "parent: n codes" for messages.

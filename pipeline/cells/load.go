@@ -170,6 +170,7 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 	}
 	var uncoded map[string][]string
 	var indent map[string]map[string]int
+	var repeats map[string]map[string]string
 	if ws, ok := readers.As[readers.WideSource](src); ok {
 		for d, labels := range ws.Layout().Uncoded() {
 			if d < len(t.Dims) {
@@ -177,6 +178,14 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 					uncoded = map[string][]string{}
 				}
 				uncoded[t.Dims[d]] = labels
+			}
+		}
+		for d, same := range ws.Layout().Repeats() {
+			if d < len(t.Dims) {
+				if repeats == nil {
+					repeats = map[string]map[string]string{}
+				}
+				repeats[t.Dims[d]] = same
 			}
 		}
 		for d, levels := range ws.Layout().Indents() {
@@ -188,7 +197,7 @@ func (Aggregate) Build(ctx context.Context, in Input) (*audit.Table, error) {
 			}
 		}
 	}
-	if err := inferStructure(t, s, src.Header(), text, uncoded, indent); err != nil {
+	if err := inferStructure(t, s, src.Header(), text, uncoded, indent, repeats); err != nil {
 		return nil, err
 	}
 	if ws, ok := readers.As[readers.WideSource](src); ok {

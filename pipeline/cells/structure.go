@@ -18,9 +18,10 @@ import (
 // rows, and the role of every input column (header: the long table's
 // columns as read; uncoded: per dimension, the row labels a code column
 // leaves blank, structure.Options.Uncoded; indent: per dimension, the
-// indentation of its labels, structure.Options.Indent).
-func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool, uncoded map[string][]string, indent map[string]map[string]int) error {
-	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims), Uncoded: uncoded, Indent: indent}
+// indentation of its labels, structure.Options.Indent; repeats: per
+// dimension, the rows printed twice, structure.Options.Repeats).
+func inferStructure(t *audit.Table, s *configs.Settings, header []string, text map[string]bool, uncoded map[string][]string, indent map[string]map[string]int, repeats map[string]map[string]string) error {
+	opt := structure.Options{TotalLabels: s.TotalLabels, Totals: s.Totals, Hierarchies: t.Hierarchies, RowDims: len(t.Dims), Uncoded: uncoded, Indent: indent, Repeats: repeats}
 	if len(opt.TotalLabels) == 0 && s.TotalLabel != "" {
 		opt.TotalLabels = []string{s.TotalLabel}
 	}
