@@ -2,6 +2,7 @@ package structure
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -214,31 +215,25 @@ const maxBandDepth = 8
 // nestedBands finds the bands among rest (one breakdown's code that is
 // the sum of the codes right after it in rest, "Aged 16+" = "Aged 16-64"
 // + "Aged 65+", blocks; rest reversed for bands printed below their
-// parts), and the bands within those bands, level by level: each part ->
-// its band, nil when there is none.
+// parts), level by level, innermost first as blocks takes them: the
+// parts found are taken out of the sequence and the next level is
+// searched over the codes left, so a band whose part is itself a band
+// ("Aged 65+" = "Aged 65-74" + "Aged 75+" under "Aged 16+") is found
+// once its own parts are placed. Each part -> its band, nil when there
+// is none.
 func (in *axisInference) nestedBands(rest []string) map[string]string {
-	sub := in.blocks(rest, nil)
-	if len(sub) == 0 {
-		return nil
-	}
-	for level := 1; level < maxBandDepth; level++ {
-		parts := map[string]bool{}
-		for c := range sub {
-			parts[c] = true
-		}
-		more := in.blocks(rest, func(c string) bool { return parts[c] })
-		grew := false
-		for c, p := range more {
-			// a part of a band's part, or of a code beside it under
-			// the same band
-			if q, ok := sub[c]; ok && q != sub[p] || sub[c] == p {
-				continue
-			}
-			sub[c], grew = p, true
-		}
-		if !grew {
+	sub := map[string]string{}
+	seq := rest
+	for range maxBandDepth {
+		found := in.blocks(seq, nil)
+		if len(found) == 0 {
 			break
 		}
+		maps.Copy(sub, found)
+		seq = slices.DeleteFunc(slices.Clone(seq), func(c string) bool { return found[c] != "" })
+	}
+	if len(sub) == 0 {
+		return nil
 	}
 	return sub
 }
