@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/sdcaudit/sdcaudit/audit"
 	"github.com/sdcaudit/sdcaudit/audit/internal/tabletest"
 )
 
@@ -33,19 +34,8 @@ func TestBulkPooledAgainstOracle(t *testing.T) {
 			tune := largeAt(40)
 			tune.ExactIters, tune.ExactBudget = 0, 0 // the bulk phase alone
 			opt := Options{Workers: 2, Tuning: tune, exact: true}
-			s, err := newStructure(tb, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, sup, iv := runIntervals(t, tb, opt)
 			tol := 1e-7 * s.Scale()
-			sup := make([]bool, len(tb.Cells))
-			for i := range sup {
-				sup[i] = s.IsSuppressed(i)
-			}
-			iv, err := s.intervals(context.Background(), sup, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if iv.bulkPooled == 0 {
 				t.Errorf("no LP of the low lane turned high (%d bulk LPs)", iv.bulkLPs)
 			}
@@ -95,18 +85,7 @@ func TestIdleChunksCloneNothing(t *testing.T) {
 	tune := largeAt(40)
 	tune.ExactIters, tune.ExactBudget, tune.BulkIters = 0, 0, 0
 	opt := Options{Workers: 2, Tuning: tune, exact: true}
-	s, err := newStructure(tb, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sup := make([]bool, len(tb.Cells))
-	for i := range sup {
-		sup[i] = s.IsSuppressed(i)
-	}
-	iv, err := s.intervals(context.Background(), sup, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, iv := runIntervals(t, tb, opt)
 	t.Logf("%d chunks, %d started, %d solved an LP", iv.chunks, iv.chunksStarted, iv.chunksSolving)
 	if iv.chunks == iv.chunksSolving {
 		t.Fatalf("every one of the %d chunks solved an LP: the case tests nothing", iv.chunks)
@@ -127,19 +106,8 @@ func TestBulkSkippedBelowOneIterationPerTarget(t *testing.T) {
 		tune := largeAt(40)
 		tune.BulkIters = budget
 		opt := Options{Workers: 2, Tuning: tune, exact: true}
-		s, err := newStructure(tb, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s, sup, iv := runIntervals(t, tb, opt)
 		tol := 1e-7 * s.Scale()
-		sup := make([]bool, len(tb.Cells))
-		for i := range sup {
-			sup[i] = s.IsSuppressed(i)
-		}
-		iv, err := s.intervals(context.Background(), sup, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
 		t.Logf("budget %d: %d bulk LPs, %d components skipped, %d cells to the sparse LP", budget, iv.bulkLPs, iv.bulkSkipped, iv.sparse)
 		if budget < iv.sparse && (iv.bulkLPs != 0 || iv.bulkSkipped != 1) {
 			t.Errorf("budget %d below the %d targets: %d bulk LPs, %d skipped", budget, iv.sparse, iv.bulkLPs, iv.bulkSkipped)
@@ -163,4 +131,24 @@ func TestBulkSkippedBelowOneIterationPerTarget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runIntervals builds tb's structure with opt and computes the intervals
+// of its suppressed cells, as the audit does: the structure, the
+// suppressed cells and the interval set.
+func runIntervals(t *testing.T, tb *audit.Table, opt Options) (*structure, []bool, *intervalSet) {
+	t.Helper()
+	s, err := newStructure(tb, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup := make([]bool, len(tb.Cells))
+	for i := range sup {
+		sup[i] = s.IsSuppressed(i)
+	}
+	iv, err := s.intervals(context.Background(), sup, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, sup, iv
 }

@@ -75,21 +75,10 @@ func TestAuditSparseAgainstOracle(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tb := middleTable(tc.seed, tc.sizes, tc.share)
 			opt := Options{Workers: 4, Tuning: largeAt(40)}
-			s, err := newStructure(tb, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s, _, iv := runIntervals(t, tb, opt)
 			scale := s.Scale()
 			tol := 1e-7 * scale
 			atol := 1e-9 * scale
-			sup := make([]bool, len(tb.Cells))
-			for i := range sup {
-				sup[i] = s.IsSuppressed(i)
-			}
-			iv, err := s.intervals(context.Background(), sup, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if iv.sparse < 20 || iv.largest <= opt.Tuning.LargeComponent {
 				t.Fatalf("%d cells given to the sparse LP, largest component %d: want >= 20 and a component above %d", iv.sparse, iv.largest, opt.Tuning.LargeComponent)
 			}
