@@ -484,6 +484,17 @@ func (in *axisInference) withheldRuns(seq []string, isMargin map[string]bool) ma
 		if j-i-1 < 2 {
 			continue
 		}
+		k := j
+		for k < len(seq) && !isMargin[seq[k]] && !in.withheld(seq[k]) {
+			k++
+		}
+		if k-j >= 2 {
+			// two rows or more on the run's other side: the run may be
+			// their subtotals instead, and the total adds up either way
+			// (TestRvFlatWithheldRunHead)
+			i = j - 1
+			continue
+		}
 		for _, c := range seq[i+1 : j] {
 			out[c] = h
 		}

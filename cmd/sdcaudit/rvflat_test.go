@@ -425,3 +425,29 @@ func TestRvFlatNoCompleteLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRvFlatWithheldRunHead: a received flat table, subtotals below their
+// parts (TestRvFlatGenerated seed 57), whose two innermost-last subtotals
+// Betab and Beta are withheld on every line. TRUE structure (lines 2-21):
+// All areas = Alpha + Beta + Item 14 (Item 14 a top-level item printed
+// after Beta), Beta = Item 10 + Betab, Betab = Items 11-13, Alpha =
+// Alphaa + Alphab + Item 09, Alphaa = Items 01-04, Alphab = Items 05-08.
+// The layout rule "a row right below a run of two or more rows withheld
+// on every line heads that run" (withheldRuns) reads Item 14 = Betab +
+// Beta, and All areas is then the sum of the rows left on every complete
+// line, but so it is under the true structure: subtotals of the rows
+// above them, withheld, leave the leaves, so the check confirms nothing.
+// The intruder pins Betab North to 1 + 23 + 16 = 40 and Beta North to 53;
+// the tool called both protected on [0, 13] (Item 14's value). Now a run
+// with two rows or more on its other side (not margins, published) is not
+// placed by the layout (withheldRuns): no cell called protected.
+func TestRvFlatWithheldRunHead(t *testing.T) {
+	lines := []string{"All areas,182,177", "Item 01,24,24", "Item 02,23,0", "Item 03,1,24", "Item 04,19,5", "Alphaa,67,53",
+		"Item 05,20,28", "Item 06,0,0", "Item 07,10,10", "Item 08,0,0", "Alphab,30,38", "Item 09,19,26", "Alpha,116,117",
+		"Item 10,13,12", "Item 11,1,1", "Item 12,23,25", "Item 13,16,22", "Betab,40,48", "Beta,53,60", "Item 14,13,0"}
+	orig := "Area,North,South\n" + strings.Join(lines, "\n") + "\n"
+	recv := strings.NewReplacer("Item 03,1,", "Item 03,x,", "Item 08,0,", "Item 08,x,", "Item 09,19,", "Item 09,x,",
+		"Betab,40,48", "Betab,x,x", "Beta,53,60", "Beta,x,x").Replace(orig)
+	rels := "R 7 = 3 4 5 6\nR 12 = 8 9 10 11\nR 14 = 7 12 13\nR 19 = 16 17 18\nR 20 = 15 19\nR 2 = 14 20 21"
+	flatAudit(t, orig, recv, rels, false)
+}
