@@ -266,6 +266,9 @@ func rvFlatCheckRun(t *testing.T, path string, workers string) (int, []byte, []b
 // other seeds (400 were run, 1-400, both with and without mixing).
 func TestRvFlatGenerated(t *testing.T) {
 	n := 30
+	if raceEnabled {
+		n = 8
+	}
 	if s := os.Getenv("RVFLAT_N"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
