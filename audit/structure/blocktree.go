@@ -63,7 +63,7 @@ func (in *axisInference) blockTree(tr *axisTree) {
 			if len(g.second) == 0 && g.ambiguous == "" {
 				// the total is no part of a run (a withheld row last
 				// but one over the rows below it, the total included)
-				if w, ok := in.withheldHeads(g, closes); ok && w.p[in.oneTotal(w.without)[0]] == "" {
+				if w, ok := in.withheldHeads(tr.name, g, closes); ok && w.p[in.oneTotal(w.without)[0]] == "" {
 					ws = append(ws, w)
 				}
 			}
@@ -79,6 +79,11 @@ func (in *axisInference) blockTree(tr *axisTree) {
 			}
 		}
 		switch {
+		case len(ws) > 0 && ws[0].extent != "":
+			// a withheld row's run the total does not bound
+			in.warnings = append(in.warnings, ws[0].extent)
+			in.flatUnconfirmed(tr, ws...)
+			return
 		case len(ws) == 2 && !maps.Equal(ws[0].p, ws[1].p):
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: rows withheld on every line head the rows above them or below them, and both add up: the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", tr.name))
 			in.flatUnconfirmed(tr, ws...)
@@ -202,6 +207,9 @@ type flatPass struct {
 	seq       []string
 	second    []string
 	ambiguous string
+	// extent says that a run withheldHeads placed could end sooner:
+	// what is published does not bound it
+	extent string
 	// byLayout are the rows withheld on every line placed as subtotals
 	// by the layout (withheldHeads)
 	byLayout []string
@@ -361,7 +369,7 @@ func (in *axisInference) flatTotal(tr *axisTree, t string) (flatPass, string) {
 			continue
 		}
 		if len(f.p) == 0 || !closes(f.seq) {
-			if w, ok := in.withheldHeads(f, closes); ok {
+			if w, ok := in.withheldHeads(tr.name, f, closes); ok {
 				withheld = append(withheld, w)
 			}
 			continue
@@ -370,6 +378,11 @@ func (in *axisInference) flatTotal(tr *axisTree, t string) (flatPass, string) {
 			return flatPass{}, f.ambiguous
 		}
 		trees = append(trees, f)
+	}
+	if len(trees) == 0 && len(withheld) == 1 && withheld[0].extent != "" {
+		// a withheld row's run the total does not bound: no tree, t
+		// unconfirmed
+		return flatPass{}, withheld[0].extent
 	}
 	if len(trees) == 0 && len(withheld) == 1 && withheld[0].ambiguous == "" {
 		// a subtotal row withheld on every line (a received table),
@@ -394,8 +407,14 @@ func (in *axisInference) flatTotal(tr *axisTree, t string) (flatPass, string) {
 // replaced by its run, on every complete line (closes; one line at
 // least): what is published then says the withheld row is the sum of its
 // run (or zero on every line, a row no table withholds). The rows placed
-// so are in f.byLayout.
-func (in *axisInference) withheldHeads(f flatPass, closes func([]string) bool) (flatPass, bool) {
+// so are in f.byLayout. The total adds up however far such a run runs
+// (the withheld row is an unknown of its own: Total = W + c + B with W =
+// a + b is, on what is published, Total = W + B with W = a + b + c), so
+// a run of three rows or more, which could end a row or more sooner with
+// the rows after it at the level above, is the layout's guess: the
+// result's extent says so, and nothing is used
+// (TestRvFlatLayoutRunExtent).
+func (in *axisInference) withheldHeads(name string, f flatPass, closes func([]string) bool) (flatPass, bool) {
 	seq := slices.Clone(f.seq)
 	if f.after {
 		slices.Reverse(seq)
@@ -406,6 +425,7 @@ func (in *axisInference) withheldHeads(f flatPass, closes func([]string) bool) (
 	}
 	p := maps.Clone(f.p)
 	var placed, without []string
+	extent := ""
 	for i := 0; i < len(seq); i++ {
 		w := seq[i]
 		if heads[w] || !in.withheld(w) {
@@ -418,6 +438,9 @@ func (in *axisInference) withheldHeads(f flatPass, closes func([]string) bool) (
 		}
 		if j-i-1 < 2 || !in.mayBePart(seq[i+1:j]) {
 			return f, false
+		}
+		if j-i-1 > 2 && extent == "" {
+			extent = fmt.Sprintf("%s: %q is withheld on every line and the %d rows right %s it head no run: the total adds up whichever of them it holds (two or more), so the hierarchy is ambiguous and not used; declare it with suppression.hierarchies", name, audit.CodeText(w), j-i-1, f.where())
 		}
 		for _, c := range seq[i+1 : j] {
 			p[c] = w
@@ -438,7 +461,7 @@ func (in *axisInference) withheldHeads(f flatPass, closes func([]string) bool) (
 	if f.after {
 		slices.Reverse(without)
 	}
-	return flatPass{after: f.after, p: p, seq: left, ambiguous: f.ambiguous, byLayout: placed, without: without}, true
+	return flatPass{after: f.after, p: p, seq: left, ambiguous: f.ambiguous, extent: extent, byLayout: placed, without: without}, true
 }
 
 // withheldRuns are the blocks the layout gives where arithmetic cannot
@@ -459,6 +482,17 @@ func (in *axisInference) withheldRuns(seq []string, isMargin map[string]bool) ma
 			j++
 		}
 		if j-i-1 < 2 {
+			continue
+		}
+		k := j
+		for k < len(seq) && !isMargin[seq[k]] && !in.withheld(seq[k]) {
+			k++
+		}
+		if k-j >= 2 {
+			// two rows or more on the run's other side: the run may be
+			// their subtotals instead, and the total adds up either way
+			// (TestRvFlatWithheldRunHead)
+			i = j - 1
 			continue
 		}
 		for _, c := range seq[i+1 : j] {

@@ -585,6 +585,13 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 			// decides
 			in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q is not the sum of the other %s: their published values exceed it, so some are subtotals of others that no complete line confirms; it is not used as their margin, and the audit cannot confirm a suppressed cell protected (declare the hierarchy with suppression.hierarchies)", tr.name, audit.CodeText(declared), report.Plural(int64(len(r)), "code", "codes")))
 			in.unconfirmedName(tr.name, declared)
+		} else if in.mayHeadRun(declared, r) {
+			// a row withheld on every line may be the subtotal of rows
+			// beside it (a received table), and no complete line tells
+			// "declared = every row" from "declared = that row and the
+			// rows outside its run" (TestRvFlatNoCompleteLine)
+			in.warnings = append(in.warnings, fmt.Sprintf("%s: the declared total %q has no complete line to confirm it, and %s, withheld on every line, may be the subtotal of rows beside it: it is not used as the margin of the other %s, and the audit cannot confirm a suppressed cell protected (declare the hierarchy with suppression.hierarchies)", tr.name, audit.CodeText(declared), describeRows(slices.DeleteFunc(slices.Clone(r), func(c string) bool { return !in.withheld(c) })), report.Plural(int64(len(r)), "code", "codes")))
+			in.unconfirmedName(tr.name, declared)
 		} else if len(r) > 0 {
 			in.setTotal(declared, r, tr.parent, "configuration")
 		} else if in.first != "" {
@@ -594,6 +601,51 @@ func (in *axisInference) settlePartial(tr *axisTree) {
 			in.ax.Found[declared] = "configuration"
 		}
 	}
+}
+
+// mayHeadRun reports whether one of the rows r (in the table's order) is
+// withheld on every line with two rows or more of r right below it or
+// right above it, so that it may be the subtotal of a run of them, and
+// what is published does not refute that: read so, t is the sum of the
+// rows r less that row (whatever the run's extent), which a line that
+// publishes t and all of them would check. A received table with no
+// complete line cannot tell "t = every row" from it.
+func (in *axisInference) mayHeadRun(t string, r []string) bool {
+	for i, c := range r {
+		if (len(r)-i-1 < 2 && i < 2) || !in.withheld(c) {
+			continue
+		}
+		refuted := false
+		for l := range in.cells {
+			tv := in.value(l, t)
+			if _, ok := in.cells[l][t]; !ok || !tv.known {
+				continue
+			}
+			var sum decimal.Dec
+			all := true
+			for _, p := range r {
+				if p == c {
+					continue
+				}
+				v := in.value(l, p)
+				if _, ok := in.cells[l][p]; ok && !v.known {
+					all = false
+					break
+				}
+				if ok := v.known; ok {
+					sum = sum.Add(v.v)
+				}
+			}
+			if d := sum.Sub(tv.v); all && d.Sign() != 0 && !in.within(d.Abs(), len(r)) {
+				refuted = true
+				break
+			}
+		}
+		if !refuted {
+			return true
+		}
+	}
+	return false
 }
 
 // repeats are the copies of the axis's rows printed twice
@@ -679,6 +731,13 @@ func (in *axisInference) secondTotal(tr *axisTree, t string) {
 // parts never exceed it (partial), with a note, and reports whether it did.
 func (in *axisInference) partialTotal(tr *axisTree, t string, r []string) bool {
 	if !in.partial(t, r) {
+		return false
+	}
+	if in.mayHeadRun(t, r) {
+		// a row withheld on every line may be the subtotal of rows
+		// beside it (a received table): with no complete line, nothing
+		// tells "t = every row" from "t = that row and the rows
+		// outside its run" (TestRvFlatNoCompleteLine)
 		return false
 	}
 	in.setTotal(t, r, tr.parent, "label, consistent with the published parts (no line complete)")
