@@ -153,6 +153,13 @@ func TestCrossedIdenticalAtAnyWorkers(t *testing.T) {
 	})
 }
 
+// crossedJointWork is the joint search's work budget in crossedIdentical:
+// a tenth of the race runs' budget, so that the search stops at its
+// budget (the point every run must reach alike) in a few CPU-seconds; the
+// default budget's root cuts took 27 CPU-s a run without -race, most of
+// the pipeline package's race time.
+const crossedJointWork = raceJointWork / 10
+
 // crossedIdentical runs the table at path (configuration cfg, whose
 // time_limit no run may reach: 60m; "null" keeps the profile's 60s, which
 // a -race run under load reached, and the runs then stopped at different
@@ -167,7 +174,7 @@ func crossedIdentical(t *testing.T, path, cfg string, reached func(*audit.Table)
 		w, p := wp[0], wp[1]
 		out := filepath.Join(dir, fmt.Sprintf("out-w%d-p%d", w, p))
 		old := runtime.GOMAXPROCS(p)
-		res, err := Run(context.Background(), []Job{{Path: path, Name: "cross", Settings: settings(t, cfg)}}, Options{Out: out, Workers: w, Log: zerolog.Nop(), Version: "test", JointWork: testJointWork()})
+		res, err := Run(context.Background(), []Job{{Path: path, Name: "cross", Settings: settings(t, cfg)}}, Options{Out: out, Workers: w, Log: zerolog.Nop(), Version: "test", JointWork: crossedJointWork})
 		runtime.GOMAXPROCS(old)
 		if err != nil {
 			t.Fatal(err)
