@@ -84,6 +84,7 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 	hier := maps.Clone(opt.Hierarchies)
 	delete(hier, t.Dims[d])
 	opt.Hierarchies = hier
+	var stopped []string // primaries left unprotected at the time limit
 	for _, b := range blocks {
 		bkeep := map[*audit.Cell]bool{}
 		for i, o := range b.from {
@@ -94,13 +95,22 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 				bkeep[b.t.Cells[i]] = true
 			}
 		}
+		n0 := len(b.t.Warnings)
 		res, reason, err := ProtectCrossed(ctx, b.t, opt, secondary, bkeep, maxCells)
 		if err != nil || reason != "" {
 			return nil, reason, err
 		}
 		if secondary {
+			limited := timeLimitReached(res, b.t.Warnings[n0:])
 			for _, r := range res.Cells {
 				if r.Status == audit.StatusPrimary && !r.Protected {
+					if limited {
+						// the user's time limit, not the split: the
+						// block's verified pattern is kept, its
+						// unprotected primaries left to the audit
+						stopped = append(stopped, b.t.KeyString(r.Key))
+						continue
+					}
 					return nil, fmt.Sprintf("the primary cell %s is not protected within its block with the line %q published", b.t.KeyString(r.Key), audit.CodeText(total)), nil
 				}
 			}
@@ -139,12 +149,32 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 	msg := fmt.Sprintf("breakdowns in both axes: protected in blocks by %s (one per breakdown of %q, the line they share published), each through the cross of the other axis's breakdowns; an intruder who knows the four-way cross of the breakdowns is not modelled and may narrow a withheld cell: a person decides", ax.Name(), audit.CodeText(total))
 	res.Warnings = append(res.Warnings, msg)
 	t.Warnings = append(t.Warnings, msg)
+	if len(stopped) > 0 {
+		w := fmt.Sprintf("time limit %v reached while the blocks by %s were protected: the verified pattern found is kept (no other split tried); the interval audit flags the %d primary cell(s) it does not protect (%s)", opt.TimeLimit, ax.Name(), len(stopped), strings.Join(stopped, "; "))
+		res.Warnings = append(res.Warnings, w)
+		t.Warnings = append(t.Warnings, w)
+	}
 	for _, c := range t.Cells {
 		if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 			c.Findings = append(c.Findings, audit.Said("secondary", audit.Review, msg, nil))
 		}
 	}
 	return res, "", nil
+}
+
+// timeLimitReached reports whether the user's time limit stopped a
+// block's suppression: the run's Stopped or a warning suppress.Protect
+// wrote (warnings, the block's new ones) says so.
+func timeLimitReached(res *audit.Intervals, warnings []string) bool {
+	if res.Suppression != nil && strings.HasPrefix(res.Suppression.Stopped, "time limit") {
+		return true
+	}
+	for _, w := range append(slices.Clone(warnings), res.Warnings...) {
+		if strings.Contains(w, "secondary suppression: time limit") {
+			return true
+		}
+	}
+	return false
 }
 
 // ProtectBreakdowns protects and audits a table with breakdowns of a
@@ -179,7 +209,12 @@ func BreakdownsInBothAxes(t *audit.Table) bool {
 // blocks protect (reason), since protecting it with one breakdown per
 // axis would let an intruder combine the others and give a primary back.
 func WithholdAll(t *audit.Table, keep map[*audit.Cell]bool, reason string) {
-	msg := fmt.Sprintf("breakdowns in both axes not protected through them (%s): every cell is withheld, since the relations of the other breakdowns could give a primary back; a person decides", reason)
+	WithholdEvery(t, keep, fmt.Sprintf("breakdowns in both axes not protected through them (%s): every cell is withheld, since the relations of the other breakdowns could give a primary back; a person decides", reason))
+}
+
+// WithholdEvery withholds every cell of t that no override keeps
+// (secondary), with msg as a table warning and a review finding on each.
+func WithholdEvery(t *audit.Table, keep map[*audit.Cell]bool, msg string) {
 	t.Warnings = append(t.Warnings, msg)
 	for _, c := range t.Cells {
 		if keep[c] {
