@@ -231,7 +231,17 @@ func protectLinkedCrossed(ctx context.Context, group []link.Member, lo link.Opti
 			crossed = append(crossed, a)
 		}
 	}
+	// the audits of earlier rounds are stale: their interval findings
+	// are dropped at the end (from[m][c]: where round's findings start)
+	from := make([][]int, len(group))
+	crossAudit := map[int]*audit.Intervals{}
 	for round := 0; ; round++ {
+		for a, m := range group {
+			from[a] = from[a][:0]
+			for _, c := range m.Table.Cells {
+				from[a] = append(from[a], len(c.Findings))
+			}
+		}
 		reason, err := link.Protect(ctx, group, lo)
 		if err != nil || reason != "" || len(crossed) == 0 {
 			return reason, err
@@ -246,15 +256,17 @@ func protectLinkedCrossed(ctx context.Context, group []link.Member, lo link.Opti
 			before := withheldCells(t)
 			why := ""
 			if round < maxCrossedRounds {
-				_, w, err := link.ProtectBreakdowns(ctx, t, m.Options, true, m.Keep, lo.MaxCells)
+				res, w, err := link.ProtectBreakdowns(ctx, t, m.Options, true, m.Keep, lo.MaxCells)
 				if err != nil {
 					return "", err
 				}
 				why = w
+				crossAudit[a] = res
 			} else {
 				why = fmt.Sprintf("still adding cells after %d rounds with the linked tables", maxCrossedRounds)
 			}
 			if why != "" {
+				delete(crossAudit, a)
 				link.WithholdEvery(t, m.Keep, fmt.Sprintf("the breakdowns of a total could not be protected through their cross with the linked tables' withheld cells (%s): every cell is withheld, since their relations could give a primary back; a person decides", why))
 			}
 			added = added || withheldCells(t) > before
@@ -263,7 +275,22 @@ func protectLinkedCrossed(ctx context.Context, group []link.Member, lo link.Opti
 			break
 		}
 	}
+	for a, m := range group {
+		for c, cell := range m.Table.Cells {
+			kept := cell.Findings[:0]
+			for k, f := range cell.Findings {
+				if f.Rule != "interval_audit" || k >= from[a][c] {
+					kept = append(kept, f)
+				}
+			}
+			cell.Findings = kept
+		}
+	}
 	for _, a := range crossed {
+		if res := crossAudit[a]; res != nil {
+			t := group[a].Table
+			t.Audit = link.CombinedAudit(t.Audit, res)
+		}
 		if !group[a].Secondary {
 			link.CrossedApart(group[a].Table, "audited with its linked tables, whose cover does not cross the breakdowns")
 			continue

@@ -285,3 +285,56 @@ func stronger(a, b audit.Interval) audit.Interval {
 	a.Protected = a.Protected && b.Protected
 	return a
 }
+
+// CombinedAudit is the audit of a table protected in two systems that
+// each hold only part of its relations (a linked group's cover without
+// the cross of its breakdowns, and its own cover with them): each
+// system's interval holds the true one, so per cell the stronger verdict
+// stands and the intervals are intersected (exact or under-protected in
+// either stands), and one found protected is undetermined (an intruder
+// combining the two is not modelled). a's cells in a's order, then b's
+// cells absent from a. Nil a gives b's cells so judged.
+func CombinedAudit(a, b *audit.Intervals) *audit.Intervals {
+	if a == nil {
+		a, b = b, nil
+	}
+	if a == nil {
+		return nil
+	}
+	other := map[string]audit.Interval{}
+	if b != nil {
+		for _, r := range b.Cells {
+			other[strings.Join(r.Key, "\x00")] = r
+		}
+	}
+	res := &audit.Intervals{Dims: a.Dims, Warnings: a.Warnings, NoMargins: a.NoMargins, Suppression: a.Suppression}
+	if b != nil {
+		res.Warnings = append(slices.Clone(a.Warnings), b.Warnings...)
+		if res.Suppression == nil {
+			res.Suppression = b.Suppression
+		}
+	}
+	seen := map[string]bool{}
+	add := func(r audit.Interval) {
+		if r.Protected && !r.Exact {
+			r.Protected, r.Undetermined = false, true
+		}
+		res.Add(r)
+	}
+	for _, r := range a.Cells {
+		k := strings.Join(r.Key, "\x00")
+		seen[k] = true
+		if o, ok := other[k]; ok {
+			r = stronger(r, o)
+		}
+		add(r)
+	}
+	if b != nil {
+		for _, r := range b.Cells {
+			if !seen[strings.Join(r.Key, "\x00")] {
+				add(r)
+			}
+		}
+	}
+	return res
+}

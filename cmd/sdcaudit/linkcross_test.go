@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -127,7 +129,7 @@ links: [[two, sector]]
 	orig := append(readCSVFile(t, filepath.Join(dir, "two.csv")), readCSVFile(t, filepath.Join(dir, "sector.csv"))[1:]...)
 	safe := append(readCSVFile(t, filepath.Join(out, "two.safe.csv")), readCSVFile(t, filepath.Join(out, "sector.safe.csv"))[1:]...)
 	h, _ := relsHand(t, "linkcross", linkCrossRels, len(orig), len(orig[0]))
-	h.attackSafe(t, orig, safe, pos{11, 3})
+	attacked := h.attackSafe(t, orig, safe, pos{11, 3})
 
 	b, err := os.ReadFile(filepath.Join(out, "two.report.json"))
 	if err != nil {
@@ -137,6 +139,13 @@ links: [[two, sector]]
 		Link struct {
 			Linked, Exact bool
 		} `json:"link"`
+		Audit struct {
+			Cells []struct {
+				Key       map[string]string `json:"key"`
+				Lo, Hi    *float64
+				Protected bool `json:"protected"`
+			} `json:"cells"`
+		} `json:"audit"`
 		Cells []struct {
 			Key      map[string]string `json:"key"`
 			Status   string            `json:"status"`
@@ -150,6 +159,20 @@ links: [[two, sector]]
 	}
 	if !r.Link.Linked || !r.Link.Exact {
 		t.Fatalf("link %+v: the test does not reach the linked path", r.Link)
+	}
+	// neither system holds every relation: no withheld cell is called
+	// protected, and no interval is wider than the intruder's
+	for _, c := range r.Audit.Cells {
+		row := slices.IndexFunc(orig[:19], func(l []string) bool { return l[0] == c.Key["Group"] && l[1] == c.Key["region"] })
+		a := attacked[pos{row + 1, 3}]
+		if a == nil {
+			t.Errorf("audited cell %v is published", c.Key)
+			continue
+		}
+		if c.Protected {
+			t.Errorf("cell %v called protected", c.Key)
+		}
+		rvWithin(t, fmt.Sprint(c.Key), c.Lo, c.Hi, a)
 	}
 	for _, c := range r.Cells {
 		if c.Status != "primary" && c.Status != "secondary" {
