@@ -190,14 +190,7 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 				return readCover(ctx, jobs[u.job].Path, u.page, settings[0], dims, workers)
 			}
 		}
-		for _, t := range members {
-			if ax, _ := t.Structure.Crossed(); ax != nil {
-				// two breakdowns of one total: its cross is not part
-				// of the linked tables' cover
-				link.CrossedApart(t, "the table is protected with its linked tables, whose cover does not cross the breakdowns")
-			}
-		}
-		reason, err := link.Protect(ctx, group, lo)
+		reason, err := protectLinkedCrossed(ctx, group, lo)
 		if err != nil {
 			return err
 		}
@@ -210,6 +203,118 @@ func (lp *linkPlan) protectLinked(ctx context.Context, jobs []Job, units []linkU
 		}
 	}
 	return nil
+}
+
+// maxCrossedRounds bounds the rounds of protectLinkedCrossed: a round
+// that adds a withheld cell is followed by another, and each adds at
+// least one, so the bound is deterministic work, not a clock.
+const maxCrossedRounds = 8
+
+// protectLinkedCrossed protects a group of linked tables (link.Protect)
+// in which a member has two or more breakdowns of one total
+// (audit.Structure.Crossed). The group's cover does not cross those
+// breakdowns: alone, it would let the published lines of one breakdown
+// give back a primary the other protects (All people − Aged 16-64 − Aged
+// 65+ = Aged 0-15). So each such member is then protected through its own
+// cover with the breakdowns crossed (link.ProtectBreakdowns), the group's
+// withheld cells kept withheld, and the group again with the member's new
+// cells, until neither adds a cell. A member whose cross cannot be
+// protected, or rounds past maxCrossedRounds, gets every cell withheld
+// (link.WithholdEvery) and the group one more round. Each pattern is safe
+// in each system; an intruder combining both is not modelled, so the
+// member's withheld cells stay "review" (link.CrossedLinked). A non-empty
+// reason is link.Protect's: the group is then protected apart.
+func protectLinkedCrossed(ctx context.Context, group []link.Member, lo link.Options) (string, error) {
+	var crossed []int
+	for a, m := range group {
+		if ax, _ := m.Table.Structure.Crossed(); ax != nil {
+			crossed = append(crossed, a)
+		}
+	}
+	// the audits of earlier rounds are stale: their interval findings
+	// are dropped at the end (from[m][c]: where round's findings start)
+	from := make([][]int, len(group))
+	crossAudit := map[int]*audit.Intervals{}
+	for round := 0; ; round++ {
+		for a, m := range group {
+			from[a] = from[a][:0]
+			for _, c := range m.Table.Cells {
+				from[a] = append(from[a], len(c.Findings))
+			}
+		}
+		reason, err := link.Protect(ctx, group, lo)
+		if err != nil || reason != "" || len(crossed) == 0 {
+			return reason, err
+		}
+		added := false
+		for _, a := range crossed {
+			m := group[a]
+			t := m.Table
+			if !m.Secondary {
+				continue
+			}
+			before := withheldCells(t)
+			why := ""
+			if round < maxCrossedRounds {
+				res, w, err := link.ProtectBreakdowns(ctx, t, m.Options, true, m.Keep, lo.MaxCells)
+				if err != nil {
+					return "", err
+				}
+				why = w
+				crossAudit[a] = res
+			} else {
+				why = fmt.Sprintf("still adding cells after %d rounds with the linked tables", maxCrossedRounds)
+			}
+			if why != "" {
+				delete(crossAudit, a)
+				link.WithholdEvery(t, m.Keep, fmt.Sprintf("the breakdowns of a total could not be protected through their cross with the linked tables' withheld cells (%s): every cell is withheld, since their relations could give a primary back; a person decides", why))
+			}
+			added = added || withheldCells(t) > before
+		}
+		if !added {
+			break
+		}
+	}
+	for a, m := range group {
+		for c, cell := range m.Table.Cells {
+			kept := cell.Findings[:0]
+			for k, f := range cell.Findings {
+				if f.Rule != "interval_audit" || k >= from[a][c] {
+					kept = append(kept, f)
+				}
+			}
+			cell.Findings = kept
+		}
+	}
+	for _, a := range crossed {
+		if res := crossAudit[a]; res != nil {
+			t := group[a].Table
+			t.Audit = link.CombinedAudit(t.Audit, res)
+		}
+		if !group[a].Secondary {
+			link.CrossedApart(group[a].Table, "audited with its linked tables, whose cover does not cross the breakdowns")
+			continue
+		}
+		var others []string
+		for b, m := range group {
+			if b != a {
+				others = append(others, m.Table.Name)
+			}
+		}
+		link.CrossedLinked(group[a].Table, strings.Join(others, ", "))
+	}
+	return "", nil
+}
+
+// withheldCells counts t's withheld cells (primary or secondary).
+func withheldCells(t *audit.Table) int {
+	n := 0
+	for _, c := range t.Cells {
+		if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
+			n++
+		}
+	}
+	return n
 }
 
 func wantsProtection(ss []*configs.Settings) bool {

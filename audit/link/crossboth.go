@@ -84,6 +84,7 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 	hier := maps.Clone(opt.Hierarchies)
 	delete(hier, t.Dims[d])
 	opt.Hierarchies = hier
+	var stopped []string // primaries left unprotected at the time limit
 	for _, b := range blocks {
 		bkeep := map[*audit.Cell]bool{}
 		for i, o := range b.from {
@@ -94,13 +95,22 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 				bkeep[b.t.Cells[i]] = true
 			}
 		}
+		n0 := len(b.t.Warnings)
 		res, reason, err := ProtectCrossed(ctx, b.t, opt, secondary, bkeep, maxCells)
 		if err != nil || reason != "" {
 			return nil, reason, err
 		}
 		if secondary {
+			limited := timeLimitReached(res, b.t.Warnings[n0:])
 			for _, r := range res.Cells {
 				if r.Status == audit.StatusPrimary && !r.Protected {
+					if limited {
+						// the user's time limit, not the split: the
+						// block's verified pattern is kept, its
+						// unprotected primaries left to the audit
+						stopped = append(stopped, b.t.KeyString(r.Key))
+						continue
+					}
 					return nil, fmt.Sprintf("the primary cell %s is not protected within its block with the line %q published", b.t.KeyString(r.Key), audit.CodeText(total)), nil
 				}
 			}
@@ -139,12 +149,32 @@ func protectBlocks(ctx context.Context, t *audit.Table, ax *audit.Axis, total st
 	msg := fmt.Sprintf("breakdowns in both axes: protected in blocks by %s (one per breakdown of %q, the line they share published), each through the cross of the other axis's breakdowns; an intruder who knows the four-way cross of the breakdowns is not modelled and may narrow a withheld cell: a person decides", ax.Name(), audit.CodeText(total))
 	res.Warnings = append(res.Warnings, msg)
 	t.Warnings = append(t.Warnings, msg)
+	if len(stopped) > 0 {
+		w := fmt.Sprintf("time limit %v reached while the blocks by %s were protected: the verified pattern found is kept (no other split tried); the interval audit flags the %d primary cell(s) it does not protect (%s)", opt.TimeLimit, ax.Name(), len(stopped), strings.Join(stopped, "; "))
+		res.Warnings = append(res.Warnings, w)
+		t.Warnings = append(t.Warnings, w)
+	}
 	for _, c := range t.Cells {
 		if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {
 			c.Findings = append(c.Findings, audit.Said("secondary", audit.Review, msg, nil))
 		}
 	}
 	return res, "", nil
+}
+
+// timeLimitReached reports whether the user's time limit stopped a
+// block's suppression: the run's Stopped or a warning suppress.Protect
+// wrote (warnings, the block's new ones) says so.
+func timeLimitReached(res *audit.Intervals, warnings []string) bool {
+	if res.Suppression != nil && strings.HasPrefix(res.Suppression.Stopped, "time limit") {
+		return true
+	}
+	for _, w := range append(slices.Clone(warnings), res.Warnings...) {
+		if strings.Contains(w, "secondary suppression: time limit") {
+			return true
+		}
+	}
+	return false
 }
 
 // ProtectBreakdowns protects and audits a table with breakdowns of a
@@ -179,7 +209,12 @@ func BreakdownsInBothAxes(t *audit.Table) bool {
 // blocks protect (reason), since protecting it with one breakdown per
 // axis would let an intruder combine the others and give a primary back.
 func WithholdAll(t *audit.Table, keep map[*audit.Cell]bool, reason string) {
-	msg := fmt.Sprintf("breakdowns in both axes not protected through them (%s): every cell is withheld, since the relations of the other breakdowns could give a primary back; a person decides", reason)
+	WithholdEvery(t, keep, fmt.Sprintf("breakdowns in both axes not protected through them (%s): every cell is withheld, since the relations of the other breakdowns could give a primary back; a person decides", reason))
+}
+
+// WithholdEvery withholds every cell of t that no override keeps
+// (secondary), with msg as a table warning and a review finding on each.
+func WithholdEvery(t *audit.Table, keep map[*audit.Cell]bool, msg string) {
 	t.Warnings = append(t.Warnings, msg)
 	for _, c := range t.Cells {
 		if keep[c] {
@@ -249,4 +284,57 @@ func stronger(a, b audit.Interval) audit.Interval {
 	a.Undetermined = a.Undetermined || b.Undetermined
 	a.Protected = a.Protected && b.Protected
 	return a
+}
+
+// CombinedAudit is the audit of a table protected in two systems that
+// each hold only part of its relations (a linked group's cover without
+// the cross of its breakdowns, and its own cover with them): each
+// system's interval holds the true one, so per cell the stronger verdict
+// stands and the intervals are intersected (exact or under-protected in
+// either stands), and one found protected is undetermined (an intruder
+// combining the two is not modelled). a's cells in a's order, then b's
+// cells absent from a. Nil a gives b's cells so judged.
+func CombinedAudit(a, b *audit.Intervals) *audit.Intervals {
+	if a == nil {
+		a, b = b, nil
+	}
+	if a == nil {
+		return nil
+	}
+	other := map[string]audit.Interval{}
+	if b != nil {
+		for _, r := range b.Cells {
+			other[strings.Join(r.Key, "\x00")] = r
+		}
+	}
+	res := &audit.Intervals{Dims: a.Dims, Warnings: a.Warnings, NoMargins: a.NoMargins, Suppression: a.Suppression}
+	if b != nil {
+		res.Warnings = append(slices.Clone(a.Warnings), b.Warnings...)
+		if res.Suppression == nil {
+			res.Suppression = b.Suppression
+		}
+	}
+	seen := map[string]bool{}
+	add := func(r audit.Interval) {
+		if r.Protected && !r.Exact {
+			r.Protected, r.Undetermined = false, true
+		}
+		res.Add(r)
+	}
+	for _, r := range a.Cells {
+		k := strings.Join(r.Key, "\x00")
+		seen[k] = true
+		if o, ok := other[k]; ok {
+			r = stronger(r, o)
+		}
+		add(r)
+	}
+	if b != nil {
+		for _, r := range b.Cells {
+			if !seen[strings.Join(r.Key, "\x00")] {
+				add(r)
+			}
+		}
+	}
+	return res
 }

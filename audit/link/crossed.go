@@ -540,11 +540,31 @@ func CrossedApart(t *audit.Table, reason string) {
 	if ax == nil {
 		return
 	}
+	crossedReview(t, fmt.Sprintf("%s %q has %d breakdowns, not protected through them (%s): an intruder combining them may narrow this cell; a person decides", ax.Name(), audit.CodeText(total), len(ax.Breakdowns[total]), reason))
+}
+
+// CrossedLinked marks a table with two breakdowns of one total that was
+// protected in turn through its cross and with its linked tables (with,
+// their names) until neither added a withheld cell: each pattern is safe
+// in each system, yet an intruder combining the two systems is not
+// modelled. A table warning and a review finding on each withheld cell,
+// the total unconfirmed, as CrossedApart.
+func CrossedLinked(t *audit.Table, with string) {
+	ax, total := t.Structure.Crossed()
+	if ax == nil {
+		return
+	}
+	crossedReview(t, fmt.Sprintf("%s %q has %d breakdowns: protected through their cross and with the linked tables %s in turn until neither withheld another cell; an intruder combining the two may narrow this cell; a person decides", ax.Name(), audit.CodeText(total), len(ax.Breakdowns[total]), with))
+}
+
+// crossedReview names t's crossed total unconfirmed, warns msg and adds
+// it as a review finding to every withheld cell.
+func crossedReview(t *audit.Table, msg string) {
+	ax, total := t.Structure.Crossed()
 	name := ax.Name() + "=" + audit.CodeText(total)
 	if !slices.Contains(t.Structure.Unconfirmed, name) {
 		t.Structure.Unconfirmed = append(t.Structure.Unconfirmed, name)
 	}
-	msg := fmt.Sprintf("%s %q has %d breakdowns, not protected through them (%s): an intruder combining them may narrow this cell; a person decides", ax.Name(), audit.CodeText(total), len(ax.Breakdowns[total]), reason)
 	t.Warnings = append(t.Warnings, msg)
 	for _, c := range t.Cells {
 		if c.Status == audit.StatusPrimary || c.Status == audit.StatusSecondary {

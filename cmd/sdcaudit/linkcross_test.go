@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// A table with two breakdowns of one total ("All people" = Men + Women =
+// three age bands) linked by links: with a table of the same groups by
+// sector (issue 24). The group's cover does not cross the breakdowns: it
+// withheld Aged 0-15 North (2, a primary) with Aged 0-15 South only, and
+// All people − Aged 16-64 − Aged 65+ = 120 − 80 − 38 gave it back from the
+// safe table while its verdict was only "review".
+
+// linkCrossTwo is the table with the breakdowns (long form, region).
+const linkCrossTwo = `Group,region,n
+All people,North,120
+All people,South,200
+All people,Total,320
+Men,North,60
+Men,South,98
+Men,Total,158
+Women,North,60
+Women,South,102
+Women,Total,162
+Aged 0-15,North,2
+Aged 0-15,South,50
+Aged 0-15,Total,52
+Aged 16-64,North,80
+Aged 16-64,South,100
+Aged 16-64,Total,180
+Aged 65+,North,38
+Aged 65+,South,50
+Aged 65+,Total,88
+`
+
+// linkCrossSector is the linked table: the same groups by sector, their
+// Total column shared with linkCrossTwo's.
+const linkCrossSector = `Group,sector,n
+All people,A,150
+All people,B,170
+All people,Total,320
+Men,A,70
+Men,B,88
+Men,Total,158
+Women,A,80
+Women,B,82
+Women,Total,162
+Aged 0-15,A,20
+Aged 0-15,B,32
+Aged 0-15,Total,52
+Aged 16-64,A,90
+Aged 16-64,B,90
+Aged 16-64,Total,180
+Aged 65+,A,40
+Aged 65+,B,48
+Aged 65+,Total,88
+`
+
+// linkCrossRels are the true relations of both tables as one list of
+// lines (linkCrossTwo's lines 2-19, linkCrossSector's body lines after
+// them, 20-37), written by hand: each table's two breakdowns and row
+// totals, and the shared Total cells equal.
+const linkCrossRels = `labelcols 2
+R 2 = 5 8
+R 3 = 6 9
+R 4 = 7 10
+R 2 = 11 14 17
+R 3 = 12 15 18
+R 4 = 13 16 19
+R 4 = 2 3
+R 7 = 5 6
+R 10 = 8 9
+R 13 = 11 12
+R 16 = 14 15
+R 19 = 17 18
+R 20 = 23 26
+R 21 = 24 27
+R 22 = 25 28
+R 20 = 29 32 35
+R 21 = 30 33 36
+R 22 = 31 34 37
+R 22 = 20 21
+R 25 = 23 24
+R 28 = 26 27
+R 31 = 29 30
+R 34 = 32 33
+R 37 = 35 36
+R 4 = 22
+R 7 = 25
+R 10 = 28
+R 13 = 31
+R 16 = 34
+R 19 = 37
+`
+
+// TestLinkedCrossedResistsAttack: sdcaudit run protects the linked
+// release; the two safe tables, read together, are attacked over the
+// true relations (gonum's simplex): no withheld cell is pinned to within
+// 1, the primary is withheld, and every withheld cell of the table with
+// the breakdowns carries a review finding (neither system the tool
+// protects it in holds every relation).
+func TestLinkedCrossedResistsAttack(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"two.csv": linkCrossTwo, "sector.csv": linkCrossSector, "rel.yaml": `rules:
+  threshold: {min: 3}
+  dominance: {enabled: false}
+  p_percent: {enabled: false}
+suppression: {time_limit: 60m}
+tables:
+  - {file: two.csv, name: two, columns: {dims: [Group, region], count: n}}
+  - {file: sector.csv, name: sector, columns: {dims: [Group, sector], count: n}}
+links: [[two, sector]]
+`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", filepath.Join(dir, "rel.yaml"), "--out", out, "--quiet"}, &stdout, &stderr); code != 0 && code != 1 {
+		t.Fatalf("run: exit %d: %s", code, stderr.String())
+	}
+	orig := append(readCSVFile(t, filepath.Join(dir, "two.csv")), readCSVFile(t, filepath.Join(dir, "sector.csv"))[1:]...)
+	safe := append(readCSVFile(t, filepath.Join(out, "two.safe.csv")), readCSVFile(t, filepath.Join(out, "sector.safe.csv"))[1:]...)
+	h, _ := relsHand(t, "linkcross", linkCrossRels, len(orig), len(orig[0]))
+	attacked := h.attackSafe(t, orig, safe, pos{11, 3})
+
+	b, err := os.ReadFile(filepath.Join(out, "two.report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Link struct {
+			Linked, Exact bool
+		} `json:"link"`
+		Audit struct {
+			Cells []struct {
+				Key       map[string]string `json:"key"`
+				Lo, Hi    *float64
+				Protected bool `json:"protected"`
+			} `json:"cells"`
+		} `json:"audit"`
+		Cells []struct {
+			Key      map[string]string `json:"key"`
+			Status   string            `json:"status"`
+			Findings []struct {
+				Status string `json:"status"`
+			} `json:"findings"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Link.Linked || !r.Link.Exact {
+		t.Fatalf("link %+v: the test does not reach the linked path", r.Link)
+	}
+	// neither system holds every relation: no withheld cell is called
+	// protected, and no interval is wider than the intruder's
+	for _, c := range r.Audit.Cells {
+		row := slices.IndexFunc(orig[:19], func(l []string) bool { return l[0] == c.Key["Group"] && l[1] == c.Key["region"] })
+		a := attacked[pos{row + 1, 3}]
+		if a == nil {
+			t.Errorf("audited cell %v is published", c.Key)
+			continue
+		}
+		if c.Protected {
+			t.Errorf("cell %v called protected", c.Key)
+		}
+		rvWithin(t, fmt.Sprint(c.Key), c.Lo, c.Hi, a)
+	}
+	for _, c := range r.Cells {
+		if c.Status != "primary" && c.Status != "secondary" {
+			continue
+		}
+		review := false
+		for _, f := range c.Findings {
+			review = review || f.Status == "review"
+		}
+		if !review {
+			t.Errorf("withheld cell %v has no review finding", c.Key)
+		}
+	}
+}
