@@ -170,3 +170,62 @@ Aged 16+,118,150,220,110,598
 		t.Errorf("%d cells withheld", len(w))
 	}
 }
+
+// TestRvBandShapes: check on other shapes with bands, each safe table
+// attacked over the hand relations (crossCheck): a band in each of two
+// breakdowns (Aged 16+; Born abroad = Born EU + Born elsewhere), the
+// margins in the middle (All people between the breakdowns, Total
+// between the columns), a band whose last part is zero on every line,
+// and the band a primary itself.
+func TestRvBandShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, rels string
+		primary         pos
+	}{
+		{"twobands", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-15,2,50,90,40,182
+Aged 16+,118,150,220,110,598
+Aged 16-64,80,100,150,70,400
+Aged 65+,38,50,70,40,198
+UK born,100,150,300,140,690
+Born abroad,20,50,10,10,90
+Born EU,17,30,6,4,57
+Born elsewhere,3,20,4,6,33
+`, "R 2 = 3 4\nR 2 = 5 6\nR 6 = 7 8\nR 2 = 9 10\nR 10 = 11 12\nC 6 = 2 3 4 5", pos{5, 2}},
+		{"middle", `Group,North,South,Total,East,West
+Men,60,98,388,160,70
+Women,60,102,392,150,80
+All people,120,200,780,310,150
+Aged 0-15,2,50,182,90,40
+Aged 16+,118,150,598,220,110
+Aged 16-64,80,100,400,150,70
+Aged 65+,38,50,198,70,40
+`, "R 4 = 2 3\nR 4 = 5 6\nR 6 = 7 8\nC 4 = 2 3 5 6", pos{5, 2}},
+		{"zeropart", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-15,2,50,90,40,182
+Aged 16+,118,150,220,110,598
+Aged 16-64,80,100,150,70,400
+Aged 65+,38,50,70,40,198
+Age unknown,0,0,0,0,0
+`, "R 2 = 3 4\nR 2 = 5 6 9\nR 6 = 7 8\nC 6 = 2 3 4 5", pos{5, 2}},
+		{"smallband", rvHead + `All people,120,200,310,150,780
+Men,60,98,160,70,388
+Women,60,102,150,80,392
+Aged 0-64,117,150,240,110,617
+Aged 65+,3,50,70,40,163
+Aged 65-74,2,30,40,20,92
+Aged 75+,1,20,30,20,71
+`, "R 2 = 3 4\nR 2 = 5 6\nR 6 = 7 8\nC 6 = 2 3 4 5", pos{6, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, w := crossCheck(t, tc.name, tc.text, tc.rels, "", tc.primary)
+			if len(w) < 2 {
+				t.Errorf("%d cells withheld", len(w))
+			}
+		})
+	}
+}
