@@ -180,7 +180,7 @@ Aged 16+,118,150,220,110,598
 func TestRvBandShapes(t *testing.T) {
 	for _, tc := range []struct {
 		name, text, rels string
-		primary         pos
+		primary          pos
 	}{
 		{"twobands", rvHead + `All people,120,200,310,150,780
 Men,60,98,160,70,388
