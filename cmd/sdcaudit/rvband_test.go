@@ -85,6 +85,11 @@ func rvBandSeeds() int {
 	return 12
 }
 
+// rvBandFrom is the first seed TestRvBandHiddenCross draws (RVBAND_FROM
+// sets it, for a longer run in parts: gonum's simplex cycles on the
+// hidden cross of a few tables, dense seed 22 among them).
+var rvBandFrom, _ = strconv.Atoi(os.Getenv("RVBAND_FROM"))
+
 // TestRvBandHiddenCross: generated tables (dense and sparse hidden
 // counts) checked, the safe table attacked over the hidden cross: no
 // withheld cell may be pinned to within 1, and a cell called protected
@@ -93,6 +98,7 @@ func TestRvBandHiddenCross(t *testing.T) {
 	stats := map[string]int{}
 	for _, sparse := range []bool{false, true} {
 		for seed := range rvBandSeeds() {
+			seed += rvBandFrom
 			tb := cgGen(rand.New(rand.NewPCG(uint64(seed), 24)), sparse)
 			t.Run(fmt.Sprintf("%v/%d", sparse, seed), func(t *testing.T) {
 				path := rvWrite(t, fmt.Sprintf("gen%d.csv", seed), tb.text)
@@ -228,4 +234,50 @@ Aged 75+,1,20,30,20,71
 			}
 		})
 	}
+}
+
+// TestRvBandUnconfirmedLeak (open finding, skipped unless RVBAND_OPEN is
+// set): where crossed() refuses the breakdowns, "All people" is
+// unconfirmed and check still writes a safe table (exit 1, a warning,
+// the audit calling no cell protected), but the suppression ignores the
+// total's relations, which hold in the published table all the same,
+// so primaries come back. Both tables come from cgGen's sparse counts
+// (seeds 41 and 33 of TestRvBandHiddenCross with RVBAND_FROM=23
+// RVBAND_SEEDS=40) and behave the same on main before this branch.
+//   - zeroband: Aged 17+ = Aged 17-36 (zero on every line) + Aged 37+:
+//     a band with one nonzero part is no band (blocks), no split; the
+//     safe table withholds Women North (53) and Men South, but All
+//     people − Men North = 53 − 0 gives it back, and Aged 17+ North
+//     = All people − Aged 0-16 = 10.
+//   - coincidence: Aged 36-46 = Men + Other on every line (3, 3),
+//     so nestedRuns calls the breakdowns nested; All people − Aged 0-15
+//     ... gives the withheld cells back (Aged 0-15 North = 1).
+func TestRvBandUnconfirmedLeak(t *testing.T) {
+	if os.Getenv("RVBAND_OPEN") == "" {
+		t.Skip("open finding: an unconfirmed total's relations are not protected against (set RVBAND_OPEN=1)")
+	}
+	t.Run("zeroband", func(t *testing.T) {
+		crossCheck(t, "zeroband", `Group,North,South,Total
+All people,53,21,74
+Aged 0-16,43,21,64
+Aged 17+,10,0,10
+Aged 17-36,0,0,0
+Aged 37+,10,0,10
+Men,0,21,21
+Women,53,0,53
+`, "R 2 = 3 4\nR 4 = 5 6\nR 2 = 7 8\nC 4 = 2 3", "")
+	})
+	t.Run("coincidence", func(t *testing.T) {
+		crossCheck(t, "coincidence", `Group,North,South,Total
+All people,41,43,84
+Aged 0-15,1,0,1
+Aged 16-35,36,15,51
+Aged 36-46,3,3,6
+Aged 47+,1,25,26
+Aged 36+,4,28,32
+Men,1,2,3
+Women,38,40,78
+Other,2,1,3
+`, "R 2 = 3 4 7\nR 7 = 5 6\nR 2 = 8 9 10\nC 4 = 2 3", "")
+	})
 }
