@@ -235,6 +235,29 @@ func (in *axisInference) nestedBands(rest []string) map[string]string {
 	if len(sub) == 0 {
 		return nil
 	}
+	// bands whose parts include a band printed with its own parts
+	// between them ("Aged 16+", "Aged 16-64", "Aged 16-39", "Aged
+	// 40-64", "Aged 65+"): found over the codes left once the inner
+	// bands' parts are set aside, level by level. Missed, the total
+	// was unconfirmed and All people − Aged 16+ gave a withheld Aged
+	// 0-15 back.
+	for level := 1; level < maxBandDepth; level++ {
+		var left []string
+		for _, c := range rest {
+			if _, ok := sub[c]; !ok {
+				left = append(left, c)
+			}
+		}
+		grew := false
+		for c, p := range in.blocks(left, nil) {
+			if _, ok := sub[c]; !ok {
+				sub[c], grew = p, true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
 	return sub
 }
 

@@ -63,6 +63,7 @@ type crossedAudit struct {
 		Protected    bool              `json:"protected"`
 		Approximate  bool              `json:"approximate"`
 		Undetermined bool              `json:"undetermined"`
+		Status       string            `json:"status"`
 	} `json:"cells"`
 }
 

@@ -25,10 +25,24 @@ type cgTable struct {
 	text, rels string
 	both, band bool
 	rows, cols int
+	// the layout over the hidden cross: each row's sexes and leaves, each
+	// column's regions and areas, and the hidden dimensions' sizes
+	rl, cl         []cgLine
+	ns, nl, ng, nu int
 }
 
-// cgGen draws one table from rng.
-func cgGen(rng *rand.Rand) cgTable {
+// cgLine is a row (sexes and leaves it sums) or a column (regions and
+// areas) of a generated table.
+type cgLine struct {
+	label      string
+	sex, leaf  []int
+	region, ar []int
+}
+
+// cgGen draws one table from rng; with sparse, half the hidden counts
+// are zero (structural zeros, which the cross's non-negativity turns
+// into bounds).
+func cgGen(rng *rand.Rand, sparse ...bool) cgTable {
 	sexes := []string{"Men", "Women", "Other"}[:2+rng.IntN(2)]
 	nl := 3 + rng.IntN(3)
 	var leaves []string
@@ -65,7 +79,9 @@ func cgGen(rng *rand.Rand) cgTable {
 			for g := range x[s][a] {
 				x[s][a][g] = make([]int, len(areas))
 				for u := range areas {
-					if rng.IntN(6) == 0 || s == 2 || a == smallLeaf && g == smallRegion {
+					if len(sparse) > 0 && sparse[0] && rng.IntN(2) == 0 {
+						x[s][a][g][u] = 0
+					} else if rng.IntN(6) == 0 || s == 2 || a == smallLeaf && g == smallRegion {
 						x[s][a][g][u] = rng.IntN(3)
 					} else {
 						x[s][a][g][u] = 5 + rng.IntN(40)
@@ -75,11 +91,7 @@ func cgGen(rng *rand.Rand) cgTable {
 		}
 	}
 	// a row: which sexes and leaves it sums; a column: regions, areas
-	type line struct {
-		label      string
-		sex, leaf  []int
-		region, ar []int
-	}
+	type line = cgLine
 	all := func(n int) []int {
 		out := make([]int, n)
 		for i := range out {
@@ -175,7 +187,8 @@ func cgGen(rng *rand.Rand) cgTable {
 	if both {
 		rels = append(rels, fmt.Sprintf("C %d = %s", tot, nums(2+len(regions), 1+len(regions)+len(areas))))
 	}
-	return cgTable{text: b.String(), rels: strings.Join(rels, "\n"), both: both, band: band >= 0, rows: len(rows) + 1, cols: tot}
+	return cgTable{text: b.String(), rels: strings.Join(rels, "\n"), both: both, band: band >= 0, rows: len(rows) + 1, cols: tot,
+		rl: rows, cl: cols, ns: len(sexes), nl: nl, ng: len(regions), nu: len(areas)}
 }
 
 // cgSeeds is how many generated tables the test checks: 40, 12 under
