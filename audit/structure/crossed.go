@@ -219,8 +219,11 @@ const maxBandDepth = 8
 // parts found are taken out of the sequence and the next level is
 // searched over the codes left, so a band whose part is itself a band
 // ("Aged 65+" = "Aged 65-74" + "Aged 75+" under "Aged 16+") is found
-// once its own parts are placed. Each part -> its band, nil when there
-// is none.
+// once its own parts are placed, and a band printed with its own parts
+// between it and its other parts ("Aged 16+", "Aged 16-64", "Aged
+// 16-39", "Aged 40-64", "Aged 65+"; missed, the total was unconfirmed
+// and All people − Aged 16+ gave a withheld Aged 0-15 back). Each part
+// -> its band, nil when there is none.
 func (in *axisInference) nestedBands(rest []string) map[string]string {
 	sub := map[string]string{}
 	seq := rest
@@ -234,29 +237,6 @@ func (in *axisInference) nestedBands(rest []string) map[string]string {
 	}
 	if len(sub) == 0 {
 		return nil
-	}
-	// bands whose parts include a band printed with its own parts
-	// between them ("Aged 16+", "Aged 16-64", "Aged 16-39", "Aged
-	// 40-64", "Aged 65+"): found over the codes left once the inner
-	// bands' parts are set aside, level by level. Missed, the total
-	// was unconfirmed and All people − Aged 16+ gave a withheld Aged
-	// 0-15 back.
-	for level := 1; level < maxBandDepth; level++ {
-		var left []string
-		for _, c := range rest {
-			if _, ok := sub[c]; !ok {
-				left = append(left, c)
-			}
-		}
-		grew := false
-		for c, p := range in.blocks(left, nil) {
-			if _, ok := sub[c]; !ok {
-				sub[c], grew = p, true
-			}
-		}
-		if !grew {
-			break
-		}
 	}
 	return sub
 }
