@@ -151,6 +151,19 @@ func seedRange(n, nRace int, nEnv, seedEnv string) (int, int) {
 // row ("published cells contradict the margins", exit 3), or no tree was
 // found and nothing was withheld but the primary.
 func TestFlatLevelsProtected(t *testing.T) {
+	// the groups and items with each subtotal below its parts
+	const flatBelow = `Ayr,2,20,15,25
+Bute,13,2,1,2
+Northeast,15,22,16,27
+Cork,20,20,10,10
+Derry,5,8,9,8
+Northwest,25,28,19,18
+North,40,50,35,45
+Essex,25,30,2,30
+Fife,20,25,33,15
+Gwent,15,15,20,20
+South,60,70,55,65
+`
 	for _, tc := range []struct {
 		name, text, rels string
 		primary          pos
@@ -169,32 +182,8 @@ Northwest,25,28,19,18
 Cork,20,20,10,10
 Derry,5,8,9,8
 `, "R 2 = 3 7\nR 3 = 4 5 6\nR 7 = 8 11\nR 8 = 9 10\nR 11 = 12 13", pos{9, 2}},
-		{"below, total first", flatHead + `Total,100,120,90,110
-Ayr,2,20,15,25
-Bute,13,2,1,2
-Northeast,15,22,16,27
-Cork,20,20,10,10
-Derry,5,8,9,8
-Northwest,25,28,19,18
-North,40,50,35,45
-Essex,25,30,2,30
-Fife,20,25,33,15
-Gwent,15,15,20,20
-South,60,70,55,65
-`, "R 2 = 9 13\nR 5 = 3 4\nR 8 = 6 7\nR 9 = 5 8\nR 13 = 10 11 12", pos{3, 2}},
-		{"below, unlabelled total last", flatHead + `Ayr,2,20,15,25
-Bute,13,2,1,2
-Northeast,15,22,16,27
-Cork,20,20,10,10
-Derry,5,8,9,8
-Northwest,25,28,19,18
-North,40,50,35,45
-Essex,25,30,2,30
-Fife,20,25,33,15
-Gwent,15,15,20,20
-South,60,70,55,65
-Britain,100,120,90,110
-`, "R 13 = 8 12\nR 4 = 2 3\nR 7 = 5 6\nR 8 = 4 7\nR 12 = 9 10 11", pos{2, 2}},
+		{"below, total first", flatHead + "Total,100,120,90,110\n" + flatBelow, "R 2 = 9 13\nR 5 = 3 4\nR 8 = 6 7\nR 9 = 5 8\nR 13 = 10 11 12", pos{3, 2}},
+		{"below, unlabelled total last", flatHead + flatBelow + "Britain,100,120,90,110\n", "R 13 = 8 12\nR 4 = 2 3\nR 7 = 5 6\nR 8 = 4 7\nR 12 = 9 10 11", pos{2, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			safe, _ := flatCheck(t, tc.text, tc.rels, tc.primary)
