@@ -20,6 +20,18 @@ func columnTable(rows []string, vals [][2]int64) *audit.Table {
 	return t
 }
 
+// withheldColumnTable is columnTable with each value -1 withheld: no
+// count published in that cell.
+func withheldColumnTable(rows []string, vals [][2]int64) *audit.Table {
+	tab := columnTable(rows, vals)
+	for _, c := range tab.Cells {
+		if c.N < 0 {
+			c.HasN, c.N = false, 0
+		}
+	}
+	return tab
+}
+
 // TestBlockTree: a hierarchy in one column found by arithmetic alone:
 // each row that is the sum of the run of rows right below it is their
 // margin, level by level, up to the table's total (at the top, or at the
@@ -228,12 +240,7 @@ func TestRepeatedRowOneMargin(t *testing.T) {
 // as a margin" (they "differ"), and the audit called the withheld Total
 // and Men cells protected where All people gives them back.
 func TestSecondTotalNoLineBoth(t *testing.T) {
-	tab := columnTable([]string{"Total", "Men", "Women", "All people"}, [][2]int64{{-1, -1}, {-1, 98}, {118, 102}, {120, 200}})
-	for _, c := range tab.Cells {
-		if c.N < 0 {
-			c.HasN, c.N = false, 0
-		}
-	}
+	tab := withheldColumnTable([]string{"Total", "Men", "Women", "All people"}, [][2]int64{{-1, -1}, {-1, 98}, {118, 102}, {120, 200}})
 	res, err := Infer(tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}})
 	if err != nil {
 		t.Fatal(err)

@@ -349,12 +349,7 @@ func TestIndentTreeWithheldSubtotal(t *testing.T) {
 func TestFlatWithheldSubtotal(t *testing.T) {
 	rows := []string{"Total", "North", "Ayr", "Bute", "South", "Essex", "Fife", "Gwent"}
 	vals := [][2]int64{{100, 120}, {-1, -1}, {10, 20}, {30, 30}, {60, 70}, {25, 30}, {20, 25}, {15, 15}}
-	tab := columnTable(rows, vals)
-	for _, c := range tab.Cells {
-		if c.N < 0 {
-			c.HasN, c.N = false, 0
-		}
-	}
+	tab := withheldColumnTable(rows, vals)
 	res, err := Infer(tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}})
 	if err != nil {
 		t.Fatal(err)
