@@ -32,6 +32,18 @@ func withheldColumnTable(rows []string, vals [][2]int64) *audit.Table {
 	return tab
 }
 
+// wantParents fails for each row of want whose parent in the first
+// axis of res is not the one given.
+func wantParents(t *testing.T, res *Result, want map[string]string) {
+	t.Helper()
+	p := res.Structure.Axes[0].Parent
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
+		}
+	}
+}
+
 // TestBlockTree: a hierarchy in one column found by arithmetic alone:
 // each row that is the sum of the run of rows right below it is their
 // margin, level by level, up to the table's total (at the top, or at the
@@ -215,13 +227,8 @@ func TestRepeatedRowOneMargin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"Total": "Total (row 10)", "North": "North (row 9)", "North (row 9)": "Total", "South": "Total", "Ayr": "North", "Essex": "South"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 	if len(res.Warnings) > 0 || len(res.Structure.Unconfirmed) > 0 {
 		t.Errorf("warnings %q, unconfirmed %q", res.Warnings, res.Structure.Unconfirmed)
 	}
