@@ -37,11 +37,7 @@ func flatAt(t *testing.T, rows [][]string, key map[string]string) pos {
 			p.row = r // the first row so labelled
 		}
 	}
-	for c := 2; c <= len(rows[0]); c++ {
-		if rows[0][c-1] == key["across"] {
-			p.col = c
-		}
-	}
+	p.col = acrossCol(rows, key)
 	if p.row < 0 || p.col < 0 {
 		t.Fatalf("audit key %v is no cell of the table", key)
 	}
