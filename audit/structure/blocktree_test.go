@@ -20,6 +20,30 @@ func columnTable(rows []string, vals [][2]int64) *audit.Table {
 	return t
 }
 
+// withheldColumnTable is columnTable with each value -1 withheld: no
+// count published in that cell.
+func withheldColumnTable(rows []string, vals [][2]int64) *audit.Table {
+	tab := columnTable(rows, vals)
+	for _, c := range tab.Cells {
+		if c.N < 0 {
+			c.HasN, c.N = false, 0
+		}
+	}
+	return tab
+}
+
+// wantParents fails for each row of want whose parent in the first
+// axis of res is not the one given.
+func wantParents(t *testing.T, res *Result, want map[string]string) {
+	t.Helper()
+	p := res.Structure.Axes[0].Parent
+	for c, q := range want {
+		if p[c] != q {
+			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
+		}
+	}
+}
+
 // TestBlockTree: a hierarchy in one column found by arithmetic alone:
 // each row that is the sum of the run of rows right below it is their
 // margin, level by level, up to the table's total (at the top, or at the
@@ -203,13 +227,8 @@ func TestRepeatedRowOneMargin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"Total": "Total (row 10)", "North": "North (row 9)", "North (row 9)": "Total", "South": "Total", "Ayr": "North", "Essex": "South"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 	if len(res.Warnings) > 0 || len(res.Structure.Unconfirmed) > 0 {
 		t.Errorf("warnings %q, unconfirmed %q", res.Warnings, res.Structure.Unconfirmed)
 	}
@@ -228,12 +247,7 @@ func TestRepeatedRowOneMargin(t *testing.T) {
 // as a margin" (they "differ"), and the audit called the withheld Total
 // and Men cells protected where All people gives them back.
 func TestSecondTotalNoLineBoth(t *testing.T) {
-	tab := columnTable([]string{"Total", "Men", "Women", "All people"}, [][2]int64{{-1, -1}, {-1, 98}, {118, 102}, {120, 200}})
-	for _, c := range tab.Cells {
-		if c.N < 0 {
-			c.HasN, c.N = false, 0
-		}
-	}
+	tab := withheldColumnTable([]string{"Total", "Men", "Women", "All people"}, [][2]int64{{-1, -1}, {-1, 98}, {118, 102}, {120, 200}})
 	res, err := Infer(tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}})
 	if err != nil {
 		t.Fatal(err)

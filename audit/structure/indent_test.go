@@ -143,14 +143,9 @@ func TestIndentTreeReceived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"Owner occupied": "All households", "Rented": "All households", "Owned outright": "Owner occupied", "Buying with mortgage": "Owner occupied",
 		"Social rented": "Rented", "Private rented": "Rented", "Housing association": "Rented", "Other rented": "Rented"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 	if len(res.Structure.Unconfirmed) > 0 || len(res.Warnings) > 0 {
 		t.Errorf("unconfirmed %v, warnings %q", res.Structure.Unconfirmed, res.Warnings)
 	}
@@ -168,13 +163,8 @@ func TestIndentTreePartOfColumn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"Food": "MANUFACTURING", "Textiles": "MANUFACTURING", "Retail": "SERVICES", "Transport": "SERVICES"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 	if w := fmt.Sprint(res.Warnings); !strings.Contains(w, "confirms for only part of the column") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
@@ -191,13 +181,8 @@ func TestIndentTreeCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"Food": "MANUFACTURING", "Textiles": "MANUFACTURING", "Retail": "SERVICES", "Transport": "SERVICES", "Other": "SERVICES"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 }
 
 // TestIndentTreeReceivedExceeds: in a received table, a parent whose
@@ -317,11 +302,7 @@ func TestIndentTreeWithheldSubtotal(t *testing.T) {
 	}
 	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"Owner occupied": "All households", "Rented": "All households", "Owned outright": "Owner occupied", "Buying with mortgage": "Owner occupied", "Social rented": "Rented", "Private rented": "Rented"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 	if len(p) != len(want) || len(res.Structure.Unconfirmed) > 0 {
 		t.Errorf("parents %v, unconfirmed %q", p, res.Structure.Unconfirmed)
 	}
@@ -349,23 +330,13 @@ func TestIndentTreeWithheldSubtotal(t *testing.T) {
 func TestFlatWithheldSubtotal(t *testing.T) {
 	rows := []string{"Total", "North", "Ayr", "Bute", "South", "Essex", "Fife", "Gwent"}
 	vals := [][2]int64{{100, 120}, {-1, -1}, {10, 20}, {30, 30}, {60, 70}, {25, 30}, {20, 25}, {15, 15}}
-	tab := columnTable(rows, vals)
-	for _, c := range tab.Cells {
-		if c.N < 0 {
-			c.HasN, c.N = false, 0
-		}
-	}
+	tab := withheldColumnTable(rows, vals)
 	res, err := Infer(tab, Options{RowDims: 1, Wide: true, TotalLabels: []string{"Total"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := res.Structure.Axes[0].Parent
 	want := map[string]string{"North": "Total", "South": "Total", "Ayr": "North", "Bute": "North", "Essex": "South", "Fife": "South", "Gwent": "South"}
-	for c, q := range want {
-		if p[c] != q {
-			t.Errorf("parent of %q = %q, want %q (parents %v, warnings %q)", c, p[c], q, p, res.Warnings)
-		}
-	}
+	wantParents(t, res, want)
 	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, `"North" withheld on every line: read as the subtotal of the rows right below it by the layout`) {
 		t.Errorf("warnings %q", res.Warnings)
 	}

@@ -90,15 +90,23 @@ func cellAt(t *testing.T, rows [][]string, key map[string]string) pos {
 			p.row = r
 		}
 	}
-	for c := 2; c <= len(rows[0]); c++ {
-		if rows[0][c-1] == key["across"] {
-			p.col = c
-		}
-	}
+	p.col = acrossCol(rows, key)
 	if p.row < 0 || p.col < 0 {
 		t.Fatalf("audit key %v is no cell of the table", key)
 	}
 	return p
+}
+
+// acrossCol is the column of an audit key's "across" label in the header
+// of a wide CSV with one label column (the last so labelled), -1 if none.
+func acrossCol(rows [][]string, key map[string]string) int {
+	col := -1
+	for c := 2; c <= len(rows[0]); c++ {
+		if rows[0][c-1] == key["across"] {
+			col = c
+		}
+	}
+	return col
 }
 
 // sameInterval compares the tool's interval with the attack's: equal,

@@ -37,11 +37,7 @@ func flatAt(t *testing.T, rows [][]string, key map[string]string) pos {
 			p.row = r // the first row so labelled
 		}
 	}
-	for c := 2; c <= len(rows[0]); c++ {
-		if rows[0][c-1] == key["across"] {
-			p.col = c
-		}
-	}
+	p.col = acrossCol(rows, key)
 	if p.row < 0 || p.col < 0 {
 		t.Fatalf("audit key %v is no cell of the table", key)
 	}
@@ -116,6 +112,32 @@ func flatAudit(t *testing.T, orig, recv, rels string, exact ...bool) (int, audit
 // flatHead is the header of the tables below.
 const flatHead = "Area,North,South,East,West\n"
 
+// withholdCell is the CSV text with its cell at p withheld ("x").
+func withholdCell(text string, p pos) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	cells := strings.Split(lines[p.row-1], ",")
+	cells[p.col-1] = "x"
+	lines[p.row-1] = strings.Join(cells, ",")
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// seedRange is how many generated tables a test runs (n, nRace under
+// -race, or the environment variable nEnv) and its first seed (1, or
+// the environment variable seedEnv).
+func seedRange(n, nRace int, nEnv, seedEnv string) (int, int) {
+	if raceEnabled {
+		n = nRace
+	}
+	if s := os.Getenv(nEnv); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	seed0 := 1
+	if s := os.Getenv(seedEnv); s != "" {
+		seed0, _ = strconv.Atoi(s)
+	}
+	return n, seed0
+}
+
 // TestFlatLevelsProtected: flat tables of three and four levels (Total,
 // groups, subgroups, items), subtotals above their parts or below them,
 // the total first or last: every level is found, the safe table protects
@@ -125,6 +147,19 @@ const flatHead = "Area,North,South,East,West\n"
 // row ("published cells contradict the margins", exit 3), or no tree was
 // found and nothing was withheld but the primary.
 func TestFlatLevelsProtected(t *testing.T) {
+	// the groups and items with each subtotal below its parts
+	const flatBelow = `Ayr,2,20,15,25
+Bute,13,2,1,2
+Northeast,15,22,16,27
+Cork,20,20,10,10
+Derry,5,8,9,8
+Northwest,25,28,19,18
+North,40,50,35,45
+Essex,25,30,2,30
+Fife,20,25,33,15
+Gwent,15,15,20,20
+South,60,70,55,65
+`
 	for _, tc := range []struct {
 		name, text, rels string
 		primary          pos
@@ -143,57 +178,19 @@ Northwest,25,28,19,18
 Cork,20,20,10,10
 Derry,5,8,9,8
 `, "R 2 = 3 7\nR 3 = 4 5 6\nR 7 = 8 11\nR 8 = 9 10\nR 11 = 12 13", pos{9, 2}},
-		{"below, total first", flatHead + `Total,100,120,90,110
-Ayr,2,20,15,25
-Bute,13,2,1,2
-Northeast,15,22,16,27
-Cork,20,20,10,10
-Derry,5,8,9,8
-Northwest,25,28,19,18
-North,40,50,35,45
-Essex,25,30,2,30
-Fife,20,25,33,15
-Gwent,15,15,20,20
-South,60,70,55,65
-`, "R 2 = 9 13\nR 5 = 3 4\nR 8 = 6 7\nR 9 = 5 8\nR 13 = 10 11 12", pos{3, 2}},
-		{"below, unlabelled total last", flatHead + `Ayr,2,20,15,25
-Bute,13,2,1,2
-Northeast,15,22,16,27
-Cork,20,20,10,10
-Derry,5,8,9,8
-Northwest,25,28,19,18
-North,40,50,35,45
-Essex,25,30,2,30
-Fife,20,25,33,15
-Gwent,15,15,20,20
-South,60,70,55,65
-Britain,100,120,90,110
-`, "R 13 = 8 12\nR 4 = 2 3\nR 7 = 5 6\nR 8 = 4 7\nR 12 = 9 10 11", pos{2, 2}},
+		{"below, total first", flatHead + "Total,100,120,90,110\n" + flatBelow, "R 2 = 9 13\nR 5 = 3 4\nR 8 = 6 7\nR 9 = 5 8\nR 13 = 10 11 12", pos{3, 2}},
+		{"below, unlabelled total last", flatHead + flatBelow + "Britain,100,120,90,110\n", "R 13 = 8 12\nR 4 = 2 3\nR 7 = 5 6\nR 8 = 4 7\nR 12 = 9 10 11", pos{2, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			safe, _ := flatCheck(t, tc.text, tc.rels, tc.primary)
 			// the received copy: the safe table's pattern, and the
 			// primary's subtotal published (a careless release)
-			recv := strings.Split(strings.TrimSpace(tc.text), "\n")
-			for r := 1; r < len(recv); r++ {
-				cells := strings.Split(recv[r], ",")
-				for c := 1; c < len(cells); c++ {
-					if safe[r][c] == "x" {
-						cells[c] = "x"
-					}
-				}
-				recv[r] = strings.Join(cells, ",")
-			}
-			code, res := flatAudit(t, tc.text, strings.Join(recv, "\n")+"\n", tc.rels)
+			code, res := flatAudit(t, tc.text, rvFlatRecv(tc.text, safe), tc.rels)
 			if code != 0 {
 				t.Errorf("audit of the safe table: exit %d, want 0 (%d exactly disclosed)", code, res.Exactly)
 			}
 			// withhold the primary alone: its subtotal gives it back
-			lines := strings.Split(strings.TrimSpace(tc.text), "\n")
-			cells := strings.Split(lines[tc.primary.row-1], ",")
-			cells[tc.primary.col-1] = "x"
-			lines[tc.primary.row-1] = strings.Join(cells, ",")
-			if code, res := flatAudit(t, tc.text, strings.Join(lines, "\n")+"\n", tc.rels); code != 1 || res.Exactly != 1 {
+			if code, res := flatAudit(t, tc.text, withholdCell(tc.text, tc.primary), tc.rels); code != 1 || res.Exactly != 1 {
 				t.Errorf("audit of the primary alone withheld: exit %d, %d exactly disclosed; want 1, 1", code, res.Exactly)
 			}
 		})
@@ -287,18 +284,98 @@ type flatGen struct {
 	item       pos                 // an item whose subtotal gives it back when it alone is withheld
 }
 
+// flatRow is a row of a generated flat table: its label, its values
+// and, for a margin, the indices of the rows it is the sum of, printed
+// below them or above.
+type flatRow struct {
+	label string
+	vals  []int
+	kids  []int
+	below bool
+}
+
+// flatSum is the sum of the rows kids, column by column (ncol columns).
+func flatSum(rows []flatRow, kids []int, ncol int) []int {
+	v := make([]int, ncol)
+	for _, k := range kids {
+		for j := range v {
+			v[j] += rows[k].vals[j]
+		}
+	}
+	return v
+}
+
+// flatOrder is the order in which the rows of a generated flat table are
+// printed: each margin of top (and the margins within) before its parts
+// or after them (below), the total (the last row) first or last.
+func flatOrder(rows []flatRow, top []int, totalLast bool) []int {
+	var order []int
+	var emit func(i int)
+	emit = func(i int) {
+		if len(rows[i].kids) > 0 && !rows[i].below {
+			order = append(order, i)
+		}
+		for _, k := range rows[i].kids {
+			emit(k)
+		}
+		if len(rows[i].kids) == 0 || rows[i].below {
+			order = append(order, i)
+		}
+	}
+	for _, k := range top {
+		emit(k)
+	}
+	if totalLast {
+		return append(order, len(rows)-1)
+	}
+	return append([]int{len(rows) - 1}, order...)
+}
+
+// flatText prints the rows of a generated flat table in order as CSV
+// text under the header "Area" and cols, and returns it with each row's
+// line in it.
+func flatText(cols []string, rows []flatRow, order []int) (string, map[int]int) {
+	line := map[int]int{} // row index -> CSV line
+	var b strings.Builder
+	b.WriteString("Area," + strings.Join(cols, ",") + "\n")
+	for n, i := range order {
+		line[i] = n + 2
+		vs := make([]string, len(cols))
+		for j, v := range rows[i].vals {
+			vs[j] = fmt.Sprint(v)
+		}
+		b.WriteString(rows[i].label + "," + strings.Join(vs, ",") + "\n")
+	}
+	return b.String(), line
+}
+
+// flatRels is the true relations of a generated flat table ("R line =
+// lines", one a margin) and each margin's parts by label, as a person
+// reads them.
+func flatRels(rows []flatRow, line map[int]int) (string, map[string][]string) {
+	parts := map[string][]string{}
+	var rels []string
+	for i, r := range rows {
+		if len(r.kids) == 0 {
+			continue
+		}
+		rel := fmt.Sprintf("R %d =", line[i])
+		for _, k := range r.kids {
+			rel += fmt.Sprintf(" %d", line[k])
+			parts[r.label] = append(parts[r.label], rows[k].label)
+		}
+		rels = append(rels, rel)
+	}
+	return strings.Join(rels, "\n"), parts
+}
+
 func genFlat(rng *rand.Rand) flatGen {
 	cols := []string{"North", "South", "East", "West"}[:2+rng.IntN(3)]
 	below := rng.IntN(2) == 0
 	total := []string{"Total", "Britain"}[rng.IntN(2)]
 	totalLast := rng.IntN(2) == 0
-	g := flatGen{parts: map[string][]string{}}
-	type row struct {
-		label string
-		vals  []int
-		kids  []int // indices of the rows it is the sum of
-	}
-	var rows []row
+	var g flatGen
+	var rows []flatRow
 	items := 0
 	leaf := func() int {
 		items++
@@ -310,7 +387,7 @@ func genFlat(rng *rand.Rand) flatGen {
 			}
 		}
 		v[rng.IntN(len(v))] += 5 // not zero on every line
-		rows = append(rows, row{label: fmt.Sprintf("Item %02d", items), vals: v})
+		rows = append(rows, flatRow{label: fmt.Sprintf("Item %02d", items), vals: v})
 		return len(rows) - 1
 	}
 	var node func(label string, depth int) int
@@ -324,76 +401,24 @@ func genFlat(rng *rand.Rand) flatGen {
 				kids = append(kids, leaf())
 			}
 		}
-		v := make([]int, len(cols))
-		for _, k := range kids {
-			for j := range v {
-				v[j] += rows[k].vals[j]
-			}
-		}
-		rows = append(rows, row{label: label, vals: v, kids: kids})
+		rows = append(rows, flatRow{label: label, vals: flatSum(rows, kids, len(cols)), kids: kids, below: below})
 		return len(rows) - 1
 	}
 	var groups []int
 	for k := range 2 + rng.IntN(2) {
 		groups = append(groups, node([]string{"Alpha", "Beta", "Gamma", "Delta"}[k], rng.IntN(3)/2))
 	}
-	tv := make([]int, len(cols))
-	for _, k := range groups {
-		for j := range tv {
-			tv[j] += rows[k].vals[j]
-		}
-	}
-	rows = append(rows, row{label: total, vals: tv, kids: groups})
+	rows = append(rows, flatRow{label: total, vals: flatSum(rows, groups, len(cols)), kids: groups})
 	// the order printed: each margin after its parts (below) or before
-	var order []int
-	var emit func(i int)
-	emit = func(i int) {
-		if !below {
-			order = append(order, i)
-		}
-		for _, k := range rows[i].kids {
-			emit(k)
-		}
-		if below {
-			order = append(order, i)
-		}
-	}
-	for _, k := range groups {
-		emit(k)
-	}
-	if totalLast {
-		order = append(order, len(rows)-1)
-	} else {
-		order = append([]int{len(rows) - 1}, order...)
-	}
-	line := map[int]int{} // row index -> CSV line
-	var b strings.Builder
-	b.WriteString("Area," + strings.Join(cols, ",") + "\n")
-	for n, i := range order {
-		line[i] = n + 2
-		vs := make([]string, len(cols))
-		for j, v := range rows[i].vals {
-			vs[j] = fmt.Sprint(v)
-		}
-		b.WriteString(rows[i].label + "," + strings.Join(vs, ",") + "\n")
-	}
-	g.text = b.String()
-	var rels []string
+	text, line := flatText(cols, rows, flatOrder(rows, groups, totalLast))
+	g.text = text
+	g.rels, g.parts = flatRels(rows, line)
 	for i, r := range rows {
 		if len(r.kids) == 0 {
-			if g.item.row == 0 {
-				g.item = pos{line[i], 2}
-			}
-			continue
+			g.item = pos{line[i], 2}
+			break
 		}
-		rel := fmt.Sprintf("R %d =", line[i])
-		for _, k := range r.kids {
-			rel += fmt.Sprintf(" %d", line[k])
-			g.parts[r.label] = append(g.parts[r.label], rows[k].label)
-		}
-		rels = append(rels, rel)
 	}
-	g.rels = strings.Join(rels, "\n")
 	return g
 }
 
@@ -407,17 +432,7 @@ func genFlat(rng *rand.Rand) flatGen {
 // 1, the intruder's exact interval). FLATGEN_N and FLATGEN_SEED run
 // other seeds (300 were run when it was written).
 func TestFlatGeneratedTables(t *testing.T) {
-	n := 40
-	if raceEnabled {
-		n = 12
-	}
-	if s := os.Getenv("FLATGEN_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed0 := 1
-	if s := os.Getenv("FLATGEN_SEED"); s != "" {
-		seed0, _ = strconv.Atoi(s)
-	}
+	n, seed0 := seedRange(40, 12, "FLATGEN_N", "FLATGEN_SEED")
 	stats := map[string]int{}
 	for i := range n {
 		seed := uint64(seed0 + i)
@@ -437,28 +452,14 @@ func TestFlatGeneratedTables(t *testing.T) {
 					}
 				}
 			}
-			lines := strings.Split(strings.TrimSpace(g.text), "\n")
-			recv := slices.Clone(lines)
-			for r := 1; r < len(recv); r++ {
-				cells := strings.Split(recv[r], ",")
-				for c := 1; c < len(cells); c++ {
-					if safe[r][c] == "x" {
-						cells[c] = "x"
-					}
-				}
-				recv[r] = strings.Join(cells, ",")
-			}
-			code, res := flatAudit(t, g.text, strings.Join(recv, "\n")+"\n", g.rels, false)
+			code, res := flatAudit(t, g.text, rvFlatRecv(g.text, safe), g.rels, false)
 			stats[fmt.Sprintf("safe-exit%d", code)]++
 			if res.NoMargins {
 				stats["safe-nomargins"]++
 			}
-			cells := strings.Split(lines[g.item.row-1], ",")
-			cells[g.item.col-1] = "x"
-			lines[g.item.row-1] = strings.Join(cells, ",")
 			// (or no margins, exit 1: a withheld cell lets a coincidental
 			// sum stand on the lines left, and no tree holds)
-			code, res = flatAudit(t, g.text, strings.Join(lines, "\n")+"\n", g.rels, false)
+			code, res = flatAudit(t, g.text, withholdCell(g.text, g.item), g.rels, false)
 			if code != 1 || res.Exactly != 1 && !res.NoMargins {
 				t.Errorf("one item withheld: exit %d, %d exactly disclosed; want 1, 1\n%s", code, res.Exactly, g.text)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,81 +18,51 @@ import (
 // All people − Aged 16-64 − Aged 65+ = 120 − 80 − 38 gave it back from the
 // safe table while its verdict was only "review".
 
+// linkCrossLong is a long-form table (Group, dim, n) of the six groups
+// ("All people", Men, Women, the three age bands), each with its counts
+// in the two categories cats and their Total.
+func linkCrossLong(dim string, cats [2]string, counts [6][2]int) string {
+	var b strings.Builder
+	b.WriteString("Group," + dim + ",n\n")
+	for i, g := range []string{"All people", "Men", "Women", "Aged 0-15", "Aged 16-64", "Aged 65+"} {
+		n := counts[i]
+		fmt.Fprintf(&b, "%s,%s,%d\n%s,%s,%d\n%s,Total,%d\n", g, cats[0], n[0], g, cats[1], n[1], g, n[0]+n[1])
+	}
+	return b.String()
+}
+
 // linkCrossTwo is the table with the breakdowns (long form, region).
-const linkCrossTwo = `Group,region,n
-All people,North,120
-All people,South,200
-All people,Total,320
-Men,North,60
-Men,South,98
-Men,Total,158
-Women,North,60
-Women,South,102
-Women,Total,162
-Aged 0-15,North,2
-Aged 0-15,South,50
-Aged 0-15,Total,52
-Aged 16-64,North,80
-Aged 16-64,South,100
-Aged 16-64,Total,180
-Aged 65+,North,38
-Aged 65+,South,50
-Aged 65+,Total,88
-`
+var linkCrossTwo = linkCrossLong("region", [2]string{"North", "South"}, [6][2]int{{120, 200}, {60, 98}, {60, 102}, {2, 50}, {80, 100}, {38, 50}})
 
 // linkCrossSector is the linked table: the same groups by sector, their
 // Total column shared with linkCrossTwo's.
-const linkCrossSector = `Group,sector,n
-All people,A,150
-All people,B,170
-All people,Total,320
-Men,A,70
-Men,B,88
-Men,Total,158
-Women,A,80
-Women,B,82
-Women,Total,162
-Aged 0-15,A,20
-Aged 0-15,B,32
-Aged 0-15,Total,52
-Aged 16-64,A,90
-Aged 16-64,B,90
-Aged 16-64,Total,180
-Aged 65+,A,40
-Aged 65+,B,48
-Aged 65+,Total,88
-`
+var linkCrossSector = linkCrossLong("sector", [2]string{"A", "B"}, [6][2]int{{150, 170}, {70, 88}, {80, 82}, {20, 32}, {90, 90}, {40, 48}})
+
+// linkCrossTableRels are the true relations of one of the two tables,
+// written by hand for lines 2-19 (All people, Men, Women, the three age
+// bands; North, South, Total) and shifted down by off lines: its two
+// breakdowns and its row totals.
+func linkCrossTableRels(off int) string {
+	var b strings.Builder
+	for _, rel := range [][]int{
+		{2, 5, 8}, {3, 6, 9}, {4, 7, 10},
+		{2, 11, 14, 17}, {3, 12, 15, 18}, {4, 13, 16, 19},
+		{4, 2, 3}, {7, 5, 6}, {10, 8, 9}, {13, 11, 12}, {16, 14, 15}, {19, 17, 18},
+	} {
+		fmt.Fprintf(&b, "R %d =", rel[0]+off)
+		for _, l := range rel[1:] {
+			fmt.Fprintf(&b, " %d", l+off)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
 
 // linkCrossRels are the true relations of both tables as one list of
 // lines (linkCrossTwo's lines 2-19, linkCrossSector's body lines after
 // them, 20-37), written by hand: each table's two breakdowns and row
 // totals, and the shared Total cells equal.
-const linkCrossRels = `labelcols 2
-R 2 = 5 8
-R 3 = 6 9
-R 4 = 7 10
-R 2 = 11 14 17
-R 3 = 12 15 18
-R 4 = 13 16 19
-R 4 = 2 3
-R 7 = 5 6
-R 10 = 8 9
-R 13 = 11 12
-R 16 = 14 15
-R 19 = 17 18
-R 20 = 23 26
-R 21 = 24 27
-R 22 = 25 28
-R 20 = 29 32 35
-R 21 = 30 33 36
-R 22 = 31 34 37
-R 22 = 20 21
-R 25 = 23 24
-R 28 = 26 27
-R 31 = 29 30
-R 34 = 32 33
-R 37 = 35 36
-R 4 = 22
+var linkCrossRels = "labelcols 2\n" + linkCrossTableRels(0) + linkCrossTableRels(18) + `R 4 = 22
 R 7 = 25
 R 10 = 28
 R 13 = 31

@@ -123,13 +123,18 @@ func rvAudit(t *testing.T, name, orig, recv, rels string, args ...string) (int, 
 
 const rvHead = "Group,North,South,East,West,Total\n"
 
-// rvTwo is testdata/crossed/two.csv: "All people" = Men + Women = three
-// age bands; "Aged 0-15" North (2) is below the threshold.
-const rvTwo = rvHead + `All people,120,200,310,150,780
+// rvSexAge015 is the head of the tables below: "All people", Men,
+// Women, and the age band "Aged 0-15", whose North (2) is below the
+// threshold.
+const rvSexAge015 = rvHead + `All people,120,200,310,150,780
 Men,60,98,160,70,388
 Women,60,102,150,80,392
 Aged 0-15,2,50,90,40,182
-Aged 16-64,80,100,150,70,400
+`
+
+// rvTwo is testdata/crossed/two.csv: "All people" = Men + Women = three
+// age bands; "Aged 0-15" North (2) is below the threshold.
+const rvTwo = rvSexAge015 + `Aged 16-64,80,100,150,70,400
 Aged 65+,38,50,70,40,198
 `
 
@@ -180,11 +185,7 @@ func TestRvCrossedZeroRow(t *testing.T) {
 // rvNestedBand: "All people" = Men + Women = Aged 0-15 + Aged 16+, with
 // Aged 16+ = Aged 16-64 + Aged 65+ below it; "Aged 0-15" North (2) is
 // below the threshold.
-const rvNestedBand = rvHead + `All people,120,200,310,150,780
-Men,60,98,160,70,388
-Women,60,102,150,80,392
-Aged 0-15,2,50,90,40,182
-Aged 16+,118,150,220,110,598
+const rvNestedBand = rvSexAge015 + `Aged 16+,118,150,220,110,598
 Aged 16-64,80,100,150,70,400
 Aged 65+,38,50,70,40,198
 `
@@ -234,14 +235,7 @@ func TestRvCrossedNestedBand(t *testing.T) {
 	rvExact(t, rows, att, res)
 	// the band printed below its parts: refused as a cross (the band
 	// left over), and All people − 16-64 − 65+ gave Aged 0-15 back
-	after := rvHead + `All people,120,200,310,150,780
-Men,60,98,160,70,388
-Women,60,102,150,80,392
-Aged 0-15,2,50,90,40,182
-Aged 16-64,80,100,150,70,400
-Aged 65+,38,50,70,40,198
-Aged 16+,118,150,220,110,598
-`
+	after := rvTwo + "Aged 16+,118,150,220,110,598\n"
 	crossCheck(t, "after", after, "R 2 = 3 4\nR 2 = 5 8\nR 8 = 6 7\nC 6 = 2 3 4 5", "", pos{5, 2})
 }
 

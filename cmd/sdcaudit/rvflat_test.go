@@ -116,13 +116,7 @@ Gwent,15,15,20,20
 // relations.
 func rvFlatGen(rng *rand.Rand) (string, string) {
 	cols := []string{"North", "South", "East", "West"}[:2+rng.IntN(3)]
-	type row struct {
-		label string
-		vals  []int
-		kids  []int
-		below bool
-	}
-	var rows []row
+	var rows []flatRow
 	items := 0
 	mixed := rng.IntN(2) == 0 && os.Getenv("RVFLAT_MIXED") != "0"
 	below0 := rng.IntN(2) == 0
@@ -139,7 +133,7 @@ func rvFlatGen(rng *rand.Rand) (string, string) {
 				v[j] = 1 + rng.IntN(3)
 			}
 		}
-		rows = append(rows, row{label: fmt.Sprintf("Item %02d", items), vals: v})
+		rows = append(rows, flatRow{label: fmt.Sprintf("Item %02d", items), vals: v})
 		return len(rows) - 1
 	}
 	var node func(label string, depth int) int
@@ -168,17 +162,11 @@ func rvFlatGen(rng *rand.Rand) (string, string) {
 				kids[0], kids[2] = kids[2], kids[0]
 			}
 		}
-		v := make([]int, len(cols))
-		for _, k := range kids {
-			for j := range v {
-				v[j] += rows[k].vals[j]
-			}
-		}
 		b := below0
 		if mixed {
 			b = rng.IntN(2) == 0
 		}
-		rows = append(rows, row{label: label, vals: v, kids: kids, below: b})
+		rows = append(rows, flatRow{label: label, vals: flatSum(rows, kids, len(cols)), kids: kids, below: b})
 		return len(rows) - 1
 	}
 	var top []int
@@ -189,57 +177,10 @@ func rvFlatGen(rng *rand.Rand) (string, string) {
 		}
 		top = append(top, node([]string{"Alpha", "Beta", "Gamma", "Delta", "Omega"}[k], rng.IntN(3)))
 	}
-	tv := make([]int, len(cols))
-	for _, k := range top {
-		for j := range tv {
-			tv[j] += rows[k].vals[j]
-		}
-	}
-	rows = append(rows, row{label: []string{"Total", "Britain", "All areas"}[rng.IntN(3)], vals: tv, kids: top})
-	var order []int
-	var emit func(i int)
-	emit = func(i int) {
-		if len(rows[i].kids) > 0 && !rows[i].below {
-			order = append(order, i)
-		}
-		for _, k := range rows[i].kids {
-			emit(k)
-		}
-		if len(rows[i].kids) == 0 || rows[i].below {
-			order = append(order, i)
-		}
-	}
-	for _, k := range top {
-		emit(k)
-	}
-	if rng.IntN(2) == 0 {
-		order = append(order, len(rows)-1)
-	} else {
-		order = append([]int{len(rows) - 1}, order...)
-	}
-	line := map[int]int{}
-	var b strings.Builder
-	b.WriteString("Area," + strings.Join(cols, ",") + "\n")
-	for n, i := range order {
-		line[i] = n + 2
-		vs := make([]string, len(cols))
-		for j, v := range rows[i].vals {
-			vs[j] = fmt.Sprint(v)
-		}
-		b.WriteString(rows[i].label + "," + strings.Join(vs, ",") + "\n")
-	}
-	var rels []string
-	for i, r := range rows {
-		if len(r.kids) == 0 {
-			continue
-		}
-		rel := fmt.Sprintf("R %d =", line[i])
-		for _, k := range r.kids {
-			rel += fmt.Sprintf(" %d", line[k])
-		}
-		rels = append(rels, rel)
-	}
-	return b.String(), strings.Join(rels, "\n")
+	rows = append(rows, flatRow{label: []string{"Total", "Britain", "All areas"}[rng.IntN(3)], vals: flatSum(rows, top, len(cols)), kids: top})
+	text, line := flatText(cols, rows, flatOrder(rows, top, rng.IntN(2) == 0))
+	rels, _ := flatRels(rows, line)
+	return text, rels
 }
 
 // rvFlatCheckRun runs check with the given workers and returns the exit
@@ -265,17 +206,7 @@ func rvFlatCheckRun(t *testing.T, path string, workers string) (int, []byte, []b
 // margins are contradicted. RVFLAT_N, RVFLAT_SEED, RVFLAT_MIXED=0 run
 // other seeds (400 were run, 1-400, both with and without mixing).
 func TestRvFlatGenerated(t *testing.T) {
-	n := 30
-	if raceEnabled {
-		n = 8
-	}
-	if s := os.Getenv("RVFLAT_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	seed0 := 1
-	if s := os.Getenv("RVFLAT_SEED"); s != "" {
-		seed0, _ = strconv.Atoi(s)
-	}
+	n, seed0 := seedRange(30, 8, "RVFLAT_N", "RVFLAT_SEED")
 	stats := map[string]int{}
 	for i := range n {
 		seed := uint64(seed0 + i)
